@@ -1,0 +1,19 @@
+// `npm run serve -- --port <n|0> --data-dir <dir> [--host 127.0.0.1]`
+// Runs the built headless service, building first only when the build is missing.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'out', 'main', 'cli.js');
+if (!existsSync(cli)) {
+  const build = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
+    cwd: root,
+    // The build's own chatter goes to stderr so stdout stays the one "listening" line.
+    stdio: ['ignore', process.stderr, 'inherit'],
+  });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+createRequire(import.meta.url)(cli);

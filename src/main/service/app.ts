@@ -1,0 +1,75 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { ServiceContext } from './context';
+import { ApiError } from './http/errors';
+import { FormBody, createRouter, type Router } from './http/route';
+import { parsePairs } from './http/params';
+import { areas } from './areas';
+
+/** The fastify app: body parsers, GitLab's error bodies, security headers, every area's routes. */
+export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: svc.limits.maxBodyBytes,
+    // Some clients send `//` or trailing slashes; GitLab routes them the same.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
+  });
+
+  // JSON: an empty body is {} (some clients send the header without a body); raw text is kept.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string;
+    (req as typeof req & { rawBody?: string }).rawBody = text;
+    if (!text.trim()) return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, { error: 'The request body is not valid JSON' }), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {
+    (req as typeof req & { rawBody?: string }).rawBody = body as string;
+    done(null, new FormBody(parsePairs(body as string)));
+  });
+  // Anything else is kept as text for the routes that read raw bodies (webhook receivers).
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    (req as typeof req & { rawBody?: string }).rawBody = body as string;
+    done(null, undefined);
+  });
+  await app.register(multipart, { limits: { fileSize: svc.limits.maxUploadBytes, fieldSize: svc.limits.maxBodyBytes } });
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    reply.header('x-content-type-options', 'nosniff');
+    return payload;
+  });
+
+  app.setErrorHandler((err: Error, _req, reply) => {
+    if (err instanceof ApiError) {
+      reply.code(err.status).headers(err.headers);
+      if (err.status === 304 || !err.body) return reply.send();
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(err.body));
+    }
+    const code = (err as { code?: string }).code;
+    const statusCode = (err as { statusCode?: number }).statusCode;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE') {
+      return reply.code(413).send({ message: '413 Request Entity Too Large' });
+    }
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ message: '415 Unsupported Media Type' });
+    if (statusCode && statusCode >= 400 && statusCode < 500) {
+      return reply.code(statusCode).send({ error: err.message });
+    }
+    console.error('[sandlab] unhandled error:', err);
+    return reply.code(500).send({ message: '500 Internal Server Error' });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith('/api/v3/')) {
+      return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });
+    }
+    return reply.code(404).send({ error: '404 Not Found' });
+  });
+
+  const router: Router = createRouter(app, svc);
+  for (const area of areas) area.register(router, svc);
+  return app;
+}

@@ -1,0 +1,158 @@
+import type { ServiceContext } from '../../context';
+import type { RequestContext } from '../../http/route';
+import { forbidden, notFound } from '../../http/errors';
+import type { User } from './users';
+import { type Namespace, findGroupByRef, findNamespaceById } from './namespaces';
+import { type Project, findProjectByRef } from './projects';
+import { isoDate } from './time';
+
+/** GitLab's access levels. */
+export const Access = {
+  NO_ACCESS: 0,
+  MINIMAL_ACCESS: 5,
+  GUEST: 10,
+  PLANNER: 15,
+  REPORTER: 20,
+  DEVELOPER: 30,
+  MAINTAINER: 40,
+  OWNER: 50,
+} as const;
+
+export const ACCESS_LEVEL_VALUES = [0, 5, 10, 15, 20, 30, 40, 50] as const;
+/** Levels a member can hold (no "no access"). */
+export const MEMBER_ACCESS_LEVELS = [5, 10, 15, 20, 30, 40, 50] as const;
+export const PROJECT_MEMBER_ACCESS_LEVELS = [10, 15, 20, 30, 40, 50] as const;
+
+/** SQL condition for a member row that grants access today (not a request, not an invite, not expired). */
+export const ACTIVE_MEMBER_SQL = `m.user_id IS NOT NULL AND m.requested_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)`;
+
+const today = (svc: ServiceContext): string => isoDate(svc.now());
+
+/** The user's own level in a group, inherited down from ancestor groups (max wins). */
+export function groupAccessLevel(svc: ServiceContext, userId: number, groupId: number): number {
+  const row = svc.db
+    .prepare(
+      `WITH RECURSIVE anc(id, parent_id) AS (
+         SELECT id, parent_id FROM namespaces WHERE id = ?
+         UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN anc ON n.id = anc.parent_id)
+       SELECT max(m.access_level) AS level FROM members m JOIN anc ON m.source_type = 'Namespace' AND m.source_id = anc.id
+       WHERE m.user_id = ? AND ${ACTIVE_MEMBER_SQL}`,
+    )
+    .get(groupId, userId, today(svc)) as { level: number | null };
+  return row.level ?? Access.NO_ACCESS;
+}
+
+/** The user's own level in a project: its membership, or the group's (inherited). */
+export function projectAccessLevel(svc: ServiceContext, userId: number, project: Project): number {
+  const own = svc.db
+    .prepare(
+      `SELECT max(m.access_level) AS level FROM members m
+       WHERE m.source_type = 'Project' AND m.source_id = ? AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}`,
+    )
+    .get(project.id, userId, today(svc)) as { level: number | null };
+  const ns = findNamespaceById(svc, project.namespace_id);
+  let inherited: number = Access.NO_ACCESS;
+  if (ns?.kind === 'group') inherited = groupAccessLevel(svc, userId, ns.id);
+  else if (ns?.owner_id === userId) inherited = Access.OWNER;
+  return Math.max(own.level ?? Access.NO_ACCESS, inherited);
+}
+
+/** Level used for permission checks: admins act as owners everywhere. */
+export function effectiveProjectAccess(svc: ServiceContext, user: User | null, project: Project): number {
+  if (!user) return Access.NO_ACCESS;
+  if (user.admin) return Access.OWNER;
+  return projectAccessLevel(svc, user.id, project);
+}
+
+export function effectiveGroupAccess(svc: ServiceContext, user: User | null, group: Namespace): number {
+  if (!user) return Access.NO_ACCESS;
+  if (user.admin) return Access.OWNER;
+  return groupAccessLevel(svc, user.id, group.id);
+}
+
+export function canReadProject(svc: ServiceContext, user: User | null, project: Project): boolean {
+  if (project.visibility === 'public') return true;
+  if (!user) return false;
+  if (user.admin) return true;
+  if (project.visibility === 'internal' && !user.external) return true;
+  return projectAccessLevel(svc, user.id, project) >= Access.GUEST;
+}
+
+export function canReadGroup(svc: ServiceContext, user: User | null, group: Namespace): boolean {
+  if (group.visibility === 'public') return true;
+  if (!user) return false;
+  if (user.admin) return true;
+  if (group.visibility === 'internal' && !user.external) return true;
+  if (groupAccessLevel(svc, user.id, group.id) >= Access.MINIMAL_ACCESS) return true;
+  // Members of a subgroup or project below can see the path down to it.
+  const below = svc.db
+    .prepare(
+      `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id)
+       SELECT 1 FROM members m WHERE ${ACTIVE_MEMBER_SQL} AND m.user_id = ? AND (
+         (m.source_type = 'Namespace' AND m.source_id IN (SELECT id FROM tree)) OR
+         (m.source_type = 'Project' AND m.source_id IN (SELECT id FROM projects WHERE namespace_id IN (SELECT id FROM tree))))
+       LIMIT 1`,
+    )
+    .get(group.id, today(svc), user.id);
+  return !!below;
+}
+
+/**
+ * SQL condition on `p` (a projects row) for "the user can see this project", with its arguments.
+ * Used by every list that must hide private projects.
+ */
+export function visibleProjectsSql(svc: ServiceContext, user: User | null, alias = 'p'): { sql: string; args: unknown[] } {
+  if (!user) return { sql: `${alias}.visibility = 'public'`, args: [] };
+  if (user.admin) return { sql: '1 = 1', args: [] };
+  const levels = user.external ? `('public')` : `('public', 'internal')`;
+  return {
+    sql: `(${alias}.visibility IN ${levels}
+      OR ${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL})
+      OR ${alias}.namespace_id IN (
+        WITH RECURSIVE ug(id) AS (
+          SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}
+          UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
+        SELECT id FROM ug)
+      OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?))`,
+    args: [user.id, today(svc), user.id, today(svc), user.id],
+  };
+}
+
+/** Projects the user is a member of (directly or through groups), for `membership=true`. */
+export function memberProjectsSql(svc: ServiceContext, user: User, alias = 'p'): { sql: string; args: unknown[] } {
+  return {
+    sql: `(${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL})
+      OR ${alias}.namespace_id IN (
+        WITH RECURSIVE ug(id) AS (
+          SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}
+          UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
+        SELECT id FROM ug)
+      OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?))`,
+    args: [user.id, today(svc), user.id, today(svc), user.id],
+  };
+}
+
+/**
+ * `:id` of /projects/:id: the project if the caller can see it (404 otherwise), and 403 when the
+ * caller's role is below `minLevel`.
+ */
+export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACCESS, ref = rc.path.id): Project {
+  const project = findProjectByRef(rc.svc, ref);
+  if (!project || !canReadProject(rc.svc, rc.user, project)) throw notFound('Project');
+  if (minLevel > Access.NO_ACCESS) {
+    if (!rc.user) throw notFound('Project');
+    if (effectiveProjectAccess(rc.svc, rc.user, project) < minLevel) throw forbidden();
+  }
+  return project;
+}
+
+/** `:id` of /groups/:id, with the same 404/403 rules as loadProject. */
+export function loadGroup(rc: RequestContext, minLevel: number = Access.NO_ACCESS, ref = rc.path.id): Namespace {
+  const group = findGroupByRef(rc.svc, ref);
+  if (!group || !canReadGroup(rc.svc, rc.user, group)) throw notFound('Group');
+  if (minLevel > Access.NO_ACCESS) {
+    if (!rc.user) throw notFound('Group');
+    if (effectiveGroupAccess(rc.svc, rc.user, group) < minLevel) throw forbidden();
+  }
+  return group;
+}

@@ -1,0 +1,634 @@
+import type { ServiceContext } from '../../context';
+import type { User, PersonalAccessToken } from './users';
+import { findUserById } from './users';
+import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
+import { type Project, projectSettings } from './projects';
+import { effectiveGroupAccess, projectAccessLevel, groupAccessLevel } from './access';
+
+/** What an entity needs to know about the request: the base URL for links, and who is looking. */
+export interface EntityContext {
+  svc: ServiceContext;
+  baseUrl: string;
+  user: User | null;
+}
+
+const bool = (v: number | null | undefined): boolean => !!v;
+const list = (json: string): unknown[] => JSON.parse(json) as unknown[];
+
+// --- users -------------------------------------------------------------------------------------
+
+/** UserBasic: the author/assignee shape. */
+export function userBasic(ec: EntityContext, u: User): Record<string, unknown> {
+  return {
+    id: u.id,
+    username: u.username,
+    name: u.name,
+    state: u.state,
+    locked: u.state === 'blocked',
+    avatar_url: null,
+    web_url: `${ec.baseUrl}/${u.username}`,
+  };
+}
+
+/** UserBasic by id, or null when the user is gone. */
+export function userBasicById(ec: EntityContext, id: number | null): Record<string, unknown> | null {
+  if (id === null) return null;
+  const u = findUserById(ec.svc, id);
+  return u ? userBasic(ec, u) : null;
+}
+
+function identities(ec: EntityContext, u: User): Record<string, unknown>[] {
+  return (
+    ec.svc.db.prepare('SELECT provider, extern_uid, saml_group_id FROM identities WHERE user_id = ? ORDER BY id').all(u.id) as {
+      provider: string;
+      extern_uid: string;
+      saml_group_id: number | null;
+    }[]
+  ).map((i) => ({ provider: i.provider, extern_uid: i.extern_uid, saml_provider_id: i.saml_group_id }));
+}
+
+/** The public profile (GET /users/:id by anyone). */
+export function userPublic(ec: EntityContext, u: User): Record<string, unknown> {
+  return {
+    ...userBasic(ec, u),
+    created_at: u.created_at,
+    bio: u.bio,
+    location: u.location,
+    public_email: u.public_email,
+    skype: '',
+    linkedin: '',
+    twitter: '',
+    discord: '',
+    website_url: u.website_url,
+    organization: u.organization,
+    job_title: u.job_title,
+    pronouns: null,
+    bot: bool(u.bot),
+    work_information: null,
+    followers: 0,
+    following: 0,
+    local_time: null,
+  };
+}
+
+/** The full record: the user themself (GET /user) or an admin looking. */
+export function userFull(ec: EntityContext, u: User): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    ...userPublic(ec, u),
+    last_sign_in_at: null,
+    confirmed_at: u.created_at,
+    last_activity_on: u.last_activity_on,
+    email: u.email,
+    theme_id: 1,
+    color_scheme_id: 1,
+    projects_limit: u.projects_limit,
+    current_sign_in_at: null,
+    identities: identities(ec, u),
+    can_create_group: bool(u.can_create_group),
+    can_create_project: true,
+    two_factor_enabled: false,
+    external: bool(u.external),
+    private_profile: bool(u.private_profile),
+    commit_email: u.email,
+    shared_runners_minutes_limit: null,
+    extra_shared_runners_minutes_limit: null,
+    scim_identities: [],
+  };
+  if (ec.user?.admin) {
+    const ns = ec.svc.db.prepare("SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?").get(u.id) as { id: number } | undefined;
+    Object.assign(out, {
+      is_admin: bool(u.admin),
+      note: u.note,
+      namespace_id: ns?.id ?? null,
+      created_by: userBasicById(ec, u.created_by_id),
+      email_reset_offered_at: null,
+      current_sign_in_ip: null,
+      last_sign_in_ip: null,
+      using_license_seat: false,
+      user_type: u.user_type,
+    });
+  }
+  return out;
+}
+
+/** Which user shape a viewer gets. */
+export function userFor(ec: EntityContext, u: User): Record<string, unknown> {
+  return ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u) : userPublic(ec, u);
+}
+
+export function personalAccessToken(t: PersonalAccessToken, plainValue?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: t.id,
+    name: t.name,
+    revoked: bool(t.revoked),
+    created_at: t.created_at,
+    description: t.description,
+    scopes: JSON.parse(t.scopes),
+    user_id: t.user_id,
+    last_used_at: t.last_used_at,
+    active: !t.revoked && (t.expires_at === null || t.expires_at > new Date().toISOString().slice(0, 10)),
+    expires_at: t.expires_at,
+  };
+  if (plainValue !== undefined) out.token = plainValue;
+  return out;
+}
+
+// --- namespaces and groups ---------------------------------------------------------------------
+
+export function namespaceWebUrl(ec: EntityContext, ns: Namespace): string {
+  return ns.kind === 'group' ? `${ec.baseUrl}/groups/${ns.full_path}` : `${ec.baseUrl}/${ns.full_path}`;
+}
+
+/** The `namespace` object inside a project. */
+export function namespaceBasic(ec: EntityContext, ns: Namespace): Record<string, unknown> {
+  return {
+    id: ns.id,
+    name: ns.name,
+    path: ns.path,
+    kind: ns.kind,
+    full_path: ns.full_path,
+    parent_id: ns.parent_id,
+    avatar_url: null,
+    web_url: namespaceWebUrl(ec, ns),
+  };
+}
+
+export function group(ec: EntityContext, g: Namespace): Record<string, unknown> {
+  const s = namespaceSettings(g);
+  return {
+    id: g.id,
+    web_url: namespaceWebUrl(ec, g),
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: g.visibility,
+    share_with_group_lock: false,
+    require_two_factor_authentication: false,
+    two_factor_grace_period: 48,
+    project_creation_level: s.project_creation_level ?? 'developer',
+    auto_devops_enabled: null,
+    subgroup_creation_level: s.subgroup_creation_level ?? 'maintainer',
+    emails_disabled: false,
+    emails_enabled: true,
+    mentions_disabled: null,
+    lfs_enabled: true,
+    default_branch: null,
+    default_branch_protection: 2,
+    avatar_url: null,
+    request_access_enabled: bool(g.request_access_enabled),
+    full_name: fullName(ec.svc, g),
+    full_path: g.full_path,
+    created_at: g.created_at,
+    parent_id: g.parent_id,
+    organization_id: 1,
+    shared_runners_setting: 'enabled',
+    ldap_cn: null,
+    ldap_access: null,
+    wiki_access_level: 'enabled',
+    marked_for_deletion_on: null,
+  };
+}
+
+/** GET /groups/:id adds the viewer-specific and detail fields. */
+export function groupDetail(ec: EntityContext, g: Namespace): Record<string, unknown> {
+  return {
+    ...group(ec, g),
+    shared_with_groups: [],
+    prevent_sharing_groups_outside_hierarchy: false,
+    shared_projects: [],
+    shared_runners_minutes_limit: null,
+    extra_shared_runners_minutes_limit: null,
+    prevent_forking_outside_group: null,
+    membership_lock: false,
+    ...(ec.user ? { max_access_level: effectiveGroupAccess(ec.svc, ec.user, g) } : {}),
+  };
+}
+
+function fullName(svc: ServiceContext, ns: Namespace): string {
+  return [...ancestorsOf(svc, ns).reverse(), ns].map((n) => n.name).join(' / ');
+}
+
+// --- projects ----------------------------------------------------------------------------------
+
+export function projectWebUrl(ec: EntityContext, p: Project, ns: Namespace): string {
+  return `${ec.baseUrl}/${ns.full_path}/${p.path}`;
+}
+
+/** The full project record of GET /projects/:id (and lists without `simple`). */
+export function project(ec: EntityContext, p: Project): Record<string, unknown> {
+  const ns = findNamespaceById(ec.svc, p.namespace_id)!;
+  const s = projectSettings(p);
+  const webUrl = projectWebUrl(ec, p, ns);
+  const pathWithNs = `${ns.full_path}/${p.path}`;
+  const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
+  const out: Record<string, unknown> = {
+    id: p.id,
+    description: p.description,
+    name: p.name,
+    name_with_namespace: `${fullName(ec.svc, ns)} / ${p.name}`,
+    path: p.path,
+    path_with_namespace: pathWithNs,
+    created_at: p.created_at,
+    default_branch: p.default_branch,
+    tag_list: list(p.topics),
+    topics: list(p.topics),
+    ssh_url_to_repo: `git@${new URL(ec.baseUrl).hostname}:${pathWithNs}.git`,
+    http_url_to_repo: `${webUrl}.git`,
+    web_url: webUrl,
+    readme_url: null,
+    forks_count: 0,
+    avatar_url: null,
+    star_count: 0,
+    last_activity_at: p.last_activity_at,
+    namespace: namespaceBasic(ec, ns),
+    container_registry_image_prefix: `${new URL(ec.baseUrl).host}/${pathWithNs}`,
+    _links: {
+      self: apiBase,
+      issues: `${apiBase}/issues`,
+      merge_requests: `${apiBase}/merge_requests`,
+      repo_branches: `${apiBase}/repository/branches`,
+      labels: `${apiBase}/labels`,
+      events: `${apiBase}/events`,
+      members: `${apiBase}/members`,
+      cluster_agents: `${apiBase}/cluster_agents`,
+    },
+    packages_enabled: true,
+    empty_repo: true,
+    archived: bool(p.archived),
+    visibility: p.visibility,
+    owner: ns.kind === 'user' && ns.owner_id ? userBasicById(ec, ns.owner_id) : undefined,
+    resolve_outdated_diff_discussions: false,
+    container_registry_enabled: true,
+    container_registry_access_level: 'enabled',
+    issues_enabled: s.issues_enabled ?? true,
+    merge_requests_enabled: s.merge_requests_enabled ?? true,
+    wiki_enabled: s.wiki_enabled ?? true,
+    jobs_enabled: s.jobs_enabled ?? true,
+    snippets_enabled: s.snippets_enabled ?? true,
+    can_create_merge_request_in: true,
+    issues_access_level: s.issues_access_level ?? 'enabled',
+    repository_access_level: s.repository_access_level ?? 'enabled',
+    merge_requests_access_level: s.merge_requests_access_level ?? 'enabled',
+    forking_access_level: 'enabled',
+    wiki_access_level: s.wiki_access_level ?? 'enabled',
+    builds_access_level: s.builds_access_level ?? 'enabled',
+    snippets_access_level: s.snippets_access_level ?? 'enabled',
+    pages_access_level: 'private',
+    analytics_access_level: 'enabled',
+    security_and_compliance_access_level: 'private',
+    emails_disabled: false,
+    emails_enabled: true,
+    shared_runners_enabled: true,
+    lfs_enabled: true,
+    creator_id: p.creator_id,
+    import_url: null,
+    import_type: p.import_type,
+    import_status: p.import_status,
+    import_error: p.import_error,
+    open_issues_count: openIssuesCount(ec.svc, p.id),
+    description_html: p.description ? `<p data-sourcepos="1:1-1:${p.description.length}" dir="auto">${escapeHtml(p.description)}</p>` : '',
+    updated_at: p.updated_at,
+    ci_default_git_depth: 20,
+    ci_forward_deployment_enabled: true,
+    ci_job_token_scope_enabled: false,
+    public_jobs: true,
+    build_timeout: 3600,
+    auto_cancel_pending_pipelines: 'enabled',
+    ci_config_path: (s.ci_config_path as string | undefined) ?? null,
+    shared_with_groups: [],
+    only_allow_merge_if_pipeline_succeeds: false,
+    allow_merge_on_skipped_pipeline: null,
+    request_access_enabled: bool(p.request_access_enabled),
+    only_allow_merge_if_all_discussions_are_resolved: false,
+    remove_source_branch_after_merge: true,
+    printing_merge_request_link_enabled: true,
+    merge_method: s.merge_method ?? 'merge',
+    squash_option: 'default_off',
+    enforce_auth_checks_on_uploads: true,
+    suggestion_commit_message: null,
+    merge_commit_template: null,
+    squash_commit_template: null,
+    issue_branch_template: null,
+    autoclose_referenced_issues: true,
+    marked_for_deletion_at: null,
+    marked_for_deletion_on: null,
+  };
+  if (out.owner === undefined) delete out.owner;
+  if (ec.user) out.permissions = projectPermissions(ec, p, ns);
+  return out;
+}
+
+function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
+  const user = ec.user!;
+  const own = ec.svc.db
+    .prepare(
+      `SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
+    )
+    .get(p.id, user.id) as { access_level: number } | undefined;
+  const groupLevel = ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0;
+  return {
+    project_access: own ? { access_level: own.access_level, notification_level: 3 } : null,
+    group_access: groupLevel ? { access_level: groupLevel, notification_level: 3 } : null,
+  };
+}
+
+/** `simple=true` lists. */
+export function projectSimple(ec: EntityContext, p: Project): Record<string, unknown> {
+  const full = project(ec, p);
+  const keys = [
+    'id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'default_branch',
+    'tag_list', 'topics', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url', 'readme_url', 'forks_count', 'avatar_url',
+    'star_count', 'last_activity_at', 'namespace', 'visibility',
+  ];
+  return Object.fromEntries(keys.map((k) => [k, full[k]]));
+}
+
+function openIssuesCount(svc: ServiceContext, projectId: number): number {
+  return (svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number }).n;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+// --- members -----------------------------------------------------------------------------------
+
+export interface MemberRow {
+  id: number;
+  source_type: 'Namespace' | 'Project';
+  source_id: number;
+  user_id: number | null;
+  access_level: number;
+  expires_at: string | null;
+  created_by_id: number | null;
+  member_role_id: number | null;
+  requested_at: string | null;
+  invite_email: string | null;
+  invite_token: string | null;
+  invite_accepted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A member: the user's basic fields plus the membership. */
+export function member(ec: EntityContext, m: MemberRow): Record<string, unknown> {
+  const u = findUserById(ec.svc, m.user_id!)!;
+  const out: Record<string, unknown> = {
+    ...userBasic(ec, u),
+    access_level: m.access_level,
+    created_at: m.created_at,
+    created_by: userBasicById(ec, m.created_by_id),
+    expires_at: m.expires_at,
+    group_saml_identity: null,
+    membership_state: 'active',
+    member_role: null,
+  };
+  if (ec.user?.admin || ec.user?.id === u.id) out.email = u.email;
+  return out;
+}
+
+export { projectAccessLevel };
+
+// --- issues, merge requests, notes -------------------------------------------------------------
+
+export interface IssueRow {
+  id: number;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: 'opened' | 'closed';
+  author_id: number | null;
+  assignee_ids: string;
+  labels: string;
+  confidential: number;
+  discussion_locked: number | null;
+  due_date: string | null;
+  weight: number | null;
+  issue_type: string;
+  closed_at: string | null;
+  closed_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MergeRequestRow {
+  id: number;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: 'opened' | 'closed' | 'merged' | 'locked';
+  author_id: number | null;
+  assignee_ids: string;
+  reviewer_ids: string;
+  labels: string;
+  source_branch: string;
+  target_branch: string;
+  source_project_id: number;
+  target_project_id: number;
+  squash: number;
+  remove_source_branch: number | null;
+  discussion_locked: number | null;
+  base_sha: string;
+  start_sha: string;
+  head_sha: string;
+  merged_by_id: number | null;
+  merged_at: string | null;
+  closed_by_id: number | null;
+  closed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NoteRow {
+  id: number;
+  project_id: number | null;
+  noteable_type: string;
+  noteable_id: number;
+  discussion_id: string;
+  type: string | null;
+  author_id: number | null;
+  body: string;
+  system: number;
+  internal: number;
+  resolvable: number;
+  resolved_at: string | null;
+  resolved_by_id: number | null;
+  position: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
+  const row = ec.svc.db
+    .prepare('SELECT n.full_path || \'/\' || p.path AS full_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ?')
+    .get(projectId) as { full_path: string };
+  return { fullPath: row.full_path, webUrl: `${ec.baseUrl}/${row.full_path}` };
+}
+
+const users = (ec: EntityContext, json: string): Record<string, unknown>[] =>
+  (JSON.parse(json) as number[]).map((id) => userBasicById(ec, id)).filter((u): u is Record<string, unknown> => u !== null);
+
+function userNotesCount(ec: EntityContext, type: string, id: number): number {
+  return (ec.svc.db.prepare('SELECT count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = 0').get(type, id) as { n: number }).n;
+}
+
+const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
+
+export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+  const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
+  const assignees = users(ec, i.assignee_ids);
+  const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
+  return {
+    id: i.id,
+    iid: i.iid,
+    project_id: i.project_id,
+    title: i.title,
+    description: i.description,
+    state: i.state,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+    closed_at: i.closed_at,
+    closed_by: userBasicById(ec, i.closed_by_id),
+    labels: JSON.parse(i.labels),
+    milestone: null,
+    assignees,
+    author: userBasicById(ec, i.author_id),
+    type: i.issue_type.toUpperCase(),
+    assignee: assignees[0] ?? null,
+    user_notes_count: userNotesCount(ec, 'Issue', i.id),
+    merge_requests_count: 0,
+    upvotes: 0,
+    downvotes: 0,
+    due_date: i.due_date,
+    confidential: !!i.confidential,
+    discussion_locked: i.discussion_locked === null ? null : !!i.discussion_locked,
+    issue_type: i.issue_type,
+    web_url: `${webUrl}/-/issues/${i.iid}`,
+    time_stats: timeStats,
+    task_completion_status: { count: 0, completed_count: 0 },
+    weight: i.weight,
+    blocking_issues_count: 0,
+    has_tasks: false,
+    _links: {
+      self: `${api}/issues/${i.iid}`,
+      notes: `${api}/issues/${i.iid}/notes`,
+      award_emoji: `${api}/issues/${i.iid}/award_emoji`,
+      project: api,
+      closed_as_duplicate_of: null,
+    },
+    references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${fullPath}#${i.iid}` },
+    severity: 'UNKNOWN',
+    moved_to_id: null,
+    imported: false,
+    imported_from: 'none',
+    service_desk_reply_to: null,
+  };
+}
+
+export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
+  const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
+  const assignees = users(ec, m.assignee_ids);
+  const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s)/i.test(m.title);
+  return {
+    id: m.id,
+    iid: m.iid,
+    project_id: m.project_id,
+    title: m.title,
+    description: m.description,
+    state: m.state,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    merged_by: userBasicById(ec, m.merged_by_id),
+    merge_user: userBasicById(ec, m.merged_by_id),
+    merged_at: m.merged_at,
+    closed_by: userBasicById(ec, m.closed_by_id),
+    closed_at: m.closed_at,
+    target_branch: m.target_branch,
+    source_branch: m.source_branch,
+    user_notes_count: userNotesCount(ec, 'MergeRequest', m.id),
+    upvotes: 0,
+    downvotes: 0,
+    author: userBasicById(ec, m.author_id),
+    assignees,
+    assignee: assignees[0] ?? null,
+    reviewers: users(ec, m.reviewer_ids),
+    source_project_id: m.source_project_id,
+    target_project_id: m.target_project_id,
+    labels: JSON.parse(m.labels),
+    draft,
+    work_in_progress: draft,
+    milestone: null,
+    merge_when_pipeline_succeeds: false,
+    merge_status: m.state === 'opened' ? 'can_be_merged' : 'unchecked',
+    detailed_merge_status: m.state === 'opened' ? (draft ? 'draft_status' : 'mergeable') : 'not_open',
+    sha: m.head_sha,
+    merge_commit_sha: null,
+    squash_commit_sha: null,
+    discussion_locked: m.discussion_locked === null ? null : !!m.discussion_locked,
+    should_remove_source_branch: null,
+    force_remove_source_branch: m.remove_source_branch === null ? null : !!m.remove_source_branch,
+    prepared_at: m.created_at,
+    reference: `!${m.iid}`,
+    references: { short: `!${m.iid}`, relative: `!${m.iid}`, full: `${fullPath}!${m.iid}` },
+    web_url: `${webUrl}/-/merge_requests/${m.iid}`,
+    time_stats: timeStats,
+    squash: !!m.squash,
+    squash_on_merge: !!m.squash,
+    task_completion_status: { count: 0, completed_count: 0 },
+    has_conflicts: false,
+    blocking_discussions_resolved: true,
+    approvals_before_merge: null,
+    imported: false,
+    imported_from: 'none',
+  };
+}
+
+/** GET of a single merge request adds the detail fields (diff_refs and friends). */
+export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
+  return {
+    ...mergeRequest(ec, m),
+    subscribed: false,
+    changes_count: null,
+    latest_build_started_at: null,
+    latest_build_finished_at: null,
+    first_deployed_to_production_at: null,
+    pipeline: null,
+    head_pipeline: null,
+    diff_refs: { base_sha: m.base_sha, head_sha: m.head_sha, start_sha: m.start_sha },
+    merge_error: null,
+    first_contribution: false,
+    user: { can_merge: ec.user ? true : false },
+  };
+}
+
+export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: n.id,
+    type: n.type,
+    body: n.body,
+    attachment: null,
+    author: userBasicById(ec, n.author_id),
+    created_at: n.created_at,
+    updated_at: n.updated_at,
+    system: !!n.system,
+    noteable_id: n.noteable_id,
+    noteable_type: n.noteable_type,
+    project_id: n.project_id,
+    resolvable: !!n.resolvable,
+    confidential: !!n.internal,
+    internal: !!n.internal,
+    imported: false,
+    imported_from: 'none',
+    noteable_iid: noteableIid,
+    commands_changes: {},
+  };
+  if (n.resolvable) {
+    out.resolved = n.resolved_at !== null;
+    out.resolved_by = userBasicById(ec, n.resolved_by_id);
+    out.resolved_at = n.resolved_at;
+  }
+  if (n.position) out.position = JSON.parse(n.position);
+  return out;
+}

@@ -1,0 +1,56 @@
+import type { ServiceContext } from '../../context';
+import { isoTime } from './time';
+
+/** GitLab's event actions (app/models/event.rb). */
+export type EventAction =
+  | 'created'
+  | 'updated'
+  | 'closed'
+  | 'reopened'
+  | 'pushed'
+  | 'commented'
+  | 'merged'
+  | 'joined'
+  | 'left'
+  | 'destroyed'
+  | 'expired'
+  | 'approved';
+
+export interface NewEvent {
+  action: EventAction;
+  authorId: number;
+  projectId?: number | null;
+  groupId?: number | null;
+  /** "Issue", "MergeRequest", "Note", "DiffNote", "DiscussionNote", "Snippet", "Epic", "Milestone", "User", ... */
+  targetType?: string | null;
+  targetId?: number | null;
+  targetIid?: number | null;
+  targetTitle?: string | null;
+  /** Extra shape data (push_data, the note's noteable, ...), stored as JSON. */
+  data?: Record<string, unknown> | null;
+}
+
+/** Writes one activity event. Call it inside the transaction of the action it records. */
+export function recordEvent(svc: ServiceContext, e: NewEvent): number {
+  const now = isoTime(svc.now());
+  const info = svc.db
+    .prepare(
+      `INSERT INTO events (project_id, group_id, author_id, action, target_type, target_id, target_iid, target_title, data, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      e.projectId ?? null,
+      e.groupId ?? null,
+      e.authorId,
+      e.action,
+      e.targetType ?? null,
+      e.targetId ?? null,
+      e.targetIid ?? null,
+      e.targetTitle ?? null,
+      e.data ? JSON.stringify(e.data) : null,
+      now,
+    );
+  if (e.projectId) svc.db.prepare('UPDATE projects SET last_activity_at = ? WHERE id = ?').run(now, e.projectId);
+  svc.db.prepare('UPDATE users SET last_activity_on = ? WHERE id = ?').run(now.slice(0, 10), e.authorId);
+  return Number(info.lastInsertRowid);
+}

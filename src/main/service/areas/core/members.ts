@@ -1,0 +1,177 @@
+import type { ServiceContext } from '../../context';
+import type { RequestContext } from '../../http/route';
+import { conflict, forbidden, notFound, recordNotFound, validationError } from '../../http/errors';
+import { Access, effectiveGroupAccess, effectiveProjectAccess, groupAccessLevel, loadGroup, loadProject } from './access';
+import type { MemberRow } from './entities';
+import { recordEvent } from './events';
+import { type Namespace, findNamespaceById, selfAndAncestorIds } from './namespaces';
+import type { Project } from './projects';
+import { isoDate, isoTime } from './time';
+
+/** A group or a project as the owner of memberships (members, access requests, invitations). */
+export interface MemberSource {
+  type: 'Namespace' | 'Project';
+  id: number;
+  name: string;
+  group: Namespace | null;
+  project: Project | null;
+  /** The group that memberships are inherited from (a project's group, a group's parent). */
+  parentGroupId: number | null;
+}
+
+export const ACCESS_LEVEL_NAMES: Record<number, string> = {
+  0: 'No access',
+  5: 'Minimal Access',
+  10: 'Guest',
+  15: 'Planner',
+  20: 'Reporter',
+  30: 'Developer',
+  40: 'Maintainer',
+  50: 'Owner',
+};
+
+/** `/groups/:id/...` or `/projects/:id/...`: the source named by the route, with visibility checks. */
+export function loadSource(rc: RequestContext, kind: 'groups' | 'projects', minLevel: number = Access.NO_ACCESS): MemberSource {
+  if (kind === 'groups') {
+    const g = loadGroup(rc, minLevel);
+    return { type: 'Namespace', id: g.id, name: g.name, group: g, project: null, parentGroupId: g.parent_id };
+  }
+  const p = loadProject(rc, minLevel);
+  const ns = findNamespaceById(rc.svc, p.namespace_id)!;
+  return { type: 'Project', id: p.id, name: p.name, group: null, project: p, parentGroupId: ns.kind === 'group' ? ns.id : null };
+}
+
+/** The caller's effective level on the source (admins count as owners). */
+export function sourceAccess(rc: RequestContext, source: MemberSource): number {
+  return source.group ? effectiveGroupAccess(rc.svc, rc.user, source.group) : effectiveProjectAccess(rc.svc, rc.user, source.project!);
+}
+
+/** Level needed to manage members: Owner of a group, Maintainer of a project (GitLab's admin_*_member). */
+export const manageMembersLevel = (source: MemberSource): number => (source.type === 'Namespace' ? Access.OWNER : Access.MAINTAINER);
+
+export function directMember(svc: ServiceContext, source: MemberSource, userId: number): MemberRow | undefined {
+  return svc.db
+    .prepare(
+      `SELECT * FROM members WHERE source_type = ? AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
+    )
+    .get(source.type, source.id, userId) as MemberRow | undefined;
+}
+
+/** Direct members, active ones only (no requests, no pending invitations). */
+export function directMembers(svc: ServiceContext, source: MemberSource): MemberRow[] {
+  return svc.db
+    .prepare(
+      `SELECT * FROM members WHERE source_type = ? AND source_id = ? AND user_id IS NOT NULL AND requested_at IS NULL ORDER BY id`,
+    )
+    .all(source.type, source.id) as MemberRow[];
+}
+
+/** Direct plus inherited members; a user appears once, with the highest level. */
+export function allMembers(svc: ServiceContext, source: MemberSource): MemberRow[] {
+  const rows = [...directMembers(svc, source)];
+  if (source.parentGroupId) {
+    const parent = findNamespaceById(svc, source.parentGroupId)!;
+    const ids = selfAndAncestorIds(svc, parent);
+    rows.push(
+      ...(svc.db
+        .prepare(
+          `SELECT * FROM members WHERE source_type = 'Namespace' AND source_id IN (${ids.map(() => '?').join(',')})
+           AND user_id IS NOT NULL AND requested_at IS NULL ORDER BY id`,
+        )
+        .all(...ids) as MemberRow[]),
+    );
+  }
+  const best = new Map<number, MemberRow>();
+  for (const m of rows) {
+    const cur = best.get(m.user_id!);
+    if (!cur || m.access_level > cur.access_level) best.set(m.user_id!, m);
+  }
+  return [...best.values()].sort((a, b) => a.user_id! - b.user_id!);
+}
+
+/** The level a user inherits on the source from groups above it. */
+export function inheritedLevel(svc: ServiceContext, source: MemberSource, userId: number): number {
+  return source.parentGroupId ? groupAccessLevel(svc, userId, source.parentGroupId) : Access.NO_ACCESS;
+}
+
+export interface MemberChange {
+  accessLevel: number;
+  expiresAt?: string | null;
+  memberRoleId?: number | null;
+}
+
+/**
+ * Validates a level against the actor's rights and the inherited level (GitLab refuses a direct
+ * membership below what the user already inherits).
+ */
+export function checkGrant(rc: RequestContext, source: MemberSource, userId: number, change: MemberChange): void {
+  if (change.accessLevel === Access.OWNER && sourceAccess(rc, source) < Access.OWNER) throw forbidden();
+  const inherited = inheritedLevel(rc.svc, source, userId);
+  if (inherited > change.accessLevel) {
+    const parent = findNamespaceById(rc.svc, source.parentGroupId!)!;
+    throw validationError({
+      access_level: [`should be greater than or equal to ${ACCESS_LEVEL_NAMES[inherited]} inherited membership from group ${parent.name}`],
+    });
+  }
+  if (change.expiresAt && change.expiresAt <= isoDate(rc.svc.now())) {
+    throw validationError({ expires_at: ['cannot be a date in the past'] });
+  }
+}
+
+/** Adds a member and records the "joined" event. Call inside a transaction. */
+export function addMember(rc: RequestContext, source: MemberSource, userId: number, change: MemberChange): MemberRow {
+  if (directMember(rc.svc, source, userId)) throw conflict('Member already exists');
+  const now = isoTime(rc.svc.now());
+  // An access request by the same user becomes the membership.
+  rc.svc.db.prepare('DELETE FROM members WHERE source_type = ? AND source_id = ? AND user_id = ? AND requested_at IS NOT NULL').run(source.type, source.id, userId);
+  const info = rc.svc.db
+    .prepare(
+      `INSERT INTO members (source_type, source_id, user_id, access_level, expires_at, created_by_id, member_role_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(source.type, source.id, userId, change.accessLevel, change.expiresAt ?? null, rc.user?.id ?? null, change.memberRoleId ?? null, now, now);
+  recordMembershipEvent(rc.svc, source, userId, 'joined');
+  return rc.svc.db.prepare('SELECT * FROM members WHERE id = ?').get(Number(info.lastInsertRowid)) as MemberRow;
+}
+
+export function updateMember(rc: RequestContext, m: MemberRow, change: Partial<MemberChange>): MemberRow {
+  rc.svc.db
+    .prepare('UPDATE members SET access_level = ?, expires_at = ?, member_role_id = ?, updated_at = ? WHERE id = ?')
+    .run(
+      change.accessLevel ?? m.access_level,
+      change.expiresAt === undefined ? m.expires_at : change.expiresAt,
+      change.memberRoleId === undefined ? m.member_role_id : change.memberRoleId,
+      isoTime(rc.svc.now()),
+      m.id,
+    );
+  return rc.svc.db.prepare('SELECT * FROM members WHERE id = ?').get(m.id) as MemberRow;
+}
+
+/** Removes a membership and records "left". Refuses to remove a group's last owner. */
+export function removeMember(rc: RequestContext, source: MemberSource, m: MemberRow): void {
+  if (source.type === 'Namespace' && m.access_level === Access.OWNER) {
+    const owners = rc.svc.db
+      .prepare("SELECT count(*) AS n FROM members WHERE source_type = 'Namespace' AND source_id = ? AND access_level = 50 AND user_id IS NOT NULL AND requested_at IS NULL")
+      .get(source.id) as { n: number };
+    if (owners.n <= 1 && !source.group?.parent_id) throw forbidden();
+  }
+  rc.svc.db.prepare('DELETE FROM members WHERE id = ?').run(m.id);
+  recordMembershipEvent(rc.svc, source, m.user_id!, 'left');
+}
+
+function recordMembershipEvent(svc: ServiceContext, source: MemberSource, userId: number, action: 'joined' | 'left'): void {
+  recordEvent(svc, {
+    action,
+    authorId: userId,
+    projectId: source.type === 'Project' ? source.id : null,
+    groupId: source.type === 'Namespace' ? source.id : null,
+  });
+}
+
+export function findMemberOr404(rc: RequestContext, source: MemberSource, userId: number): MemberRow {
+  const m = directMember(rc.svc, source, userId);
+  if (!m) throw recordNotFound();
+  return m;
+}
+
+export { notFound };

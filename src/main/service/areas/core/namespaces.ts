@@ -1,0 +1,77 @@
+import type { ServiceContext } from '../../context';
+
+export interface Namespace {
+  id: number;
+  kind: 'group' | 'user';
+  name: string;
+  path: string;
+  full_path: string;
+  parent_id: number | null;
+  owner_id: number | null;
+  description: string;
+  visibility: Visibility;
+  request_access_enabled: number;
+  settings: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type Visibility = 'private' | 'internal' | 'public';
+export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'public'];
+const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };
+export const visibilityLevel = (v: Visibility): number => VISIBILITY_RANK[v];
+
+export function findNamespaceById(svc: ServiceContext, id: number): Namespace | undefined {
+  return svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined;
+}
+
+export function findNamespaceByFullPath(svc: ServiceContext, fullPath: string): Namespace | undefined {
+  return svc.db.prepare('SELECT * FROM namespaces WHERE lower(full_path) = lower(?)').get(fullPath) as Namespace | undefined;
+}
+
+/** A group by numeric id or full path (`:id` of /groups/:id). */
+export function findGroupByRef(svc: ServiceContext, ref: string): Namespace | undefined {
+  const ns = /^\d+$/.test(ref) ? findNamespaceById(svc, Number(ref)) : findNamespaceByFullPath(svc, ref);
+  return ns?.kind === 'group' ? ns : undefined;
+}
+
+export function userNamespace(svc: ServiceContext, userId: number): Namespace | undefined {
+  return svc.db.prepare("SELECT * FROM namespaces WHERE kind = 'user' AND owner_id = ?").get(userId) as Namespace | undefined;
+}
+
+/** Parent first, root last. */
+export function ancestorsOf(svc: ServiceContext, ns: Namespace): Namespace[] {
+  const out: Namespace[] = [];
+  let cur = ns.parent_id ? findNamespaceById(svc, ns.parent_id) : undefined;
+  while (cur) {
+    out.push(cur);
+    cur = cur.parent_id ? findNamespaceById(svc, cur.parent_id) : undefined;
+  }
+  return out;
+}
+
+export function rootOf(svc: ServiceContext, ns: Namespace): Namespace {
+  const anc = ancestorsOf(svc, ns);
+  return anc.length ? anc[anc.length - 1] : ns;
+}
+
+/** Ids of the group and all groups below it. */
+export function selfAndDescendantIds(svc: ServiceContext, groupId: number): number[] {
+  return (
+    svc.db
+      .prepare(
+        `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id)
+         SELECT id FROM tree`,
+      )
+      .all(groupId) as { id: number }[]
+  ).map((r) => r.id);
+}
+
+/** Ids of the group and all groups above it. */
+export function selfAndAncestorIds(svc: ServiceContext, ns: Namespace): number[] {
+  return [ns.id, ...ancestorsOf(svc, ns).map((a) => a.id)];
+}
+
+export function namespaceSettings(ns: { settings: string }): Record<string, unknown> {
+  return JSON.parse(ns.settings) as Record<string, unknown>;
+}

@@ -1,0 +1,271 @@
+import { addFilter } from '../../../db/filter';
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { apiError, forbidden, notFound } from '../../../http/errors';
+import { paginate } from '../../../http/pagination';
+import { inTransaction } from '../../../db/connection';
+import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
+import { group, groupDetail, project, projectSimple } from '../entities';
+import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, selfAndDescendantIds } from '../namespaces';
+import type { Project } from '../projects';
+import { isoDate, isoTime } from '../time';
+import { likeEscape } from './users';
+import { projectListFilters } from './projects';
+
+const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
+const RESERVED_TOP_LEVEL = new Set(['api', 'admin', 'groups', 'projects', 'users', 'uploads', 'help', 'dashboard', 'explore', 'search', '-']);
+
+export function registerGroupRoutes(r: Router): void {
+  r.get(
+    '/groups',
+    (rc) => {
+      const q = declared(rc.params, {
+        search: t.string(),
+        owned: t.boolean(),
+        min_access_level: t.integer(),
+        top_level_only: t.boolean(),
+        all_available: t.boolean(),
+        skip_groups: t.array(t.integer()),
+        visibility: t.string().values(VISIBILITIES),
+        order_by: t.string().values(['name', 'path', 'id', 'similarity']).default('name'),
+        sort: t.string().values(['asc', 'desc']).default('asc'),
+      });
+      const where: string[] = ["g.kind = 'group'"];
+      const args: unknown[] = [];
+      const user = rc.user;
+      const memberOnly = user && !user.admin && !q.all_available;
+      if (q.owned || q.min_access_level !== undefined || memberOnly) {
+        if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
+        const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
+        // Member groups and the groups below them (inherited membership).
+        where.push(`g.id IN (
+          WITH RECURSIVE ug(id) AS (
+            SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}
+            UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
+          SELECT id FROM ug)`);
+        args.push(user.id, min, isoDate(rc.svc.now()));
+      } else if (!user) {
+        where.push("g.visibility = 'public'");
+      } else if (!user.admin) {
+        where.push("g.visibility IN ('public', 'internal')");
+      }
+      if (q.search) {
+        where.push("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')");
+        args.push(`%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
+      }
+      if (q.top_level_only) where.push('g.parent_id IS NULL');
+      if (q.visibility) addFilter(where, args, 'g.visibility = ?', q.visibility);
+      if (q.skip_groups?.length) addFilter(where, args, `g.id NOT IN (${q.skip_groups.map(() => '?').join(',')})`, ...q.skip_groups);
+      const sql = `FROM namespaces g WHERE ${where.join(' AND ')}`;
+      const order = q.order_by === 'similarity' ? 'name' : q.order_by;
+      return paginate(rc, {
+        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+        rows: (limit, offset) =>
+          rc.svc.db.prepare(`SELECT g.* ${sql} ORDER BY g.${order} ${q.sort}, g.id ${q.sort} LIMIT ? OFFSET ?`).all(...args, limit, offset) as Namespace[],
+      }).map((g) => group(rc, g));
+    },
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/groups/:id',
+    (rc) => {
+      const g = loadGroup(rc);
+      const q = declared(rc.params, { with_projects: t.boolean().default(true) });
+      const out = groupDetail(rc, g);
+      if (q.with_projects) {
+        const vis = visibleProjectsSql(rc.svc, rc.user);
+        const projects = rc.svc.db
+          .prepare(`SELECT p.* FROM projects p WHERE p.namespace_id = ? AND ${vis.sql} ORDER BY p.id LIMIT 100`)
+          .all(g.id, ...vis.args) as Project[];
+        out.projects = projects.map((p) => project(rc, p));
+      }
+      return out;
+    },
+    { auth: 'optional' },
+  );
+
+  r.post('/groups', (rc) => {
+    const user = rc.requireUser();
+    const p = declared(rc.params, {
+      name: t.string().required(),
+      path: t.string().required(),
+      parent_id: t.integer(),
+      description: t.string(),
+      visibility: t.string().values(VISIBILITIES),
+      request_access_enabled: t.boolean(),
+      project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
+      subgroup_creation_level: t.string().values(['owner', 'maintainer']),
+    });
+    let parent: Namespace | undefined;
+    if (p.parent_id != null) {
+      parent = findGroupByRef(rc.svc, String(p.parent_id));
+      if (!parent || !canReadGroup(rc.svc, user, parent)) throw notFound('Group');
+      if (effectiveGroupAccess(rc.svc, user, parent) < Access.MAINTAINER) throw forbidden();
+    } else if (!user.admin && !user.can_create_group) {
+      throw forbidden();
+    }
+    const errors = validateNamespacePath(p.path, !parent);
+    if (!p.name.trim()) errors.name = ["can't be blank"];
+    const fullPath = parent ? `${parent.full_path}/${p.path}` : p.path;
+    if (rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(fullPath)) {
+      errors.path = ['has already been taken'];
+    }
+    if (Object.keys(errors).length) throw apiError(400, `Failed to save group ${rubyHash(errors)}`);
+    const visibility = p.visibility ?? parent?.visibility ?? 'private';
+    const created = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      const settings = JSON.stringify({
+        ...(p.project_creation_level ? { project_creation_level: p.project_creation_level } : {}),
+        ...(p.subgroup_creation_level ? { subgroup_creation_level: p.subgroup_creation_level } : {}),
+      });
+      const info = rc.svc.db
+        .prepare(
+          `INSERT INTO namespaces (kind, name, path, full_path, parent_id, description, visibility, request_access_enabled, settings, created_at, updated_at)
+           VALUES ('group', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(p.name, p.path, fullPath, parent?.id ?? null, p.description ?? '', visibility, p.request_access_enabled === false ? 0 : 1, settings, now, now);
+      const id = Number(info.lastInsertRowid);
+      rc.svc.db
+        .prepare(
+          `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
+           VALUES ('Namespace', ?, ?, 50, ?, ?, ?)`,
+        )
+        .run(id, user.id, user.id, now, now);
+      return findNamespaceById(rc.svc, id)!;
+    });
+    return groupDetail(rc, created);
+  });
+
+  r.put('/groups/:id', (rc) => {
+    const g = loadGroup(rc, Access.OWNER);
+    const p = declared(rc.params, {
+      name: t.string(),
+      path: t.string(),
+      description: t.string(),
+      visibility: t.string().values(VISIBILITIES),
+      request_access_enabled: t.boolean(),
+      project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
+      subgroup_creation_level: t.string().values(['owner', 'maintainer']),
+    });
+    const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path, !g.parent_id) : {};
+    const parent = g.parent_id ? findNamespaceById(rc.svc, g.parent_id)! : undefined;
+    const newFullPath = p.path ? (parent ? `${parent.full_path}/${p.path}` : p.path) : g.full_path;
+    if (newFullPath.toLowerCase() !== g.full_path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(newFullPath)) {
+      errors.path = ['has already been taken'];
+    }
+    if (Object.keys(errors).length) throw apiError(400, { ...errors });
+    inTransaction(rc.svc.db, () => {
+      const settings = { ...JSON.parse(g.settings) };
+      if (p.project_creation_level) settings.project_creation_level = p.project_creation_level;
+      if (p.subgroup_creation_level) settings.subgroup_creation_level = p.subgroup_creation_level;
+      rc.svc.db
+        .prepare(
+          `UPDATE namespaces SET name = ?, path = ?, description = ?, visibility = ?, request_access_enabled = ?, settings = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(
+          p.name ?? g.name,
+          p.path ?? g.path,
+          p.description ?? g.description,
+          p.visibility ?? g.visibility,
+          p.request_access_enabled === undefined ? g.request_access_enabled : Number(p.request_access_enabled),
+          JSON.stringify(settings),
+          isoTime(rc.svc.now()),
+          g.id,
+        );
+      if (newFullPath !== g.full_path) renameFullPaths(rc, g, newFullPath);
+    });
+    return groupDetail(rc, findNamespaceById(rc.svc, g.id)!);
+  });
+
+  r.delete('/groups/:id', (rc) => {
+    const g = loadGroup(rc, Access.OWNER);
+    inTransaction(rc.svc.db, () => deleteGroupTree(rc, g.id));
+    rc.status = 202;
+    return { message: '202 Accepted' };
+  });
+
+  r.get(
+    '/groups/:id/subgroups',
+    (rc) => listChildGroups(rc, loadGroup(rc), false),
+    { auth: 'optional' },
+  );
+  r.get(
+    '/groups/:id/descendant_groups',
+    (rc) => listChildGroups(rc, loadGroup(rc), true),
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/groups/:id/projects',
+    (rc) => {
+      const g = loadGroup(rc);
+      const q = declared(rc.params, { include_subgroups: t.boolean(), simple: t.boolean() });
+      const ids = q.include_subgroups ? selfAndDescendantIds(rc.svc, g.id) : [g.id];
+      const { where, args, order } = projectListFilters(rc);
+      where.push(`p.namespace_id IN (${ids.map(() => '?').join(',')})`);
+      args.push(...ids);
+      const sql = `FROM projects p WHERE ${where.join(' AND ')}`;
+      return paginate(rc, {
+        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+        rows: (limit, offset) => rc.svc.db.prepare(`SELECT p.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as Project[],
+      }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+    },
+    { auth: 'optional' },
+  );
+}
+
+function listChildGroups(rc: RequestContext, g: Namespace, allDescendants: boolean) {
+  const q = declared(rc.params, { search: t.string() });
+  const ids = allDescendants ? selfAndDescendantIds(rc.svc, g.id).filter((id) => id !== g.id) : [];
+  const where = allDescendants ? [`id IN (${ids.map(() => '?').join(',') || 'NULL'})`] : ['parent_id = ?'];
+  const args: unknown[] = allDescendants ? [...ids] : [g.id];
+  if (q.search) addFilter(where, args, "(name LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')", `%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
+  const children = (rc.svc.db.prepare(`SELECT * FROM namespaces WHERE ${where.join(' AND ')} ORDER BY name, id`).all(...args) as Namespace[]).filter(
+    (c) => canReadGroup(rc.svc, rc.user, c),
+  );
+  return paginate(rc, { count: () => children.length, rows: (l, o) => children.slice(o, o + l) }).map((c) => group(rc, c));
+}
+
+/** Namespace path rules shared by groups (and checked for projects). */
+export function validateNamespacePath(path: string, topLevel: boolean): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (!path) errors.path = ["can't be blank"];
+  else if (!PATH_RE.test(path) || /\.(git|atom)$/.test(path) || path.endsWith('.')) {
+    errors.path = ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'"];
+  } else if (topLevel && RESERVED_TOP_LEVEL.has(path.toLowerCase())) {
+    errors.path = [`${path} is a reserved name`];
+  }
+  return errors;
+}
+
+/** Ruby's Hash#inspect of an errors hash, as GitLab interpolates it into messages. */
+export function rubyHash(errors: Record<string, string[]>): string {
+  return `{${Object.entries(errors)
+    .map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`)
+    .join(', ')}}`;
+}
+
+function renameFullPaths(rc: RequestContext, g: Namespace, newFullPath: string): void {
+  const old = g.full_path;
+  rc.svc.db
+    .prepare(
+      `UPDATE namespaces SET full_path = ? || substr(full_path, ?) WHERE id IN (
+         WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id) SELECT id FROM tree)`,
+    )
+    .run(newFullPath, old.length + 1, g.id);
+}
+
+/** Deletes a group, its subgroups, their projects and memberships. */
+export function deleteGroupTree(rc: RequestContext, groupId: number): void {
+  const ids = selfAndDescendantIds(rc.svc, groupId);
+  const marks = ids.map(() => '?').join(',');
+  const projectIds = (rc.svc.db.prepare(`SELECT id FROM projects WHERE namespace_id IN (${marks})`).all(...ids) as { id: number }[]).map((r) => r.id);
+  if (projectIds.length) {
+    rc.svc.db.prepare(`DELETE FROM members WHERE source_type = 'Project' AND source_id IN (${projectIds.map(() => '?').join(',')})`).run(...projectIds);
+  }
+  rc.svc.db.prepare(`DELETE FROM members WHERE source_type = 'Namespace' AND source_id IN (${marks})`).run(...ids);
+  rc.svc.db.prepare('DELETE FROM namespaces WHERE id = ?').run(groupId);
+}
+
+export { effectiveGroupAccess };

@@ -1,0 +1,232 @@
+import { addFilter } from '../../../db/filter';
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { forbidden, recordNotFound, validationError } from '../../../http/errors';
+import { paginate } from '../../../http/pagination';
+import { inTransaction } from '../../../db/connection';
+import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import { type IssueRow, issue } from '../entities';
+import { recordEvent } from '../events';
+import type { Project } from '../projects';
+import { selfAndDescendantIds } from '../namespaces';
+import { isoTime } from '../time';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters } from '../workitems';
+
+const ISSUE_STATES = ['opened', 'closed'] as const;
+const TITLE_MAX = 255;
+
+/** SQL that hides confidential issues from those below Planner who are neither author nor assignee. */
+function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
+  const user = rc.user;
+  if (user?.admin) return { sql: '1 = 1', args: [] };
+  if (!user) return { sql: 'x.confidential = 0', args: [] };
+  return {
+    sql: `(x.confidential = 0 OR x.author_id = ? OR EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?) OR sandlab_project_access(x.project_id, ?) >= 15)`,
+    args: [user.id, user.id, user.id],
+  };
+}
+
+function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] }) {
+  const { where, args, order } = workItemFilters(rc, ISSUE_STATES);
+  const q = declared(rc.params, { confidential: t.boolean() });
+  if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
+  const conf = confidentialSql(rc);
+  where.push(scope.where, conf.sql);
+  args.push(...scope.args, ...conf.args);
+  const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
+  return paginate(rc, {
+    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as IssueRow[],
+  }).map((i) => issue(rc, i));
+}
+
+export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {
+  if (!i.confidential) return true;
+  const user = rc.user;
+  if (!user) return false;
+  return user.id === i.author_id || (JSON.parse(i.assignee_ids) as number[]).includes(user.id) || effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER;
+}
+
+/** The issue named by the route, if the caller may see it. */
+export function loadIssue(rc: RequestContext, project: Project, iid = rc.path.issue_iid): IssueRow {
+  const i = findIssue(rc, project, iid);
+  if (!canReadIssue(rc, project, i)) throw recordNotFound();
+  return i;
+}
+
+export function registerIssueRoutes(r: Router): void {
+  r.get(
+    '/projects/:id/issues',
+    (rc) => {
+      const project = loadProject(rc);
+      return listIssues(rc, { where: 'x.project_id = ?', args: [project.id] });
+    },
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/groups/:id/issues',
+    (rc) => {
+      const group = loadGroup(rc);
+      const ids = selfAndDescendantIds(rc.svc, group.id);
+      const vis = visibleProjectsSql(rc.svc, rc.user);
+      return listIssues(rc, {
+        where: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
+        args: [...ids, ...vis.args],
+      });
+    },
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/issues',
+    (rc) => {
+      const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
+      const vis = visibleProjectsSql(rc.svc, rc.user);
+      const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
+      const where = [`x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`];
+      const args: unknown[] = [...vis.args];
+      if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
+      if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
+      return listIssues(rc, { where: where.join(' AND '), args });
+    },
+    { auth: 'optional' },
+  );
+
+  r.get('/projects/:id/issues/:issue_iid', (rc) => issue(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
+
+  r.post('/projects/:id/issues', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const p = declared(rc.params, {
+      title: t.string().required(),
+      description: t.string(),
+      labels: t.commaList(),
+      assignee_ids: t.array(t.integer()),
+      assignee_id: t.integer(),
+      confidential: t.boolean(),
+      due_date: t.date(),
+      weight: t.integer(),
+      issue_type: t.string().values(['issue', 'incident', 'test_case', 'task']),
+      created_at: t.dateTime(),
+      discussion_locked: t.boolean(),
+    });
+    if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
+    validateIssue(p.title, p.description);
+    const created = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      const createdAt = p.created_at && (user.admin || effectiveProjectAccess(rc.svc, user, project) >= Access.OWNER) ? p.created_at : now;
+      const assignees = existingUserIds(rc, p.assignee_ids ?? (p.assignee_id ? [p.assignee_id] : [])) ?? [];
+      const info = rc.svc.db
+        .prepare(
+          `INSERT INTO issues (project_id, iid, title, description, author_id, assignee_ids, labels, confidential, due_date, weight, issue_type, discussion_locked, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          project.id,
+          nextIid(rc, 'issues', project.id),
+          p.title,
+          p.description ?? null,
+          user.id,
+          JSON.stringify(assignees),
+          JSON.stringify(applyLabels([], { labels: p.labels })),
+          p.confidential ? 1 : 0,
+          p.due_date ?? null,
+          p.weight ?? null,
+          p.issue_type ?? 'issue',
+          p.discussion_locked === undefined ? null : Number(p.discussion_locked),
+          createdAt,
+          createdAt,
+        );
+      const row = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(Number(info.lastInsertRowid)) as IssueRow;
+      recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
+      return row;
+    });
+    return issue(rc, created);
+  });
+
+  r.put('/projects/:id/issues/:issue_iid', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const current = loadIssue(rc, project);
+    const p = declared(rc.params, {
+      title: t.string(),
+      description: t.string(),
+      labels: t.commaList(),
+      add_labels: t.commaList(),
+      remove_labels: t.commaList(),
+      assignee_ids: t.array(t.integer()),
+      assignee_id: t.integer(),
+      confidential: t.boolean(),
+      due_date: t.date(),
+      weight: t.integer(),
+      state_event: t.string().values(['close', 'reopen']),
+      discussion_locked: t.boolean(),
+      issue_type: t.string().values(['issue', 'incident', 'test_case', 'task']),
+      updated_at: t.dateTime(),
+    });
+    const level = effectiveProjectAccess(rc.svc, user, project);
+    if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
+    validateIssue(p.title ?? current.title, p.description ?? null);
+    const updated = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      const assignees = existingUserIds(rc, p.assignee_ids ?? (p.assignee_id !== undefined ? (p.assignee_id ? [p.assignee_id] : []) : undefined));
+      const { state, closedAt, closedBy } = applyStateEvent(current, p.state_event, now, user.id);
+      rc.svc.db
+        .prepare(
+          `UPDATE issues SET title = ?, description = ?, labels = ?, assignee_ids = ?, confidential = ?, due_date = ?, weight = ?, state = ?,
+             closed_at = ?, closed_by_id = ?, discussion_locked = ?, issue_type = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(
+          p.title ?? current.title,
+          p.description === undefined ? current.description : p.description,
+          JSON.stringify(applyLabels(JSON.parse(current.labels) as string[], p)),
+          assignees ? JSON.stringify(assignees) : current.assignee_ids,
+          p.confidential === undefined ? current.confidential : Number(p.confidential),
+          p.due_date === undefined ? current.due_date : p.due_date,
+          p.weight === undefined ? current.weight : p.weight,
+          state,
+          closedAt,
+          closedBy,
+          p.discussion_locked === undefined ? current.discussion_locked : Number(p.discussion_locked),
+          p.issue_type ?? current.issue_type,
+          p.updated_at ?? now,
+          current.id,
+        );
+      if (state !== current.state) {
+        recordEvent(rc.svc, {
+          action: state === 'closed' ? 'closed' : 'reopened',
+          authorId: user.id,
+          projectId: project.id,
+          targetType: 'Issue',
+          targetId: current.id,
+          targetIid: current.iid,
+          targetTitle: p.title ?? current.title,
+        });
+      }
+      return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(current.id) as IssueRow;
+    });
+    return issue(rc, updated);
+  });
+
+  r.delete('/projects/:id/issues/:issue_iid', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const current = loadIssue(rc, project);
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
+    inTransaction(rc.svc.db, () => {
+      rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ?").run(current.id);
+      rc.svc.db.prepare('DELETE FROM issues WHERE id = ?').run(current.id);
+      recordEvent(rc.svc, { action: 'destroyed', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: current.id, targetIid: current.iid, targetTitle: current.title });
+    });
+    return undefined;
+  });
+}
+
+function validateIssue(title: string, description: string | null | undefined): void {
+  const errors: Record<string, string[]> = {};
+  if (!title.trim()) errors.title = ["can't be blank"];
+  else if (title.length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
+  if (description && description.length > 1_048_576) errors.description = ['is too long (maximum is 1048576 characters)'];
+  if (Object.keys(errors).length) throw validationError(errors);
+}

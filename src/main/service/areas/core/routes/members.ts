@@ -1,0 +1,111 @@
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { forbidden, notFound } from '../../../http/errors';
+import { paginateArray } from '../../../http/pagination';
+import { inTransaction } from '../../../db/connection';
+import { Access, MEMBER_ACCESS_LEVELS } from '../access';
+import { member } from '../entities';
+import {
+  addMember,
+  allMembers,
+  checkGrant,
+  directMembers,
+  findMemberOr404,
+  loadSource,
+  manageMembersLevel,
+  removeMember,
+  sourceAccess,
+  updateMember,
+} from '../members';
+import { findUserById, findUserByIdOrUsername } from '../users';
+import type { MemberRow } from '../entities';
+import { likeEscape } from './users';
+
+/** /groups/:id/members and /projects/:id/members. */
+export function registerMemberRoutes(r: Router): void {
+  for (const kind of ['groups', 'projects'] as const) {
+    const base = `/${kind}/:id/members`;
+
+    r.get(base, (rc) => listMembers(rc, kind, false), { auth: 'optional' });
+    r.get(`${base}/all`, (rc) => listMembers(rc, kind, true), { auth: 'optional' });
+
+    r.get(`${base}/all/:user_id`, (rc) => {
+      const source = loadSource(rc, kind);
+      const uid = Number(rc.path.user_id);
+      const m = allMembers(rc.svc, source).find((x) => x.user_id === uid);
+      if (!m) throw notFound();
+      return member(rc, m);
+    }, { auth: 'optional' });
+
+    r.get(`${base}/:user_id`, (rc) => {
+      const source = loadSource(rc, kind);
+      return member(rc, findMemberOr404(rc, source, Number(rc.path.user_id)));
+    }, { auth: 'optional' });
+
+    r.post(base, (rc) => {
+      const source = loadSource(rc, kind);
+      const p = declared(rc.params, {
+        user_id: t.string().required(),
+        access_level: t.integer().required().values(kind === 'projects' ? MEMBER_ACCESS_LEVELS.filter((l) => l >= 10) : MEMBER_ACCESS_LEVELS),
+        expires_at: t.date(),
+        member_role_id: t.integer(),
+      });
+      if (sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
+      const ids = p.user_id.split(',').map((s) => s.trim()).filter(Boolean);
+      const users = ids.map((ref) => findUserByIdOrUsername(rc.svc, ref));
+      if (users.some((u) => !u)) throw notFound('User');
+      const rows = inTransaction(rc.svc.db, () =>
+        users.map((u) => {
+          const change = { accessLevel: p.access_level, expiresAt: p.expires_at ?? null, memberRoleId: p.member_role_id ?? null };
+          checkGrant(rc, source, u!.id, change);
+          return addMember(rc, source, u!.id, change);
+        }),
+      );
+      return member(rc, rows[0]);
+    });
+
+    r.put(`${base}/:user_id`, (rc) => {
+      const source = loadSource(rc, kind);
+      const p = declared(rc.params, {
+        access_level: t.integer().required().values(MEMBER_ACCESS_LEVELS),
+        expires_at: t.date(),
+        member_role_id: t.integer(),
+      });
+      if (sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
+      const m = findMemberOr404(rc, source, Number(rc.path.user_id));
+      if (m.access_level === Access.OWNER && sourceAccess(rc, source) < Access.OWNER) throw forbidden();
+      checkGrant(rc, source, m.user_id!, { accessLevel: p.access_level, expiresAt: p.expires_at });
+      const updated = inTransaction(rc.svc.db, () =>
+        updateMember(rc, m, { accessLevel: p.access_level, expiresAt: p.expires_at, memberRoleId: p.member_role_id }),
+      );
+      return member(rc, updated);
+    });
+
+    r.delete(`${base}/:user_id`, (rc) => {
+      const source = loadSource(rc, kind);
+      const me = rc.requireUser();
+      const m = findMemberOr404(rc, source, Number(rc.path.user_id));
+      // Members may leave on their own; removing others needs the manage level.
+      if (m.user_id !== me.id && sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
+      if (m.access_level === Access.OWNER && m.user_id !== me.id && sourceAccess(rc, source) < Access.OWNER) throw forbidden();
+      inTransaction(rc.svc.db, () => removeMember(rc, source, m));
+      return undefined;
+    });
+  }
+}
+
+function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited: boolean) {
+  const source = loadSource(rc, kind);
+  const q = declared(rc.params, { query: t.string(), user_ids: t.array(t.integer()), skip_users: t.array(t.integer()), state: t.string() });
+  let rows: MemberRow[] = inherited ? allMembers(rc.svc, source) : directMembers(rc.svc, source);
+  if (q.user_ids?.length) rows = rows.filter((m) => q.user_ids!.includes(m.user_id!));
+  if (q.skip_users?.length) rows = rows.filter((m) => !q.skip_users!.includes(m.user_id!));
+  if (q.query) {
+    const needle = likeEscape(q.query).replace(/\\/g, '').toLowerCase();
+    rows = rows.filter((m) => {
+      const u = findUserById(rc.svc, m.user_id!)!;
+      return u.username.toLowerCase().includes(needle) || u.name.toLowerCase().includes(needle) || u.email.toLowerCase() === needle;
+    });
+  }
+  return paginateArray(rc, rows).map((m) => member(rc, m));
+}

@@ -1,0 +1,232 @@
+import { addFilter } from '../../../db/filter';
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { apiError, conflict, forbidden, validationError } from '../../../http/errors';
+import { paginate } from '../../../http/pagination';
+import { inTransaction } from '../../../db/connection';
+import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
+import { recordEvent } from '../events';
+import { selfAndDescendantIds } from '../namespaces';
+import { isoTime } from '../time';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters } from '../workitems';
+
+const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
+
+function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }) {
+  const { where, args, order } = workItemFilters(rc, MR_STATES);
+  const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string() });
+  if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
+  if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
+  if (q.reviewer_id !== undefined) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.reviewer_ids) WHERE value = ?)', q.reviewer_id);
+  where.push(scope.where);
+  args.push(...scope.args);
+  const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
+  return paginate(rc, {
+    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as MergeRequestRow[],
+  }).map((m) => mergeRequest(rc, m));
+}
+
+function reload(rc: RequestContext, id: number): MergeRequestRow {
+  return rc.svc.db.prepare('SELECT * FROM merge_requests WHERE id = ?').get(id) as MergeRequestRow;
+}
+
+export function registerMergeRequestRoutes(r: Router): void {
+  r.get(
+    '/projects/:id/merge_requests',
+    (rc) => listMergeRequests(rc, { where: 'x.project_id = ?', args: [loadProject(rc).id] }),
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/groups/:id/merge_requests',
+    (rc) => {
+      const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
+      const vis = visibleProjectsSql(rc.svc, rc.user);
+      return listMergeRequests(rc, {
+        where: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
+        args: [...ids, ...vis.args],
+      });
+    },
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/merge_requests',
+    (rc) => {
+      const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
+      const vis = visibleProjectsSql(rc.svc, rc.user);
+      const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
+      const where = [`x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`];
+      const args: unknown[] = [...vis.args];
+      if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
+      if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
+      return listMergeRequests(rc, { where: where.join(' AND '), args });
+    },
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/projects/:id/merge_requests/:merge_request_iid',
+    (rc) => mergeRequestDetail(rc, findMergeRequest(rc, loadProject(rc), rc.path.merge_request_iid)),
+    { auth: 'optional' },
+  );
+
+  r.post('/projects/:id/merge_requests', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const p = declared(rc.params, {
+      source_branch: t.string().required(),
+      target_branch: t.string().required(),
+      title: t.string().required(),
+      description: t.string(),
+      assignee_id: t.integer(),
+      assignee_ids: t.array(t.integer()),
+      reviewer_ids: t.array(t.integer()),
+      labels: t.commaList(),
+      remove_source_branch: t.boolean(),
+      squash: t.boolean(),
+      target_project_id: t.integer(),
+    });
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
+    if (!p.title.trim()) throw validationError({ title: ["can't be blank"] });
+    if (p.source_branch === p.target_branch) throw apiError(400, ["You can't use same project/branch for source and target"]);
+    const open = rc.svc.db
+      .prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'")
+      .get(project.id, p.source_branch, p.target_branch) as { iid: number } | undefined;
+    if (open) throw conflict(`Another open merge request already exists for this source branch: !${open.iid}`);
+    const created = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      const iid = nextIid(rc, 'merge_requests', project.id);
+      const base = fakeSha(project.id, p.target_branch);
+      const info = rc.svc.db
+        .prepare(
+          `INSERT INTO merge_requests (project_id, iid, title, description, author_id, assignee_ids, reviewer_ids, labels, source_branch, target_branch,
+             source_project_id, target_project_id, squash, remove_source_branch, base_sha, start_sha, head_sha, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          project.id,
+          iid,
+          p.title,
+          p.description ?? null,
+          user.id,
+          JSON.stringify(existingUserIds(rc, p.assignee_ids ?? (p.assignee_id ? [p.assignee_id] : [])) ?? []),
+          JSON.stringify(existingUserIds(rc, p.reviewer_ids ?? []) ?? []),
+          JSON.stringify(applyLabels([], { labels: p.labels })),
+          p.source_branch,
+          p.target_branch,
+          project.id,
+          project.id,
+          p.squash ? 1 : 0,
+          p.remove_source_branch === undefined ? null : Number(p.remove_source_branch),
+          base,
+          base,
+          fakeSha(project.id, p.source_branch, iid, now),
+          now,
+          now,
+        );
+      const row = reload(rc, Number(info.lastInsertRowid));
+      recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
+      return row;
+    });
+    return mergeRequestDetail(rc, created);
+  });
+
+  r.put('/projects/:id/merge_requests/:merge_request_iid', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
+    const p = declared(rc.params, {
+      title: t.string(),
+      description: t.string(),
+      target_branch: t.string(),
+      state_event: t.string().values(['close', 'reopen']),
+      labels: t.commaList(),
+      add_labels: t.commaList(),
+      remove_labels: t.commaList(),
+      assignee_id: t.integer(),
+      assignee_ids: t.array(t.integer()),
+      reviewer_ids: t.array(t.integer()),
+      discussion_locked: t.boolean(),
+      squash: t.boolean(),
+      remove_source_branch: t.boolean(),
+    });
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
+    if (p.title !== undefined && !p.title.trim()) throw validationError({ title: ["can't be blank"] });
+    if (current.state === 'merged' && p.state_event) throw forbidden();
+    const updated = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      const { state, closedAt, closedBy } = applyStateEvent(current, p.state_event, now, user.id);
+      const assignees = existingUserIds(rc, p.assignee_ids ?? (p.assignee_id !== undefined ? (p.assignee_id ? [p.assignee_id] : []) : undefined));
+      const reviewers = existingUserIds(rc, p.reviewer_ids);
+      const target = p.target_branch ?? current.target_branch;
+      rc.svc.db
+        .prepare(
+          `UPDATE merge_requests SET title = ?, description = ?, target_branch = ?, state = ?, closed_at = ?, closed_by_id = ?, labels = ?,
+             assignee_ids = ?, reviewer_ids = ?, discussion_locked = ?, squash = ?, remove_source_branch = ?, base_sha = ?, start_sha = ?, updated_at = ?
+           WHERE id = ?`,
+        )
+        .run(
+          p.title ?? current.title,
+          p.description === undefined ? current.description : p.description,
+          target,
+          state,
+          closedAt,
+          closedBy,
+          JSON.stringify(applyLabels(JSON.parse(current.labels) as string[], p)),
+          assignees ? JSON.stringify(assignees) : current.assignee_ids,
+          reviewers ? JSON.stringify(reviewers) : current.reviewer_ids,
+          p.discussion_locked === undefined ? current.discussion_locked : Number(p.discussion_locked),
+          p.squash === undefined ? current.squash : Number(p.squash),
+          p.remove_source_branch === undefined ? current.remove_source_branch : Number(p.remove_source_branch),
+          target === current.target_branch ? current.base_sha : fakeSha(project.id, target),
+          target === current.target_branch ? current.start_sha : fakeSha(project.id, target),
+          now,
+          current.id,
+        );
+      if (state !== current.state) {
+        recordEvent(rc.svc, {
+          action: state === 'closed' ? 'closed' : 'reopened',
+          authorId: user.id,
+          projectId: project.id,
+          targetType: 'MergeRequest',
+          targetId: current.id,
+          targetIid: current.iid,
+          targetTitle: p.title ?? current.title,
+        });
+      }
+      return reload(rc, current.id);
+    });
+    return mergeRequestDetail(rc, updated);
+  });
+
+  r.put('/projects/:id/merge_requests/:merge_request_iid/merge', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
+    if (current.state !== 'opened') throw apiError(405, '405 Method Not Allowed');
+    const merged = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      rc.svc.db.prepare("UPDATE merge_requests SET state = 'merged', merged_at = ?, merged_by_id = ?, updated_at = ? WHERE id = ?").run(now, user.id, now, current.id);
+      recordEvent(rc.svc, { action: 'merged', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: current.id, targetIid: current.iid, targetTitle: current.title });
+      return reload(rc, current.id);
+    });
+    return mergeRequestDetail(rc, merged);
+  });
+
+  r.delete('/projects/:id/merge_requests/:merge_request_iid', (rc) => {
+    const user = rc.requireUser();
+    const project = loadProject(rc);
+    const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
+    inTransaction(rc.svc.db, () => {
+      rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ?").run(current.id);
+      rc.svc.db.prepare('DELETE FROM merge_requests WHERE id = ?').run(current.id);
+      recordEvent(rc.svc, { action: 'destroyed', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: current.id, targetIid: current.iid, targetTitle: current.title });
+    });
+    return undefined;
+  });
+}

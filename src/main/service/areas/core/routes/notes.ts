@@ -1,0 +1,112 @@
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { forbidden } from '../../../http/errors';
+import { paginate } from '../../../http/pagination';
+import { inTransaction } from '../../../db/connection';
+import { Access, effectiveProjectAccess, loadProject } from '../access';
+import { type NoteRow, note } from '../entities';
+import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../notes';
+import { isoTime } from '../time';
+import { findMergeRequest } from '../workitems';
+import { loadIssue } from './issues';
+
+type Kind = 'issues' | 'merge_requests';
+
+/** The issue or merge request named by the route, as a Noteable the caller can read. */
+export function loadNoteable(rc: RequestContext, kind: Kind): Noteable {
+  const project = loadProject(rc);
+  if (kind === 'issues') {
+    const i = loadIssue(rc, project, rc.path.noteable_iid);
+    return { type: 'Issue', id: i.id, iid: i.iid, title: i.title, projectId: project.id };
+  }
+  const m = findMergeRequest(rc, project, rc.path.noteable_iid);
+  return { type: 'MergeRequest', id: m.id, iid: m.iid, title: m.title, projectId: project.id };
+}
+
+/** Internal notes are for Reporters (Planners) and up. */
+function notesVisibleSql(rc: RequestContext, projectId: number): string {
+  const user = rc.user;
+  const project = rc.svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(projectId) as never;
+  return effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER ? '1 = 1' : 'internal = 0';
+}
+
+export function registerNoteRoutes(r: Router): void {
+  for (const kind of ['issues', 'merge_requests'] as const) {
+    const base = `/projects/:id/${kind}/:noteable_iid/notes`;
+
+    r.get(
+      base,
+      (rc) => {
+        const noteable = loadNoteable(rc, kind);
+        const q = declared(rc.params, {
+          order_by: t.string().values(['created_at', 'updated_at']).default('created_at'),
+          sort: t.string().values(['asc', 'desc']).default('desc'),
+          activity_filter: t.string().values(['all_notes', 'only_comments', 'only_activity']),
+        });
+        const where = ['noteable_type = ?', 'noteable_id = ?', notesVisibleSql(rc, noteable.projectId!)];
+        if (q.activity_filter === 'only_comments') where.push('system = 0');
+        if (q.activity_filter === 'only_activity') where.push('system = 1');
+        const sql = `FROM notes WHERE ${where.join(' AND ')}`;
+        const args = [noteable.type, noteable.id];
+        return paginate(rc, {
+          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+          rows: (limit, offset) =>
+            rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${q.order_by} ${q.sort}, id ${q.sort} LIMIT ? OFFSET ?`).all(...args, limit, offset) as NoteRow[],
+        }).map((n) => note(rc, n, noteable.iid));
+      },
+      { auth: 'optional' },
+    );
+
+    r.get(
+      `${base}/:note_id`,
+      (rc) => {
+        const noteable = loadNoteable(rc, kind);
+        const n = findNoteOn(rc, noteable, rc.path.note_id);
+        if (n.internal && effectiveProjectAccess(rc.svc, rc.user, loadProject(rc)) < Access.PLANNER) throw forbidden();
+        return note(rc, n, noteable.iid);
+      },
+      { auth: 'optional' },
+    );
+
+    r.post(base, (rc) => {
+      const user = rc.requireUser();
+      const noteable = loadNoteable(rc, kind);
+      const p = declared(rc.params, { body: t.string().required(), internal: t.boolean(), confidential: t.boolean(), created_at: t.dateTime() });
+      const project = loadProject(rc);
+      const level = effectiveProjectAccess(rc.svc, user, project);
+      if (project.visibility !== 'public' && level < Access.GUEST) throw forbidden();
+      const internal = p.internal ?? p.confidential ?? false;
+      if (internal && level < Access.PLANNER) throw forbidden();
+      const row = inTransaction(rc.svc.db, () =>
+        createNote(rc, noteable, {
+          body: p.body,
+          authorId: user.id,
+          internal,
+          createdAt: p.created_at && level >= Access.OWNER ? p.created_at : undefined,
+          resolvable: false,
+        }),
+      );
+      return note(rc, row, noteable.iid);
+    });
+
+    r.put(`${base}/:note_id`, (rc) => {
+      const user = rc.requireUser();
+      const noteable = loadNoteable(rc, kind);
+      const current = findNoteOn(rc, noteable, rc.path.note_id);
+      const p = declared(rc.params, { body: t.string(), confidential: t.boolean(), internal: t.boolean() });
+      if (current.author_id !== user.id && !user.admin) throw forbidden();
+      if (p.body !== undefined) validateNoteBody(p.body);
+      rc.svc.db.prepare('UPDATE notes SET body = ?, updated_at = ? WHERE id = ?').run(p.body ?? current.body, isoTime(rc.svc.now()), current.id);
+      return note(rc, findNote(rc, current.id)!, noteable.iid);
+    });
+
+    r.delete(`${base}/:note_id`, (rc) => {
+      const user = rc.requireUser();
+      const noteable = loadNoteable(rc, kind);
+      const current = findNoteOn(rc, noteable, rc.path.note_id);
+      if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, loadProject(rc)) < Access.MAINTAINER) throw forbidden();
+      rc.svc.db.prepare('DELETE FROM notes WHERE id = ?').run(current.id);
+      return undefined;
+    });
+  }
+}

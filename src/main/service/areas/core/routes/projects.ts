@@ -1,0 +1,329 @@
+import { addFilter } from '../../../db/filter';
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, requireAtLeastOne, t } from '../../../http/params';
+import { apiError, forbidden, validationError } from '../../../http/errors';
+import { paginate } from '../../../http/pagination';
+import { inTransaction } from '../../../db/connection';
+import { Access, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
+import { project, projectSimple } from '../entities';
+import { recordEvent } from '../events';
+import { type Namespace, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
+import { type Project, findProjectById } from '../projects';
+import { isoTime } from '../time';
+import { likeEscape, loadUser } from './users';
+import { validateNamespacePath } from './groups';
+
+const ACCESS_LEVEL_SETTINGS = [
+  'issues_access_level',
+  'repository_access_level',
+  'merge_requests_access_level',
+  'wiki_access_level',
+  'builds_access_level',
+  'snippets_access_level',
+] as const;
+const FEATURE_FLAGS = ['issues_enabled', 'merge_requests_enabled', 'wiki_enabled', 'jobs_enabled', 'snippets_enabled'] as const;
+
+/** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
+export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string } {
+  const q = declared(rc.params, {
+    search: t.string(),
+    owned: t.boolean(),
+    membership: t.boolean(),
+    visibility: t.string().values(VISIBILITIES),
+    archived: t.boolean(),
+    min_access_level: t.integer(),
+    topic: t.string(),
+    id_after: t.integer(),
+    id_before: t.integer(),
+    starred: t.boolean(),
+    search_namespaces: t.boolean(),
+    order_by: t.string().values(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count']).default('created_at'),
+    sort: t.string().values(['asc', 'desc']).default('desc'),
+  });
+  const vis = visibleProjectsSql(rc.svc, rc.user);
+  const where = [vis.sql];
+  const args: unknown[] = [...vis.args];
+  const user = rc.user;
+  if (q.membership || q.min_access_level !== undefined) {
+    if (!user) where.push('0');
+    else {
+      const mine = memberProjectsSql(rc.svc, user);
+      where.push(mine.sql);
+      args.push(...mine.args);
+    }
+  }
+  if (q.owned) {
+    if (!user) where.push('0');
+    else addFilter(where, args, "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id);
+  }
+  if (q.starred) where.push('0');
+  if (q.search) {
+    const like = `%${likeEscape(q.search)}%`;
+    if (q.search_namespaces) {
+      where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\' OR (SELECT full_path FROM namespaces WHERE id = p.namespace_id) || '/' || p.path LIKE ? ESCAPE '\\')`);
+      args.push(like, like, like, like);
+    } else {
+      where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\')`);
+      args.push(like, like, like);
+    }
+  }
+  if (q.visibility) addFilter(where, args, 'p.visibility = ?', q.visibility);
+  if (q.archived !== undefined) addFilter(where, args, 'p.archived = ?', Number(q.archived));
+  if (q.topic) {
+    for (const topic of q.topic.split(',').map((s) => s.trim()).filter(Boolean)) {
+      addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(p.topics) WHERE lower(value) = lower(?))', topic);
+    }
+  }
+  if (q.id_after !== undefined) addFilter(where, args, 'p.id > ?', q.id_after);
+  if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
+  const filtered = q.min_access_level !== undefined && user && !user.admin ? q.min_access_level : undefined;
+  if (filtered !== undefined) {
+    // Checked per row through the access helper (inherited levels need the group tree).
+    where.push('sandlab_project_access(p.id, ?) >= ?');
+    args.push(user!.id, filtered);
+  }
+  const col = q.order_by === 'similarity' || q.order_by === 'star_count' ? 'created_at' : q.order_by;
+  return { where, args, order: `p.${col} ${q.sort}, p.id ${q.sort}` };
+}
+
+export function registerProjectRoutes(r: Router): void {
+  const listProjects = (rc: RequestContext, extra?: { where: string; args: unknown[] }) => {
+    const q = declared(rc.params, { simple: t.boolean() });
+    const { where, args, order } = projectListFilters(rc);
+    if (extra) addFilter(where, args, extra.where, ...extra.args);
+    const sql = `FROM projects p WHERE ${where.join(' AND ')}`;
+    return paginate(rc, {
+      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT p.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as Project[],
+    }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+  };
+
+  r.get('/projects', (rc) => listProjects(rc), { auth: 'optional' });
+
+  r.get(
+    '/users/:user_id/projects',
+    (rc) => {
+      const user = loadUser(rc, rc.path.user_id);
+      return listProjects(rc, { where: "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", args: [user.id] });
+    },
+    { auth: 'optional' },
+  );
+
+  r.get('/projects/:id', (rc) => project(rc, loadProject(rc)), { auth: 'optional' });
+
+  r.post('/projects', (rc) => {
+    const user = rc.requireUser();
+    requireAtLeastOne(rc.params, ['name', 'path']);
+    const p = declared(rc.params, {
+      name: t.string(),
+      path: t.string(),
+      namespace_id: t.idOrPath(),
+      description: t.string(),
+      visibility: t.string().values(VISIBILITIES),
+      default_branch: t.string(),
+      request_access_enabled: t.boolean(),
+      topics: t.commaList(),
+      tag_list: t.commaList(),
+      initialize_with_readme: t.boolean(),
+      ci_config_path: t.string(),
+      ...settingsSpec(),
+    });
+    const name = p.name ?? p.path!;
+    const path = p.path ?? slugify(name);
+    let ns: Namespace | undefined;
+    if (p.namespace_id != null) {
+      ns = /^\d+$/.test(p.namespace_id) ? findNamespaceById(rc.svc, Number(p.namespace_id)) : findNamespaceByFullPath(rc.svc, p.namespace_id);
+      if (!ns) throw apiError(404, '404 Namespace Not Found');
+      if (!canCreateProjectIn(rc, ns)) throw apiError(400, { namespace: ['is not valid'] });
+    } else {
+      ns = userNamespace(rc.svc, user.id)!;
+    }
+    const errors = validateProjectNamePath(name, path);
+    if (!errors.path && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?)').get(ns.id, path)) {
+      errors.path = ['has already been taken'];
+    }
+    if (!errors.name && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(name) = lower(?)').get(ns.id, name)) {
+      errors.name = ['has already been taken'];
+    }
+    if (ns.kind === 'group' && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(`${ns.full_path}/${path}`)) {
+      errors.path = ['has already been taken'];
+    }
+    const visibility = p.visibility ?? 'private';
+    if (ns.kind === 'group' && visibilityLevel(visibility) > visibilityLevel(ns.visibility)) {
+      errors.visibility_level = [`${visibility} is not allowed in a ${ns.visibility} group.`];
+    }
+    if (Object.keys(errors).length) throw validationError(errors);
+    const created = inTransaction(rc.svc.db, () => {
+      const now = isoTime(rc.svc.now());
+      const settings: Record<string, unknown> = {};
+      applySettings(settings, p as Record<string, unknown>);
+      const info = rc.svc.db
+        .prepare(
+          `INSERT INTO projects (namespace_id, creator_id, name, path, description, visibility, default_branch, request_access_enabled, topics, settings, created_at, updated_at, last_activity_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          ns!.id,
+          user.id,
+          name,
+          path,
+          p.description ?? null,
+          visibility,
+          p.default_branch ?? 'main',
+          p.request_access_enabled === false ? 0 : 1,
+          JSON.stringify(p.topics ?? p.tag_list ?? []),
+          JSON.stringify(settings),
+          now,
+          now,
+          now,
+        );
+      const id = Number(info.lastInsertRowid);
+      if (ns!.kind === 'user') {
+        rc.svc.db
+          .prepare(
+            `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
+             VALUES ('Project', ?, ?, 50, ?, ?, ?)`,
+          )
+          .run(id, ns!.owner_id, user.id, now, now);
+      }
+      recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: id, targetType: null });
+      return findProjectById(rc.svc, id)!;
+    });
+    return project(rc, created);
+  });
+
+  r.put('/projects/:id', (rc) => {
+    const proj = loadProject(rc, Access.MAINTAINER);
+    const p = declared(rc.params, {
+      name: t.string(),
+      path: t.string(),
+      description: t.string(),
+      visibility: t.string().values(VISIBILITIES),
+      default_branch: t.string(),
+      request_access_enabled: t.boolean(),
+      topics: t.commaList(),
+      tag_list: t.commaList(),
+      archived: t.boolean(),
+      ci_config_path: t.string(),
+      ...settingsSpec(),
+    });
+    const errors = validateProjectNamePath(p.name ?? proj.name, p.path ?? proj.path);
+    if (p.path && p.path.toLowerCase() !== proj.path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?) AND id != ?').get(proj.namespace_id, p.path, proj.id)) {
+      errors.path = ['has already been taken'];
+    }
+    if (p.name && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(name) = lower(?) AND id != ?').get(proj.namespace_id, p.name, proj.id)) {
+      errors.name = ['has already been taken'];
+    }
+    if (p.visibility && effectiveProjectAccess(rc.svc, rc.user, proj) < Access.OWNER && p.visibility !== proj.visibility) {
+      throw forbidden();
+    }
+    if (Object.keys(errors).length) throw validationError(errors);
+    inTransaction(rc.svc.db, () => {
+      const settings = JSON.parse(proj.settings) as Record<string, unknown>;
+      applySettings(settings, p as Record<string, unknown>);
+      rc.svc.db
+        .prepare(
+          `UPDATE projects SET name = ?, path = ?, description = ?, visibility = ?, default_branch = ?, request_access_enabled = ?, topics = ?, archived = ?, settings = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(
+          p.name ?? proj.name,
+          p.path ?? proj.path,
+          p.description === undefined ? proj.description : p.description,
+          p.visibility ?? proj.visibility,
+          p.default_branch ?? proj.default_branch,
+          p.request_access_enabled === undefined ? proj.request_access_enabled : Number(p.request_access_enabled),
+          p.topics || p.tag_list ? JSON.stringify(p.topics ?? p.tag_list) : proj.topics,
+          p.archived === undefined ? proj.archived : Number(p.archived),
+          JSON.stringify(settings),
+          isoTime(rc.svc.now()),
+          proj.id,
+        );
+    });
+    return project(rc, findProjectById(rc.svc, proj.id)!);
+  });
+
+  for (const action of ['archive', 'unarchive'] as const) {
+    r.post(`/projects/:id/${action}`, (rc) => {
+      const proj = loadProject(rc, Access.MAINTAINER);
+      rc.svc.db.prepare('UPDATE projects SET archived = ?, updated_at = ? WHERE id = ?').run(action === 'archive' ? 1 : 0, isoTime(rc.svc.now()), proj.id);
+      return project(rc, findProjectById(rc.svc, proj.id)!);
+    });
+  }
+
+  r.delete('/projects/:id', (rc) => {
+    const proj = loadProject(rc, Access.OWNER);
+    inTransaction(rc.svc.db, () => deleteProject(rc, proj));
+    rc.status = 202;
+    return { message: '202 Accepted' };
+  });
+}
+
+export function deleteProject(rc: RequestContext, proj: Project): void {
+  rc.svc.db.prepare("DELETE FROM members WHERE source_type = 'Project' AND source_id = ?").run(proj.id);
+  rc.svc.db.prepare('DELETE FROM projects WHERE id = ?').run(proj.id);
+}
+
+function settingsSpec() {
+  return {
+    issues_enabled: t.boolean(),
+    merge_requests_enabled: t.boolean(),
+    wiki_enabled: t.boolean(),
+    jobs_enabled: t.boolean(),
+    snippets_enabled: t.boolean(),
+    merge_method: t.string().values(['merge', 'rebase_merge', 'ff']),
+    issues_access_level: t.string().values(['disabled', 'private', 'enabled']),
+    repository_access_level: t.string().values(['disabled', 'private', 'enabled']),
+    merge_requests_access_level: t.string().values(['disabled', 'private', 'enabled']),
+    wiki_access_level: t.string().values(['disabled', 'private', 'enabled']),
+    builds_access_level: t.string().values(['disabled', 'private', 'enabled']),
+    snippets_access_level: t.string().values(['disabled', 'private', 'enabled']),
+  };
+}
+
+/** Feature toggles and their `*_access_level` twins stay consistent, as in GitLab. */
+function applySettings(settings: Record<string, unknown>, p: Record<string, unknown>): void {
+  for (const key of [...FEATURE_FLAGS, ...ACCESS_LEVEL_SETTINGS, 'merge_method', 'ci_config_path'] as const) {
+    if (p[key] !== undefined && p[key] !== null) settings[key] = p[key];
+  }
+  const pairs: [string, string][] = [
+    ['issues_enabled', 'issues_access_level'],
+    ['merge_requests_enabled', 'merge_requests_access_level'],
+    ['wiki_enabled', 'wiki_access_level'],
+    ['jobs_enabled', 'builds_access_level'],
+    ['snippets_enabled', 'snippets_access_level'],
+  ];
+  for (const [flag, level] of pairs) {
+    if (p[flag] !== undefined && p[flag] !== null && p[level] === undefined) settings[level] = p[flag] ? 'enabled' : 'disabled';
+    if (p[level] !== undefined && p[level] !== null && p[flag] === undefined) settings[flag] = p[level] !== 'disabled';
+  }
+}
+
+function canCreateProjectIn(rc: RequestContext, ns: Namespace): boolean {
+  const user = rc.user!;
+  if (user.admin) return true;
+  if (ns.kind === 'user') return ns.owner_id === user.id;
+  const level = effectiveGroupAccess(rc.svc, user, ns);
+  const rule = (JSON.parse(ns.settings) as { project_creation_level?: string }).project_creation_level ?? 'developer';
+  const min = { noone: Infinity, owner: Access.OWNER, maintainer: Access.MAINTAINER, developer: Access.DEVELOPER }[rule] ?? Access.DEVELOPER;
+  return level >= min;
+}
+
+function validateProjectNamePath(name: string, path: string): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (!name.trim()) errors.name = ["can't be blank"];
+  else if (!/^[\p{L}\p{N}_][\p{L}\p{N}_. +-]*$/u.test(name)) {
+    errors.name = ["can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'."];
+  }
+  const pathErrors = validateNamespacePath(path, false);
+  if (pathErrors.path) errors.path = pathErrors.path;
+  return errors;
+}
+
+function slugify(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+}
+

@@ -1,0 +1,218 @@
+import type { Migration } from '../../db/migrations';
+
+/** The ground every area stands on: users, tokens, namespaces, projects, members, issues, MRs, notes, events. */
+export const coreMigrations: Migration[] = [
+  {
+    name: 'core/001_initial',
+    sql: `
+CREATE TABLE users (
+  id INTEGER PRIMARY KEY,
+  username TEXT NOT NULL,
+  name TEXT NOT NULL,
+  email TEXT NOT NULL,
+  public_email TEXT,
+  password_digest TEXT,
+  state TEXT NOT NULL DEFAULT 'active',
+  admin INTEGER NOT NULL DEFAULT 0,
+  bot INTEGER NOT NULL DEFAULT 0,
+  user_type TEXT NOT NULL DEFAULT 'human',
+  external INTEGER NOT NULL DEFAULT 0,
+  private_profile INTEGER NOT NULL DEFAULT 0,
+  bio TEXT NOT NULL DEFAULT '',
+  location TEXT NOT NULL DEFAULT '',
+  website_url TEXT NOT NULL DEFAULT '',
+  organization TEXT NOT NULL DEFAULT '',
+  job_title TEXT NOT NULL DEFAULT '',
+  note TEXT,
+  projects_limit INTEGER NOT NULL DEFAULT 100000,
+  can_create_group INTEGER NOT NULL DEFAULT 1,
+  created_by_id INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  last_activity_on TEXT
+);
+CREATE UNIQUE INDEX users_username ON users (lower(username));
+CREATE UNIQUE INDEX users_email ON users (lower(email));
+
+CREATE TABLE identities (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  provider TEXT NOT NULL,
+  extern_uid TEXT NOT NULL,
+  saml_group_id INTEGER,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX identities_provider_uid ON identities (provider, extern_uid, ifnull(saml_group_id, 0));
+
+CREATE TABLE personal_access_tokens (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT,
+  token_digest TEXT NOT NULL UNIQUE,
+  scopes TEXT NOT NULL,
+  expires_at TEXT,
+  revoked INTEGER NOT NULL DEFAULT 0,
+  previous_token_id INTEGER,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT
+);
+CREATE INDEX personal_access_tokens_user ON personal_access_tokens (user_id);
+
+-- Groups and users' personal namespaces. full_path is kept up to date on rename/transfer.
+CREATE TABLE namespaces (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('group', 'user')),
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  full_path TEXT NOT NULL,
+  parent_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
+  owner_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+  description TEXT NOT NULL DEFAULT '',
+  visibility TEXT NOT NULL DEFAULT 'private',
+  request_access_enabled INTEGER NOT NULL DEFAULT 1,
+  settings TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX namespaces_full_path ON namespaces (lower(full_path));
+CREATE INDEX namespaces_parent ON namespaces (parent_id);
+
+CREATE TABLE projects (
+  id INTEGER PRIMARY KEY,
+  namespace_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+  creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  description TEXT,
+  visibility TEXT NOT NULL DEFAULT 'private',
+  default_branch TEXT NOT NULL DEFAULT 'main',
+  archived INTEGER NOT NULL DEFAULT 0,
+  request_access_enabled INTEGER NOT NULL DEFAULT 1,
+  topics TEXT NOT NULL DEFAULT '[]',
+  settings TEXT NOT NULL DEFAULT '{}',
+  import_url TEXT,
+  import_type TEXT,
+  import_status TEXT NOT NULL DEFAULT 'none',
+  import_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  last_activity_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX projects_namespace_path ON projects (namespace_id, lower(path));
+
+-- Memberships of groups (source_type 'Namespace') and projects ('Project'). As in GitLab, the
+-- same table holds access requests (requested_at set) and pending invitations (user_id NULL).
+CREATE TABLE members (
+  id INTEGER PRIMARY KEY,
+  source_type TEXT NOT NULL CHECK (source_type IN ('Namespace', 'Project')),
+  source_id INTEGER NOT NULL,
+  user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+  access_level INTEGER NOT NULL,
+  expires_at TEXT,
+  created_by_id INTEGER,
+  member_role_id INTEGER,
+  requested_at TEXT,
+  invite_email TEXT,
+  invite_token TEXT,
+  invite_accepted_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX members_source_user ON members (source_type, source_id, user_id) WHERE user_id IS NOT NULL;
+CREATE UNIQUE INDEX members_source_invite ON members (source_type, source_id, lower(invite_email)) WHERE invite_email IS NOT NULL AND user_id IS NULL;
+CREATE INDEX members_user ON members (user_id);
+
+CREATE TABLE issues (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  iid INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL DEFAULT 'opened',
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  assignee_ids TEXT NOT NULL DEFAULT '[]',
+  labels TEXT NOT NULL DEFAULT '[]',
+  confidential INTEGER NOT NULL DEFAULT 0,
+  discussion_locked INTEGER,
+  due_date TEXT,
+  weight INTEGER,
+  issue_type TEXT NOT NULL DEFAULT 'issue',
+  closed_at TEXT,
+  closed_by_id INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX issues_project_iid ON issues (project_id, iid);
+
+CREATE TABLE merge_requests (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  iid INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL DEFAULT 'opened',
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  assignee_ids TEXT NOT NULL DEFAULT '[]',
+  reviewer_ids TEXT NOT NULL DEFAULT '[]',
+  labels TEXT NOT NULL DEFAULT '[]',
+  source_branch TEXT NOT NULL,
+  target_branch TEXT NOT NULL,
+  source_project_id INTEGER NOT NULL,
+  target_project_id INTEGER NOT NULL,
+  squash INTEGER NOT NULL DEFAULT 0,
+  remove_source_branch INTEGER,
+  discussion_locked INTEGER,
+  base_sha TEXT NOT NULL,
+  start_sha TEXT NOT NULL,
+  head_sha TEXT NOT NULL,
+  merged_by_id INTEGER,
+  merged_at TEXT,
+  closed_by_id INTEGER,
+  closed_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX merge_requests_project_iid ON merge_requests (project_id, iid);
+
+-- Notes on any noteable (Issue, MergeRequest; areas add Snippet, Epic, ...).
+CREATE TABLE notes (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+  noteable_type TEXT NOT NULL,
+  noteable_id INTEGER NOT NULL,
+  discussion_id TEXT NOT NULL,
+  type TEXT,
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  body TEXT NOT NULL,
+  system INTEGER NOT NULL DEFAULT 0,
+  internal INTEGER NOT NULL DEFAULT 0,
+  resolvable INTEGER NOT NULL DEFAULT 0,
+  resolved_at TEXT,
+  resolved_by_id INTEGER,
+  position TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX notes_noteable ON notes (noteable_type, noteable_id);
+CREATE INDEX notes_discussion ON notes (discussion_id);
+
+-- Activity events (GitLab's events table): written in the same transaction as their action.
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+  group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
+  author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  action TEXT NOT NULL,
+  target_type TEXT,
+  target_id INTEGER,
+  target_iid INTEGER,
+  target_title TEXT,
+  data TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX events_project ON events (project_id, id);
+CREATE INDEX events_author ON events (author_id, id);
+`,
+  },
+];

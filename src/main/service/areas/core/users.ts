@@ -1,0 +1,155 @@
+import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import type { ServiceContext } from '../../context';
+import { isoTime } from './time';
+
+export interface User {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  public_email: string | null;
+  password_digest: string | null;
+  state: string;
+  admin: number;
+  bot: number;
+  user_type: string;
+  external: number;
+  private_profile: number;
+  bio: string;
+  location: string;
+  website_url: string;
+  organization: string;
+  job_title: string;
+  note: string | null;
+  projects_limit: number;
+  can_create_group: number;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+  last_activity_on: string | null;
+}
+
+export interface PersonalAccessToken {
+  id: number;
+  user_id: number;
+  name: string;
+  description: string | null;
+  token_digest: string;
+  scopes: string;
+  expires_at: string | null;
+  revoked: number;
+  previous_token_id: number | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export const TOKEN_SCOPES = [
+  'api',
+  'read_api',
+  'read_user',
+  'create_runner',
+  'manage_runner',
+  'k8s_proxy',
+  'read_repository',
+  'write_repository',
+  'read_registry',
+  'write_registry',
+  'read_virtual_registry',
+  'write_virtual_registry',
+  'read_observability',
+  'write_observability',
+  'ai_features',
+  'sudo',
+  'admin_mode',
+  'read_service_ping',
+  'self_rotate',
+] as const;
+
+export function findUserById(svc: ServiceContext, id: number): User | undefined {
+  return svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined;
+}
+
+export function findUserByUsername(svc: ServiceContext, username: string): User | undefined {
+  return svc.db.prepare('SELECT * FROM users WHERE lower(username) = lower(?)').get(username) as User | undefined;
+}
+
+/** `:id` of a user: a numeric id or a username. */
+export function findUserByIdOrUsername(svc: ServiceContext, ref: string): User | undefined {
+  return /^\d+$/.test(ref) ? findUserById(svc, Number(ref)) : findUserByUsername(svc, ref);
+}
+
+export function findUserByEmail(svc: ServiceContext, email: string): User | undefined {
+  return svc.db.prepare('SELECT * FROM users WHERE lower(email) = lower(?)').get(email) as User | undefined;
+}
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  return `scrypt$${salt.toString('hex')}$${scryptSync(password, salt, 32).toString('hex')}`;
+}
+
+export function passwordMatches(digest: string | null, password: string): boolean {
+  if (!digest) return false;
+  const [, saltHex, hashHex] = digest.split('$');
+  const expected = Buffer.from(hashHex, 'hex');
+  const actual = scryptSync(password, Buffer.from(saltHex, 'hex'), expected.length);
+  return timingSafeEqual(expected, actual);
+}
+
+// --- tokens ------------------------------------------------------------------------------------
+
+/** Only this digest is stored; the plain token is shown once. */
+export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** `glpat-` + 20 URL-safe characters, GitLab's classic personal access token format. */
+export function generateToken(prefix = 'glpat-'): string {
+  return prefix + randomBytes(15).toString('base64url');
+}
+
+export function findTokenByValue(svc: ServiceContext, token: string): PersonalAccessToken | undefined {
+  return svc.db.prepare('SELECT * FROM personal_access_tokens WHERE token_digest = ?').get(tokenDigest(token)) as
+    | PersonalAccessToken
+    | undefined;
+}
+
+export function findTokenById(svc: ServiceContext, id: number): PersonalAccessToken | undefined {
+  return svc.db.prepare('SELECT * FROM personal_access_tokens WHERE id = ?').get(id) as PersonalAccessToken | undefined;
+}
+
+export function tokenScopes(token: PersonalAccessToken): string[] {
+  return JSON.parse(token.scopes) as string[];
+}
+
+/** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */
+export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken): boolean {
+  return token.expires_at !== null && token.expires_at <= svc.now().toISOString().slice(0, 10);
+}
+
+export interface NewToken {
+  userId: number;
+  name: string;
+  scopes: string[];
+  expiresAt: string | null;
+  description?: string | null;
+  /** The plain value to use (the root token from SANDLAB_ROOT_TOKEN); generated otherwise. */
+  value?: string;
+  previousTokenId?: number | null;
+}
+
+/** Inserts a token (inside the caller's transaction) and returns its row and the plain value. */
+export function insertToken(svc: ServiceContext, t: NewToken): { row: PersonalAccessToken; value: string } {
+  const value = t.value ?? generateToken();
+  const info = svc.db
+    .prepare(
+      `INSERT INTO personal_access_tokens (user_id, name, description, token_digest, scopes, expires_at, previous_token_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(t.userId, t.name, t.description ?? null, tokenDigest(value), JSON.stringify(t.scopes), t.expiresAt, t.previousTokenId ?? null, isoTime(svc.now()));
+  return { row: findTokenById(svc, Number(info.lastInsertRowid))!, value };
+}
+
+/** Records use at most once a minute per token, so authenticated reads stay cheap. */
+export function touchToken(svc: ServiceContext, token: PersonalAccessToken): void {
+  const now = svc.now();
+  if (token.last_used_at && now.getTime() - Date.parse(token.last_used_at) < 60_000) return;
+  svc.db.prepare('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?').run(isoTime(now), token.id);
+}

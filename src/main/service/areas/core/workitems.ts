@@ -1,0 +1,118 @@
+import { addFilter } from '../../db/filter';
+import { createHash } from 'node:crypto';
+import type { RequestContext } from '../../http/route';
+import { declared, t } from '../../http/params';
+import { recordNotFound } from '../../http/errors';
+import type { IssueRow, MergeRequestRow } from './entities';
+import type { Project } from './projects';
+import { findUserById } from './users';
+import { likeEscape } from './routes/users';
+
+/** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
+export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
+  return (rc.svc.db.prepare(`SELECT coalesce(max(iid), 0) + 1 AS n FROM ${table} WHERE project_id = ?`).get(projectId) as { n: number }).n;
+}
+
+export function findIssue(rc: RequestContext, project: Project, iid: string): IssueRow {
+  const row = /^\d+$/.test(iid)
+    ? (rc.svc.db.prepare('SELECT * FROM issues WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as IssueRow | undefined)
+    : undefined;
+  if (!row) throw recordNotFound();
+  return row;
+}
+
+export function findMergeRequest(rc: RequestContext, project: Project, iid: string): MergeRequestRow {
+  const row = /^\d+$/.test(iid)
+    ? (rc.svc.db.prepare('SELECT * FROM merge_requests WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as MergeRequestRow | undefined)
+    : undefined;
+  if (!row) throw recordNotFound();
+  return row;
+}
+
+/** A stand-in commit SHA: stable for the same inputs, so diff_refs stay put until the MR changes. */
+export function fakeSha(...parts: (string | number)[]): string {
+  return createHash('sha1').update(parts.join('\0')).digest('hex');
+}
+
+/** New label list from `labels` (replace), then `add_labels` and `remove_labels`. */
+export function applyLabels(current: string[], p: { labels?: string[] | null; add_labels?: string[]; remove_labels?: string[] }): string[] {
+  let labels = p.labels === undefined ? [...current] : (p.labels ?? []);
+  for (const l of p.add_labels ?? []) if (!labels.includes(l)) labels.push(l);
+  if (p.remove_labels) labels = labels.filter((l) => !p.remove_labels!.includes(l));
+  return [...new Set(labels)];
+}
+
+/** Assignee ids that exist (unknown ids are dropped, as GitLab does). */
+export function existingUserIds(rc: RequestContext, ids: number[] | undefined | null): number[] | undefined {
+  if (ids === undefined) return undefined;
+  return (ids ?? []).filter((id) => id > 0 && findUserById(rc.svc, id));
+}
+
+/**
+ * The filters GitLab's issue and merge request lists share, as SQL on alias `x`.
+ * `states` lists the values `state` may take besides `all`.
+ */
+export function workItemFilters(rc: RequestContext, states: readonly string[]): { where: string[]; args: unknown[]; order: string } {
+  const q = declared(rc.params, {
+    state: t.string().values(['all', ...states]),
+    labels: t.commaList(),
+    search: t.string(),
+    in: t.string(),
+    author_id: t.integer(),
+    author_username: t.string(),
+    assignee_id: t.string(),
+    iids: t.array(t.integer()),
+    created_after: t.dateTime(),
+    created_before: t.dateTime(),
+    updated_after: t.dateTime(),
+    updated_before: t.dateTime(),
+    order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
+    sort: t.string().values(['asc', 'desc']).default('desc'),
+  });
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (q.state && q.state !== 'all') addFilter(where, args, 'x.state = ?', q.state);
+  for (const label of q.labels ?? []) {
+    if (label.toLowerCase() === 'none') where.push("x.labels = '[]'");
+    else if (label.toLowerCase() === 'any') where.push("x.labels != '[]'");
+    else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = lower(?))', label);
+  }
+  if (q.search) {
+    const like = `%${likeEscape(q.search)}%`;
+    const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
+    where.push(`(${fields.map((f) => `x.${f} LIKE ? ESCAPE '\\'`).join(' OR ') || '0'})`);
+    args.push(...fields.map(() => like));
+  }
+  if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
+  if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
+  if (q.assignee_id !== undefined) {
+    if (q.assignee_id.toLowerCase() === 'none') where.push("x.assignee_ids = '[]'");
+    else if (q.assignee_id.toLowerCase() === 'any') where.push("x.assignee_ids != '[]'");
+    else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', Number(q.assignee_id));
+  }
+  if (q.iids?.length) addFilter(where, args, `x.iid IN (${q.iids.map(() => '?').join(',')})`, ...q.iids);
+  if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
+  if (q.created_before) addFilter(where, args, 'x.created_at <= ?', q.created_before);
+  if (q.updated_after) addFilter(where, args, 'x.updated_at >= ?', q.updated_after);
+  if (q.updated_before) addFilter(where, args, 'x.updated_at <= ?', q.updated_before);
+  const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}` };
+}
+
+export interface OpenClosedState<S extends string> {
+  state: S;
+  closed_at: string | null;
+  closed_by_id: number | null;
+}
+
+/** `state_event` close/reopen on an issue or merge request; other states are left alone. */
+export function applyStateEvent<S extends string>(
+  current: OpenClosedState<S>,
+  event: 'close' | 'reopen' | undefined,
+  now: string,
+  userId: number,
+): { state: S; closedAt: string | null; closedBy: number | null } {
+  if (event === 'close' && current.state === 'opened') return { state: 'closed' as S, closedAt: now, closedBy: userId };
+  if (event === 'reopen' && current.state === 'closed') return { state: 'opened' as S, closedAt: null, closedBy: null };
+  return { state: current.state, closedAt: current.closed_at, closedBy: current.closed_by_id };
+}

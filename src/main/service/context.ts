@@ -1,0 +1,30 @@
+import type { Db } from './db/connection';
+import type { User } from './areas/core/users';
+
+/** Limits a deployment can tune (createService options). */
+export interface Limits {
+  /** Largest multipart file part accepted (uploads); larger -> 413. */
+  maxUploadBytes: number;
+  /** Largest JSON/form body accepted (alert payloads and the like). */
+  maxBodyBytes: number;
+}
+
+/**
+ * Who a CI job token authenticates as. Filled in by the job token area; the auth layer asks it
+ * when a request carries `JOB-TOKEN` / `job_token`.
+ */
+export interface JobTokenIdentity {
+  user: User;
+  projectId: number;
+}
+
+/** Everything a request handler may reach besides the request itself. */
+export interface ServiceContext {
+  db: Db;
+  dataDir: string;
+  now: () => Date;
+  fetch: typeof fetch;
+  limits: Limits;
+  /** Set by the job token scope area; null until then. */
+  resolveJobToken: ((token: string) => JobTokenIdentity | null) | null;
+}

@@ -1,0 +1,79 @@
+import type { ServiceContext } from '../context';
+import type { PersonalAccessToken, User } from '../areas/core/users';
+import { findTokenByValue, findUserById, findUserByIdOrUsername, tokenExpired, tokenScopes, touchToken } from '../areas/core/users';
+import { ApiError, forbidden, insufficientScope, invalidToken, unauthorized } from './errors';
+
+/** Who a request acts as, and with which token. */
+export interface Auth {
+  /** The user the request acts as (the sudo target when Sudo is used). */
+  user: User;
+  /** The token's owner (differs from `user` under Sudo). */
+  tokenUser: User;
+  token: PersonalAccessToken | null;
+  scopes: string[];
+  /** Set when the request authenticated with a CI job token. */
+  jobTokenProjectId: number | null;
+}
+
+export interface Credentials {
+  privateToken: string | null;
+  jobToken: string | null;
+  sudo: string | null;
+}
+
+/** Reads credentials from headers and parameters, as GitLab's APIGuard does. */
+export function readCredentials(headers: Record<string, string | string[] | undefined>, params: Record<string, unknown>): Credentials {
+  const header = (name: string): string | null => {
+    const v = headers[name];
+    return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
+  };
+  const param = (name: string): string | null => (typeof params[name] === 'string' && params[name] ? (params[name] as string) : null);
+  const authz = header('authorization');
+  const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
+  return {
+    privateToken: header('private-token') ?? param('private_token') ?? bearer ?? param('access_token'),
+    jobToken: header('job-token') ?? param('job_token'),
+    sudo: header('sudo') ?? param('sudo'),
+  };
+}
+
+/**
+ * Resolves credentials to an Auth, or null when none were sent. Unknown, expired and revoked
+ * tokens answer 401 whatever the route, as GitLab does.
+ */
+export function authenticate(svc: ServiceContext, creds: Credentials): Auth | null {
+  if (creds.privateToken) {
+    const token = findTokenByValue(svc, creds.privateToken);
+    if (!token) throw unauthorized();
+    if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.');
+    if (tokenExpired(svc, token)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
+    const user = findUserById(svc, token.user_id);
+    if (!user || user.state !== 'active') throw unauthorized();
+    touchToken(svc, token);
+    return { user, tokenUser: user, token, scopes: tokenScopes(token), jobTokenProjectId: null };
+  }
+  if (creds.jobToken) {
+    const identity = svc.resolveJobToken?.(creds.jobToken) ?? null;
+    if (!identity) throw unauthorized();
+    return { user: identity.user, tokenUser: identity.user, token: null, scopes: ['api'], jobTokenProjectId: identity.projectId };
+  }
+  return null;
+}
+
+/**
+ * Checks the token's scopes against what the route accepts. `accepted` lists scopes any one of
+ * which suffices; `api` always does.
+ */
+export function checkScopes(auth: Auth, accepted: readonly string[]): void {
+  if (auth.scopes.includes('api') || accepted.some((s) => auth.scopes.includes(s))) return;
+  throw insufficientScope(['api', ...accepted.filter((s) => s !== 'api')].join(' '));
+}
+
+/** `Sudo: <id|username>`: an admin token with the sudo scope acts as another user. */
+export function applySudo(svc: ServiceContext, auth: Auth, target: string): Auth {
+  if (!auth.tokenUser.admin) throw forbidden('Must be admin to use sudo');
+  if (!auth.scopes.includes('sudo')) throw insufficientScope('sudo');
+  const user = findUserByIdOrUsername(svc, target.trim());
+  if (!user) throw new ApiError(404, { message: `404 User with ID or username '${target}' Not Found` });
+  return { ...auth, user };
+}

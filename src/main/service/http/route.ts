@@ -1,0 +1,193 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context';
+import type { User } from '../areas/core/users';
+import { type Auth, applySudo, authenticate, checkScopes, readCredentials } from './auth';
+import { ApiError, forbidden, unauthorized } from './errors';
+import { type FilePart, type Params, isFilePart, nestPairs, parsePairs } from './params';
+
+export const API_PREFIX = '/api/v4';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteOptions {
+  /** 'required' (default): 401 without credentials. 'optional': anonymous allowed (public reads). */
+  auth?: 'required' | 'optional';
+  /**
+   * Token scopes that suffice besides `api`. Default: `read_api` for GET, none for writes.
+   * `/user`, `/users` and `/events` add `read_user`.
+   */
+  scopes?: readonly string[];
+  /** Keep the raw request body on `rc.rawBody` (webhook receivers). */
+  rawBody?: boolean;
+}
+
+/** One request as a handler sees it: merged parameters, who is asking, and the reply. */
+export class RequestContext {
+  status: number | null = null;
+  constructor(
+    readonly svc: ServiceContext,
+    readonly req: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly params: Params,
+    /** Route parameters (`:id`), already URL-decoded once. */
+    readonly path: Record<string, string>,
+    readonly queryPairs: [string, string][],
+    readonly auth: Auth | null,
+  ) {}
+
+  get user(): User | null {
+    return this.auth?.user ?? null;
+  }
+
+  /** The user, or 401 when the request is anonymous. */
+  requireUser(): User {
+    if (!this.auth) throw unauthorized();
+    return this.auth.user;
+  }
+
+  requireAdmin(): User {
+    const user = this.requireUser();
+    if (!user.admin) throw forbidden();
+    return user;
+  }
+
+  /** scheme://host[:port] exactly as the client reached us, for web_url and Link headers. */
+  get baseUrl(): string {
+    return requestBaseUrl(this.req);
+  }
+
+  /** The request path without the query string, still URL-encoded. */
+  get pathname(): string {
+    const q = this.req.url.indexOf('?');
+    return q < 0 ? this.req.url : this.req.url.slice(0, q);
+  }
+
+  get rawBody(): string | undefined {
+    return (this.req as FastifyRequest & { rawBody?: string }).rawBody;
+  }
+}
+
+export function requestBaseUrl(req: FastifyRequest): string {
+  const host = req.headers.host ?? `${req.hostname}`;
+  return `${req.protocol}://${host}`;
+}
+
+export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
+
+export interface Router {
+  get(path: string, handler: Handler, opts?: RouteOptions): void;
+  post(path: string, handler: Handler, opts?: RouteOptions): void;
+  put(path: string, handler: Handler, opts?: RouteOptions): void;
+  patch(path: string, handler: Handler, opts?: RouteOptions): void;
+  delete(path: string, handler: Handler, opts?: RouteOptions): void;
+  /** Routes outside /api/v4 (alert receivers at GitLab's project URLs). */
+  rootRoute(method: Method, path: string, handler: Handler, opts?: RouteOptions): void;
+}
+
+/** Builds the Router an area registers its routes on. */
+export function createRouter(app: FastifyInstance, svc: ServiceContext): Router {
+  const add = (method: Method, url: string, handler: Handler, opts: RouteOptions = {}): void => {
+    app.route({
+      method,
+      url,
+      handler: async (req, reply) => runHandler(svc, req, reply, method, handler, opts),
+    });
+  };
+  return {
+    get: (p, h, o) => add('GET', API_PREFIX + p, h, o),
+    post: (p, h, o) => add('POST', API_PREFIX + p, h, o),
+    put: (p, h, o) => add('PUT', API_PREFIX + p, h, o),
+    patch: (p, h, o) => add('PATCH', API_PREFIX + p, h, o),
+    delete: (p, h, o) => add('DELETE', API_PREFIX + p, h, o),
+    rootRoute: (m, p, h, o) => add(m, p, h, o),
+  };
+}
+
+async function runHandler(
+  svc: ServiceContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  method: Method,
+  handler: Handler,
+  opts: RouteOptions,
+): Promise<unknown> {
+  const files: FilePart[] = [];
+  try {
+    const queryString = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+    const queryPairs = parsePairs(queryString);
+    const params = nestPairs(queryPairs);
+    await mergeBody(svc, req, params, files);
+
+    const creds = readCredentials(req.headers, params);
+    let auth = authenticate(svc, creds);
+    if (!auth && (opts.auth ?? 'required') === 'required') throw unauthorized();
+    if (auth) {
+      checkScopes(auth, opts.scopes ?? (method === 'GET' ? ['read_api'] : []));
+      if (creds.sudo) auth = applySudo(svc, auth, creds.sudo);
+    }
+    const rc = new RequestContext(svc, req, reply, params, req.params as Record<string, string>, queryPairs, auth);
+    const result = await handler(rc);
+    if (result === reply || reply.sent) return reply;
+    if (result === undefined) {
+      reply.code(rc.status ?? 204);
+      return reply.send();
+    }
+    reply.code(rc.status ?? (method === 'POST' ? 201 : 200));
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return reply.send(JSON.stringify(result));
+  } finally {
+    // Handlers move the files they keep; whatever is left was not wanted.
+    await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
+  }
+}
+
+/** Merges the form, JSON or multipart body into `params`. Multipart files stream to disk. */
+async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Params, files: FilePart[]): Promise<void> {
+  if (req.isMultipart()) {
+    const pairs: [string, unknown][] = [];
+    const tmpDir = join(svc.dataDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    try {
+      for await (const part of req.parts({ limits: { fileSize: svc.limits.maxUploadBytes } })) {
+        if (part.type === 'field') {
+          pairs.push([part.fieldname, typeof part.value === 'string' ? part.value : String(part.value)]);
+          continue;
+        }
+        const path = join(tmpDir, randomBytes(16).toString('hex'));
+        const file: FilePart = { kind: 'file', filename: part.filename, mimetype: part.mimetype, path, size: 0 };
+        files.push(file);
+        part.file.on('data', (chunk: Buffer) => (file.size += chunk.length));
+        await pipeline(part.file, createWriteStream(path));
+        if (part.file.truncated) throw tooLarge();
+        // An empty file part with no name (python-gitlab's `avatar`) is not a file.
+        if (!part.filename && file.size === 0) continue;
+        pairs.push([part.fieldname, file]);
+      }
+    } catch (err) {
+      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+      throw err;
+    }
+    nestPairs(pairs, params);
+    return;
+  }
+  const body = req.body;
+  if (body instanceof FormBody) {
+    nestPairs(body.pairs, params);
+  } else if (body && typeof body === 'object' && !Array.isArray(body)) {
+    Object.assign(params, body);
+  }
+}
+
+const tooLarge = (): ApiError => new ApiError(413, { message: '413 Request Entity Too Large' });
+
+/** A form-urlencoded body, kept as ordered pairs so Rack-style nesting can be applied. */
+export class FormBody {
+  constructor(readonly pairs: [string, string][]) {}
+}
+
+export { isFilePart };

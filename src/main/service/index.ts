@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from './app';
+import { areas } from './areas';
+import type { Limits, ServiceContext } from './context';
+import { openDatabase } from './db/connection';
+import { bootstrapRoot } from './bootstrap';
+
+export interface ServiceOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks any free port. */
+  port?: number;
+  /** Root's first token on a new data dir; generated when absent. */
+  rootToken?: string;
+  /** Clock for tests. */
+  clock?: () => Date;
+  /** Outbound HTTP (migration sources, import providers), injectable for tests. */
+  fetch?: typeof fetch;
+  limits?: Partial<Limits>;
+}
+
+export interface Service {
+  /** `http://host:port` once listening; '' before. */
+  readonly url: string;
+  readonly context: ServiceContext;
+  /** The root token created for a new data dir (print it once), or null. */
+  readonly createdRootToken: string | null;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxUploadBytes: 100 * 1024 * 1024,
+  maxBodyBytes: 20 * 1024 * 1024,
+};
+
+/** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
+export async function createService(opts: ServiceOptions): Promise<Service> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const db = openDatabase(join(opts.dataDir, 'sandlab.db'), areas.flatMap((a) => a.migrations));
+  const svc: ServiceContext = {
+    db,
+    dataDir: opts.dataDir,
+    now: opts.clock ?? (() => new Date()),
+    fetch: opts.fetch ?? globalThis.fetch,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    resolveJobToken: null,
+  };
+  for (const area of areas) await area.start?.(svc);
+  const { createdToken } = bootstrapRoot(svc, opts.rootToken);
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(svc);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  let url = '';
+  let closed = false;
+  return {
+    get url() {
+      return url;
+    },
+    context: svc,
+    createdRootToken: createdToken,
+    async listen() {
+      const host = opts.host ?? '127.0.0.1';
+      await app.listen({ host, port: opts.port ?? 0 });
+      const addr = app.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+      url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      return url;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      for (const area of [...areas].reverse()) await area.stop?.(svc);
+      db.close();
+    },
+    inject: (o) => app.inject(o),
+  };
+}
