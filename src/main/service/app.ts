@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ServiceContext } from './context';
 import { ApiError } from './http/errors';
-import { FormBody, createRouter, type Router } from './http/route';
+import { FormBody, createRouter, sendJson, type Router } from './http/route';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
 
@@ -45,28 +45,28 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof ApiError) {
-      reply.code(err.status).headers(err.headers);
-      if (err.status === 304 || !err.body) return reply.send();
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify(err.body));
+      reply.headers(err.headers);
+      if (err.status === 304 || !err.body) return reply.code(err.status).send();
+      return sendJson(reply, err.status, err.body);
     }
     const code = (err as { code?: string }).code;
     const statusCode = (err as { statusCode?: number }).statusCode;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE') {
-      return reply.code(413).send({ message: '413 Request Entity Too Large' });
+      return sendJson(reply, 413, { message: '413 Request Entity Too Large' });
     }
-    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ message: '415 Unsupported Media Type' });
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendJson(reply, 415, { message: '415 Unsupported Media Type' });
     if (statusCode && statusCode >= 400 && statusCode < 500) {
-      return reply.code(statusCode).send({ error: err.message });
+      return sendJson(reply, statusCode, { error: err.message });
     }
     console.error('[sandlab] unhandled error:', err);
-    return reply.code(500).send({ message: '500 Internal Server Error' });
+    return sendJson(reply, 500, { message: '500 Internal Server Error' });
   });
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith('/api/v3/')) {
-      return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });
+      return sendJson(reply, 410, { error: 'API V3 is no longer supported. Use API V4 instead.' });
     }
-    return reply.code(404).send({ error: '404 Not Found' });
+    return sendJson(reply, 404, { error: '404 Not Found' });
   });
 
   const router: Router = createRouter(app, svc);

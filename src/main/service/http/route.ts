@@ -72,6 +72,15 @@ export class RequestContext {
   }
 }
 
+/**
+ * Sends a JSON body with exactly `Content-Type: application/json`, as GitLab does: python-gitlab
+ * 3.12 compares the header for equality and treats anything else (even with a charset) as raw.
+ */
+export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  // A Buffer, because fastify appends "; charset=utf-8" to string payloads.
+  return reply.code(status).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+}
+
 export function requestBaseUrl(req: FastifyRequest): string {
   const host = req.headers.host ?? `${req.hostname}`;
   return `${req.protocol}://${host}`;
@@ -137,9 +146,7 @@ async function runHandler(
       reply.code(rc.status ?? 204);
       return reply.send();
     }
-    reply.code(rc.status ?? (method === 'POST' ? 201 : 200));
-    reply.header('content-type', 'application/json; charset=utf-8');
-    return reply.send(JSON.stringify(result));
+    return sendJson(reply, rc.status ?? (method === 'POST' ? 201 : 200), result);
   } finally {
     // Handlers move the files they keep; whatever is left was not wanted.
     await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
