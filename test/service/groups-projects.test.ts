@@ -161,6 +161,21 @@ describe('roles and visibility', () => {
     expect((await s.del(`/projects/${p.id}`, { token: maint.token })).status).toBe(403);
   });
 
+  it('filters projects by membership and min_access_level, inherited levels included', async () => {
+    const u = await s.createUser();
+    const g = await s.createGroup();
+    const viaGroup = await s.createProject({ namespace_id: g.id });
+    const direct = await s.createProject();
+    const publicOther = await s.createProject({ visibility: 'public' });
+    await s.addMember('groups', g.id, u.user.id, DEVELOPER);
+    await s.addMember('projects', direct.id, u.user.id, GUEST);
+    const ids = async (query: Record<string, any>) =>
+      (await s.get('/projects', { token: u.token, query: { per_page: 100, ...query } })).body.map((p: any) => p.id).sort();
+    expect(await ids({ membership: true })).toEqual([viaGroup.id, direct.id].sort());
+    expect(await ids({ min_access_level: DEVELOPER })).toEqual([viaGroup.id]);
+    expect(await ids({})).toContain(publicOther.id);
+  });
+
   it('shows a private group to its members only', async () => {
     const member = await s.createUser();
     const stranger = await s.createUser();
