@@ -71,6 +71,16 @@ describe('routing and bodies', () => {
     expect(v3.body).toEqual({ error: 'API V3 is no longer supported. Use API V4 instead.' });
   });
 
+  it('answers a known path with another method as 405 with Allow', async () => {
+    const res = await s.api('PATCH', '/user');
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ error: '405 Not Allowed' });
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    const encoded = await s.api('PATCH', '/projects/a%2Fb');
+    expect(encoded.status).toBe(405);
+    expect(encoded.headers.get('allow')).toContain('PUT');
+  });
+
   it('sends exactly Content-Type: application/json and the security headers', async () => {
     const res = await s.get('/version');
     expect(res.headers.get('content-type')).toBe('application/json');
