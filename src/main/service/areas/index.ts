@@ -2,6 +2,12 @@ import type { Migration } from '../db/migrations';
 import type { ServiceContext } from '../context';
 import type { Router } from '../http/route';
 import { coreArea } from './core';
+import { eventsArea } from './events';
+import { notificationSettingsArea } from './notification_settings';
+import { accessRequestsArea } from './access_requests';
+import { invitationsArea } from './invitations';
+import { discussionsArea } from './discussions';
+import { draftNotesArea } from './draft_notes';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -15,4 +21,12 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea];
+export const areas: Area[] = [
+  coreArea,
+  eventsArea,
+  notificationSettingsArea,
+  accessRequestsArea,
+  invitationsArea,
+  discussionsArea,
+  draftNotesArea,
+];
