@@ -1,7 +1,8 @@
 import type { RequestContext } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { paginate } from '../../http/pagination';
-import { memberProjectsSql, visibleProjectsSql } from '../core/access';
+import { effectiveProjectAccess, memberProjectsSql, visibleProjectsSql } from '../core/access';
+import { findProjectById } from '../core/projects';
 import type { EventRow } from './entities';
 
 export const EVENT_ACTIONS = [
@@ -89,7 +90,8 @@ function nextDay(date: string): string {
 function targetVisible(rc: RequestContext, e: EventRow): boolean {
   const user = rc.user;
   if (user?.admin || !e.project_id) return true;
-  const level = user ? (rc.svc.db.prepare('SELECT sandlab_project_access(?, ?) AS l').get(e.project_id, user.id) as { l: number }).l : 0;
+  const project = findProjectById(rc.svc, e.project_id);
+  const level = project ? effectiveProjectAccess(rc.svc, user, project) : 0;
   if (e.target_type === 'Issue' && e.target_id !== null) {
     const i = rc.svc.db.prepare('SELECT confidential, author_id, assignee_ids FROM issues WHERE id = ?').get(e.target_id) as
       | { confidential: number; author_id: number | null; assignee_ids: string }
