@@ -8,6 +8,8 @@ import { accessRequestsArea } from './access_requests';
 import { invitationsArea } from './invitations';
 import { discussionsArea } from './discussions';
 import { draftNotesArea } from './draft_notes';
+import { alertsArea } from './alerts';
+import { errorTrackingArea } from './error_tracking';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -29,4 +31,6 @@ export const areas: Area[] = [
   invitationsArea,
   discussionsArea,
   draftNotesArea,
+  alertsArea,
+  errorTrackingArea,
 ];
