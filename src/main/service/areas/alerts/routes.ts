@@ -193,11 +193,12 @@ export function presentedKey(authorization: string | undefined): string | null {
  * read as JSON text when it is, else as its fields.
  */
 function readPayload(rc: RequestContext): unknown {
-  const raw = rc.rawBody;
+  const body = rc.req.body;
+  // fastify parses text/plain itself, so its text is the body rather than rawBody.
+  const raw = rc.rawBody ?? (typeof body === 'string' ? body : undefined);
   if (raw !== undefined && Buffer.byteLength(raw) > rc.svc.limits.maxAlertPayloadBytes) {
     throw badRequest('Payload too large');
   }
-  const body = rc.req.body;
   let payload: unknown;
   if (raw === undefined) {
     // No body, or multipart: the fields are the payload.
@@ -206,7 +207,7 @@ function readPayload(rc: RequestContext): unknown {
   } else if (body instanceof FormBody) {
     const { private_token: _token, ...fields } = rc.params;
     payload = tryJson(raw) ?? fields;
-  } else if (body !== undefined) {
+  } else if (body !== undefined && typeof body !== 'string') {
     payload = body; // JSON, parsed by the app (which answers 400 to malformed JSON)
   } else {
     payload = tryJson(raw);
