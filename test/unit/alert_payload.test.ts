@@ -10,7 +10,7 @@ import {
   parseGenericPayload,
   parseMetricsAlert,
 } from '../../src/main/service/areas/alerts/payload';
-import { parseReceiverPath, presentedKey } from '../../src/main/service/areas/alerts/routes';
+import { parseReceiverPaths, presentedKey } from '../../src/main/service/areas/alerts/routes';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
 
@@ -159,16 +159,20 @@ describe('metrics payloads', () => {
 
 describe('receiver plumbing', () => {
   it('parses receiver paths at any namespace depth', () => {
-    expect(parseReceiverPath('/g/sub/proj/alerts/notify/my-int/abc123.json')).toEqual({
-      projectPath: 'g/sub/proj',
-      type: 'http',
-      identifier: 'abc123',
-    });
-    expect(parseReceiverPath('/g/proj/alerts/notify.json')).toEqual({ projectPath: 'g/proj', type: 'http', identifier: null });
-    expect(parseReceiverPath('/g/proj/prometheus/alerts/notify.json')).toEqual({ projectPath: 'g/proj', type: 'prometheus', identifier: null });
-    expect(parseReceiverPath('/g/proj/-/alerts/notify/x/y.json')).toEqual({ projectPath: 'g/proj', type: 'http', identifier: 'y' });
-    expect(parseReceiverPath('/api/v4/projects/1/issues')).toBeNull();
-    expect(parseReceiverPath('/proj/alerts/notify.json')).toBeNull();
+    expect(parseReceiverPaths('/g/sub/proj/alerts/notify/my-int/abc123.json')).toEqual([
+      { projectPath: 'g/sub/proj', type: 'http', identifier: 'abc123' },
+    ]);
+    expect(parseReceiverPaths('/g/proj/alerts/notify.json')).toEqual([{ projectPath: 'g/proj', type: 'http', identifier: null }]);
+    expect(parseReceiverPaths('/g/proj/prometheus/alerts/notify.json')).toEqual([{ projectPath: 'g/proj', type: 'prometheus', identifier: null }]);
+    expect(parseReceiverPaths('/g/proj/-/alerts/notify/x/y.json')).toEqual([{ projectPath: 'g/proj', type: 'http', identifier: 'y' }]);
+    expect(parseReceiverPaths('/alerts/notify/alerts/notify/alerts/notify.json')).toEqual([
+      { projectPath: 'alerts/notify', type: 'http', identifier: 'notify' },
+      { projectPath: 'alerts/notify/alerts/notify', type: 'http', identifier: null },
+    ]);
+    expect(parseReceiverPaths('/g/p/alerts/notify/alerts/abc.json')).toEqual([{ projectPath: 'g/p', type: 'http', identifier: 'abc' }]);
+    expect(parseReceiverPaths('/g/p/prometheus/alerts/notify/prom/abc.json')).toEqual([{ projectPath: 'g/p', type: 'prometheus', identifier: 'abc' }]);
+    expect(parseReceiverPaths('/api/v4/projects/1/issues')).toEqual([]);
+    expect(parseReceiverPaths('/proj/alerts/notify.json')).toEqual([]);
   });
 
   it('reads the key from Bearer or Basic with a blank user', () => {

@@ -2,7 +2,7 @@ import type { RequestContext, Router } from '../../http/route';
 import { FormBody } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { badRequest, forbidden, grapeError, notFound, unauthorized, unprocessable } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, paginateArray } from '../../http/pagination';
 import { Access, loadProject } from '../core/access';
 import { findProjectByRef, type Project } from '../core/projects';
 import {
@@ -41,7 +41,7 @@ export function registerAlertRoutes(r: Router): void {
 
   r.get(INTEGRATIONS, (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
-    return listIntegrations(rc.svc, project.id).map((row) => alertIntegration(rc, project, row));
+    return paginateArray(rc, listIntegrations(rc.svc, project.id)).map((row) => alertIntegration(rc, project, row));
   });
 
   r.post(INTEGRATIONS, (rc) => {
@@ -153,26 +153,32 @@ interface ReceiverTarget {
   identifier: string | null;
 }
 
-export function parseReceiverPath(pathname: string): ReceiverTarget | null {
+/**
+ * The receivers a path may name, most likely first: `.../alerts/notify/<name>/<id>` or
+ * `.../alerts/notify` (a group, project or integration may itself be called "alerts"/"notify").
+ */
+export function parseReceiverPaths(pathname: string): ReceiverTarget[] {
   let segments: string[];
   try {
     segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
-    return null;
+    return [];
   }
   const last = segments.length - 1;
-  if (last < 0) return null;
+  if (last < 0) return [];
   segments[last] = segments[last].replace(/\.json$/, '');
-  const at = segments.lastIndexOf('alerts');
-  if (at < 0 || segments[at + 1] !== 'notify') return null;
-  const tail = segments.slice(at + 2);
-  if (tail.length !== 0 && tail.length !== 2) return null;
-  let head = segments.slice(0, at);
-  const type = head[head.length - 1] === 'prometheus' ? 'prometheus' : 'http';
-  if (type === 'prometheus') head = head.slice(0, -1);
-  if (head[head.length - 1] === '-') head = head.slice(0, -1);
-  if (head.length < 2) return null;
-  return { projectPath: head.join('/'), type, identifier: tail.length ? tail[1] : null };
+  const out: ReceiverTarget[] = [];
+  for (const tailLength of [2, 0]) {
+    const at = last - 1 - tailLength;
+    if (at < 0 || segments[at] !== 'alerts' || segments[at + 1] !== 'notify') continue;
+    let head = segments.slice(0, at);
+    const type = head[head.length - 1] === 'prometheus' ? 'prometheus' : 'http';
+    if (type === 'prometheus') head = head.slice(0, -1);
+    if (head[head.length - 1] === '-') head = head.slice(0, -1);
+    if (head.length < 2) continue;
+    out.push({ projectPath: head.join('/'), type, identifier: tailLength ? segments[last] : null });
+  }
+  return out;
 }
 
 /** The key a receiver request presents: `Bearer <key>`, or Basic with the key as password. */
@@ -244,13 +250,14 @@ function intake(rc: RequestContext, project: Project, integration: AlertIntegrat
  * attributes (422); integration missing or inactive (403); key (401).
  */
 async function receive(rc: RequestContext): Promise<unknown> {
-  const target = parseReceiverPath(rc.pathname);
-  if (!target) {
+  const targets = parseReceiverPaths(rc.pathname);
+  if (targets.length === 0) {
     if (rc.pathname.startsWith('/api/v3/')) throw grapeError(410, 'API V3 is no longer supported. Use API V4 instead.');
     throw grapeError(404, '404 Not Found');
   }
-  const project = findProjectByRef(rc.svc, target.projectPath);
-  if (!project) throw notFound('Project');
+  const found = targets.map((t) => ({ target: t, project: findProjectByRef(rc.svc, t.projectPath) })).find((x) => x.project);
+  if (!found?.project) throw notFound('Project');
+  const { target, project } = found;
   const payload = readPayload(rc);
   if (target.type === 'prometheus' && !isProcessableMetricsPayload(payload)) throw unprocessable();
 
