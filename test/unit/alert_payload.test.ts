@@ -163,14 +163,18 @@ describe('receiver plumbing', () => {
       { projectPath: 'g/sub/proj', type: 'http', identifier: 'abc123' },
     ]);
     expect(parseReceiverPaths('/g/proj/alerts/notify.json')).toEqual([{ projectPath: 'g/proj', type: 'http', identifier: null }]);
-    expect(parseReceiverPaths('/g/proj/prometheus/alerts/notify.json')).toEqual([{ projectPath: 'g/proj', type: 'prometheus', identifier: null }]);
+    expect(parseReceiverPaths('/g/proj/prometheus/alerts/notify.json')).toEqual([
+      { projectPath: 'g/proj', type: 'prometheus', identifier: null },
+      { projectPath: 'g/proj/prometheus', type: 'http', identifier: null },
+    ]);
+    expect(parseReceiverPaths('/g/prometheus/alerts/notify.json')).toEqual([{ projectPath: 'g/prometheus', type: 'http', identifier: null }]);
     expect(parseReceiverPaths('/g/proj/-/alerts/notify/x/y.json')).toEqual([{ projectPath: 'g/proj', type: 'http', identifier: 'y' }]);
     expect(parseReceiverPaths('/alerts/notify/alerts/notify/alerts/notify.json')).toEqual([
       { projectPath: 'alerts/notify', type: 'http', identifier: 'notify' },
       { projectPath: 'alerts/notify/alerts/notify', type: 'http', identifier: null },
     ]);
     expect(parseReceiverPaths('/g/p/alerts/notify/alerts/abc.json')).toEqual([{ projectPath: 'g/p', type: 'http', identifier: 'abc' }]);
-    expect(parseReceiverPaths('/g/p/prometheus/alerts/notify/prom/abc.json')).toEqual([{ projectPath: 'g/p', type: 'prometheus', identifier: 'abc' }]);
+    expect(parseReceiverPaths('/g/p/prometheus/alerts/notify/prom/abc.json')[0]).toEqual({ projectPath: 'g/p', type: 'prometheus', identifier: 'abc' });
     expect(parseReceiverPaths('/api/v4/projects/1/issues')).toEqual([]);
     expect(parseReceiverPaths('/proj/alerts/notify.json')).toEqual([]);
   });
@@ -178,6 +182,8 @@ describe('receiver plumbing', () => {
   it('reads the key from Bearer or Basic with a blank user', () => {
     expect(presentedKey('Bearer abc')).toBe('abc');
     expect(presentedKey(`Basic ${Buffer.from(':abc').toString('base64')}`)).toBe('abc');
+    expect(presentedKey(`Basic ${Buffer.from('ignored-user:abc').toString('base64')}`)).toBe('abc');
+    expect(presentedKey(`Basic ${Buffer.from('abc').toString('base64')}`)).toBeNull();
     expect(presentedKey(undefined)).toBeNull();
     expect(presentedKey('Token abc')).toBeNull();
   });

@@ -171,14 +171,19 @@ export function parseReceiverPaths(pathname: string): ReceiverTarget[] {
   for (const tailLength of [2, 0]) {
     const at = last - 1 - tailLength;
     if (at < 0 || segments[at] !== 'alerts' || segments[at + 1] !== 'notify') continue;
-    let head = segments.slice(0, at);
-    const type = head[head.length - 1] === 'prometheus' ? 'prometheus' : 'http';
-    if (type === 'prometheus') head = head.slice(0, -1);
-    if (head[head.length - 1] === '-') head = head.slice(0, -1);
-    if (head.length < 2) continue;
-    out.push({ projectPath: head.join('/'), type, identifier: tailLength ? segments[last] : null });
+    const identifier = tailLength ? segments[last] : null;
+    const head = segments.slice(0, at);
+    // `<project>/prometheus/alerts/notify` names the metrics receiver, unless the project itself
+    // is called "prometheus".
+    if (head[head.length - 1] === 'prometheus') add(out, head.slice(0, -1), 'prometheus', identifier);
+    add(out, head, 'http', identifier);
   }
   return out;
+}
+
+function add(out: ReceiverTarget[], head: string[], type: ReceiverTarget['type'], identifier: string | null): void {
+  const path = head[head.length - 1] === '-' ? head.slice(0, -1) : head;
+  if (path.length >= 2) out.push({ projectPath: path.join('/'), type, identifier });
 }
 
 /** The key a receiver request presents: `Bearer <key>`, or Basic with the key as password. */
@@ -189,12 +194,13 @@ export function presentedKey(authorization: string | undefined): string | null {
   const basic = /^Basic\s+(.+)$/i.exec(authorization);
   if (!basic) return null;
   const decoded = Buffer.from(basic[1].trim(), 'base64').toString('utf8');
+  // Rails reads `user:password`; the key is the password (the user is left blank).
   const colon = decoded.indexOf(':');
-  return (colon < 0 ? decoded : decoded.slice(colon + 1)) || null;
+  return colon < 0 ? null : decoded.slice(colon + 1) || null;
 }
 
 /**
- * The request body as an alert payload: over the limit or nested too deeper than GitLab allows
+ * The request body as an alert payload: over the limit or nested deeper than GitLab allows
  * -> 400, not JSON -> 400. An empty body is `{}`; a form body (curl without a content type) is
  * read as JSON text when it is, else as its fields.
  */
