@@ -318,11 +318,23 @@ describe('generic HTTP receiver', () => {
     expect((await notify(legacy, 'nope', {})).status).toBe(401);
   });
 
-  it('leaves other unknown POSTs as 404 and /api/v3 as 410', async () => {
+  it('receives for projects deep in nested groups, and without the .json suffix', async () => {
+    let parent = await s.createGroup();
+    for (let i = 0; i < 5; i++) parent = await s.createGroup({ parent_id: parent.id });
+    const project = await s.createProject({ namespace_id: parent.id });
+    const created = await s.post(`/projects/${project.id}/alert_management/integrations`, { name: 'deep' });
+    expect(created.body.url.split('/').length).toBeGreaterThan(10);
+    expect((await notify(created.body.url, created.body.token, { title: 'deep' })).body).toEqual([{ iid: 1, title: 'deep' }]);
+    const bare = created.body.url.replace(/\.json$/, '');
+    expect((await notify(bare, created.body.token, { title: 'bare' })).body).toEqual([{ iid: 2, title: 'bare' }]);
+  });
+
+  it('leaves other unknown POSTs as 404, /api/v3 as 410 and GET-only API paths as 405', async () => {
     const res = await s.post('/no/such/endpoint', {});
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: '404 Not Found' });
     expect((await s.post('/api/v3/projects', {})).status).toBe(410);
+    expect((await s.post('/version', {})).status).toBe(405);
   });
 });
 

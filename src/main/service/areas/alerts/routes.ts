@@ -126,10 +126,19 @@ export function registerAlertRoutes(r: Router): void {
   });
 
   // --- the receivers, at GitLab's project URLs ----------------------------------------------
-  // Project paths nest to any depth, so one catch-all POST route parses the path itself; any
-  // other POST that reaches it gets the app's usual 404.
-  r.rootRoute('POST', '/*', receive, { auth: 'none' });
+  // A project path nests up to 20 namespaces deep; one route per depth (a catch-all would shadow
+  // the app's 404/405 answers). The handler parses the path itself.
+  for (let depth = 2; depth <= MAX_PATH_SEGMENTS; depth++) {
+    const project = Array.from({ length: depth }, (_, i) => `/:s${i + 1}`).join('');
+    for (const receiver of ['alerts/notify', 'alerts/notify.json', 'alerts/notify/:name/:identifier']) {
+      r.rootRoute('POST', `${project}/${receiver}`, receive, { auth: 'none' });
+      r.rootRoute('POST', `${project}/prometheus/${receiver}`, receive, { auth: 'none' });
+    }
+  }
 }
+
+/** Namespaces nest 20 deep at most (GitLab's limit); a `/-/` segment may follow the project. */
+const MAX_PATH_SEGMENTS = 22;
 
 function loadIntegration(rc: RequestContext, project: Project): AlertIntegration {
   const id = rc.path.integration_id;
@@ -257,10 +266,7 @@ function intake(rc: RequestContext, project: Project, integration: AlertIntegrat
  */
 async function receive(rc: RequestContext): Promise<unknown> {
   const targets = parseReceiverPaths(rc.pathname);
-  if (targets.length === 0) {
-    if (rc.pathname.startsWith('/api/v3/')) throw grapeError(410, 'API V3 is no longer supported. Use API V4 instead.');
-    throw grapeError(404, '404 Not Found');
-  }
+  if (targets.length === 0) throw grapeError(404, '404 Not Found');
   const found = targets.map((t) => ({ target: t, project: findProjectByRef(rc.svc, t.projectPath) })).find((x) => x.project);
   if (!found?.project) throw notFound('Project');
   const { target, project } = found;
