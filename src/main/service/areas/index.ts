@@ -4,6 +4,7 @@ import type { Router } from '../http/route';
 import { coreArea } from './core';
 import { serviceAccountsArea } from './service_accounts';
 import { samlArea } from './saml';
+import { labelsArea } from './labels';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -17,4 +18,4 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea, serviceAccountsArea, samlArea];
+export const areas: Area[] = [coreArea, serviceAccountsArea, samlArea, labelsArea];
