@@ -5,6 +5,7 @@ import { coreArea } from './core';
 import { serviceAccountsArea } from './service_accounts';
 import { samlArea } from './saml';
 import { labelsArea } from './labels';
+import { epicsArea } from './epics';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -18,4 +19,4 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea, serviceAccountsArea, samlArea, labelsArea];
+export const areas: Area[] = [coreArea, serviceAccountsArea, samlArea, labelsArea, epicsArea];
