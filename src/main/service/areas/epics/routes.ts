@@ -225,15 +225,19 @@ export function registerEpicRoutes(r: Router): void {
       return undefined;
     });
 
-    r.post(`${prefix}/:epic_iid/todo`, (rc) => {
+    const markAsTodo = (rc: RequestContext): unknown => {
       const user = rc.requireUser();
       const group = loadGroup(rc);
       const e = findEpicByIid(rc.svc, group, epicIid(rc));
       if (!e || !canReadEpic(rc.svc, user, e)) throw notFound('Epic');
       const row = inTransaction(rc.svc.db, () => markTodo(rc.svc, e, user));
       if (!row) throw notModified();
+      rc.status = 201;
       return todo(rc, row, e);
-    });
+    };
+    r.post(`${prefix}/:epic_iid/todo`, markAsTodo);
+    // Sandlab-only alias: gitbeaker 43's Epics.createTodo posts to `/todos`.
+    r.post(`${prefix}/:epic_iid/todos`, markAsTodo);
 
     // --- award emoji (what `my_reaction_emoji` filters on; upvotes/downvotes) ------------------
 

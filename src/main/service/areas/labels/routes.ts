@@ -113,13 +113,18 @@ export function registerLabelRoutes(r: Router): void {
     r.delete(base, (rc) => remove(rc, declared(rc.params, { name: t.string().required() }).name));
 
     for (const action of ['subscribe', 'unsubscribe'] as const) {
-      r.post(`${base}/:label_id/${action}`, (rc) => {
+      const handler = (rc: RequestContext): unknown => {
         const user = rc.requireUser();
         const parent = loadParent(rc, kind);
         const current = findLabel(rc.svc, parent, rc.path.label_id);
         if (!setSubscription(rc.svc, current, user, action === 'subscribe')) throw notModified();
+        rc.status = 201;
         return label(rc, current, view(kind, true));
-      });
+      };
+      r.post(`${base}/:label_id/${action}`, handler);
+      // Sandlab-only alias: gitbeaker 43's GroupLabels.(un)subscribe posts to `/groups/:id/issues/:label/...`
+      // (groups have no issue routes there, so nothing else answers that path; projects do, so no alias).
+      if (kind === 'groups') r.post(`/groups/:id/issues/:label_id/${action}`, handler);
     }
   }
 
