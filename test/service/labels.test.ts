@@ -99,6 +99,8 @@ describe('group labels', () => {
     expect(mr.status).toBe(201);
     const got = await s.get(`/groups/${g.id}/labels/${l.id}`);
     expect(got.body).toMatchObject({ open_issues_count: 2, closed_issues_count: 1, open_merge_requests_count: 1 });
+    const listed = await s.get(`/groups/${g.id}/labels`, { query: { with_counts: 'true' } });
+    expect(listed.body.find((x: any) => x.id === l.id)).toMatchObject({ open_issues_count: 2, closed_issues_count: 1, open_merge_requests_count: 1 });
     const { token } = await s.createUser();
     const anon = await s.get(`/groups/${g.id}/labels/${l.id}`, { token });
     expect(anon.status).toBe(404);

@@ -1,6 +1,6 @@
 import type { EntityContext } from '../core/entities';
 import { escapeHtml } from '../core/entities';
-import { type LabelRow, isSubscribed, labelCounts } from './labels';
+import { type LabelCounts, type LabelRow, isSubscribed, labelCounts } from './labels';
 import { textColorFor } from './colors';
 
 /** Markdown of a one-paragraph description as GitLab renders it; "" when there is none. */
@@ -23,8 +23,8 @@ export function labelBasic(l: LabelRow): Record<string, unknown> {
 }
 
 export interface LabelView {
-  /** open/closed issue and open merge request counts. */
-  counts: boolean;
+  /** open/closed issue and open merge request counts: computed here (true) or precomputed. */
+  counts: boolean | LabelCounts;
   /** Seen from a project: adds `priority` and `is_project_label`. */
   fromProject: boolean;
 }
@@ -32,7 +32,7 @@ export interface LabelView {
 /** GroupLabel / ProjectLabel. */
 export function label(ec: EntityContext, l: LabelRow, view: LabelView): Record<string, unknown> {
   const out: Record<string, unknown> = { ...labelBasic(l) };
-  if (view.counts) Object.assign(out, labelCounts(ec.svc, l, ec.user));
+  if (view.counts) Object.assign(out, view.counts === true ? labelCounts(ec.svc, l, ec.user) : view.counts);
   out.subscribed = isSubscribed(ec.svc, l, ec.user);
   if (view.fromProject) {
     out.priority = l.priority;

@@ -252,6 +252,40 @@ export function labelCounts(svc: ServiceContext, label: LabelRow, user: User | n
   };
 }
 
+/** Counts for many labels at once: one grouped query per table and label scope, not three per label. */
+export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: User | null): Map<number, LabelCounts> {
+  const out = new Map<number, LabelCounts>();
+  const byScope = new Map<string, LabelRow[]>();
+  for (const l of labels) {
+    const key = l.project_id !== null ? `p${l.project_id}` : `g${l.group_id}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), l]);
+  }
+  const vis = visibleProjectsSql(svc, user);
+  for (const group of byScope.values()) {
+    const projects = labelProjectsSql(group[0]);
+    const tally = (table: string): Map<string, number> => {
+      const rows = svc.db
+        .prepare(
+          `SELECT j.value AS title, x.state AS state, count(*) AS n FROM ${table} x JOIN projects p ON p.id = x.project_id, json_each(x.labels) j
+           WHERE x.project_id IN (${projects.sql}) AND ${vis.sql} AND j.value IN (${marks(group)})
+           GROUP BY j.value, x.state`,
+        )
+        .all(...projects.args, ...vis.args, ...group.map((l) => l.title)) as { title: string; state: string; n: number }[];
+      return new Map(rows.map((r) => [`${r.state}\0${r.title}`, r.n]));
+    };
+    const issues = tally('issues');
+    const mrs = tally('merge_requests');
+    for (const l of group) {
+      out.set(l.id, {
+        open_issues_count: issues.get(`opened\0${l.title}`) ?? 0,
+        closed_issues_count: issues.get(`closed\0${l.title}`) ?? 0,
+        open_merge_requests_count: mrs.get(`opened\0${l.title}`) ?? 0,
+      });
+    }
+  }
+  return out;
+}
+
 // --- for other areas (epics) ---------------------------------------------------------------------
 
 /** The labels with these titles available to a group (nearest first); missing ones are created. */

@@ -5,7 +5,7 @@ import { paginate } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
-import { type LabelParent, type LabelRow, type LabelScope, availableLabelsSql, createLabel, deleteLabel, findLabel, findLabelById, searchSql, setSubscription, updateLabel } from './labels';
+import { type LabelParent, type LabelRow, type LabelScope, availableLabelsSql, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, searchSql, setSubscription, updateLabel } from './labels';
 import { label } from './entities';
 import { ApiError } from '../../http/errors';
 
@@ -48,10 +48,12 @@ export function registerLabelRoutes(r: Router): void {
         const search = searchSql(q.search ?? undefined);
         const sql = `FROM labels l WHERE ${avail.sql} AND ${search.sql}`;
         const args = [...avail.args, ...search.args];
-        return paginate(rc, {
+        const rows = paginate(rc, {
           count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
           rows: (limit, offset) => rc.svc.db.prepare(`SELECT l.* ${sql} ORDER BY l.title, l.id LIMIT ? OFFSET ?`).all(...args, limit, offset) as LabelRow[],
-        }).map((l) => label(rc, l, view(kind, q.with_counts)));
+        });
+        const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
+        return rows.map((l) => label(rc, l, { counts: counts?.get(l.id) ?? false, fromProject: kind === 'projects' }));
       },
       { auth: 'optional' },
     );
