@@ -112,6 +112,10 @@ describe('group labels', () => {
     expect((await s.get(`/groups/${g.id}/labels/${l.id}`)).body.name).toBe(l.name);
     expect((await s.get(`/groups/${g.id}/labels/${encodeURIComponent(l.name)}`)).body.id).toBe(l.id);
     expect((await s.get(`/groups/${g.id}/labels/nope`)).body).toEqual({ message: '404 Label Not Found' });
+    const slashed = (await s.post(`/groups/${g.id}/labels`, { name: 'area/api', color: '#123456' })).body;
+    expect((await s.get(`/groups/${g.id}/labels/${encodeURIComponent('area/api')}`)).body.id).toBe(slashed.id);
+    const numeric = (await s.post(`/groups/${g.id}/labels`, { name: '2024', color: '#123456' })).body;
+    expect((await s.get(`/groups/${g.id}/labels/2024`)).body.id).toBe(numeric.id);
   });
 
   it('updates by id or name, renaming the label on its issues', async () => {

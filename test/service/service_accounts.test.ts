@@ -113,6 +113,27 @@ describe('group service accounts', () => {
     expect(after.body.author.name).toBe('Ghost User');
   });
 
+  it('refuses to soft-delete the sole owner of a group, and deletes that group with hard_delete', async () => {
+    const g = await s.createGroup();
+    const sa = (await s.post(`/groups/${g.id}/service_accounts`)).body;
+    const tok = (await s.post(`/groups/${g.id}/service_accounts/${sa.id}/personal_access_tokens`, { name: 't', scopes: ['api'] })).body;
+    const owned = await s.post('/groups', { name: 'sa-owned', path: `sa-owned-${sa.id}` }, { token: tok.token });
+    expect(owned.status).toBe(201);
+    const soft = await s.del(`/groups/${g.id}/service_accounts/${sa.id}`);
+    expect(soft.status).toBe(409);
+    expect(soft.body).toEqual({ message: 'User cannot be removed while is the sole-owner of a group' });
+    expect((await s.del(`/groups/${g.id}/service_accounts/${sa.id}`, { query: { hard_delete: 'true' } })).status).toBe(204);
+    expect((await s.get(`/groups/${owned.body.id}`)).status).toBe(404);
+  });
+
+  it('answers 400 for a taken username on update', async () => {
+    const g = await s.createGroup();
+    const a = (await s.post(`/groups/${g.id}/service_accounts`)).body;
+    const b = (await s.post(`/groups/${g.id}/service_accounts`)).body;
+    const res = await s.patch(`/groups/${g.id}/service_accounts/${b.id}`, { username: a.username });
+    expect(res.body).toEqual({ message: '400 Bad request - Username has already been taken' });
+  });
+
   it('deletes contributions too with hard_delete', async () => {
     const g = await s.createGroup();
     const sa = (await s.post(`/groups/${g.id}/service_accounts`)).body;
