@@ -43,10 +43,10 @@ const UPDATE_FIELDS = [
   'color',
 ];
 
-/** Grape's `limit` validator message (it names the attribute twice). */
+/** Issuable's model validation, as for issues: `{"message":{"description":["is too long ..."]}}`. */
 function checkDescription(description: string | null | undefined): void {
   if (description && description.length > DESCRIPTION_LIMIT) {
-    throw grapeError(400, `description description must be less than ${DESCRIPTION_LIMIT} characters`);
+    throw validationError({ description: [`is too long (maximum is ${DESCRIPTION_LIMIT} characters)`] });
   }
 }
 
