@@ -92,6 +92,8 @@ describe('group service accounts', () => {
     expect((await s.patch(`/groups/${g1.id}/service_accounts/${user.id}`, { name: 'x' })).body).toEqual({
       message: '400 Bad request - User is not of type Service Account',
     });
+    expect((await s.get(`/groups/${g1.id}/service_accounts/${sa.id}`)).body).toEqual(sa);
+    expect((await s.get(`/groups/${g2.id}/service_accounts/${sa.id}`)).status).toBe(404);
     const ok = await s.patch(`/groups/${g1.id}/service_accounts/${sa.id}`, { name: 'New name' });
     expect(ok.status).toBe(200);
     expect(ok.body.name).toBe('New name');

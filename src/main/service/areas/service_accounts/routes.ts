@@ -102,6 +102,8 @@ export function registerServiceAccountRoutes(r: Router): void {
     return serviceAccount(user);
   });
 
+  r.get(`${base}/:user_id`, (rc) => serviceAccount(loadGroupServiceAccount(rc, loadServiceAccountGroup(rc))));
+
   r.patch(`${base}/:user_id`, (rc) => {
     const group = loadServiceAccountGroup(rc);
     const user = loadGroupServiceAccount(rc, group);
