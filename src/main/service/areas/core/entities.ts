@@ -116,7 +116,8 @@ export function userFor(ec: EntityContext, u: User): Record<string, unknown> {
   return ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u) : userPublic(ec, u);
 }
 
-export function personalAccessToken(t: PersonalAccessToken, plainValue?: string): Record<string, unknown> {
+/** `now` is the service clock (svc.now()), so `active` agrees with what authentication decides. */
+export function personalAccessToken(t: PersonalAccessToken, plainValue?: string, now: Date = new Date()): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: t.id,
     name: t.name,
@@ -126,7 +127,7 @@ export function personalAccessToken(t: PersonalAccessToken, plainValue?: string)
     scopes: JSON.parse(t.scopes),
     user_id: t.user_id,
     last_used_at: t.last_used_at,
-    active: !t.revoked && (t.expires_at === null || t.expires_at > new Date().toISOString().slice(0, 10)),
+    active: !t.revoked && (t.expires_at === null || t.expires_at > now.toISOString().slice(0, 10)),
     expires_at: t.expires_at,
   };
   if (plainValue !== undefined) out.token = plainValue;
