@@ -143,7 +143,7 @@ export function registerServiceAccountRoutes(r: Router): void {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
       rows: (limit, offset) =>
         rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as PersonalAccessToken[],
-    }).map((row) => personalAccessToken(row));
+    }).map((row) => personalAccessToken(row, undefined, rc.svc.now()));
   });
 
   const createToken = (rc: RequestContext): unknown => {
@@ -165,7 +165,7 @@ export function registerServiceAccountRoutes(r: Router): void {
       insertToken(rc.svc, { userId: user.id, name: p.name, scopes: p.scopes, expiresAt, description: p.description ?? null }),
     );
     rc.status = 201;
-    return personalAccessToken(row, value);
+    return personalAccessToken(row, value, rc.svc.now());
   };
   r.post(tokens, createToken);
   // Sandlab-only alias: gitbeaker 43's GroupServiceAccounts.createPersonalAccessToken posts here
