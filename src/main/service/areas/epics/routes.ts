@@ -176,9 +176,9 @@ export function registerEpicRoutes(r: Router): void {
 
     r.put(`${prefix}/:epic_iid`, (rc) => {
       const user = rc.requireUser();
+      // As in Grape: the group (a before filter), then the parameters, then the epic's permission.
       const group = loadGroup(rc);
-      const current = loadEpic(rc, group);
-      if (effectiveGroupAccess(rc.svc, user, group) < ADMIN_EPIC) throw forbidden();
+      epicIid(rc);
       requireAtLeastOne(rc.params, UPDATE_FIELDS);
       const p = declared(rc.params, {
         title: t.string(),
@@ -196,6 +196,8 @@ export function registerEpicRoutes(r: Router): void {
         due_date_fixed: t.date(),
         due_date_is_fixed: t.boolean(),
       });
+      const current = loadEpic(rc, group);
+      if (effectiveGroupAccess(rc.svc, user, group) < ADMIN_EPIC) throw forbidden();
       checkDescription(p.description);
       const input: EpicInput = {
         title: p.title ?? undefined,
