@@ -100,6 +100,24 @@ print(json.dumps({"title": got.title, "labels": got.labels, "listed": listed, "b
     expect(out).toEqual({ title: 'Fixed title', labels: ['label1', 'label2'], listed: 1, before: 0, after: 1, gone: true });
   });
 
+  it("runs python-gitlab's epic issues flow", () => {
+    const out = runPython(
+      served,
+      `
+group = gl.groups.create({"name": "epic-issue-group", "path": "epic-issue-group"})
+project = gl.projects.create({"name": "epic-issue-project", "namespace_id": group.id})
+issue = project.issues.create({"title": "in an epic"})
+epic = group.epics.create({"title": "Epic with issues"})
+empty = len(epic.issues.list())
+epic_issue = epic.issues.create({"issue_id": issue.id})
+listed = [i.id for i in epic.issues.list()]
+epic_issue.delete()
+print(json.dumps({"empty": empty, "listed": listed, "after": len(epic.issues.list()), "issue": issue.id}))
+`,
+    );
+    expect(out).toEqual({ empty: 0, listed: [out.issue], after: 0, issue: out.issue });
+  });
+
   it("runs python-gitlab's SAML group link flow unchanged", () => {
     const out = runPython(
       served,

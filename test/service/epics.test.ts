@@ -310,3 +310,34 @@ describe('epics: update, delete, to-do, notes', () => {
     expect((await s.get(`/groups/${g.id}/epics/1`)).body.labels).toEqual(['uno']);
   });
 });
+
+describe('epic issues', () => {
+  it('assigns, lists, reorders and removes issues of the group tree', async () => {
+    const g = await s.createGroup();
+    const sub = await s.createGroup({ parent_id: g.id });
+    const p = await s.createProject({ namespace_id: sub.id });
+    const e = (await s.post(`/groups/${g.id}/epics`, { title: 'with issues' })).body;
+    const i1 = (await s.post(`/projects/${p.id}/issues`, { title: 'one' })).body;
+    const i2 = (await s.post(`/projects/${p.id}/issues`, { title: 'two' })).body;
+    const a = await s.post(`/groups/${g.id}/epics/${e.iid}/issues/${i1.id}`);
+    expect(a.status).toBe(201);
+    expect(a.body.epic.id).toBe(e.id);
+    expect(a.body.issue.id).toBe(i1.id);
+    const b = (await s.post(`/groups/${g.id}/epics/${e.iid}/issues/${i2.id}`)).body;
+    expect((await s.post(`/groups/${g.id}/epics/${e.iid}/issues/${i2.id}`)).status).toBe(409);
+    const list = await s.get(`/groups/${g.id}/epics/${e.iid}/issues`);
+    expect(list.body.map((x: any) => [x.id, x.epic_issue_id])).toEqual([
+      [i1.id, a.body.id],
+      [i2.id, b.id],
+    ]);
+    const moved = await s.put(`/groups/${g.id}/epics/${e.iid}/issues/${b.id}`, { move_after_id: a.body.id });
+    expect(moved.body.map((x: any) => x.id)).toEqual([i2.id, i1.id]);
+    const removed = await s.del(`/groups/${g.id}/epics/${e.iid}/issues/${a.body.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.issue.id).toBe(i1.id);
+    expect((await s.get(`/groups/${g.id}/epics/${e.iid}/issues`)).body.map((x: any) => x.id)).toEqual([i2.id]);
+    const outside = await s.createProject();
+    const stray = (await s.post(`/projects/${outside.id}/issues`, { title: 'elsewhere' })).body;
+    expect((await s.post(`/groups/${g.id}/epics/${e.iid}/issues/${stray.id}`)).status).toBe(404);
+  });
+});

@@ -52,4 +52,18 @@ CREATE TABLE epic_award_emoji (
 CREATE UNIQUE INDEX epic_award_emoji_unique ON epic_award_emoji (epic_id, user_id, name);
 `,
   },
+  {
+    name: 'epics/002_epic_issues',
+    sql: `
+-- An issue belongs to at most one epic.
+CREATE TABLE epic_issues (
+  id INTEGER PRIMARY KEY,
+  epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
+  issue_id INTEGER NOT NULL UNIQUE REFERENCES issues(id) ON DELETE CASCADE,
+  relative_position INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX epic_issues_epic ON epic_issues (epic_id, relative_position);
+`,
+  },
 ];
