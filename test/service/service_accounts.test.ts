@@ -112,7 +112,9 @@ describe('group service accounts', () => {
     expect((await s.get(`/users/${sa.id}`)).status).toBe(404);
     const after = await s.get(`/projects/${project.id}/issues/${issue.body.iid}`);
     expect(after.body.author.username).toBe('ghost');
-    expect(after.body.author.name).toBe('Ghost User');
+    expect(after.body.author).toMatchObject({ name: 'Ghost User', state: 'active' });
+    const ghost = await s.get(`/users/${after.body.author.id}`);
+    expect(ghost.body.user_type).toBe('ghost');
   });
 
   it('refuses to soft-delete the sole owner of a group, and deletes that group with hard_delete', async () => {
