@@ -10,6 +10,10 @@ import { discussionsArea } from './discussions';
 import { draftNotesArea } from './draft_notes';
 import { alertsArea } from './alerts';
 import { errorTrackingArea } from './error_tracking';
+import { serviceAccountsArea } from './service_accounts';
+import { samlArea } from './saml';
+import { labelsArea } from './labels';
+import { epicsArea } from './epics';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -33,4 +37,8 @@ export const areas: Area[] = [
   draftNotesArea,
   alertsArea,
   errorTrackingArea,
+  serviceAccountsArea,
+  samlArea,
+  labelsArea,
+  epicsArea,
 ];

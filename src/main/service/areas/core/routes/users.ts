@@ -7,6 +7,7 @@ import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
 import { userBasic, userFor, personalAccessToken } from '../entities';
 import {
+  type PersonalAccessToken,
   type User,
   TOKEN_SCOPES,
   findTokenById,
@@ -331,11 +332,11 @@ function loadToken(rc: RequestContext, forWrite: boolean) {
   return token;
 }
 
-function revokeToken(rc: RequestContext, id: number): void {
+export function revokeToken(rc: RequestContext, id: number): void {
   rc.svc.db.prepare('UPDATE personal_access_tokens SET revoked = 1 WHERE id = ?').run(id);
 }
 
-function rotate(rc: RequestContext, token: ReturnType<typeof loadToken>) {
+export function rotate(rc: RequestContext, token: PersonalAccessToken) {
   const p = declared(rc.params, { expires_at: t.date() });
   const today = isoDate(rc.svc.now());
   if (token.revoked || (token.expires_at !== null && token.expires_at <= today)) throw badRequest('Token already revoked');

@@ -1,0 +1,350 @@
+import type { ServiceContext } from '../../context';
+import type { RequestContext } from '../../http/route';
+import { validationError } from '../../http/errors';
+import { addFilter } from '../../db/filter';
+import type { User } from '../core/users';
+import { findUserById, findUserByUsername } from '../core/users';
+import { type Namespace, findNamespaceById, selfAndAncestorIds, selfAndDescendantIds } from '../core/namespaces';
+import { Access, canReadGroup, effectiveGroupAccess } from '../core/access';
+import { recordEvent } from '../core/events';
+import { likeEscape } from '../core/routes/users';
+import { isoTime } from '../core/time';
+import { findOrCreateGroupLabels } from '../labels/labels';
+import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
+
+export interface EpicRow {
+  id: number;
+  group_id: number;
+  iid: number;
+  parent_id: number | null;
+  title: string;
+  description: string | null;
+  state: 'opened' | 'closed';
+  confidential: number;
+  author_id: number | null;
+  labels: string;
+  color: string;
+  start_date_fixed: string | null;
+  start_date_is_fixed: number;
+  due_date_fixed: string | null;
+  due_date_is_fixed: number;
+  closed_at: string | null;
+  closed_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const DESCRIPTION_LIMIT = 1_048_576;
+/** admin_epic (create, update): Planner (and Reporter) and up; destroy_epic: Owner. */
+export const ADMIN_EPIC = Access.PLANNER;
+export const DESTROY_EPIC = Access.OWNER;
+
+export function findEpicById(svc: ServiceContext, id: number): EpicRow | undefined {
+  return svc.db.prepare('SELECT * FROM epics WHERE id = ?').get(id) as EpicRow | undefined;
+}
+
+export function findEpicByIid(svc: ServiceContext, group: Namespace, iid: number): EpicRow | undefined {
+  return svc.db.prepare('SELECT * FROM epics WHERE group_id = ? AND iid = ?').get(group.id, iid) as EpicRow | undefined;
+}
+
+/** Confidential epics are for Planners and up (and their author). */
+export function canReadEpic(svc: ServiceContext, user: User | null, epic: EpicRow): boolean {
+  const group = findNamespaceById(svc, epic.group_id);
+  if (!group || !canReadGroup(svc, user, group)) return false;
+  if (!epic.confidential) return true;
+  if (user && epic.author_id === user.id) return true;
+  return effectiveGroupAccess(svc, user, group) >= Access.PLANNER;
+}
+
+export function canAdminEpic(svc: ServiceContext, user: User | null, epic: EpicRow): boolean {
+  const group = findNamespaceById(svc, epic.group_id);
+  return !!group && effectiveGroupAccess(svc, user, group) >= ADMIN_EPIC;
+}
+
+// --- dates ---------------------------------------------------------------------------------------
+
+export interface EpicDates {
+  start_date: string | null;
+  due_date: string | null;
+  start_date_from_inherited_source: string | null;
+  due_date_from_inherited_source: string | null;
+}
+
+/** Fixed dates when flagged, else inherited from child epics (earliest start, latest due). */
+export function epicDates(svc: ServiceContext, epic: EpicRow, depth = 0): EpicDates {
+  let start: string | null = null;
+  let due: string | null = null;
+  if (depth < 10 && (!epic.start_date_is_fixed || !epic.due_date_is_fixed)) {
+    const children = svc.db.prepare('SELECT * FROM epics WHERE parent_id = ?').all(epic.id) as EpicRow[];
+    for (const child of children) {
+      const d = epicDates(svc, child, depth + 1);
+      if (d.start_date && (!start || d.start_date < start)) start = d.start_date;
+      if (d.due_date && (!due || d.due_date > due)) due = d.due_date;
+    }
+  }
+  return {
+    start_date: epic.start_date_is_fixed ? epic.start_date_fixed : start,
+    due_date: epic.due_date_is_fixed ? epic.due_date_fixed : due,
+    start_date_from_inherited_source: start,
+    due_date_from_inherited_source: due,
+  };
+}
+
+// --- writes --------------------------------------------------------------------------------------
+
+export interface EpicInput {
+  title?: string;
+  description?: string | null;
+  labels?: string[] | null;
+  add_labels?: string[];
+  remove_labels?: string[];
+  confidential?: boolean;
+  color?: string;
+  start_date_fixed?: string | null;
+  start_date_is_fixed?: boolean;
+  due_date_fixed?: string | null;
+  due_date_is_fixed?: boolean;
+  /** undefined: unchanged; null: no parent. */
+  parent?: EpicRow | null;
+  state_event?: 'close' | 'reopen';
+  created_at?: string;
+  updated_at?: string;
+}
+
+function validate(input: EpicInput): void {
+  const errors: Record<string, string[]> = {};
+  if (input.title !== undefined) {
+    if (!input.title.trim()) errors.title = ["can't be blank"];
+    else if (input.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
+  }
+  if (input.color !== undefined && !normalizeColor(input.color)) errors.color = ['must be a valid color code'];
+  if (Object.keys(errors).length) throw validationError(errors);
+}
+
+/** A parent must sit in the epic's group or above it, and must not be the epic or below it. */
+function checkParent(svc: ServiceContext, group: Namespace, epic: EpicRow | null, parent: EpicRow): void {
+  const reason = 'This epic cannot be added. An epic must belong to the same group or subgroup as its parent epic.';
+  if (!selfAndAncestorIds(svc, group).includes(parent.group_id)) throw validationError({ parent: [reason] });
+  if (!epic) return;
+  for (let cur: EpicRow | undefined = parent, i = 0; cur && i < 100; cur = cur.parent_id ? findEpicById(svc, cur.parent_id) : undefined, i++) {
+    if (cur.id === epic.id) throw validationError({ parent: ['This epic cannot be added. It is already an ancestor of the parent epic.'] });
+  }
+}
+
+/** Label titles from the request, as the group's labels (missing ones are created, as GitLab does). */
+function labelTitles(svc: ServiceContext, group: Namespace, names: string[]): string[] {
+  const unique = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
+  return findOrCreateGroupLabels(svc, group, unique, DEFAULT_LABEL_COLOR).map((l) => l.title);
+}
+
+export function createEpic(rc: RequestContext, group: Namespace, author: User, input: EpicInput & { title: string }): EpicRow {
+  validate(input);
+  if (input.parent) checkParent(rc.svc, group, null, input.parent);
+  const now = isoTime(rc.svc.now());
+  const iid = (rc.svc.db.prepare('SELECT coalesce(max(iid), 0) + 1 AS n FROM epics WHERE group_id = ?').get(group.id) as { n: number }).n;
+  const labels = labelTitles(rc.svc, group, input.labels ?? []);
+  const createdAt = input.created_at ?? now;
+  const info = rc.svc.db
+    .prepare(
+      `INSERT INTO epics (group_id, iid, parent_id, title, description, confidential, author_id, labels, color,
+         start_date_fixed, start_date_is_fixed, due_date_fixed, due_date_is_fixed, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      group.id,
+      iid,
+      input.parent?.id ?? null,
+      input.title.trim(),
+      input.description ?? null,
+      input.confidential ? 1 : 0,
+      author.id,
+      JSON.stringify(labels),
+      input.color ? normalizeColor(input.color) : '#1068bf',
+      input.start_date_fixed ?? null,
+      input.start_date_is_fixed ? 1 : 0,
+      input.due_date_fixed ?? null,
+      input.due_date_is_fixed ? 1 : 0,
+      createdAt,
+      createdAt,
+    );
+  const epic = findEpicById(rc.svc, Number(info.lastInsertRowid))!;
+  recordEvent(rc.svc, { action: 'created', authorId: author.id, groupId: group.id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: epic.title });
+  return epic;
+}
+
+export function updateEpic(rc: RequestContext, group: Namespace, epic: EpicRow, user: User, input: EpicInput): EpicRow {
+  validate(input);
+  if (input.parent) checkParent(rc.svc, group, epic, input.parent);
+  const set: Record<string, unknown> = {};
+  if (input.title !== undefined) set.title = input.title.trim();
+  if (input.description !== undefined) set.description = input.description;
+  if (input.confidential !== undefined) set.confidential = Number(input.confidential);
+  if (input.color !== undefined) set.color = normalizeColor(input.color);
+  if (input.start_date_fixed !== undefined) set.start_date_fixed = input.start_date_fixed;
+  if (input.start_date_is_fixed !== undefined) set.start_date_is_fixed = Number(input.start_date_is_fixed);
+  if (input.due_date_fixed !== undefined) set.due_date_fixed = input.due_date_fixed;
+  if (input.due_date_is_fixed !== undefined) set.due_date_is_fixed = Number(input.due_date_is_fixed);
+  if (input.parent !== undefined) set.parent_id = input.parent?.id ?? null;
+  if (input.labels !== undefined || input.add_labels || input.remove_labels) {
+    let labels = input.labels === undefined ? (JSON.parse(epic.labels) as string[]) : labelTitles(rc.svc, group, input.labels ?? []);
+    if (input.add_labels) labels = [...labels, ...labelTitles(rc.svc, group, input.add_labels)];
+    if (input.remove_labels) labels = labels.filter((l) => !input.remove_labels!.map((r) => r.trim()).includes(l));
+    set.labels = JSON.stringify([...new Set(labels)]);
+  }
+  const now = isoTime(rc.svc.now());
+  let event: 'closed' | 'reopened' | null = null;
+  if (input.state_event === 'close' && epic.state === 'opened') {
+    Object.assign(set, { state: 'closed', closed_at: now, closed_by_id: user.id });
+    event = 'closed';
+  } else if (input.state_event === 'reopen' && epic.state === 'closed') {
+    Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
+    event = 'reopened';
+  }
+  set.updated_at = input.updated_at ?? now;
+  const entries = Object.entries(set);
+  rc.svc.db.prepare(`UPDATE epics SET ${entries.map(([k]) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, v]) => v), epic.id);
+  const updated = findEpicById(rc.svc, epic.id)!;
+  if (event) {
+    recordEvent(rc.svc, { action: event, authorId: user.id, groupId: group.id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: updated.title });
+  }
+  return updated;
+}
+
+/** Deletes the epic; its children stay and lose their parent (GitLab 16.11+). */
+export function deleteEpic(rc: RequestContext, epic: EpicRow, user: User): void {
+  rc.svc.db.prepare('UPDATE epics SET parent_id = NULL WHERE parent_id = ?').run(epic.id);
+  rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'Epic' AND noteable_id = ?").run(epic.id);
+  rc.svc.db.prepare('DELETE FROM epics WHERE id = ?').run(epic.id);
+  recordEvent(rc.svc, { action: 'destroyed', authorId: user.id, groupId: epic.group_id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: epic.title });
+}
+
+// --- to-dos and award emoji ----------------------------------------------------------------------
+
+export interface TodoRow {
+  id: number;
+  epic_id: number;
+  user_id: number;
+  author_id: number | null;
+  action: string;
+  state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Marks the epic as a to-do for the user; null when a pending one already exists. */
+export function markTodo(svc: ServiceContext, epic: EpicRow, user: User): TodoRow | null {
+  if (svc.db.prepare("SELECT 1 FROM epic_todos WHERE epic_id = ? AND user_id = ? AND state = 'pending'").get(epic.id, user.id)) return null;
+  const now = isoTime(svc.now());
+  const info = svc.db
+    .prepare("INSERT INTO epic_todos (epic_id, user_id, author_id, action, state, created_at, updated_at) VALUES (?, ?, ?, 'marked', 'pending', ?, ?)")
+    .run(epic.id, user.id, user.id, now, now);
+  return svc.db.prepare('SELECT * FROM epic_todos WHERE id = ?').get(Number(info.lastInsertRowid)) as TodoRow;
+}
+
+export interface AwardRow {
+  id: number;
+  epic_id: number;
+  user_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function awardCounts(svc: ServiceContext, epicId: number): { upvotes: number; downvotes: number } {
+  const row = svc.db
+    .prepare(
+      "SELECT sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM epic_award_emoji WHERE epic_id = ?",
+    )
+    .get(epicId) as { up: number | null; down: number | null };
+  return { upvotes: row.up ?? 0, downvotes: row.down ?? 0 };
+}
+
+// --- list ----------------------------------------------------------------------------------------
+
+export interface EpicListFilters {
+  author_id?: number;
+  author_username?: string;
+  labels?: string[];
+  order_by: string;
+  sort: string;
+  search?: string;
+  state: string;
+  created_after?: string;
+  created_before?: string;
+  updated_after?: string;
+  updated_before?: string;
+  include_ancestor_groups: boolean;
+  include_descendant_groups: boolean;
+  my_reaction_emoji?: string;
+  confidential?: boolean;
+  iids?: number[];
+  not?: Record<string, unknown>;
+}
+
+const NONE = 'none';
+const ANY = 'any';
+
+/** The `labels` filter: every label given (or None / Any). */
+function labelsFilter(where: string[], args: unknown[], labels: string[], negate: boolean): void {
+  if (labels.length === 1 && labels[0].toLowerCase() === NONE) {
+    where.push(negate ? "e.labels != '[]'" : "e.labels = '[]'");
+    return;
+  }
+  if (labels.length === 1 && labels[0].toLowerCase() === ANY) {
+    where.push(negate ? "e.labels = '[]'" : "e.labels != '[]'");
+    return;
+  }
+  const has = labels.map(() => 'EXISTS (SELECT 1 FROM json_each(e.labels) WHERE value = ?)');
+  // not[labels]: none of them.
+  where.push(negate ? `NOT (${has.join(' OR ')})` : has.join(' AND '));
+  args.push(...labels);
+}
+
+/** SQL (alias `e`) for the epics of the reference's list filters that the user may read. */
+export function epicListSql(svc: ServiceContext, user: User | null, group: Namespace, f: EpicListFilters): { sql: string; args: unknown[]; order: string } {
+  const ids = new Set<number>([group.id]);
+  if (f.include_descendant_groups) for (const id of selfAndDescendantIds(svc, group.id)) ids.add(id);
+  if (f.include_ancestor_groups) for (const id of selfAndAncestorIds(svc, group)) ids.add(id);
+  const readable = [...ids].filter((id) => {
+    const g = findNamespaceById(svc, id);
+    return !!g && canReadGroup(svc, user, g);
+  });
+  const confidentialOk = readable.filter((id) => effectiveGroupAccess(svc, user, findNamespaceById(svc, id)!) >= Access.PLANNER);
+  const where: string[] = [`e.group_id IN (${readable.map(() => '?').join(',') || 'NULL'})`];
+  const args: unknown[] = [...readable];
+  where.push(`(e.confidential = 0 OR e.group_id IN (${confidentialOk.map(() => '?').join(',') || 'NULL'}) OR e.author_id = ?)`);
+  args.push(...confidentialOk, user?.id ?? -1);
+  if (f.author_id !== undefined) addFilter(where, args, 'e.author_id = ?', f.author_id);
+  if (f.author_username !== undefined) addFilter(where, args, 'e.author_id = ?', findUserByUsername(svc, f.author_username)?.id ?? -1);
+  if (f.labels?.length) labelsFilter(where, args, f.labels, false);
+  if (f.search) {
+    const like = `%${likeEscape(f.search)}%`;
+    addFilter(where, args, "(e.title LIKE ? ESCAPE '\\' OR ifnull(e.description, '') LIKE ? ESCAPE '\\')", like, like);
+  }
+  if (f.state !== 'all') addFilter(where, args, 'e.state = ?', f.state);
+  if (f.created_after) addFilter(where, args, 'e.created_at >= ?', f.created_after);
+  if (f.created_before) addFilter(where, args, 'e.created_at <= ?', f.created_before);
+  if (f.updated_after) addFilter(where, args, 'e.updated_at >= ?', f.updated_after);
+  if (f.updated_before) addFilter(where, args, 'e.updated_at <= ?', f.updated_before);
+  if (f.confidential !== undefined) addFilter(where, args, 'e.confidential = ?', Number(f.confidential));
+  if (f.iids?.length) addFilter(where, args, `e.iid IN (${f.iids.map(() => '?').join(',')})`, ...f.iids);
+  if (f.my_reaction_emoji) {
+    const mine = 'SELECT 1 FROM epic_award_emoji a WHERE a.epic_id = e.id AND a.user_id = ?';
+    const me = user?.id ?? -1;
+    if (f.my_reaction_emoji.toLowerCase() === NONE) addFilter(where, args, `NOT EXISTS (${mine})`, me);
+    else if (f.my_reaction_emoji.toLowerCase() === ANY) addFilter(where, args, `EXISTS (${mine})`, me);
+    else addFilter(where, args, `EXISTS (${mine} AND a.name = ?)`, me, f.my_reaction_emoji);
+  }
+  const not = f.not ?? {};
+  if (not.author_id !== undefined && /^\d+$/.test(String(not.author_id))) addFilter(where, args, 'ifnull(e.author_id, -1) != ?', Number(not.author_id));
+  if (typeof not.author_username === 'string') {
+    addFilter(where, args, 'ifnull(e.author_id, -1) != ?', findUserByUsername(svc, not.author_username)?.id ?? -1);
+  }
+  const notLabels = Array.isArray(not.labels) ? not.labels.map(String) : typeof not.labels === 'string' ? not.labels.split(',') : [];
+  const cleaned = notLabels.map((l) => l.trim()).filter(Boolean);
+  if (cleaned.length) labelsFilter(where, args, cleaned, true);
+  const column = f.order_by === 'title' ? 'e.title' : f.order_by === 'updated_at' ? 'e.updated_at' : 'e.created_at';
+  return { sql: `FROM epics e WHERE ${where.join(' AND ')}`, args, order: `${column} ${f.sort}, e.id ${f.sort}` };
+}
+
+export { findUserById };

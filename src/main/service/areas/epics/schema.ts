@@ -1,0 +1,69 @@
+import type { Migration } from '../../db/migrations';
+
+/** Group epics, their to-dos and award emoji (notes hang on core's `notes` as noteable 'Epic'). */
+export const epicMigrations: Migration[] = [
+  {
+    name: 'epics/001_initial',
+    sql: `
+CREATE TABLE epics (
+  id INTEGER PRIMARY KEY,
+  group_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+  iid INTEGER NOT NULL,
+  parent_id INTEGER REFERENCES epics(id) ON DELETE SET NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL DEFAULT 'opened',
+  confidential INTEGER NOT NULL DEFAULT 0,
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  labels TEXT NOT NULL DEFAULT '[]',
+  color TEXT NOT NULL DEFAULT '#1068bf',
+  start_date_fixed TEXT,
+  start_date_is_fixed INTEGER NOT NULL DEFAULT 0,
+  due_date_fixed TEXT,
+  due_date_is_fixed INTEGER NOT NULL DEFAULT 0,
+  closed_at TEXT,
+  closed_by_id INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX epics_group_iid ON epics (group_id, iid);
+CREATE INDEX epics_parent ON epics (parent_id);
+
+CREATE TABLE epic_todos (
+  id INTEGER PRIMARY KEY,
+  epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  action TEXT NOT NULL DEFAULT 'marked',
+  state TEXT NOT NULL DEFAULT 'pending',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX epic_todos_user ON epic_todos (user_id, epic_id);
+
+CREATE TABLE epic_award_emoji (
+  id INTEGER PRIMARY KEY,
+  epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX epic_award_emoji_unique ON epic_award_emoji (epic_id, user_id, name);
+`,
+  },
+  {
+    name: 'epics/002_epic_issues',
+    sql: `
+-- An issue belongs to at most one epic.
+CREATE TABLE epic_issues (
+  id INTEGER PRIMARY KEY,
+  epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
+  issue_id INTEGER NOT NULL UNIQUE REFERENCES issues(id) ON DELETE CASCADE,
+  relative_position INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX epic_issues_epic ON epic_issues (epic_id, relative_position);
+`,
+  },
+];

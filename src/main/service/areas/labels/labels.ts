@@ -1,0 +1,307 @@
+import type { ServiceContext } from '../../context';
+import { conflict, notFound, validationError } from '../../http/errors';
+import type { User } from '../core/users';
+import { type Namespace, findNamespaceById, selfAndAncestorIds, selfAndDescendantIds } from '../core/namespaces';
+import type { Project } from '../core/projects';
+import { visibleProjectsSql } from '../core/access';
+import { likeEscape } from '../core/routes/users';
+import { isoTime } from '../core/time';
+import { normalizeColor } from './colors';
+
+export interface LabelRow {
+  id: number;
+  group_id: number | null;
+  project_id: number | null;
+  title: string;
+  color: string;
+  description: string | null;
+  priority: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Who owns the labels a route works on: a group, or a project (whose group labels it also sees). */
+export type LabelParent = { kind: 'group'; group: Namespace } | { kind: 'project'; project: Project };
+
+export interface LabelScope {
+  includeAncestorGroups: boolean;
+  includeDescendantGroups: boolean;
+  onlyGroupLabels: boolean;
+}
+
+export const DEFAULT_SCOPE: LabelScope = { includeAncestorGroups: true, includeDescendantGroups: false, onlyGroupLabels: true };
+
+const marks = (ids: unknown[]): string => (ids.length ? ids.map(() => '?').join(',') : 'NULL');
+
+function projectGroup(svc: ServiceContext, project: Project): Namespace | null {
+  const ns = findNamespaceById(svc, project.namespace_id);
+  return ns?.kind === 'group' ? ns : null;
+}
+
+/** SQL (on alias `l`) for the labels available to a parent under the include flags. */
+export function availableLabelsSql(svc: ServiceContext, parent: LabelParent, scope: LabelScope): { sql: string; args: unknown[] } {
+  if (parent.kind === 'project') {
+    const group = projectGroup(svc, parent.project);
+    const groupIds = group ? (scope.includeAncestorGroups ? selfAndAncestorIds(svc, group) : [group.id]) : [];
+    return { sql: `(l.project_id = ? OR l.group_id IN (${marks(groupIds)}))`, args: [parent.project.id, ...groupIds] };
+  }
+  const below = scope.includeDescendantGroups ? selfAndDescendantIds(svc, parent.group.id) : [parent.group.id];
+  const above = scope.includeAncestorGroups ? selfAndAncestorIds(svc, parent.group).slice(1) : [];
+  const groupIds = [...below, ...above];
+  if (scope.onlyGroupLabels) return { sql: `l.group_id IN (${marks(groupIds)})`, args: groupIds };
+  return {
+    sql: `(l.group_id IN (${marks(groupIds)}) OR l.project_id IN (SELECT id FROM projects WHERE namespace_id IN (${marks(below)})))`,
+    args: [...groupIds, ...below],
+  };
+}
+
+export function searchSql(search: string | undefined): { sql: string; args: unknown[] } {
+  if (!search) return { sql: '1 = 1', args: [] };
+  const like = `%${likeEscape(search)}%`;
+  return { sql: "(l.title LIKE ? ESCAPE '\\' OR ifnull(l.description, '') LIKE ? ESCAPE '\\')", args: [like, like] };
+}
+
+export function findLabelById(svc: ServiceContext, id: number): LabelRow | undefined {
+  return svc.db.prepare('SELECT * FROM labels WHERE id = ?').get(id) as LabelRow | undefined;
+}
+
+/** The label with this title available to the parent: its own first, then the nearest group's. */
+export function findLabelByTitle(svc: ServiceContext, parent: LabelParent, title: string, scope: LabelScope = DEFAULT_SCOPE): LabelRow | undefined {
+  const avail = availableLabelsSql(svc, parent, scope);
+  const own = parent.kind === 'group' ? 'l.group_id = ?' : 'l.project_id = ?';
+  const ownId = parent.kind === 'group' ? parent.group.id : parent.project.id;
+  return svc.db
+    .prepare(`SELECT l.* FROM labels l WHERE ${avail.sql} AND l.title = ? ORDER BY CASE WHEN ${own} THEN 0 ELSE 1 END, l.id DESC LIMIT 1`)
+    .get(...avail.args, title, ownId) as LabelRow | undefined;
+}
+
+/** `:label_id`: an id, else a title, among the labels available to the parent. */
+export function findLabel(svc: ServiceContext, parent: LabelParent, ref: string, scope: LabelScope = DEFAULT_SCOPE): LabelRow {
+  const avail = availableLabelsSql(svc, parent, scope);
+  const byId = /^\d+$/.test(ref)
+    ? (svc.db.prepare(`SELECT l.* FROM labels l WHERE ${avail.sql} AND l.id = ?`).get(...avail.args, Number(ref)) as LabelRow | undefined)
+    : undefined;
+  const label = byId ?? findLabelByTitle(svc, parent, ref, scope);
+  if (!label) throw notFound('Label');
+  return label;
+}
+
+interface LabelFields {
+  title?: string;
+  color?: string;
+  description?: string | null;
+  priority?: number | null;
+}
+
+/** Model validations: `{"message":{"title":[...],"color":[...]}}`. Returns the normalized values. */
+function validate(input: LabelFields): { title?: string; color?: string } {
+  const errors: Record<string, string[]> = {};
+  const out: { title?: string; color?: string } = {};
+  if (input.title !== undefined) {
+    const title = input.title.trim();
+    const msgs: string[] = [];
+    if (!title) msgs.push("can't be blank");
+    if (title.includes(',') || !title) msgs.push('is invalid');
+    if (title.length > 255) msgs.push('is too long (maximum is 255 characters)');
+    if (msgs.length) errors.title = msgs;
+    out.title = title;
+  }
+  if (input.color !== undefined) {
+    const color = normalizeColor(input.color);
+    if (!color) errors.color = ['must be a valid color code'];
+    else out.color = color;
+  }
+  if (Object.keys(errors).length) throw validationError(errors);
+  return out;
+}
+
+/** Creates a label; a title already available to the parent (or its ancestors) is a 409. */
+export function createLabel(svc: ServiceContext, parent: LabelParent, input: Required<Pick<LabelFields, 'title' | 'color'>> & LabelFields): LabelRow {
+  const avail = availableLabelsSql(svc, parent, DEFAULT_SCOPE);
+  if (svc.db.prepare(`SELECT 1 FROM labels l WHERE ${avail.sql} AND l.title = ?`).get(...avail.args, input.title.trim())) {
+    throw conflict('Label already exists');
+  }
+  const v = validate(input);
+  const now = isoTime(svc.now());
+  const info = svc.db
+    .prepare('INSERT INTO labels (group_id, project_id, title, color, description, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(
+      parent.kind === 'group' ? parent.group.id : null,
+      parent.kind === 'project' ? parent.project.id : null,
+      v.title,
+      v.color,
+      input.description ?? null,
+      input.priority ?? null,
+      now,
+      now,
+    );
+  return findLabelById(svc, Number(info.lastInsertRowid))!;
+}
+
+export function updateLabel(svc: ServiceContext, label: LabelRow, input: LabelFields): LabelRow {
+  const v = validate(input);
+  if (v.title !== undefined && v.title !== label.title) {
+    const clash = svc.db
+      .prepare('SELECT 1 FROM labels WHERE title = ? AND id != ? AND ifnull(group_id, 0) = ifnull(?, 0) AND ifnull(project_id, 0) = ifnull(?, 0)')
+      .get(v.title, label.id, label.group_id, label.project_id);
+    if (clash) throw validationError({ title: ['has already been taken'] });
+  }
+  svc.db
+    .prepare('UPDATE labels SET title = ?, color = ?, description = ?, priority = ?, updated_at = ? WHERE id = ?')
+    .run(
+      v.title ?? label.title,
+      v.color ?? label.color,
+      input.description === undefined ? label.description : input.description,
+      input.priority === undefined ? label.priority : input.priority,
+      isoTime(svc.now()),
+      label.id,
+    );
+  if (v.title !== undefined && v.title !== label.title) relabel(svc, label, v.title);
+  return findLabelById(svc, label.id)!;
+}
+
+export function deleteLabel(svc: ServiceContext, label: LabelRow): void {
+  relabel(svc, label, null);
+  svc.db.prepare('DELETE FROM labels WHERE id = ?').run(label.id);
+}
+
+/** Projects whose issues and merge requests can carry the label. */
+function labelProjectsSql(label: LabelRow): { sql: string; args: unknown[] } {
+  if (label.project_id !== null) return { sql: '?', args: [label.project_id] };
+  return {
+    sql: `SELECT id FROM projects WHERE namespace_id IN (
+      WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id) SELECT id FROM tree)`,
+    args: [label.group_id],
+  };
+}
+
+const hasTable = (svc: ServiceContext, name: string): boolean =>
+  !!svc.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
+
+/** Renames (or, with null, removes) the label in the label lists of the records in its scope. */
+function relabel(svc: ServiceContext, label: LabelRow, newTitle: string | null): void {
+  const targets: { table: string; scope: { sql: string; args: unknown[] } }[] = [];
+  const projects = labelProjectsSql(label);
+  targets.push({ table: 'issues', scope: { sql: `project_id IN (${projects.sql})`, args: projects.args } });
+  targets.push({ table: 'merge_requests', scope: { sql: `project_id IN (${projects.sql})`, args: projects.args } });
+  if (label.group_id !== null && hasTable(svc, 'epics')) {
+    targets.push({
+      table: 'epics',
+      scope: {
+        sql: `group_id IN (WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id) SELECT id FROM tree)`,
+        args: [label.group_id],
+      },
+    });
+  }
+  for (const { table, scope } of targets) {
+    const rows = svc.db
+      .prepare(`SELECT id, labels FROM ${table} WHERE ${scope.sql} AND EXISTS (SELECT 1 FROM json_each(${table}.labels) WHERE value = ?)`)
+      .all(...scope.args, label.title) as { id: number; labels: string }[];
+    const update = svc.db.prepare(`UPDATE ${table} SET labels = ? WHERE id = ?`);
+    for (const row of rows) {
+      const names = (JSON.parse(row.labels) as string[]).flatMap((n) => (n === label.title ? (newTitle === null ? [] : [newTitle]) : [n]));
+      update.run(JSON.stringify([...new Set(names)]), row.id);
+    }
+  }
+}
+
+// --- subscriptions -------------------------------------------------------------------------------
+
+export function isSubscribed(svc: ServiceContext, label: LabelRow, user: User | null): boolean {
+  if (!user) return false;
+  return !!svc.db.prepare('SELECT 1 FROM label_subscriptions WHERE label_id = ? AND user_id = ?').get(label.id, user.id);
+}
+
+/** Returns false when nothing changed (the route answers 304). */
+export function setSubscription(svc: ServiceContext, label: LabelRow, user: User, subscribed: boolean): boolean {
+  if (isSubscribed(svc, label, user) === subscribed) return false;
+  if (subscribed) {
+    svc.db.prepare('INSERT INTO label_subscriptions (label_id, user_id, created_at) VALUES (?, ?, ?)').run(label.id, user.id, isoTime(svc.now()));
+  } else {
+    svc.db.prepare('DELETE FROM label_subscriptions WHERE label_id = ? AND user_id = ?').run(label.id, user.id);
+  }
+  return true;
+}
+
+// --- counts --------------------------------------------------------------------------------------
+
+export interface LabelCounts {
+  open_issues_count: number;
+  closed_issues_count: number;
+  open_merge_requests_count: number;
+}
+
+/** Issues and merge requests carrying the label that the user can see. */
+export function labelCounts(svc: ServiceContext, label: LabelRow, user: User | null): LabelCounts {
+  const projects = labelProjectsSql(label);
+  const vis = visibleProjectsSql(svc, user);
+  const count = (table: string, state: string): number =>
+    (
+      svc.db
+        .prepare(
+          `SELECT count(*) AS n FROM ${table} x JOIN projects p ON p.id = x.project_id
+           WHERE x.project_id IN (${projects.sql}) AND x.state = ? AND ${vis.sql}
+             AND EXISTS (SELECT 1 FROM json_each(x.labels) WHERE value = ?)`,
+        )
+        .get(...projects.args, state, ...vis.args, label.title) as { n: number }
+    ).n;
+  return {
+    open_issues_count: count('issues', 'opened'),
+    closed_issues_count: count('issues', 'closed'),
+    open_merge_requests_count: count('merge_requests', 'opened'),
+  };
+}
+
+/** Counts for many labels at once: one grouped query per table and label scope, not three per label. */
+export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: User | null): Map<number, LabelCounts> {
+  const out = new Map<number, LabelCounts>();
+  const byScope = new Map<string, LabelRow[]>();
+  for (const l of labels) {
+    const key = l.project_id !== null ? `p${l.project_id}` : `g${l.group_id}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), l]);
+  }
+  const vis = visibleProjectsSql(svc, user);
+  for (const group of byScope.values()) {
+    const projects = labelProjectsSql(group[0]);
+    const tally = (table: string): Map<string, number> => {
+      const rows = svc.db
+        .prepare(
+          `SELECT j.value AS title, x.state AS state, count(*) AS n FROM ${table} x JOIN projects p ON p.id = x.project_id, json_each(x.labels) j
+           WHERE x.project_id IN (${projects.sql}) AND ${vis.sql} AND j.value IN (${marks(group)})
+           GROUP BY j.value, x.state`,
+        )
+        .all(...projects.args, ...vis.args, ...group.map((l) => l.title)) as { title: string; state: string; n: number }[];
+      return new Map(rows.map((r) => [`${r.state}\0${r.title}`, r.n]));
+    };
+    const issues = tally('issues');
+    const mrs = tally('merge_requests');
+    for (const l of group) {
+      out.set(l.id, {
+        open_issues_count: issues.get(`opened\0${l.title}`) ?? 0,
+        closed_issues_count: issues.get(`closed\0${l.title}`) ?? 0,
+        open_merge_requests_count: mrs.get(`opened\0${l.title}`) ?? 0,
+      });
+    }
+  }
+  return out;
+}
+
+// --- for other areas (epics) ---------------------------------------------------------------------
+
+/** The labels with these titles available to a group (nearest first); missing ones are created. */
+export function findOrCreateGroupLabels(svc: ServiceContext, group: Namespace, titles: string[], defaultColor: string): LabelRow[] {
+  const parent: LabelParent = { kind: 'group', group };
+  return titles.map((title) => findLabelByTitle(svc, parent, title.trim()) ?? createLabel(svc, parent, { title, color: defaultColor }));
+}
+
+/** Labels available to a group by title, for `with_labels_details`. */
+export function groupLabelsByTitle(svc: ServiceContext, group: Namespace, titles: string[]): Map<string, LabelRow> {
+  const out = new Map<string, LabelRow>();
+  if (!titles.length) return out;
+  const avail = availableLabelsSql(svc, { kind: 'group', group }, DEFAULT_SCOPE);
+  const rows = svc.db
+    .prepare(`SELECT l.* FROM labels l WHERE ${avail.sql} AND l.title IN (${marks(titles)}) ORDER BY l.id`)
+    .all(...avail.args, ...titles) as LabelRow[];
+  for (const r of rows) if (!out.has(r.title)) out.set(r.title, r);
+  return out;
+}

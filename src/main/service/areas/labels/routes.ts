@@ -1,0 +1,157 @@
+import type { RequestContext, Router } from '../../http/route';
+import { declared, requireAtLeastOne, t } from '../../http/params';
+import { notFound, notModified } from '../../http/errors';
+import { paginate } from '../../http/pagination';
+import { inTransaction } from '../../db/connection';
+import { Access, loadGroup, loadProject } from '../core/access';
+import { findNamespaceById } from '../core/namespaces';
+import { type LabelParent, type LabelRow, type LabelScope, availableLabelsSql, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, searchSql, setSubscription, updateLabel } from './labels';
+import { label } from './entities';
+import { ApiError } from '../../http/errors';
+
+type Kind = 'groups' | 'projects';
+
+/** admin_label: Planner (and Reporter) and up. */
+const ADMIN_LABEL = Access.PLANNER;
+
+function loadParent(rc: RequestContext, kind: Kind, minLevel: number = Access.NO_ACCESS): LabelParent {
+  return kind === 'groups' ? { kind: 'group', group: loadGroup(rc, minLevel) } : { kind: 'project', project: loadProject(rc, minLevel) };
+}
+
+const view = (kind: Kind, counts: boolean) => ({ counts, fromProject: kind === 'projects' });
+
+function readScope(rc: RequestContext, kind: Kind): LabelScope {
+  const q = declared(rc.params, {
+    include_ancestor_groups: t.boolean().default(true),
+    include_descendant_groups: t.boolean().default(false),
+    only_group_labels: t.boolean().default(true),
+  });
+  return {
+    includeAncestorGroups: q.include_ancestor_groups,
+    includeDescendantGroups: kind === 'groups' && q.include_descendant_groups,
+    onlyGroupLabels: q.only_group_labels,
+  };
+}
+
+export function registerLabelRoutes(r: Router): void {
+  for (const kind of ['groups', 'projects'] as const) {
+    const base = `/${kind}/:id/labels`;
+    const updateFields = kind === 'groups' ? ['new_name', 'color', 'description'] : ['new_name', 'color', 'description', 'priority'];
+
+    r.get(
+      base,
+      (rc) => {
+        const parent = loadParent(rc, kind);
+        const scope = readScope(rc, kind);
+        const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
+        const avail = availableLabelsSql(rc.svc, parent, scope);
+        const search = searchSql(q.search ?? undefined);
+        const sql = `FROM labels l WHERE ${avail.sql} AND ${search.sql}`;
+        const args = [...avail.args, ...search.args];
+        const rows = paginate(rc, {
+          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+          rows: (limit, offset) => rc.svc.db.prepare(`SELECT l.* ${sql} ORDER BY l.title, l.id LIMIT ? OFFSET ?`).all(...args, limit, offset) as LabelRow[],
+        });
+        const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
+        return rows.map((l) => label(rc, l, { counts: counts?.get(l.id) ?? false, fromProject: kind === 'projects' }));
+      },
+      { auth: 'optional' },
+    );
+
+    r.get(
+      `${base}/:label_id`,
+      (rc) => {
+        const parent = loadParent(rc, kind);
+        return label(rc, findLabel(rc.svc, parent, rc.path.label_id, readScope(rc, kind)), view(kind, true));
+      },
+      { auth: 'optional' },
+    );
+
+    r.post(base, (rc) => {
+      const parent = loadParent(rc, kind, ADMIN_LABEL);
+      const p = declared(rc.params, {
+        name: t.string().required(),
+        color: t.string().required(),
+        description: t.string(),
+        priority: t.integer(),
+      });
+      const row = inTransaction(rc.svc.db, () =>
+        createLabel(rc.svc, parent, {
+          title: p.name,
+          color: p.color,
+          description: p.description ?? null,
+          priority: kind === 'projects' ? (p.priority ?? null) : null,
+        }),
+      );
+      return label(rc, row, view(kind, true));
+    });
+
+    const update = (rc: RequestContext, ref: string) => {
+      const parent = loadParent(rc, kind, ADMIN_LABEL);
+      requireAtLeastOne(rc.params, updateFields);
+      const p = declared(rc.params, { new_name: t.string(), color: t.string(), description: t.string(), priority: t.integer() });
+      const current = findOwnLabel(rc, parent, ref);
+      const row = inTransaction(rc.svc.db, () =>
+        updateLabel(rc.svc, current, {
+          title: p.new_name ?? undefined,
+          color: p.color ?? undefined,
+          description: p.description,
+          priority: kind === 'projects' ? p.priority : undefined,
+        }),
+      );
+      return label(rc, row, view(kind, true));
+    };
+    r.put(`${base}/:label_id`, (rc) => update(rc, rc.path.label_id));
+    // Deprecated, still what python-gitlab 3.12's save() sends: the label's name in the body.
+    r.put(base, (rc) => update(rc, declared(rc.params, { name: t.string().required() }).name));
+
+    const remove = (rc: RequestContext, ref: string) => {
+      const parent = loadParent(rc, kind, ADMIN_LABEL);
+      const current = findOwnLabel(rc, parent, ref);
+      inTransaction(rc.svc.db, () => deleteLabel(rc.svc, current));
+      return undefined;
+    };
+    r.delete(`${base}/:label_id`, (rc) => remove(rc, rc.path.label_id));
+    r.delete(base, (rc) => remove(rc, declared(rc.params, { name: t.string().required() }).name));
+
+    for (const action of ['subscribe', 'unsubscribe'] as const) {
+      const handler = (rc: RequestContext): unknown => {
+        const user = rc.requireUser();
+        const parent = loadParent(rc, kind);
+        const current = findLabel(rc.svc, parent, rc.path.label_id);
+        if (!setSubscription(rc.svc, current, user, action === 'subscribe')) throw notModified();
+        rc.status = 201;
+        return label(rc, current, view(kind, true));
+      };
+      r.post(`${base}/:label_id/${action}`, handler);
+    }
+  }
+
+  /** Turns a project label into a label of the project's group (merging into an existing one). */
+  r.put('/projects/:id/labels/:label_id/promote', (rc) => {
+    const project = loadProject(rc, Access.MAINTAINER);
+    const parent: LabelParent = { kind: 'project', project };
+    const current = findOwnLabel(rc, parent, rc.path.label_id);
+    const ns = findNamespaceById(rc.svc, project.namespace_id)!;
+    if (ns.kind !== 'group') throw new ApiError(400, { message: 'Failed to promote label due to internal error. Please contact administrators.' });
+    const promoted = inTransaction(rc.svc.db, () => {
+      const existing = rc.svc.db.prepare('SELECT * FROM labels WHERE group_id = ? AND title = ?').get(ns.id, current.title) as LabelRow | undefined;
+      if (existing) {
+        rc.svc.db.prepare('DELETE FROM labels WHERE id = ?').run(current.id);
+        return existing;
+      }
+      rc.svc.db.prepare('UPDATE labels SET project_id = NULL, group_id = ?, priority = NULL WHERE id = ?').run(ns.id, current.id);
+      return findLabelById(rc.svc, current.id)!;
+    });
+    rc.status = 200;
+    return label(rc, promoted, { counts: true, fromProject: false });
+  });
+}
+
+/** Writes touch only the parent's own labels; an ancestor's label is "not found" here. */
+function findOwnLabel(rc: RequestContext, parent: LabelParent, ref: string): LabelRow {
+  const found = findLabel(rc.svc, parent, ref, { includeAncestorGroups: false, includeDescendantGroups: false, onlyGroupLabels: true });
+  const own = parent.kind === 'group' ? found.group_id === parent.group.id : found.project_id === parent.project.id;
+  if (!own) throw notFound('Label');
+  return found;
+}
