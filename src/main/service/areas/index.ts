@@ -2,6 +2,7 @@ import type { Migration } from '../db/migrations';
 import type { ServiceContext } from '../context';
 import type { Router } from '../http/route';
 import { coreArea } from './core';
+import { snippetsArea } from './snippets';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -15,4 +16,4 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea];
+export const areas: Area[] = [coreArea, snippetsArea];
