@@ -3,6 +3,7 @@ import type { ServiceContext } from '../context';
 import type { Router } from '../http/route';
 import { coreArea } from './core';
 import { snippetsArea } from './snippets';
+import { uploadsArea } from './uploads';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -16,4 +17,4 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea, snippetsArea];
+export const areas: Area[] = [coreArea, snippetsArea, uploadsArea];
