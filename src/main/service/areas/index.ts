@@ -4,6 +4,7 @@ import type { Router } from '../http/route';
 import { coreArea } from './core';
 import { snippetsArea } from './snippets';
 import { uploadsArea } from './uploads';
+import { badgesArea } from './badges';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -17,4 +18,4 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea, snippetsArea, uploadsArea];
+export const areas: Area[] = [coreArea, snippetsArea, uploadsArea, badgesArea];
