@@ -85,6 +85,11 @@ describe('project snippets: create', () => {
     expect((await create({ files: [{ file_path: '', content: 'b' }] })).body).toEqual({ error: 'files[0][file_path] is empty' });
     expect((await create({ files: [{ content: 'b' }] })).body).toEqual({ error: 'files[0][file_path] is missing' });
     expect((await create({ files: [{ file_path: 'a', content: '' }] })).body).toEqual({ error: 'files[0][content] is empty' });
+    expect((await create({ files: [{ file_path: 'a', content: null }] })).body).toEqual({ error: 'files[0][content] is empty' });
+    expect((await create({ files: [{ file_path: null, content: 'x' }] })).body).toEqual({
+      error: 'files[0][file_path] should be a valid file path, files[0][file_path] is empty',
+    });
+    expect((await create({ content: '', file_name: 'a' })).body).toEqual({ error: 'content is empty' });
   });
 
   it('refuses traversal and absolute file paths', async () => {

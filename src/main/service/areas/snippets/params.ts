@@ -41,9 +41,15 @@ function fileString(
   opts: { required: boolean; notBlank: boolean; path: boolean },
 ): string | null | undefined {
   const v = item[name];
-  if (v === undefined || v === null) {
+  if (v === undefined) {
     if (opts.required) errors.add(`${label} is missing`);
-    return v as null | undefined;
+    return v;
+  }
+  if (v === null) {
+    // A given null: the path validator fails on it first, then `allow_blank: false` (GitLab's spec order).
+    if (opts.path && opts.notBlank) errors.add(`${label} should be a valid file path`);
+    if (opts.notBlank) errors.add(`${label} is empty`);
+    return null;
   }
   if (typeof v !== 'string' && typeof v !== 'number') {
     errors.add(`${label} is invalid`);
