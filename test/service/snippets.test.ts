@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { ROOT_TOKEN, TestService } from '../helpers/service';
 
 let s: TestService;
 let project: any;
@@ -151,6 +151,13 @@ describe('project snippets: revisions and raw files', () => {
     expect((await s.get(`${base()}/${id}/files/${firstRef}/main.txt/raw`)).text).toBe('v1');
     expect((await s.get(`${base()}/${id}/files/${firstRef.slice(0, 8)}/main.txt/raw`)).text).toBe('v1');
     expect((await s.get(`${base()}/${id}/files/main/${encodeURIComponent('dir/new.md')}/raw`)).text).toBe('# new');
+    // The entity's web raw URLs answer too.
+    const webFile = add.body.files.find((f: any) => f.path === 'dir/new.md').raw_url;
+    expect(await (await fetch(webFile, { headers: { 'private-token': ROOT_TOKEN } })).text()).toBe('# new');
+    expect(await (await fetch(add.body.raw_url, { headers: { 'private-token': ROOT_TOKEN } })).text()).toBe('# new');
+    const webOld = await fetch(add.body.raw_url.replace(/raw$/, `raw/${firstRef}/main.txt`), { headers: { 'private-token': ROOT_TOKEN } });
+    expect(await webOld.text()).toBe('v1');
+    expect((await fetch(add.body.raw_url, { headers: {} })).status).toBe(404);
     const missingFile = await s.get(`${base()}/${id}/files/${firstRef}/${encodeURIComponent('dir/new.md')}/raw`);
     expect(missingFile.status).toBe(404);
     expect(missingFile.body).toEqual({ message: '404 File Not Found' });

@@ -6,8 +6,8 @@ import { snippetIdParam } from './params';
 import { type SnippetRow, canReadSnippet, checkSnippetsFeature, findSnippet } from './snippets';
 
 /** The project of `/projects/:id/snippets...` with its snippets feature open to the caller. */
-export function loadSnippetsProject(rc: RequestContext): Project {
-  const project = loadProject(rc);
+export function loadSnippetsProject(rc: RequestContext, ref = rc.path.id): Project {
+  const project = loadProject(rc, undefined, ref);
   checkSnippetsFeature(rc.svc, rc.user, project);
   return project;
 }

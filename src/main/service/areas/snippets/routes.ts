@@ -50,8 +50,7 @@ function sendFirstFile(rc: RequestContext, s: SnippetRow): FastifyReply {
 }
 
 /** `GET .../files/:ref/:file_path/raw`: any revision's file by ref. */
-function sendFileAtRef(rc: RequestContext, s: SnippetRow): FastifyReply {
-  const filePath = rc.path.file_path;
+function sendFileAtRef(rc: RequestContext, s: SnippetRow, filePath = rc.path.file_path): FastifyReply {
   if (!isValidFilePath(filePath)) throw grapeError(400, 'file_path should be a valid file path');
   const rev = resolveRef(rc.svc, s.id, rc.path.ref);
   if (!rev) throw notFound('Reference');
@@ -214,12 +213,30 @@ export function registerSnippetRoutes(r: Router): void {
     return userAgentDetail(detail);
   });
 
-  // The personal snippet web raw URL (`raw_url`) answers like the API's raw endpoint.
-  r.rootRoute('GET', '/-/snippets/:snippet_id/raw', (rc) => sendFirstFile(rc, loadPersonalSnippet(rc)), { auth: 'optional' });
+  registerWebRawRoutes(r);
 
   registerSnippetNoteRoutes(r);
 }
 
 function canCreateInProject(rc: RequestContext, project: Project): boolean {
   return effectiveProjectAccess(rc.svc, rc.user, project) >= Access.REPORTER;
+}
+
+/**
+ * The web URLs the entity names (`raw_url`, `files[].raw_url`) answer like the API's raw
+ * endpoints, for whoever may read the snippet: `/-/snippets/:id/raw[/:ref/:path]` and
+ * `/<namespace>/<project>/-/snippets/:id/raw[/:ref/:path]` for namespaces up to four levels deep.
+ */
+function registerWebRawRoutes(r: Router): void {
+  const opts = { auth: 'optional' } as const;
+  r.rootRoute('GET', '/-/snippets/:snippet_id/raw', (rc) => sendFirstFile(rc, loadPersonalSnippet(rc)), opts);
+  r.rootRoute('GET', '/-/snippets/:snippet_id/raw/:ref/*', (rc) => sendFileAtRef(rc, loadPersonalSnippet(rc), rc.path['*']), opts);
+  for (let depth = 2; depth <= 5; depth++) {
+    const names = Array.from({ length: depth }, (_, i) => `p${i}`);
+    const prefix = names.map((n) => `/:${n}`).join('');
+    const projectPath = (rc: RequestContext): string => names.map((n) => rc.path[n]).join('/');
+    const snippetOf = (rc: RequestContext): SnippetRow => loadProjectSnippet(rc, loadSnippetsProject(rc, projectPath(rc)));
+    r.rootRoute('GET', `${prefix}/-/snippets/:snippet_id/raw`, (rc) => sendFirstFile(rc, snippetOf(rc)), opts);
+    r.rootRoute('GET', `${prefix}/-/snippets/:snippet_id/raw/:ref/*`, (rc) => sendFileAtRef(rc, snippetOf(rc), rc.path['*']), opts);
+  }
 }
