@@ -90,6 +90,8 @@ describe('project snippets: create', () => {
       error: 'files[0][file_path] should be a valid file path, files[0][file_path] is empty',
     });
     expect((await create({ content: '', file_name: 'a' })).body).toEqual({ error: 'content is empty' });
+    expect((await create({ files: { file_path: 'a', content: 'b' } })).body).toEqual({ error: 'files is invalid' });
+    expect((await create({ files: [] })).status).toBe(400);
   });
 
   it('refuses traversal and absolute file paths', async () => {

@@ -68,7 +68,7 @@ function fileString(
 }
 
 function fileItems(errors: Errors, raw: unknown): Record<string, unknown>[] | undefined {
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? [raw] : null;
+  const list = Array.isArray(raw) ? raw : null;
   if (!list || list.some((x) => !x || typeof x !== 'object' || Array.isArray(x))) {
     errors.add('files is invalid');
     return undefined;
