@@ -44,6 +44,7 @@ describe('project badges', () => {
       unknown: '%{nope}',
     });
     expect(res.body.rendered_image_url).toBe(`https://shields.io/${project.id}.svg`);
+    expect(res.body.rendered_link_url).toContain('project_title=My%20Project&');
   });
 
   it('lists, filters by name, reads, updates and deletes', async () => {

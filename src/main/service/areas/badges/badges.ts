@@ -59,11 +59,15 @@ const PLACEHOLDERS: Record<string, Placeholder> = {
 
 const PLACEHOLDER_PATTERN = new RegExp(`%\\{(${Object.keys(PLACEHOLDERS).join('|')})\\}`, 'g');
 
-/** Replaces the known placeholders for the project; unknown ones stay verbatim. No project, no rendering. */
+/**
+ * Replaces the known placeholders for the project; unknown ones stay verbatim. No project, no
+ * rendering. Inserted values are URI-escaped (a title's spaces become `%20`), as GitLab escapes
+ * the rendered URL.
+ */
 export function renderUrl(svc: ServiceContext, url: string, ctx: RenderContext): string {
   const project = ctx.project;
   if (!project) return url;
-  return url.replace(PLACEHOLDER_PATTERN, (_m, key: string) => String(PLACEHOLDERS[key](project, ctx, svc) ?? ''));
+  return url.replace(PLACEHOLDER_PATTERN, (_m, key: string) => encodeURI(String(PLACEHOLDERS[key](project, ctx, svc) ?? '')));
 }
 
 /** `addressable_url: true`: a parseable http(s) URL (placeholders allowed), else GitLab's messages. */
