@@ -160,6 +160,12 @@ describe('project snippets: revisions and raw files', () => {
     const webOld = await fetch(add.body.raw_url.replace(/raw$/, `raw/${firstRef}/main.txt`), { headers: { 'private-token': ROOT_TOKEN } });
     expect(await webOld.text()).toBe('v1');
     expect((await fetch(add.body.raw_url, { headers: {} })).status).toBe(404);
+    const revs = await s.get(`${base()}/${id}/revisions`);
+    expect(revs.body.map((r: any) => r.message)).toEqual(['Update snippet', 'Update snippet', 'Initial commit']);
+    expect(revs.body[2].id).toBe(firstRef);
+    expect(revs.body[0].parent_ids).toEqual([revs.body[1].id]);
+    expect(revs.body[2].files).toEqual([{ path: 'main.txt', raw_url: `${s.url}/api/v4${base()}/${id}/files/${firstRef}/main.txt/raw` }]);
+    expect((await s.get(revs.body[1].files.find((f: any) => f.path === 'main.txt').raw_url)).text).toBe('v2');
     const missingFile = await s.get(`${base()}/${id}/files/${firstRef}/${encodeURIComponent('dir/new.md')}/raw`);
     expect(missingFile.status).toBe(404);
     expect(missingFile.body).toEqual({ message: '404 File Not Found' });

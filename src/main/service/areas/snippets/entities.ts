@@ -3,7 +3,8 @@ import { userBasic } from '../core/entities';
 import { findNamespaceById } from '../core/namespaces';
 import { findProjectById } from '../core/projects';
 import { findUserById } from '../core/users';
-import { DEFAULT_REF, type SnippetRow, type UserAgentDetailRow, currentPaths } from './snippets';
+import { DEFAULT_REF, type RevisionRow, type SnippetRow, type UserAgentDetailRow, currentPaths, revisionPaths } from './snippets';
+import { userBasicById } from '../core/entities';
 
 /** The snippet's author: UserBasic plus `created_at`, and `email` as the reference lists it. */
 function author(ec: EntityContext, id: number): Record<string, unknown> | null {
@@ -53,4 +54,21 @@ export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknow
 /** Entities::UserAgentDetail; `spam_check_submitted` is the reference's name for `akismet_submitted`. */
 export function userAgentDetail(d: UserAgentDetailRow): Record<string, unknown> {
   return { user_agent: d.user_agent, ip_address: d.ip_address, akismet_submitted: !!d.submitted, spam_check_submitted: !!d.submitted };
+}
+
+/**
+ * One revision of a snippet's files (Sandlab-only: GitLab keeps them in the snippet's Git
+ * repository, which has no REST form). `id` is the ref `.../files/:ref/:file_path/raw` accepts.
+ */
+export function snippetRevision(ec: EntityContext, s: SnippetRow, r: RevisionRow): Record<string, unknown> {
+  const api = s.project_id === null ? `${ec.baseUrl}/api/v4/snippets/${s.id}` : `${ec.baseUrl}/api/v4/projects/${s.project_id}/snippets/${s.id}`;
+  return {
+    id: r.sha,
+    short_id: r.sha.slice(0, 8),
+    parent_ids: r.parent_sha ? [r.parent_sha] : [],
+    message: r.message,
+    author: userBasicById(ec, r.author_id),
+    created_at: r.created_at,
+    files: revisionPaths(ec.svc, r.id).map((path) => ({ path, raw_url: `${api}/files/${r.sha}/${encodeURIComponent(path)}/raw` })),
+  };
 }

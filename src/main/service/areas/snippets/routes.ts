@@ -6,9 +6,10 @@ import { paginate } from '../../http/pagination';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from '../uploads/disposition';
-import { snippet, userAgentDetail } from './entities';
+import { snippet, snippetRevision, userAgentDetail } from './entities';
 import { createParams, snippetIdParam, updateParams } from './params';
 import {
+  type RevisionRow,
   type SnippetFile,
   type SnippetRow,
   canAdminSnippet,
@@ -212,6 +213,17 @@ export function registerSnippetRoutes(r: Router): void {
     if (!detail) throw notFound('UserAgentDetail');
     return userAgentDetail(detail);
   });
+
+  // Sandlab-only: every revision of a snippet, newest first, each id usable as a ref.
+  const revisions = (rc: RequestContext, s: SnippetRow): unknown[] => {
+    const sql = 'FROM snippet_revisions WHERE snippet_id = ?';
+    return paginate(rc, {
+      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(s.id) as { n: number }).n,
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(s.id, limit, offset) as RevisionRow[],
+    }).map((rev) => snippetRevision(rc, s, rev));
+  };
+  r.get('/projects/:id/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadProjectSnippet(rc, loadSnippetsProject(rc))), { auth: 'optional' });
+  r.get('/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadPersonalSnippet(rc)), { auth: 'optional' });
 
   registerWebRawRoutes(r);
 
