@@ -111,6 +111,19 @@ describe('POST /projects/:id/uploads', () => {
     expect(filesUnder(join(s.dataDir, 'tmp'))).toEqual([]);
   });
 
+  it('keeps no row when the file cannot be stored', async () => {
+    const p = await s.createProject({ name: 'blocked' });
+    mkdirSync(join(s.dataDir, 'uploads'), { recursive: true });
+    // A plain file where the project's folder should be: storing fails after the row was inserted.
+    writeFileSync(join(s.dataDir, 'uploads', String(p.id)), 'not a folder');
+    const res = await upload('a.txt', 'x', undefined, p.id);
+    expect(res.status).toBe(500);
+    expect((await s.get(`/projects/${p.id}/uploads`)).body).toEqual([]);
+    expect(filesUnder(join(s.dataDir, 'tmp'))).toEqual([]);
+    rmSync(join(s.dataDir, 'uploads', String(p.id)));
+    expect((await upload('a.txt', 'x', undefined, p.id)).status).toBe(201);
+  });
+
   it('needs authentication', async () => {
     expect((await upload('a.txt', 'x', null as any)).status).toBe(401);
   });
