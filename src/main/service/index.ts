@@ -78,7 +78,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
+      // A streamed reply can still be finishing when close() starts; its keep-alive socket turns
+      // idle only afterwards and would hold close() until the keep-alive timeout. Keep sweeping.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
       for (const area of [...areas].reverse()) await area.stop?.(svc);
       db.close();
     },

@@ -14,6 +14,9 @@ import { serviceAccountsArea } from './service_accounts';
 import { samlArea } from './saml';
 import { labelsArea } from './labels';
 import { epicsArea } from './epics';
+import { snippetsArea } from './snippets';
+import { uploadsArea } from './uploads';
+import { badgesArea } from './badges';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -41,4 +44,7 @@ export const areas: Area[] = [
   samlArea,
   labelsArea,
   epicsArea,
+  snippetsArea,
+  uploadsArea,
+  badgesArea,
 ];

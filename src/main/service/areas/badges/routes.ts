@@ -1,0 +1,137 @@
+import type { RequestContext, Router } from '../../http/route';
+import { declared, t } from '../../http/params';
+import { grapeError, recordNotFound } from '../../http/errors';
+import { paginate } from '../../http/pagination';
+import { Access, loadGroup, loadProject, visibleProjectsSql } from '../core/access';
+import type { Namespace } from '../core/namespaces';
+import type { Project } from '../core/projects';
+import {
+  type BadgeRow,
+  type RenderContext,
+  createBadge,
+  deleteBadge,
+  projectBadgesSql,
+  updateBadge,
+  validateBadge,
+} from './badges';
+import { badge, basicBadgeDetails } from './entities';
+
+/** A badge source: a project, or a group (whose badges render for its first visible project). */
+interface Source {
+  kind: 'project' | 'group';
+  id: number;
+  /** SQL over `badges` selecting the source's badges. */
+  scope: { sql: string; args: unknown[] };
+  render: RenderContext;
+}
+
+const serverHost = (rc: RequestContext): string => new URL(rc.baseUrl).hostname;
+
+function projectSource(rc: RequestContext, p: Project): Source {
+  return { kind: 'project', id: p.id, scope: projectBadgesSql(rc.svc, p), render: { project: p, serverHost: serverHost(rc) } };
+}
+
+/** GroupProjectsFinder(...).execute.first: the newest project of the group the caller can see. */
+function groupSource(rc: RequestContext, g: Namespace): Source {
+  const vis = visibleProjectsSql(rc.svc, rc.user);
+  const first = rc.svc.db
+    .prepare(`SELECT * FROM projects p WHERE p.namespace_id = ? AND ${vis.sql} ORDER BY p.id DESC LIMIT 1`)
+    .get(g.id, ...vis.args) as Project | undefined;
+  return {
+    kind: 'group',
+    id: g.id,
+    scope: { sql: "(kind = 'group' AND group_id = ?)", args: [g.id] },
+    render: { project: first ?? null, serverHost: serverHost(rc) },
+  };
+}
+
+function loadSource(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number = Access.NO_ACCESS): Source {
+  return kind === 'projects' ? projectSource(rc, loadProject(rc, minLevel)) : groupSource(rc, loadGroup(rc, minLevel));
+}
+
+/** Writes and previews: signed in (401) and Maintainer of the source (403). */
+function loadSourceForWrite(rc: RequestContext, kind: 'projects' | 'groups'): Source {
+  rc.requireUser();
+  return loadSource(rc, kind, Access.MAINTAINER);
+}
+
+function loadBadge(rc: RequestContext, source: Source): BadgeRow {
+  if (!/^\d+$/.test(rc.path.badge_id)) throw grapeError(400, 'badge_id is invalid');
+  const row = rc.svc.db.prepare(`SELECT * FROM badges WHERE id = ? AND ${source.scope.sql}`).get(Number(rc.path.badge_id), ...source.scope.args) as
+    | BadgeRow
+    | undefined;
+  if (!row) throw recordNotFound();
+  return row;
+}
+
+/** Group badges shown on a project are changed through their group only. */
+function requireOwnBadge(source: Source, b: BadgeRow, verb: 'delete' | 'update'): void {
+  if (source.kind === 'project' && b.kind === 'group') throw grapeError(403, `To ${verb} a Group badge please use the Group endpoint`);
+}
+
+export function registerBadgeRoutes(r: Router): void {
+  for (const kind of ['projects', 'groups'] as const) {
+    const base = `/${kind}/:id/badges`;
+
+    r.get(
+      base,
+      (rc) => {
+        const source = loadSource(rc, kind);
+        const q = declared(rc.params, { name: t.string() });
+        const where = [source.scope.sql];
+        const args = [...source.scope.args];
+        if (q.name !== undefined && q.name !== null) {
+          where.push('name = ?');
+          args.push(q.name);
+        }
+        const sql = `FROM badges WHERE ${where.join(' AND ')}`;
+        return paginate(rc, {
+          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+          rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as BadgeRow[],
+        }).map((b) => badge(rc.svc, b, source.render));
+      },
+      { auth: 'optional' },
+    );
+
+    r.get(`${base}/render`, (rc) => {
+      const source = loadSourceForWrite(rc, kind);
+      const p = declared(rc.params, { link_url: t.string().required(), image_url: t.string().required() });
+      const input = validateBadge({ link_url: p.link_url, image_url: p.image_url });
+      return basicBadgeDetails(rc.svc, { name: null, ...input }, source.render);
+    });
+
+    r.get(`${base}/:badge_id`, (rc) => {
+      const source = loadSource(rc, kind);
+      return badge(rc.svc, loadBadge(rc, source), source.render);
+    }, { auth: 'optional' });
+
+    r.post(base, (rc) => {
+      const source = loadSourceForWrite(rc, kind);
+      const p = declared(rc.params, { link_url: t.string().required(), image_url: t.string().required(), name: t.string() });
+      const input = validateBadge({ link_url: p.link_url, image_url: p.image_url, name: p.name });
+      const owner = source.kind === 'project' ? { projectId: source.id } : { groupId: source.id };
+      return badge(rc.svc, createBadge(rc.svc, owner, input), source.render);
+    });
+
+    r.put(`${base}/:badge_id`, (rc) => {
+      const source = loadSourceForWrite(rc, kind);
+      const current = loadBadge(rc, source);
+      requireOwnBadge(source, current, 'update');
+      const p = declared(rc.params, { link_url: t.string(), image_url: t.string(), name: t.string() });
+      const input = validateBadge({
+        link_url: p.link_url ?? current.link_url,
+        image_url: p.image_url ?? current.image_url,
+        name: p.name,
+      });
+      return badge(rc.svc, updateBadge(rc.svc, current, input), source.render);
+    });
+
+    r.delete(`${base}/:badge_id`, (rc) => {
+      const source = loadSourceForWrite(rc, kind);
+      const current = loadBadge(rc, source);
+      requireOwnBadge(source, current, 'delete');
+      deleteBadge(rc.svc, current);
+      return undefined;
+    });
+  }
+}

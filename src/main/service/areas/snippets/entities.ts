@@ -1,0 +1,74 @@
+import type { EntityContext } from '../core/entities';
+import { userBasic } from '../core/entities';
+import { findNamespaceById } from '../core/namespaces';
+import { findProjectById } from '../core/projects';
+import { findUserById } from '../core/users';
+import { DEFAULT_REF, type RevisionRow, type SnippetRow, type UserAgentDetailRow, currentPaths, revisionPaths } from './snippets';
+import { userBasicById } from '../core/entities';
+
+/** The snippet's author: UserBasic plus `created_at`, and `email` as the reference lists it. */
+function author(ec: EntityContext, id: number): Record<string, unknown> | null {
+  const u = findUserById(ec.svc, id);
+  if (!u) return null;
+  const seesEmail = !!ec.user && (ec.user.admin || ec.user.id === u.id);
+  return { ...userBasic(ec, u), email: seesEmail ? u.email : u.public_email, created_at: u.created_at };
+}
+
+/** Web and repository URLs: `<project>/-/snippets/:id` for project snippets, `/-/snippets/:id` for personal ones. */
+function snippetUrls(ec: EntityContext, s: SnippetRow): { web: string; repoPath: string } {
+  if (s.project_id !== null) {
+    const p = findProjectById(ec.svc, s.project_id);
+    const ns = p ? findNamespaceById(ec.svc, p.namespace_id) : undefined;
+    if (p && ns) {
+      const projectPath = `${ns.full_path}/${p.path}`;
+      return { web: `${ec.baseUrl}/${projectPath}/-/snippets/${s.id}`, repoPath: `${projectPath}/snippets/${s.id}.git` };
+    }
+  }
+  return { web: `${ec.baseUrl}/-/snippets/${s.id}`, repoPath: `snippets/${s.id}.git` };
+}
+
+/** Entities::ProjectSnippet / PersonalSnippet. */
+export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknown> {
+  const { web, repoPath } = snippetUrls(ec, s);
+  const paths = currentPaths(ec.svc, s.id);
+  return {
+    id: s.id,
+    title: s.title,
+    description: s.description,
+    visibility: s.visibility,
+    author: author(ec, s.author_id),
+    updated_at: s.updated_at,
+    created_at: s.created_at,
+    project_id: s.project_id,
+    web_url: web,
+    raw_url: `${web}/raw`,
+    ssh_url_to_repo: `git@${new URL(ec.baseUrl).hostname}:${repoPath}`,
+    http_url_to_repo: `${ec.baseUrl}/${repoPath}`,
+    file_name: paths[0] ?? null,
+    files: paths.map((path) => ({ path, raw_url: `${web}/raw/${DEFAULT_REF}/${path}` })),
+    imported: !!s.imported,
+    imported_from: s.imported_from,
+  };
+}
+
+/** Entities::UserAgentDetail; `spam_check_submitted` is the reference's name for `akismet_submitted`. */
+export function userAgentDetail(d: UserAgentDetailRow): Record<string, unknown> {
+  return { user_agent: d.user_agent, ip_address: d.ip_address, akismet_submitted: !!d.submitted, spam_check_submitted: !!d.submitted };
+}
+
+/**
+ * One revision of a snippet's files (Sandlab-only: GitLab keeps them in the snippet's Git
+ * repository, which has no REST form). `id` is the ref `.../files/:ref/:file_path/raw` accepts.
+ */
+export function snippetRevision(ec: EntityContext, s: SnippetRow, r: RevisionRow): Record<string, unknown> {
+  const api = s.project_id === null ? `${ec.baseUrl}/api/v4/snippets/${s.id}` : `${ec.baseUrl}/api/v4/projects/${s.project_id}/snippets/${s.id}`;
+  return {
+    id: r.sha,
+    short_id: r.sha.slice(0, 8),
+    parent_ids: r.parent_sha ? [r.parent_sha] : [],
+    message: r.message,
+    author: userBasicById(ec, r.author_id),
+    created_at: r.created_at,
+    files: revisionPaths(ec.svc, r.id).map((path) => ({ path, raw_url: `${api}/files/${r.sha}/${encodeURIComponent(path)}/raw` })),
+  };
+}
