@@ -2,6 +2,9 @@ import type { Migration } from '../db/migrations';
 import type { ServiceContext } from '../context';
 import type { Router } from '../http/route';
 import { coreArea } from './core';
+import { jobTokenScopeArea } from './job_token_scope';
+import { featureFlagsArea } from './feature_flags';
+import { ciLintArea } from './ci_lint';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -15,4 +18,4 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea];
+export const areas: Area[] = [coreArea, jobTokenScopeArea, featureFlagsArea, ciLintArea];

@@ -1,0 +1,599 @@
+import { parseDocument, stringify, isMap, isPair, isScalar, visit, type Document } from 'yaml';
+import * as K from './keywords';
+
+/**
+ * A GitLab CI configuration validator (Gitlab::Ci::YamlProcessor and Gitlab::Ci::Config::Entry):
+ * load (YAML, Ruby-symbol keys), expand `include` and `extends`, check every entry against the
+ * keyword tables, then the logical rules (stages, needs, dependencies, environments). Messages are
+ * GitLab's, lower-cased the way its entry validator reports them.
+ */
+
+type Hash = Record<string, unknown>;
+
+export interface IncludeEntry {
+  type: string;
+  location: string;
+  blob: string | null;
+  raw: string | null;
+  extra: Record<string, unknown>;
+  context_project: string | null;
+  context_sha: string | null;
+}
+
+export interface LintJob {
+  name: string;
+  stage: string;
+  before_script: string[];
+  script: string[];
+  after_script: string[];
+  tag_list: string[];
+  only: unknown;
+  except: unknown;
+  environment: string | null;
+  when: string;
+  allow_failure: boolean;
+  needs: { name: string; artifacts: boolean; optional: boolean }[] | null;
+}
+
+export interface LintResult {
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  merged_yaml: string | null;
+  includes: IncludeEntry[] | null;
+  jobs: LintJob[];
+}
+
+export interface LintContext {
+  /** Reads a file committed to the project at the linted ref; undefined when absent. */
+  readLocal: (path: string) => string | undefined;
+  /** Describes a local include for the `includes` list (blob/raw URLs, project, sha). */
+  describeLocal: (path: string) => Omit<IncludeEntry, 'type' | 'location' | 'extra'>;
+}
+
+class ConfigError extends Error {}
+
+const isHash = (v: unknown): v is Hash => !!v && typeof v === 'object' && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+const failure = (errors: string[], warnings: string[] = []): LintResult => ({ valid: false, errors, warnings, merged_yaml: null, includes: null, jobs: [] });
+
+export function lintCiConfig(content: string | null | undefined, ctx: LintContext): LintResult {
+  if (content == null || content.trim() === '') return failure(['Please provide content of .gitlab-ci.yml']);
+  let config: Hash;
+  const includes: IncludeEntry[] = [];
+  const warnings: string[] = [];
+  try {
+    config = loadYaml(content);
+    config = expandIncludes(config, ctx, includes, warnings, new Set(), 0);
+    config = expandExtends(config);
+  } catch (err) {
+    if (err instanceof ConfigError) return failure([err.message], warnings);
+    throw err;
+  }
+  const structure = new StructureCheck(config);
+  structure.run();
+  warnings.push(...structure.warnings);
+  if (structure.errors.length) return failure(structure.errors, warnings);
+  const logical = logicalError(structure);
+  if (logical) return failure([logical], warnings);
+  return {
+    valid: true,
+    errors: [],
+    warnings,
+    merged_yaml: dumpYaml(config),
+    includes,
+    jobs: structure.lintJobs(),
+  };
+}
+
+// --- loading -----------------------------------------------------------------------------------
+
+/** Psych-style syntax error text for the yaml library's error codes. */
+const YAML_PROBLEMS: Record<string, string> = {
+  TAB_AS_INDENT: 'found character that cannot start any token while scanning for the next token',
+  BLOCK_AS_IMPLICIT_KEY: 'mapping values are not allowed in this context',
+  MULTILINE_IMPLICIT_KEY: 'could not find expected \':\' while scanning a simple key',
+  BAD_ALIAS: 'found undefined alias',
+  BAD_DIRECTIVE: 'found unknown directive name while scanning a directive',
+};
+
+/** Loads one YAML document as GitLab does: a mapping, Ruby-symbol keys (`:job:`) read as names. */
+export function loadYaml(content: string): Hash {
+  const doc = parseDocument(content, { uniqueKeys: false, merge: true, prettyErrors: false });
+  const err = doc.errors[0];
+  if (err) {
+    const pos = err.linePos?.[0] ?? { line: 1, col: 1 };
+    throw new ConfigError(`(<unknown>): ${yamlProblem(err.code, err.message)} at line ${pos.line} column ${pos.col}`);
+  }
+  stripSymbolKeys(doc);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 1000 });
+  } catch (e) {
+    throw new ConfigError(`(<unknown>): ${(e as Error).message}`);
+  }
+  if (!isHash(value)) throw new ConfigError('Invalid configuration format');
+  return value;
+}
+
+function yamlProblem(code: string, message: string): string {
+  if (YAML_PROBLEMS[code]) return YAML_PROBLEMS[code];
+  if (code === 'MISSING_CHAR') {
+    if (/quote/i.test(message)) return 'found unexpected end of stream while scanning a quoted scalar';
+    if (/\]/.test(message)) return "did not find expected ',' or ']' while parsing a flow sequence";
+    return "did not find expected ',' or '}' while parsing a flow mapping";
+  }
+  if (/flow sequence/i.test(message)) return "did not find expected ',' or ']' while parsing a flow sequence";
+  return 'did not find expected key while parsing a block mapping';
+}
+
+function stripSymbolKeys(doc: Document): void {
+  visit(doc, {
+    Pair(_, pair) {
+      if (isPair(pair) && isScalar(pair.key) && typeof pair.key.value === 'string' && /^:[^:\s]/.test(pair.key.value)) {
+        pair.key.value = pair.key.value.slice(1);
+      }
+    },
+  });
+  void isMap;
+}
+
+/** merged_yaml: Ruby's `to_yaml` layout (`---` header, sequences not indented under their key). */
+export function dumpYaml(config: Hash): string {
+  return `---\n${stringify(config, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })}`;
+}
+
+// --- include -----------------------------------------------------------------------------------
+
+const MAX_INCLUDES = 150;
+
+function expandIncludes(config: Hash, ctx: LintContext, out: IncludeEntry[], warnings: string[], seen: Set<string>, depth: number): Hash {
+  const raw = config.include;
+  if (raw === undefined) return config;
+  const { include: _drop, ...rest } = config;
+  void _drop;
+  const items = Array.isArray(raw) ? raw : [raw];
+  let merged: Hash = {};
+  for (const item of items) {
+    const spec = normalizeInclude(item);
+    if (spec.kind !== 'local') {
+      out.push({ type: spec.kind, location: spec.location, blob: null, raw: spec.kind === 'remote' ? spec.location : null, extra: spec.extra, context_project: null, context_sha: null });
+      warnings.push(`Included file \`${spec.location}\` (${spec.kind}) was not fetched: Sandlab validates offline, only \`include:local\` files are read`);
+      continue;
+    }
+    const path = spec.location.replace(/^\/+/, '');
+    if (seen.has(path)) continue;
+    if (out.length >= MAX_INCLUDES || depth > 100) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
+    const text = ctx.readLocal(path);
+    if (text === undefined) throw new ConfigError(`Local file \`${path}\` does not exist!`);
+    const where = ctx.describeLocal(path);
+    out.push({ type: 'local', location: path, blob: where.blob, raw: where.raw, extra: {}, context_project: where.context_project, context_sha: where.context_sha });
+    seen.add(path);
+    if (text.trim() === '') continue;
+    let loaded: Hash;
+    try {
+      loaded = loadYaml(text);
+    } catch (err) {
+      if (err instanceof ConfigError && err.message === 'Invalid configuration format') {
+        throw new ConfigError(`Included file \`${path}\` does not have valid YAML syntax!`);
+      }
+      if (err instanceof ConfigError) throw new ConfigError(`Included file \`${path}\` does not have valid YAML syntax!`);
+      throw err;
+    }
+    merged = deepMerge(merged, expandIncludes(loaded, ctx, out, warnings, seen, depth + 1));
+  }
+  return deepMerge(merged, rest);
+}
+
+function normalizeInclude(item: unknown): { kind: string; location: string; extra: Hash } {
+  if (isString(item)) {
+    return /^https?:\/\//.test(item) ? { kind: 'remote', location: item, extra: {} } : { kind: 'local', location: item, extra: {} };
+  }
+  if (!isHash(item)) throw new ConfigError('Include config should be a hash, a string or an array of hashes or strings');
+  const unknown = Object.keys(item).filter((k) => !K.INCLUDE_KEYS.includes(k));
+  if (unknown.length) throw new ConfigError(`Include \`${JSON.stringify(item)}\` contains unknown keys: ${unknown.join(', ')}`);
+  if (isString(item.local)) return { kind: 'local', location: item.local, extra: {} };
+  if (isString(item.remote)) return { kind: 'remote', location: item.remote, extra: {} };
+  if (isString(item.template)) return { kind: 'template', location: item.template, extra: {} };
+  if (isString(item.component)) return { kind: 'component', location: item.component, extra: {} };
+  if (isString(item.project)) {
+    const files = Array.isArray(item.file) ? item.file.map(String) : [String(item.file ?? '')];
+    return { kind: 'file', location: files.join(', '), extra: { project: item.project, ref: item.ref ?? 'HEAD' } };
+  }
+  if (isString(item.artifact)) return { kind: 'artifact', location: item.artifact, extra: { job_name: item.job ?? null } };
+  throw new ConfigError(`Include \`${JSON.stringify(item)}\` does not have a valid subkey for include. Valid subkeys are: \`local\`, \`project\`, \`remote\`, \`template\`, \`component\``);
+}
+
+/** Hashes merge key by key (the later wins); anything else is replaced. */
+function deepMerge(base: Hash, over: Hash): Hash {
+  const out: Hash = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isHash(out[k]) && isHash(v) ? deepMerge(out[k] as Hash, v) : v;
+  return out;
+}
+
+// --- extends -----------------------------------------------------------------------------------
+
+function expandExtends(config: Hash): Hash {
+  const out: Hash = { ...config };
+  const done = new Map<string, Hash>();
+  const resolve = (key: string, stack: string[]): Hash => {
+    const cached = done.get(key);
+    if (cached) return cached;
+    const entry = config[key] as Hash;
+    if (stack.includes(key)) throw new ConfigError(`${key}: circular dependency detected in \`extends\``);
+    if (stack.length >= K.MAX_EXTENDS_NESTING) throw new ConfigError(`${key}: nesting too deep in \`extends\``);
+    const ext = entry.extends;
+    if (ext === undefined) return entry;
+    if (!isString(ext) && !isStringArray(ext)) throw new ConfigError(`${key}: invalid base hash in \`extends\``);
+    const bases = isString(ext) ? [ext] : ext;
+    const unknown = bases.filter((b) => !(b in config));
+    if (unknown.length) throw new ConfigError(`${key}: unknown keys in \`extends\` (${unknown.join(', ')})`);
+    let merged: Hash = {};
+    for (const b of bases) {
+      if (!isHash(config[b])) throw new ConfigError(`${key}: invalid base hash in \`extends\``);
+      merged = deepMerge(merged, resolve(b, [...stack, key]));
+    }
+    const result = deepMerge(merged, entry);
+    done.set(key, result);
+    return result;
+  };
+  for (const [key, value] of Object.entries(config)) {
+    if (isHash(value) && value.extends !== undefined) out[key] = resolve(key, []);
+  }
+  return out;
+}
+
+// --- structure (Gitlab::Ci::Config::Entry) -----------------------------------------------------
+
+type JobKind = 'job' | 'bridge' | 'hidden';
+
+function jobKind(name: string, value: unknown): JobKind | null {
+  if (name.startsWith('.')) return 'hidden';
+  if (!isHash(value)) return null;
+  if ('trigger' in value) return 'bridge';
+  if ('script' in value || 'run' in value) return 'job';
+  return null;
+}
+
+interface NormalizedJob {
+  name: string;
+  kind: 'job' | 'bridge';
+  config: Hash;
+  stage: string;
+}
+
+/** Entry::Commands: a string or nested arrays of strings, flattened. */
+function commands(v: unknown, depth = 0): string[] | null {
+  if (isString(v)) return [v];
+  if (!Array.isArray(v) || depth >= K.MAX_SCRIPT_NESTING) return null;
+  const out: string[] = [];
+  for (const x of v) {
+    const c = commands(x, depth + 1);
+    if (!c) return null;
+    out.push(...c);
+  }
+  return out;
+}
+
+const COMMANDS_MESSAGE = `config should be a string or a nested array of strings up to ${K.MAX_SCRIPT_NESTING} levels deep`;
+
+class StructureCheck {
+  errors: string[] = [];
+  warnings: string[] = [];
+  stages: string[] = [];
+  jobs: NormalizedJob[] = [];
+  private defaults: Hash = {};
+  private workflowRules = false;
+
+  constructor(readonly config: Hash) {}
+
+  private err(location: string, message: string): void {
+    this.errors.push(`${location} ${message}`.toLowerCase());
+  }
+
+  run(): void {
+    const c = this.config;
+    const jobKeys = Object.keys(c).filter(
+      (k) => !K.RESERVED_ROOT_KEYS.includes(k) && (jobKind(k, c[k]) !== null || !K.ROOT_KEYS.includes(k)),
+    );
+    // Root entries, in GitLab's declaration order.
+    const root = { ...c };
+    for (const k of jobKeys) delete root[k];
+    if (root.default !== undefined) this.checkDefault(root.default);
+    for (const key of ['before_script', 'after_script'] as const) {
+      if (root[key] !== undefined && commands(root[key]) === null) this.err(key, COMMANDS_MESSAGE);
+    }
+    if (root.variables !== undefined) this.checkVariables('variables', root.variables, true);
+    this.stages = ['.pre', ...K.DEFAULT_STAGES, '.post'];
+    if (root.stages !== undefined) {
+      if (!isStringArray(root.stages)) this.err('stages', 'config should be an array of strings');
+      else this.stages = ['.pre', ...root.stages.filter((s) => s !== '.pre' && s !== '.post'), '.post'];
+    }
+    if (root.workflow !== undefined) this.checkWorkflow(root.workflow);
+    this.defaults = {
+      ...(root.before_script !== undefined ? { before_script: root.before_script } : {}),
+      ...(root.after_script !== undefined ? { after_script: root.after_script } : {}),
+      ...(root.image !== undefined ? { image: root.image } : {}),
+      ...(root.services !== undefined ? { services: root.services } : {}),
+      ...(root.cache !== undefined ? { cache: root.cache } : {}),
+      ...(isHash(root.default) ? root.default : {}),
+    };
+    this.checkJobs(jobKeys);
+  }
+
+  private checkDefault(value: unknown): void {
+    if (!isHash(value)) return this.err('default', 'config should be a hash');
+    const unknown = Object.keys(value).filter((k) => !K.DEFAULT_KEYS.includes(k));
+    if (unknown.length) this.err('default', `config contains unknown keys: ${unknown.join(', ')}`);
+    for (const key of ['before_script', 'after_script']) {
+      if (value[key] !== undefined && commands(value[key]) === null) this.err(`default:${key}`, COMMANDS_MESSAGE);
+    }
+    if (value.tags !== undefined && !isStringArray(value.tags)) this.err('default:tags', 'config should be an array of strings');
+  }
+
+  private checkVariables(location: string, value: unknown, root: boolean): void {
+    if (!isHash(value)) {
+      this.err(location, root ? 'config should be a hash of key value pairs, value can be a hash' : 'config should be a hash of key value pairs');
+      return;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (isHash(v)) {
+        const allowed = root ? ['value', 'description', 'expand', 'options'] : ['value', 'expand'];
+        const bad = Object.keys(v).filter((x) => !allowed.includes(x));
+        if (bad.length) this.err(`${location}:${k}`, `config uses invalid data keys: ${bad.join(', ')}`);
+      } else if (!(isString(v) || typeof v === 'number' || typeof v === 'boolean' || v === null)) {
+        this.err(location, root ? 'config should be a hash of key value pairs, value can be a hash' : 'config should be a hash of key value pairs');
+        return;
+      }
+    }
+  }
+
+  private checkWorkflow(value: unknown): void {
+    if (!isHash(value)) return this.err('workflow', 'config should be a hash');
+    const unknown = Object.keys(value).filter((k) => !K.WORKFLOW_KEYS.includes(k));
+    if (unknown.length) this.err('workflow', `config contains unknown keys: ${unknown.join(', ')}`);
+    if (value.rules !== undefined) {
+      this.workflowRules = true;
+      this.checkRules('workflow:rules', value.rules, K.WORKFLOW_RULE_KEYS, K.WORKFLOW_RULE_WHEN);
+    }
+  }
+
+  private checkRules(location: string, value: unknown, keys: string[], whens: string[]): void {
+    if (!Array.isArray(value)) return this.err(location, 'config should be an array of hashes');
+    for (const rule of value.flat(K.MAX_SCRIPT_NESTING)) {
+      if (!isHash(rule)) {
+        this.err(`${location}:rule`, 'config should be a hash');
+        continue;
+      }
+      const unknown = Object.keys(rule).filter((k) => !keys.includes(k));
+      if (unknown.length) this.err(`${location}:rule`, `config contains unknown keys: ${unknown.join(', ')}`);
+      if (rule.if !== undefined && !isString(rule.if)) this.err(`${location}:rule`, 'if should be a string');
+      if (rule.when !== undefined && !whens.includes(rule.when as string)) this.err(`${location}:rule`, `when unknown value: ${String(rule.when)}`);
+    }
+  }
+
+  private checkJobs(jobKeys: string[]): void {
+    const c = this.config;
+    const unmatched = jobKeys.filter((k) => jobKind(k, c[k]) === null);
+    for (const name of unmatched) {
+      // Entry::Validator restores underscores that ActiveModel's humanize turned into spaces.
+      this.errors.push(`jobs ${name.replace(/_/g, ' ')} config should implement the script:, run:, or trigger: keyword`.toLowerCase().replace(
+        /jobs ([a-z\s]+) config should implement/, (_, n: string) => `jobs ${n.replace(/ /g, '_')} config should implement`,
+      ));
+    }
+    const visible = jobKeys.filter((k) => {
+      const kind = jobKind(k, c[k]);
+      return kind === 'job' || kind === 'bridge';
+    });
+    if (!visible.length) this.err('jobs', 'config should contain at least one visible job');
+    for (const name of visible) this.checkJob(name, c[name] as Hash, jobKind(name, c[name]) as 'job' | 'bridge');
+  }
+
+  private checkJob(name: string, job: Hash, kind: 'job' | 'bridge'): void {
+    const loc = `jobs:${name}`;
+    const allowed = kind === 'job' ? K.JOB_KEYS : K.BRIDGE_KEYS;
+    const unknown = Object.keys(job).filter((k) => !allowed.includes(k));
+    if (unknown.length) this.err(loc, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (name.length > 255) this.err(loc, 'name is too long (maximum is 255 characters)');
+    if (job.rules !== undefined && job.rules !== null) {
+      const clash = ['only', 'except', 'start_in'].filter((k) => job[k] !== undefined && job[k] !== null);
+      if (clash.length) this.err(loc, `config key may not be used with \`rules\`: ${clash.join(', ')}`);
+    }
+    if (job.when !== undefined && job.when !== null && !K.JOB_WHEN.includes(job.when as string)) {
+      this.err(loc, `when should be one of: ${K.JOB_WHEN.join(', ')}`);
+    }
+    if (job.dependencies !== undefined && job.dependencies !== null && !isStringArray(job.dependencies)) {
+      this.err(loc, 'dependencies should be an array of strings');
+    }
+    if (job.extends !== undefined && !isString(job.extends) && !isStringArray(job.extends)) this.err(loc, 'extends should be an array of strings or a string');
+    if (kind === 'job') {
+      for (const key of ['before_script', 'script', 'after_script']) {
+        if (job[key] !== undefined && commands(job[key]) === null) this.err(`${loc}:${key}`, COMMANDS_MESSAGE);
+      }
+      if (job.script !== undefined && commands(job.script)?.length === 0) this.err(loc, "script can't be blank");
+    }
+    if (job.stage !== undefined && !isString(job.stage)) this.err(`${loc}:stage`, 'config should be a string');
+    if (job.tags !== undefined && !isStringArray(job.tags)) this.err(`${loc}:tags`, 'config should be an array of strings');
+    if (job.variables !== undefined && job.variables !== null) this.checkVariables(`${loc}:variables`, job.variables, false);
+    if (job.environment !== undefined) this.checkEnvironment(`${loc}:environment`, job.environment);
+    if (job.allow_failure !== undefined) {
+      const af = job.allow_failure;
+      if (isHash(af)) {
+        const bad = Object.keys(af).filter((k) => !K.ALLOW_FAILURE_KEYS.includes(k));
+        if (bad.length) this.err(`${loc}:allow_failure`, `config contains unknown keys: ${bad.join(', ')}`);
+      } else if (typeof af !== 'boolean') this.err(`${loc}:allow_failure`, 'config should be a hash or a boolean value');
+    }
+    if (job.rules !== undefined && job.rules !== null) this.checkRules(`${loc}:rules`, job.rules, K.RULE_KEYS, K.RULE_WHEN);
+    for (const key of ['only', 'except']) if (job[key] !== undefined && job[key] !== null) this.checkPolicy(`${loc}:${key}`, job[key]);
+    if (job.needs !== undefined && job.needs !== null) this.checkNeeds(`${loc}:needs`, job.needs);
+    if (Array.isArray(job.rules) && !this.workflowRules) {
+      const last = job.rules[job.rules.length - 1] as unknown;
+      if (isHash(last) && Object.keys(last).length === 1 && 'when' in last && last.when !== 'never') {
+        this.warnings.push(`${loc} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${K.PIPELINE_WARNING_DOCS}`);
+      }
+    }
+    const stage = isString(job.stage) ? job.stage : isString(job.type) ? job.type : K.DEFAULT_JOB_STAGE;
+    this.jobs.push({ name, kind, config: job, stage });
+  }
+
+  private checkEnvironment(loc: string, env: unknown): void {
+    if (isString(env)) return;
+    if (!isHash(env)) return this.err(loc, 'config should be a hash or a string');
+    const bad = Object.keys(env).filter((k) => !K.ENVIRONMENT_KEYS.includes(k));
+    if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
+    if (env.name === undefined || env.name === null || env.name === '') this.err(loc, "name can't be blank");
+    else if (!isString(env.name)) this.err(loc, 'name has to be a string');
+    if (env.action !== undefined && !K.ENVIRONMENT_ACTIONS.includes(env.action as string)) {
+      this.err(loc, `action should be ${K.ENVIRONMENT_ACTIONS.slice(0, -1).join(', ')}, or ${K.ENVIRONMENT_ACTIONS[K.ENVIRONMENT_ACTIONS.length - 1]}`);
+    }
+    if (env.url !== undefined && !isString(env.url)) this.err(loc, 'url should be a string');
+    if (env.on_stop !== undefined && !isString(env.on_stop)) this.err(loc, 'on stop should be a string');
+  }
+
+  private checkPolicy(loc: string, value: unknown): void {
+    if (isStringArray(value)) return;
+    if (isHash(value)) {
+      const bad = Object.keys(value).filter((k) => !K.POLICY_KEYS.includes(k));
+      if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
+      if (value.refs !== undefined && !isStringArray(value.refs)) this.err(`${loc}:refs`, 'config should be an array of strings or regular expressions');
+      return;
+    }
+    this.err(loc, 'config should be an array of strings or regular expressions or a hash');
+  }
+
+  private checkNeeds(loc: string, value: unknown): void {
+    const list = Array.isArray(value) ? value : isHash(value) || isString(value) ? [value] : null;
+    if (!list) return this.err(loc, 'config can only be a hash or an array');
+    for (const need of list) {
+      if (isString(need)) continue;
+      if (!isHash(need)) {
+        this.err(`${loc}:need`, 'has an unsupported type');
+        continue;
+      }
+      const bad = Object.keys(need).filter((k) => !K.NEED_KEYS.includes(k));
+      if (bad.length) this.err(`${loc}:need`, `config contains unknown keys: ${bad.join(', ')}`);
+      if (need.pipeline === undefined && need.project === undefined && !isString(need.job)) this.err(`${loc}:need`, 'job config should be a string');
+    }
+  }
+
+  /** Needs that name jobs of this pipeline: [{name, artifacts, optional}]. */
+  needsOf(job: NormalizedJob): { name: string; artifacts: boolean; optional: boolean }[] | null {
+    const raw = job.config.needs;
+    if (raw === undefined || raw === null) return null;
+    const list = Array.isArray(raw) ? raw : [raw];
+    return list.flatMap((n) => {
+      if (isString(n)) return [{ name: n, artifacts: true, optional: false }];
+      if (isHash(n) && isString(n.job) && n.project === undefined && n.pipeline === undefined) {
+        return [{ name: n.job, artifacts: n.artifacts !== false, optional: n.optional === true }];
+      }
+      return [];
+    });
+  }
+
+  private inherited(job: NormalizedJob, key: string): unknown {
+    if (job.config[key] !== undefined) return job.config[key];
+    const inherit = job.config.inherit;
+    const defaultInherit = isHash(inherit) ? inherit.default : undefined;
+    if (defaultInherit === false) return undefined;
+    if (Array.isArray(defaultInherit) && !defaultInherit.includes(key)) return undefined;
+    return this.defaults[key];
+  }
+
+  /** The `jobs` of the lint result, stage by stage (Gitlab::Ci::Lint#yaml_processor_result_to_jobs). */
+  lintJobs(): LintJob[] {
+    const out: LintJob[] = [];
+    for (const stage of this.stages) {
+      for (const job of this.jobs) {
+        if (job.stage !== stage) continue;
+        const c = job.config;
+        const hasRules = c.rules !== undefined && c.rules !== null;
+        const when = isString(c.when) ? c.when : 'on_success';
+        const env = c.environment;
+        out.push({
+          name: job.name,
+          stage,
+          before_script: job.kind === 'job' ? (commands(this.inherited(job, 'before_script')) ?? []) : [],
+          script: job.kind === 'job' ? (commands(c.script) ?? []) : [],
+          after_script: job.kind === 'job' ? (commands(this.inherited(job, 'after_script')) ?? []) : [],
+          tag_list: (this.inherited(job, 'tags') as string[] | undefined) ?? [],
+          only: policy(c.only) ?? (hasRules || this.workflowRules ? null : { refs: ['branches', 'tags'] }),
+          except: policy(c.except),
+          environment: isString(env) ? env : isHash(env) && isString(env.name) ? env.name : null,
+          when,
+          allow_failure: typeof c.allow_failure === 'boolean' ? c.allow_failure : isHash(c.allow_failure) ? false : when === 'manual',
+          needs: this.needsOf(job),
+        });
+      }
+    }
+    return out;
+  }
+}
+
+function policy(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return { refs: v };
+  return v;
+}
+
+// --- logical rules (YamlProcessor#run_logical_validations!): the first failure is reported -----
+
+function logicalError(s: StructureCheck): string | null {
+  const byName = new Map(s.jobs.map((j) => [j.name, j]));
+  const stageIndex = (name: string): number => s.stages.indexOf(byName.get(name)?.stage ?? '');
+  for (const job of s.jobs) {
+    if (!s.stages.includes(job.stage)) {
+      return `${job.name} job: chosen stage ${job.stage} does not exist; available stages are ${s.stages.join(', ')}`;
+    }
+  }
+  for (const job of s.jobs) {
+    const deps = job.config.dependencies;
+    for (const dep of isStringArray(deps) ? deps : []) {
+      if (!byName.has(dep)) return `${job.name} job: undefined dependency: ${dep}`;
+      if (stageIndex(dep) > stageIndex(job.name)) return `${job.name} job: dependency ${dep} is not defined in current or prior stages`;
+    }
+    const needs = s.needsOf(job) ?? [];
+    for (const need of needs) {
+      if (!byName.has(need.name)) {
+        if (need.optional) continue;
+        return `${job.name} job: undefined need: ${need.name}`;
+      }
+      if (stageIndex(need.name) > stageIndex(job.name)) return `${job.name} job: need ${need.name} is not defined in current or prior stages`;
+    }
+    const counts = new Map<string, number>();
+    for (const n of needs) counts.set(n.name, (counts.get(n.name) ?? 0) + 1);
+    const dup = [...counts].filter(([, n]) => n > 1).map(([k]) => k);
+    if (dup.length) return `${job.name} has the following needs duplicated: ${dup.join(', ')}.`;
+    if (isStringArray(deps) && job.config.needs !== undefined) {
+      const missing = deps.filter((d) => !needs.some((n) => n.name === d));
+      if (missing.length) return `jobs:${job.name} dependencies the ${missing.join(', ')} should be part of needs`;
+    }
+    const env = job.config.environment;
+    if (isHash(env) && isString(env.on_stop)) {
+      const stop = byName.get(env.on_stop);
+      if (!stop) return `${job.name} job: on_stop job ${env.on_stop} is not defined`;
+      const stopEnv = stop.config.environment;
+      if (stopEnv === undefined) return `${job.name} job: on_stop job ${env.on_stop} does not have environment defined`;
+      const stopName = isString(stopEnv) ? stopEnv : isHash(stopEnv) ? stopEnv.name : undefined;
+      if (stopName !== env.name) return `${job.name} job: on_stop job ${env.on_stop} have different environment name`;
+      if (!isHash(stopEnv) || stopEnv.action !== 'stop') return `${job.name} job: on_stop job ${env.on_stop} needs to have action stop defined`;
+    }
+  }
+  return circularNeeds(s, byName);
+}
+
+/** Dag.check_circular_dependencies!: "The pipeline has circular dependencies". */
+function circularNeeds(s: StructureCheck, byName: Map<string, NormalizedJob>): string | null {
+  const state = new Map<string, 1 | 2>();
+  const visitJob = (name: string): boolean => {
+    if (state.get(name) === 2) return false;
+    if (state.get(name) === 1) return true;
+    state.set(name, 1);
+    const job = byName.get(name);
+    for (const n of job ? (s.needsOf(job) ?? []) : []) if (byName.has(n.name) && visitJob(n.name)) return true;
+    state.set(name, 2);
+    return false;
+  };
+  for (const job of s.jobs) if (visitJob(job.name)) return 'The pipeline has circular dependencies';
+  return null;
+}
