@@ -1,4 +1,4 @@
-import { parseDocument, stringify, isMap, isPair, isScalar, visit, type Document } from 'yaml';
+import { LineCounter, parseDocument, stringify, isPair, isScalar, visit, type Document } from 'yaml';
 import * as K from './keywords';
 
 /**
@@ -100,11 +100,14 @@ const YAML_PROBLEMS: Record<string, string> = {
 
 /** Loads one YAML document as GitLab does: a mapping, Ruby-symbol keys (`:job:`) read as names. */
 export function loadYaml(content: string): Hash {
-  const doc = parseDocument(content, { uniqueKeys: false, merge: true, prettyErrors: false });
+  const lines = new LineCounter();
+  const doc = parseDocument(content, { uniqueKeys: false, merge: true, prettyErrors: false, lineCounter: lines });
   const err = doc.errors[0];
   if (err) {
-    const pos = err.linePos?.[0] ?? { line: 1, col: 1 };
-    throw new ConfigError(`(<unknown>): ${yamlProblem(err.code, err.message)} at line ${pos.line} column ${pos.col}`);
+    const problem = yamlProblem(err.code, err.message);
+    let pos = lines.linePos(err.pos[0]);
+    if (problem.endsWith('while parsing a block mapping')) pos = blockMappingStart(content, pos.line) ?? pos;
+    throw new ConfigError(`(<unknown>): ${problem} at line ${pos.line} column ${pos.col}`);
   }
   stripSymbolKeys(doc);
   let value: unknown;
@@ -115,6 +118,33 @@ export function loadYaml(content: string): Hash {
   }
   if (!isHash(value)) throw new ConfigError('Invalid configuration format');
   return value;
+}
+
+/**
+ * libyaml reports a block mapping error at the mapping's start (its context mark): the first key of
+ * the enclosing block that the misplaced line fell out of.
+ */
+function blockMappingStart(content: string, errorLine: number): { line: number; col: number } | null {
+  const lines = content.split('\n');
+  const indent = (l: string): number => l.length - l.trimStart().length;
+  const meaningful = (l: string | undefined): l is string => l !== undefined && l.trim() !== '' && !l.trim().startsWith('#');
+  const errIndent = indent(lines[errorLine - 1] ?? '');
+  let parent = -1;
+  for (let i = errorLine - 2; i >= 0; i--) {
+    if (meaningful(lines[i]) && indent(lines[i]) < errIndent) {
+      parent = i;
+      break;
+    }
+  }
+  if (parent < 0) return null;
+  const level = indent(lines[parent]);
+  let first = parent;
+  for (let i = parent - 1; i >= 0; i--) {
+    if (!meaningful(lines[i]) || lines[i].trim() === '---') continue;
+    if (indent(lines[i]) < level) break;
+    if (indent(lines[i]) === level) first = i;
+  }
+  return { line: first + 1, col: level + 1 };
 }
 
 function yamlProblem(code: string, message: string): string {
@@ -136,7 +166,6 @@ function stripSymbolKeys(doc: Document): void {
       }
     },
   });
-  void isMap;
 }
 
 /** merged_yaml: Ruby's `to_yaml` layout (`---` header, sequences not indented under their key). */
