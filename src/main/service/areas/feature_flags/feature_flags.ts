@@ -183,7 +183,7 @@ export function readStrategies(raw: unknown, forUpdate: boolean): StrategyInput[
     }
     if (s.name !== undefined && s.name !== null) out.name = String(s.name);
     else if (!forUpdate) throw grapeError(400, 'strategies[name] is missing');
-    if (s.parameters !== undefined) out.parameters = readJson(s.parameters);
+    if (s.parameters !== undefined) out.parameters = camelizeParameterKeys(readJson(s.parameters));
     if (s.user_list_id !== undefined && s.user_list_id !== null && s.user_list_id !== '') {
       if (!/^\d+$/.test(String(s.user_list_id))) throw grapeError(400, 'strategies[user_list_id] is invalid');
       out.user_list_id = Number(s.user_list_id);
@@ -206,6 +206,22 @@ export function readStrategies(raw: unknown, forUpdate: boolean): StrategyInput[
     }
     return out;
   });
+}
+
+/**
+ * gitbeaker deep-decamelizes request bodies, so its `{groupId, userIds}` arrive as
+ * `{group_id, user_ids}`; read those as GitLab's camelCase parameter names.
+ */
+const DECAMELIZED_PARAMETERS: Record<string, string> = { group_id: 'groupId', user_ids: 'userIds' };
+
+function camelizeParameterKeys(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, value] of Object.entries(v as Record<string, unknown>)) {
+    const camel = DECAMELIZED_PARAMETERS[k];
+    out[camel && !(camel in (v as object)) ? camel : k] = value;
+  }
+  return out;
 }
 
 function readJson(v: unknown): unknown {
