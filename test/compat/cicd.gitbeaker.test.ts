@@ -31,7 +31,7 @@ describe('@gitbeaker/rest 43 against the CI/CD areas', () => {
     const p = await api.Projects.create({ name: 'ff-compat' });
     const list = await api.FeatureFlagUserLists.create(p.id, 'testers', 'a,b');
     expect(list).toMatchObject({ name: 'testers', user_xids: 'a,b' });
-    const flag = await api.FeatureFlags.create(p.id, 'new_checkout', 'new_version_flag', {
+    const flag: any = await api.FeatureFlags.create(p.id, 'new_checkout', 'new_version_flag', {
       description: 'checkout',
       strategies: [
         { name: 'flexibleRollout', parameters: { groupId: 'default', rollout: '50', stickiness: 'default' }, scopes: [{ environmentScope: '*' }] },
@@ -56,6 +56,6 @@ describe('@gitbeaker/rest 43 against the CI/CD areas', () => {
     const res = await api.Lint.lint(p.id, 'test:\n  script: echo 1\n', { includeJobs: true });
     expect(res.valid).toBe(true);
     expect((res as any).jobs.map((j: any) => j.name)).toEqual(['test']);
-    await expect(api.Lint.check(p.id)).rejects.toThrow();
+    await expect(api.Lint.check(p.id, {})).rejects.toThrow();
   });
 });
