@@ -33,6 +33,11 @@ export const WORKFLOW_RULE_WHEN = ['always', 'never'];
 export const POLICY_KEYS = ['refs', 'kubernetes', 'variables', 'changes'];
 export const ENVIRONMENT_KEYS = ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'];
 export const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'];
+export const CACHE_KEYS = ['key', 'untracked', 'paths', 'policy', 'when', 'unprotect', 'fallback_keys'];
+export const ARTIFACTS_KEYS = ['name', 'untracked', 'paths', 'exclude', 'reports', 'when', 'expire_in', 'expose_as', 'public', 'access'];
+export const ARTIFACTS_WHEN = ['on_success', 'on_failure', 'always'];
+/** Entry::Tags::TAGS_LIMIT */
+export const TAGS_LIMIT = 50;
 export const NEED_KEYS = ['job', 'artifacts', 'optional', 'pipeline', 'project', 'ref', 'parallel'];
 export const ALLOW_FAILURE_KEYS = ['exit_codes'];
 export const INCLUDE_KEYS = ['local', 'remote', 'template', 'project', 'file', 'ref', 'component', 'artifact', 'job', 'inputs', 'rules', 'integrity'];

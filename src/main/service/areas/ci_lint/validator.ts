@@ -105,7 +105,10 @@ export function loadYaml(content: string): Hash {
   const err = doc.errors[0];
   if (err) {
     const problem = yamlProblem(err.code, err.message);
-    let pos = lines.linePos(err.pos[0]);
+    let offset = err.pos[0];
+    // libyaml marks the offending ':' of `a: b: c`.
+    if (err.code === 'BLOCK_AS_IMPLICIT_KEY') offset = colonAfter(content, offset) ?? offset;
+    let pos = lines.linePos(offset);
     if (problem.endsWith('while parsing a block mapping')) pos = blockMappingStart(content, pos.line) ?? pos;
     throw new ConfigError(`(<unknown>): ${problem} at line ${pos.line} column ${pos.col}`);
   }
@@ -114,10 +117,17 @@ export function loadYaml(content: string): Hash {
   try {
     value = doc.toJS({ maxAliasCount: 1000 });
   } catch (e) {
-    throw new ConfigError(`(<unknown>): ${(e as Error).message}`);
+    const alias = /alias[^:]*: (.+)$/.exec((e as Error).message);
+    throw new ConfigError(alias ? `Unknown alias: ${alias[1]}` : `(<unknown>): ${(e as Error).message}`);
   }
   if (!isHash(value)) throw new ConfigError('Invalid configuration format');
   return value;
+}
+
+function colonAfter(content: string, offset: number): number | null {
+  const end = content.indexOf('\n', offset);
+  const m = /:(\s|$)/.exec(content.slice(offset, end < 0 ? undefined : end));
+  return m ? offset + m.index : null;
 }
 
 /**
@@ -277,6 +287,12 @@ function expandExtends(config: Hash): Hash {
 
 type JobKind = 'job' | 'bridge' | 'hidden';
 
+/** Entry::Job#pages_job?: named `pages` (unless `pages: false`) or carrying a `pages:` setting. */
+function isPagesJob(name: string, job: Hash): boolean {
+  if (name === 'pages') return job.pages !== false;
+  return job.pages === true || isHash(job.pages);
+}
+
 function jobKind(name: string, value: unknown): JobKind | null {
   if (name.startsWith('.')) return 'hidden';
   if (!isHash(value)) return null;
@@ -306,6 +322,29 @@ function commands(v: unknown, depth = 0): string[] | null {
 }
 
 const COMMANDS_MESSAGE = `config should be a string or a nested array of strings up to ${K.MAX_SCRIPT_NESTING} levels deep`;
+const STAGES_MESSAGE = `config should be an array of strings or a nested array of strings up to ${K.MAX_SCRIPT_NESTING} levels deep`;
+const ENVIRONMENT_NAME = /^[a-zA-Z0-9 \-_/${}.]+$/;
+const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+const DURATION = /^\s*(\d+(\.\d+)?\s*(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|wk|wks|week|weeks|mo|mos|month|months|y|yr|yrs|year|years)?\s*(and\s*)?,?\s*)+$/i;
+const UNIT_SECONDS: [RegExp, number][] = [
+  [/^(s|sec|secs|second|seconds)$/i, 1], [/^(m|min|mins|minute|minutes)$/i, 60], [/^(h|hr|hrs|hour|hours)$/i, 3600],
+  [/^(d|day|days)$/i, 86400], [/^(w|wk|wks|week|weeks)$/i, 604800], [/^(mo|mos|month|months)$/i, 2592000], [/^(y|yr|yrs|year|years)$/i, 31536000],
+];
+
+/** ChronicDuration-style "1 week", "1h 30m", "90" (seconds); null when not a duration. */
+export function durationSeconds(v: unknown): number | null {
+  if (!isString(v) || !v.trim() || !DURATION.test(v)) return null;
+  let total = 0;
+  for (const m of v.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)?/gi)) {
+    const unit = m[2] && m[2].toLowerCase() !== 'and' ? m[2] : 's';
+    const factor = UNIT_SECONDS.find(([re]) => re.test(unit))?.[1];
+    if (factor === undefined) return null;
+    total += Number(m[1]) * factor;
+  }
+  return total;
+}
+
+const isCacheKey = (v: unknown): boolean => isString(v) || isHash(v);
 
 class StructureCheck {
   errors: string[] = [];
@@ -317,6 +356,7 @@ class StructureCheck {
 
   constructor(readonly config: Hash) {}
 
+  /** Entry::Validator#messages: "<location> <message>", lower-cased. */
   private err(location: string, message: string): void {
     this.errors.push(`${location} ${message}`.toLowerCase());
   }
@@ -326,19 +366,22 @@ class StructureCheck {
     const jobKeys = Object.keys(c).filter(
       (k) => !K.RESERVED_ROOT_KEYS.includes(k) && (jobKind(k, c[k]) !== null || !K.ROOT_KEYS.includes(k)),
     );
-    // Root entries, in GitLab's declaration order.
+    // Root entries, in GitLab's declaration order (Entry::Root).
     const root = { ...c };
     for (const k of jobKeys) delete root[k];
     if (root.default !== undefined) this.checkDefault(root.default);
-    for (const key of ['before_script', 'after_script'] as const) {
-      if (root[key] !== undefined && commands(root[key]) === null) this.err(key, COMMANDS_MESSAGE);
-    }
-    if (root.variables !== undefined) this.checkVariables('variables', root.variables, true);
+    if (root.before_script !== undefined && commands(root.before_script) === null) this.err('before_script', COMMANDS_MESSAGE);
+    if (root.image !== undefined) this.checkImage('image', root.image);
+    if (root.services !== undefined) this.checkServices('services', root.services);
+    if (root.after_script !== undefined && commands(root.after_script) === null) this.err('after_script', COMMANDS_MESSAGE);
+    if (root.variables !== undefined) this.checkVariables('variables', root.variables, ['value', 'description', 'expand', 'options']);
     this.stages = ['.pre', ...K.DEFAULT_STAGES, '.post'];
     if (root.stages !== undefined) {
-      if (!isStringArray(root.stages)) this.err('stages', 'config should be an array of strings');
-      else this.stages = ['.pre', ...root.stages.filter((s) => s !== '.pre' && s !== '.post'), '.post'];
+      const list = root.stages === null ? [] : Array.isArray(root.stages) ? commands(root.stages) : null;
+      if (!list) this.err('stages', STAGES_MESSAGE);
+      else this.stages = ['.pre', ...list.filter((x) => x !== '.pre' && x !== '.post'), '.post'];
     }
+    if (root.cache !== undefined) this.checkCache('cache', root.cache);
     if (root.workflow !== undefined) this.checkWorkflow(root.workflow);
     this.defaults = {
       ...(root.before_script !== undefined ? { before_script: root.before_script } : {}),
@@ -355,25 +398,70 @@ class StructureCheck {
     if (!isHash(value)) return this.err('default', 'config should be a hash');
     const unknown = Object.keys(value).filter((k) => !K.DEFAULT_KEYS.includes(k));
     if (unknown.length) this.err('default', `config contains unknown keys: ${unknown.join(', ')}`);
-    for (const key of ['before_script', 'after_script']) {
-      if (value[key] !== undefined && commands(value[key]) === null) this.err(`default:${key}`, COMMANDS_MESSAGE);
-    }
-    if (value.tags !== undefined && !isStringArray(value.tags)) this.err('default:tags', 'config should be an array of strings');
+    this.checkShared('default', value);
   }
 
-  private checkVariables(location: string, value: unknown, root: boolean): void {
-    if (!isHash(value)) {
-      this.err(location, root ? 'config should be a hash of key value pairs, value can be a hash' : 'config should be a hash of key value pairs');
-      return;
+  /** Keys a job and `default` share: scripts, image, services, cache, tags, artifacts, timeout. */
+  private checkShared(loc: string, v: Hash): void {
+    for (const key of ['before_script', 'after_script']) {
+      if (v[key] !== undefined && commands(v[key]) === null) this.err(`${loc}:${key}`, COMMANDS_MESSAGE);
     }
+    if (v.image !== undefined) this.checkImage(`${loc}:image`, v.image);
+    if (v.services !== undefined) this.checkServices(`${loc}:services`, v.services);
+    if (v.cache !== undefined) this.checkCache(`${loc}:cache`, v.cache);
+    if (v.tags !== undefined) {
+      if (!isStringArray(v.tags)) this.err(`${loc}:tags`, 'config should be an array of strings');
+      else if (v.tags.length > K.TAGS_LIMIT) this.err(`${loc}:tags`, `config must be less than the limit of ${K.TAGS_LIMIT} tags`);
+    }
+    if (v.artifacts !== undefined) this.checkArtifacts(`${loc}:artifacts`, v.artifacts);
+    if (v.timeout !== undefined && durationSeconds(v.timeout) === null) this.err(`${loc}:timeout`, 'config should be a duration');
+    if (v.interruptible !== undefined && typeof v.interruptible !== 'boolean') this.err(`${loc}:interruptible`, 'config should be a boolean value');
+  }
+
+  private checkImage(loc: string, v: unknown): void {
+    if (!isString(v) && !isHash(v)) this.err(loc, 'config should be a hash or a string');
+  }
+
+  private checkServices(loc: string, v: unknown): void {
+    if (!Array.isArray(v)) return this.err(loc, 'config should be a array');
+    for (const svc of v) if (!isString(svc) && !isHash(svc)) this.err(`${loc}:service`, 'config should be a hash or a string');
+  }
+
+  private checkCache(loc: string, v: unknown): void {
+    for (const cache of Array.isArray(v) ? v : [v]) {
+      if (!isHash(cache)) {
+        this.err(loc, 'config should be a hash');
+        continue;
+      }
+      const bad = Object.keys(cache).filter((k) => !K.CACHE_KEYS.includes(k));
+      if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
+      if (cache.key !== undefined && !isCacheKey(cache.key)) this.err(`${loc}:key`, 'should be a hash, a string or a symbol');
+      if (cache.paths !== undefined && !isStringArray(cache.paths)) this.err(`${loc}:paths`, 'config should be an array of strings');
+      if (cache.untracked !== undefined && typeof cache.untracked !== 'boolean') this.err(`${loc}:untracked`, 'config should be a boolean value');
+    }
+  }
+
+  private checkArtifacts(loc: string, v: unknown): void {
+    if (!isHash(v)) return this.err(loc, 'config should be a hash');
+    const bad = Object.keys(v).filter((k) => !K.ARTIFACTS_KEYS.includes(k));
+    if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
+    if (v.name !== undefined && !isString(v.name)) this.err(loc, 'name should be a string');
+    if (v.untracked !== undefined && typeof v.untracked !== 'boolean') this.err(loc, 'untracked should be a boolean value');
+    if (v.paths !== undefined && !isStringArray(v.paths)) this.err(loc, 'paths should be an array of strings');
+    if (v.exclude !== undefined && !isStringArray(v.exclude)) this.err(loc, 'exclude should be an array of strings');
+    if (v.when !== undefined && !K.ARTIFACTS_WHEN.includes(v.when as string)) this.err(loc, `when should be one of: ${K.ARTIFACTS_WHEN.join(', ')}`);
+    if (v.expire_in !== undefined && v.expire_in !== 'never' && durationSeconds(v.expire_in) === null) this.err(loc, 'expire in should be a duration');
+  }
+
+  private checkVariables(location: string, value: unknown, dataKeys: string[]): void {
+    if (!isHash(value)) return this.err(location, 'config should be a hash');
     for (const [k, v] of Object.entries(value)) {
       if (isHash(v)) {
-        const allowed = root ? ['value', 'description', 'expand', 'options'] : ['value', 'expand'];
-        const bad = Object.keys(v).filter((x) => !allowed.includes(x));
+        const bad = Object.keys(v).filter((x) => !dataKeys.includes(x));
         if (bad.length) this.err(`${location}:${k}`, `config uses invalid data keys: ${bad.join(', ')}`);
       } else if (!(isString(v) || typeof v === 'number' || typeof v === 'boolean' || v === null)) {
-        this.err(location, root ? 'config should be a hash of key value pairs, value can be a hash' : 'config should be a hash of key value pairs');
-        return;
+        // Entry::Variable's unknown strategy reports this message without a location.
+        this.errors.push('variable definition must be either a string or a hash');
       }
     }
   }
@@ -382,15 +470,16 @@ class StructureCheck {
     if (!isHash(value)) return this.err('workflow', 'config should be a hash');
     const unknown = Object.keys(value).filter((k) => !K.WORKFLOW_KEYS.includes(k));
     if (unknown.length) this.err('workflow', `config contains unknown keys: ${unknown.join(', ')}`);
-    if (value.rules !== undefined) {
+    if (value.name !== undefined && !isString(value.name)) this.err('workflow', 'name should be a string');
+    if (value.rules !== undefined && value.rules !== null) {
       this.workflowRules = true;
-      this.checkRules('workflow:rules', value.rules, K.WORKFLOW_RULE_KEYS, K.WORKFLOW_RULE_WHEN);
+      if (!Array.isArray(value.rules)) this.err('workflow:rules', 'config should be an array of hashes');
+      else this.checkRuleList('workflow:rules', value.rules, K.WORKFLOW_RULE_KEYS, K.WORKFLOW_RULE_WHEN);
     }
   }
 
-  private checkRules(location: string, value: unknown, keys: string[], whens: string[]): void {
-    if (!Array.isArray(value)) return this.err(location, 'config should be an array of hashes');
-    for (const rule of value.flat(K.MAX_SCRIPT_NESTING)) {
+  private checkRuleList(location: string, rules: unknown[], keys: string[], whens: string[]): void {
+    for (const rule of rules.flat(K.MAX_SCRIPT_NESTING)) {
       if (!isHash(rule)) {
         this.err(`${location}:rule`, 'config should be a hash');
         continue;
@@ -398,7 +487,12 @@ class StructureCheck {
       const unknown = Object.keys(rule).filter((k) => !keys.includes(k));
       if (unknown.length) this.err(`${location}:rule`, `config contains unknown keys: ${unknown.join(', ')}`);
       if (rule.if !== undefined && !isString(rule.if)) this.err(`${location}:rule`, 'if should be a string');
-      if (rule.when !== undefined && !whens.includes(rule.when as string)) this.err(`${location}:rule`, `when unknown value: ${String(rule.when)}`);
+      if (rule.when !== undefined && rule.when !== null && !whens.includes(rule.when as string)) {
+        this.err(`${location}:rule`, `when unknown value: ${String(rule.when)}`);
+      }
+      if (rule.changes !== undefined && !isStringArray(rule.changes) && !isHash(rule.changes)) {
+        this.err(`${location}:rule:changes`, 'should be an array or a hash');
+      }
     }
   }
 
@@ -406,10 +500,9 @@ class StructureCheck {
     const c = this.config;
     const unmatched = jobKeys.filter((k) => jobKind(k, c[k]) === null);
     for (const name of unmatched) {
-      // Entry::Validator restores underscores that ActiveModel's humanize turned into spaces.
-      this.errors.push(`jobs ${name.replace(/_/g, ' ')} config should implement the script:, run:, or trigger: keyword`.toLowerCase().replace(
-        /jobs ([a-z\s]+) config should implement/, (_, n: string) => `jobs ${n.replace(/ /g, '_')} config should implement`,
-      ));
+      // ActiveModel humanizes the key; Entry::Validator puts the underscores back.
+      const message = `jobs ${name.replace(/_/g, ' ')} config should implement the script:, run:, or trigger: keyword`.toLowerCase();
+      this.errors.push(message.replace(/jobs ([a-z\s]+) config should implement/, (_, n: string) => `jobs ${n.replace(/ /g, '_')} config should implement`));
     }
     const visible = jobKeys.filter((k) => {
       const kind = jobKind(k, c[k]);
@@ -420,42 +513,60 @@ class StructureCheck {
   }
 
   private checkJob(name: string, job: Hash, kind: 'job' | 'bridge'): void {
-    const loc = `jobs:${name}`;
+    const loc = name === '' ? 'jobs:job' : `jobs:${name}`;
+    // The job's own validations (Entry::Job, Processable)...
     const allowed = kind === 'job' ? K.JOB_KEYS : K.BRIDGE_KEYS;
     const unknown = Object.keys(job).filter((k) => !allowed.includes(k));
     if (unknown.length) this.err(loc, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (name === '') this.err(loc, "name can't be blank");
     if (name.length > 255) this.err(loc, 'name is too long (maximum is 255 characters)');
-    if (job.rules !== undefined && job.rules !== null) {
+    const hasRules = job.rules !== undefined && job.rules !== null;
+    if (hasRules) {
       const clash = ['only', 'except', 'start_in'].filter((k) => job[k] !== undefined && job[k] !== null);
       if (clash.length) this.err(loc, `config key may not be used with \`rules\`: ${clash.join(', ')}`);
     }
-    if (job.when !== undefined && job.when !== null && !K.JOB_WHEN.includes(job.when as string)) {
-      this.err(loc, `when should be one of: ${K.JOB_WHEN.join(', ')}`);
-    }
-    if (job.dependencies !== undefined && job.dependencies !== null && !isStringArray(job.dependencies)) {
-      this.err(loc, 'dependencies should be an array of strings');
-    }
     if (job.extends !== undefined && !isString(job.extends) && !isStringArray(job.extends)) this.err(loc, 'extends should be an array of strings or a string');
+    if (hasRules && !Array.isArray(job.rules)) this.err(loc, 'rules should be an array containing hashes and arrays of hashes');
+    if (job.resource_group !== undefined && !isString(job.resource_group)) this.err(loc, 'resource group should be a string');
     if (kind === 'job') {
-      for (const key of ['before_script', 'script', 'after_script']) {
-        if (job[key] !== undefined && commands(job[key]) === null) this.err(`${loc}:${key}`, COMMANDS_MESSAGE);
+      if ('script' in job && 'run' in job) this.err(loc, 'config these keys cannot be used together: script, run');
+      if ('script' in job && (job.script === null || commands(job.script)?.length === 0)) this.err(loc, "script can't be blank");
+      if (job.when !== undefined && job.when !== null && !K.JOB_WHEN.includes(job.when as string)) {
+        this.err(loc, `when should be one of: ${K.JOB_WHEN.join(', ')}`);
       }
-      if (job.script !== undefined && commands(job.script)?.length === 0) this.err(loc, "script can't be blank");
+      if (job.dependencies !== undefined && job.dependencies !== null && !isStringArray(job.dependencies)) {
+        this.err(loc, 'dependencies should be an array of strings');
+      }
+      if (job.allow_failure !== undefined && job.allow_failure !== null && typeof job.allow_failure !== 'boolean' && !isHash(job.allow_failure)) {
+        this.err(loc, 'allow failure should be a hash or a boolean value');
+      }
+      if (job.when === 'delayed' && durationSeconds(job.start_in) === null) this.err(loc, 'start in should be a duration');
+      else if (job.when === 'delayed' && (durationSeconds(job.start_in) ?? 0) > 604800) this.err(loc, 'start in should not exceed the limit');
+      if (job.start_in !== undefined && job.start_in !== null && (hasRules || job.when !== 'delayed')) this.err(loc, 'start in must be blank');
+      if (job.publish !== undefined && !isPagesJob(name, job)) this.err(loc, 'publish can only be used within a `pages` job');
+    }
+    // ...then its entries.
+    if (kind === 'job') {
+      if (job.script !== undefined && job.script !== null && commands(job.script) === null) this.err(`${loc}:script`, COMMANDS_MESSAGE);
+      this.checkShared(loc, job);
+      if (job.parallel !== undefined) this.checkParallel(`${loc}:parallel`, job.parallel);
     }
     if (job.stage !== undefined && !isString(job.stage)) this.err(`${loc}:stage`, 'config should be a string');
-    if (job.tags !== undefined && !isStringArray(job.tags)) this.err(`${loc}:tags`, 'config should be an array of strings');
-    if (job.variables !== undefined && job.variables !== null) this.checkVariables(`${loc}:variables`, job.variables, false);
-    if (job.environment !== undefined) this.checkEnvironment(`${loc}:environment`, job.environment);
-    if (job.allow_failure !== undefined) {
-      const af = job.allow_failure;
-      if (isHash(af)) {
-        const bad = Object.keys(af).filter((k) => !K.ALLOW_FAILURE_KEYS.includes(k));
-        if (bad.length) this.err(`${loc}:allow_failure`, `config contains unknown keys: ${bad.join(', ')}`);
-      } else if (typeof af !== 'boolean') this.err(`${loc}:allow_failure`, 'config should be a hash or a boolean value');
+    if (job.type !== undefined && !isString(job.type)) this.err(`${loc}:type`, 'config should be a string');
+    if (job.variables !== undefined && job.variables !== null) this.checkVariables(`${loc}:variables`, job.variables, ['value', 'expand']);
+    if (job.environment !== undefined && job.environment !== null) this.checkEnvironment(`${loc}:environment`, job.environment);
+    if (isHash(job.allow_failure)) {
+      const bad = Object.keys(job.allow_failure).filter((k) => !K.ALLOW_FAILURE_KEYS.includes(k));
+      if (bad.length) this.err(`${loc}:allow_failure`, `config contains unknown keys: ${bad.join(', ')}`);
+      const codes = job.allow_failure.exit_codes;
+      if (codes !== undefined && !Number.isInteger(codes) && !(Array.isArray(codes) && codes.every((x) => Number.isInteger(x)))) {
+        this.err(`${loc}:allow_failure`, 'exit codes should be an array of integers or an integer');
+      }
     }
-    if (job.rules !== undefined && job.rules !== null) this.checkRules(`${loc}:rules`, job.rules, K.RULE_KEYS, K.RULE_WHEN);
+    if (Array.isArray(job.rules)) this.checkRuleList(`${loc}:rules`, job.rules, K.RULE_KEYS, K.RULE_WHEN);
     for (const key of ['only', 'except']) if (job[key] !== undefined && job[key] !== null) this.checkPolicy(`${loc}:${key}`, job[key]);
     if (job.needs !== undefined && job.needs !== null) this.checkNeeds(`${loc}:needs`, job.needs);
+    if (kind === 'bridge' && !isString(job.trigger) && !isHash(job.trigger)) this.err(`${loc}:trigger`, 'has to be either a string or a hash');
     if (Array.isArray(job.rules) && !this.workflowRules) {
       const last = job.rules[job.rules.length - 1] as unknown;
       if (isHash(last) && Object.keys(last).length === 1 && 'when' in last && last.when !== 'never') {
@@ -466,29 +577,49 @@ class StructureCheck {
     this.jobs.push({ name, kind, config: job, stage });
   }
 
+  private checkParallel(loc: string, v: unknown): void {
+    if (Number.isInteger(v)) {
+      if ((v as number) < 1) this.err(loc, 'config must be greater than or equal to 1');
+      else if ((v as number) > 200) this.err(loc, 'config must be less than or equal to 200');
+    } else if (isHash(v)) {
+      if (v.matrix === undefined) this.err(loc, 'config missing required keys: matrix');
+    } else this.err(loc, 'should be an integer or a hash');
+  }
+
   private checkEnvironment(loc: string, env: unknown): void {
-    if (isString(env)) return;
-    if (!isHash(env)) return this.err(loc, 'config should be a hash or a string');
-    const bad = Object.keys(env).filter((k) => !K.ENVIRONMENT_KEYS.includes(k));
-    if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
-    if (env.name === undefined || env.name === null || env.name === '') this.err(loc, "name can't be blank");
-    else if (!isString(env.name)) this.err(loc, 'name has to be a string');
-    if (env.action !== undefined && !K.ENVIRONMENT_ACTIONS.includes(env.action as string)) {
-      this.err(loc, `action should be ${K.ENVIRONMENT_ACTIONS.slice(0, -1).join(', ')}, or ${K.ENVIRONMENT_ACTIONS[K.ENVIRONMENT_ACTIONS.length - 1]}`);
+    if (!isString(env) && !isHash(env)) return this.err(loc, 'config should be a hash or a string');
+    const name = isString(env) ? env : env.name;
+    if (isHash(env)) {
+      const bad = Object.keys(env).filter((k) => !K.ENVIRONMENT_KEYS.includes(k));
+      if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
     }
-    if (env.url !== undefined && !isString(env.url)) this.err(loc, 'url should be a string');
-    if (env.on_stop !== undefined && !isString(env.on_stop)) this.err(loc, 'on stop should be a string');
+    if (name === undefined || name === null || name === '') this.err(loc, "name can't be blank");
+    else if (!isString(name)) this.err(loc, 'name has to be a string');
+    else if (!ENVIRONMENT_NAME.test(name) || name.startsWith('/') || name.endsWith('/')) this.err(loc, `name ${ENVIRONMENT_NAME_MESSAGE}`);
+    if (isHash(env)) {
+      if (env.action !== undefined && !K.ENVIRONMENT_ACTIONS.includes(env.action as string)) {
+        this.err(loc, `action should be ${K.ENVIRONMENT_ACTIONS.slice(0, -1).join(', ')}, or ${K.ENVIRONMENT_ACTIONS[K.ENVIRONMENT_ACTIONS.length - 1]}`);
+      }
+      if (env.url !== undefined && !isString(env.url)) this.err(loc, 'url should be a string');
+      if (env.on_stop !== undefined && !isString(env.on_stop)) this.err(loc, 'on stop should be a string');
+    }
   }
 
   private checkPolicy(loc: string, value: unknown): void {
-    if (isStringArray(value)) return;
+    if (Array.isArray(value)) {
+      if (!isStringArray(value)) this.err(loc, 'config should be an array of strings or regular expressions using re2 syntax');
+      return;
+    }
     if (isHash(value)) {
       const bad = Object.keys(value).filter((k) => !K.POLICY_KEYS.includes(k));
       if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
-      if (value.refs !== undefined && !isStringArray(value.refs)) this.err(`${loc}:refs`, 'config should be an array of strings or regular expressions');
+      if (value.refs !== undefined && !isStringArray(value.refs)) this.err(loc, 'refs should be an array of strings or regular expressions using re2 syntax');
+      if (value.changes !== undefined && !isStringArray(value.changes) && !isHash(value.changes)) this.err(loc, 'changes should be an array of strings');
+      if (value.variables !== undefined && !isStringArray(value.variables)) this.err(loc, 'variables should be an array of strings');
       return;
     }
-    this.err(loc, 'config should be an array of strings or regular expressions or a hash');
+    // Entry::Policy::UnknownStrategy
+    this.errors.push(`${loc} has to be either an array of conditions or a hash`);
   }
 
   private checkNeeds(loc: string, value: unknown): void {
@@ -502,7 +633,9 @@ class StructureCheck {
       }
       const bad = Object.keys(need).filter((k) => !K.NEED_KEYS.includes(k));
       if (bad.length) this.err(`${loc}:need`, `config contains unknown keys: ${bad.join(', ')}`);
-      if (need.pipeline === undefined && need.project === undefined && !isString(need.job)) this.err(`${loc}:need`, 'job config should be a string');
+      if (!isString(need.job)) this.err(`${loc}:need`, 'job config should be a string');
+      if (need.artifacts !== undefined && typeof need.artifacts !== 'boolean') this.err(`${loc}:need`, 'artifacts should be a boolean value');
+      if (need.optional !== undefined && typeof need.optional !== 'boolean') this.err(`${loc}:need`, 'optional should be a boolean value');
     }
   }
 
@@ -611,18 +744,46 @@ function logicalError(s: StructureCheck): string | null {
   return circularNeeds(s, byName);
 }
 
-/** Dag.check_circular_dependencies!: "The pipeline has circular dependencies". */
+/**
+ * Ci::YamlProcessor::Dag: Ruby's TSort over `needs`, in job order. A job needing itself is a
+ * "self-dependency"; otherwise the first strongly connected component of several jobs, in the
+ * order Tarjan's stack holds them.
+ */
 function circularNeeds(s: StructureCheck, byName: Map<string, NormalizedJob>): string | null {
-  const state = new Map<string, 1 | 2>();
-  const visitJob = (name: string): boolean => {
-    if (state.get(name) === 2) return false;
-    if (state.get(name) === 1) return true;
-    state.set(name, 1);
+  const children = (name: string): string[] => {
     const job = byName.get(name);
-    for (const n of job ? (s.needsOf(job) ?? []) : []) if (byName.has(n.name) && visitJob(n.name)) return true;
-    state.set(name, 2);
-    return false;
+    return job ? (s.needsOf(job) ?? []).map((n) => n.name).filter((n) => byName.has(n)) : [];
   };
-  for (const job of s.jobs) if (visitJob(job.name)) return 'The pipeline has circular dependencies';
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  let counter = 0;
+  const strongConnect = (v: string): string | null => {
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of children(v)) {
+      if (w === v) return `self-dependency: ${v}`;
+      if (!index.has(w)) {
+        const found = strongConnect(w);
+        if (found) return found;
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component = stack.splice(stack.indexOf(v));
+      for (const c of component) onStack.delete(c);
+      if (component.length > 1) return `topological sort failed: ${JSON.stringify(component).replace(/","/g, '", "')}`;
+    }
+    return null;
+  };
+  for (const job of s.jobs) {
+    if (index.has(job.name)) continue;
+    const found = strongConnect(job.name);
+    if (found) return `The pipeline has circular dependencies: ${found}`;
+  }
   return null;
 }

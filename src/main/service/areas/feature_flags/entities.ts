@@ -4,8 +4,12 @@ import { findNamespaceById } from '../core/namespaces';
 import { findProjectById } from '../core/projects';
 import { type FlagRow, type UserListRow, findUserListById, scopesOf, strategiesOf } from './feature_flags';
 
-/** API::Entities::FeatureFlag (new-version flags only; `scopes` is the legacy field, always []). */
-export function featureFlag(svc: ServiceContext, f: FlagRow): Record<string, unknown> {
+/**
+ * API::Entities::FeatureFlag (new-version flags only; `scopes` is the legacy field, always []).
+ * A strategy's `user_list` is null when unset; the reference's create and update responses leave
+ * an unset one out (`omitNullUserList`).
+ */
+export function featureFlag(svc: ServiceContext, f: FlagRow, omitNullUserList = false): Record<string, unknown> {
   return {
     name: f.name,
     description: f.description,
@@ -21,9 +25,9 @@ export function featureFlag(svc: ServiceContext, f: FlagRow): Record<string, unk
         parameters: JSON.parse(s.parameters) as unknown,
         scopes: scopesOf(svc, s.id).map((sc) => ({ id: sc.id, environment_scope: sc.environment_scope })),
       };
-      // `user_list` is exposed only when set (expose_nil: false).
       const list = s.user_list_id != null ? findUserListById(svc, s.user_list_id) : undefined;
       if (list) out.user_list = { id: list.id, iid: list.iid, name: list.name, user_xids: list.user_xids };
+      else if (!omitNullUserList) out.user_list = null;
       return out;
     }),
   };
@@ -37,11 +41,11 @@ export function userList(ec: EntityContext, l: UserListRow): Record<string, unkn
   return {
     id: l.id,
     iid: l.iid,
+    name: l.name,
+    user_xids: l.user_xids,
     project_id: l.project_id,
     created_at: l.created_at,
     updated_at: l.updated_at,
-    name: l.name,
-    user_xids: l.user_xids,
     path,
     edit_path: `${path}/edit`,
   };

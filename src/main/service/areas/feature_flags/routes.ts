@@ -28,7 +28,7 @@ export function registerFeatureFlagRoutes(r: Router): void {
     const strategies = readStrategies(rc.params.strategies, false);
     if (p.version && p.version !== 'new_version_flag') throw apiError(400, 'Version is invalid');
     const flag = createFlag(rc, project, { name: p.name, description: p.description, active: p.active ?? undefined, strategies });
-    return featureFlag(rc.svc, flag);
+    return featureFlag(rc.svc, flag, true);
   });
 
   r.get('/projects/:id/feature_flags/:feature_flag_name', (rc) => {
@@ -47,7 +47,7 @@ export function registerFeatureFlagRoutes(r: Router): void {
       active: p.active ?? undefined,
       strategies,
     });
-    return featureFlag(rc.svc, updated);
+    return featureFlag(rc.svc, updated, true);
   });
 
   r.delete('/projects/:id/feature_flags/:feature_flag_name', (rc) => {
