@@ -157,9 +157,12 @@ describe('POST /ci/lint (legacy instance lint)', () => {
   it('answers status valid or invalid with errors', async () => {
     const ok = await s.post('/ci/lint', { content: '---\n:test_job:\n  :script: echo 1\n' });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ status: 'valid', errors: [], warnings: [] });
-    const bad = await s.post('/ci/lint', { content: 'invalid' });
-    expect(bad.body).toMatchObject({ status: 'invalid', errors: ['Invalid configuration format'] });
-    expect((await s.post('/ci/lint', { content: 'x' }, { token: null })).status).toBe(401);
+    expect(ok.body).toEqual({ valid: true, errors: [], warnings: [], includes: [], status: 'valid' });
+    const merged = await s.post('/ci/lint', { content: 'a:\n  script: x\n', include_merged_yaml: true, include_jobs: true });
+    expect(merged.body.merged_yaml).toBe('---\na:\n  script: x\n');
+    expect(merged.body.jobs).toHaveLength(1);
+    const bad = await s.post('/ci/lint', { content: 'invalid' }, { token: null });
+    expect(bad.status).toBe(200);
+    expect(bad.body).toEqual({ valid: false, errors: ['Invalid configuration format'], warnings: [], includes: null, status: 'invalid' });
   });
 });

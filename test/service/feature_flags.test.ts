@@ -150,7 +150,10 @@ describe('feature flags', () => {
   it('gets a flag by name and answers 404 "Not found" for unknown names', async () => {
     const name = uniqueName();
     await s.post(flags(), { name });
-    expect((await s.get(flags(`/${encodeURIComponent(name)}`))).body.name).toBe(name);
+    const got = await s.get(flags(`/${encodeURIComponent(name)}`));
+    expect(got.body.name).toBe(name);
+    await s.put(flags(`/${name}`), { strategies: [{ name: 'default' }] });
+    expect((await s.get(flags(`/${name}`))).body.strategies[0].user_list).toBeNull();
     const missing = await s.get(flags('/no_such_flag'));
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: '404 Not found' });

@@ -240,6 +240,20 @@ describe('CI job tokens', () => {
     expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(200);
   });
 
+  it('is not accepted by the job token scope endpoints themselves', async () => {
+    const p = await s.createProject();
+    const headers = { 'job-token': await mint(p.id) };
+    for (const res of [
+      await s.get(`/projects/${p.id}/job_token_scope`, { token: null, headers }),
+      await s.patch(`/projects/${p.id}/job_token_scope`, { enabled: false }, { token: null, headers }),
+      await s.post(`/projects/${p.id}/job_token_scope/allowlist`, { target_project_id: p.id }, { token: null, headers }),
+      await s.post('/sandlab/job_tokens', { project_id: p.id }, { token: null, headers }),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: '401 Unauthorized' });
+    }
+  });
+
   it('honours a group on the allowlist for projects in it and its subgroups', async () => {
     const group = await s.createGroup();
     const sub = await s.createGroup({ parent_id: group.id });

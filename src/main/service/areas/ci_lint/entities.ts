@@ -29,15 +29,14 @@ export function dryRunJobs(jobs: LintJob[]): Record<string, unknown>[] {
   }));
 }
 
-/** The legacy instance lint (`POST /ci/lint`, removed from GitLab in 16.0). */
-export function legacyLintResult(r: LintResult, includeJobs: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    status: r.valid ? 'valid' : 'invalid',
-    errors: r.errors,
-    warnings: r.warnings,
-    merged_yaml: r.merged_yaml,
-  };
-  if (includeJobs) out.jobs = r.jobs;
+/**
+ * The legacy instance lint (`POST /ci/lint`, removed from GitLab in 16.0): the lint result plus
+ * `status`, with `merged_yaml` only when asked for.
+ */
+export function legacyLintResult(r: LintResult, includeMergedYaml: boolean, includeJobs: boolean): Record<string, unknown> {
+  const out = lintResult(r, includeJobs);
+  if (!includeMergedYaml) delete out.merged_yaml;
+  out.status = r.valid ? 'valid' : 'invalid';
   return out;
 }
 

@@ -59,6 +59,7 @@ export function registerCiLintRoutes(r: Router): void {
 
   // The instance-level lint GitLab removed in 16.0; python-gitlab 3.12's `gl.lint()`,
   // `gl.ci_lint` and its CLI still call it, so Sandlab keeps answering it (without project context).
+  // Anonymous callers are allowed, as on a GitLab with sign-up enabled.
   r.post('/ci/lint', (rc) => {
     const p = declared(rc.params, { content: t.string().required(), include_merged_yaml: t.boolean(), include_jobs: t.boolean() });
     const result = lintCiConfig(p.content, {
@@ -66,8 +67,8 @@ export function registerCiLintRoutes(r: Router): void {
       describeLocal: () => ({ blob: null, raw: null, context_project: null, context_sha: null }),
     });
     rc.status = 200;
-    return legacyLintResult(result, !!p.include_jobs);
-  });
+    return legacyLintResult(result, !!p.include_merged_yaml, !!p.include_jobs);
+  }, { auth: 'optional' });
 
   // Sandlab-only: files "committed" to a project at a ref (default: the default branch), read by
   // GET /ci/lint and `include: local` until Sandlab has repositories.
