@@ -6,9 +6,13 @@ const files: Record<string, string> = {
   'templates/base.yml': '.base:\n  tags: [docker]\n  before_script: [setup]\n',
   'templates/nested.yml': 'include: templates/build.yml\nlint:\n  stage: .pre\n  script: lint\n',
   'templates/broken.yml': 'a:\n  b: 1\n c: 2\n',
+  'templates/empty.yml': '',
+  'jobs/one.yml': 'one:\n  script: x\n',
+  'jobs/two.yml': 'two:\n  script: y\n',
 };
 const ctx: LintContext = {
   readLocal: (p) => files[p],
+  listLocal: () => Object.keys(files),
   describeLocal: (p) => ({ blob: `blob/${p}`, raw: `raw/${p}`, context_project: 'g/p', context_sha: 'abc' }),
 };
 
@@ -77,6 +81,9 @@ const cases: [string, string, string[], string[]?][] = [
   ['unknown default keys', 'default:\n  foo: 1\na:\n  script: x\n', ['default config contains unknown keys: foo']],
   ['unknown workflow keys', 'workflow:\n  foo: 1\na:\n  script: x\n', ['workflow config contains unknown keys: foo']],
   ['missing local include', 'include: nope.yml\na:\n  script: x\n', ['Local file `nope.yml` does not exist!']],
+  ['wildcard local include', 'include:\n  - local: jobs/*.yml\n', []],
+  ['wildcard without matches', 'include:\n  - local: nope/*.yml\na:\n  script: x\n', ['Local file `nope/*.yml` does not exist!']],
+  ['empty local include', 'include: templates/empty.yml\na:\n  script: x\n', ['Local file `templates/empty.yml` is empty!']],
   ['broken local include', 'include: templates/broken.yml\na:\n  script: x\n', ['Included file `templates/broken.yml` does not have valid YAML syntax!']],
   ['upper-case names are reported lower-cased', 'Build:\n  script: x\n  Foo: 1\n', ['jobs:build config contains unknown keys: foo']],
   // messages of GitLab's own specs (spec/lib/gitlab/ci/yaml_processor_spec.rb)

@@ -75,6 +75,7 @@ export function lintInProject(svc: ServiceContext, baseUrl: string, project: Pro
   let sha: string | null = null;
   const ctx: LintContext = {
     readLocal: (path) => readFile(svc, project, ref, path)?.content,
+    listLocal: () => listFiles(svc, project, ref).map((f) => f.path),
     describeLocal: (path) => {
       sha ??= refSha(svc, project, ref);
       return {

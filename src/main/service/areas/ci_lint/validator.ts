@@ -47,6 +47,8 @@ export interface LintResult {
 export interface LintContext {
   /** Reads a file committed to the project at the linted ref; undefined when absent. */
   readLocal: (path: string) => string | undefined;
+  /** Every file path at the linted ref, for `include: local` wildcards. */
+  listLocal?: () => string[];
   /** Describes a local include for the `includes` list (blob/raw URLs, project, sha). */
   describeLocal: (path: string) => Omit<IncludeEntry, 'type' | 'location' | 'extra'>;
 }
@@ -201,28 +203,39 @@ function expandIncludes(config: Hash, ctx: LintContext, out: IncludeEntry[], war
       warnings.push(`Included file \`${spec.location}\` (${spec.kind}) was not fetched: Sandlab validates offline, only \`include:local\` files are read`);
       continue;
     }
-    const path = spec.location.replace(/^\/+/, '');
-    if (seen.has(path)) continue;
-    if (out.length >= MAX_INCLUDES || depth > 100) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
-    const text = ctx.readLocal(path);
-    if (text === undefined) throw new ConfigError(`Local file \`${path}\` does not exist!`);
-    const where = ctx.describeLocal(path);
-    out.push({ type: 'local', location: path, blob: where.blob, raw: where.raw, extra: {}, context_project: where.context_project, context_sha: where.context_sha });
-    seen.add(path);
-    if (text.trim() === '') continue;
-    let loaded: Hash;
-    try {
-      loaded = loadYaml(text);
-    } catch (err) {
-      if (err instanceof ConfigError && err.message === 'Invalid configuration format') {
-        throw new ConfigError(`Included file \`${path}\` does not have valid YAML syntax!`);
+    const wanted = spec.location.replace(/^\/+/, '');
+    const paths = wanted.includes('*') ? (ctx.listLocal?.() ?? []).filter((f) => globMatch(wanted, f)).sort() : [wanted];
+    if (!paths.length) throw new ConfigError(`Local file \`${spec.location}\` does not exist!`);
+    for (const path of paths) {
+      if (seen.has(path)) continue;
+      if (out.length >= MAX_INCLUDES || depth > 100) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
+      const text = ctx.readLocal(path);
+      const shown = paths.length > 1 || wanted.includes('*') ? path : spec.location;
+      if (text === undefined) throw new ConfigError(`Local file \`${shown}\` does not exist!`);
+      if (text.trim() === '') throw new ConfigError(`Local file \`${shown}\` is empty!`);
+      const where = ctx.describeLocal(path);
+      out.push({ type: 'local', location: shown, blob: where.blob, raw: where.raw, extra: {}, context_project: where.context_project, context_sha: where.context_sha });
+      seen.add(path);
+      let loaded: Hash;
+      try {
+        loaded = loadYaml(text);
+      } catch (err) {
+        if (err instanceof ConfigError) throw new ConfigError(`Included file \`${shown}\` does not have valid YAML syntax!`);
+        throw err;
       }
-      if (err instanceof ConfigError) throw new ConfigError(`Included file \`${path}\` does not have valid YAML syntax!`);
-      throw err;
+      merged = deepMerge(merged, expandIncludes(loaded, ctx, out, warnings, seen, depth + 1));
     }
-    merged = deepMerge(merged, expandIncludes(loaded, ctx, out, warnings, seen, depth + 1));
   }
   return deepMerge(merged, rest);
+}
+
+/** `include:local` wildcards: `*` within a directory, `**` across directories. */
+function globMatch(pattern: string, path: string): boolean {
+  const re = pattern
+    .split(/(\*\*\/?|\*)/)
+    .map((part) => (part === '**/' || part === '**' ? '(?:.*/)?' + (part === '**' ? '.*' : '') : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${re}$`).test(path);
 }
 
 function normalizeInclude(item: unknown): { kind: string; location: string; extra: Hash } {
