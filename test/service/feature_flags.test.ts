@@ -299,3 +299,20 @@ describe('feature flag user lists', () => {
     expect(res.body).toEqual({ message: 'Not Found' });
   });
 });
+
+describe('project deletion', () => {
+  it('removes the project\'s flags, user lists, allowlist links and job tokens with it', async () => {
+    const p = await s.createProject();
+    const other = await s.createProject();
+    const list = await s.post(`/projects/${p.id}/feature_flags_user_lists`, { name: 'l', user_xids: 'a' });
+    await s.post(`/projects/${p.id}/feature_flags`, { name: 'ff', strategies: [{ name: 'gitlabUserList', user_list_id: list.body.id }] });
+    await s.post(`/projects/${other.id}/job_token_scope/allowlist`, { target_project_id: p.id });
+    const token = (await s.post('/sandlab/job_tokens', { project_id: p.id })).body.token;
+    expect([202, 204]).toContain((await s.del(`/projects/${p.id}`)).status);
+    const db = s.service.context.db;
+    expect(db.prepare('SELECT count(*) AS n FROM feature_flags WHERE project_id = ?').get(p.id)).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM feature_flag_user_lists WHERE project_id = ?').get(p.id)).toEqual({ n: 0 });
+    expect((await s.get(`/projects/${other.id}/job_token_scope/allowlist`)).body).toHaveLength(1);
+    expect((await s.get('/user', { token: null, headers: { 'job-token': token } })).status).toBe(401);
+  });
+});
