@@ -109,6 +109,12 @@ describe('GET /projects/:id/ci/lint', () => {
     const feature = await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: 'feature' } });
     expect(feature.body.errors).toEqual(['test job: chosen stage nope does not exist; available stages are .pre, build, test, deploy, .post']);
     expect((await s.get(`/projects/${p.id}/ci/lint`, { query: { sha: 'feature' } })).body.valid).toBe(false);
+    // The commit SHA that includes report (context_sha) names the ref too.
+    await putFile(p.id, 'ci/a.yml', 'b:\n  script: y\n', 'feature');
+    await putFile(p.id, '.gitlab-ci.yml', 'include: ci/a.yml\n', 'feature');
+    const viaInclude = await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: 'feature' } });
+    const sha = viaInclude.body.includes[0].context_sha;
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: sha } })).body.includes[0].context_sha).toBe(sha);
     const missing = await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: 'nope' } });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: '404 Commit Not Found' });

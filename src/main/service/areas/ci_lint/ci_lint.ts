@@ -28,8 +28,12 @@ export function hasAnyFile(svc: ServiceContext, project: Project): boolean {
   return !!svc.db.prepare('SELECT 1 FROM ci_project_files WHERE project_id = ? LIMIT 1').get(project.id);
 }
 
-export function refExists(svc: ServiceContext, project: Project, ref: string): boolean {
-  return !!svc.db.prepare('SELECT 1 FROM ci_project_files WHERE project_id = ? AND ref = ? LIMIT 1').get(project.id, ref);
+/** A branch/tag name with files, or the stand-in commit SHA of one (see refSha); null when unknown. */
+export function resolveRef(svc: ServiceContext, project: Project, ref: string): string | null {
+  if (svc.db.prepare('SELECT 1 FROM ci_project_files WHERE project_id = ? AND ref = ? LIMIT 1').get(project.id, ref)) return ref;
+  if (!/^[0-9a-f]{7,40}$/.test(ref)) return null;
+  const refs = svc.db.prepare('SELECT DISTINCT ref FROM ci_project_files WHERE project_id = ? ORDER BY ref').all(project.id) as { ref: string }[];
+  return refs.find((r) => refSha(svc, project, r.ref).startsWith(ref))?.ref ?? null;
 }
 
 export function readFile(svc: ServiceContext, project: Project, ref: string, path: string): ProjectFile | undefined {

@@ -5,7 +5,7 @@ import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import type { RequestContext } from '../../http/route';
 import type { Project } from '../core/projects';
 import {
-  ciConfigPath, deleteFile, hasAnyFile, lintInProject, listFiles, normalizeFilePath, readFile, refExists, writeFile,
+  ciConfigPath, deleteFile, hasAnyFile, lintInProject, listFiles, normalizeFilePath, readFile, resolveRef, writeFile,
 } from './ci_lint';
 import { lintCiConfig } from './validator';
 import { dryRunJobs, legacyLintResult, lintResult, projectFile } from './entities';
@@ -48,8 +48,8 @@ export function registerCiLintRoutes(r: Router): void {
       dry_run_ref: t.string(),
     });
     if (!hasAnyFile(rc.svc, project)) throw notFound('Repository');
-    const contentRef = p.content_ref || p.sha || project.default_branch;
-    if (!refExists(rc.svc, project, contentRef)) throw notFound('Commit');
+    const contentRef = resolveRef(rc.svc, project, p.content_ref || p.sha || project.default_branch);
+    if (!contentRef) throw notFound('Commit');
     const content = readFile(rc.svc, project, contentRef, ciConfigPath(project))?.content;
     const result = lintInProject(rc.svc, rc.baseUrl, project, contentRef, content);
     const body = lintResult(result, !!p.include_jobs);
