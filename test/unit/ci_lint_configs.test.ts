@@ -116,6 +116,9 @@ const cases: [string, string, string[], string[]?][] = [
   ['policy of the wrong type', 'rspec:\n  script: test\n  only: main\n', ['jobs:rspec:only has to be either an array of conditions or a hash']],
   ['publish outside pages', 'rspec:\n  script: echo\n  publish: foo\n', ['jobs:rspec publish can only be used within a `pages` job']],
   ['dependencies not part of needs', 'build:\n  script: x\ntest:\n  script: y\n  dependencies: [build]\n  needs: []\n', ['jobs:test dependencies the build should be part of needs']],
+  ['!reference tags', '.setup:\n  script: [echo a]\n  variables:\n    A: "1"\njob:\n  variables: !reference [.setup, variables]\n  script:\n    - !reference [.setup, script]\n    - echo b\n', []],
+  ['a missing !reference', 'job:\n  script:\n    - !reference [.setup, script]\n', ['!reference [".setup", "script"] could not be found']],
+  ['a circular !reference', '.a:\n  script: !reference [.b, script]\n.b:\n  script: !reference [.a, script]\njob:\n  script: !reference [.a, script]\n', ['!reference [".b", "script"] is part of a circular chain']],
   // warnings
   ['rules:when without workflow rules warns', 'a:\n  script: x\n  rules:\n    - when: always\n', [], [`jobs:a may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${WARN_DOCS}`]],
   ['remote include is a warning offline', 'include: https://example.com/ci.yml\na:\n  script: x\n', [], ['Included file `https://example.com/ci.yml` (remote) was not fetched: Sandlab validates offline, only `include:local` files are read']],
@@ -157,6 +160,12 @@ describe('CI lint results', () => {
     expect(result.includes).toEqual([
       { type: 'local', location: 'templates/base.yml', blob: 'blob/templates/base.yml', raw: 'raw/templates/base.yml', extra: {}, context_project: 'g/p', context_sha: 'abc' },
     ]);
+  });
+
+  it('resolves !reference into jobs and merged_yaml', () => {
+    const result = lintCiConfig('.setup:\n  script: [echo a]\njob:\n  script:\n    - !reference [.setup, script]\n    - echo b\n', ctx);
+    expect(result.jobs[0].script).toEqual(['echo a', 'echo b']);
+    expect(result.merged_yaml).toBe('---\n.setup:\n  script:\n  - echo a\njob:\n  script:\n  - - echo a\n  - echo b\n');
   });
 
   it('drops the default only: when rules are used', () => {

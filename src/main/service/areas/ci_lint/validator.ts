@@ -1,4 +1,4 @@
-import { LineCounter, parseDocument, stringify, isPair, isScalar, visit, type Document } from 'yaml';
+import { LineCounter, Scalar, parseDocument, stringify, isPair, isScalar, isSeq, visit, type Document } from 'yaml';
 import * as K from './keywords';
 
 /**
@@ -69,6 +69,7 @@ export function lintCiConfig(content: string | null | undefined, ctx: LintContex
     config = loadYaml(content);
     config = expandIncludes(config, ctx, includes, warnings, new Set(), 0);
     config = expandExtends(config);
+    config = resolveReferences(config);
   } catch (err) {
     if (err instanceof ConfigError) return failure([err.message], warnings);
     throw err;
@@ -115,6 +116,7 @@ export function loadYaml(content: string): Hash {
     throw new ConfigError(`(<unknown>): ${problem} at line ${pos.line} column ${pos.col}`);
   }
   stripSymbolKeys(doc);
+  markReferences(doc);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 1000 });
@@ -168,6 +170,45 @@ function yamlProblem(code: string, message: string): string {
   }
   if (/flow sequence/i.test(message)) return "did not find expected ',' or ']' while parsing a flow sequence";
   return 'did not find expected key while parsing a block mapping';
+}
+
+/** `!reference [job, key, ...]`: kept as a marker until the whole configuration is known. */
+class Reference {
+  constructor(readonly path: unknown[]) {}
+  /** Ruby's `Array#inspect`, as GitLab's messages show it. */
+  get shown(): string {
+    return `!reference [${this.path.map((p) => JSON.stringify(String(p))).join(', ')}]`;
+  }
+}
+
+function markReferences(doc: Document): void {
+  visit(doc, {
+    Seq(_, node) {
+      if (isSeq(node) && node.tag === '!reference') {
+        return new Scalar(new Reference(node.items.map((i) => (isScalar(i) ? i.value : null))));
+      }
+      return undefined;
+    },
+  });
+}
+
+/** Gitlab::Ci::Config::Yaml::Tags::Resolver: replaces every `!reference` with the value it points at. */
+function resolveReferences(config: Hash): Hash {
+  const resolve = (value: unknown, chain: Reference[]): unknown => {
+    if (value instanceof Reference) {
+      if (chain.some((r) => r.shown === value.shown)) throw new ConfigError(`${value.shown} is part of a circular chain`);
+      let target: unknown = config;
+      for (const key of value.path) {
+        if (!isHash(target) || !isString(key) || !(key in target)) throw new ConfigError(`${value.shown} could not be found`);
+        target = target[key];
+      }
+      return resolve(target, [...chain, value]);
+    }
+    if (Array.isArray(value)) return value.map((v) => resolve(v, chain));
+    if (isHash(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, chain)]));
+    return value;
+  };
+  return resolve(config, []) as Hash;
 }
 
 function stripSymbolKeys(doc: Document): void {
