@@ -81,6 +81,17 @@ describe('feature flags', () => {
     expect(res.body).toEqual({ message });
   });
 
+  it('allows at most 200 flags per project', async () => {
+    const p = await s.createProject();
+    const db = s.service.context.db;
+    const insert = db.prepare('INSERT INTO feature_flags (project_id, iid, name, active, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)');
+    const now = new Date().toISOString();
+    for (let i = 1; i <= 200; i++) insert.run(p.id, i, `seeded_${i}`, now, now);
+    const res = await s.post(`/projects/${p.id}/feature_flags`, { name: 'one_too_many' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: ['Maximum number of project feature flags (200) exceeded'] });
+  });
+
   it('limits descriptions to 255 characters', async () => {
     const res = await s.post(flags(), { name: uniqueName(), description: 'd'.repeat(256) });
     expect(res.body).toEqual({ message: ['Description is too long (maximum is 255 characters)'] });

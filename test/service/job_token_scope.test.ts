@@ -111,6 +111,28 @@ describe('project allowlist', () => {
     );
   });
 
+  it('allows at most 200 projects and 200 groups per allowlist', async () => {
+    const p = await s.createProject();
+    const a = await s.createProject();
+    const g = await s.createGroup();
+    const db = s.service.context.db;
+    const now = new Date().toISOString();
+    // Links to the project itself stand in for 200 distinct targets (the unique key is per pair).
+    db.exec('PRAGMA foreign_keys = OFF');
+    const insert = db.prepare('INSERT INTO job_token_project_links (source_project_id, target_project_id, created_at) VALUES (?, ?, ?)');
+    const insertGroup = db.prepare('INSERT INTO job_token_group_links (source_project_id, target_group_id, created_at) VALUES (?, ?, ?)');
+    for (let i = 0; i < 200; i++) {
+      insert.run(p.id, 1_000_000 + i, now);
+      insertGroup.run(p.id, 1_000_000 + i, now);
+    }
+    db.exec('PRAGMA foreign_keys = ON');
+    const res = await s.post(`/projects/${p.id}/job_token_scope/allowlist`, { target_project_id: a.id });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: '400 Bad request - Validation failed: Source project exceeds the allowable number of project links in this direction' });
+    const group = await s.post(`/projects/${p.id}/job_token_scope/groups_allowlist`, { target_group_id: g.id });
+    expect(group.body).toEqual({ message: '400 Bad request - Validation failed: Source project exceeds the allowable number of group links' });
+  });
+
   it('validates target_project_id', async () => {
     const p = await s.createProject();
     expect((await s.post(`/projects/${p.id}/job_token_scope/allowlist`, {})).body).toEqual({ error: 'target_project_id is missing' });
