@@ -63,6 +63,13 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    // Grape answers a known path with another method as 405 and lists what it allows.
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => method !== req.method && app.findRoute({ method, url: path }));
+    if (allowed.length && path.startsWith('/api/v4/')) {
+      reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+      return sendJson(reply, 405, { error: '405 Not Allowed' });
+    }
     if (req.url.startsWith('/api/v3/')) {
       return sendJson(reply, 410, { error: 'API V3 is no longer supported. Use API V4 instead.' });
     }

@@ -8,6 +8,8 @@ export interface Limits {
   maxUploadBytes: number;
   /** Largest JSON/form body accepted (alert payloads and the like). */
   maxBodyBytes: number;
+  /** Largest alert payload an alert receiver accepts (GitLab's application payload limit); larger -> 400. */
+  maxAlertPayloadBytes: number;
 }
 
 /**

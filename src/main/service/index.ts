@@ -35,6 +35,7 @@ export interface Service {
 export const DEFAULT_LIMITS: Limits = {
   maxUploadBytes: 100 * 1024 * 1024,
   maxBodyBytes: 20 * 1024 * 1024,
+  maxAlertPayloadBytes: 1024 * 1024,
 };
 
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */

@@ -2,6 +2,14 @@ import type { Migration } from '../db/migrations';
 import type { ServiceContext } from '../context';
 import type { Router } from '../http/route';
 import { coreArea } from './core';
+import { eventsArea } from './events';
+import { notificationSettingsArea } from './notification_settings';
+import { accessRequestsArea } from './access_requests';
+import { invitationsArea } from './invitations';
+import { discussionsArea } from './discussions';
+import { draftNotesArea } from './draft_notes';
+import { alertsArea } from './alerts';
+import { errorTrackingArea } from './error_tracking';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { ciLintArea } from './ci_lint';
@@ -18,4 +26,17 @@ export interface Area {
 }
 
 /** Every area, core first. Add a line here to plug in a new one. */
-export const areas: Area[] = [coreArea, jobTokenScopeArea, featureFlagsArea, ciLintArea];
+export const areas: Area[] = [
+  coreArea,
+  eventsArea,
+  notificationSettingsArea,
+  accessRequestsArea,
+  invitationsArea,
+  discussionsArea,
+  draftNotesArea,
+  alertsArea,
+  errorTrackingArea,
+  jobTokenScopeArea,
+  featureFlagsArea,
+  ciLintArea,
+];

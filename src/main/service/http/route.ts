@@ -15,8 +15,12 @@ export const API_PREFIX = '/api/v4';
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteOptions {
-  /** 'required' (default): 401 without credentials. 'optional': anonymous allowed (public reads). */
-  auth?: 'required' | 'optional';
+  /**
+   * 'required' (default): 401 without credentials. 'optional': anonymous allowed (public reads).
+   * 'none': credentials are not read at all; the handler authenticates the request itself
+   * (webhook receivers whose `Authorization` header carries their own key, not a user token).
+   */
+  auth?: 'required' | 'optional' | 'none';
   /**
    * Token scopes that suffice besides `api`. Default: `read_api` for GET, none for writes.
    * `/user`, `/users` and `/events` add `read_user`.
@@ -133,7 +137,7 @@ async function runHandler(
     await mergeBody(svc, req, params, files);
 
     const creds = readCredentials(req.headers, params);
-    let auth = authenticate(svc, creds);
+    let auth = opts.auth === 'none' ? null : authenticate(svc, creds);
     if (!auth && (opts.auth ?? 'required') === 'required') throw unauthorized();
     if (auth) {
       checkScopes(auth, opts.scopes ?? (method === 'GET' ? ['read_api'] : []));

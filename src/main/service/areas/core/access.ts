@@ -118,17 +118,22 @@ export function visibleProjectsSql(svc: ServiceContext, user: User | null, alias
   };
 }
 
-/** Projects the user is a member of (directly or through groups), for `membership=true`. */
-export function memberProjectsSql(svc: ServiceContext, user: User, alias = 'p'): { sql: string; args: unknown[] } {
+/**
+ * SQL condition on `p` for "the user's effective level here is at least `minLevel`" (direct,
+ * through any ancestor group, or as owner of the personal namespace). Effective level is the max
+ * over these sources, so a source qualifies on its own. Admins qualify everywhere.
+ */
+export function memberProjectsSql(svc: ServiceContext, user: User, alias = 'p', minLevel: number = Access.MINIMAL_ACCESS): { sql: string; args: unknown[] } {
+  if (user.admin) return { sql: '1 = 1', args: [] };
   return {
-    sql: `(${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL})
+    sql: `(${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL})
       OR ${alias}.namespace_id IN (
         WITH RECURSIVE ug(id) AS (
-          SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}
+          SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}
           UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
         SELECT id FROM ug)
       OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?))`,
-    args: [user.id, today(svc), user.id, today(svc), user.id],
+    args: [user.id, minLevel, today(svc), user.id, minLevel, today(svc), user.id],
   };
 }
 

@@ -28,6 +28,12 @@ export interface NewUser {
   identity?: { provider: string; externUid: string; samlGroupId: number | null } | null;
 }
 
+/**
+ * Runs inside createUser's transaction once the user exists (areas register here, e.g. pending
+ * invitations for the new e-mail turn into memberships).
+ */
+export const userCreatedHooks: ((svc: ServiceContext, user: User) => void)[] = [];
+
 const USERNAME_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 
 /** Validates and creates a user with its personal namespace. Call inside a transaction. */
@@ -89,7 +95,9 @@ export function createUser(svc: ServiceContext, input: NewUser): User {
       .prepare('INSERT INTO identities (user_id, provider, extern_uid, saml_group_id, created_at) VALUES (?, ?, ?, ?, ?)')
       .run(id, input.identity.provider, input.identity.externUid, input.identity.samlGroupId, now);
   }
-  return findUserById(svc, id)!;
+  const user = findUserById(svc, id)!;
+  for (const hook of userCreatedHooks) hook(svc, user);
+  return user;
 }
 
 function namespacePathTaken(svc: ServiceContext, path: string): boolean {

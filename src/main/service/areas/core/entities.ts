@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context';
 import type { User, PersonalAccessToken } from './users';
-import { findUserById } from './users';
+import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, projectSettings } from './projects';
 import { effectiveGroupAccess, projectAccessLevel, groupAccessLevel } from './access';
@@ -116,7 +116,7 @@ export function userFor(ec: EntityContext, u: User): Record<string, unknown> {
   return ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u) : userPublic(ec, u);
 }
 
-export function personalAccessToken(t: PersonalAccessToken, plainValue?: string): Record<string, unknown> {
+export function personalAccessToken(svc: ServiceContext, t: PersonalAccessToken, plainValue?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: t.id,
     name: t.name,
@@ -126,7 +126,7 @@ export function personalAccessToken(t: PersonalAccessToken, plainValue?: string)
     scopes: JSON.parse(t.scopes),
     user_id: t.user_id,
     last_used_at: t.last_used_at,
-    active: !t.revoked && (t.expires_at === null || t.expires_at > new Date().toISOString().slice(0, 10)),
+    active: !t.revoked && !tokenExpired(svc, t),
     expires_at: t.expires_at,
   };
   if (plainValue !== undefined) out.token = plainValue;

@@ -7,9 +7,6 @@ import { registerMemberRoutes } from './routes/members';
 import { registerIssueRoutes } from './routes/issues';
 import { registerMergeRequestRoutes } from './routes/merge_requests';
 import { registerNoteRoutes } from './routes/notes';
-import { effectiveProjectAccess } from './access';
-import { findProjectById } from './projects';
-import { findUserById } from './users';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -23,13 +20,5 @@ export const coreArea: Area = {
     registerIssueRoutes(router);
     registerMergeRequestRoutes(router);
     registerNoteRoutes(router);
-  },
-  start(svc) {
-    // sandlab_project_access(project_id, user_id): the effective level, for filters inside SQL.
-    svc.db.function('sandlab_project_access', (projectId: unknown, userId: unknown) => {
-      const project = findProjectById(svc, Number(projectId));
-      const user = findUserById(svc, Number(userId));
-      return project && user ? effectiveProjectAccess(svc, user, project) : 0;
-    });
   },
 };

@@ -4,7 +4,7 @@ import { declared, t } from '../../../http/params';
 import { forbidden, recordNotFound, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import { Access, effectiveProjectAccess, loadGroup, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { type IssueRow, issue } from '../entities';
 import { recordEvent } from '../events';
 import type { Project } from '../projects';
@@ -20,9 +20,11 @@ function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
   const user = rc.user;
   if (user?.admin) return { sql: '1 = 1', args: [] };
   if (!user) return { sql: 'x.confidential = 0', args: [] };
+  const planner = memberProjectsSql(rc.svc, user, 'p', Access.PLANNER);
   return {
-    sql: `(x.confidential = 0 OR x.author_id = ? OR EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?) OR sandlab_project_access(x.project_id, ?) >= 15)`,
-    args: [user.id, user.id, user.id],
+    sql: `(x.confidential = 0 OR x.author_id = ? OR EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)
+      OR x.project_id IN (SELECT p.id FROM projects p WHERE ${planner.sql}))`,
+    args: [user.id, user.id, ...planner.args],
   };
 }
 

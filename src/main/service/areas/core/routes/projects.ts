@@ -47,9 +47,8 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   if (q.membership || q.min_access_level !== undefined) {
     if (!user) where.push('0');
     else {
-      const mine = memberProjectsSql(rc.svc, user);
-      where.push(mine.sql);
-      args.push(...mine.args);
+      const mine = memberProjectsSql(rc.svc, user, 'p', q.min_access_level ?? Access.MINIMAL_ACCESS);
+      addFilter(where, args, mine.sql, ...mine.args);
     }
   }
   if (q.owned) {
@@ -76,12 +75,6 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   }
   if (q.id_after !== undefined) addFilter(where, args, 'p.id > ?', q.id_after);
   if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
-  const filtered = q.min_access_level !== undefined && user && !user.admin ? q.min_access_level : undefined;
-  if (filtered !== undefined) {
-    // Checked per row through the access helper (inherited levels need the group tree).
-    where.push('sandlab_project_access(p.id, ?) >= ?');
-    args.push(user!.id, filtered);
-  }
   const col = q.order_by === 'similarity' || q.order_by === 'star_count' ? 'created_at' : q.order_by;
   return { where, args, order: `p.${col} ${q.sort}, p.id ${q.sort}` };
 }

@@ -235,7 +235,7 @@ export function registerUserRoutes(r: Router): void {
     const { row, value } = inTransaction(rc.svc.db, () =>
       insertToken(rc.svc, { userId: user.id, name: p.name, scopes: p.scopes, expiresAt, description: p.description ?? null }),
     );
-    return personalAccessToken(row, value);
+    return personalAccessToken(rc.svc, row, value);
   });
 
   r.get('/personal_access_tokens', (rc) => {
@@ -280,11 +280,11 @@ export function registerUserRoutes(r: Router): void {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM personal_access_tokens ${sql}`).get(...args) as { n: number }).n,
       rows: (limit, offset) =>
         rc.svc.db.prepare(`SELECT * FROM personal_access_tokens ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as never[],
-    }).map((row) => personalAccessToken(row));
+    }).map((row) => personalAccessToken(rc.svc, row));
   });
 
-  r.get('/personal_access_tokens/self', (rc) => personalAccessToken(selfToken(rc)));
-  r.get('/personal_access_tokens/:id', (rc) => personalAccessToken(loadToken(rc, false)));
+  r.get('/personal_access_tokens/self', (rc) => personalAccessToken(rc.svc, selfToken(rc)));
+  r.get('/personal_access_tokens/:id', (rc) => personalAccessToken(rc.svc, loadToken(rc, false)));
 
   r.delete('/personal_access_tokens/self', (rc) => {
     const token = selfToken(rc);
@@ -353,5 +353,5 @@ function rotate(rc: RequestContext, token: ReturnType<typeof loadToken>) {
     });
   });
   rc.status = 200;
-  return personalAccessToken(row, value);
+  return personalAccessToken(rc.svc, row, value);
 }

@@ -1,0 +1,145 @@
+import type { RequestContext, Router } from '../../http/route';
+import { declared, requireExactlyOne, t } from '../../http/params';
+import { forbidden, recordNotFound } from '../../http/errors';
+import { paginate } from '../../http/pagination';
+import { inTransaction } from '../../db/connection';
+import { Access, effectiveProjectAccess, loadProject } from '../core/access';
+import { type NoteRow, note } from '../core/entities';
+import { findNote, validateNoteBody } from '../core/notes';
+import { isoTime } from '../core/time';
+import { loadNoteable } from '../core/routes/notes';
+import type { Project } from '../core/projects';
+import { discussion } from './entities';
+import { discussionNotes, findDiscussion, replyToDiscussion, setDiscussionResolved, startDiscussion, threadsResolvable } from './discussions';
+import { readPosition } from './position';
+
+/** Who may comment: anyone signed in on a public project, Guests and up elsewhere. */
+export function requireCommenter(rc: RequestContext, project: Project): number {
+  const user = rc.requireUser();
+  const level = effectiveProjectAccess(rc.svc, user, project);
+  if (project.visibility !== 'public' && level < Access.GUEST) throw forbidden();
+  return level;
+}
+
+const canSeeInternal = (rc: RequestContext, project: Project): boolean => effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
+
+/** /projects/:id/{issues,merge_requests}/:iid/discussions: threads of notes. */
+export function registerDiscussionRoutes(r: Router): void {
+  for (const kind of ['issues', 'merge_requests'] as const) {
+    const base = `/projects/:id/${kind}/:noteable_iid/discussions`;
+
+    r.get(
+      base,
+      (rc) => {
+        const noteable = loadNoteable(rc, kind);
+        const internal = canSeeInternal(rc, loadProject(rc)) ? '' : ' AND internal = 0';
+        const sql = `FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal}`;
+        const args = [noteable.type, noteable.id];
+        const ids = paginate(rc, {
+          count: () => (rc.svc.db.prepare(`SELECT count(DISTINCT discussion_id) AS n ${sql}`).get(...args) as { n: number }).n,
+          rows: (limit, offset) =>
+            rc.svc.db.prepare(`SELECT discussion_id, min(id) AS first ${sql} GROUP BY discussion_id ORDER BY first LIMIT ? OFFSET ?`).all(...args, limit, offset) as {
+              discussion_id: string;
+            }[],
+        });
+        return ids.map((d) => {
+          const notes = discussionNotes(rc, noteable, d.discussion_id).filter((n) => !internal || !n.internal);
+          return discussion(rc, notes, noteable.iid);
+        });
+      },
+      { auth: 'optional' },
+    );
+
+    r.get(
+      `${base}/:discussion_id`,
+      (rc) => {
+        const noteable = loadNoteable(rc, kind);
+        const notes = findDiscussion(rc, noteable, rc.path.discussion_id);
+        const visible = canSeeInternal(rc, loadProject(rc)) ? notes : notes.filter((n) => !n.internal);
+        if (!visible.length) throw recordNotFound();
+        return discussion(rc, visible, noteable.iid);
+      },
+      { auth: 'optional' },
+    );
+
+    r.post(base, (rc) => {
+      const noteable = loadNoteable(rc, kind);
+      const project = loadProject(rc);
+      const level = requireCommenter(rc, project);
+      const p = declared(rc.params, { body: t.string().required(), internal: t.boolean(), confidential: t.boolean(), created_at: t.dateTime() });
+      const position = kind === 'merge_requests' ? readPosition(rc.params.position) : null;
+      const internal = p.internal ?? p.confidential ?? false;
+      if (internal && level < Access.PLANNER) throw forbidden();
+      const row = inTransaction(rc.svc.db, () =>
+        startDiscussion(rc, noteable, {
+          body: p.body,
+          authorId: rc.user!.id,
+          internal,
+          position,
+          createdAt: p.created_at && level >= Access.OWNER ? p.created_at : undefined,
+        }),
+      );
+      rc.status = 201;
+      return discussion(rc, [row], noteable.iid);
+    });
+
+    r.post(`${base}/:discussion_id/notes`, (rc) => {
+      const noteable = loadNoteable(rc, kind);
+      const project = loadProject(rc);
+      requireCommenter(rc, project);
+      const p = declared(rc.params, { body: t.string().required(), created_at: t.dateTime() });
+      const row = inTransaction(rc.svc.db, () => replyToDiscussion(rc, noteable, rc.path.discussion_id, { body: p.body, authorId: rc.user!.id }));
+      return note(rc, row, noteable.iid);
+    });
+
+    r.put(`${base}/:discussion_id`, (rc) => {
+      const noteable = loadNoteable(rc, kind);
+      const project = loadProject(rc);
+      const user = rc.requireUser();
+      const p = declared(rc.params, { resolved: t.boolean().required() });
+      const notes = findDiscussion(rc, noteable, rc.path.discussion_id);
+      if (!threadsResolvable(noteable) || !notes.some((n) => n.resolvable)) throw forbidden();
+      if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && notes[0].author_id !== user.id) throw forbidden();
+      inTransaction(rc.svc.db, () => setDiscussionResolved(rc, noteable, rc.path.discussion_id, p.resolved, user.id));
+      return discussion(rc, discussionNotes(rc, noteable, rc.path.discussion_id), noteable.iid);
+    });
+
+    r.put(`${base}/:discussion_id/notes/:note_id`, (rc) => {
+      const noteable = loadNoteable(rc, kind);
+      const project = loadProject(rc);
+      const user = rc.requireUser();
+      requireExactlyOne(rc.params, ['body', 'resolved']);
+      const p = declared(rc.params, { body: t.string(), resolved: t.boolean() });
+      const current = noteInDiscussion(rc, findDiscussion(rc, noteable, rc.path.discussion_id), rc.path.note_id);
+      if (p.body !== undefined && p.body !== null) {
+        if (current.author_id !== user.id && !user.admin) throw forbidden();
+        validateNoteBody(p.body);
+        rc.svc.db.prepare('UPDATE notes SET body = ?, updated_at = ? WHERE id = ?').run(p.body, isoTime(rc.svc.now()), current.id);
+      } else if (p.resolved !== undefined && p.resolved !== null) {
+        if (!current.resolvable) throw forbidden();
+        if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
+        const now = isoTime(rc.svc.now());
+        rc.svc.db
+          .prepare('UPDATE notes SET resolved_at = ?, resolved_by_id = ? WHERE id = ?')
+          .run(p.resolved ? now : null, p.resolved ? user.id : null, current.id);
+      }
+      return note(rc, findNote(rc, current.id)!, noteable.iid);
+    });
+
+    r.delete(`${base}/:discussion_id/notes/:note_id`, (rc) => {
+      const noteable = loadNoteable(rc, kind);
+      const project = loadProject(rc);
+      const user = rc.requireUser();
+      const current = noteInDiscussion(rc, findDiscussion(rc, noteable, rc.path.discussion_id), rc.path.note_id);
+      if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, project) < Access.MAINTAINER) throw forbidden();
+      rc.svc.db.prepare('DELETE FROM notes WHERE id = ?').run(current.id);
+      return undefined;
+    });
+  }
+}
+
+function noteInDiscussion(_rc: RequestContext, notes: NoteRow[], noteId: string): NoteRow {
+  const n = /^\d+$/.test(noteId) ? notes.find((x) => x.id === Number(noteId)) : undefined;
+  if (!n) throw recordNotFound();
+  return n;
+}

@@ -1,0 +1,101 @@
+import type { EntityContext, NoteRow } from '../core/entities';
+import { note, userBasic } from '../core/entities';
+import { findUserById } from '../core/users';
+
+export interface EventRow {
+  id: number;
+  project_id: number | null;
+  group_id: number | null;
+  author_id: number;
+  action: string;
+  target_type: string | null;
+  target_id: number | null;
+  target_iid: number | null;
+  target_title: string | null;
+  data: string | null;
+  created_at: string;
+}
+
+const NOTE_TYPES = ['Note', 'DiffNote', 'DiscussionNote'];
+
+/** GitLab's Event#action_name: everything not named below reads "opened". */
+export function actionName(e: EventRow, projectImported: boolean): string {
+  const data = e.data ? (JSON.parse(e.data) as Record<string, unknown>) : {};
+  switch (e.action) {
+    case 'pushed': {
+      if (data.action === 'created') return 'pushed new';
+      if (data.action === 'removed') return 'deleted';
+      return 'pushed to';
+    }
+    case 'closed':
+      return 'closed';
+    case 'merged':
+      return 'accepted';
+    case 'joined':
+      return 'joined';
+    case 'left':
+      return 'left';
+    case 'expired':
+      return 'removed due to membership expiration from';
+    case 'destroyed':
+      return 'destroyed';
+    case 'commented':
+      return 'commented on';
+    case 'approved':
+      return 'approved';
+    case 'created':
+      if (e.target_type === 'WikiPage::Meta') return 'created';
+      if (!e.target_type || e.target_type === 'Project') return projectImported ? 'imported' : 'created';
+      return 'opened';
+    case 'updated':
+      if (e.target_type === 'WikiPage::Meta') return 'updated';
+      return 'opened';
+    default:
+      return 'opened';
+  }
+}
+
+/** The Event entity (lib/api/entities/event.rb). */
+export function event(ec: EntityContext, e: EventRow): Record<string, unknown> {
+  const author = findUserById(ec.svc, e.author_id);
+  const imported = e.project_id
+    ? !!(ec.svc.db.prepare("SELECT 1 FROM projects WHERE id = ? AND import_type IS NOT NULL AND import_status != 'none'").get(e.project_id))
+    : false;
+  const out: Record<string, unknown> = {
+    id: e.id,
+    title: null,
+    project_id: e.project_id,
+    action_name: actionName(e, imported),
+    target_id: e.target_id,
+    target_iid: e.target_iid,
+    target_type: e.target_type,
+    author_id: e.author_id,
+    target_title: e.target_title,
+    created_at: e.created_at,
+  };
+  if (author) out.author = userBasic(ec, author);
+  const data = e.data ? (JSON.parse(e.data) as Record<string, unknown>) : null;
+  if (e.action === 'pushed') out.push_data = pushData(data);
+  if (e.target_type && NOTE_TYPES.includes(e.target_type) && e.target_id !== null) {
+    const n = ec.svc.db.prepare('SELECT * FROM notes WHERE id = ?').get(e.target_id) as NoteRow | undefined;
+    out.note = n ? note(ec, n, (data?.noteable_iid as number | null | undefined) ?? null) : null;
+  }
+  if (author) out.author_username = author.username;
+  out.imported = false;
+  out.imported_from = 'none';
+  return out;
+}
+
+function pushData(data: Record<string, unknown> | null): Record<string, unknown> {
+  const d = data ?? {};
+  return {
+    commit_count: d.commit_count ?? 0,
+    action: d.action ?? 'pushed',
+    ref_type: d.ref_type ?? 'branch',
+    commit_from: d.commit_from ?? null,
+    commit_to: d.commit_to ?? null,
+    ref: d.ref ?? null,
+    commit_title: d.commit_title ?? null,
+    ref_count: d.ref_count ?? null,
+  };
+}

@@ -1,0 +1,106 @@
+import type { RequestContext } from '../../http/route';
+import { declared, t } from '../../http/params';
+import { paginate } from '../../http/pagination';
+import { effectiveProjectAccess, memberProjectsSql, visibleProjectsSql } from '../core/access';
+import { findProjectById } from '../core/projects';
+import type { EventRow } from './entities';
+
+export const EVENT_ACTIONS = [
+  'created', 'updated', 'closed', 'reopened', 'pushed', 'commented', 'merged', 'joined', 'left', 'destroyed', 'expired', 'approved',
+] as const;
+
+/** `target_type` filter values and the stored class names they select (Event::TARGET_TYPES). */
+export const TARGET_TYPES: Record<string, string> = {
+  issue: 'Issue',
+  milestone: 'Milestone',
+  merge_request: 'MergeRequest',
+  note: 'Note',
+  project: 'Project',
+  snippet: 'Snippet',
+  user: 'User',
+  wiki: 'WikiPage::Meta',
+  design: 'DesignManagement::Design',
+  epic: 'Epic',
+};
+
+/** What the events of a list are drawn from before the common filters. */
+export type EventSource = { kind: 'author'; userId: number } | { kind: 'project'; projectId: number } | { kind: 'memberProjects' };
+
+/**
+ * GitLab's EventsFinder: the source's events in projects the caller can see, filtered by
+ * action, target_type, before/after (exclusive whole days) and sorted by id.
+ */
+export function listEvents(rc: RequestContext, source: EventSource): EventRow[] {
+  const q = declared(rc.params, {
+    action: t.string().values(EVENT_ACTIONS),
+    target_type: t.string().values(Object.keys(TARGET_TYPES)),
+    before: t.date(),
+    after: t.date(),
+    sort: t.string().values(['asc', 'desc']).default('desc'),
+  });
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (source.kind === 'author') {
+    where.push('e.author_id = ?');
+    args.push(source.userId);
+  } else if (source.kind === 'project') {
+    where.push('e.project_id = ?');
+    args.push(source.projectId);
+  } else {
+    const member = memberProjectsSql(rc.svc, rc.requireUser());
+    where.push(member.sql);
+    args.push(...member.args);
+  }
+  // Events outside a project (group memberships) and in projects the caller cannot see stay hidden.
+  const visible = visibleProjectsSql(rc.svc, rc.user);
+  where.push(visible.sql);
+  args.push(...visible.args);
+  if (q.action) {
+    where.push('e.action = ?');
+    args.push(q.action);
+  }
+  if (q.target_type) {
+    where.push('e.target_type = ?');
+    args.push(TARGET_TYPES[q.target_type]);
+  }
+  if (q.before) {
+    where.push('e.created_at < ?');
+    args.push(`${q.before}T00:00:00.000Z`);
+  }
+  if (q.after) {
+    where.push('e.created_at >= ?');
+    args.push(nextDay(q.after));
+  }
+  const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
+  const order = q.sort === 'asc' ? 'ASC' : 'DESC';
+  const rows = paginate(rc, {
+    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+    rows: (limit, offset) => rc.svc.db.prepare(`SELECT e.* ${sql} ORDER BY e.id ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as EventRow[],
+  });
+  return rows.filter((e) => targetVisible(rc, e));
+}
+
+function nextDay(date: string): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString();
+}
+
+/** Drops events whose target the caller may not read (internal notes, confidential issues). */
+function targetVisible(rc: RequestContext, e: EventRow): boolean {
+  const user = rc.user;
+  if (user?.admin || !e.project_id) return true;
+  const project = findProjectById(rc.svc, e.project_id);
+  const level = project ? effectiveProjectAccess(rc.svc, user, project) : 0;
+  if (e.target_type === 'Issue' && e.target_id !== null) {
+    const i = rc.svc.db.prepare('SELECT confidential, author_id, assignee_ids FROM issues WHERE id = ?').get(e.target_id) as
+      | { confidential: number; author_id: number | null; assignee_ids: string }
+      | undefined;
+    if (i?.confidential && level < 15 && i.author_id !== user?.id && !(JSON.parse(i.assignee_ids) as number[]).includes(user?.id ?? -1)) return false;
+  }
+  if (e.target_type && ['Note', 'DiffNote', 'DiscussionNote'].includes(e.target_type) && e.target_id !== null) {
+    const n = rc.svc.db.prepare('SELECT internal FROM notes WHERE id = ?').get(e.target_id) as { internal: number } | undefined;
+    if (n?.internal && level < 15) return false;
+  }
+  return true;
+}
