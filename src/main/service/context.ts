@@ -1,5 +1,6 @@
 import type { Db } from './db/connection';
 import type { User } from './areas/core/users';
+import type { Project } from './areas/core/projects';
 
 /** Limits a deployment can tune (createService options). */
 export interface Limits {
@@ -29,4 +30,9 @@ export interface ServiceContext {
   limits: Limits;
   /** Set by the job token scope area; null until then. */
   resolveJobToken: ((token: string) => JobTokenIdentity | null) | null;
+  /**
+   * Set by the job token scope area: may a job token minted for `sourceProjectId` reach `target`
+   * (its inbound allowlist)? Consulted by loadProject; null = always.
+   */
+  jobTokenCanAccess: ((sourceProjectId: number, target: Project) => boolean) | null;
 }

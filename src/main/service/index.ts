@@ -49,6 +49,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     fetch: opts.fetch ?? globalThis.fetch,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     resolveJobToken: null,
+    jobTokenCanAccess: null,
   };
   for (const area of areas) await area.start?.(svc);
   const { createdToken } = bootstrapRoot(svc, opts.rootToken);

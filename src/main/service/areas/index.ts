@@ -17,6 +17,9 @@ import { epicsArea } from './epics';
 import { snippetsArea } from './snippets';
 import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
+import { jobTokenScopeArea } from './job_token_scope';
+import { featureFlagsArea } from './feature_flags';
+import { ciLintArea } from './ci_lint';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -47,4 +50,7 @@ export const areas: Area[] = [
   snippetsArea,
   uploadsArea,
   badgesArea,
+  jobTokenScopeArea,
+  featureFlagsArea,
+  ciLintArea,
 ];

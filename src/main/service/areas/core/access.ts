@@ -144,6 +144,9 @@ export function memberProjectsSql(svc: ServiceContext, user: User, alias = 'p', 
 export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACCESS, ref = rc.path.id): Project {
   const project = findProjectByRef(rc.svc, ref);
   if (!project || !canReadProject(rc.svc, rc.user, project)) throw notFound('Project');
+  // A CI job token reaches another project only through that project's inbound allowlist.
+  const jobProject = rc.auth?.jobTokenProjectId;
+  if (jobProject != null && rc.svc.jobTokenCanAccess && !rc.svc.jobTokenCanAccess(jobProject, project)) throw notFound('Project');
   if (minLevel > Access.NO_ACCESS) {
     if (!rc.user) throw notFound('Project');
     if (effectiveProjectAccess(rc.svc, rc.user, project) < minLevel) throw forbidden();

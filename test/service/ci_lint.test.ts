@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+let s: TestService;
+beforeAll(async () => {
+  s = await TestService.start();
+});
+afterAll(async () => s.stop());
+
+const putFile = (projectId: number, path: string, content: string, ref?: string) =>
+  s.put(`/projects/${projectId}/sandlab/files/${encodeURIComponent(path)}`, { content, ...(ref ? { ref } : {}) });
+
+describe('POST /projects/:id/ci/lint', () => {
+  it('answers 200 with valid, errors, warnings, merged_yaml and includes', async () => {
+    const p = await s.createProject();
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content: 'test:\n  script: echo 1\n' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.body).toEqual({ valid: true, errors: [], warnings: [], merged_yaml: '---\ntest:\n  script: echo 1\n', includes: [] });
+  });
+
+  it('reports errors with null merged_yaml and includes', async () => {
+    const p = await s.createProject();
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content: 'rubocop:\n  scriptt:\n    - bundle exec rubocop\n' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      valid: false,
+      errors: ['jobs rubocop config should implement the script:, run:, or trigger: keyword', 'jobs config should contain at least one visible job'],
+      warnings: [],
+      merged_yaml: null,
+      includes: null,
+    });
+  });
+
+  it('answers exactly "Invalid configuration format" for content that is not a mapping', async () => {
+    const p = await s.createProject();
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content: 'invalid' });
+    expect(res.body.errors).toEqual(['Invalid configuration format']);
+  });
+
+  it('lists jobs with include_jobs, in the static and the dry-run shapes', async () => {
+    const p = await s.createProject();
+    const content = 'build:\n  stage: build\n  script: make\n  tags: [docker]\ntest:\n  script: rspec\n  needs: [build]\n';
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content, include_jobs: true });
+    expect(res.body.jobs).toEqual([
+      { name: 'build', stage: 'build', before_script: [], script: ['make'], after_script: [], tag_list: ['docker'], only: { refs: ['branches', 'tags'] }, except: null, environment: null, when: 'on_success', allow_failure: false, needs: null },
+      { name: 'test', stage: 'test', before_script: [], script: ['rspec'], after_script: [], tag_list: [], only: { refs: ['branches', 'tags'] }, except: null, environment: null, when: 'on_success', allow_failure: false, needs: [{ name: 'build', artifacts: true, optional: false }] },
+    ]);
+    const dry = await s.post(`/projects/${p.id}/ci/lint`, { content, include_jobs: true, dry_run: true, ref: 'main' });
+    expect(dry.body.valid).toBe(true);
+    expect(Object.keys(dry.body.jobs[0])).toEqual(['name', 'stage', 'before_script', 'script', 'after_script', 'tag_list', 'environment', 'when', 'allow_failure']);
+    const without = await s.post(`/projects/${p.id}/ci/lint`, { content });
+    expect(without.body).not.toHaveProperty('jobs');
+  });
+
+  it('requires content', async () => {
+    const p = await s.createProject();
+    const res = await s.post(`/projects/${p.id}/ci/lint`, {});
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'content is missing' });
+  });
+
+  it('needs Developer (create_pipeline): reporters get 403, strangers 404', async () => {
+    const p = await s.createProject({ visibility: 'private' });
+    const reporter = await s.createUser();
+    const stranger = await s.createUser();
+    await s.addMember('projects', p.id, reporter.user.id, 20);
+    expect((await s.post(`/projects/${p.id}/ci/lint`, { content: 'a:\n  script: x\n' }, { token: reporter.token })).status).toBe(403);
+    expect((await s.post(`/projects/${p.id}/ci/lint`, { content: 'a:\n  script: x\n' }, { token: stranger.token })).body).toEqual({
+      message: '404 Project Not Found',
+    });
+    expect((await s.post(`/projects/${p.id}/ci/lint`, { content: 'a:\n  script: x\n' }, { token: null })).status).toBe(401);
+  });
+
+  it('resolves include:local from the project files at the ref and lists the include', async () => {
+    const p = await s.createProject();
+    await putFile(p.id, 'ci/build.yml', 'build:\n  stage: build\n  script: make\n');
+    await putFile(p.id, 'ci/build.yml', 'build:\n  stage: build\n  script: make release\n', 'release');
+    const content = 'include:\n  - local: ci/build.yml\ntest:\n  script: rspec\n  needs: [build]\n';
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content, include_jobs: true });
+    expect(res.body.valid).toBe(true);
+    expect(res.body.merged_yaml).toBe('---\nbuild:\n  stage: build\n  script: make\ntest:\n  script: rspec\n  needs:\n  - build\n');
+    expect(res.body.includes).toHaveLength(1);
+    expect(res.body.includes[0]).toMatchObject({ type: 'local', location: 'ci/build.yml', extra: {}, context_project: p.path_with_namespace });
+    expect(res.body.includes[0].blob).toMatch(new RegExp(`/${p.path_with_namespace}/-/blob/[0-9a-f]{40}/ci/build.yml$`));
+    const onRelease = await s.post(`/projects/${p.id}/ci/lint`, { content, include_jobs: true, ref: 'release' });
+    expect(onRelease.body.jobs[0].script).toEqual(['make release']);
+    const missing = await s.post(`/projects/${p.id}/ci/lint`, { content: 'include: nope.yml\na:\n  script: x\n' });
+    expect(missing.body.errors).toEqual(['Local file `nope.yml` does not exist!']);
+  });
+});
+
+describe('GET /projects/:id/ci/lint', () => {
+  it('answers 404 Repository Not Found for a project without files', async () => {
+    const p = await s.createProject();
+    const res = await s.get(`/projects/${p.id}/ci/lint`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: '404 Repository Not Found' });
+  });
+
+  it('lints the CI file of the default branch, content_ref or the deprecated sha', async () => {
+    const p = await s.createProject();
+    await putFile(p.id, '.gitlab-ci.yml', 'test:\n  script: echo main\n');
+    await putFile(p.id, '.gitlab-ci.yml', 'test:\n  stage: nope\n  script: echo\n', 'feature');
+    const main = await s.get(`/projects/${p.id}/ci/lint`, { query: { include_jobs: true } });
+    expect(main.status).toBe(200);
+    expect(main.body.valid).toBe(true);
+    expect(main.body.jobs[0].script).toEqual(['echo main']);
+    const feature = await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: 'feature' } });
+    expect(feature.body.errors).toEqual(['test job: chosen stage nope does not exist; available stages are .pre, build, test, deploy, .post']);
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { query: { sha: 'feature' } })).body.valid).toBe(false);
+    // The commit SHA that includes report (context_sha) names the ref too.
+    await putFile(p.id, 'ci/a.yml', 'b:\n  script: y\n', 'feature');
+    await putFile(p.id, '.gitlab-ci.yml', 'include: ci/a.yml\n', 'feature');
+    const viaInclude = await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: 'feature' } });
+    const sha = viaInclude.body.includes[0].context_sha;
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: sha } })).body.includes[0].context_sha).toBe(sha);
+    const missing = await s.get(`/projects/${p.id}/ci/lint`, { query: { content_ref: 'nope' } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Commit Not Found' });
+  });
+
+  it('reports a ref without a CI file', async () => {
+    const p = await s.createProject();
+    await putFile(p.id, 'README.md', 'hello');
+    const res = await s.get(`/projects/${p.id}/ci/lint`);
+    expect(res.body).toEqual({ valid: false, errors: ['Please provide content of .gitlab-ci.yml'], warnings: [], merged_yaml: null, includes: null });
+  });
+
+  it('refuses sha with content_ref and ref with dry_run_ref', async () => {
+    const p = await s.createProject();
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { query: { sha: 'a', content_ref: 'b' } })).body).toEqual({ error: 'sha, content_ref are mutually exclusive' });
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { query: { ref: 'a', dry_run_ref: 'b' } })).body).toEqual({ error: 'ref, dry_run_ref are mutually exclusive' });
+  });
+
+  it('needs read access to the code: guests of a private project get 403', async () => {
+    const p = await s.createProject({ visibility: 'private' });
+    await putFile(p.id, '.gitlab-ci.yml', 'a:\n  script: x\n');
+    const guest = await s.createUser();
+    await s.addMember('projects', p.id, guest.user.id, 10);
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { token: guest.token })).status).toBe(403);
+    const reporter = await s.createUser();
+    await s.addMember('projects', p.id, reporter.user.id, 20);
+    expect((await s.get(`/projects/${p.id}/ci/lint`, { token: reporter.token })).status).toBe(200);
+  });
+});
+
+describe('project files (Sandlab-only)', () => {
+  it('stores, reads, lists and deletes files per ref', async () => {
+    const p = await s.createProject();
+    const put = await putFile(p.id, 'ci/a.yml', 'a: 1\n');
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ file_path: 'ci/a.yml', ref: 'main', size: 5, content: 'a: 1\n' });
+    expect((await s.get(`/projects/${p.id}/sandlab/files/${encodeURIComponent('ci/a.yml')}`)).body.content).toBe('a: 1\n');
+    expect((await s.get(`/projects/${p.id}/sandlab/files`)).body.map((f: any) => f.file_path)).toEqual(['ci/a.yml']);
+    expect((await s.del(`/projects/${p.id}/sandlab/files/${encodeURIComponent('ci/a.yml')}`)).status).toBe(204);
+    expect((await s.get(`/projects/${p.id}/sandlab/files/${encodeURIComponent('ci/a.yml')}`)).status).toBe(404);
+    expect((await putFile(p.id, '../x', 'a')).status).toBe(400);
+  });
+});
+
+describe('POST /ci/lint (legacy instance lint)', () => {
+  it('answers status valid or invalid with errors', async () => {
+    const ok = await s.post('/ci/lint', { content: '---\n:test_job:\n  :script: echo 1\n' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ valid: true, errors: [], warnings: [], includes: [], status: 'valid' });
+    const merged = await s.post('/ci/lint', { content: 'a:\n  script: x\n', include_merged_yaml: true, include_jobs: true });
+    expect(merged.body.merged_yaml).toBe('---\na:\n  script: x\n');
+    expect(merged.body.jobs).toHaveLength(1);
+    const bad = await s.post('/ci/lint', { content: 'invalid' }, { token: null });
+    expect(bad.status).toBe(200);
+    expect(bad.body).toEqual({ valid: false, errors: ['Invalid configuration format'], warnings: [], includes: null, status: 'invalid' });
+  });
+});
