@@ -152,6 +152,18 @@ describe('personal access tokens', () => {
     expect((await s.get('/user', { token: b.token })).status).toBe(200);
   });
 
+  it('lists every user\'s tokens for an admin, with the reference filters and sort', async () => {
+    const { user } = await s.createUser();
+    await s.post(`/users/${user.id}/personal_access_tokens`, { name: 'zz-last', scopes: ['api'] });
+    const all = await s.get('/personal_access_tokens', { query: { per_page: 100 } });
+    expect(new Set(all.body.map((t: any) => t.user_id)).size).toBeGreaterThan(2);
+    const mine = await s.get('/personal_access_tokens', { query: { user_id: user.id, sort: 'name_desc' } });
+    expect(mine.body.map((t: any) => t.name)).toEqual(['zz-last', 'test']);
+    const searched = await s.get('/personal_access_tokens', { query: { user_id: user.id, search: 'zz' } });
+    expect(searched.body.map((t: any) => t.name)).toEqual(['zz-last']);
+    expect((await s.get('/personal_access_tokens', { query: { sort: 'sideways' } })).body).toEqual({ error: 'sort does not have a valid value' });
+  });
+
   it('records last_used_at when a token authenticates', async () => {
     const { token } = await s.createUser();
     await s.get('/user', { token });

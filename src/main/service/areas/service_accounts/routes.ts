@@ -1,3 +1,4 @@
+import { tokenFilterParams, tokenListQuery } from '../core/tokens';
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { apiError, badRequest, forbidden, notFound } from '../../http/errors';
@@ -13,12 +14,10 @@ import { addDays, isoDate } from '../core/time';
 import { serviceAccount, serviceAccountBasic } from './entities';
 import {
   SERVICE_ACCOUNT_TYPE,
-  TOKEN_SORT_VALUES,
   createServiceAccount,
   deleteServiceAccount,
   loadGroupServiceAccount,
   serviceAccountsQuery,
-  tokenListQuery,
   updateServiceAccount,
 } from './service_accounts';
 
@@ -126,18 +125,7 @@ export function registerServiceAccountRoutes(r: Router): void {
   r.get(tokens, (rc) => {
     const group = loadServiceAccountGroup(rc);
     const user = loadGroupServiceAccount(rc, group);
-    const f = declared(rc.params, {
-      created_after: t.dateTime(),
-      created_before: t.dateTime(),
-      last_used_after: t.dateTime(),
-      last_used_before: t.dateTime(),
-      expires_after: t.date(),
-      expires_before: t.date(),
-      revoked: t.boolean(),
-      search: t.string(),
-      sort: t.string().values(TOKEN_SORT_VALUES),
-      state: t.string().values(['active', 'inactive']),
-    });
+    const f = declared(rc.params, tokenFilterParams());
     const { sql, args, order } = tokenListQuery(rc.svc, user.id, f);
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,

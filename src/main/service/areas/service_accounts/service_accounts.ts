@@ -2,13 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context';
 import type { RequestContext } from '../../http/route';
 import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
-import { addFilter } from '../../db/filter';
 import { createUser } from '../core/accounts';
 import { type User, findUserByEmail, findUserById, findUserByUsername } from '../core/users';
 import type { Namespace } from '../core/namespaces';
 import { deleteGroupTree } from '../core/routes/groups';
-import { likeEscape } from '../core/routes/users';
-import { isoDate, isoTime } from '../core/time';
+import { isoTime } from '../core/time';
 
 export const SERVICE_ACCOUNT_TYPE = 'service_account';
 export const DEFAULT_NAME = 'Service account user';
@@ -197,48 +195,3 @@ export function deleteServiceAccount(rc: RequestContext, user: User, hardDelete:
   rc.svc.db.prepare('DELETE FROM users WHERE id = ?').run(user.id);
 }
 
-// --- tokens --------------------------------------------------------------------------------------
-
-export interface TokenFilters {
-  created_after?: string;
-  created_before?: string;
-  last_used_after?: string;
-  last_used_before?: string;
-  expires_after?: string;
-  expires_before?: string;
-  revoked?: boolean;
-  search?: string;
-  state?: string;
-  sort?: string;
-}
-
-const TOKEN_SORTS: Record<string, string> = {
-  created_asc: 'created_at ASC, id ASC',
-  created_desc: 'created_at DESC, id DESC',
-  expires_asc: 'expires_at IS NULL, expires_at ASC, id ASC',
-  expires_desc: 'expires_at IS NULL, expires_at DESC, id DESC',
-  last_used_asc: 'last_used_at IS NULL, last_used_at ASC, id ASC',
-  last_used_desc: 'last_used_at IS NULL, last_used_at DESC, id DESC',
-  name_asc: 'lower(name) ASC, id ASC',
-  name_desc: 'lower(name) DESC, id DESC',
-};
-export const TOKEN_SORT_VALUES = Object.keys(TOKEN_SORTS);
-
-/** SQL for a user's tokens under the personal access token filters of the reference. */
-export function tokenListQuery(svc: ServiceContext, userId: number, f: TokenFilters): { sql: string; args: unknown[]; order: string } {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  addFilter(where, args, 'user_id = ?', userId);
-  const today = isoDate(svc.now());
-  if (f.revoked !== undefined) addFilter(where, args, 'revoked = ?', Number(f.revoked));
-  if (f.state === 'active') addFilter(where, args, 'revoked = 0 AND (expires_at IS NULL OR expires_at > ?)', today);
-  if (f.state === 'inactive') addFilter(where, args, '(revoked = 1 OR expires_at <= ?)', today);
-  if (f.search) addFilter(where, args, "name LIKE ? ESCAPE '\\'", `%${likeEscape(f.search)}%`);
-  if (f.created_after) addFilter(where, args, 'created_at >= ?', f.created_after);
-  if (f.created_before) addFilter(where, args, 'created_at <= ?', f.created_before);
-  if (f.last_used_after) addFilter(where, args, 'last_used_at >= ?', f.last_used_after);
-  if (f.last_used_before) addFilter(where, args, 'last_used_at <= ?', f.last_used_before);
-  if (f.expires_after) addFilter(where, args, 'expires_at >= ?', f.expires_after);
-  if (f.expires_before) addFilter(where, args, 'expires_at <= ?', f.expires_before);
-  return { sql: `FROM personal_access_tokens WHERE ${where.join(' AND ')}`, args, order: TOKEN_SORTS[f.sort ?? ''] ?? 'id ASC' };
-}

@@ -1,4 +1,3 @@
-import { addFilter } from '../../../db/filter';
 import type { Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { badRequest, conflict, forbidden, notFound, recordNotFound, validationError } from '../../../http/errors';
@@ -19,7 +18,9 @@ import {
 } from '../users';
 import { addDays, isoDate, isoTime } from '../time';
 import { findGroupByRef } from '../namespaces';
+import { addFilter } from '../../../db/filter';
 import type { RequestContext } from '../../../http/route';
+import { tokenFilterParams, tokenListQuery } from '../tokens';
 
 const READ_USER = ['read_api', 'read_user'];
 
@@ -241,46 +242,20 @@ export function registerUserRoutes(r: Router): void {
 
   r.get('/personal_access_tokens', (rc) => {
     const me = rc.requireUser();
-    const q = declared(rc.params, {
-      user_id: t.idOrPath(),
-      revoked: t.boolean(),
-      state: t.string().values(['active', 'inactive']),
-      search: t.string(),
-      created_after: t.dateTime(),
-      created_before: t.dateTime(),
-      last_used_after: t.dateTime(),
-      last_used_before: t.dateTime(),
-      expires_after: t.date(),
-      expires_before: t.date(),
-    });
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (me.admin) {
-      if (q.user_id) {
-        const u = findUserByIdOrUsername(rc.svc, q.user_id);
-        if (!u) throw notFound('User');
-        addFilter(where, args, 'user_id = ?', u.id);
-      }
-    } else {
-      if (q.user_id && findUserByIdOrUsername(rc.svc, q.user_id)?.id !== me.id) throw forbidden();
-      addFilter(where, args, 'user_id = ?', me.id);
+    const q = declared(rc.params, { user_id: t.idOrPath(), ...tokenFilterParams() });
+    let userId: number | null = me.id;
+    if (q.user_id) {
+      const u = findUserByIdOrUsername(rc.svc, q.user_id);
+      if (!u) throw notFound('User');
+      if (!me.admin && u.id !== me.id) throw forbidden();
+      userId = u.id;
+    } else if (me.admin) {
+      userId = null; // admins list everyone's tokens
     }
-    const today = isoDate(rc.svc.now());
-    if (q.revoked !== undefined) addFilter(where, args, 'revoked = ?', Number(q.revoked));
-    if (q.state === 'active') addFilter(where, args, 'revoked = 0 AND (expires_at IS NULL OR expires_at > ?)', today);
-    if (q.state === 'inactive') addFilter(where, args, '(revoked = 1 OR expires_at <= ?)', today);
-    if (q.search) addFilter(where, args, "name LIKE ? ESCAPE '\\'", `%${likeEscape(q.search)}%`);
-    if (q.created_after) addFilter(where, args, 'created_at >= ?', q.created_after);
-    if (q.created_before) addFilter(where, args, 'created_at <= ?', q.created_before);
-    if (q.last_used_after) addFilter(where, args, 'last_used_at >= ?', q.last_used_after);
-    if (q.last_used_before) addFilter(where, args, 'last_used_at <= ?', q.last_used_before);
-    if (q.expires_after) addFilter(where, args, 'expires_at >= ?', q.expires_after);
-    if (q.expires_before) addFilter(where, args, 'expires_at <= ?', q.expires_before);
-    const sql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const { sql, args, order } = tokenListQuery(rc.svc, userId, q);
     return paginate(rc, {
-      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM personal_access_tokens ${sql}`).get(...args) as { n: number }).n,
-      rows: (limit, offset) =>
-        rc.svc.db.prepare(`SELECT * FROM personal_access_tokens ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as never[],
+      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as PersonalAccessToken[],
     }).map((row) => personalAccessToken(rc.svc, row));
   });
 
