@@ -7,6 +7,8 @@ import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
 import { likeEscape } from './routes/users';
+import { loadGroup, visibleProjectsSql } from './access';
+import { selfAndDescendantIds } from './namespaces';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -115,4 +117,31 @@ export function applyStateEvent<S extends string>(
   if (event === 'close' && current.state === 'opened') return { state: 'closed' as S, closedAt: now, closedBy: userId };
   if (event === 'reopen' && current.state === 'closed') return { state: 'opened' as S, closedAt: null, closedBy: null };
   return { state: current.state, closedAt: current.closed_at, closedBy: current.closed_by_id };
+}
+
+export interface Scope {
+  where: string;
+  args: unknown[];
+}
+
+/** Items of the projects in a group and its subgroups that the caller can see (`/groups/:id/issues`, ...). */
+export function groupScope(rc: RequestContext): Scope {
+  const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
+  const vis = visibleProjectsSql(rc.svc, rc.user);
+  return {
+    where: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
+    args: [...ids, ...vis.args],
+  };
+}
+
+/** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
+export function globalScope(rc: RequestContext): Scope {
+  const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
+  const vis = visibleProjectsSql(rc.svc, rc.user);
+  const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
+  const where = [`x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`];
+  const args: unknown[] = [...vis.args];
+  if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
+  if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
+  return { where: where.join(' AND '), args };
 }

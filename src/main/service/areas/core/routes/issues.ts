@@ -4,13 +4,12 @@ import { declared, t } from '../../../http/params';
 import { forbidden, recordNotFound, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, effectiveProjectAccess, loadGroup, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
+import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
 import { type IssueRow, issue } from '../entities';
 import { recordEvent } from '../events';
 import type { Project } from '../projects';
-import { selfAndDescendantIds } from '../namespaces';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
 const TITLE_MAX = 255;
@@ -66,34 +65,9 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get(
-    '/groups/:id/issues',
-    (rc) => {
-      const group = loadGroup(rc);
-      const ids = selfAndDescendantIds(rc.svc, group.id);
-      const vis = visibleProjectsSql(rc.svc, rc.user);
-      return listIssues(rc, {
-        where: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
-        args: [...ids, ...vis.args],
-      });
-    },
-    { auth: 'optional' },
-  );
+  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc)), { auth: 'optional' });
 
-  r.get(
-    '/issues',
-    (rc) => {
-      const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
-      const vis = visibleProjectsSql(rc.svc, rc.user);
-      const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
-      const where = [`x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`];
-      const args: unknown[] = [...vis.args];
-      if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-      if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
-      return listIssues(rc, { where: where.join(' AND '), args });
-    },
-    { auth: 'optional' },
-  );
+  r.get('/issues', (rc) => listIssues(rc, globalScope(rc)), { auth: 'optional' });
 
   r.get('/projects/:id/issues/:issue_iid', (rc) => issue(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
 

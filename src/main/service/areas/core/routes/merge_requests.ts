@@ -4,12 +4,11 @@ import { declared, t } from '../../../http/params';
 import { apiError, conflict, forbidden, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
 import { recordEvent } from '../events';
-import { selfAndDescendantIds } from '../namespaces';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -39,33 +38,9 @@ export function registerMergeRequestRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get(
-    '/groups/:id/merge_requests',
-    (rc) => {
-      const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
-      const vis = visibleProjectsSql(rc.svc, rc.user);
-      return listMergeRequests(rc, {
-        where: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
-        args: [...ids, ...vis.args],
-      });
-    },
-    { auth: 'optional' },
-  );
+  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc)), { auth: 'optional' });
 
-  r.get(
-    '/merge_requests',
-    (rc) => {
-      const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
-      const vis = visibleProjectsSql(rc.svc, rc.user);
-      const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
-      const where = [`x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`];
-      const args: unknown[] = [...vis.args];
-      if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-      if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
-      return listMergeRequests(rc, { where: where.join(' AND '), args });
-    },
-    { auth: 'optional' },
-  );
+  r.get('/merge_requests', (rc) => listMergeRequests(rc, globalScope(rc)), { auth: 'optional' });
 
   r.get(
     '/projects/:id/merge_requests/:merge_request_iid',
