@@ -21,6 +21,8 @@ export interface ServiceOptions {
   limits?: Partial<Limits>;
   /** Path of a better-sqlite3 binding built for this runtime (Electron); Node's default otherwise. */
   nativeBinding?: string;
+  /** Extra plugins on the app after the API routes (`serve --ui` adds the built renderer at `/`). */
+  extendApp?: (app: FastifyInstance) => Promise<void> | void;
 }
 
 export interface Service {
@@ -58,6 +60,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   let app: FastifyInstance;
   try {
     app = await buildApp(svc);
+    await opts.extendApp?.(app);
   } catch (err) {
     db.close();
     throw err;
