@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { defineConfig, type Plugin } from 'electron-vite';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/shared/csp';
 

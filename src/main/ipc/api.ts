@@ -2,7 +2,8 @@ import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { ApiRequest, ApiResponse, QueryValue } from '../../shared/ipc';
+import type { ApiRequest, ApiResponse } from '../../shared/ipc';
+import { buildQueryString } from '../../shared/query';
 
 export interface ApiForwardDeps {
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
@@ -10,18 +11,6 @@ export interface ApiForwardDeps {
   token(): Promise<string>;
   /** Paths the open dialog returned this session: the only paths an upload may read. */
   isAllowedUploadPath(path: string): boolean;
-}
-
-/** Rack-style query string: arrays as `name[]=a&name[]=b`. */
-export function buildQueryString(query: Record<string, QueryValue | undefined> | undefined): string {
-  const usp = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) {
-    if (v === undefined) continue;
-    if (Array.isArray(v)) for (const x of v) usp.append(`${k}[]`, String(x));
-    else usp.append(k, String(v));
-  }
-  const s = usp.toString();
-  return s ? `?${s}` : '';
 }
 
 // Hop-by-hop and cookie headers mean nothing to the renderer.
