@@ -10,7 +10,14 @@ export interface TokenStore {
   set(token: string | null): void;
 }
 
-export function sessionTokenStore(storage: Storage = window.sessionStorage): TokenStore {
+/** The part of the Web Storage API used (kept DOM-free so Node tests type-check this file). */
+interface StorageLike {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+export function sessionTokenStore(storage: StorageLike = (globalThis as unknown as { sessionStorage: StorageLike }).sessionStorage): TokenStore {
   return {
     get: () => storage.getItem(TOKEN_KEY),
     set: (t) => (t ? storage.setItem(TOKEN_KEY, t) : storage.removeItem(TOKEN_KEY)),
@@ -23,7 +30,7 @@ export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl:
     const headers: Record<string, string> = {};
     const token = tokens.get();
     if (token) headers['PRIVATE-TOKEN'] = token;
-    let body: BodyInit | undefined;
+    let body: string | FormData | undefined;
     if (req.multipart) {
       const form = new FormData();
       for (const [k, v] of Object.entries(req.multipart.fields ?? {})) form.append(k, v);
