@@ -68,6 +68,8 @@ export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl:
     setToken: (t) => tokens.set(t),
     api,
     async status(): Promise<BridgeStatus> {
+      // Without a token there is nothing to ask yet: the page came from this origin, so it is up.
+      if (!tokens.get()) return { url: baseUrl, listening: true, error: null, version: '' };
       try {
         const r = await api<{ version: string }>({ method: 'GET', path: '/version' });
         if (r.status === 200) return { url: baseUrl, listening: true, error: null, version: r.body.version };

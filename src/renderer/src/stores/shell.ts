@@ -36,7 +36,7 @@ export const useShell = create<ShellState>((set, get) => ({
     const status = await bridge.status();
     if (status.error) {
       bridge.setToken?.(null);
-      set({ status, ready: false });
+      set({ ready: false });
       throw new Error(status.error);
     }
     set({ status, ready: true });
