@@ -25,8 +25,11 @@ let mainWindow: BrowserWindow | null = null;
 let host: ServiceHost | null = null;
 let startupError: string | null = null;
 let vault: TokenVault | null = null;
-/** Job runners publish here; the window gets batches (see ipc/progress.ts). */
-export const jobProgress = new JobProgressHub();
+/**
+ * Job progress for the window, batched (see ipc/progress.ts). Nothing publishes yet: the durable
+ * job runner (bulk imports, repository imports) is to publish here once it exists.
+ */
+const jobProgress = new JobProgressHub();
 
 /** Native modules built for Electron's ABI by scripts/prepare-electron-native.mjs (npm start). */
 function electronNativeModule(name: 'better_sqlite3' | 'keytar'): string | undefined {
