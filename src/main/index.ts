@@ -152,7 +152,9 @@ function createWindow(prefs: PreferencesService): BrowserWindow {
 }
 
 async function main(): Promise<void> {
+  // The renderer needs no camera, notifications, geolocation, ...: refuse them all.
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
   const prefs = openPreferences();
   nativeTheme.themeSource = prefs.all().theme;
   vault = await openTokenVault({ loadKeytar, safeStorage, fallbackFile: join(app.getPath('userData'), 'secrets.enc') });
