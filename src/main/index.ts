@@ -157,7 +157,17 @@ async function main(): Promise<void> {
   session.defaultSession.setPermissionCheckHandler(() => false);
   const prefs = openPreferences();
   nativeTheme.themeSource = prefs.all().theme;
-  vault = await openTokenVault({ loadKeytar, safeStorage, fallbackFile: join(app.getPath('userData'), 'secrets.enc') });
+  vault = await openTokenVault({
+    loadKeytar,
+    safeStorage: {
+      isEncryptionAvailable: () => safeStorage.isEncryptionAvailable(),
+      encryptString: (plain) => safeStorage.encryptString(plain),
+      decryptString: (buf) => safeStorage.decryptString(buf),
+      // Linux only: tells a real keyring from the hard-coded 'basic_text' key.
+      getSelectedStorageBackend: process.platform === 'linux' ? () => safeStorage.getSelectedStorageBackend() : undefined,
+    },
+    fallbackFile: join(app.getPath('userData'), 'secrets.enc'),
+  });
   if (vault.status.message) console.warn(`[sandlab] ${vault.status.message}`);
   await startHost(prefs.all());
 
@@ -198,8 +208,12 @@ if (!app.requestSingleInstanceLock()) {
       app.quit();
     });
   });
-  app.whenReady().then(main, (err) => {
-    console.error('[sandlab]', err);
-    app.quit();
-  });
+  app
+    .whenReady()
+    .then(main)
+    .catch((err) => {
+      console.error('[sandlab]', err);
+      dialog.showErrorBox('Sandlab could not start', err instanceof Error ? err.message : String(err));
+      app.quit();
+    });
 }
