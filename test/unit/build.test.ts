@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,55 @@ describe('the built app', () => {
     expect(requires).toEqual(['electron']);
     expect(preload).toMatch(/exposeInMainWorld\("sandlab"/);
     expect(preload).not.toMatch(/exposeInMainWorld\([^)]*ipcRenderer\)/);
+  });
+});
+
+describe('the built main process, run in Node with a stand-in electron module', () => {
+  // test/unit/fake-electron.cjs records what out/main/index.js asks of Electron and drives it.
+  let report: any;
+  beforeAll(() => {
+    const userData = mkdtempSync(join(tmpdir(), 'sandlab-main-'));
+    writeFileSync(join(userData, 'preferences.json'), JSON.stringify({ port: 0 }));
+    const r = spawnSync(process.execPath, ['-r', join(__dirname, 'fake-electron.cjs'), join(out, 'main/index.js')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      // The build lives in a scratch folder: resolve its externals from the project's node_modules.
+      env: { ...process.env, FAKE_USER_DATA: userData, FAKE_APP_PATH: root, NODE_PATH: join(root, 'node_modules') },
+    });
+    rmSync(userData, { recursive: true, force: true });
+    const last = r.stdout.trim().split('\n').pop() ?? '';
+    if (r.status !== 0 || !last.startsWith('{')) throw new Error(`main did not run:\n${r.stderr}\n${r.stdout}`);
+    report = JSON.parse(last);
+  }, 40_000);
+
+  it('opens one window with the secure webPreferences and the built renderer', () => {
+    expect(report.windows).toHaveLength(1);
+    expect(report.windows[0].options.webPreferences).toEqual({ ...secureWebPreferences(join(out, 'preload/index.js')) });
+    expect(report.windows[0].loaded).toBe(`file://${join(out, 'renderer/index.html')}`);
+  });
+
+  it('starts the service, registers every channel and answers only its own window', () => {
+    expect(report.ipcChannels).toHaveLength(10);
+    expect(report.calls.status.value).toMatchObject({ listening: true, error: null, appVersion: '0.1.0-test' });
+    expect(report.calls.user.value).toMatchObject({ status: 200, body: { username: 'root' } });
+    expect(report.calls.otherWindow).toMatchObject({ ok: false, error: expect.stringMatching(/not the app's window/) });
+    expect(report.calls.navigatedAway).toMatchObject({ ok: false, error: expect.stringMatching(/not the app's window/) });
+    expect(report.calls.invalid).toMatchObject({ ok: false, error: expect.stringMatching(/invalid payload/) });
+    // electron-store's own unchecked listener is removed.
+    expect(report.ipcOnListeners).toEqual([]);
+  });
+
+  it('denies new windows and navigation, sending only http(s) links to the browser', () => {
+    expect(report.windowOpen).toEqual([{ action: 'deny' }, { action: 'deny' }]);
+    expect(report.opened).toEqual(['https://docs.gitlab.com/']);
+    expect(report.navigationPrevented).toBe(true);
+    expect(report.permissionCheck).toBe(false);
+  });
+
+  it('holds the quit until the service has closed', () => {
+    expect(report.httpBeforeQuit).toBe(401);
+    expect(report.quitCompleted).toBe(true);
+    expect(report.httpAfterQuit).toBe('refused');
   });
 });
 

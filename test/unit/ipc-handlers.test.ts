@@ -96,7 +96,7 @@ describe('sandlab:api', () => {
   it('reaches the service as the desktop user', async () => {
     const res = await handlers['sandlab:api'](APP, { method: 'GET', path: '/user' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: 1, username: 'root', is_admin: true });
+    expect(res.body).toMatchObject({ id: 1, username: 'root', is_admin: true, web_url: `${host.status().url}/root` });
     expect(res.headers['content-type']).toBe('application/json');
   });
 

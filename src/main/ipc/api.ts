@@ -11,6 +11,8 @@ export interface ApiForwardDeps {
   token(): Promise<string>;
   /** Paths the open dialog returned this session: the only paths an upload may read. */
   isAllowedUploadPath(path: string): boolean;
+  /** `127.0.0.1:<port>` while listening, so URLs in bodies (web_url, ...) point at the real service. */
+  hostHeader(): string | null;
 }
 
 // Hop-by-hop and cookie headers mean nothing to the renderer.
@@ -20,6 +22,8 @@ const DROPPED_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'tran
 export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): Promise<ApiResponse> {
   const token = await deps.token();
   const headers: Record<string, string> = { 'private-token': token };
+  const host = deps.hostHeader();
+  if (host) headers.host = host;
   let payload: InjectOptions['payload'];
   if (req.multipart) {
     const form = new FormData();

@@ -58,6 +58,10 @@ export function createIpcHandlers(deps: IpcDeps): IpcHandlers {
         inject: (o) => deps.host.inject(o),
         token: () => deps.host.desktopToken(),
         isAllowedUploadPath: (p) => chosenPaths.has(p),
+        hostHeader: () => {
+          const url = deps.host.status().url;
+          return url ? new URL(url).host : null;
+        },
       }),
     'sandlab:service-status': async (_e, payload) => {
       parseEmpty(payload);

@@ -1,3 +1,4 @@
+import { ipcMain } from 'electron';
 import ElectronStore from 'electron-store';
 import { PreferencesService, preferencesStoreOptions } from './preferences';
 import type { Preferences } from '../../shared/ipc';
@@ -8,5 +9,8 @@ import type { Preferences } from '../../shared/ipc';
  */
 export function openPreferences(): PreferencesService {
   const store = new ElectronStore<Preferences>(preferencesStoreOptions() as ConstructorParameters<typeof ElectronStore<Preferences>>[0]);
+  // electron-store answers 'electron-store-get-data' for any renderer (for its renderer mode, unused
+  // here): every IPC listener must check its sender, so drop that unchecked one.
+  ipcMain.removeAllListeners('electron-store-get-data');
   return new PreferencesService({ get: (k) => store.get(k as keyof Preferences), set: (k, v) => store.set(k, v) });
 }
