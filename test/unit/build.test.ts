@@ -110,6 +110,18 @@ describe('the built main process, run in Node with a stand-in electron module', 
     expect(report.permissionCheck).toBe(false);
   });
 
+  it('applies preferences: theme at once, a new data dir or port by restarting the service', () => {
+    expect(report.themeSource).toBe('dark');
+    expect(report.calls.moveData.value.status).toMatchObject({ listening: true, dataDir: expect.stringMatching(/other-data$/) });
+    expect(report.calls.userAfterMove.value).toMatchObject({ status: 200, body: { username: 'root' } });
+  });
+
+  it('reports a taken port in the window and keeps answering over IPC', () => {
+    expect(report.calls.takenPort.value.status).toMatchObject({ listening: false, url: '', error: expect.stringContaining(`Port ${report.blockedPort}`) });
+    expect(report.calls.userOnTakenPort.value.status).toBe(200);
+    expect(report.calls.freePort.value.status).toMatchObject({ listening: true, error: null });
+  });
+
   it('holds the quit until the service has closed', () => {
     expect(report.httpBeforeQuit).toBe(401);
     expect(report.quitCompleted).toBe(true);

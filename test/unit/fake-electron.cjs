@@ -7,6 +7,8 @@
 const Module = require('node:module');
 const { EventEmitter } = require('node:events');
 const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { createServer } = require('node:net');
 
 const report = { windows: [], ipcChannels: [], ipcOnListeners: [], calls: {}, opened: [], errors: [] };
 const appEvents = new EventEmitter();
@@ -114,7 +116,21 @@ async function drive() {
   wc.emit('will-navigate', nav, 'javascript:alert(1)');
   report.navigationPrevented = nav.prevented;
 
-  const url = report.calls.status.ok ? report.calls.status.value.url : '';
+  // Preferences: theme applies at once; a new data dir or a taken port restarts the service.
+  report.calls.theme = await call('sandlab:preferences-set', TRUSTED, { theme: 'dark' });
+  report.themeSource = electron.nativeTheme.themeSource;
+  const otherDir = join(paths.userData, 'other-data');
+  report.calls.moveData = await call('sandlab:preferences-set', TRUSTED, { dataDir: otherDir });
+  report.calls.userAfterMove = await call('sandlab:api', TRUSTED, { method: 'GET', path: '/user' });
+  const blocker = createServer((sock) => sock.end());
+  await new Promise((r) => blocker.listen(0, '127.0.0.1', r));
+  report.blockedPort = blocker.address().port;
+  report.calls.takenPort = await call('sandlab:preferences-set', TRUSTED, { port: report.blockedPort });
+  report.calls.userOnTakenPort = await call('sandlab:api', TRUSTED, { method: 'GET', path: '/user' });
+  report.calls.freePort = await call('sandlab:preferences-set', TRUSTED, { port: 0 });
+  await new Promise((r) => blocker.close(r));
+
+  const url = report.calls.freePort.ok ? report.calls.freePort.value.status.url : '';
   report.httpBeforeQuit = url ? (await fetch(`${url}/api/v4/version`)).status : null;
   app.quit();
   for (let i = 0; i < 200 && !report.quitCompleted; i++) await new Promise((r) => setTimeout(r, 25));
