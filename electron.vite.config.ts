@@ -1,11 +1,24 @@
 import { resolve } from 'node:path';
-import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/shared/csp';
+
+/** Writes the one CSP (src/shared/csp.ts) into index.html: strict in builds, relaxed for the dev server only. */
+function contentSecurityPolicy(): Plugin {
+  return {
+    name: 'sandlab-csp',
+    transformIndexHtml(html, ctx) {
+      return html.replace('%SANDLAB_CSP%', ctx.server ? DEV_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY);
+    },
+  };
+}
 
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin()],
     build: {
+      // electron-store is ESM-only: bundle it (and conf) instead of require()-ing it at run time.
+      externalizeDeps: { exclude: ['electron-store'] },
       rollupOptions: {
         // index: the Electron entry; cli: the headless `serve` entry (plain Node, no electron import).
         input: {
@@ -15,11 +28,9 @@ export default defineConfig({
       },
     },
   },
-  preload: {
-    plugins: [externalizeDepsPlugin()],
-  },
+  preload: {},
   renderer: {
     resolve: { alias: { '@renderer': resolve(__dirname, 'src/renderer/src') } },
-    plugins: [react()],
+    plugins: [react(), contentSecurityPolicy()],
   },
 });

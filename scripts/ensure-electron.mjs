@@ -17,3 +17,6 @@ if (!present) {
     process.exit(r.status ?? 1);
   }
 }
+// Then the native modules for Electron's ABI (better-sqlite3, keytar), once per Electron version.
+const native = spawnSync(process.execPath, [join(root, 'scripts', 'prepare-electron-native.mjs')], { stdio: 'inherit' });
+if (native.status !== 0) process.exit(native.status ?? 1);

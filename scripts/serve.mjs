@@ -1,5 +1,6 @@
-// `npm run serve -- --port <n|0> --data-dir <dir> [--host 127.0.0.1]`
-// Runs the built headless service, building first only when the build is missing.
+// `npm run serve -- --port <n|0> --data-dir <dir> [--host 127.0.0.1] [--ui]`
+// Runs the built headless service, building first only when the build (or, for --ui, the built
+// renderer) is missing.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'out', 'main', 'cli.js');
-if (!existsSync(cli)) {
+const wantsUi = process.argv.includes('--ui');
+if (!existsSync(cli) || (wantsUi && !existsSync(join(root, 'out', 'renderer', 'index.html')))) {
   const build = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
     cwd: root,
     // The build's own chatter goes to stderr so stdout stays the one "listening" line.

@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createService } from './service';
+import { defaultUiRoot, registerUi } from './ui-static';
 
 /**
- * Headless entry: `serve --port <n|0> --data-dir <dir> [--host 127.0.0.1]`. Prints exactly one
- * line when the API accepts requests. SIGTERM/SIGINT close the database cleanly.
+ * Headless entry: `serve --port <n|0> --data-dir <dir> [--host 127.0.0.1] [--ui]`. Prints exactly
+ * one line when the API accepts requests. SIGTERM/SIGINT close the database cleanly. `--ui` also
+ * serves the built renderer at `/` (it then talks to the API over HTTP with a pasted token).
  */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -15,11 +17,12 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
       'data-dir': { type: 'string', default: '.sandlab' },
+      ui: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
-    process.stdout.write('usage: sandlab serve [--port <n|0>] [--host 127.0.0.1] [--data-dir <dir>]\n');
+    process.stdout.write('usage: sandlab serve [--port <n|0>] [--host 127.0.0.1] [--data-dir <dir>] [--ui]\n');
     return;
   }
   const port = Number(values.port);
@@ -29,12 +32,14 @@ async function main(): Promise<void> {
     host: values.host,
     port,
     rootToken: process.env.SANDLAB_ROOT_TOKEN || undefined,
+    extendApp: values.ui ? (app) => registerUi(app, defaultUiRoot()) : undefined,
   });
   const url = await service.listen();
   if (service.createdRootToken && !process.env.SANDLAB_ROOT_TOKEN) {
     // Shown once, on stderr, so stdout stays the single "listening" line scripts wait for.
     process.stderr.write(`Root personal access token (shown once): ${service.createdRootToken}\n`);
   }
+  if (values.ui) process.stderr.write(`Sandlab UI at ${url}/\n`);
   process.stdout.write(`Sandlab listening on ${url}\n`);
   let stopping = false;
   const stop = (): void => {

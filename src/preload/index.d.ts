@@ -1,11 +1,9 @@
-import type { ApiRequest, ApiResponse, ServiceStatus } from '../shared/ipc';
+import type { SandlabDesktopApi } from '../shared/ipc';
 
 declare global {
   interface Window {
-    sandlab?: {
-      api(req: ApiRequest): Promise<ApiResponse>;
-      serviceStatus(): Promise<ServiceStatus>;
-    };
+    /** Present in the Electron window only (preload); absent in a plain browser. */
+    sandlab?: SandlabDesktopApi;
   }
 }
 

@@ -19,6 +19,10 @@ export interface ServiceOptions {
   /** Outbound HTTP (migration sources, import providers), injectable for tests. */
   fetch?: typeof fetch;
   limits?: Partial<Limits>;
+  /** Path of a better-sqlite3 binding built for this runtime (Electron); Node's default otherwise. */
+  nativeBinding?: string;
+  /** Extra plugins on the app after the API routes (`serve --ui` adds the built renderer at `/`). */
+  extendApp?: (app: FastifyInstance) => Promise<void> | void;
 }
 
 export interface Service {
@@ -41,7 +45,7 @@ export const DEFAULT_LIMITS: Limits = {
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const db = openDatabase(join(opts.dataDir, 'sandlab.db'), areas.flatMap((a) => a.migrations));
+  const db = openDatabase(join(opts.dataDir, 'sandlab.db'), areas.flatMap((a) => a.migrations), { nativeBinding: opts.nativeBinding });
   const svc: ServiceContext = {
     db,
     dataDir: opts.dataDir,
@@ -56,6 +60,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   let app: FastifyInstance;
   try {
     app = await buildApp(svc);
+    await opts.extendApp?.(app);
   } catch (err) {
     db.close();
     throw err;

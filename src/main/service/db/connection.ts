@@ -5,8 +5,9 @@ import { applyMigrations } from './migrations';
 export type Db = Database.Database;
 
 /** Opens the data dir's database: WAL for concurrent readers, foreign keys enforced. */
-export function openDatabase(file: string, migrations: Migration[]): Db {
-  const db = new Database(file);
+export function openDatabase(file: string, migrations: Migration[], opts: { nativeBinding?: string } = {}): Db {
+  // nativeBinding: the Electron app loads a better-sqlite3 binding built for Electron's ABI.
+  const db = new Database(file, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

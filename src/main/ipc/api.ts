@@ -1,0 +1,81 @@
+import { openAsBlob } from 'node:fs';
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { ApiRequest, ApiResponse } from '../../shared/ipc';
+import { buildQueryString } from '../../shared/query';
+
+export interface ApiForwardDeps {
+  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+  /** The desktop user's token (from the keychain); added here, never returned. */
+  token(): Promise<string>;
+  /** Paths the open dialog returned this session: the only paths an upload may read. */
+  isAllowedUploadPath(path: string): boolean;
+  /** `127.0.0.1:<port>` while listening, so URLs in bodies (web_url, ...) point at the real service. */
+  hostHeader(): string | null;
+}
+
+// Hop-by-hop and cookie headers mean nothing to the renderer.
+const DROPPED_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** Answers the renderer's `api` call through inject(), authenticated as the desktop user. */
+export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): Promise<ApiResponse> {
+  const token = await deps.token();
+  const headers: Record<string, string> = { 'private-token': token };
+  const host = deps.hostHeader();
+  if (host) headers.host = host;
+  let payload: InjectOptions['payload'];
+  if (req.multipart) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(req.multipart.fields ?? {})) form.append(k, v);
+    for (const f of req.multipart.files) {
+      if ('bytes' in f) {
+        form.append(f.field, new Blob([f.bytes], { type: f.contentType ?? 'application/octet-stream' }), f.filename);
+      } else {
+        if (!deps.isAllowedUploadPath(f.path)) throw new Error('upload path was not chosen through the open dialog');
+        const blob = await openAsBlob(f.path, { type: f.contentType ?? 'application/octet-stream' });
+        form.append(f.field, blob, f.filename ?? basename(f.path));
+      }
+    }
+    // Let fetch's encoder write the multipart body; stream it so a large file is never one buffer.
+    const encoded = new Request('http://sandlab.invalid/', { method: 'POST', body: form });
+    headers['content-type'] = encoded.headers.get('content-type')!;
+    payload = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream<Uint8Array>);
+  } else if (req.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(req.body);
+  }
+  const res = await deps.inject({
+    method: req.method,
+    url: `/api/v4${req.path}${buildQueryString(req.query)}`,
+    headers,
+    payload,
+  });
+  return { status: res.statusCode, headers: responseHeaders(res, token), body: responseBody(res) };
+}
+
+function responseHeaders(res: LightMyRequestResponse, token: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (v === undefined || DROPPED_HEADERS.has(k.toLowerCase())) continue;
+    const value = Array.isArray(v) ? v.join(', ') : String(v);
+    if (token && value.includes(token)) continue;
+    out[k.toLowerCase()] = value;
+  }
+  return out;
+}
+
+function responseBody(res: LightMyRequestResponse): unknown {
+  const raw = res.rawPayload;
+  if (!raw || raw.length === 0) return null;
+  const type = String(res.headers['content-type'] ?? '');
+  if (/json/i.test(type)) {
+    try {
+      return JSON.parse(raw.toString('utf8'));
+    } catch {
+      return raw.toString('utf8');
+    }
+  }
+  if (/^text\/|xml|javascript|yaml/i.test(type)) return raw.toString('utf8');
+  return new Uint8Array(raw);
+}
