@@ -25,17 +25,62 @@ export function openDatabase(file: string, migrations: Migration[], opts: { nati
 function cacheStatements(db: Db, limit = 1000): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Database.Statement>();
+  const state = lookupState(db);
   db.prepare = ((sql: string) => {
     let stmt = cache.get(sql);
     if (stmt) {
       cache.delete(sql); // re-insert: most recently used last
     } else {
       stmt = prepare(sql);
+      if (!stmt.readonly) {
+        // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
+        for (const method of ['run', 'get', 'all'] as const) {
+          const call = (stmt[method] as (...a: unknown[]) => unknown).bind(stmt);
+          (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+            state.generation++;
+            return call(...args);
+          };
+        }
+      }
       if (cache.size >= limit) cache.delete(cache.keys().next().value!);
     }
     cache.set(sql, stmt);
     return stmt;
   }) as Db['prepare'];
+}
+
+interface LookupState {
+  generation: number;
+  entries: Map<string, unknown>;
+  entriesGeneration: number;
+}
+const lookupStates = new WeakMap<Db, LookupState>();
+
+function lookupState(db: Db): LookupState {
+  let state = lookupStates.get(db);
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entriesGeneration: 0 }));
+  return state;
+}
+
+/**
+ * Memoizes a hot single-row lookup (a user, a token, a namespace, a project by id) until the
+ * next write of any kind: every request authenticates and resolves its project, and between
+ * writes the answers cannot change. Never caches inside a transaction, so an uncommitted row is
+ * never served. Rows come back frozen: shared between requests, they must not be edited.
+ */
+export function cachedLookup<T>(db: Db, key: string, load: () => T | undefined): T | undefined {
+  if (db.inTransaction) return load();
+  const state = lookupState(db);
+  if (state.entriesGeneration !== state.generation) {
+    state.entries.clear();
+    state.entriesGeneration = state.generation;
+  }
+  if (state.entries.has(key)) return state.entries.get(key) as T | undefined;
+  const value = load();
+  if (value && typeof value === 'object') Object.freeze(value);
+  if (state.entries.size >= 10_000) state.entries.clear();
+  state.entries.set(key, value);
+  return value;
 }
 
 /** Runs `work` as one SQLite transaction (nested calls become savepoints). */

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context';
+import { cachedLookup } from '../../db/connection';
 
 export interface Namespace {
   id: number;
@@ -22,7 +23,7 @@ const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, 
 export const visibilityLevel = (v: Visibility): number => VISIBILITY_RANK[v];
 
 export function findNamespaceById(svc: ServiceContext, id: number): Namespace | undefined {
-  return svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined;
+  return cachedLookup(svc.db, `namespace:${id}`, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined);
 }
 
 export function findNamespaceByFullPath(svc: ServiceContext, fullPath: string): Namespace | undefined {

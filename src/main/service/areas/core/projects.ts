@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context';
+import { cachedLookup } from '../../db/connection';
 import { findNamespaceByFullPath, type Visibility } from './namespaces';
 
 export interface Project {
@@ -24,7 +25,7 @@ export interface Project {
 }
 
 export function findProjectById(svc: ServiceContext, id: number): Project | undefined {
-  return svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined;
+  return cachedLookup(svc.db, `project:${id}`, () => svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined);
 }
 
 /** A project by numeric id or full path (`group/sub/project`), case-insensitively. */

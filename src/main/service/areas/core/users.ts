@@ -1,5 +1,6 @@
 import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context';
+import { cachedLookup } from '../../db/connection';
 import { isoTime } from './time';
 
 export interface User {
@@ -66,7 +67,7 @@ export const TOKEN_SCOPES = [
 ] as const;
 
 export function findUserById(svc: ServiceContext, id: number): User | undefined {
-  return svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined;
+  return cachedLookup(svc.db, `user:${id}`, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined);
 }
 
 export function findUserByUsername(svc: ServiceContext, username: string): User | undefined {
@@ -106,9 +107,12 @@ export function generateToken(prefix = 'glpat-'): string {
 }
 
 export function findTokenByValue(svc: ServiceContext, token: string): PersonalAccessToken | undefined {
-  return svc.db.prepare('SELECT * FROM personal_access_tokens WHERE token_digest = ?').get(tokenDigest(token)) as
-    | PersonalAccessToken
-    | undefined;
+  const digest = tokenDigest(token);
+  return cachedLookup(
+    svc.db,
+    `token:${digest}`,
+    () => svc.db.prepare('SELECT * FROM personal_access_tokens WHERE token_digest = ?').get(digest) as PersonalAccessToken | undefined,
+  );
 }
 
 export function findTokenById(svc: ServiceContext, id: number): PersonalAccessToken | undefined {
