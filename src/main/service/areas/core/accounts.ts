@@ -2,7 +2,6 @@ import type { ServiceContext } from '../../context';
 import { conflict, validationError } from '../../http/errors';
 import { type User, findUserById, findUserByEmail, findUserByUsername, hashPassword } from './users';
 import { isoTime } from './time';
-import { randomBytes } from 'node:crypto';
 
 export interface NewUser {
   username: string;
@@ -65,7 +64,8 @@ export function createUser(svc: ServiceContext, input: NewUser): User {
       input.name,
       input.email,
       input.publicEmail ?? null,
-      hashPassword(input.password ?? randomBytes(24).toString('base64url')),
+      // No password given: none is stored (GitLab sets a random one; nobody signs in with it either).
+      input.password ? hashPassword(input.password) : null,
       input.admin ? 1 : 0,
       input.bot ? 1 : 0,
       input.userType ?? 'human',
