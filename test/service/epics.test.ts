@@ -232,13 +232,14 @@ describe('epics: update, delete, to-do, notes', () => {
     expect((await s.put(`/groups/${g.id}/epics/1`, { state_event: 'bogus' })).body).toEqual({ error: 'state_event does not have a valid value' });
   });
 
-  it('uses fixed dates only when flagged, and inherits from children otherwise', async () => {
+  it('uses fixed dates only when flagged, and inherits from children otherwise (deprecated *_from_milestones included)', async () => {
     const g = await s.createGroup();
     const parent = (await s.post(`/groups/${g.id}/epics`, { title: 'p', start_date_fixed: '2030-01-01', due_date_fixed: '2030-12-31' })).body;
     expect(parent.start_date).toBeNull();
     expect(parent.start_date_fixed).toBe('2030-01-01');
     const fixed = await s.put(`/groups/${g.id}/epics/1`, { start_date_is_fixed: true, due_date_is_fixed: true });
     expect(fixed.body).toMatchObject({ start_date: '2030-01-01', due_date: '2030-12-31', end_date: '2030-12-31', start_date_is_fixed: true });
+    expect(fixed.body).toMatchObject({ start_date_from_milestones: null, due_date_from_milestones: null });
     await s.put(`/groups/${g.id}/epics/1`, { start_date_is_fixed: false, due_date_is_fixed: false });
     await s.post(`/groups/${g.id}/epics`, { title: 'c', parent_id: parent.id, start_date: '2031-02-03', end_date: '2031-04-05' });
     const inherited = (await s.get(`/groups/${g.id}/epics/1`)).body;
@@ -247,6 +248,8 @@ describe('epics: update, delete, to-do, notes', () => {
       due_date: '2031-04-05',
       start_date_from_inherited_source: '2031-02-03',
       due_date_from_inherited_source: '2031-04-05',
+      start_date_from_milestones: '2031-02-03',
+      due_date_from_milestones: '2031-04-05',
     });
   });
 

@@ -75,14 +75,16 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
     },
   };
   if (canAdminEpic(ec.svc, ec.user, e)) {
+    // The deprecated *_from_milestones: GitLab's Epic model answers the rolled-up date when the
+    // date is not fixed, else the sourcing milestone's (none here: Sandlab epics have no milestones).
     Object.assign(out, {
       start_date_is_fixed: !!e.start_date_is_fixed,
       start_date_fixed: e.start_date_fixed,
-      start_date_from_milestones: null,
+      start_date_from_milestones: e.start_date_is_fixed ? null : dates.start_date,
       start_date_from_inherited_source: dates.start_date_from_inherited_source,
       due_date_is_fixed: !!e.due_date_is_fixed,
       due_date_fixed: e.due_date_fixed,
-      due_date_from_milestones: null,
+      due_date_from_milestones: e.due_date_is_fixed ? null : dates.due_date,
       due_date_from_inherited_source: dates.due_date_from_inherited_source,
     });
   }
