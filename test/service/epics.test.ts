@@ -312,6 +312,31 @@ describe('epics: update, delete, to-do, notes', () => {
     await s.del(`/groups/${g.id}/labels/two`);
     expect((await s.get(`/groups/${g.id}/epics/1`)).body.labels).toEqual(['uno']);
   });
+
+  it('records resource label events for labels added and removed, by the epic id', async () => {
+    const g = await s.createGroup();
+    const e = (await s.post(`/groups/${g.id}/epics`, { title: 'x', labels: 'one' })).body;
+    await s.put(`/groups/${g.id}/epics/${e.iid}`, { add_labels: 'two', remove_labels: 'one' });
+    await s.put(`/groups/${g.id}/epics/${e.iid}`, { title: 'no label change' });
+    const list = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events`);
+    expect(list.status).toBe(200);
+    expect(list.headers.get('x-total')).toBe('3');
+    expect(list.body.map((ev: any) => [ev.action, ev.label.name])).toEqual([
+      ['add', 'one'],
+      ['add', 'two'],
+      ['remove', 'one'],
+    ]);
+    expect(list.body[0]).toMatchObject({ resource_type: 'Epic', resource_id: e.id, user: { username: 'root' } });
+    expect(Object.keys(list.body[0].label).sort()).toEqual(['color', 'description', 'description_html', 'id', 'name', 'text_color']);
+    const one = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events/${list.body[1].id}`);
+    expect(one.body).toEqual(list.body[1]);
+    expect((await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events/999999`)).body).toEqual({ message: '404 Not found' });
+    expect((await s.get(`/groups/${g.id}/epics/999999/resource_label_events`)).body).toEqual({ message: '404 Epic Not Found' });
+    // A deleted label leaves its events with a null label.
+    await s.del(`/groups/${g.id}/labels/one`);
+    const after = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events`);
+    expect(after.body.map((ev: any) => ev.label?.name ?? null)).toEqual([null, 'two', null]);
+  });
 });
 
 describe('epic issues', () => {

@@ -1,10 +1,10 @@
 import type { EntityContext } from '../core/entities';
 import { namespaceBasic, namespaceWebUrl, userBasicById } from '../core/entities';
 import { type Namespace, findNamespaceById } from '../core/namespaces';
-import { groupLabelsByTitle } from '../labels/labels';
+import { findLabelById, groupLabelsByTitle } from '../labels/labels';
 import { labelBasic } from '../labels/entities';
 import { textColorFor } from '../labels/colors';
-import { type AwardRow, type EpicRow, type TodoRow, awardCounts, canAdminEpic, epicDates, findEpicById } from './epics';
+import { type AwardRow, type EpicRow, type LabelEventRow, type TodoRow, awardCounts, canAdminEpic, epicDates, findEpicById } from './epics';
 
 export interface EpicView {
   /** The group the epic is requested through (`references.relative`). */
@@ -121,5 +121,19 @@ export function awardEmoji(ec: EntityContext, a: AwardRow, e: EpicRow): Record<s
     awardable_id: e.id,
     awardable_type: 'Epic',
     url: null,
+  };
+}
+
+/** ResourceLabelEvent; `label` is null once the label is deleted. */
+export function labelEvent(ec: EntityContext, ev: LabelEventRow, e: EpicRow): Record<string, unknown> {
+  const l = ev.label_id === null ? undefined : findLabelById(ec.svc, ev.label_id);
+  return {
+    id: ev.id,
+    user: ev.user_id === null ? null : userBasicById(ec, ev.user_id),
+    created_at: ev.created_at,
+    resource_type: 'Epic',
+    resource_id: e.id,
+    label: l ? labelBasic(l) : null,
+    action: ev.action,
   };
 }

@@ -9,7 +9,7 @@ import { Access, canReadGroup, effectiveGroupAccess } from '../core/access';
 import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
-import { findOrCreateGroupLabels } from '../labels/labels';
+import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
 
 export interface EpicRow {
@@ -137,6 +137,28 @@ function labelTitles(svc: ServiceContext, group: Namespace, names: string[]): st
   return findOrCreateGroupLabels(svc, group, unique, DEFAULT_LABEL_COLOR).map((l) => l.title);
 }
 
+// --- resource label events ----------------------------------------------------------------------
+
+export interface LabelEventRow {
+  id: number;
+  epic_id: number;
+  user_id: number | null;
+  label_id: number | null;
+  action: 'add' | 'remove';
+  created_at: string;
+}
+
+/** Records an `add` event per label gained and a `remove` event per label lost (adds first). */
+function recordLabelEvents(svc: ServiceContext, group: Namespace, epicId: number, userId: number, before: string[], after: string[], at: string): void {
+  const added = after.filter((t) => !before.includes(t));
+  const removed = before.filter((t) => !after.includes(t));
+  if (!added.length && !removed.length) return;
+  const rows = groupLabelsByTitle(svc, group, [...added, ...removed]);
+  const insert = svc.db.prepare('INSERT INTO epic_label_events (epic_id, user_id, label_id, action, created_at) VALUES (?, ?, ?, ?, ?)');
+  for (const t of added) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'add', at);
+  for (const t of removed) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'remove', at);
+}
+
 export function createEpic(rc: RequestContext, group: Namespace, author: User, input: EpicInput & { title: string }): EpicRow {
   validate(input);
   if (input.parent) checkParent(rc.svc, group, null, input.parent);
@@ -168,6 +190,7 @@ export function createEpic(rc: RequestContext, group: Namespace, author: User, i
       createdAt,
     );
   const epic = findEpicById(rc.svc, Number(info.lastInsertRowid))!;
+  recordLabelEvents(rc.svc, group, epic.id, author.id, [], labels, createdAt);
   recordEvent(rc.svc, { action: 'created', authorId: author.id, groupId: group.id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: epic.title });
   return epic;
 }
@@ -204,6 +227,7 @@ export function updateEpic(rc: RequestContext, group: Namespace, epic: EpicRow, 
   const entries = Object.entries(set);
   rc.svc.db.prepare(`UPDATE epics SET ${entries.map(([k]) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, v]) => v), epic.id);
   const updated = findEpicById(rc.svc, epic.id)!;
+  recordLabelEvents(rc.svc, group, epic.id, user.id, JSON.parse(epic.labels) as string[], JSON.parse(updated.labels) as string[], now);
   if (event) {
     recordEvent(rc.svc, { action: event, authorId: user.id, groupId: group.id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: updated.title });
   }

@@ -66,4 +66,19 @@ CREATE TABLE epic_issues (
 CREATE INDEX epic_issues_epic ON epic_issues (epic_id, relative_position);
 `,
   },
+  {
+    name: 'epics/003_label_events',
+    sql: `
+-- Resource label events of epics: one row per label added or removed.
+CREATE TABLE epic_label_events (
+  id INTEGER PRIMARY KEY,
+  epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  label_id INTEGER REFERENCES labels(id) ON DELETE SET NULL,
+  action TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX epic_label_events_epic ON epic_label_events (epic_id, id);
+`,
+  },
 ];
