@@ -313,6 +313,20 @@ describe('epics: update, delete, to-do, notes', () => {
     expect((await s.get(`/groups/${g.id}/epics/1`)).body.labels).toEqual(['uno']);
   });
 
+  it('never reuses the iid or id of a deleted epic', async () => {
+    const g = await s.createGroup();
+    await s.post(`/groups/${g.id}/epics`, { title: 'one' });
+    const second = (await s.post(`/groups/${g.id}/epics`, { title: 'two' })).body;
+    expect((await s.del(`/groups/${g.id}/epics/${second.iid}`)).status).toBe(204);
+    const third = (await s.post(`/groups/${g.id}/epics`, { title: 'three' })).body;
+    expect(third.iid).toBe(second.iid + 1);
+    expect(third.id).toBeGreaterThan(second.id);
+    expect((await s.get(`/groups/${g.id}/epics/${second.iid}`)).status).toBe(403);
+    // Each group counts its own iids.
+    const other = await s.createGroup();
+    expect((await s.post(`/groups/${other.id}/epics`, { title: 'first' })).body.iid).toBe(1);
+  });
+
   it('records resource label events for labels added and removed, by the epic id', async () => {
     const g = await s.createGroup();
     const e = (await s.post(`/groups/${g.id}/epics`, { title: 'x', labels: 'one' })).body;

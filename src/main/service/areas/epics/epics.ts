@@ -159,20 +159,31 @@ function recordLabelEvents(svc: ServiceContext, group: Namespace, epicId: number
   for (const t of removed) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'remove', at);
 }
 
+/** The next value of a counter that never goes back (at least `floor` + 1). Call inside a transaction. */
+function nextCounter(svc: ServiceContext, scope: string, floor: number): number {
+  const row = svc.db.prepare('SELECT value FROM epic_counters WHERE scope = ?').get(scope) as { value: number } | undefined;
+  const next = Math.max(row?.value ?? 0, floor) + 1;
+  svc.db.prepare('INSERT INTO epic_counters (scope, value) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET value = excluded.value').run(scope, next);
+  return next;
+}
+
 export function createEpic(rc: RequestContext, group: Namespace, author: User, input: EpicInput & { title: string }): EpicRow {
   validate(input);
   if (input.parent) checkParent(rc.svc, group, null, input.parent);
   const now = isoTime(rc.svc.now());
-  const iid = (rc.svc.db.prepare('SELECT coalesce(max(iid), 0) + 1 AS n FROM epics WHERE group_id = ?').get(group.id) as { n: number }).n;
+  const iidFloor = (rc.svc.db.prepare('SELECT coalesce(max(iid), 0) AS n FROM epics WHERE group_id = ?').get(group.id) as { n: number }).n;
+  const iid = nextCounter(rc.svc, `iid:${group.id}`, iidFloor);
+  const id = nextCounter(rc.svc, 'id', (rc.svc.db.prepare('SELECT coalesce(max(id), 0) AS n FROM epics').get() as { n: number }).n);
   const labels = labelTitles(rc.svc, group, input.labels ?? []);
   const createdAt = input.created_at ?? now;
   const info = rc.svc.db
     .prepare(
-      `INSERT INTO epics (group_id, iid, parent_id, title, description, confidential, author_id, labels, color,
+      `INSERT INTO epics (id, group_id, iid, parent_id, title, description, confidential, author_id, labels, color,
          start_date_fixed, start_date_is_fixed, due_date_fixed, due_date_is_fixed, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
+      id,
       group.id,
       iid,
       input.parent?.id ?? null,

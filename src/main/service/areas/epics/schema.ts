@@ -81,4 +81,16 @@ CREATE TABLE epic_label_events (
 CREATE INDEX epic_label_events_epic ON epic_label_events (epic_id, id);
 `,
   },
+  {
+    name: 'epics/004_counters',
+    sql: `
+-- Highest epic id and per-group iid ever handed out: GitLab never reuses either after a delete.
+CREATE TABLE epic_counters (
+  scope TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT INTO epic_counters (scope, value) SELECT 'iid:' || group_id, max(iid) FROM epics GROUP BY group_id;
+INSERT INTO epic_counters (scope, value) SELECT 'id', max(id) FROM epics HAVING count(*) > 0;
+`,
+  },
 ];
