@@ -322,9 +322,15 @@ describe('epics: update, delete, to-do, notes', () => {
     expect(third.iid).toBe(second.iid + 1);
     expect(third.id).toBeGreaterThan(second.id);
     expect((await s.get(`/groups/${g.id}/epics/${second.iid}`)).status).toBe(403);
-    // Each group counts its own iids.
+    // Each group counts its own iids, and a deleted group's count goes with it.
     const other = await s.createGroup();
     expect((await s.post(`/groups/${other.id}/epics`, { title: 'first' })).body.iid).toBe(1);
+    const gone = await s.createGroup();
+    await s.post(`/groups/${gone.id}/epics`, { title: 'a' });
+    await s.post(`/groups/${gone.id}/epics`, { title: 'b' });
+    expect((await s.del(`/groups/${gone.id}`)).status).toBeLessThan(300);
+    const fresh = await s.createGroup();
+    expect((await s.post(`/groups/${fresh.id}/epics`, { title: 'new' })).body.iid).toBe(1);
   });
 
   it('records resource label events for labels added and removed, by the epic id', async () => {

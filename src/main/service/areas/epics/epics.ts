@@ -159,21 +159,24 @@ function recordLabelEvents(svc: ServiceContext, group: Namespace, epicId: number
   for (const t of removed) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'remove', at);
 }
 
-/** The next value of a counter that never goes back (at least `floor` + 1). Call inside a transaction. */
-function nextCounter(svc: ServiceContext, scope: string, floor: number): number {
-  const row = svc.db.prepare('SELECT value FROM epic_counters WHERE scope = ?').get(scope) as { value: number } | undefined;
-  const next = Math.max(row?.value ?? 0, floor) + 1;
-  svc.db.prepare('INSERT INTO epic_counters (scope, value) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET value = excluded.value').run(scope, next);
-  return next;
+/** The next epic iid of a group and the next epic id: past every one handed out. Call inside a transaction. */
+function nextEpicIds(svc: ServiceContext, groupId: number): { id: number; iid: number } {
+  const maxIid = (svc.db.prepare('SELECT coalesce(max(iid), 0) AS n FROM epics WHERE group_id = ?').get(groupId) as { n: number }).n;
+  const lastIid = (svc.db.prepare('SELECT last_iid FROM epic_iid_counters WHERE group_id = ?').get(groupId) as { last_iid: number } | undefined)?.last_iid ?? 0;
+  const iid = Math.max(maxIid, lastIid) + 1;
+  svc.db.prepare('INSERT INTO epic_iid_counters (group_id, last_iid) VALUES (?, ?) ON CONFLICT (group_id) DO UPDATE SET last_iid = excluded.last_iid').run(groupId, iid);
+  const maxId = (svc.db.prepare('SELECT coalesce(max(id), 0) AS n FROM epics').get() as { n: number }).n;
+  const lastId = (svc.db.prepare('SELECT last_id FROM epic_id_counter WHERE id = 1').get() as { last_id: number } | undefined)?.last_id ?? 0;
+  const id = Math.max(maxId, lastId) + 1;
+  svc.db.prepare('INSERT INTO epic_id_counter (id, last_id) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id').run(id);
+  return { id, iid };
 }
 
 export function createEpic(rc: RequestContext, group: Namespace, author: User, input: EpicInput & { title: string }): EpicRow {
   validate(input);
   if (input.parent) checkParent(rc.svc, group, null, input.parent);
   const now = isoTime(rc.svc.now());
-  const iidFloor = (rc.svc.db.prepare('SELECT coalesce(max(iid), 0) AS n FROM epics WHERE group_id = ?').get(group.id) as { n: number }).n;
-  const iid = nextCounter(rc.svc, `iid:${group.id}`, iidFloor);
-  const id = nextCounter(rc.svc, 'id', (rc.svc.db.prepare('SELECT coalesce(max(id), 0) AS n FROM epics').get() as { n: number }).n);
+  const { id, iid } = nextEpicIds(rc.svc, group.id);
   const labels = labelTitles(rc.svc, group, input.labels ?? []);
   const createdAt = input.created_at ?? now;
   const info = rc.svc.db

@@ -84,13 +84,18 @@ CREATE INDEX epic_label_events_epic ON epic_label_events (epic_id, id);
   {
     name: 'epics/004_counters',
     sql: `
--- Highest epic id and per-group iid ever handed out: GitLab never reuses either after a delete.
-CREATE TABLE epic_counters (
-  scope TEXT PRIMARY KEY,
-  value INTEGER NOT NULL
+-- Highest epic iid per group and highest epic id ever handed out: GitLab never reuses either
+-- after a delete. A group's counter goes with the group.
+CREATE TABLE epic_iid_counters (
+  group_id INTEGER PRIMARY KEY REFERENCES namespaces(id) ON DELETE CASCADE,
+  last_iid INTEGER NOT NULL
 );
-INSERT INTO epic_counters (scope, value) SELECT 'iid:' || group_id, max(iid) FROM epics GROUP BY group_id;
-INSERT INTO epic_counters (scope, value) SELECT 'id', max(id) FROM epics HAVING count(*) > 0;
+INSERT INTO epic_iid_counters (group_id, last_iid) SELECT group_id, max(iid) FROM epics GROUP BY group_id;
+CREATE TABLE epic_id_counter (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_id INTEGER NOT NULL
+);
+INSERT INTO epic_id_counter (id, last_id) SELECT 1, max(id) FROM epics HAVING count(*) > 0;
 `,
   },
 ];
