@@ -28,6 +28,9 @@ describe('@gitbeaker/rest 43: service accounts, SAML, group labels, epics', () =
     const group: any = await api.Groups.create('gb-sa', 'gb-sa');
     const sa: any = await api.GroupServiceAccounts.create(group.id, { name: 'Deploy bot' } as any);
     expect(sa.name).toBe('Deploy bot');
+    // Provisioned by the group but not a member: the Owner adds it, as GitLab's docs describe.
+    const member: any = await api.GroupMembers.add(group.id, 30, { userId: sa.id } as any);
+    expect(member).toMatchObject({ id: sa.id, access_level: 30 });
     // gitbeaker 43 drops `/personal_access_tokens` from this path; GitLab answers that path with 405.
     expect(await statusOf(api.GroupServiceAccounts.createPersonalAccessToken(group.id, sa.id, { name: 'ci', scopes: ['api'] } as any))).toBe(405);
     const created = await call('POST', `/groups/${group.id}/service_accounts/${sa.id}/personal_access_tokens`, { name: 'ci', scopes: ['api'] });

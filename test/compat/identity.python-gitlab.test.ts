@@ -100,6 +100,30 @@ print(json.dumps({"title": got.title, "labels": got.labels, "listed": listed, "b
     expect(out).toEqual({ title: 'Fixed title', labels: ['label1', 'label2'], listed: 1, before: 0, after: 1, gone: true });
   });
 
+  it("reads an epic's resource label events through python-gitlab", () => {
+    const out = runPython(
+      served,
+      `
+group = gl.groups.create({"name": "epic-events-group", "path": "epic-events-group"})
+epic = group.epics.create({"title": "Labelled", "labels": ["one"]})
+epic.labels = ["two"]
+epic.save()
+events = epic.resourcelabelevents.list()
+first = epic.resourcelabelevents.get(events[0].id)
+print(json.dumps({"events": [[e.action, e.label["name"]] for e in events], "first": first.action, "type": first.resource_type}))
+`,
+    );
+    expect(out).toEqual({
+      events: [
+        ['add', 'one'],
+        ['add', 'two'],
+        ['remove', 'one'],
+      ],
+      first: 'add',
+      type: 'Epic',
+    });
+  });
+
   it("runs python-gitlab's epic issues flow", () => {
     const out = runPython(
       served,

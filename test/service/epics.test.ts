@@ -232,13 +232,14 @@ describe('epics: update, delete, to-do, notes', () => {
     expect((await s.put(`/groups/${g.id}/epics/1`, { state_event: 'bogus' })).body).toEqual({ error: 'state_event does not have a valid value' });
   });
 
-  it('uses fixed dates only when flagged, and inherits from children otherwise', async () => {
+  it('uses fixed dates only when flagged, and inherits from children otherwise (deprecated *_from_milestones included)', async () => {
     const g = await s.createGroup();
     const parent = (await s.post(`/groups/${g.id}/epics`, { title: 'p', start_date_fixed: '2030-01-01', due_date_fixed: '2030-12-31' })).body;
     expect(parent.start_date).toBeNull();
     expect(parent.start_date_fixed).toBe('2030-01-01');
     const fixed = await s.put(`/groups/${g.id}/epics/1`, { start_date_is_fixed: true, due_date_is_fixed: true });
     expect(fixed.body).toMatchObject({ start_date: '2030-01-01', due_date: '2030-12-31', end_date: '2030-12-31', start_date_is_fixed: true });
+    expect(fixed.body).toMatchObject({ start_date_from_milestones: null, due_date_from_milestones: null });
     await s.put(`/groups/${g.id}/epics/1`, { start_date_is_fixed: false, due_date_is_fixed: false });
     await s.post(`/groups/${g.id}/epics`, { title: 'c', parent_id: parent.id, start_date: '2031-02-03', end_date: '2031-04-05' });
     const inherited = (await s.get(`/groups/${g.id}/epics/1`)).body;
@@ -247,6 +248,8 @@ describe('epics: update, delete, to-do, notes', () => {
       due_date: '2031-04-05',
       start_date_from_inherited_source: '2031-02-03',
       due_date_from_inherited_source: '2031-04-05',
+      start_date_from_milestones: '2031-02-03',
+      due_date_from_milestones: '2031-04-05',
     });
   });
 
@@ -308,6 +311,51 @@ describe('epics: update, delete, to-do, notes', () => {
     await s.put(`/groups/${g.id}/labels/one`, { new_name: 'uno' });
     await s.del(`/groups/${g.id}/labels/two`);
     expect((await s.get(`/groups/${g.id}/epics/1`)).body.labels).toEqual(['uno']);
+  });
+
+  it('never reuses the iid or id of a deleted epic', async () => {
+    const g = await s.createGroup();
+    await s.post(`/groups/${g.id}/epics`, { title: 'one' });
+    const second = (await s.post(`/groups/${g.id}/epics`, { title: 'two' })).body;
+    expect((await s.del(`/groups/${g.id}/epics/${second.iid}`)).status).toBe(204);
+    const third = (await s.post(`/groups/${g.id}/epics`, { title: 'three' })).body;
+    expect(third.iid).toBe(second.iid + 1);
+    expect(third.id).toBeGreaterThan(second.id);
+    expect((await s.get(`/groups/${g.id}/epics/${second.iid}`)).status).toBe(403);
+    // Each group counts its own iids, and a deleted group's count goes with it.
+    const other = await s.createGroup();
+    expect((await s.post(`/groups/${other.id}/epics`, { title: 'first' })).body.iid).toBe(1);
+    const gone = await s.createGroup();
+    await s.post(`/groups/${gone.id}/epics`, { title: 'a' });
+    await s.post(`/groups/${gone.id}/epics`, { title: 'b' });
+    expect((await s.del(`/groups/${gone.id}`)).status).toBeLessThan(300);
+    const fresh = await s.createGroup();
+    expect((await s.post(`/groups/${fresh.id}/epics`, { title: 'new' })).body.iid).toBe(1);
+  });
+
+  it('records resource label events for labels added and removed, by the epic id', async () => {
+    const g = await s.createGroup();
+    const e = (await s.post(`/groups/${g.id}/epics`, { title: 'x', labels: 'one' })).body;
+    await s.put(`/groups/${g.id}/epics/${e.iid}`, { add_labels: 'two', remove_labels: 'one' });
+    await s.put(`/groups/${g.id}/epics/${e.iid}`, { title: 'no label change' });
+    const list = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events`);
+    expect(list.status).toBe(200);
+    expect(list.headers.get('x-total')).toBe('3');
+    expect(list.body.map((ev: any) => [ev.action, ev.label.name])).toEqual([
+      ['add', 'one'],
+      ['add', 'two'],
+      ['remove', 'one'],
+    ]);
+    expect(list.body[0]).toMatchObject({ resource_type: 'Epic', resource_id: e.id, user: { username: 'root' } });
+    expect(Object.keys(list.body[0].label).sort()).toEqual(['color', 'description', 'description_html', 'id', 'name', 'text_color']);
+    const one = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events/${list.body[1].id}`);
+    expect(one.body).toEqual(list.body[1]);
+    expect((await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events/999999`)).body).toEqual({ message: '404 Not found' });
+    expect((await s.get(`/groups/${g.id}/epics/999999/resource_label_events`)).body).toEqual({ message: '404 Epic Not Found' });
+    // A deleted label leaves its events with a null label.
+    await s.del(`/groups/${g.id}/labels/one`);
+    const after = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events`);
+    expect(after.body.map((ev: any) => ev.label?.name ?? null)).toEqual([null, 'two', null]);
   });
 });
 

@@ -60,6 +60,9 @@ describe('SAML identities', () => {
     await s.addMember('groups', g.id, user.id, 40);
     expect((await s.get(`/groups/${g.id}/saml/identities`, { token })).body).toEqual({ message: '403 Forbidden' });
     expect((await s.get(`/groups/${g.id}/saml/identities`, { token: null })).status).toBe(401);
+    // The Owner check comes before parameter validation.
+    expect((await s.patch(`/groups/${g.id}/saml/uid-x`, {}, { token })).body).toEqual({ message: '403 Forbidden' });
+    expect((await s.patch(`/groups/${g.id}/saml/uid-x`, {})).body).toEqual({ error: 'extern_uid is missing' });
   });
 
   it('answers 400 for a subgroup, which has no SAML provider', async () => {

@@ -54,14 +54,17 @@ describe('instance service accounts', () => {
 });
 
 describe('group service accounts', () => {
-  it('creates one in a top-level group and makes it a member', async () => {
+  it('creates one provisioned by a top-level group without making it a member', async () => {
     const g = await s.createGroup();
     const res = await s.post(`/groups/${g.id}/service_accounts`, { name: 'Bot' });
     expect(res.status).toBe(201);
     expect(res.body.username).toMatch(new RegExp(`^service_account_group_${g.id}_[0-9a-f]{32}$`));
     expect(res.body.name).toBe('Bot');
     const members = await s.get(`/groups/${g.id}/members`);
-    expect(members.body.map((m: any) => m.id)).toContain(res.body.id);
+    expect(members.body.map((m: any) => m.id)).not.toContain(res.body.id);
+    // The documented next step: the Owner adds it through the members API.
+    const added = await s.post(`/groups/${g.id}/members`, { user_id: res.body.id, access_level: 30 });
+    expect(added.status).toBe(201);
     const list = await s.get(`/groups/${g.id}/service_accounts`);
     expect(list.body).toEqual([res.body]);
     // Not listed among instance accounts.
@@ -102,7 +105,7 @@ describe('group service accounts', () => {
   it('moves contributions to the ghost user on soft delete', async () => {
     const g = await s.createGroup();
     const sa = (await s.post(`/groups/${g.id}/service_accounts`)).body;
-    await s.put(`/groups/${g.id}/members/${sa.id}`, { access_level: 30 });
+    await s.post(`/groups/${g.id}/members`, { user_id: sa.id, access_level: 30 });
     const project = await s.createProject({ namespace_id: g.id });
     const tok = await s.post(`/groups/${g.id}/service_accounts/${sa.id}/personal_access_tokens`, { name: 't', scopes: ['api'] });
     const issue = await s.post(`/projects/${project.id}/issues`, { title: 'by a bot' }, { token: tok.body.token });
@@ -141,7 +144,7 @@ describe('group service accounts', () => {
   it('deletes contributions too with hard_delete', async () => {
     const g = await s.createGroup();
     const sa = (await s.post(`/groups/${g.id}/service_accounts`)).body;
-    await s.put(`/groups/${g.id}/members/${sa.id}`, { access_level: 30 });
+    await s.post(`/groups/${g.id}/members`, { user_id: sa.id, access_level: 30 });
     const project = await s.createProject({ namespace_id: g.id });
     const tok = await s.post(`/groups/${g.id}/service_accounts/${sa.id}/personal_access_tokens`, { name: 't', scopes: ['api'] });
     const issue = await s.post(`/projects/${project.id}/issues`, { title: 'gone' }, { token: tok.body.token });

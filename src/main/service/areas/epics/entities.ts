@@ -1,10 +1,10 @@
 import type { EntityContext } from '../core/entities';
 import { namespaceBasic, namespaceWebUrl, userBasicById } from '../core/entities';
 import { type Namespace, findNamespaceById } from '../core/namespaces';
-import { groupLabelsByTitle } from '../labels/labels';
+import { findLabelById, groupLabelsByTitle } from '../labels/labels';
 import { labelBasic } from '../labels/entities';
 import { textColorFor } from '../labels/colors';
-import { type AwardRow, type EpicRow, type TodoRow, awardCounts, canAdminEpic, epicDates, findEpicById } from './epics';
+import { type AwardRow, type EpicRow, type LabelEventRow, type TodoRow, awardCounts, canAdminEpic, epicDates, findEpicById } from './epics';
 
 export interface EpicView {
   /** The group the epic is requested through (`references.relative`). */
@@ -75,14 +75,16 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
     },
   };
   if (canAdminEpic(ec.svc, ec.user, e)) {
+    // The deprecated *_from_milestones: GitLab's Epic model answers the rolled-up date when the
+    // date is not fixed, else the sourcing milestone's (none here: Sandlab epics have no milestones).
     Object.assign(out, {
       start_date_is_fixed: !!e.start_date_is_fixed,
       start_date_fixed: e.start_date_fixed,
-      start_date_from_milestones: null,
+      start_date_from_milestones: e.start_date_is_fixed ? null : dates.start_date,
       start_date_from_inherited_source: dates.start_date_from_inherited_source,
       due_date_is_fixed: !!e.due_date_is_fixed,
       due_date_fixed: e.due_date_fixed,
-      due_date_from_milestones: null,
+      due_date_from_milestones: e.due_date_is_fixed ? null : dates.due_date,
       due_date_from_inherited_source: dates.due_date_from_inherited_source,
     });
   }
@@ -119,5 +121,19 @@ export function awardEmoji(ec: EntityContext, a: AwardRow, e: EpicRow): Record<s
     awardable_id: e.id,
     awardable_type: 'Epic',
     url: null,
+  };
+}
+
+/** ResourceLabelEvent; `label` is null once the label is deleted. */
+export function labelEvent(ec: EntityContext, ev: LabelEventRow, e: EpicRow): Record<string, unknown> {
+  const l = ev.label_id === null ? undefined : findLabelById(ec.svc, ev.label_id);
+  return {
+    id: ev.id,
+    user: ev.user_id === null ? null : userBasicById(ec, ev.user_id),
+    created_at: ev.created_at,
+    resource_type: 'Epic',
+    resource_id: e.id,
+    label: l ? labelBasic(l) : null,
+    action: ev.action,
   };
 }

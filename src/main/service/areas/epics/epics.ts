@@ -9,7 +9,7 @@ import { Access, canReadGroup, effectiveGroupAccess } from '../core/access';
 import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
-import { findOrCreateGroupLabels } from '../labels/labels';
+import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
 
 export interface EpicRow {
@@ -137,20 +137,56 @@ function labelTitles(svc: ServiceContext, group: Namespace, names: string[]): st
   return findOrCreateGroupLabels(svc, group, unique, DEFAULT_LABEL_COLOR).map((l) => l.title);
 }
 
+// --- resource label events ----------------------------------------------------------------------
+
+export interface LabelEventRow {
+  id: number;
+  epic_id: number;
+  user_id: number | null;
+  label_id: number | null;
+  action: 'add' | 'remove';
+  created_at: string;
+}
+
+/** Records an `add` event per label gained and a `remove` event per label lost (adds first). */
+function recordLabelEvents(svc: ServiceContext, group: Namespace, epicId: number, userId: number, before: string[], after: string[], at: string): void {
+  const added = after.filter((t) => !before.includes(t));
+  const removed = before.filter((t) => !after.includes(t));
+  if (!added.length && !removed.length) return;
+  const rows = groupLabelsByTitle(svc, group, [...added, ...removed]);
+  const insert = svc.db.prepare('INSERT INTO epic_label_events (epic_id, user_id, label_id, action, created_at) VALUES (?, ?, ?, ?, ?)');
+  for (const t of added) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'add', at);
+  for (const t of removed) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'remove', at);
+}
+
+/** The next epic iid of a group and the next epic id: past every one handed out. Call inside a transaction. */
+function nextEpicIds(svc: ServiceContext, groupId: number): { id: number; iid: number } {
+  const maxIid = (svc.db.prepare('SELECT coalesce(max(iid), 0) AS n FROM epics WHERE group_id = ?').get(groupId) as { n: number }).n;
+  const lastIid = (svc.db.prepare('SELECT last_iid FROM epic_iid_counters WHERE group_id = ?').get(groupId) as { last_iid: number } | undefined)?.last_iid ?? 0;
+  const iid = Math.max(maxIid, lastIid) + 1;
+  svc.db.prepare('INSERT INTO epic_iid_counters (group_id, last_iid) VALUES (?, ?) ON CONFLICT (group_id) DO UPDATE SET last_iid = excluded.last_iid').run(groupId, iid);
+  const maxId = (svc.db.prepare('SELECT coalesce(max(id), 0) AS n FROM epics').get() as { n: number }).n;
+  const lastId = (svc.db.prepare('SELECT last_id FROM epic_id_counter WHERE id = 1').get() as { last_id: number } | undefined)?.last_id ?? 0;
+  const id = Math.max(maxId, lastId) + 1;
+  svc.db.prepare('INSERT INTO epic_id_counter (id, last_id) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id').run(id);
+  return { id, iid };
+}
+
 export function createEpic(rc: RequestContext, group: Namespace, author: User, input: EpicInput & { title: string }): EpicRow {
   validate(input);
   if (input.parent) checkParent(rc.svc, group, null, input.parent);
   const now = isoTime(rc.svc.now());
-  const iid = (rc.svc.db.prepare('SELECT coalesce(max(iid), 0) + 1 AS n FROM epics WHERE group_id = ?').get(group.id) as { n: number }).n;
+  const { id, iid } = nextEpicIds(rc.svc, group.id);
   const labels = labelTitles(rc.svc, group, input.labels ?? []);
   const createdAt = input.created_at ?? now;
   const info = rc.svc.db
     .prepare(
-      `INSERT INTO epics (group_id, iid, parent_id, title, description, confidential, author_id, labels, color,
+      `INSERT INTO epics (id, group_id, iid, parent_id, title, description, confidential, author_id, labels, color,
          start_date_fixed, start_date_is_fixed, due_date_fixed, due_date_is_fixed, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
+      id,
       group.id,
       iid,
       input.parent?.id ?? null,
@@ -168,6 +204,7 @@ export function createEpic(rc: RequestContext, group: Namespace, author: User, i
       createdAt,
     );
   const epic = findEpicById(rc.svc, Number(info.lastInsertRowid))!;
+  recordLabelEvents(rc.svc, group, epic.id, author.id, [], labels, createdAt);
   recordEvent(rc.svc, { action: 'created', authorId: author.id, groupId: group.id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: epic.title });
   return epic;
 }
@@ -204,6 +241,7 @@ export function updateEpic(rc: RequestContext, group: Namespace, epic: EpicRow, 
   const entries = Object.entries(set);
   rc.svc.db.prepare(`UPDATE epics SET ${entries.map(([k]) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, v]) => v), epic.id);
   const updated = findEpicById(rc.svc, epic.id)!;
+  recordLabelEvents(rc.svc, group, epic.id, user.id, JSON.parse(epic.labels) as string[], JSON.parse(updated.labels) as string[], now);
   if (event) {
     recordEvent(rc.svc, { action: event, authorId: user.id, groupId: group.id, targetType: 'Epic', targetId: epic.id, targetIid: epic.iid, targetTitle: updated.title });
   }

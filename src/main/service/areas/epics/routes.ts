@@ -8,7 +8,7 @@ import type { Namespace } from '../core/namespaces';
 import { type NoteRow, note } from '../core/entities';
 import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
-import { awardEmoji, epic, todo } from './entities';
+import { awardEmoji, epic, labelEvent, todo } from './entities';
 import {
   ADMIN_EPIC,
   type AwardRow,
@@ -16,6 +16,7 @@ import {
   DESTROY_EPIC,
   type EpicInput,
   type EpicRow,
+  type LabelEventRow,
   canReadEpic,
   createEpic,
   deleteEpic,
@@ -281,6 +282,37 @@ export function registerEpicRoutes(r: Router): void {
       rc.svc.db.prepare('DELETE FROM epic_award_emoji WHERE id = ?').run(a.id);
       return undefined;
     });
+
+    // --- resource label events (python-gitlab's epic.resourcelabelevents, by the epic's id) -----
+
+    const labelEvents = `${prefix}/:epic_id/resource_label_events`;
+
+    r.get(
+      labelEvents,
+      (rc) => {
+        const { noteable } = loadEpicNoteable(rc);
+        const e = findEpicById(rc.svc, noteable.id)!;
+        const sql = 'FROM epic_label_events WHERE epic_id = ?';
+        return paginate(rc, {
+          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(e.id) as { n: number }).n,
+          rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(e.id, limit, offset) as LabelEventRow[],
+        }).map((ev) => labelEvent(rc, ev, e));
+      },
+      { auth: 'optional' },
+    );
+
+    r.get(
+      `${labelEvents}/:event_id`,
+      (rc) => {
+        const { noteable } = loadEpicNoteable(rc);
+        const e = findEpicById(rc.svc, noteable.id)!;
+        const id = /^\d+$/.test(rc.path.event_id) ? Number(rc.path.event_id) : 0;
+        const ev = rc.svc.db.prepare('SELECT * FROM epic_label_events WHERE id = ? AND epic_id = ?').get(id, e.id) as LabelEventRow | undefined;
+        if (!ev) throw recordNotFound();
+        return labelEvent(rc, ev, e);
+      },
+      { auth: 'optional' },
+    );
 
     // --- notes (python-gitlab addresses them by the epic's global id) --------------------------
 

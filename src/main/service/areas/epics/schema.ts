@@ -66,4 +66,36 @@ CREATE TABLE epic_issues (
 CREATE INDEX epic_issues_epic ON epic_issues (epic_id, relative_position);
 `,
   },
+  {
+    name: 'epics/003_label_events',
+    sql: `
+-- Resource label events of epics: one row per label added or removed.
+CREATE TABLE epic_label_events (
+  id INTEGER PRIMARY KEY,
+  epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  label_id INTEGER REFERENCES labels(id) ON DELETE SET NULL,
+  action TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX epic_label_events_epic ON epic_label_events (epic_id, id);
+`,
+  },
+  {
+    name: 'epics/004_counters',
+    sql: `
+-- Highest epic iid per group and highest epic id ever handed out: GitLab never reuses either
+-- after a delete. A group's counter goes with the group.
+CREATE TABLE epic_iid_counters (
+  group_id INTEGER PRIMARY KEY REFERENCES namespaces(id) ON DELETE CASCADE,
+  last_iid INTEGER NOT NULL
+);
+INSERT INTO epic_iid_counters (group_id, last_iid) SELECT group_id, max(iid) FROM epics GROUP BY group_id;
+CREATE TABLE epic_id_counter (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_id INTEGER NOT NULL
+);
+INSERT INTO epic_id_counter (id, last_id) SELECT 1, max(id) FROM epics HAVING count(*) > 0;
+`,
+  },
 ];

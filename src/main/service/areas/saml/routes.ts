@@ -43,8 +43,9 @@ export function registerSamlRoutes(r: Router): void {
   r.get('/groups/:id/saml/:uid', (rc) => identity(findIdentity(rc.svc, loadSamlGroup(rc), rc.path.uid)));
 
   r.patch('/groups/:id/saml/:uid', (rc) => {
-    const p = declared(rc.params, { extern_uid: t.string().required() });
+    // Grape runs the before filter (authenticate, Owner) ahead of parameter validation.
     const group = loadSamlGroup(rc);
+    const p = declared(rc.params, { extern_uid: t.string().required() });
     const row = findIdentity(rc.svc, group, rc.path.uid);
     return identity(inTransaction(rc.svc.db, () => updateIdentity(rc.svc, row, p.extern_uid)));
   });

@@ -5,7 +5,6 @@ import { apiError, badRequest, forbidden, notFound } from '../../http/errors';
 import { paginate } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveGroupAccess, loadGroup } from '../core/access';
-import { addMember } from '../core/members';
 import type { Namespace } from '../core/namespaces';
 import { personalAccessToken } from '../core/entities';
 import { type PersonalAccessToken, type User, TOKEN_SCOPES, findTokenById, findUserById, insertToken } from '../core/users';
@@ -21,8 +20,6 @@ import {
   updateServiceAccount,
 } from './service_accounts';
 
-/** Level a group service account joins its group with. */
-const GROUP_SERVICE_ACCOUNT_LEVEL = Access.GUEST;
 /** The maximum token lifetime (GitLab's default `max_personal_access_token_lifetime`). */
 const MAX_TOKEN_LIFETIME_DAYS = 365;
 
@@ -92,13 +89,9 @@ export function registerServiceAccountRoutes(r: Router): void {
   r.post(base, (rc) => {
     const group = loadServiceAccountGroup(rc);
     const p = declared(rc.params, accountParams);
-    const user = inTransaction(rc.svc.db, () => {
-      const created = createServiceAccount(rc, p, group);
-      const source = { type: 'Namespace' as const, id: group.id, name: group.name, group, project: null, parentGroupId: null };
-      addMember(rc, source, created.id, { accessLevel: GROUP_SERVICE_ACCOUNT_LEVEL });
-      return created;
-    });
-    return serviceAccount(user);
+    // Provisioned by the group, not a member of it: GitLab's create service adds no membership
+    // (Owners add the account to groups and projects through the members API).
+    return serviceAccount(inTransaction(rc.svc.db, () => createServiceAccount(rc, p, group)));
   });
 
   r.get(`${base}/:user_id`, (rc) => serviceAccount(loadGroupServiceAccount(rc, loadServiceAccountGroup(rc))));
