@@ -238,3 +238,17 @@ describe('members', () => {
     ]);
   });
 });
+
+describe('ids', () => {
+  it('never reuses the id of a deleted group or project, as GitLab does', async () => {
+    const g = await s.createGroup();
+    const p = await s.createProject();
+    await s.del(`/groups/${g.id}`);
+    await s.del(`/projects/${p.id}`);
+    const g2 = await s.createGroup();
+    const p2 = await s.createProject();
+    expect(g2.id).toBeGreaterThan(g.id);
+    expect(p2.id).toBeGreaterThan(p.id);
+    expect((await s.get(`/projects/${p.id}`)).status).toBe(404);
+  });
+});

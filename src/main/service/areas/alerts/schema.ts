@@ -5,7 +5,7 @@ export const alertMigrations: Migration[] = [
     name: 'alerts/001_initial',
     sql: `
 CREATE TABLE alert_integrations (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   type TEXT NOT NULL CHECK (type IN ('http', 'prometheus')),
@@ -18,7 +18,7 @@ CREATE TABLE alert_integrations (
 CREATE INDEX alert_integrations_project ON alert_integrations (project_id, id);
 
 CREATE TABLE alerts (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   iid INTEGER NOT NULL,
   integration_id INTEGER REFERENCES alert_integrations(id) ON DELETE SET NULL,
@@ -46,7 +46,7 @@ CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (project_id, fingerprint)
 
 -- The alert's timeline (GitLab's system notes on alerts): created, repeated, resolved, status changes.
 CREATE TABLE alert_notes (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
   author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
   body TEXT NOT NULL,

@@ -6,7 +6,7 @@ export const badgeMigrations: Migration[] = [
     name: 'badges/001_initial',
     sql: `
 CREATE TABLE badges (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   kind TEXT NOT NULL CHECK (kind IN ('project', 'group')),
   project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
   group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,

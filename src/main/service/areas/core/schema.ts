@@ -1,12 +1,15 @@
 import type { Migration } from '../../db/migrations';
 
-/** The ground every area stands on: users, tokens, namespaces, projects, members, issues, MRs, notes, events. */
+/**
+ * The ground every area stands on: users, tokens, namespaces, projects, members, issues, MRs, notes, events.
+ * Ids are AUTOINCREMENT in every area: GitLab never hands a deleted record's id to a new one.
+ */
 export const coreMigrations: Migration[] = [
   {
     name: 'core/001_initial',
     sql: `
 CREATE TABLE users (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   username TEXT NOT NULL,
   name TEXT NOT NULL,
   email TEXT NOT NULL,
@@ -35,17 +38,17 @@ CREATE UNIQUE INDEX users_username ON users (lower(username));
 CREATE UNIQUE INDEX users_email ON users (lower(email));
 
 CREATE TABLE identities (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   provider TEXT NOT NULL,
   extern_uid TEXT NOT NULL,
-  saml_group_id INTEGER,
+  saml_group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
   created_at TEXT NOT NULL
 );
 CREATE UNIQUE INDEX identities_provider_uid ON identities (provider, extern_uid, ifnull(saml_group_id, 0));
 
 CREATE TABLE personal_access_tokens (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   description TEXT,
@@ -61,7 +64,7 @@ CREATE INDEX personal_access_tokens_user ON personal_access_tokens (user_id);
 
 -- Groups and users' personal namespaces. full_path is kept up to date on rename/transfer.
 CREATE TABLE namespaces (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   kind TEXT NOT NULL CHECK (kind IN ('group', 'user')),
   name TEXT NOT NULL,
   path TEXT NOT NULL,
@@ -79,7 +82,7 @@ CREATE UNIQUE INDEX namespaces_full_path ON namespaces (lower(full_path));
 CREATE INDEX namespaces_parent ON namespaces (parent_id);
 
 CREATE TABLE projects (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   namespace_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
   creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
   name TEXT NOT NULL,
@@ -104,7 +107,7 @@ CREATE UNIQUE INDEX projects_namespace_path ON projects (namespace_id, lower(pat
 -- Memberships of groups (source_type 'Namespace') and projects ('Project'). As in GitLab, the
 -- same table holds access requests (requested_at set) and pending invitations (user_id NULL).
 CREATE TABLE members (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   source_type TEXT NOT NULL CHECK (source_type IN ('Namespace', 'Project')),
   source_id INTEGER NOT NULL,
   user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
@@ -124,7 +127,7 @@ CREATE UNIQUE INDEX members_source_invite ON members (source_type, source_id, lo
 CREATE INDEX members_user ON members (user_id);
 
 CREATE TABLE issues (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   iid INTEGER NOT NULL,
   title TEXT NOT NULL,
@@ -146,7 +149,7 @@ CREATE TABLE issues (
 CREATE UNIQUE INDEX issues_project_iid ON issues (project_id, iid);
 
 CREATE TABLE merge_requests (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   iid INTEGER NOT NULL,
   title TEXT NOT NULL,
@@ -177,7 +180,7 @@ CREATE UNIQUE INDEX merge_requests_project_iid ON merge_requests (project_id, ii
 
 -- Notes on any noteable (Issue, MergeRequest; areas add Snippet, Epic, ...).
 CREATE TABLE notes (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
   noteable_type TEXT NOT NULL,
   noteable_id INTEGER NOT NULL,
@@ -199,7 +202,7 @@ CREATE INDEX notes_discussion ON notes (discussion_id);
 
 -- Activity events (GitLab's events table): written in the same transaction as their action.
 CREATE TABLE events (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
   group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
   author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

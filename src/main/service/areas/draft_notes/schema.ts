@@ -6,7 +6,7 @@ export const draftNotesMigrations: Migration[] = [
     sql: `
 -- Pending review comments on merge requests, visible only to their author until published.
 CREATE TABLE draft_notes (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   merge_request_id INTEGER NOT NULL REFERENCES merge_requests(id) ON DELETE CASCADE,
   author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   note TEXT NOT NULL,

@@ -6,7 +6,7 @@ export const epicMigrations: Migration[] = [
     name: 'epics/001_initial',
     sql: `
 CREATE TABLE epics (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   group_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
   iid INTEGER NOT NULL,
   parent_id INTEGER REFERENCES epics(id) ON DELETE SET NULL,
@@ -30,7 +30,7 @@ CREATE UNIQUE INDEX epics_group_iid ON epics (group_id, iid);
 CREATE INDEX epics_parent ON epics (parent_id);
 
 CREATE TABLE epic_todos (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
@@ -42,7 +42,7 @@ CREATE TABLE epic_todos (
 CREATE INDEX epic_todos_user ON epic_todos (user_id, epic_id);
 
 CREATE TABLE epic_award_emoji (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
@@ -57,7 +57,7 @@ CREATE UNIQUE INDEX epic_award_emoji_unique ON epic_award_emoji (epic_id, user_i
     sql: `
 -- An issue belongs to at most one epic.
 CREATE TABLE epic_issues (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
   issue_id INTEGER NOT NULL UNIQUE REFERENCES issues(id) ON DELETE CASCADE,
   relative_position INTEGER NOT NULL,
@@ -71,7 +71,7 @@ CREATE INDEX epic_issues_epic ON epic_issues (epic_id, relative_position);
     sql: `
 -- Resource label events of epics: one row per label added or removed.
 CREATE TABLE epic_label_events (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   epic_id INTEGER NOT NULL REFERENCES epics(id) ON DELETE CASCADE,
   user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
   label_id INTEGER REFERENCES labels(id) ON DELETE SET NULL,

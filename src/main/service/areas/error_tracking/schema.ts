@@ -15,7 +15,7 @@ CREATE TABLE error_tracking_settings (
 );
 
 CREATE TABLE error_tracking_client_keys (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   active INTEGER NOT NULL DEFAULT 1,
   public_key TEXT NOT NULL UNIQUE,

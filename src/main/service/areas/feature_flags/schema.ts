@@ -5,7 +5,7 @@ export const featureFlagsMigrations: Migration[] = [
     name: 'feature_flags/001_initial',
     sql: `
       CREATE TABLE feature_flag_user_lists (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         iid INTEGER NOT NULL,
         name TEXT NOT NULL,
@@ -16,7 +16,7 @@ export const featureFlagsMigrations: Migration[] = [
         UNIQUE (project_id, name)
       );
       CREATE TABLE feature_flags (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         iid INTEGER NOT NULL,
         name TEXT NOT NULL,
@@ -28,7 +28,7 @@ export const featureFlagsMigrations: Migration[] = [
         UNIQUE (project_id, name)
       );
       CREATE TABLE feature_flag_strategies (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         feature_flag_id INTEGER NOT NULL REFERENCES feature_flags(id) ON DELETE CASCADE,
         name TEXT NOT NULL,
         parameters TEXT NOT NULL DEFAULT '{}',
@@ -36,13 +36,13 @@ export const featureFlagsMigrations: Migration[] = [
         created_at TEXT NOT NULL
       );
       CREATE TABLE feature_flag_scopes (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         strategy_id INTEGER NOT NULL REFERENCES feature_flag_strategies(id) ON DELETE CASCADE,
         environment_scope TEXT NOT NULL
       );
       -- GitLab's audit events for flag changes (no REST surface of their own here).
       CREATE TABLE feature_flag_audit_events (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         feature_flag_name TEXT NOT NULL,
         author_id INTEGER,

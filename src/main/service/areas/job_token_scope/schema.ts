@@ -11,7 +11,7 @@ export const jobTokenScopeMigrations: Migration[] = [
       );
       -- source project's inbound allowlist: jobs of target_project_id may reach source_project_id.
       CREATE TABLE job_token_project_links (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         source_project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         target_project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         added_by_id INTEGER,
@@ -19,7 +19,7 @@ export const jobTokenScopeMigrations: Migration[] = [
         UNIQUE (source_project_id, target_project_id)
       );
       CREATE TABLE job_token_group_links (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         source_project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         target_group_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
         added_by_id INTEGER,
@@ -28,7 +28,7 @@ export const jobTokenScopeMigrations: Migration[] = [
       );
       -- CI job tokens (minted through the Sandlab-only endpoint); digest only.
       CREATE TABLE ci_job_tokens (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         token_digest TEXT NOT NULL UNIQUE,
         project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

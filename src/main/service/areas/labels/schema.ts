@@ -9,7 +9,7 @@ export const labelMigrations: Migration[] = [
     name: 'labels/001_initial',
     sql: `
 CREATE TABLE labels (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
   project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
   title TEXT NOT NULL,

@@ -6,7 +6,7 @@ export const notificationSettingsMigrations: Migration[] = [
     sql: `
 -- One row per user and source ('Global' with source_id 0, 'Namespace' or 'Project'); absent = defaults.
 CREATE TABLE notification_settings (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   source_type TEXT NOT NULL CHECK (source_type IN ('Global', 'Namespace', 'Project')),
   source_id INTEGER NOT NULL,

@@ -6,7 +6,7 @@ export const samlMigrations: Migration[] = [
     name: 'saml/001_initial',
     sql: `
 CREATE TABLE saml_group_links (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   group_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
   saml_group_name TEXT NOT NULL,
   access_level INTEGER NOT NULL,

@@ -10,7 +10,7 @@ export const snippetMigrations: Migration[] = [
     name: 'snippets/001_initial',
     sql: `
 CREATE TABLE snippets (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
   author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   title TEXT NOT NULL,
@@ -25,7 +25,7 @@ CREATE INDEX snippets_project ON snippets (project_id, id);
 CREATE INDEX snippets_author ON snippets (author_id, id);
 
 CREATE TABLE snippet_blobs (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   snippet_id INTEGER NOT NULL REFERENCES snippets(id) ON DELETE CASCADE,
   sha TEXT NOT NULL,
   content TEXT NOT NULL
@@ -33,7 +33,7 @@ CREATE TABLE snippet_blobs (
 CREATE UNIQUE INDEX snippet_blobs_sha ON snippet_blobs (snippet_id, sha);
 
 CREATE TABLE snippet_revisions (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   snippet_id INTEGER NOT NULL REFERENCES snippets(id) ON DELETE CASCADE,
   sha TEXT NOT NULL,
   parent_sha TEXT,

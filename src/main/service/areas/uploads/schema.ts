@@ -6,7 +6,7 @@ export const uploadMigrations: Migration[] = [
     name: 'uploads/001_initial',
     sql: `
 CREATE TABLE uploads (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   secret TEXT NOT NULL,
   filename TEXT NOT NULL,
