@@ -110,6 +110,24 @@ describe('merge request draft notes', () => {
     expect((await s.put(`${base}/999999`, { note: 'x' }, { token: dev.token })).status).toBe(404);
   });
 
+  it('takes gitbeaker\'s POST to a draft (its edit call) as the update, answering 200', async () => {
+    const created = await s.post(base, { note: 'draft v1' }, { token: dev.token });
+    const edited = await s.post(`${base}/${created.body.id}`, { note: 'draft v2' }, { token: dev.token });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ id: created.body.id, note: 'draft v2' });
+    expect((await s.get(`${base}/${created.body.id}`, { token: dev.token })).body.note).toBe('draft v2');
+    expect((await s.post(`${base}/${created.body.id}`, { note: 'x' }, { token: other.token })).status).toBe(404);
+    // bulk_publish keeps its own route.
+    expect((await s.post(`${base}/bulk_publish`, {}, { token: other.token })).status).toBe(204);
+  });
+
+  it('answers Grape\'s 400 for a draft id that is not an integer', async () => {
+    for (const res of [await s.get(`${base}/abc`, { token: dev.token }), await s.put(`${base}/abc`, { note: 'x' }, { token: dev.token }), await s.del(`${base}/abc`, { token: dev.token })]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'draft_note_id is invalid' });
+    }
+  });
+
   it('deletes a draft with 204', async () => {
     const created = await s.post(base, { note: 'bye' }, { token: dev.token });
     const del = await s.del(`${base}/${created.body.id}`, { token: dev.token });
