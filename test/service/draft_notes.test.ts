@@ -217,6 +217,28 @@ describe('discussions', () => {
     expect((await s.get(`${d}/nope`)).status).toBe(404);
   });
 
+  it('reads a thread\'s notes and one note by id, and names the missing discussion', async () => {
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const iid = kind === 'issues' ? (await s.post(`/projects/${project.id}/issues`, { title: 'Notes of a thread' })).body.iid : mr.iid;
+      const d = `/projects/${project.id}/${kind}/${iid}/discussions`;
+      const thread = await s.post(d, { body: 'first' }, { token: dev.token });
+      const reply = await s.post(`${d}/${thread.body.id}/notes`, { body: 'second' }, { token: dev.token });
+      const notes = await s.get(`${d}/${thread.body.id}/notes`, { token: dev.token });
+      expect(notes.status).toBe(200);
+      expect(notes.body.map((n: any) => n.body)).toEqual(['first', 'second']);
+      const one = await s.get(`${d}/${thread.body.id}/notes/${reply.body.id}`, { token: dev.token });
+      expect(one.status).toBe(200);
+      expect(one.body).toMatchObject({ id: reply.body.id, body: 'second', type: 'DiscussionNote' });
+      expect((await s.get(`${d}/${thread.body.id}/notes/999999`, { token: dev.token })).body).toEqual({ message: '404 Not found' });
+      expect((await s.get(`${d}/${thread.body.id}/notes/abc`, { token: dev.token })).body).toEqual({ error: 'note_id is invalid' });
+      expect((await s.get(`${d}/nope/notes`, { token: dev.token })).body).toEqual({ message: '404 Notes Not Found' });
+      const missing = await s.get(`${d}/nope`, { token: dev.token });
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual({ message: '404 Discussion Not Found' });
+      expect((await s.post(`${d}/nope/notes`, { body: 'x' }, { token: dev.token })).body).toEqual({ message: '404 Discussion Not Found' });
+    }
+  });
+
   it('resolves a merge request thread with PUT resolved=true', async () => {
     const d = `/projects/${project.id}/merge_requests/${mr.iid}/discussions`;
     const thread = await s.post(d, { body: 'resolve me', position: position() }, { token: dev.token });
