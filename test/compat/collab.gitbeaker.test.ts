@@ -86,4 +86,23 @@ describe('@gitbeaker/rest 43 against the collaboration areas', () => {
     expect(edited).toMatchObject({ id: draft.id, note: 'after' });
     expect((await api.MergeRequestDraftNotes.show(project.id, mr.iid, draft.id)).note).toBe('after');
   });
+
+  it('MergeRequestDiscussions and IssueDiscussions: create, addNote, editNote, show, resolve, removeNote', async () => {
+    const project = await api.Projects.create({ name: 'gb-discussions' });
+    const mr = await api.MergeRequests.create(project.id, 'feature', 'main', 'Discuss');
+    const thread = await api.MergeRequestDiscussions.create(project.id, mr.iid, 'opening');
+    const reply = await api.MergeRequestDiscussions.addNote(project.id, mr.iid, thread.id, 'reply');
+    expect(reply).toMatchObject({ body: 'reply', type: 'DiscussionNote' });
+    const edited = await api.MergeRequestDiscussions.editNote(project.id, mr.iid, thread.id, reply.id, { body: 'edited' } as never);
+    expect(edited.body).toBe('edited');
+    const resolved: any = await api.MergeRequestDiscussions.resolve(project.id, mr.iid, thread.id, true);
+    expect(resolved.notes.every((n: any) => n.resolved)).toBe(true);
+    await api.MergeRequestDiscussions.removeNote(project.id, mr.iid, thread.id, reply.id);
+    const shown: any = await api.MergeRequestDiscussions.show(project.id, mr.iid, thread.id);
+    expect(shown.notes.map((n: any) => n.body)).toEqual(['opening']);
+    const issue = await api.Issues.create(project.id, 'Talk');
+    const issueThread = await api.IssueDiscussions.create(project.id, issue.iid, 'issue thread');
+    await api.IssueDiscussions.addNote(project.id, issue.iid, issueThread.id, 'issue reply');
+    expect((await api.IssueDiscussions.all(project.id, issue.iid)).map((d) => d.notes!.length)).toEqual([2]);
+  });
 });
