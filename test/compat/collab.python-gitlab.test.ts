@@ -120,4 +120,37 @@ print(json.dumps({"fresh": [e.id for e in fresh], "mine": mine, "project": proj,
     expect(out.user).toEqual(['opened']);
     expect(out.root).toBe(true);
   });
+
+  it('issue and merge request discussions as python-gitlab\'s functional tests drive them', () => {
+    const out = runPython(
+      served,
+      `
+p = gl.projects.create({"name": "disc-project"})
+issue = p.issues.create({"title": "Discuss"})
+mr = p.mergerequests.create({"source_branch": "feature", "target_branch": "main", "title": "Discuss MR"})
+result = {}
+for name, parent in (("issue", issue), ("mr", mr)):
+    size = len(parent.discussions.list())
+    discussion = parent.discussions.create({"body": "Discussion body"})
+    grew = len(parent.discussions.list()) == size + 1
+    d_note = discussion.notes.create({"body": "first note"})
+    d_note_from_get = discussion.notes.get(d_note.id)
+    d_note_from_get.body = "updated body"
+    d_note_from_get.save()
+    discussion = parent.discussions.get(discussion.id)
+    last = discussion.attributes["notes"][-1]["body"]
+    d_note_from_get.delete()
+    discussion = parent.discussions.get(discussion.id)
+    result[name] = {"grew": grew, "last": last, "left": len(discussion.attributes["notes"])}
+discussion = mr.discussions.list()[0]
+discussion.resolved = True
+discussion.save()
+result["resolved"] = mr.discussions.get(discussion.id).attributes["notes"][0]["resolved"]
+print(json.dumps(result))
+`,
+    );
+    expect(out.issue).toEqual({ grew: true, last: 'updated body', left: 1 });
+    expect(out.mr).toEqual({ grew: true, last: 'updated body', left: 1 });
+    expect(out.resolved).toBe(true);
+  });
 });

@@ -97,6 +97,16 @@ describe.each(['projects', 'groups'] as const)('%s access requests', (kind) => {
     expect((await s.del(`/${kind}/${src.id}/access_requests/${u.user.id}`, { token: dev.token })).status).toBe(403);
   });
 
+  it('looks the request up before the permission check, as GitLab: 404 for a non-manager when there is none', async () => {
+    const src = await source();
+    const dev = await s.createUser();
+    await s.addMember(kind, src.id, dev.user.id, 30);
+    const res = await s.put(`/${kind}/${src.id}/access_requests/${dev.user.id}/approve`, {}, { token: dev.token });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: '404 Not found' });
+    expect((await s.del(`/${kind}/${src.id}/access_requests/${dev.user.id}`, { token: dev.token })).status).toBe(404);
+  });
+
   it('denies (manager) or withdraws (requester) with 204', async () => {
     const src = await source();
     const a = await s.createUser();

@@ -53,6 +53,75 @@ describe('POST /projects/:id/ci/lint', () => {
     expect(without.body).not.toHaveProperty('jobs');
   });
 
+  it('simulates a push pipeline on a dry run: rules, only/except and variables decide the jobs', async () => {
+    const p = await s.createProject();
+    const content = [
+      'variables:',
+      '  DEPLOY: "yes"',
+      'build:',
+      '  script: make',
+      'docs:',
+      '  script: mkdocs',
+      '  rules:',
+      '    - if: $CI_COMMIT_BRANCH == "docs"',
+      'deploy:',
+      '  script: ./deploy',
+      '  rules:',
+      '    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $DEPLOY == "yes"',
+      '      when: manual',
+      'nightly:',
+      '  script: ./nightly',
+      '  only: [schedules]',
+      'release:',
+      '  script: ./release',
+      '  only: [/^release-.*$/]',
+      'lint:',
+      '  script: ./lint',
+      '  except: [main]',
+      '',
+    ].join('\n');
+    const names = async (ref?: string) => {
+      const res = await s.post(`/projects/${p.id}/ci/lint`, { content, dry_run: true, include_jobs: true, ...(ref ? { ref } : {}) });
+      expect(res.status).toBe(200);
+      return res.body.jobs.map((j: any) => `${j.name}:${j.when}`);
+    };
+    expect(await names()).toEqual(['build:on_success', 'deploy:manual']);
+    expect(await names('docs')).toEqual(['build:on_success', 'docs:on_success', 'lint:on_success']);
+    expect(await names('release-1')).toEqual(['build:on_success', 'release:on_success', 'lint:on_success']);
+    // The static check lists every job.
+    const statik = await s.post(`/projects/${p.id}/ci/lint`, { content, include_jobs: true });
+    expect(statik.body.jobs.map((j: any) => j.name)).toEqual(['build', 'docs', 'deploy', 'nightly', 'release', 'lint']);
+  });
+
+  it('reports a dry run that would create no pipeline as invalid, keeping merged_yaml', async () => {
+    const p = await s.createProject();
+    const ruled = 'test:\n  script: echo\n  rules:\n    - if: $CI_COMMIT_BRANCH == "other"\n';
+    const none = await s.post(`/projects/${p.id}/ci/lint`, { content: ruled, dry_run: true, include_jobs: true });
+    expect(none.body).toEqual({
+      valid: false,
+      errors: ['Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.'],
+      warnings: [],
+      merged_yaml: '---\ntest:\n  script: echo\n  rules:\n  - if: $CI_COMMIT_BRANCH == "other"\n',
+      includes: [],
+      jobs: [],
+    });
+    expect((await s.post(`/projects/${p.id}/ci/lint`, { content: ruled })).body.valid).toBe(true);
+    const workflow = 'workflow:\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "merge_request_event"\ntest:\n  script: echo\n';
+    const filtered = await s.post(`/projects/${p.id}/ci/lint`, { content: workflow, dry_run: true });
+    expect(filtered.body).toMatchObject({ valid: false, errors: ['Pipeline filtered out by workflow rules.'] });
+    const regex = 'test:\n  script: echo\n  rules:\n    - if: $CI_COMMIT_REF_NAME =~ /^feat/ || $CI_PIPELINE_SOURCE == "web"\n';
+    expect((await s.post(`/projects/${p.id}/ci/lint`, { content: regex, dry_run: true, ref: 'feature-x' })).body.valid).toBe(true);
+    expect((await s.post(`/projects/${p.id}/ci/lint`, { content: regex, dry_run: true, ref: 'main' })).body.valid).toBe(false);
+  });
+
+  it('evaluates rules:exists against the project files at the dry-run ref', async () => {
+    const p = await s.createProject();
+    await putFile(p.id, 'Dockerfile', 'FROM scratch\n', 'main');
+    const content = 'container:\n  script: docker build .\n  rules:\n    - exists: [Dockerfile]\ngems:\n  script: bundle\n  rules:\n    - exists: ["**/Gemfile"]\n';
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content, dry_run: true, include_jobs: true });
+    expect(res.body.jobs.map((j: any) => j.name)).toEqual(['container']);
+  });
+
   it('requires content', async () => {
     const p = await s.createProject();
     const res = await s.post(`/projects/${p.id}/ci/lint`, {});

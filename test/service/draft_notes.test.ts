@@ -110,6 +110,24 @@ describe('merge request draft notes', () => {
     expect((await s.put(`${base}/999999`, { note: 'x' }, { token: dev.token })).status).toBe(404);
   });
 
+  it('takes gitbeaker\'s POST to a draft (its edit call) as the update, answering 200', async () => {
+    const created = await s.post(base, { note: 'draft v1' }, { token: dev.token });
+    const edited = await s.post(`${base}/${created.body.id}`, { note: 'draft v2' }, { token: dev.token });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ id: created.body.id, note: 'draft v2' });
+    expect((await s.get(`${base}/${created.body.id}`, { token: dev.token })).body.note).toBe('draft v2');
+    expect((await s.post(`${base}/${created.body.id}`, { note: 'x' }, { token: other.token })).status).toBe(404);
+    // bulk_publish keeps its own route.
+    expect((await s.post(`${base}/bulk_publish`, {}, { token: other.token })).status).toBe(204);
+  });
+
+  it('answers Grape\'s 400 for a draft id that is not an integer', async () => {
+    for (const res of [await s.get(`${base}/abc`, { token: dev.token }), await s.put(`${base}/abc`, { note: 'x' }, { token: dev.token }), await s.del(`${base}/abc`, { token: dev.token })]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'draft_note_id is invalid' });
+    }
+  });
+
   it('deletes a draft with 204', async () => {
     const created = await s.post(base, { note: 'bye' }, { token: dev.token });
     const del = await s.del(`${base}/${created.body.id}`, { token: dev.token });
@@ -197,6 +215,28 @@ describe('discussions', () => {
       [false, ['thread start', 'reply']],
     ]);
     expect((await s.get(`${d}/nope`)).status).toBe(404);
+  });
+
+  it('reads a thread\'s notes and one note by id, and names the missing discussion', async () => {
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const iid = kind === 'issues' ? (await s.post(`/projects/${project.id}/issues`, { title: 'Notes of a thread' })).body.iid : mr.iid;
+      const d = `/projects/${project.id}/${kind}/${iid}/discussions`;
+      const thread = await s.post(d, { body: 'first' }, { token: dev.token });
+      const reply = await s.post(`${d}/${thread.body.id}/notes`, { body: 'second' }, { token: dev.token });
+      const notes = await s.get(`${d}/${thread.body.id}/notes`, { token: dev.token });
+      expect(notes.status).toBe(200);
+      expect(notes.body.map((n: any) => n.body)).toEqual(['first', 'second']);
+      const one = await s.get(`${d}/${thread.body.id}/notes/${reply.body.id}`, { token: dev.token });
+      expect(one.status).toBe(200);
+      expect(one.body).toMatchObject({ id: reply.body.id, body: 'second', type: 'DiscussionNote' });
+      expect((await s.get(`${d}/${thread.body.id}/notes/999999`, { token: dev.token })).body).toEqual({ message: '404 Not found' });
+      expect((await s.get(`${d}/${thread.body.id}/notes/abc`, { token: dev.token })).body).toEqual({ error: 'note_id is invalid' });
+      expect((await s.get(`${d}/nope/notes`, { token: dev.token })).body).toEqual({ message: '404 Notes Not Found' });
+      const missing = await s.get(`${d}/nope`, { token: dev.token });
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual({ message: '404 Discussion Not Found' });
+      expect((await s.post(`${d}/nope/notes`, { body: 'x' }, { token: dev.token })).body).toEqual({ message: '404 Discussion Not Found' });
+    }
   });
 
   it('resolves a merge request thread with PUT resolved=true', async () => {

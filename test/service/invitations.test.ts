@@ -12,7 +12,7 @@ const future = (days = 30): string => new Date(Date.now() + days * 86400_000).to
 describe.each(['projects', 'groups'] as const)('%s invitations', (kind) => {
   const source = async () => (kind === 'projects' ? s.createProject() : s.createGroup());
 
-  it('invites one e-mail and lists the pending invitation', async () => {
+  it('invites one e-mail and lists the pending invitation with the reference fields and the token', async () => {
     const src = await source();
     const res = await s.post(`/${kind}/${src.id}/invitations`, { email: 'new@example.org', access_level: 30, expires_at: future() });
     expect(res.status).toBe(201);
@@ -21,11 +21,13 @@ describe.each(['projects', 'groups'] as const)('%s invitations', (kind) => {
     expect(list.status).toBe(200);
     expect(list.body).toEqual([
       {
+        id: expect.any(Number),
         access_level: 30,
         created_at: expect.stringMatching(/Z$/),
         expires_at: future(),
         invite_email: 'new@example.org',
         invite_token: expect.stringMatching(/^[0-9a-f]{64}$/),
+        user_name: null,
         created_by_name: 'Administrator',
       },
     ]);

@@ -48,9 +48,10 @@ export function requestAccess(rc: RequestContext, source: MemberSource, user: Us
 
 /** Members::ApproveAccessRequestService: the request becomes a membership ("joined"). */
 export function approveAccessRequest(rc: RequestContext, source: MemberSource, userId: number, accessLevel: number): MemberRow {
-  if (sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
+  // As GitLab: `requesters.find_by!` first (404), then the service's permission check (403).
   const request = findAccessRequest(rc, source, userId);
   if (!request) throw recordNotFound();
+  if (sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
   const levels: readonly number[] = source.type === 'Project' ? PROJECT_MEMBER_ACCESS_LEVELS : MEMBER_ACCESS_LEVELS;
   if (!levels.includes(accessLevel)) throw validationError({ access_level: ['is not included in the list'] });
   checkGrant(rc, source, userId, { accessLevel });

@@ -7,7 +7,9 @@ import type { Project } from '../core/projects';
 import {
   ciConfigPath, deleteFile, hasAnyFile, lintInProject, listFiles, normalizeFilePath, readFile, resolveRef, writeFile,
 } from './ci_lint';
-import { lintCiConfig } from './validator';
+import { type LintResult, lintCiConfig } from './validator';
+import { simulatePush } from './simulate';
+import { findNamespaceById } from '../core/namespaces';
 import { dryRunJobs, legacyLintResult, lintResult, projectFile } from './entities';
 
 /** `download_code`: anyone who can read a public project, Reporter and up otherwise. */
@@ -15,6 +17,20 @@ function loadProjectForCode(rc: RequestContext): Project {
   const project = loadProject(rc);
   if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, rc.user, project) < Access.REPORTER) throw forbidden();
   return project;
+}
+
+/** A dry run simulates the pipeline a push to `ref` would create (rules, only/except, workflow). */
+function dryRun(rc: RequestContext, project: Project, ref: string, result: LintResult): LintResult {
+  const ns = findNamespaceById(rc.svc, project.namespace_id)!;
+  return simulatePush(result, {
+    ref,
+    defaultBranch: project.default_branch,
+    projectPath: `${ns.full_path}/${project.path}`,
+    projectName: project.path,
+    namespacePath: ns.full_path,
+    projectId: project.id,
+    files: listFiles(rc.svc, project, ref).map((f) => f.path),
+  });
 }
 
 /** lib/api/lint.rb */
@@ -28,7 +44,8 @@ export function registerCiLintRoutes(r: Router): void {
       ref: t.string(),
     });
     const ref = p.ref || project.default_branch;
-    const result = lintInProject(rc.svc, rc.baseUrl, project, ref, p.content);
+    const linted = lintInProject(rc.svc, rc.baseUrl, project, ref, p.content);
+    const result = p.dry_run ? dryRun(rc, project, ref, linted) : linted;
     rc.status = 200;
     const body = lintResult(result, !!p.include_jobs);
     if (p.dry_run && p.include_jobs) body.jobs = dryRunJobs(result.jobs);
@@ -51,7 +68,8 @@ export function registerCiLintRoutes(r: Router): void {
     const contentRef = resolveRef(rc.svc, project, p.content_ref || p.sha || project.default_branch);
     if (!contentRef) throw notFound('Commit');
     const content = readFile(rc.svc, project, contentRef, ciConfigPath(project))?.content;
-    const result = lintInProject(rc.svc, rc.baseUrl, project, contentRef, content);
+    const linted = lintInProject(rc.svc, rc.baseUrl, project, contentRef, content);
+    const result = p.dry_run ? dryRun(rc, project, p.dry_run_ref || p.ref || project.default_branch, linted) : linted;
     const body = lintResult(result, !!p.include_jobs);
     if (p.dry_run && p.include_jobs) body.jobs = dryRunJobs(result.jobs);
     return body;

@@ -42,6 +42,15 @@ export interface LintResult {
   merged_yaml: string | null;
   includes: IncludeEntry[] | null;
   jobs: LintJob[];
+  /** What a pipeline simulation (dry run) evaluates; only on a valid configuration. */
+  pipeline?: PipelineInput;
+}
+
+/** The parts of a valid configuration that decide which jobs a pipeline gets. */
+export interface PipelineInput {
+  variables: unknown;
+  workflowRules: unknown;
+  jobs: Record<string, { rules: unknown; variables: unknown }>;
 }
 
 export interface LintContext {
@@ -87,6 +96,11 @@ export function lintCiConfig(content: string | null | undefined, ctx: LintContex
     merged_yaml: dumpYaml(config),
     includes,
     jobs: structure.lintJobs(),
+    pipeline: {
+      variables: config.variables,
+      workflowRules: isHash(config.workflow) ? config.workflow.rules : undefined,
+      jobs: Object.fromEntries(structure.jobs.map((j) => [j.name, { rules: j.config.rules, variables: j.config.variables }])),
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../http/route';
-import { recordNotFound } from '../../http/errors';
+import { notFound } from '../../http/errors';
 import type { NoteRow } from '../core/entities';
 import { type NewNote, type Noteable, createNote } from '../core/notes';
 import { isoTime } from '../core/time';
@@ -13,7 +13,7 @@ export function discussionNotes(rc: RequestContext, noteable: Noteable, discussi
 
 export function findDiscussion(rc: RequestContext, noteable: Noteable, discussionId: string): NoteRow[] {
   const notes = discussionNotes(rc, noteable, discussionId);
-  if (!notes.length) throw recordNotFound();
+  if (!notes.length) throw notFound('Discussion');
   return notes;
 }
 

@@ -1,11 +1,11 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
-import { forbidden, recordNotFound } from '../../http/errors';
+import { forbidden, notFound, recordNotFound } from '../../http/errors';
 import { paginate } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note } from '../core/entities';
-import { findNote, validateNoteBody } from '../core/notes';
+import { findNote, findNoteOn, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
 import { loadNoteable } from '../core/routes/notes';
 import type { Project } from '../core/projects';
@@ -56,8 +56,34 @@ export function registerDiscussionRoutes(r: Router): void {
         const noteable = loadNoteable(rc, kind);
         const notes = findDiscussion(rc, noteable, rc.path.discussion_id);
         const visible = canSeeInternal(rc, loadProject(rc)) ? notes : notes.filter((n) => !n.internal);
-        if (!visible.length) throw recordNotFound();
+        if (!visible.length) throw notFound('Discussion');
         return discussion(rc, visible, noteable.iid);
+      },
+      { auth: 'optional' },
+    );
+
+    // The notes of one thread (not paginated); python-gitlab's `discussion.notes.list()`.
+    r.get(
+      `${base}/:discussion_id/notes`,
+      (rc) => {
+        const noteable = loadNoteable(rc, kind);
+        const internal = canSeeInternal(rc, loadProject(rc));
+        const notes = discussionNotes(rc, noteable, rc.path.discussion_id).filter((n) => internal || !n.internal);
+        if (!notes.length) throw notFound('Notes');
+        return notes.map((n) => note(rc, n, noteable.iid));
+      },
+      { auth: 'optional' },
+    );
+
+    // One note, found on the noteable as GitLab's get_note does (python-gitlab's `discussion.notes.get(id)`).
+    r.get(
+      `${base}/:discussion_id/notes/:note_id`,
+      (rc) => {
+        const noteable = loadNoteable(rc, kind);
+        declared({ note_id: rc.path.note_id }, { note_id: t.integer().required() });
+        const row = findNoteOn(rc, noteable, rc.path.note_id);
+        if (row.internal && !canSeeInternal(rc, loadProject(rc))) throw notFound('Note');
+        return note(rc, row, noteable.iid);
       },
       { auth: 'optional' },
     );

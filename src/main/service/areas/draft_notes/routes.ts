@@ -17,6 +17,12 @@ function mergeRequest(rc: RequestContext): { mr: Noteable; userId: number } {
   return { mr: loadNoteable(rc, 'merge_requests'), userId: user.id };
 }
 
+/** `:draft_note_id` is declared Integer: anything else is Grape's 400 before any lookup. */
+function draftNoteId(rc: RequestContext): string {
+  declared({ draft_note_id: rc.path.draft_note_id }, { draft_note_id: t.integer().required() });
+  return rc.path.draft_note_id;
+}
+
 /** /projects/:id/merge_requests/:iid/draft_notes: the caller's pending review comments. */
 export function registerDraftNoteRoutes(r: Router): void {
   r.get(BASE, (rc) => {
@@ -26,7 +32,7 @@ export function registerDraftNoteRoutes(r: Router): void {
 
   r.get(`${BASE}/:draft_note_id`, (rc) => {
     const { mr, userId } = mergeRequest(rc);
-    return draftNote(findDraftNote(rc, mr, userId, rc.path.draft_note_id));
+    return draftNote(findDraftNote(rc, mr, userId, draftNoteId(rc)));
   });
 
   r.post(BASE, (rc) => {
@@ -51,25 +57,32 @@ export function registerDraftNoteRoutes(r: Router): void {
     return draftNote(row);
   });
 
-  r.put(`${BASE}/:draft_note_id`, (rc) => {
+  const update = (rc: RequestContext): Record<string, unknown> => {
     const { mr, userId } = mergeRequest(rc);
     const p = declared(rc.params, { note: t.string().notBlank() });
     const position = readPosition(rc.params.position);
     if (!p.note) throw badRequest('Missing params to modify');
-    const current = findDraftNote(rc, mr, userId, rc.path.draft_note_id);
+    const current = findDraftNote(rc, mr, userId, draftNoteId(rc));
     return draftNote(inTransaction(rc.svc.db, () => updateDraftNote(rc, current, p.note!, position)));
+  };
+  r.put(`${BASE}/:draft_note_id`, update);
+  // Sandlab-only: gitbeaker 43's MergeRequestDraftNotes.edit sends POST to this path (GitLab
+  // answers 405); it gets the PUT's update and answer, so the client works unchanged.
+  r.post(`${BASE}/:draft_note_id`, (rc) => {
+    rc.status = 200;
+    return update(rc);
   });
 
   r.delete(`${BASE}/:draft_note_id`, (rc) => {
     const { mr, userId } = mergeRequest(rc);
-    const current = findDraftNote(rc, mr, userId, rc.path.draft_note_id);
+    const current = findDraftNote(rc, mr, userId, draftNoteId(rc));
     inTransaction(rc.svc.db, () => deleteDraftNote(rc, current));
     return undefined;
   });
 
   r.put(`${BASE}/:draft_note_id/publish`, (rc) => {
     const { mr, userId } = mergeRequest(rc);
-    const current = findDraftNote(rc, mr, userId, rc.path.draft_note_id);
+    const current = findDraftNote(rc, mr, userId, draftNoteId(rc));
     inTransaction(rc.svc.db, () => publishDraftNote(rc, mr, current));
     return undefined;
   });
