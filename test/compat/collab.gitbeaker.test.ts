@@ -78,12 +78,21 @@ describe('@gitbeaker/rest 43 against the collaboration areas', () => {
     expect(await api.Events.all({ userId: fresh.id })).toEqual([]);
   });
 
-  it('MergeRequestDraftNotes.edit (gitbeaker sends POST) updates the draft', async () => {
+  it('MergeRequestDraftNotes.edit sends POST, which GitLab (and Sandlab) answer 405; the PUT updates', async () => {
     const project = await api.Projects.create({ name: 'gb-draft-edit' });
     const mr = await api.MergeRequests.create(project.id, 'feature', 'main', 'Review');
     const draft = await api.MergeRequestDraftNotes.create(project.id, mr.iid, 'before');
-    const edited = await api.MergeRequestDraftNotes.edit(project.id, mr.iid, draft.id, { note: 'after' } as never);
-    expect(edited).toMatchObject({ id: draft.id, note: 'after' });
+    const status = await api.MergeRequestDraftNotes.edit(project.id, mr.iid, draft.id, { note: 'after' } as never).then(
+      () => 200,
+      (e: any) => e?.cause?.response?.status,
+    );
+    expect(status).toBe(405);
+    const res = await fetch(`${served.url}/api/v4/projects/${project.id}/merge_requests/${mr.iid}/draft_notes/${draft.id}`, {
+      method: 'PUT',
+      headers: { 'private-token': served.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ note: 'after' }),
+    });
+    expect(res.status).toBe(200);
     expect((await api.MergeRequestDraftNotes.show(project.id, mr.iid, draft.id)).note).toBe('after');
   });
 

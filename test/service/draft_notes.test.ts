@@ -110,13 +110,12 @@ describe('merge request draft notes', () => {
     expect((await s.put(`${base}/999999`, { note: 'x' }, { token: dev.token })).status).toBe(404);
   });
 
-  it('takes gitbeaker\'s POST to a draft (its edit call) as the update, answering 200', async () => {
+  it('answers gitbeaker\'s POST to a draft (its edit call) with 405, as GitLab does, leaving the draft alone', async () => {
     const created = await s.post(base, { note: 'draft v1' }, { token: dev.token });
-    const edited = await s.post(`${base}/${created.body.id}`, { note: 'draft v2' }, { token: dev.token });
-    expect(edited.status).toBe(200);
-    expect(edited.body).toMatchObject({ id: created.body.id, note: 'draft v2' });
-    expect((await s.get(`${base}/${created.body.id}`, { token: dev.token })).body.note).toBe('draft v2');
-    expect((await s.post(`${base}/${created.body.id}`, { note: 'x' }, { token: other.token })).status).toBe(404);
+    const posted = await s.post(`${base}/${created.body.id}`, { note: 'draft v2' }, { token: dev.token });
+    expect(posted.status).toBe(405);
+    expect(posted.body).toEqual({ error: '405 Not Allowed' });
+    expect((await s.get(`${base}/${created.body.id}`, { token: dev.token })).body.note).toBe('draft v1');
     // bulk_publish keeps its own route.
     expect((await s.post(`${base}/bulk_publish`, {}, { token: other.token })).status).toBe(204);
   });

@@ -66,12 +66,6 @@ export function registerDraftNoteRoutes(r: Router): void {
     return draftNote(inTransaction(rc.svc.db, () => updateDraftNote(rc, current, p.note!, position)));
   };
   r.put(`${BASE}/:draft_note_id`, update);
-  // Sandlab-only: gitbeaker 43's MergeRequestDraftNotes.edit sends POST to this path (GitLab
-  // answers 405); it gets the PUT's update and answer, so the client works unchanged.
-  r.post(`${BASE}/:draft_note_id`, (rc) => {
-    rc.status = 200;
-    return update(rc);
-  });
 
   r.delete(`${BASE}/:draft_note_id`, (rc) => {
     const { mr, userId } = mergeRequest(rc);
