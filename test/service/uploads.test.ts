@@ -178,6 +178,12 @@ describe('listing, downloading and deleting uploads', () => {
     const secretDir = join(s.dataDir, 'uploads', String(project.id), b.body.url.split('/')[2]);
     expect(existsSync(secretDir)).toBe(false);
     expect((await s.del(`/projects/${project.id}/uploads/999999`)).status).toBe(404);
+    // By secret and filename the finder gives nothing and Uploads::DestroyService's refusal is a 400.
+    const again = await s.del(`/projects/${project.id}${b.body.url}`);
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({
+      message: "400 Bad request - The resource that you are attempting to access does not exist or you don't have permission to perform this action.",
+    });
     expect((await s.get(`/projects/${project.id}/uploads/abc`)).body).toEqual({ error: 'upload_id is invalid' });
   });
 });
