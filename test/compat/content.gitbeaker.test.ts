@@ -60,4 +60,43 @@ describe('@gitbeaker/rest 43: snippets, uploads and badges', () => {
     await api.GroupBadges.remove(group.id, groupBadge.id);
     expect(await api.ProjectBadges.all(project.id)).toEqual([]);
   });
+  it('shows snippets and badges, edits group badges, downloads an upload by id, and surfaces GitLab error statuses', async () => {
+    const status = async (p: Promise<unknown>): Promise<[number, string]> => {
+      try {
+        await p;
+        return [0, ''];
+      } catch (err) {
+        const cause = (err as { cause?: { response?: Response; description?: string } }).cause;
+        return [cause?.response?.status ?? -1, cause?.description ?? ''];
+      }
+    };
+    const group = await api.Groups.create('gb-more', 'gb-more');
+    const project = await api.Projects.create({ name: 'gb-more-project', namespaceId: group.id });
+
+    const snippet = await api.ProjectSnippets.create(project.id, 'Single', { visibility: 'private', fileName: 'x.py', content: 'print(1)' } as any);
+    const shown = (await api.ProjectSnippets.show(project.id, snippet.id)) as any;
+    expect([shown.title, shown.file_name ?? shown.fileName, shown.project_id ?? shown.projectId]).toEqual(['Single', 'x.py', project.id]);
+    expect(await status(api.ProjectSnippets.show(project.id, 999999))).toEqual([404, '404 Not found']);
+    expect(await status(api.ProjectSnippets.create(project.id, '', { visibility: 'private', fileName: 'a', content: 'b' } as any))).toEqual([400, 'title is empty']);
+    expect(await status(api.ProjectSnippets.remove(project.id, 999999))).toEqual([404, '404 Snippet Not Found']);
+
+    const groupBadge = await api.GroupBadges.add(group.id, 'http://g.example/%{project_path}', 'http://g.example/i.svg', { name: 'g' });
+    expect(((await api.GroupBadges.show(group.id, groupBadge.id)) as any).kind).toBe('group');
+    expect(((await api.GroupBadges.edit(group.id, groupBadge.id, { imageUrl: 'http://g.example/j.svg' })) as any).image_url ?? '').toMatch(/j\.svg$/);
+    expect((await api.GroupBadges.all(group.id)).map((b: any) => b.id)).toEqual([groupBadge.id]);
+    expect(((await api.ProjectBadges.show(project.id, groupBadge.id)) as any).rendered_link_url).toBe('http://g.example/gb-more/gb-more-project');
+    const [badStatus, badText] = await status(api.ProjectBadges.add(project.id, 'ftp://x.example', 'http://ok.example'));
+    expect(badStatus).toBe(400);
+    expect(JSON.parse(badText)).toEqual({ link_url: ['is blocked: Only allowed schemes are http, https'] });
+    expect(await status(api.ProjectBadges.remove(project.id, groupBadge.id))).toEqual([403, 'To delete a Group badge please use the Group endpoint']);
+    await api.GroupBadges.remove(group.id, groupBadge.id);
+
+    const up = (await api.ProjectMarkdownUploads.create(project.id, { content: new Blob(['by id']), filename: 'id.txt' })) as any;
+    const byId = await api.ProjectMarkdownUploads.download(project.id, up.id);
+    expect(typeof byId === 'string' ? byId : await (byId as Blob).text()).toBe('by id');
+    expect((await status(api.ProjectMarkdownUploads.download(project.id, 999999)))[0]).toBe(404);
+    const [, , secret] = up.url.split('/');
+    await api.ProjectMarkdownUploads.remove(project.id, secret, 'id.txt');
+    expect((await status(api.ProjectMarkdownUploads.remove(project.id, secret, 'id.txt')))[0]).toBe(400);
+  });
 });

@@ -119,4 +119,48 @@ print(json.dumps(results))
     }
     expect(out.rendered).toEqual(['http://example.com/badge-group/badge-project', 'http://example.com/main.svg']);
   });
+  it('raises the client errors GitLab causes: 404 get, 400 validation hash, 403 group badge delete, 400 missing upload', () => {
+    const out = runPython(
+      served,
+      `
+group = gl.groups.create({"name": "err-group", "path": "err-group"})
+project = gl.projects.create({"name": "err-project", "namespace_id": group.id})
+res = {}
+try:
+    project.snippets.get(999999)
+except gitlab.exceptions.GitlabGetError as e:
+    res["snippet_get"] = [e.response_code, e.error_message]
+try:
+    project.snippets.create({"title": "", "file_name": "a.py", "content": "x", "visibility": "private"})
+except gitlab.exceptions.GitlabCreateError as e:
+    res["snippet_create"] = [e.response_code, e.error_message]
+try:
+    project.badges.create({"link_url": "ftp://x.example", "image_url": "http://ok.example"})
+except gitlab.exceptions.GitlabCreateError as e:
+    res["badge_create"] = [e.response_code, e.error_message]
+badge = group.badges.create({"link_url": "http://g.example/%{project_path}", "image_url": "http://g.example/i.svg"})
+seen = project.badges.get(badge.id)
+res["group_badge_on_project"] = [seen.kind, seen.rendered_link_url]
+try:
+    project.badges.delete(badge.id)
+except gitlab.exceptions.GitlabDeleteError as e:
+    res["badge_delete"] = [e.response_code, e.error_message]
+uploaded = project.upload("gone.txt", filedata="x")
+gl.http_delete(f"/projects/{project.id}{uploaded['url']}")
+try:
+    gl.http_delete(f"/projects/{project.id}{uploaded['url']}")
+except gitlab.exceptions.GitlabHttpError as e:
+    res["upload_delete"] = e.response_code
+print(json.dumps(res))
+`,
+    );
+    expect(out).toEqual({
+      snippet_get: [404, '404 Not found'],
+      snippet_create: [400, 'title is empty'],
+      badge_create: [400, { link_url: ['is blocked: Only allowed schemes are http, https'] }],
+      group_badge_on_project: ['group', 'http://g.example/err-group/err-project'],
+      badge_delete: [403, 'To delete a Group badge please use the Group endpoint'],
+      upload_delete: 400,
+    });
+  });
 });

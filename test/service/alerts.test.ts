@@ -405,11 +405,12 @@ describe('metrics (Prometheus) receiver', () => {
     }
   });
 
-  it('checks the key and the integration state', async () => {
+  it('answers 401 to a wrong key and to an inactive integration (the metrics service checks only the key)', async () => {
     const { project, integration } = await setup('prometheus');
     expect((await notify(integration.url, 'wrong', metricsPayload([metricsItem()]))).status).toBe(401);
     await s.put(`/projects/${project.id}/alert_management/integrations/${integration.id}`, { active: false });
-    expect((await notify(integration.url, integration.token, metricsPayload([metricsItem()]))).status).toBe(403);
+    expect((await notify(integration.url, integration.token, metricsPayload([metricsItem()]))).status).toBe(401);
+    expect((await s.get(`/projects/${project.id}/alert_management/alerts`)).body).toEqual([]);
   });
 
   it('skips items without a title or start time', async () => {

@@ -66,6 +66,15 @@ describe('project badges', () => {
     expect(gone.body).toEqual({ message: '404 Not found' });
   });
 
+  it('answers 400 to a non-integer badge id on GET and DELETE, and the record 404 on PUT (no declared id there)', async () => {
+    expect((await s.get(`/projects/${project.id}/badges/abc`)).body).toEqual({ error: 'badge_id is invalid' });
+    expect((await s.del(`/projects/${project.id}/badges/abc`)).body).toEqual({ error: 'badge_id is invalid' });
+    const put = await s.put(`/projects/${project.id}/badges/abc`, { name: 'x' });
+    expect(put.status).toBe(404);
+    expect(put.body).toEqual({ message: '404 Not found' });
+    expect((await s.put(`/projects/${project.id}/badges/999999`, { name: 'x' })).body).toEqual({ message: '404 Not found' });
+  });
+
   it('refuses URLs that are not http(s) and missing parameters', async () => {
     const bad = await s.post(`/projects/${project.id}/badges`, { link_url: 'javascript:alert(1)', image_url: '' });
     expect(bad.status).toBe(400);
@@ -131,7 +140,10 @@ describe('group badges', () => {
     const del = await s.del(`/projects/${project.id}/badges/${g.body.id}`);
     expect(del.status).toBe(403);
     expect(del.body).toEqual({ error: 'To delete a Group badge please use the Group endpoint' });
-    expect((await s.put(`/projects/${project.id}/badges/${g.body.id}`, { name: 'x' })).status).toBe(403);
+    // GitLab's PUT finds the badge among the project's (group ones included) and updates it.
+    const throughProject = await s.put(`/projects/${project.id}/badges/${g.body.id}`, { name: 'x' });
+    expect(throughProject.status).toBe(200);
+    expect(throughProject.body).toMatchObject({ id: g.body.id, name: 'x', kind: 'group', rendered_link_url: 'http://ci.example/top/sub/my-project' });
     const upd = await s.put(`/groups/${top.id}/badges/${g.body.id}`, { name: 'CI2' });
     expect(upd.body.name).toBe('CI2');
     expect((await s.del(`/groups/${top.id}/badges/${g.body.id}`)).status).toBe(204);

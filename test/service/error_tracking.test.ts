@@ -44,6 +44,8 @@ describe('error tracking settings', () => {
     const path = `/projects/${project.id}/error_tracking/settings`;
     await s.put(path, { active: true, integrated: true });
     expect((await s.patch(path, {})).body).toEqual({ error: 'active is missing' });
+    // `allow_blank: false`: an empty value is "empty", not "invalid".
+    expect((await s.patch(path, undefined, { form: { active: '' } })).body).toEqual({ error: 'active is empty' });
     expect((await s.patch(path, { active: false })).body).toMatchObject({ active: false, integrated: true });
     expect((await s.patch(path, { active: true, integrated: false })).body).toMatchObject({ active: true, integrated: false });
   });

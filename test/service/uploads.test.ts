@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROOT_TOKEN, TestService } from '../helpers/service';
 
 let s: TestService;
 let project: any;
@@ -178,7 +179,43 @@ describe('listing, downloading and deleting uploads', () => {
     const secretDir = join(s.dataDir, 'uploads', String(project.id), b.body.url.split('/')[2]);
     expect(existsSync(secretDir)).toBe(false);
     expect((await s.del(`/projects/${project.id}/uploads/999999`)).status).toBe(404);
+    // By secret and filename the finder gives nothing and Uploads::DestroyService's refusal is a 400.
+    const again = await s.del(`/projects/${project.id}${b.body.url}`);
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({
+      message: "400 Bad request - The resource that you are attempting to access does not exist or you don't have permission to perform this action.",
+    });
     expect((await s.get(`/projects/${project.id}/uploads/abc`)).body).toEqual({ error: 'upload_id is invalid' });
+  });
+});
+
+describe('a download the client gives up on', () => {
+  it('is dropped quietly and the service keeps answering', async () => {
+    const up = await upload('big.bin', randomBytes(2 * 1024 * 1024));
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { port } = new URL(s.url);
+      for (let i = 0; i < 5; i++) {
+        await new Promise<void>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1', () => {
+            socket.write(
+              `GET /api/v4/projects/${project.id}/uploads/${up.body.id} HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\n\r\n`,
+            );
+            // Gone at once, or as soon as the first bytes arrive.
+            if (i % 2 === 0) socket.destroy();
+            else socket.once('data', () => socket.destroy());
+          });
+          socket.on('close', () => resolve());
+          socket.on('error', () => undefined);
+        });
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+    const again = await s.get(`/projects/${project.id}/uploads/${up.body.id}`);
+    expect(again.status).toBe(200);
   });
 });
 

@@ -44,6 +44,13 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((err: Error, _req, reply) => {
+    // A client that went away mid-response (a download cancelled before the file streamed)
+    // leaves nothing to answer: fastify reports the stream's premature close here.
+    if (reply.raw.headersSent || reply.raw.destroyed) {
+      reply.hijack();
+      reply.raw.destroy();
+      return;
+    }
     if (err instanceof ApiError) {
       reply.headers(err.headers);
       if (err.status === 304 || !err.body) return reply.code(err.status).send();

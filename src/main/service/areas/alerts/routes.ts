@@ -262,7 +262,7 @@ function intake(rc: RequestContext, project: Project, integration: AlertIntegrat
 
 /**
  * POST to a receiver URL. GitLab's order: payload size (400); for metrics payloads the required
- * attributes (422); integration missing or inactive (403); key (401).
+ * attributes (422); integration missing or inactive (403 generic, 401 metrics); key (401).
  */
 async function receive(rc: RequestContext): Promise<unknown> {
   const targets = parseReceiverPaths(rc.pathname);
@@ -278,7 +278,9 @@ async function receive(rc: RequestContext): Promise<unknown> {
         (i): i is AlertIntegration => !!i && i.type === target.type && !!i.active,
       )
     : activeIntegrations(rc.svc, project.id, target.type);
-  if (candidates.length === 0) throw forbidden();
+  // The generic service answers 403 when no active integration matches; the metrics service only
+  // asks whether the key is valid for an active integration, so there it is 401.
+  if (candidates.length === 0) throw target.type === 'prometheus' ? unauthorized() : forbidden();
   const key = presentedKey(rc.req.headers.authorization);
   // Every candidate is compared, so the time taken does not tell which one matched.
   const matches = candidates.filter((i) => keyMatches(i, key));

@@ -55,8 +55,14 @@ function loadSourceForWrite(rc: RequestContext, kind: 'projects' | 'groups'): So
   return loadSource(rc, kind, Access.MAINTAINER);
 }
 
-function loadBadge(rc: RequestContext, source: Source): BadgeRow {
-  if (!/^\d+$/.test(rc.path.badge_id)) throw grapeError(400, 'badge_id is invalid');
+/**
+ * `source.badges.find(params[:badge_id])`: GET and DELETE declare `badge_id` an Integer (400 when
+ * it is not); PUT declares nothing, so any unknown id is the record's 404.
+ */
+function loadBadge(rc: RequestContext, source: Source, declaredInteger = true): BadgeRow {
+  const isInteger = /^\d+$/.test(rc.path.badge_id);
+  if (!isInteger && declaredInteger) throw grapeError(400, 'badge_id is invalid');
+  if (!isInteger) throw recordNotFound();
   const row = rc.svc.db.prepare(`SELECT * FROM badges WHERE id = ? AND ${source.scope.sql}`).get(Number(rc.path.badge_id), ...source.scope.args) as
     | BadgeRow
     | undefined;
@@ -64,9 +70,12 @@ function loadBadge(rc: RequestContext, source: Source): BadgeRow {
   return row;
 }
 
-/** Group badges shown on a project are changed through their group only. */
-function requireOwnBadge(source: Source, b: BadgeRow, verb: 'delete' | 'update'): void {
-  if (source.kind === 'project' && b.kind === 'group') throw grapeError(403, `To ${verb} a Group badge please use the Group endpoint`);
+/**
+ * Group badges shown on a project are deleted through their group only. (An update through the
+ * project goes through: GitLab's PUT finds the badge among the project's and has no such check.)
+ */
+function requireOwnBadge(source: Source, b: BadgeRow): void {
+  if (source.kind === 'project' && b.kind === 'group') throw grapeError(403, 'To delete a Group badge please use the Group endpoint');
 }
 
 export function registerBadgeRoutes(r: Router): void {
@@ -115,8 +124,7 @@ export function registerBadgeRoutes(r: Router): void {
 
     r.put(`${base}/:badge_id`, (rc) => {
       const source = loadSourceForWrite(rc, kind);
-      const current = loadBadge(rc, source);
-      requireOwnBadge(source, current, 'update');
+      const current = loadBadge(rc, source, false);
       const p = declared(rc.params, { link_url: t.string(), image_url: t.string(), name: t.string() });
       const input = validateBadge({
         link_url: p.link_url ?? current.link_url,
@@ -129,7 +137,7 @@ export function registerBadgeRoutes(r: Router): void {
     r.delete(`${base}/:badge_id`, (rc) => {
       const source = loadSourceForWrite(rc, kind);
       const current = loadBadge(rc, source);
-      requireOwnBadge(source, current, 'delete');
+      requireOwnBadge(source, current);
       deleteBadge(rc.svc, current);
       return undefined;
     });

@@ -29,7 +29,7 @@ export function registerErrorTrackingRoutes(r: Router): void {
 
   r.patch(SETTINGS, (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
-    const p = declared(rc.params, { active: t.boolean().required(), integrated: t.boolean() });
+    const p = declared(rc.params, { active: t.boolean().required().notBlank(), integrated: t.boolean() });
     const setting = findSetting(rc.svc, project);
     if (!setting) throw notFound('Error Tracking Setting');
     return errorTrackingSetting(updateSetting(rc.svc, setting, p.active, p.integrated ?? undefined));
@@ -37,7 +37,7 @@ export function registerErrorTrackingRoutes(r: Router): void {
 
   r.put(SETTINGS, (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
-    const p = declared(rc.params, { active: t.boolean().required(), integrated: t.boolean().required() });
+    const p = declared(rc.params, { active: t.boolean().required().notBlank(), integrated: t.boolean().required() });
     return errorTrackingSetting(upsertSetting(rc.svc, project, p.active, p.integrated));
   });
 

@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
-import { grapeError, notFound, recordNotFound } from '../../http/errors';
+import { badRequest, grapeError, notFound, recordNotFound } from '../../http/errors';
 import { paginate } from '../../http/pagination';
 import { Access, loadProject } from '../core/access';
 import type { Project } from '../core/projects';
@@ -27,6 +27,9 @@ function sendUpload(rc: RequestContext, u: UploadRow | undefined): FastifyReply 
     .header('content-disposition', contentDisposition('attachment', u.filename))
     .send(createReadStream(path));
 }
+
+const NOTHING_TO_DESTROY =
+  "The resource that you are attempting to access does not exist or you don't have permission to perform this action.";
 
 function uploadIdParam(rc: RequestContext): number {
   if (!/^\d+$/.test(rc.path.upload_id)) throw grapeError(400, 'upload_id is invalid');
@@ -80,7 +83,8 @@ export function registerUploadRoutes(r: Router): void {
   r.delete('/projects/:id/uploads/:secret/:filename', (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
     const u = bySecret(rc, project);
-    if (!u) throw notFound();
+    // Uploads::DestroyService refuses a missing upload; the route answers its message as `bad_request!`.
+    if (!u) throw badRequest(NOTHING_TO_DESTROY);
     destroyUpload(rc.svc, u);
     return undefined;
   });
