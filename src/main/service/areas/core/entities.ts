@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context';
+import { cachedLookup } from '../../db/connection';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
@@ -320,15 +321,17 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
 
 function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
   const user = ec.user!;
-  const own = ec.svc.db
-    .prepare(
-      `SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
-    )
-    .get(p.id, user.id) as { access_level: number } | undefined;
-  const groupLevel = ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0;
+  const levels = cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
+    const own = ec.svc.db
+      .prepare(
+        `SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
+      )
+      .get(p.id, user.id) as { access_level: number } | undefined;
+    return { own: own?.access_level ?? 0, group: ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0 };
+  })!;
   return {
-    project_access: own ? { access_level: own.access_level, notification_level: 3 } : null,
-    group_access: groupLevel ? { access_level: groupLevel, notification_level: 3 } : null,
+    project_access: levels.own ? { access_level: levels.own, notification_level: 3 } : null,
+    group_access: levels.group ? { access_level: levels.group, notification_level: 3 } : null,
   };
 }
 
@@ -344,7 +347,9 @@ export function projectSimple(ec: EntityContext, p: Project): Record<string, unk
 }
 
 function openIssuesCount(svc: ServiceContext, projectId: number): number {
-  return (svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number }).n;
+  return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
+    svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number },
+  )!.n;
 }
 
 export function escapeHtml(s: string): string {
