@@ -23,6 +23,14 @@ describe('users', () => {
     expect(without.status).toBe(201);
   });
 
+  it('needs a password, reset_password or force_random_password', async () => {
+    const res = await s.post('/users', { username: 'nopw', name: 'N', email: 'nopw@example.com' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'password, reset_password, force_random_password are missing, at least one parameter must be provided' });
+    const random = await s.post('/users', { username: 'randpw', name: 'R', email: 'randpw@example.com', force_random_password: true });
+    expect(random.status).toBe(201);
+  });
+
   it('answers 409 for a taken username or e-mail and 400 for a short password', async () => {
     const dupName = await s.post('/users', { username: 'BOB', name: 'x', email: 'other@example.com', password: 'password123' });
     expect(dupName.status).toBe(409);

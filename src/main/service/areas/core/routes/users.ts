@@ -1,5 +1,5 @@
 import type { Router } from '../../../http/route';
-import { declared, t } from '../../../http/params';
+import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { badRequest, conflict, forbidden, notFound, recordNotFound, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
@@ -108,6 +108,8 @@ export function registerUserRoutes(r: Router): void {
       extern_uid: t.string(),
       group_id_for_saml: t.integer(),
     });
+    // Grape's `at_least_one_of :password, :reset_password, :force_random_password`.
+    requireAtLeastOne(rc.params, ['password', 'reset_password', 'force_random_password']);
     if (p.group_id_for_saml != null && !findGroupByRef(rc.svc, String(p.group_id_for_saml))) throw notFound('Group');
     const user = inTransaction(rc.svc.db, () =>
       createUser(rc.svc, {
