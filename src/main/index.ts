@@ -11,6 +11,7 @@ import { ServiceHost } from './service-host';
 import { SANDLAB_GITLAB_VERSION } from './service/areas/core/routes/users';
 import { openPreferences } from './settings/electron-store';
 import type { PreferencesService } from './settings/preferences';
+import icon from '../../resources/icon.png?asset';
 
 // Electron entry: hosts the same service the CLI runs on 127.0.0.1, keeps the desktop token in
 // the OS keychain, and opens one sandboxed window that drives the API over IPC.
@@ -141,6 +142,7 @@ function createWindow(prefs: PreferencesService): BrowserWindow {
     minWidth: 640,
     minHeight: 400,
     title: 'Sandlab',
+    icon,
     show: false,
     webPreferences: secureWebPreferences(join(__dirname, '../preload/index.js')),
   });
