@@ -1,6 +1,6 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, t } from '../../../http/params';
+import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { forbidden, recordNotFound, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
@@ -12,6 +12,27 @@ import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
+
+/** Grape's `at_least_one_of(*IssuesHelpers.update_params_at_least_one_of)` (CE list + EE weight/epic). */
+const ISSUE_UPDATE_AT_LEAST_ONE_OF = [
+  'assignee_id',
+  'assignee_ids',
+  'confidential',
+  'created_at',
+  'description',
+  'discussion_locked',
+  'due_date',
+  'labels',
+  'add_labels',
+  'remove_labels',
+  'milestone_id',
+  'state_event',
+  'title',
+  'issue_type',
+  'weight',
+  'epic_id',
+  'epic_iid',
+];
 const TITLE_MAX = 255;
 
 /** SQL that hides confidential issues from those below Planner who are neither author nor assignee. */
@@ -123,6 +144,7 @@ export function registerIssueRoutes(r: Router): void {
 
   r.put('/projects/:id/issues/:issue_iid', (rc) => {
     const user = rc.requireUser();
+    requireAtLeastOne(rc.params, ISSUE_UPDATE_AT_LEAST_ONE_OF);
     const project = loadProject(rc);
     const current = loadIssue(rc, project);
     const p = declared(rc.params, {

@@ -1,6 +1,6 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, t } from '../../../http/params';
+import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, conflict, forbidden, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
@@ -11,6 +11,28 @@ import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
+
+/** Grape's `at_least_one_of(*MergeRequests.update_params_at_least_one_of)`. */
+const MR_UPDATE_AT_LEAST_ONE_OF = [
+  'assignee_id',
+  'assignee_ids',
+  'reviewer_ids',
+  'description',
+  'labels',
+  'add_labels',
+  'remove_labels',
+  'milestone_id',
+  'milestone',
+  'remove_source_branch',
+  'allow_collaboration',
+  'allow_maintainer_to_push',
+  'squash',
+  'target_branch',
+  'title',
+  'state_event',
+  'discussion_locked',
+  'merge_after',
+];
 
 function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }) {
   const { where, args, order } = workItemFilters(rc, MR_STATES);
@@ -111,6 +133,7 @@ export function registerMergeRequestRoutes(r: Router): void {
 
   r.put('/projects/:id/merge_requests/:merge_request_iid', (rc) => {
     const user = rc.requireUser();
+    requireAtLeastOne(rc.params, MR_UPDATE_AT_LEAST_ONE_OF);
     const project = loadProject(rc);
     const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
     const p = declared(rc.params, {

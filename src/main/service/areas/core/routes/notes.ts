@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
-import { forbidden } from '../../../http/errors';
+import { ApiError, badRequest, forbidden } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
@@ -9,6 +9,7 @@ import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } fro
 import { isoTime } from '../time';
 import { findMergeRequest } from '../workitems';
 import { loadIssue } from './issues';
+import { rubyHash } from './groups';
 
 type Kind = 'issues' | 'merge_requests';
 
@@ -28,6 +29,21 @@ function notesVisibleSql(rc: RequestContext, projectId: number): string {
   const user = rc.user;
   const project = rc.svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(projectId) as never;
   return effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER ? '1 = 1' : 'internal = 0';
+}
+
+/**
+ * GitLab's notes API reports an invalid note as a 400 string built from the model errors:
+ * `400 Bad request - Note {:note=>["can't be blank"]}` on create (process_note_creation_result)
+ * and `400 Bad request - Failed to save note {...}` on update (update_note).
+ */
+function checkNoteBody(body: string, prefix: string): void {
+  try {
+    validateNoteBody(body);
+  } catch (e) {
+    const message = e instanceof ApiError ? (e.body as { message?: unknown }).message : undefined;
+    if (message && typeof message === 'object' && !Array.isArray(message)) throw badRequest(`${prefix} ${rubyHash(message as Record<string, string[]>)}`);
+    throw e;
+  }
 }
 
 export function registerNoteRoutes(r: Router): void {
@@ -77,6 +93,7 @@ export function registerNoteRoutes(r: Router): void {
       if (project.visibility !== 'public' && level < Access.GUEST) throw forbidden();
       const internal = p.internal ?? p.confidential ?? false;
       if (internal && level < Access.PLANNER) throw forbidden();
+      checkNoteBody(p.body, 'Note');
       const row = inTransaction(rc.svc.db, () =>
         createNote(rc, noteable, {
           body: p.body,
@@ -94,8 +111,9 @@ export function registerNoteRoutes(r: Router): void {
       const noteable = loadNoteable(rc, kind);
       const current = findNoteOn(rc, noteable, rc.path.note_id);
       const p = declared(rc.params, { body: t.string(), confidential: t.boolean(), internal: t.boolean() });
-      if (current.author_id !== user.id && !user.admin) throw forbidden();
-      if (p.body !== undefined) validateNoteBody(p.body);
+      // :admin_note belongs to the author and to Maintainers of the project (and admins).
+      if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, loadProject(rc)) < Access.MAINTAINER) throw forbidden();
+      if (p.body !== undefined) checkNoteBody(p.body, 'Failed to save note');
       rc.svc.db.prepare('UPDATE notes SET body = ?, updated_at = ? WHERE id = ?').run(p.body ?? current.body, isoTime(rc.svc.now()), current.id);
       return note(rc, findNote(rc, current.id)!, noteable.iid);
     });

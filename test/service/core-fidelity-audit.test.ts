@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+describe('core fidelity audit: notes, issue and merge request updates', () => {
+  let s: TestService;
+  let project: any;
+  let issueIid: number;
+  let mrIid: number;
+
+  beforeAll(async () => {
+    s = await TestService.start();
+    project = await s.createProject();
+    issueIid = (await s.post(`/projects/${project.id}/issues`, { title: 'Audit issue' })).body.iid;
+    mrIid = (await s.post(`/projects/${project.id}/merge_requests`, { title: 'Audit MR', source_branch: 'feature', target_branch: 'main' })).body.iid;
+  });
+  afterAll(() => s.stop());
+
+  it('answers a blank note body on create with the "Note {...}" bad request string', async () => {
+    for (const kind of [`issues/${issueIid}`, `merge_requests/${mrIid}`]) {
+      const res = await s.post(`/projects/${project.id}/${kind}/notes`, { body: '   ' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: `400 Bad request - Note {:note=>["can't be blank"]}` });
+    }
+  });
+
+  it('answers a blank note body on update with "Failed to save note {...}"', async () => {
+    const note = await s.post(`/projects/${project.id}/issues/${issueIid}/notes`, { body: 'first' });
+    const res = await s.put(`/projects/${project.id}/issues/${issueIid}/notes/${note.body.id}`, { body: '' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: `400 Bad request - Failed to save note {:note=>["can't be blank"]}` });
+  });
+
+  it("lets a Maintainer edit another member's note, but not a Developer", async () => {
+    const author = await s.createUser();
+    const maintainer = await s.createUser();
+    const developer = await s.createUser();
+    await s.addMember('projects', project.id, author.user.id, 30);
+    await s.addMember('projects', project.id, maintainer.user.id, 40);
+    await s.addMember('projects', project.id, developer.user.id, 30);
+    const note = await s.post(`/projects/${project.id}/issues/${issueIid}/notes`, { body: 'by author' }, { token: author.token });
+    expect(note.status).toBe(201);
+    const path = `/projects/${project.id}/issues/${issueIid}/notes/${note.body.id}`;
+    expect((await s.put(path, { body: 'by developer' }, { token: developer.token })).status).toBe(403);
+    const edited = await s.put(path, { body: 'by maintainer' }, { token: maintainer.token });
+    expect(edited.status).toBe(200);
+    expect(edited.body.body).toBe('by maintainer');
+    expect(edited.body.author.id).toBe(author.user.id);
+  });
+
+  it('rejects an issue update without any updatable attribute (Grape at_least_one_of)', async () => {
+    const res = await s.put(`/projects/${project.id}/issues/${issueIid}`, {});
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe(
+      'assignee_id, assignee_ids, confidential, created_at, description, discussion_locked, due_date, labels, add_labels, remove_labels, milestone_id, state_event, title, issue_type, weight, epic_id, epic_iid are missing, at least one parameter must be provided',
+    );
+    const ok = await s.put(`/projects/${project.id}/issues/${issueIid}`, { description: null });
+    expect(ok.status).toBe(200);
+  });
+
+  it('rejects a merge request update without any updatable attribute (Grape at_least_one_of)', async () => {
+    const res = await s.put(`/projects/${project.id}/merge_requests/${mrIid}`, {});
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^assignee_id, assignee_ids, reviewer_ids, description, .* are missing, at least one parameter must be provided$/);
+    const ok = await s.put(`/projects/${project.id}/merge_requests/${mrIid}`, { squash: true });
+    expect(ok.status).toBe(200);
+    expect(ok.body.squash).toBe(true);
+  });
+});
