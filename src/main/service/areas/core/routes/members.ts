@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, t } from '../../../http/params';
-import { forbidden, notFound } from '../../../http/errors';
+import { declared, requireMutuallyExclusive, t } from '../../../http/params';
+import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
 import { paginateArray } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, MEMBER_ACCESS_LEVELS } from '../access';
@@ -9,6 +9,7 @@ import {
   addMember,
   allMembers,
   checkGrant,
+  directMember,
   directMembers,
   findMemberOr404,
   loadSource,
@@ -17,51 +18,77 @@ import {
   sourceAccess,
   updateMember,
 } from '../members';
-import { findUserById, findUserByIdOrUsername } from '../users';
+import { findUserById, findUserByIdOrUsername, findUserByUsername } from '../users';
 import type { MemberRow } from '../entities';
 import { likeEscape } from './users';
+
+const AT_LEAST_USER = 'user_id, username are missing, at least one parameter must be provided';
 
 /** /groups/:id/members and /projects/:id/members. */
 export function registerMemberRoutes(r: Router): void {
   for (const kind of ['groups', 'projects'] as const) {
     const base = `/${kind}/:id/members`;
 
-    r.get(base, (rc) => listMembers(rc, kind, false), { auth: 'optional' });
-    r.get(`${base}/all`, (rc) => listMembers(rc, kind, true), { auth: 'optional' });
+    // API::Members runs `before { authenticate! }`: even public sources need a signed-in caller.
+    r.get(base, (rc) => listMembers(rc, kind, false));
+    r.get(`${base}/all`, (rc) => listMembers(rc, kind, true));
 
     r.get(`${base}/all/:user_id`, (rc) => {
       const source = loadSource(rc, kind);
       const uid = Number(rc.path.user_id);
       const m = allMembers(rc.svc, source).find((x) => x.user_id === uid);
-      if (!m) throw notFound();
+      if (!m) throw recordNotFound(); // members.find_by!(user_id:)
       return member(rc, m);
-    }, { auth: 'optional' });
+    });
 
     r.get(`${base}/:user_id`, (rc) => {
       const source = loadSource(rc, kind);
       return member(rc, findMemberOr404(rc, source, Number(rc.path.user_id)));
-    }, { auth: 'optional' });
+    });
 
     r.post(base, (rc) => {
       const source = loadSource(rc, kind);
-      const p = declared(rc.params, {
-        user_id: t.string().required(),
-        access_level: t.integer().required().values(kind === 'projects' ? MEMBER_ACCESS_LEVELS.filter((l) => l >= 10) : MEMBER_ACCESS_LEVELS),
-        expires_at: t.date(),
-        member_role_id: t.integer(),
-      });
+      // Grape: `requires :access_level; optional :user_id; optional :username; mutually_exclusive; at_least_one_of`.
+      const neither = rc.params.user_id === undefined && rc.params.username === undefined;
+      let p;
+      try {
+        p = declared(rc.params, {
+          access_level: t.integer().required().values(kind === 'projects' ? MEMBER_ACCESS_LEVELS.filter((l) => l >= 10) : MEMBER_ACCESS_LEVELS),
+          user_id: t.string(),
+          username: t.string(),
+          expires_at: t.date(),
+          member_role_id: t.integer(),
+        });
+      } catch (e) {
+        const error = e instanceof ApiError ? e.body?.error : undefined;
+        if (neither && typeof error === 'string') throw grapeError(400, `${error}, ${AT_LEAST_USER}`);
+        throw e;
+      }
+      requireMutuallyExclusive(rc.params, ['user_id', 'username']);
+      if (neither) throw grapeError(400, AT_LEAST_USER);
       if (sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
-      const ids = p.user_id.split(',').map((s) => s.trim()).filter(Boolean);
-      const users = ids.map((ref) => findUserByIdOrUsername(rc.svc, ref));
-      if (users.some((u) => !u)) throw notFound('User');
-      const rows = inTransaction(rc.svc.db, () =>
-        users.map((u) => {
-          const change = { accessLevel: p.access_level, expiresAt: p.expires_at ?? null, memberRoleId: p.member_role_id ?? null };
-          checkGrant(rc, source, u!.id, change);
-          return addMember(rc, source, u!.id, change);
-        }),
-      );
-      return member(rc, rows[0]);
+      const refs = (p.user_id ?? p.username ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const users = refs.map((ref) => (p.username !== undefined ? findUserByUsername(rc.svc, ref) : findUserByIdOrUsername(rc.svc, ref)));
+      if (users.length === 0 || users.some((u) => !u)) throw notFound('User');
+      const change = { accessLevel: p.access_level, expiresAt: p.expires_at ?? null, memberRoleId: p.member_role_id ?? null };
+      // Several ids or usernames go through Members::CreateService, which answers `{"status":"success"}`
+      // and updates the access of those who are already members.
+      if ((p.user_id ?? p.username ?? '').includes(',')) {
+        inTransaction(rc.svc.db, () => {
+          for (const u of users) {
+            checkGrant(rc, source, u!.id, change);
+            const existing = directMember(rc.svc, source, u!.id);
+            if (existing) updateMember(rc, existing, change);
+            else addMember(rc, source, u!.id, change);
+          }
+        });
+        return { status: 'success' };
+      }
+      const row = inTransaction(rc.svc.db, () => {
+        checkGrant(rc, source, users[0]!.id, change);
+        return addMember(rc, source, users[0]!.id, change);
+      });
+      return member(rc, row);
     });
 
     r.put(`${base}/:user_id`, (rc) => {
