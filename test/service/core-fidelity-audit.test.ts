@@ -66,3 +66,25 @@ describe('core fidelity audit: notes, issue and merge request updates', () => {
     expect(ok.body.squash).toBe(true);
   });
 });
+
+describe('core fidelity audit: instance-wide issue and merge request lists', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+    const project = await s.createProject({ visibility: 'public' });
+    await s.post(`/projects/${project.id}/issues`, { title: 'Public issue' });
+    await s.post(`/projects/${project.id}/merge_requests`, { title: 'Public MR', source_branch: 'feature', target_branch: 'main' });
+  });
+  afterAll(() => s.stop());
+
+  it('answers 401 to anonymous callers unless scope=all', async () => {
+    for (const path of ['/issues', '/merge_requests']) {
+      const denied = await s.get(path, { token: null });
+      expect(denied.status).toBe(401);
+      expect(denied.body).toEqual({ message: '401 Unauthorized' });
+      const open = await s.get(path, { token: null, query: { scope: 'all' } });
+      expect(open.status).toBe(200);
+      expect(open.body).toHaveLength(1);
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { forbidden, recordNotFound, validationError } from '../../../http/errors';
+import { forbidden, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
@@ -88,7 +88,15 @@ export function registerIssueRoutes(r: Router): void {
 
   r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc)), { auth: 'optional' });
 
-  r.get('/issues', (rc) => listIssues(rc, globalScope(rc)), { auth: 'optional' });
+  r.get(
+    '/issues',
+    (rc) => {
+      // GitLab: `authenticate! unless params[:scope] == 'all'`.
+      if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
+      return listIssues(rc, globalScope(rc));
+    },
+    { auth: 'optional' },
+  );
 
   r.get('/projects/:id/issues/:issue_iid', (rc) => issue(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
 

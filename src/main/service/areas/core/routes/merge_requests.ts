@@ -1,7 +1,7 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { apiError, conflict, forbidden, validationError } from '../../../http/errors';
+import { apiError, conflict, forbidden, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
@@ -62,7 +62,15 @@ export function registerMergeRequestRoutes(r: Router): void {
 
   r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc)), { auth: 'optional' });
 
-  r.get('/merge_requests', (rc) => listMergeRequests(rc, globalScope(rc)), { auth: 'optional' });
+  r.get(
+    '/merge_requests',
+    (rc) => {
+      // GitLab: `authenticate! unless params[:scope] == 'all'`.
+      if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
+      return listMergeRequests(rc, globalScope(rc));
+    },
+    { auth: 'optional' },
+  );
 
   r.get(
     '/projects/:id/merge_requests/:merge_request_iid',
