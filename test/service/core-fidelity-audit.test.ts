@@ -88,3 +88,27 @@ describe('core fidelity audit: instance-wide issue and merge request lists', () 
     }
   });
 });
+
+describe('core fidelity audit: merge request detail', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('reports user.can_merge only for Developers and up', async () => {
+    const project = await s.createProject({ visibility: 'public' });
+    const mr = await s.post(`/projects/${project.id}/merge_requests`, { title: 'Detail', source_branch: 'feature', target_branch: 'main' });
+    const path = `/projects/${project.id}/merge_requests/${mr.body.iid}`;
+    const reporter = await s.createUser();
+    const developer = await s.createUser();
+    const outsider = await s.createUser();
+    await s.addMember('projects', project.id, reporter.user.id, 20);
+    await s.addMember('projects', project.id, developer.user.id, 30);
+    expect((await s.get(path)).body.user).toEqual({ can_merge: true });
+    expect((await s.get(path, { token: developer.token })).body.user).toEqual({ can_merge: true });
+    expect((await s.get(path, { token: reporter.token })).body.user).toEqual({ can_merge: false });
+    expect((await s.get(path, { token: outsider.token })).body.user).toEqual({ can_merge: false });
+    expect((await s.get(path, { token: null })).body.user).toEqual({ can_merge: false });
+  });
+});

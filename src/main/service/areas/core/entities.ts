@@ -3,8 +3,8 @@ import { cachedLookup } from '../../db/connection';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
-import { type Project, projectSettings } from './projects';
-import { effectiveGroupAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { type Project, findProjectById, projectSettings } from './projects';
+import { Access, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
 export interface EntityContext {
@@ -590,6 +590,11 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
   };
 }
 
+function canMerge(ec: EntityContext, projectId: number): boolean {
+  const project = ec.user ? findProjectById(ec.svc, projectId) : undefined;
+  return !!project && effectiveProjectAccess(ec.svc, ec.user, project) >= Access.DEVELOPER;
+}
+
 /** GET of a single merge request adds the detail fields (diff_refs and friends). */
 export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
   return {
@@ -604,7 +609,8 @@ export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Recor
     diff_refs: { base_sha: m.base_sha, head_sha: m.head_sha, start_sha: m.start_sha },
     merge_error: null,
     first_contribution: false,
-    user: { can_merge: ec.user ? true : false },
+    // can_be_merged_by?: Developers and up (admins included) of the target project.
+    user: { can_merge: canMerge(ec, m.project_id) },
   };
 }
 
