@@ -112,3 +112,21 @@ describe('core fidelity audit: merge request detail', () => {
     expect((await s.get(path, { token: null })).body.user).toEqual({ can_merge: false });
   });
 });
+
+describe('core fidelity audit: project update', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('rejects PUT /projects/:id without any updatable attribute (Grape at_least_one_of)', async () => {
+    const project = await s.createProject();
+    const res = await s.put(`/projects/${project.id}`, {});
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^allow_merge_on_skipped_pipeline, analytics_access_level, .*, container_registry_enabled are missing, at least one parameter must be provided$/);
+    const ok = await s.put(`/projects/${project.id}`, { description: 'changed' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.description).toBe('changed');
+  });
+});

@@ -79,6 +79,99 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   return { where, args, order: `p.${col} ${q.sort}, p.id ${q.sort}` };
 }
 
+/**
+ * Grape's `at_least_one_of(*ProjectsHelpers.update_params_at_least_one_of)` on PUT /projects/:id (CE list;
+ * the EE build adds more, so anything else this route understands also counts).
+ */
+const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
+  'allow_merge_on_skipped_pipeline',
+  'analytics_access_level',
+  'autoclose_referenced_issues',
+  'auto_devops_enabled',
+  'auto_devops_deploy_strategy',
+  'auto_cancel_pending_pipelines',
+  'build_git_strategy',
+  'build_timeout',
+  'builds_access_level',
+  'ci_config_path',
+  'ci_default_git_depth',
+  'ci_allow_fork_pipelines_to_run_in_parent_project',
+  'ci_id_token_sub_claim_components',
+  'ci_forward_deployment_enabled',
+  'ci_forward_deployment_rollback_allowed',
+  'ci_separated_caches',
+  'container_registry_access_level',
+  'container_expiration_policy_attributes',
+  'default_branch',
+  'description',
+  'emails_disabled',
+  'emails_enabled',
+  'forking_access_level',
+  'issues_access_level',
+  'lfs_enabled',
+  'merge_pipelines_enabled',
+  'merge_requests_access_level',
+  'merge_requests_template',
+  'merge_trains_enabled',
+  'merge_method',
+  'merge_request_title_regex',
+  'merge_request_title_regex_description',
+  'name',
+  'only_allow_merge_if_all_discussions_are_resolved',
+  'only_allow_merge_if_pipeline_succeeds',
+  'package_registry_access_level',
+  'pages_access_level',
+  'path',
+  'printing_merge_request_link_enabled',
+  'public_builds',
+  'public_jobs',
+  'remove_source_branch_after_merge',
+  'repository_access_level',
+  'request_access_enabled',
+  'resolve_outdated_diff_discussions',
+  'restrict_user_defined_variables',
+  'show_diff_preview_in_email',
+  'security_and_compliance_access_level',
+  'squash_option',
+  'shared_runners_enabled',
+  'group_runners_enabled',
+  'resource_group_default_process_mode',
+  'snippets_access_level',
+  'tag_list',
+  'topics',
+  'visibility',
+  'wiki_access_level',
+  'avatar',
+  'suggestion_commit_message',
+  'merge_commit_template',
+  'squash_commit_template',
+  'issue_branch_template',
+  'repository_storage',
+  'packages_enabled',
+  'service_desk_enabled',
+  'keep_latest_artifact',
+  'mr_default_target_self',
+  'enforce_auth_checks_on_uploads',
+  'releases_access_level',
+  'environments_access_level',
+  'feature_flags_access_level',
+  'infrastructure_access_level',
+  'monitor_access_level',
+  'model_experiments_access_level',
+  'model_registry_access_level',
+  'warn_about_potentially_unwanted_characters',
+  'ci_pipeline_variables_minimum_override_role',
+  'ci_push_repository_for_job_token_allowed',
+  'ci_delete_pipelines_in_seconds',
+  'max_artifacts_size',
+  'issues_enabled',
+  'jobs_enabled',
+  'merge_requests_enabled',
+  'wiki_enabled',
+  'snippets_enabled',
+  'container_registry_enabled',
+];
+
 export function registerProjectRoutes(r: Router): void {
   const listProjects = (rc: RequestContext, extra?: { where: string; args: unknown[] }) => {
     const q = declared(rc.params, { simple: t.boolean() });
@@ -186,6 +279,9 @@ export function registerProjectRoutes(r: Router): void {
   });
 
   r.put('/projects/:id', (rc) => {
+    if (!['archived', ...Object.keys(settingsSpec()), ...PROJECT_UPDATE_AT_LEAST_ONE_OF].some((k) => rc.params[k] !== undefined)) {
+      requireAtLeastOne(rc.params, PROJECT_UPDATE_AT_LEAST_ONE_OF);
+    }
     const proj = loadProject(rc, Access.MAINTAINER);
     const p = declared(rc.params, {
       name: t.string(),
