@@ -130,3 +130,24 @@ describe('core fidelity audit: project update', () => {
     expect(ok.body.description).toBe('changed');
   });
 });
+
+describe('core fidelity audit: personal access token list', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it("answers 401 when a non-admin filters by another user's id", async () => {
+    const a = await s.createUser();
+    const b = await s.createUser();
+    const res = await s.get('/personal_access_tokens', { token: a.token, query: { user_id: b.user.id } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ message: '401 Unauthorized' });
+    const own = await s.get('/personal_access_tokens', { token: a.token, query: { user_id: a.user.id } });
+    expect(own.status).toBe(200);
+    expect(own.body.every((t: any) => t.user_id === a.user.id)).toBe(true);
+    const admin = await s.get('/personal_access_tokens', { query: { user_id: b.user.id } });
+    expect(admin.body.map((t: any) => t.user_id)).toEqual([b.user.id]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { badRequest, conflict, forbidden, notFound, recordNotFound, validationError } from '../../../http/errors';
+import { badRequest, conflict, forbidden, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
@@ -248,8 +248,9 @@ export function registerUserRoutes(r: Router): void {
     let userId: number | null = me.id;
     if (q.user_id) {
       const u = findUserByIdOrUsername(rc.svc, q.user_id);
+      // restrict_non_admins!: anyone else's tokens (or an unknown user) are `unauthorized!` for non-admins.
+      if (!me.admin && u?.id !== me.id) throw unauthorized();
       if (!u) throw notFound('User');
-      if (!me.admin && u.id !== me.id) throw forbidden();
       userId = u.id;
     } else if (me.admin) {
       userId = null; // admins list everyone's tokens
