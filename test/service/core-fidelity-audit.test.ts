@@ -151,3 +151,25 @@ describe('core fidelity audit: personal access token list', () => {
     expect(admin.body.map((t: any) => t.user_id)).toEqual([b.user.id]);
   });
 });
+
+describe('core fidelity audit: internal notes', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('answers "404 Note Not Found" when a Guest asks for an internal note', async () => {
+    const project = await s.createProject({ visibility: 'public' });
+    const guest = await s.createUser();
+    await s.addMember('projects', project.id, guest.user.id, 10);
+    const issue = await s.post(`/projects/${project.id}/issues`, { title: 'Has an internal note' });
+    const note = await s.post(`/projects/${project.id}/issues/${issue.body.iid}/notes`, { body: 'secret', internal: true });
+    expect(note.body.internal).toBe(true);
+    const res = await s.get(`/projects/${project.id}/issues/${issue.body.iid}/notes/${note.body.id}`, { token: guest.token });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: '404 Note Not Found' });
+    const listed = await s.get(`/projects/${project.id}/issues/${issue.body.iid}/notes`, { token: guest.token });
+    expect(listed.body).toEqual([]);
+  });
+});

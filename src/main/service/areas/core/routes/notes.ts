@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
-import { ApiError, badRequest, forbidden } from '../../../http/errors';
+import { ApiError, badRequest, forbidden, notFound } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
@@ -78,7 +78,8 @@ export function registerNoteRoutes(r: Router): void {
       (rc) => {
         const noteable = loadNoteable(rc, kind);
         const n = findNoteOn(rc, noteable, rc.path.note_id);
-        if (n.internal && effectiveProjectAccess(rc.svc, rc.user, loadProject(rc)) < Access.PLANNER) throw forbidden();
+        // get_note: a note the caller may not read is `not_found!("Note")`.
+        if (n.internal && effectiveProjectAccess(rc.svc, rc.user, loadProject(rc)) < Access.PLANNER) throw notFound('Note');
         return note(rc, n, noteable.iid);
       },
       { auth: 'optional' },
