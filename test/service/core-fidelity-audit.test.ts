@@ -173,3 +173,31 @@ describe('core fidelity audit: internal notes', () => {
     expect(listed.body).toEqual([]);
   });
 });
+
+describe('core fidelity audit: POST /users validation', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('reports missing params in Grape declaration order, password group after email', async () => {
+    const none = await s.post('/users', {});
+    expect(none.status).toBe(400);
+    expect(none.body).toEqual({
+      error:
+        'email is missing, password, reset_password, force_random_password are missing, at least one parameter must be provided, name is missing, username is missing',
+    });
+    const noEmail = await s.post('/users', { name: 'N', username: 'nn' });
+    expect(noEmail.body.error).toBe('email is missing, password, reset_password, force_random_password are missing, at least one parameter must be provided');
+    const onlyPassword = await s.post('/users', { email: 'x@example.com', name: 'N', username: 'nn' });
+    expect(onlyPassword.body.error).toBe('password, reset_password, force_random_password are missing, at least one parameter must be provided');
+  });
+
+  it('validates params before checking for an admin, then answers 403 to non-admins', async () => {
+    const u = await s.createUser();
+    expect((await s.post('/users', {}, { token: u.token })).status).toBe(400);
+    const valid = await s.post('/users', { email: 'y@example.com', name: 'Y', username: 'yy', password: 'password1234' }, { token: u.token });
+    expect(valid.status).toBe(403);
+  });
+});

@@ -115,7 +115,11 @@ describe('routing and bodies', () => {
   it('reports every missing parameter at once, joined with ", "', async () => {
     const res = await s.post('/users', {});
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'email is missing, name is missing, username is missing' });
+    // Grape order: email, then at_least_one_of :password, :reset_password, :force_random_password, then name, username.
+    expect(res.body).toEqual({
+      error:
+        'email is missing, password, reset_password, force_random_password are missing, at least one parameter must be provided, name is missing, username is missing',
+    });
   });
 
   it('reports an invalid enumeration value', async () => {

@@ -1,6 +1,6 @@
 import type { Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { badRequest, conflict, forbidden, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
+import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
@@ -23,6 +23,8 @@ import type { RequestContext } from '../../../http/route';
 import { tokenFilterParams, tokenListQuery } from '../tokens';
 
 const READ_USER = ['read_api', 'read_user'];
+const PASSWORD_PARAMS = ['password', 'reset_password', 'force_random_password'];
+const AT_LEAST_PASSWORD = 'password, reset_password, force_random_password are missing, at least one parameter must be provided';
 
 /** Users, the current user, and personal access tokens. */
 export function registerUserRoutes(r: Router): void {
@@ -83,33 +85,44 @@ export function registerUserRoutes(r: Router): void {
   r.get('/users/:id', (rc) => userFor(rc, loadUser(rc)), { auth: 'optional', scopes: READ_USER });
 
   r.post('/users', (rc) => {
+    rc.requireUser();
+    // Grape validates before the endpoint body runs `authenticated_as_admin!`, and reports in declaration
+    // order: email, then `at_least_one_of :password, :reset_password, :force_random_password`, then the rest.
+    const noPassword = PASSWORD_PARAMS.every((k) => rc.params[k] === undefined);
+    let p;
+    try {
+      p = declared(rc.params, {
+        email: t.string().required(),
+        name: t.string().required(),
+        username: t.string().required(),
+        password: t.string(),
+        reset_password: t.boolean(),
+        force_random_password: t.boolean(),
+        skip_confirmation: t.boolean(),
+        admin: t.boolean(),
+        external: t.boolean(),
+        bio: t.string(),
+        location: t.string(),
+        website_url: t.string(),
+        organization: t.string(),
+        job_title: t.string(),
+        note: t.string(),
+        public_email: t.string(),
+        private_profile: t.boolean(),
+        projects_limit: t.integer(),
+        can_create_group: t.boolean(),
+        provider: t.string(),
+        extern_uid: t.string(),
+        group_id_for_saml: t.integer(),
+      });
+    } catch (e) {
+      const error = e instanceof ApiError ? e.body?.error : undefined;
+      if (!noPassword || typeof error !== 'string') throw e;
+      const m = /^(email [^,]+)(?:, (.*))?$/.exec(error);
+      throw grapeError(400, [m?.[1], AT_LEAST_PASSWORD, m ? m[2] : error].filter(Boolean).join(', '));
+    }
+    requireAtLeastOne(rc.params, PASSWORD_PARAMS);
     const admin = rc.requireAdmin();
-    const p = declared(rc.params, {
-      email: t.string().required(),
-      name: t.string().required(),
-      username: t.string().required(),
-      password: t.string(),
-      reset_password: t.boolean(),
-      force_random_password: t.boolean(),
-      skip_confirmation: t.boolean(),
-      admin: t.boolean(),
-      external: t.boolean(),
-      bio: t.string(),
-      location: t.string(),
-      website_url: t.string(),
-      organization: t.string(),
-      job_title: t.string(),
-      note: t.string(),
-      public_email: t.string(),
-      private_profile: t.boolean(),
-      projects_limit: t.integer(),
-      can_create_group: t.boolean(),
-      provider: t.string(),
-      extern_uid: t.string(),
-      group_id_for_saml: t.integer(),
-    });
-    // Grape's `at_least_one_of :password, :reset_password, :force_random_password`.
-    requireAtLeastOne(rc.params, ['password', 'reset_password', 'force_random_password']);
     if (p.group_id_for_saml != null && !findGroupByRef(rc.svc, String(p.group_id_for_saml))) throw notFound('Group');
     const user = inTransaction(rc.svc.db, () =>
       createUser(rc.svc, {
