@@ -102,12 +102,13 @@ describe('merge requests', () => {
     expect(got.body.sha).toBe(refs.head_sha);
   });
 
-  it('refuses a second open MR for the same branches (409) and the same source and target (400)', async () => {
+  it('refuses a second open MR for the same branches (409) and the same source and target (422)', async () => {
     const dup = await s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'feature', target_branch: 'main', title: 'again' });
     expect(dup.status).toBe(409);
-    expect(dup.body).toEqual({ message: 'Another open merge request already exists for this source branch: !1' });
+    // conflict!(errors[:validate_branches]): the message is the errors array.
+    expect(dup.body).toEqual({ message: ['Another open merge request already exists for this source branch: !1'] });
     const same = await s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'main', target_branch: 'main', title: 'x' });
-    expect(same.status).toBe(400);
+    expect(same.status).toBe(422); // unprocessable_entity!(errors[:branch_conflict])
   });
 
   it('closes, reopens and merges, recording events', async () => {

@@ -1,7 +1,7 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { apiError, conflict, forbidden, unauthorized, validationError } from '../../../http/errors';
+import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
@@ -96,11 +96,12 @@ export function registerMergeRequestRoutes(r: Router): void {
     });
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
     if (!p.title.trim()) throw validationError({ title: ["can't be blank"] });
-    if (p.source_branch === p.target_branch) throw apiError(400, ["You can't use same project/branch for source and target"]);
+    // handle_merge_request_errors!: :branch_conflict -> 422, :validate_branches -> 409, each with the errors array.
+    if (p.source_branch === p.target_branch) throw apiError(422, ["You can't use same project/branch for source and target"]);
     const open = rc.svc.db
       .prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'")
       .get(project.id, p.source_branch, p.target_branch) as { iid: number } | undefined;
-    if (open) throw conflict(`Another open merge request already exists for this source branch: !${open.iid}`);
+    if (open) throw apiError(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
       const iid = nextIid(rc, 'merge_requests', project.id);
