@@ -201,3 +201,17 @@ describe('core fidelity audit: POST /users validation', () => {
     expect(valid.status).toBe(403);
   });
 });
+
+describe('core fidelity audit: project create namespace', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('answers an unknown namespace_id like a forbidden one: 400 namespace is not valid', async () => {
+    const res = await s.post('/projects', { name: 'nowhere', namespace_id: 999999 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: { namespace: ['is not valid'] } });
+  });
+});

@@ -219,8 +219,8 @@ export function registerProjectRoutes(r: Router): void {
     let ns: Namespace | undefined;
     if (p.namespace_id != null) {
       ns = /^\d+$/.test(p.namespace_id) ? findNamespaceById(rc.svc, Number(p.namespace_id)) : findNamespaceByFullPath(rc.svc, p.namespace_id);
-      if (!ns) throw apiError(404, '404 Namespace Not Found');
-      if (!canCreateProjectIn(rc, ns)) throw apiError(400, { namespace: ['is not valid'] });
+      // Projects::CreateService#allowed_namespace?: an unknown namespace fails the same check (deny_namespace).
+      if (!ns || !canCreateProjectIn(rc, ns)) throw apiError(400, { namespace: ['is not valid'] });
     } else {
       ns = userNamespace(rc.svc, user.id)!;
     }
