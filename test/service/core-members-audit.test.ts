@@ -59,3 +59,33 @@ describe('core fidelity audit: members API', () => {
     expect(res.body).toEqual({ message: '404 Not found' });
   });
 });
+
+describe('core fidelity audit: protected memberships', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('refuses to demote the last Owner of a top-level group (403)', async () => {
+    const owner = await s.createUser();
+    const group = await s.createGroup({}, owner.token);
+    const res = await s.put(`/groups/${group.id}/members/${owner.user.id}`, { access_level: 30 }, { token: owner.token });
+    expect(res.status).toBe(403);
+    const other = await s.createUser();
+    await s.addMember('groups', group.id, other.user.id, 50);
+    const ok = await s.put(`/groups/${group.id}/members/${owner.user.id}`, { access_level: 30 }, { token: owner.token });
+    expect(ok.status).toBe(200);
+    expect(ok.body.access_level).toBe(30);
+  });
+
+  it("refuses to update or remove the namespace holder's membership on a personal project (403)", async () => {
+    const holder = await s.createUser();
+    const project = await s.createProject({}, holder.token);
+    expect((await s.put(`/projects/${project.id}/members/${holder.user.id}`, { access_level: 30 }, { token: holder.token })).status).toBe(403);
+    expect((await s.del(`/projects/${project.id}/members/${holder.user.id}`, { token: holder.token })).status).toBe(403);
+    expect((await s.del(`/projects/${project.id}/members/${holder.user.id}`)).status).toBe(403);
+    const members = await s.get(`/projects/${project.id}/members`, { token: holder.token });
+    expect(members.body.map((m: any) => m.id)).toEqual([holder.user.id]);
+  });
+});

@@ -12,6 +12,7 @@ import {
   directMember,
   directMembers,
   findMemberOr404,
+  type MemberSource,
   loadSource,
   manageMembersLevel,
   removeMember,
@@ -20,6 +21,7 @@ import {
 } from '../members';
 import { findUserById, findUserByIdOrUsername, findUserByUsername } from '../users';
 import type { MemberRow } from '../entities';
+import { findNamespaceById } from '../namespaces';
 import { likeEscape } from './users';
 
 const AT_LEAST_USER = 'user_id, username are missing, at least one parameter must be provided';
@@ -101,6 +103,7 @@ export function registerMemberRoutes(r: Router): void {
       if (sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
       const m = findMemberOr404(rc, source, Number(rc.path.user_id));
       if (m.access_level === Access.OWNER && sourceAccess(rc, source) < Access.OWNER) throw forbidden();
+      if (protectedMembership(rc, source, m)) throw forbidden();
       checkGrant(rc, source, m.user_id!, { accessLevel: p.access_level, expiresAt: p.expires_at });
       const updated = inTransaction(rc.svc.db, () =>
         updateMember(rc, m, { accessLevel: p.access_level, expiresAt: p.expires_at, memberRoleId: p.member_role_id }),
@@ -112,6 +115,7 @@ export function registerMemberRoutes(r: Router): void {
       const source = loadSource(rc, kind);
       const me = rc.requireUser();
       const m = findMemberOr404(rc, source, Number(rc.path.user_id));
+      if (protectedMembership(rc, source, m)) throw forbidden();
       // Members may leave on their own; removing others needs the manage level.
       if (m.user_id !== me.id && sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
       if (m.access_level === Access.OWNER && m.user_id !== me.id && sourceAccess(rc, source) < Access.OWNER) throw forbidden();
@@ -119,6 +123,21 @@ export function registerMemberRoutes(r: Router): void {
       return undefined;
     });
   }
+}
+
+/**
+ * Memberships nobody may update or remove: the last Owner of a top-level group (GroupMemberPolicy
+ * `last_owner`) and the personal-namespace holder on their own project (ProjectMemberPolicy
+ * `target_is_holder_of_the_personal_namespace`).
+ */
+function protectedMembership(rc: RequestContext, source: MemberSource, m: MemberRow): boolean {
+  if (source.type === 'Project') {
+    const ns = findNamespaceById(rc.svc, source.project!.namespace_id);
+    return ns?.kind === 'user' && ns.owner_id === m.user_id;
+  }
+  if (m.access_level !== Access.OWNER || source.group?.parent_id) return false;
+  const owners = directMembers(rc.svc, source).filter((x) => x.access_level === Access.OWNER && x.user_id !== null);
+  return owners.length <= 1;
 }
 
 function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited: boolean) {
