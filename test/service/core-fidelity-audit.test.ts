@@ -215,3 +215,26 @@ describe('core fidelity audit: project create namespace', () => {
     expect(res.body).toEqual({ message: { namespace: ['is not valid'] } });
   });
 });
+
+describe('core fidelity audit: group list', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('all_available=true shows a non-admin the private groups they belong to, besides public ones', async () => {
+    const u = await s.createUser();
+    const mine = await s.createGroup({ visibility: 'private' });
+    const open = await s.createGroup({ visibility: 'public' });
+    const hidden = await s.createGroup({ visibility: 'private' });
+    await s.addMember('groups', mine.id, u.user.id, 10);
+    const res = await s.get('/groups', { token: u.token, query: { all_available: true } });
+    const ids = res.body.map((g: any) => g.id);
+    expect(ids).toContain(mine.id);
+    expect(ids).toContain(open.id);
+    expect(ids).not.toContain(hidden.id);
+    const membersOnly = await s.get('/groups', { token: u.token });
+    expect(membersOnly.body.map((g: any) => g.id)).toEqual([mine.id]);
+  });
+});

@@ -34,20 +34,23 @@ export function registerGroupRoutes(r: Router): void {
       const args: unknown[] = [];
       const user = rc.user;
       const memberOnly = user && !user.admin && !q.all_available;
-      if (q.owned || q.min_access_level !== undefined || memberOnly) {
-        if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
-        const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
-        // Member groups and the groups below them (inherited membership).
-        where.push(`g.id IN (
+      // Member groups and the groups below them (inherited membership).
+      const memberGroupsSql = `g.id IN (
           WITH RECURSIVE ug(id) AS (
             SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}
             UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
-          SELECT id FROM ug)`);
+          SELECT id FROM ug)`;
+      if (q.owned || q.min_access_level !== undefined || memberOnly) {
+        if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
+        const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
+        where.push(memberGroupsSql);
         args.push(user.id, min, isoDate(rc.svc.now()));
       } else if (!user) {
         where.push("g.visibility = 'public'");
       } else if (!user.admin) {
-        where.push("g.visibility IN ('public', 'internal')");
+        // all_available: public and internal groups, plus the private ones the user belongs to.
+        where.push(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`);
+        args.push(user.id, Access.MINIMAL_ACCESS, isoDate(rc.svc.now()));
       }
       if (q.search) {
         where.push("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')");
