@@ -238,3 +238,20 @@ describe('core fidelity audit: group list', () => {
     expect(membersOnly.body.map((g: any) => g.id)).toEqual([mine.id]);
   });
 });
+
+describe('core fidelity audit: merge request list views', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('view=simple answers MergeRequestSimple records', async () => {
+    const project = await s.createProject();
+    await s.post(`/projects/${project.id}/merge_requests`, { title: 'Simple', source_branch: 'feature', target_branch: 'main' });
+    const res = await s.get(`/projects/${project.id}/merge_requests`, { query: { view: 'simple' } });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body[0]).sort()).toEqual(['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url']);
+    expect(res.body[0].title).toBe('Simple');
+  });
+});

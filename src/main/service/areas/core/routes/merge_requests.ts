@@ -36,7 +36,7 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
 
 function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }) {
   const { where, args, order } = workItemFilters(rc, MR_STATES);
-  const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string() });
+  const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
   if (q.reviewer_id !== undefined) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.reviewer_ids) WHERE value = ?)', q.reviewer_id);
@@ -46,7 +46,13 @@ function listMergeRequests(rc: RequestContext, scope: { where: string; args: unk
   return paginate(rc, {
     count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
     rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as MergeRequestRow[],
-  }).map((m) => mergeRequest(rc, m));
+  }).map((m) => (q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m)));
+}
+
+/** Entities::MergeRequestSimple, for `view=simple`. */
+function simple(full: Record<string, unknown>): Record<string, unknown> {
+  const keys = ['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'web_url'];
+  return Object.fromEntries(keys.map((k) => [k, full[k]]));
 }
 
 function reload(rc: RequestContext, id: number): MergeRequestRow {
