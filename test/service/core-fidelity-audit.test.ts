@@ -255,3 +255,23 @@ describe('core fidelity audit: merge request list views', () => {
     expect(res.body[0].title).toBe('Simple');
   });
 });
+
+describe('core fidelity audit: GET /users/:id', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  it('gives a non-admin the public profile even for themself, and admins the full record', async () => {
+    const u = await s.createUser();
+    const self = await s.get(`/users/${u.user.id}`, { token: u.token });
+    expect(self.status).toBe(200);
+    expect(self.body.username).toBe(u.user.username);
+    expect(self.body).not.toHaveProperty('email');
+    expect((await s.get('/user', { token: u.token })).body.email).toBe(u.user.email);
+    const asAdmin = await s.get(`/users/${u.user.id}`);
+    expect(asAdmin.body.email).toBe(u.user.email);
+    expect(asAdmin.body.is_admin).toBe(false);
+  });
+});

@@ -4,7 +4,7 @@ import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, record
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
-import { userBasic, userFor, personalAccessToken } from '../entities';
+import { userBasic, userFor, userPublic, personalAccessToken } from '../entities';
 import {
   type PersonalAccessToken,
   type User,
@@ -82,7 +82,16 @@ export function registerUserRoutes(r: Router): void {
     { auth: 'optional', scopes: READ_USER },
   );
 
-  r.get('/users/:id', (rc) => userFor(rc, loadUser(rc)), { auth: 'optional', scopes: READ_USER });
+  // `current_user.admin? ? Entities::UserDetailsWithAdmin : Entities::User`: even the user themself gets the
+  // public profile here (their private details come from GET /user).
+  r.get(
+    '/users/:id',
+    (rc) => {
+      const u = loadUser(rc);
+      return rc.user?.admin ? userFor(rc, u) : userPublic(rc, u);
+    },
+    { auth: 'optional', scopes: READ_USER },
+  );
 
   r.post('/users', (rc) => {
     rc.requireUser();
