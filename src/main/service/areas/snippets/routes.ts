@@ -92,12 +92,9 @@ export function registerSnippetRoutes(r: Router): void {
     // create_snippet: Reporter and up (admins too).
     if (!canCreateInProject(rc, project)) throw forbidden();
     const row = createSnippet(rc.svc, {
+      ...p,
       projectId: project.id,
       authorId: user.id,
-      title: p.title,
-      description: p.description,
-      visibility: p.visibility,
-      files: p.files,
       userAgent: requestUserAgent(rc),
     });
     return snippet(rc, row);
@@ -175,12 +172,9 @@ export function registerSnippetRoutes(r: Router): void {
     const user = rc.requireUser();
     const p = createParams(rc.params, false);
     const row = createSnippet(rc.svc, {
+      ...p,
       projectId: null,
       authorId: user.id,
-      title: p.title,
-      description: p.description,
-      visibility: p.visibility,
-      files: p.files,
       userAgent: requestUserAgent(rc),
     });
     return snippet(rc, row);

@@ -108,18 +108,7 @@ export function registerUserRoutes(r: Router): void {
         reset_password: t.boolean(),
         force_random_password: t.boolean(),
         skip_confirmation: t.boolean(),
-        admin: t.boolean(),
-        external: t.boolean(),
-        bio: t.string(),
-        location: t.string(),
-        website_url: t.string(),
-        organization: t.string(),
-        job_title: t.string(),
-        note: t.string(),
-        public_email: t.string(),
-        private_profile: t.boolean(),
-        projects_limit: t.integer(),
-        can_create_group: t.boolean(),
+        ...profileParams(),
         provider: t.string(),
         extern_uid: t.string(),
         group_id_for_saml: t.integer(),
@@ -169,24 +158,13 @@ export function registerUserRoutes(r: Router): void {
       name: t.string(),
       username: t.string(),
       password: t.string(),
-      admin: t.boolean(),
-      external: t.boolean(),
-      bio: t.string(),
-      location: t.string(),
-      website_url: t.string(),
-      organization: t.string(),
-      job_title: t.string(),
-      note: t.string(),
-      public_email: t.string(),
-      private_profile: t.boolean(),
-      projects_limit: t.integer(),
-      can_create_group: t.boolean(),
+      ...profileParams(),
     });
     if (p.password != null && p.password.length < 8) throw validationError({ password: ['is too short (minimum is 8 characters)'] });
-    if (p.email && findUserByEmail(rc.svc, p.email) && findUserByEmail(rc.svc, p.email)!.id !== user.id) {
+    if (p.email && (findUserByEmail(rc.svc, p.email)?.id ?? user.id) !== user.id) {
       throw conflict('Email has already been taken');
     }
-    if (p.username && findUserByUsername(rc.svc, p.username) && findUserByUsername(rc.svc, p.username)!.id !== user.id) {
+    if (p.username && (findUserByUsername(rc.svc, p.username)?.id ?? user.id) !== user.id) {
       throw conflict('Username has already been taken');
     }
     const columns: Record<string, unknown> = {
@@ -301,6 +279,22 @@ export function registerUserRoutes(r: Router): void {
   r.post('/personal_access_tokens/self/rotate', (rc) => rotate(rc, selfToken(rc)));
   r.post('/personal_access_tokens/:id/rotate', (rc) => rotate(rc, loadToken(rc, true)));
 }
+
+/** Profile and limit attributes an admin may set on create and on update. */
+const profileParams = () => ({
+  admin: t.boolean(),
+  external: t.boolean(),
+  bio: t.string(),
+  location: t.string(),
+  website_url: t.string(),
+  organization: t.string(),
+  job_title: t.string(),
+  note: t.string(),
+  public_email: t.string(),
+  private_profile: t.boolean(),
+  projects_limit: t.integer(),
+  can_create_group: t.boolean(),
+});
 
 /** The GitLab release whose API Sandlab follows. */
 export const SANDLAB_GITLAB_VERSION = '17.9.0';
