@@ -457,6 +457,8 @@ export interface IssueRow {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 export interface MergeRequestRow {
@@ -486,6 +488,8 @@ export interface MergeRequestRow {
   closed_at: string | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 export interface NoteRow {
@@ -505,6 +509,8 @@ export interface NoteRow {
   position: string | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
@@ -568,8 +574,8 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${fullPath}#${i.iid}` },
     severity: 'UNKNOWN',
     moved_to_id: null,
-    imported: false,
-    imported_from: 'none',
+    imported: i.imported_from !== 'none',
+    imported_from: i.imported_from,
     service_desk_reply_to: null,
   };
 }
@@ -627,8 +633,8 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     has_conflicts: false,
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
-    imported: false,
-    imported_from: 'none',
+    imported: m.imported_from !== 'none',
+    imported_from: m.imported_from,
   };
 }
 
@@ -672,8 +678,8 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
     resolvable: !!n.resolvable,
     confidential: !!n.internal,
     internal: !!n.internal,
-    imported: false,
-    imported_from: 'none',
+    imported: n.imported_from !== 'none',
+    imported_from: n.imported_from,
     noteable_iid: noteableIid,
     commands_changes: {},
   };
