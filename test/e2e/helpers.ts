@@ -55,3 +55,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`) });
 }
+
+/** What the page last put on the clipboard (the context needs the clipboard permissions). */
+export function readClipboard(page: Page): Promise<string> {
+  return page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+}

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { api, connect, screenshot, watchProblems } from './helpers';
+import { api, connect, readClipboard, screenshot, watchProblems } from './helpers';
 
 test('Settings: create a token with scopes and an expiry, copy its value once, use it, then revoke it', async ({ page, baseURL, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -21,7 +21,7 @@ test('Settings: create a token with scopes and an expiry, copy its value once, u
   await expect(value).toHaveText(/^glpat-/);
   const plain = (await value.textContent())!;
   await page.getByRole('button', { name: 'Copy token' }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(plain);
+  expect(await readClipboard(page)).toBe(plain);
   const row = tokens.getByRole('row', { name: /ci-script/ });
   await expect(row).toContainText('read_api, read_repository');
   await expect(row).toContainText('2099-12-31');

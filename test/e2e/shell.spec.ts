@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { api, connect, screenshot, watchProblems } from './helpers';
+import { api, connect, readClipboard, screenshot, watchProblems } from './helpers';
 
 // The shell in Chromium behind `serve --ui`: token screen, status bar, project picker, themes.
 
@@ -22,10 +22,10 @@ test('asks for a token first, refuses a wrong one, then shows the service and ke
 
   // The status bar's copy buttons put the URL and a curl line (never the token) on the clipboard.
   await page.getByRole('button', { name: 'Copy curl example' }).click();
-  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  const curl = await readClipboard(page);
   expect(curl).toBe(`curl --header "PRIVATE-TOKEN: <your_access_token>" "${baseURL}/api/v4/projects"`);
   await page.getByRole('button', { name: 'Copy service URL' }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${baseURL}/api/v4`);
+  expect(await readClipboard(page)).toBe(`${baseURL}/api/v4`);
 
   await page.reload();
   await expect(page.getByTestId('connection')).toHaveText('Connected');
