@@ -29,6 +29,12 @@ export interface ApiRequest {
   body?: unknown;
   /** Multipart body (uploads); exclusive with `body`. */
   multipart?: ApiMultipart;
+  /**
+   * Desktop only: JSON body parameters main fills in from stored remote credentials, by name
+   * (`{ personal_access_token: 'github:me' }`), so a provider or source token never reaches the
+   * window. A browser sends what the user typed in `body` instead.
+   */
+  secrets?: Record<string, string>;
 }
 
 export interface ApiResponse {

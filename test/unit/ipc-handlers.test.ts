@@ -35,6 +35,11 @@ beforeAll(async () => {
     serviceOptions: {
       // A route that echoes a multipart body, to see exactly what the api channel sent.
       extendApp: (app) => {
+        // What the service received as JSON, and whether a given parameter arrived as a given value.
+        app.post('/api/v4/test-echo-json', async (req) => {
+          const body = req.body as Record<string, unknown>;
+          return { ...body, received_expected_token: body.personal_access_token === 'ghp_stored-secret-value' };
+        });
         app.post('/api/v4/test-echo-multipart', async (req) => {
           const parts: Record<string, string> = {};
           for await (const p of req.parts()) {
@@ -130,6 +135,21 @@ describe('sandlab:api', () => {
       const res = await handlers['sandlab:api'](APP, c);
       expect(JSON.stringify(res)).not.toContain(token);
     }
+  });
+
+  it('fills body parameters from stored credentials by name, and never returns their values', async () => {
+    await handlers['sandlab:credentials-set'](APP, { name: 'github:me', value: 'ghp_stored-secret-value' });
+    const res = await handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: { repo_id: 7 }, secrets: { personal_access_token: 'github:me' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ repo_id: 7, personal_access_token: '[FILTERED]', received_expected_token: true });
+    expect(JSON.stringify(res)).not.toContain('ghp_stored-secret-value');
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: {}, secrets: { personal_access_token: 'nobody' } })).rejects.toThrow(
+      'No stored credential is named "nobody"',
+    );
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', secrets: { personal_access_token: 'github:me' } })).rejects.toThrow(/JSON object body/);
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: {}, secrets: { 'Private-Token': 'github:me' } })).rejects.toThrow(/lower_snake_case/);
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: {}, secrets: { personal_access_token: 'bad name' } })).rejects.toThrow(/must name a stored credential/);
+    await handlers['sandlab:credentials-delete'](APP, { name: 'github:me' });
   });
 
   it('sends file bytes as multipart', async () => {

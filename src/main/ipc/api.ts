@@ -13,6 +13,16 @@ export interface ApiForwardDeps {
   isAllowedUploadPath(path: string): boolean;
   /** `127.0.0.1:<port>` while listening, so URLs in bodies (web_url, ...) point at the real service. */
   hostHeader(): string | null;
+  /** A stored remote credential's value by name (`secrets`), or null when none has that name. */
+  credential(name: string): Promise<string | null>;
+}
+
+/** Thrown when `secrets` names a credential the keychain does not hold. */
+export class MissingCredentialError extends Error {
+  constructor(name: string) {
+    super(`No stored credential is named "${name}": store it in Settings, Remote credentials.`);
+    this.name = 'MissingCredentialError';
+  }
 }
 
 // Hop-by-hop and cookie headers mean nothing to the renderer.
@@ -21,6 +31,8 @@ const DROPPED_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'tran
 /** Answers the renderer's `api` call through inject(), authenticated as the desktop user. */
 export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): Promise<ApiResponse> {
   const token = await deps.token();
+  /** Values that must never come back to the window: the desktop token and any credential sent. */
+  const hidden = [token];
   const headers: Record<string, string> = { 'private-token': token };
   const host = deps.hostHeader();
   if (host) headers.host = host;
@@ -43,7 +55,7 @@ export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): 
     payload = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream<Uint8Array>);
   } else if (req.body !== undefined) {
     headers['content-type'] = 'application/json';
-    payload = JSON.stringify(req.body);
+    payload = JSON.stringify(await withSecrets(req, deps, hidden));
   }
   const res = await deps.inject({
     method: req.method,
@@ -51,18 +63,41 @@ export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): 
     headers,
     payload,
   });
-  return { status: res.statusCode, headers: responseHeaders(res, token), body: responseBody(res) };
+  return { status: res.statusCode, headers: responseHeaders(res, hidden), body: scrub(responseBody(res), hidden.slice(1)) };
 }
 
-function responseHeaders(res: LightMyRequestResponse, token: string): Record<string, string> {
+/** The JSON body with the named credentials' values in place (main reads them; the window never does). */
+async function withSecrets(req: ApiRequest, deps: ApiForwardDeps, hidden: string[]): Promise<unknown> {
+  if (!req.secrets) return req.body;
+  const body = { ...(req.body as Record<string, unknown>) };
+  for (const [param, name] of Object.entries(req.secrets)) {
+    const value = await deps.credential(name);
+    if (value === null) throw new MissingCredentialError(name);
+    body[param] = value;
+    hidden.push(value);
+  }
+  return body;
+}
+
+function responseHeaders(res: LightMyRequestResponse, hidden: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) {
     if (v === undefined || DROPPED_HEADERS.has(k.toLowerCase())) continue;
     const value = Array.isArray(v) ? v.join(', ') : String(v);
-    if (token && value.includes(token)) continue;
+    if (hidden.some((secret) => secret && value.includes(secret))) continue;
     out[k.toLowerCase()] = value;
   }
   return out;
+}
+
+/** A credential echoed back in an answer (a provider's error quoting a URL) is masked before it reaches the window. */
+function scrub(body: unknown, secrets: string[]): unknown {
+  const present = secrets.filter((s) => s.length >= 4);
+  if (!present.length || body === null || body instanceof Uint8Array) return body;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (!present.some((s) => text.includes(s))) return body;
+  const masked = present.reduce((t, s) => t.split(s).join('[FILTERED]'), text);
+  return typeof body === 'string' ? masked : (JSON.parse(masked) as unknown);
 }
 
 function responseBody(res: LightMyRequestResponse): unknown {

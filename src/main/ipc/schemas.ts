@@ -46,7 +46,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The api channel's request: a path under /api/v4 that cannot climb out of it. */
 export function parseApiRequest(payload: unknown): ApiRequest {
   const p = asParams(payload, 'api request');
-  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart'], 'api request');
+  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart', 'secrets'], 'api request');
   const v = check(() =>
     declared(p, {
       method: t.string().values(METHODS).required(),
@@ -54,6 +54,7 @@ export function parseApiRequest(payload: unknown): ApiRequest {
       query: t.hash(),
       body: t.any(),
       multipart: t.hash(),
+      secrets: t.hash(),
     }),
   );
   const path = v.path;
@@ -67,7 +68,24 @@ export function parseApiRequest(payload: unknown): ApiRequest {
   if (v.query) req.query = parseQuery(v.query);
   if (v.body !== undefined) req.body = v.body;
   if (v.multipart) req.multipart = parseMultipart(v.multipart);
+  if (v.secrets) req.secrets = parseSecrets(v.secrets, req);
   return req;
+}
+
+/** A handful of body parameters, each filled from a stored credential named as `credentials-set` names them. */
+function parseSecrets(secrets: Record<string, unknown>, req: ApiRequest): Record<string, string> {
+  const entries = Object.entries(secrets);
+  if (entries.length > 4) throw new IpcValidationError('secrets names at most 4 parameters');
+  if (req.body === undefined || typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    throw new IpcValidationError('secrets fill parameters of a JSON object body');
+  }
+  const out: Record<string, string> = {};
+  for (const [param, name] of entries) {
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(param)) throw new IpcValidationError('secrets: a parameter name is lower_snake_case');
+    if (typeof name !== 'string' || !CREDENTIAL_NAME.test(name)) throw new IpcValidationError(`secrets.${param} must name a stored credential`);
+    out[param] = name;
+  }
+  return out;
 }
 
 function parseQuery(q: Record<string, unknown>): NonNullable<ApiRequest['query']> {

@@ -27,6 +27,8 @@ export function sessionTokenStore(storage: StorageLike = (globalThis as unknown 
 /** In a browser: plain HTTP to the service the page came from, with the user's token. */
 export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl: typeof fetch = (...a) => fetch(...a)): Bridge {
   async function api<T>(req: ApiRequest): Promise<BridgeResponse<T>> {
+    // Stored credentials live in the desktop app's keychain; a browser sends what the user typed.
+    if (req.secrets) throw new Error('Stored credentials are a desktop feature: in a browser, type the token for this tab.');
     const headers: Record<string, string> = {};
     const token = tokens.get();
     if (token) headers['PRIVATE-TOKEN'] = token;
