@@ -19,6 +19,7 @@ import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
+import { bulkImportsArea } from './bulk_imports';
 import { ciLintArea } from './ci_lint';
 import { applicationSettingsArea } from './application_settings';
 
@@ -55,4 +56,5 @@ export const areas: Area[] = [
   featureFlagsArea,
   ciLintArea,
   applicationSettingsArea,
+  bulkImportsArea,
 ];

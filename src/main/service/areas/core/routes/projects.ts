@@ -6,9 +6,8 @@ import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { project, projectSimple } from '../entities';
-import { recordEvent } from '../events';
 import { type Namespace, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
-import { type Project, findProjectById } from '../projects';
+import { type Project, findProjectById, insertProject } from '../projects';
 import { isoTime } from '../time';
 import { likeEscape, loadUser } from './users';
 import { validateNamespacePath } from './groups';
@@ -240,41 +239,19 @@ export function registerProjectRoutes(r: Router): void {
       errors.visibility_level = [`${visibility} is not allowed in a ${ns.visibility} group.`];
     }
     if (Object.keys(errors).length) throw validationError(errors);
-    const created = inTransaction(rc.svc.db, () => {
-      const now = isoTime(rc.svc.now());
-      const settings: Record<string, unknown> = {};
-      applySettings(settings, p as Record<string, unknown>);
-      const info = rc.svc.db
-        .prepare(
-          `INSERT INTO projects (namespace_id, creator_id, name, path, description, visibility, default_branch, request_access_enabled, topics, settings, created_at, updated_at, last_activity_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          ns!.id,
-          user.id,
-          name,
-          path,
-          p.description ?? null,
-          visibility,
-          p.default_branch ?? 'main',
-          p.request_access_enabled === false ? 0 : 1,
-          JSON.stringify(p.topics ?? p.tag_list ?? []),
-          JSON.stringify(settings),
-          now,
-          now,
-          now,
-        );
-      const id = Number(info.lastInsertRowid);
-      if (ns!.kind === 'user') {
-        rc.svc.db
-          .prepare(
-            `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
-             VALUES ('Project', ?, ?, 50, ?, ?, ?)`,
-          )
-          .run(id, ns!.owner_id, user.id, now, now);
-      }
-      recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: id, targetType: null });
-      return findProjectById(rc.svc, id)!;
+    const settings: Record<string, unknown> = {};
+    applySettings(settings, p as Record<string, unknown>);
+    const created = insertProject(rc.svc, {
+      namespace: ns,
+      creatorId: user.id,
+      name,
+      path,
+      description: p.description,
+      visibility,
+      defaultBranch: p.default_branch,
+      requestAccessEnabled: p.request_access_enabled,
+      topics: p.topics ?? p.tag_list,
+      settings,
     });
     return project(rc, created);
   });
