@@ -22,6 +22,7 @@ import { featureFlagsArea } from './feature_flags';
 import { bulkImportsArea } from './bulk_imports';
 import { ciLintArea } from './ci_lint';
 import { applicationSettingsArea } from './application_settings';
+import { spamArea } from './spam';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -56,5 +57,6 @@ export const areas: Area[] = [
   featureFlagsArea,
   ciLintArea,
   applicationSettingsArea,
+  spamArea,
   bulkImportsArea,
 ];
