@@ -21,6 +21,7 @@ import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { bulkImportsArea } from './bulk_imports';
 import { ciLintArea } from './ci_lint';
+import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
 
@@ -58,5 +59,6 @@ export const areas: Area[] = [
   ciLintArea,
   applicationSettingsArea,
   spamArea,
+  importsArea,
   bulkImportsArea,
 ];

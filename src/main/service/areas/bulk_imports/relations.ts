@@ -2,7 +2,11 @@ import { unlink } from 'node:fs/promises';
 import { inTransaction } from '../../db/connection';
 import { createBadge, validateBadge } from '../badges/badges';
 import { type Namespace, findNamespaceById, findNamespaceByFullPath, insertGroup, visibilityLevel, type Visibility } from '../core/namespaces';
-import { type Project, findProjectById, insertProject } from '../core/projects';
+import { type Project, findProjectById } from '../core/projects';
+import { insertProject } from '../core/routes/projects';
+import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../core/imported';
+import { newDiscussionId } from '../core/notes';
+import { fakeSha } from '../core/workitems';
 import { isoTime } from '../core/time';
 import { createFlag, createUserList } from '../feature_flags/feature_flags';
 import { DEFAULT_LABEL_COLOR } from '../labels/colors';
@@ -13,7 +17,7 @@ import { MESSAGES, addEntity, destinationPath } from './bulk_imports';
 import { type EntityRun, ImportError, type Relation } from './importer';
 import { UploadLinks, saveToTemp } from './upload_links';
 import { type SourceUser, inParallel } from './users';
-import { IMPORTED_FROM, insertImportedEpic, insertImportedIssue, insertImportedMember, insertImportedMergeRequest, insertImportedNote } from './writer';
+import { IMPORTED_FROM, insertImportedEpic, insertImportedMember } from './writer';
 
 /**
  * What a migration copies, relation by relation, in GitLab's order: the group or project first
@@ -143,9 +147,7 @@ const project: Relation = {
       const names = r.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(name) = lower(?)');
       const settings: Record<string, unknown> = {};
       for (const key of PROJECT_SETTINGS) if (p[key] !== undefined && p[key] !== null) settings[key] = p[key];
-      const created = insertProject(r.svc, {
-        namespace: ns,
-        creatorId: r.user.id,
+      const created = insertProject(r.svc, r.user, ns, {
         name: uniqueName((n) => !!names.get(ns.id, n), p.name),
         path: r.entity.destination_slug,
         description: p.description ?? null,
@@ -155,8 +157,7 @@ const project: Relation = {
         topics: p.topics ?? p.tag_list ?? [],
         settings,
         createdAt: p.created_at,
-        importType: 'gitlab_project_migration',
-        importStatus: 'started',
+        import: { type: 'gitlab_project_migration', url: null, status: 'started' },
       });
       r.svc.db.prepare('UPDATE bulk_import_entities SET project_id = ?, source_xid = ?, updated_at = ? WHERE id = ?').run(created.id, p.id, isoTime(r.svc.now()), r.entity.id);
       r.map('project', `p:${p.id}`, created.id, null);
@@ -289,7 +290,7 @@ interface SourceDiscussion {
   notes: SourceNote[];
 }
 
-/** A thread's notes with the thread id they keep. */
+/** A thread's notes with the source's thread id (null for a lone comment). */
 interface Thread {
   id: string | null;
   notes: SourceNote[];
@@ -298,12 +299,15 @@ interface Thread {
 function writeNotes(r: EntityRun, threads: Thread[], target: { projectId: number | null; noteableType: string; noteableId: number }, uploads: UploadLinks | null): void {
   r.seen('notes', threads.reduce((n, t) => n + t.notes.length, 0));
   for (const t of threads) {
+    // The source thread's id when it has GitLab's form, so a thread's notes stay together.
+    const discussionId = t.id && /^[0-9a-f]{40}$/.test(t.id) ? t.id : newDiscussionId();
     for (const n of t.notes) {
       if (r.mapped('notes', n.id) !== undefined) continue;
-      const id = insertImportedNote(r.svc, {
-        ...target,
-        discussionId: t.id,
-        type: n.type ?? null,
+      const { id } = insertImportedNote(r.svc, target.projectId, {
+        noteableType: target.noteableType,
+        noteableId: target.noteableId,
+        discussionId,
+        type: n.type === 'DiffNote' || n.type === 'DiscussionNote' ? n.type : null,
         authorId: r.author(n.author),
         body: uploads ? uploads.rewrite(n.body)! : n.body,
         system: !!n.system,
@@ -311,9 +315,10 @@ function writeNotes(r: EntityRun, threads: Thread[], target: { projectId: number
         resolvable: !!n.resolvable,
         resolvedAt: n.resolved ? (n.resolved_at ?? n.updated_at ?? n.created_at) : null,
         resolvedById: n.resolved ? r.users.known(n.resolved_by) : null,
-        position: n.position ?? null,
+        position: (n.position as Record<string, unknown> | null | undefined) ?? null,
         createdAt: n.created_at,
         updatedAt: n.updated_at ?? n.created_at,
+        importedFrom: IMPORTED_FROM,
       });
       r.map('notes', n.id, id);
     }
@@ -376,7 +381,8 @@ const epics: Relation = {
         prepare: async (items) => {
           await inParallel(items, 8, async (e) => {
             try {
-              notesOf.set(e.id, [{ id: null, notes: await r.all<SourceNote>(`/groups/${r.xid}/epics/${e.id}/notes`, { sort: 'asc', order_by: 'created_at' }) }]);
+              const notes = await r.all<SourceNote>(`/groups/${r.xid}/epics/${e.id}/notes`, { sort: 'asc', order_by: 'created_at' });
+              notesOf.set(e.id, notes.map((n) => ({ id: null, notes: [n] })));
             } catch (err) {
               if (r.job.signal.aborted) throw err;
               notesOf.set(e.id, []);
@@ -570,8 +576,7 @@ function workItems<T extends SourceWorkItem>(
 const users = (r: EntityRun, list: SourceUser[] | undefined): number[] => [...new Set((list ?? []).map((u) => r.users.known(u)).filter((id): id is number => !!id))];
 
 const issues = workItems<SourceIssue>('issues', 'BulkImports::Projects::Pipelines::IssuesPipeline', (r, i, labels, uploads) =>
-  insertImportedIssue(r.svc, {
-    projectId: r.entity.project_id!,
+  insertImportedIssue(r.svc, r.entity.project_id!, {
     iid: i.iid,
     title: i.title,
     description: uploads.rewrite(i.description ?? null),
@@ -588,14 +593,18 @@ const issues = workItems<SourceIssue>('issues', 'BulkImports::Projects::Pipeline
     closedById: i.state === 'closed' ? r.users.known(i.closed_by) : null,
     createdAt: i.created_at,
     updatedAt: i.updated_at,
-  }),
+    importedFrom: IMPORTED_FROM,
+  }).id,
 );
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
+/** The source's commits for diff_refs, or stand-ins until the repository comes along. */
+const sha = (r: EntityRun, m: SourceMergeRequest, which: 'base_sha' | 'start_sha' | 'head_sha'): string =>
+  m.diff_refs?.[which] || fakeSha(r.entity.project_id!, m.iid, which, m.source_branch, m.target_branch);
+
 const mergeRequests = workItems<SourceMergeRequest>('merge_requests', 'BulkImports::Projects::Pipelines::MergeRequestsPipeline', (r, m, labels, uploads) =>
-  insertImportedMergeRequest(r.svc, {
-    projectId: r.entity.project_id!,
+  insertImportedMergeRequest(r.svc, r.entity.project_id!, {
     iid: m.iid,
     title: m.title,
     description: uploads.rewrite(m.description ?? null),
@@ -609,14 +618,17 @@ const mergeRequests = workItems<SourceMergeRequest>('merge_requests', 'BulkImpor
     squash: !!m.squash,
     removeSourceBranch: m.force_remove_source_branch ?? null,
     discussionLocked: m.discussion_locked ?? null,
-    diffRefs: m.diff_refs ?? null,
+    baseSha: sha(r, m, 'base_sha'),
+    startSha: sha(r, m, 'start_sha'),
+    headSha: sha(r, m, 'head_sha'),
     mergedById: m.state === 'merged' ? r.users.known(m.merged_by ?? m.merge_user) : null,
     mergedAt: m.state === 'merged' ? (m.merged_at ?? m.updated_at) : null,
     closedById: m.state === 'closed' ? r.users.known(m.closed_by) : null,
     closedAt: m.state === 'closed' ? (m.closed_at ?? m.updated_at) : null,
     createdAt: m.created_at,
     updatedAt: m.updated_at,
-  }),
+    importedFrom: IMPORTED_FROM,
+  }).id,
 );
 
 interface SourceSnippet {
