@@ -55,9 +55,11 @@ test('Uploads: a dropped file goes up too', async ({ page, baseURL }) => {
   const project = (await api(baseURL!, 'POST', '/projects', { name: 'Drop Home' })).body;
   await connect(page, 'uploads');
   await pickProject(page, 'root/drop-home');
+  // Runs in the page: a DataTransfer holding one file, as a drag from the desktop brings it.
   const drop = await page.evaluateHandle(() => {
-    const dt = new DataTransfer();
-    dt.items.add(new File(['dropped text'], 'dropped.md', { type: 'text/markdown' }));
+    const w = globalThis as unknown as { DataTransfer: new () => { items: { add(f: unknown): void } }; File: new (parts: string[], name: string, o: object) => unknown };
+    const dt = new w.DataTransfer();
+    dt.items.add(new w.File(['dropped text'], 'dropped.md', { type: 'text/markdown' }));
     return dt;
   });
   await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer: drop });
