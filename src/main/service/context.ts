@@ -1,6 +1,7 @@
 import type { Db } from './db/connection';
 import type { User } from './areas/core/users';
 import type { Project } from './areas/core/projects';
+import type { Git } from './git';
 
 /** Limits a deployment can tune (createService options). */
 export interface Limits {
@@ -28,6 +29,8 @@ export interface ServiceContext {
   now: () => Date;
   fetch: typeof fetch;
   limits: Limits;
+  /** The git adapter (repositories); `git.available` is false, with `git.reason`, when git is missing. */
+  git: Git;
   /** Set by the job token scope area; null until then. */
   resolveJobToken: ((token: string) => JobTokenIdentity | null) | null;
   /**
