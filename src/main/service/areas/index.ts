@@ -20,6 +20,7 @@ import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { ciLintArea } from './ci_lint';
+import { applicationSettingsArea } from './application_settings';
 import { repositoriesArea } from './repositories';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
@@ -54,5 +55,6 @@ export const areas: Area[] = [
   jobTokenScopeArea,
   featureFlagsArea,
   ciLintArea,
+  applicationSettingsArea,
   repositoriesArea,
 ];

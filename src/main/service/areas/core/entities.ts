@@ -154,6 +154,48 @@ export function namespaceBasic(ec: EntityContext, ns: Namespace): Record<string,
   };
 }
 
+/**
+ * Entities::Namespace (GET /namespaces): the basic fields, the group counts its administrators see,
+ * and the EE plan fields for whoever administers the namespace.
+ */
+export function namespaceDetail(ec: EntityContext, ns: Namespace): Record<string, unknown> {
+  const out = namespaceBasic(ec, ns);
+  const user = ec.user;
+  const admin = !!user && (user.admin || (ns.kind === 'group' ? effectiveGroupAccess(ec.svc, user, ns) >= Access.OWNER : ns.owner_id === user.id));
+  const counts = namespaceCounts(ec.svc, ns);
+  if (ns.kind === 'group' && admin) {
+    Object.assign(out, { members_count_with_descendants: counts.members, root_repository_size: null, projects_count: counts.projects });
+  }
+  if (user?.admin) {
+    Object.assign(out, {
+      shared_runners_minutes_limit: null,
+      extra_shared_runners_minutes_limit: null,
+      additional_purchased_storage_size: 0,
+      additional_purchased_storage_ends_on: null,
+    });
+  }
+  out.billable_members_count = admin ? counts.members : null;
+  if (admin) Object.assign(out, { plan: 'default', trial_ends_on: null, trial: false });
+  return out;
+}
+
+/** Distinct members of a group and its subgroups (a personal namespace: its owner), and its projects. */
+function namespaceCounts(svc: ServiceContext, ns: Namespace): { members: number; projects: number } {
+  if (ns.kind === 'user') {
+    const projects = svc.db.prepare('SELECT count(*) AS n FROM projects WHERE namespace_id = ?').get(ns.id) as { n: number };
+    return { members: 1, projects: projects.n };
+  }
+  const row = svc.db
+    .prepare(
+      `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id)
+       SELECT (SELECT count(DISTINCT m.user_id) FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN (SELECT id FROM tree)
+                 AND m.user_id IS NOT NULL AND m.requested_at IS NULL) AS members,
+              (SELECT count(*) FROM projects WHERE namespace_id IN (SELECT id FROM tree)) AS projects`,
+    )
+    .get(ns.id) as { members: number; projects: number };
+  return row;
+}
+
 export function group(ec: EntityContext, g: Namespace): Record<string, unknown> {
   const s = namespaceSettings(g);
   return {
@@ -426,6 +468,8 @@ export interface IssueRow {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 export interface MergeRequestRow {
@@ -455,6 +499,8 @@ export interface MergeRequestRow {
   closed_at: string | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 export interface NoteRow {
@@ -474,6 +520,8 @@ export interface NoteRow {
   position: string | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
@@ -537,8 +585,8 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${fullPath}#${i.iid}` },
     severity: 'UNKNOWN',
     moved_to_id: null,
-    imported: false,
-    imported_from: 'none',
+    imported: i.imported_from !== 'none',
+    imported_from: i.imported_from,
     service_desk_reply_to: null,
   };
 }
@@ -596,8 +644,8 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     has_conflicts: false,
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
-    imported: false,
-    imported_from: 'none',
+    imported: m.imported_from !== 'none',
+    imported_from: m.imported_from,
   };
 }
 
@@ -641,8 +689,8 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
     resolvable: !!n.resolvable,
     confidential: !!n.internal,
     internal: !!n.internal,
-    imported: false,
-    imported_from: 'none',
+    imported: n.imported_from !== 'none',
+    imported_from: n.imported_from,
     noteable_iid: noteableIid,
     commands_changes: {},
   };

@@ -76,3 +76,8 @@ export function selfAndAncestorIds(svc: ServiceContext, ns: Namespace): number[]
 export function namespaceSettings(ns: { settings: string }): Record<string, unknown> {
   return JSON.parse(ns.settings) as Record<string, unknown>;
 }
+
+/** A namespace (group or personal) by numeric id or full path (`:id` of /namespaces/:id). */
+export function findNamespaceByRef(svc: ServiceContext, ref: string): Namespace | undefined {
+  return /^\d+$/.test(ref) ? findNamespaceById(svc, Number(ref)) : findNamespaceByFullPath(svc, ref);
+}

@@ -218,4 +218,14 @@ CREATE INDEX events_project ON events (project_id, id);
 CREATE INDEX events_author ON events (author_id, id);
 `,
   },
+  {
+    // Issues, merge requests and notes brought in by an importer (a provider import, a migration)
+    // say where from, as GitLab's `imported_from` enum does; 'none' for everything made here.
+    name: 'core/002_imported_from',
+    sql: `
+ALTER TABLE issues ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE merge_requests ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE notes ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
+`,
+  },
 ];

@@ -14,6 +14,7 @@ import { likeEscape, loadUser } from './users';
 import { validateNamespacePath } from './groups';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const ACCESS_LEVEL_SETTINGS = [
   'issues_access_level',
@@ -352,6 +353,7 @@ export function registerProjectRoutes(r: Router): void {
 
   r.delete('/projects/:id', async (rc) => {
     const proj = loadProject(rc, Access.OWNER);
+    checkUnmodifiedSince(rc, proj.updated_at);
     inTransaction(rc.svc.db, () => deleteProject(rc, proj));
     await removeDeletedRepositories(rc.svc);
     rc.status = 202;
