@@ -21,6 +21,7 @@ import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { ciLintArea } from './ci_lint';
 import { applicationSettingsArea } from './application_settings';
+import { spamArea } from './spam';
 import { repositoriesArea } from './repositories';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
@@ -56,5 +57,6 @@ export const areas: Area[] = [
   featureFlagsArea,
   ciLintArea,
   applicationSettingsArea,
+  spamArea,
   repositoriesArea,
 ];
