@@ -265,12 +265,9 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
-<<<<<<< HEAD
   const emptyRepo = !ec.svc.git.hasCommits(p.id);
   const readme = emptyRepo ? null : readmePath(ec.svc, p.id);
-=======
   const canAdmin = canAdminProject(ec, p, ns);
->>>>>>> main
   const out: Record<string, unknown> = {
     id: p.id,
     description: p.description,
@@ -367,7 +364,6 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   return out;
 }
 
-<<<<<<< HEAD
 /** The README of the default branch, as the repositories area noted it after the last push. */
 function readmePath(svc: ServiceContext, projectId: number): string | null {
   return (
@@ -377,11 +373,8 @@ function readmePath(svc: ServiceContext, projectId: number): string | null {
   );
 }
 
-function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
-=======
 /** The caller's own and group levels in a project, memoized between writes. */
 function projectLevels(ec: EntityContext, p: Project, ns: Namespace): { own: number; group: number } {
->>>>>>> main
   const user = ec.user!;
   return cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
     const own = ec.svc.db
