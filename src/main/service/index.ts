@@ -48,6 +48,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxAlertPayloadBytes: 1024 * 1024,
   jobConcurrency: 5,
   maxQueuedJobs: 1000,
+  databaseBusyTimeoutMs: 5000,
 };
 
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
@@ -56,12 +57,13 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const git = await openGit(opts.dataDir, () => locateGit(opts.gitCommand));
   // Said once at start: everything else works without git, repository endpoints answer 503.
   if (!git.available) process.stderr.write(`[sandlab] repositories are unavailable: ${git.reason}\n`);
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const db = openDatabase(join(opts.dataDir, 'sandlab.db'), [...jobMigrations, ...areas.flatMap((a) => a.migrations)], {
     nativeBinding: opts.nativeBinding,
+    busyTimeoutMs: limits.databaseBusyTimeoutMs,
   });
   const now = opts.clock ?? (() => new Date());
   const outbound = opts.fetch ?? globalThis.fetch;
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const svc: ServiceContext = {
     db,
     dataDir: opts.dataDir,

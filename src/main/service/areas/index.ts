@@ -20,6 +20,7 @@ import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { ciLintArea } from './ci_lint';
+import { markdownArea } from './markdown';
 import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
@@ -57,6 +58,7 @@ export const areas: Area[] = [
   jobTokenScopeArea,
   featureFlagsArea,
   ciLintArea,
+  markdownArea,
   applicationSettingsArea,
   spamArea,
   importsArea,
