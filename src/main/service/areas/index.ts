@@ -19,6 +19,7 @@ import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
+import { bulkImportsArea } from './bulk_imports';
 import { ciLintArea } from './ci_lint';
 import { markdownArea } from './markdown';
 import { importsArea } from './imports';
@@ -62,5 +63,6 @@ export const areas: Area[] = [
   applicationSettingsArea,
   spamArea,
   importsArea,
+  bulkImportsArea,
   repositoriesArea,
 ];
