@@ -35,6 +35,11 @@ export interface ApiRequest {
    * window. A browser sends what the user typed in `body` instead.
    */
   secrets?: Record<string, string>;
+  /**
+   * Multipart only: main reports how much of the body the service has read as job progress events
+   * (`kind: 'upload'`, this id) on the job-progress channel, so a large file shows a progress bar.
+   */
+  progressId?: string;
 }
 
 export interface ApiResponse {
