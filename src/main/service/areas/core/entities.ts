@@ -5,6 +5,7 @@ import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings } from './projects';
 import { Access, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
 export interface EntityContext {
@@ -453,6 +454,7 @@ export interface IssueRow {
   due_date: string | null;
   weight: number | null;
   issue_type: string;
+  milestone_id: number | null;
   closed_at: string | null;
   closed_by_id: number | null;
   created_at: string;
@@ -482,6 +484,7 @@ export interface MergeRequestRow {
   base_sha: string;
   start_sha: string;
   head_sha: string;
+  milestone_id: number | null;
   merged_by_id: number | null;
   merged_at: string | null;
   closed_by_id: number | null;
@@ -545,7 +548,7 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     closed_at: i.closed_at,
     closed_by: userBasicById(ec, i.closed_by_id),
     labels: JSON.parse(i.labels),
-    milestone: null,
+    milestone: milestoneOf(ec, i.milestone_id),
     assignees,
     author: userBasicById(ec, i.author_id),
     type: i.issue_type.toUpperCase(),
@@ -580,6 +583,16 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
   };
 }
 
+/** Fields Entities::Issue adds to Entities::IssueBasic. */
+const ISSUE_ONLY_FIELDS = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to'];
+
+/** Entities::IssueBasic (a milestone's issues). */
+export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+  const full = issue(ec, i);
+  for (const key of ISSUE_ONLY_FIELDS) delete full[key];
+  return full;
+}
+
 export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
   const assignees = users(ec, m.assignee_ids);
@@ -612,7 +625,7 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     labels: JSON.parse(m.labels),
     draft,
     work_in_progress: draft,
-    milestone: null,
+    milestone: milestoneOf(ec, m.milestone_id),
     merge_when_pipeline_succeeds: false,
     merge_status: m.state === 'opened' ? 'can_be_merged' : 'unchecked',
     detailed_merge_status: m.state === 'opened' ? (draft ? 'draft_status' : 'mergeable') : 'not_open',
@@ -690,4 +703,38 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
   }
   if (n.position) out.position = JSON.parse(n.position);
   return out;
+}
+
+// --- milestones --------------------------------------------------------------------------------
+
+/** Entities::Milestone: `project_id` or `group_id`, whichever owns it. */
+export function milestone(ec: EntityContext, m: MilestoneRow): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: m.id, iid: m.iid };
+  let webUrl: string;
+  if (m.project_id !== null) {
+    out.project_id = m.project_id;
+    webUrl = `${projectPathOf(ec, m.project_id).webUrl}/-/milestones/${m.iid}`;
+  } else {
+    out.group_id = m.group_id;
+    webUrl = `${namespaceWebUrl(ec, findNamespaceById(ec.svc, m.group_id!)!)}/-/milestones/${m.iid}`;
+  }
+  return {
+    ...out,
+    title: m.title,
+    description: m.description,
+    state: m.state,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    due_date: m.due_date,
+    start_date: m.start_date,
+    expired: milestoneExpired(ec.svc, m),
+    web_url: webUrl,
+  };
+}
+
+/** The `milestone` object of an issue or merge request (null without one). */
+function milestoneOf(ec: EntityContext, id: number | null): Record<string, unknown> | null {
+  if (id === null) return null;
+  const m = findMilestoneById(ec.svc, id);
+  return m ? milestone(ec, m) : null;
 }

@@ -228,4 +228,50 @@ ALTER TABLE merge_requests ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none'
 ALTER TABLE notes ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
 `,
   },
+  {
+    name: 'core/002_milestones',
+    sql: `
+-- Milestones of a project or of a group (exactly one is set); iids count per project or group.
+CREATE TABLE milestones (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  iid INTEGER NOT NULL,
+  project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+  group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL DEFAULT 'active',
+  start_date TEXT,
+  due_date TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  CHECK ((group_id IS NULL) != (project_id IS NULL))
+);
+CREATE INDEX milestones_project ON milestones (project_id);
+CREATE INDEX milestones_group ON milestones (group_id);
+
+ALTER TABLE issues ADD COLUMN milestone_id INTEGER REFERENCES milestones(id) ON DELETE SET NULL;
+ALTER TABLE merge_requests ADD COLUMN milestone_id INTEGER REFERENCES milestones(id) ON DELETE SET NULL;
+CREATE INDEX issues_milestone ON issues (milestone_id);
+CREATE INDEX merge_requests_milestone ON merge_requests (milestone_id);
+
+-- Resource milestone events of issues and merge requests: one row per milestone added or removed.
+CREATE TABLE resource_milestone_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  issuable_type TEXT NOT NULL CHECK (issuable_type IN ('Issue', 'MergeRequest')),
+  issuable_id INTEGER NOT NULL,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  milestone_id INTEGER NOT NULL REFERENCES milestones(id) ON DELETE CASCADE,
+  action TEXT NOT NULL CHECK (action IN ('add', 'remove')),
+  state TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX resource_milestone_events_issuable ON resource_milestone_events (issuable_type, issuable_id, id);
+CREATE TRIGGER issues_milestone_events_cleanup AFTER DELETE ON issues BEGIN
+  DELETE FROM resource_milestone_events WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+END;
+CREATE TRIGGER merge_requests_milestone_events_cleanup AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM resource_milestone_events WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+END;
+`,
+  },
 ];

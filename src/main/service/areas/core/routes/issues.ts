@@ -1,6 +1,6 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, requireAtLeastOne, t } from '../../../http/params';
+import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
@@ -9,7 +9,7 @@ import { type IssueRow, issue } from '../entities';
 import { recordEvent } from '../events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
 
@@ -36,7 +36,7 @@ const ISSUE_UPDATE_AT_LEAST_ONE_OF = [
 const TITLE_MAX = 255;
 
 /** SQL that hides confidential issues from those below Planner who are neither author nor assignee. */
-function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
+export function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
   const user = rc.user;
   if (user?.admin) return { sql: '1 = 1', args: [] };
   if (!user) return { sql: 'x.confidential = 0', args: [] };
@@ -115,7 +115,10 @@ export function registerIssueRoutes(r: Router): void {
       issue_type: t.string().values(['issue', 'incident', 'test_case', 'task']),
       created_at: t.dateTime(),
       discussion_locked: t.boolean(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
     validateIssue(p.title, p.description);
     const created = inTransaction(rc.svc.db, () => {
@@ -145,7 +148,9 @@ export function registerIssueRoutes(r: Router): void {
         );
       const row = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(Number(info.lastInsertRowid)) as IssueRow;
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
-      return row;
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId) setIssuableMilestone(rc, 'Issue', row, milestoneId, user.id);
+      return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(row.id) as IssueRow;
     });
     return issue(rc, created);
   });
@@ -170,7 +175,10 @@ export function registerIssueRoutes(r: Router): void {
       discussion_locked: t.boolean(),
       issue_type: t.string().values(['issue', 'incident', 'test_case', 'task']),
       updated_at: t.dateTime(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     const level = effectiveProjectAccess(rc.svc, user, project);
     if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
     validateIssue(p.title ?? current.title, p.description ?? null);
@@ -199,6 +207,8 @@ export function registerIssueRoutes(r: Router): void {
           p.updated_at ?? now,
           current.id,
         );
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId !== undefined) setIssuableMilestone(rc, 'Issue', { ...current, state }, milestoneId, user.id);
       if (state !== current.state) {
         recordEvent(rc.svc, {
           action: state === 'closed' ? 'closed' : 'reopened',

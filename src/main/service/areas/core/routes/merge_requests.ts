@@ -1,6 +1,6 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, requireAtLeastOne, t } from '../../../http/params';
+import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
@@ -8,7 +8,7 @@ import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
 import { recordEvent } from '../events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -99,7 +99,10 @@ export function registerMergeRequestRoutes(r: Router): void {
       remove_source_branch: t.boolean(),
       squash: t.boolean(),
       target_project_id: t.integer(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
     if (!p.title.trim()) throw validationError({ title: ["can't be blank"] });
     // handle_merge_request_errors!: :branch_conflict -> 422, :validate_branches -> 409, each with the errors array.
@@ -141,7 +144,9 @@ export function registerMergeRequestRoutes(r: Router): void {
         );
       const row = reload(rc, Number(info.lastInsertRowid));
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
-      return row;
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId) setIssuableMilestone(rc, 'MergeRequest', row, milestoneId, user.id);
+      return reload(rc, row.id);
     });
     return mergeRequestDetail(rc, created);
   });
@@ -165,7 +170,10 @@ export function registerMergeRequestRoutes(r: Router): void {
       discussion_locked: t.boolean(),
       squash: t.boolean(),
       remove_source_branch: t.boolean(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
     if (p.title !== undefined && !p.title.trim()) throw validationError({ title: ["can't be blank"] });
     if (current.state === 'merged' && p.state_event) throw forbidden();
@@ -199,6 +207,8 @@ export function registerMergeRequestRoutes(r: Router): void {
           now,
           current.id,
         );
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId !== undefined) setIssuableMilestone(rc, 'MergeRequest', { ...current, state }, milestoneId, user.id);
       if (state !== current.state) {
         recordEvent(rc.svc, {
           action: state === 'closed' ? 'closed' : 'reopened',
