@@ -133,6 +133,10 @@ export interface JobProgressEvent {
   done: number;
   total: number;
   message?: string;
+  /** The resource that owns the job (`bulk_import:3`), so a workspace knows what to refresh. */
+  subject?: string;
+  /** Kind-specific detail: a bulk import entity id, the relation being copied. */
+  detail?: Record<string, string | number | null>;
 }
 
 /** Every invoke channel: request and response. */

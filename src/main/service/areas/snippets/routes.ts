@@ -29,6 +29,7 @@ import {
 } from './snippets';
 import { registerSnippetNoteRoutes } from './notes';
 import { loadPersonalSnippet, loadProjectSnippet, loadSnippetsProject } from './load';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 function requestUserAgent(rc: RequestContext): { userAgent: string; ipAddress: string } {
   const ua = rc.req.headers['user-agent'];
@@ -113,6 +114,7 @@ export function registerSnippetRoutes(r: Router): void {
     const project = loadSnippetsProject(rc);
     const s = loadProjectSnippet(rc, project);
     if (!canAdminSnippet(rc.svc, user, s, project)) throw forbidden();
+    checkUnmodifiedSince(rc, s.updated_at);
     deleteSnippet(rc.svc, s);
     return undefined;
   });
@@ -191,6 +193,7 @@ export function registerSnippetRoutes(r: Router): void {
     const user = rc.requireUser();
     const s = loadPersonalSnippet(rc);
     if (!canAdminSnippet(rc.svc, user, s, null)) throw forbidden();
+    checkUnmodifiedSince(rc, s.updated_at);
     deleteSnippet(rc.svc, s);
     return undefined;
   });

@@ -11,6 +11,7 @@ import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
 import { likeEscape } from './users';
 import { projectListFilters } from './projects';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const RESERVED_TOP_LEVEL = new Set(['api', 'admin', 'groups', 'projects', 'users', 'uploads', 'help', 'dashboard', 'explore', 'search', '-']);
@@ -183,6 +184,7 @@ export function registerGroupRoutes(r: Router): void {
 
   r.delete('/groups/:id', (rc) => {
     const g = loadGroup(rc, Access.OWNER);
+    checkUnmodifiedSince(rc, g.updated_at);
     inTransaction(rc.svc.db, () => deleteGroupTree(rc, g.id));
     rc.status = 202;
     return { message: '202 Accepted' };

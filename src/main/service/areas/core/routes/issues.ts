@@ -10,6 +10,7 @@ import { recordEvent } from '../events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
 
@@ -230,6 +231,7 @@ export function registerIssueRoutes(r: Router): void {
     const project = loadProject(rc);
     const current = loadIssue(rc, project);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
+    checkUnmodifiedSince(rc, current.updated_at);
     inTransaction(rc.svc.db, () => {
       rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ?").run(current.id);
       rc.svc.db.prepare('DELETE FROM issues WHERE id = ?').run(current.id);

@@ -9,6 +9,7 @@ import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entit
 import { recordEvent } from '../events';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -245,6 +246,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     const project = loadProject(rc);
     const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
+    checkUnmodifiedSince(rc, current.updated_at);
     inTransaction(rc.svc.db, () => {
       rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ?").run(current.id);
       rc.svc.db.prepare('DELETE FROM merge_requests WHERE id = ?').run(current.id);

@@ -12,6 +12,7 @@ import { type Project, findProjectById } from '../projects';
 import { isoTime } from '../time';
 import { likeEscape, loadUser } from './users';
 import { validateNamespacePath } from './groups';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const ACCESS_LEVEL_SETTINGS = [
   'issues_access_level',
@@ -341,6 +342,7 @@ export function registerProjectRoutes(r: Router): void {
 
   r.delete('/projects/:id', (rc) => {
     const proj = loadProject(rc, Access.OWNER);
+    checkUnmodifiedSince(rc, proj.updated_at);
     inTransaction(rc.svc.db, () => deleteProject(rc, proj));
     rc.status = 202;
     return { message: '202 Accepted' };
