@@ -1,4 +1,4 @@
-import { app, BrowserWindow, dialog, ipcMain, nativeTheme, safeStorage, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, nativeTheme, safeStorage, session, shell, type WebContents } from 'electron';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -117,6 +117,7 @@ function ipcDeps(prefs: PreferencesService): IpcDeps {
       const error = await shell.openPath(path);
       if (error) throw new Error(error);
     },
+    writeClipboard: (text) => clipboard.writeText(text),
   };
 }
 

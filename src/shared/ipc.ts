@@ -151,6 +151,7 @@ export interface IpcContract {
   'sandlab:dialog-open': { request: OpenDialogRequest; response: OpenDialogResult };
   'sandlab:dialog-save': { request: SaveDialogRequest; response: SaveDialogResult };
   'sandlab:reveal-data-dir': { request: void; response: void };
+  'sandlab:clipboard-write': { request: { text: string }; response: void };
 }
 
 export type IpcChannel = keyof IpcContract;
@@ -168,6 +169,7 @@ export const IPC_CHANNELS: readonly IpcChannel[] = [
   'sandlab:dialog-open',
   'sandlab:dialog-save',
   'sandlab:reveal-data-dir',
+  'sandlab:clipboard-write',
 ];
 
 /** Main -> renderer push: a batch of job progress events (at most one batch per 250 ms). */
@@ -185,6 +187,8 @@ export interface SandlabDesktopApi {
   openDialog(req: OpenDialogRequest): Promise<OpenDialogResult>;
   saveDialog(req: SaveDialogRequest): Promise<SaveDialogResult>;
   revealDataDir(): Promise<void>;
+  /** Plain text to the system clipboard (the window holds no clipboard permission of its own). */
+  copyText(text: string): Promise<void>;
   /** Returns an unsubscribe function. */
   onJobProgress(listener: (events: JobProgressEvent[]) => void): () => void;
 }

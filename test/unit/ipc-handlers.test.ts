@@ -22,6 +22,7 @@ const applyPreferences = vi.fn(async (_prev: Preferences, _next: Preferences) =>
 let openResult: { canceled: boolean; filePaths: string[] } = { canceled: true, filePaths: [] };
 let saveResult: { canceled: boolean; filePath?: string } = { canceled: true };
 const revealed: string[] = [];
+const clipboard: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sandlab-ipc-'));
@@ -54,6 +55,7 @@ beforeAll(async () => {
     showOpenDialog: async () => openResult,
     showSaveDialog: async () => saveResult,
     revealPath: async (p) => void revealed.push(p),
+    writeClipboard: (text) => void clipboard.push(text),
   };
   handlers = createIpcHandlers(deps);
 });
@@ -220,5 +222,13 @@ describe('app channels', () => {
   it('reveals the data folder', async () => {
     await handlers['sandlab:reveal-data-dir'](APP, undefined);
     expect(revealed).toEqual([join(dir, 'data')]);
+  });
+
+  it('writes text to the clipboard, and only text', async () => {
+    await handlers['sandlab:clipboard-write'](APP, { text: 'curl --header "PRIVATE-TOKEN: <your_access_token>"' });
+    expect(clipboard).toEqual(['curl --header "PRIVATE-TOKEN: <your_access_token>"']);
+    await expect(handlers['sandlab:clipboard-write'](APP, { text: 42 })).rejects.toThrow('text must be a string');
+    await expect(handlers['sandlab:clipboard-write'](APP, { text: 'x', html: '<b>' })).rejects.toThrow('does not accept html');
+    expect(clipboard).toHaveLength(1);
   });
 });

@@ -8,6 +8,7 @@ import { forwardApiRequest, type ApiForwardDeps } from './api';
 import {
   parseApiRequest,
   parseCredentialName,
+  parseClipboardWrite,
   parseCredentialSet,
   parseEmpty,
   parseOpenDialog,
@@ -39,6 +40,7 @@ export interface IpcDeps {
   showOpenDialog(req: OpenDialogRequest): Promise<{ canceled: boolean; filePaths: string[] }>;
   showSaveDialog(req: Omit<SaveDialogRequest, 'data'>): Promise<{ canceled: boolean; filePath?: string }>;
   revealPath(path: string): Promise<void>;
+  writeClipboard(text: string): void;
 }
 
 export class UntrustedSenderError extends Error {
@@ -111,6 +113,9 @@ export function createIpcHandlers(deps: IpcDeps): IpcHandlers {
     'sandlab:reveal-data-dir': async (_e, payload) => {
       parseEmpty(payload);
       await deps.revealPath(deps.host.dataDir);
+    },
+    'sandlab:clipboard-write': async (_e, payload) => {
+      deps.writeClipboard(parseClipboardWrite(payload).text);
     },
   };
 }

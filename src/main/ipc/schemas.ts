@@ -175,6 +175,15 @@ export function parseSaveDialog(payload: unknown): SaveDialogRequest {
   return { title: v.title ?? undefined, defaultName: v.defaultName ?? undefined, filters: parseFilters(p.filters), data: v.data };
 }
 
+/** Text for the clipboard: a string, at most 1 MB (a snippet, a curl line, a token shown once). */
+export function parseClipboardWrite(payload: unknown): { text: string } {
+  const p = asParams(payload, 'clipboard');
+  rejectUnknown(p, ['text'], 'clipboard');
+  if (typeof p.text !== 'string') throw new IpcValidationError('text must be a string');
+  if (p.text.length > 1_000_000) throw new IpcValidationError('text is too long');
+  return { text: p.text };
+}
+
 /** Channels without a request accept nothing. */
 export function parseEmpty(payload: unknown): void {
   if (payload === undefined || payload === null) return;

@@ -21,6 +21,7 @@ import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { ciLintArea } from './ci_lint';
 import { applicationSettingsArea } from './application_settings';
+import { spamArea } from './spam';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -55,4 +56,5 @@ export const areas: Area[] = [
   featureFlagsArea,
   ciLintArea,
   applicationSettingsArea,
+  spamArea,
 ];

@@ -35,22 +35,24 @@ export interface Bridge {
   readonly desktop: SandlabDesktopApi | null;
 }
 
-/** A non-2xx answer, with GitLab's message. */
+/** A non-2xx answer. Its message is the API's own (`message` or `error`, verbatim), with the status when the text lacks it. */
 export class ApiCallError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
   ) {
-    super(`${status}: ${describeError(body)}`);
+    const text = describeError(body);
+    super(text.startsWith(String(status)) ? text : `${text} (HTTP ${status})`);
   }
 }
 
 function describeError(body: unknown): string {
-  if (body && typeof body === 'object') {
+  if (body && typeof body === 'object' && !(body instanceof Uint8Array)) {
     const b = body as { message?: unknown; error?: unknown };
-    const m = b.message ?? b.error;
+    const m = b.message ?? b.error ?? body;
     return typeof m === 'string' ? m : JSON.stringify(m);
   }
+  if (body === null || body === undefined || body instanceof Uint8Array) return 'no message';
   return String(body);
 }
 

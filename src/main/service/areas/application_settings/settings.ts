@@ -29,6 +29,7 @@ const KNOWN = {
   akismet_api_key: [t.string(), null],
   allow_local_requests_from_system_hooks: [t.boolean(), true],
   allow_local_requests_from_web_hooks_and_services: [t.boolean(), false],
+  allow_possible_spam: [t.boolean(), false],
   auto_devops_enabled: [t.boolean(), true],
   bulk_import_enabled: [t.boolean(), true],
   bulk_import_max_download_file_size: [t.integer(), 5120],
@@ -79,6 +80,9 @@ const KNOWN = {
   recaptcha_site_key: [t.string(), null],
   require_admin_approval_after_user_signup: [t.boolean(), true],
   require_two_factor_authentication: [t.boolean(), false],
+  // Sandlab-only: the local spam check standing in for GitLab's spam service (areas/spam, README).
+  sandlab_spam_check_enabled: [t.boolean(), false],
+  sandlab_spam_patterns: [list(), []],
   restricted_visibility_levels: [list().values([...VISIBILITIES, ...Object.keys(VISIBILITY_LEVELS)]), []],
   session_expire_delay: [t.integer(), 10080],
   shared_runners_enabled: [t.boolean(), true],
@@ -154,6 +158,11 @@ const VISIBILITY_SETTINGS = new Set(['default_group_visibility', 'default_projec
 export function updateApplicationSettings(svc: ServiceContext, params: Params): ApplicationSettings {
   const spec = Object.fromEntries(Object.entries(KNOWN).map(([k, [field]]) => [k, field]));
   const known = declared(params, spec) as Record<string, unknown>;
+  // Grape: `given recaptcha_enabled: ->(val) { val } do requires :recaptcha_site_key, :recaptcha_private_key end`.
+  if (known.recaptcha_enabled === true) {
+    const missing = ['recaptcha_site_key', 'recaptcha_private_key'].filter((k) => known[k] === undefined);
+    if (missing.length) throw grapeError(400, missing.map((k) => `${k} is missing`).join(', '));
+  }
   const changes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(known)) {
     if (value === undefined) continue;
