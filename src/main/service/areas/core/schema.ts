@@ -229,7 +229,7 @@ ALTER TABLE notes ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
 `,
   },
   {
-    name: 'core/002_milestones',
+    name: 'core/003_milestones',
     sql: `
 -- Milestones of a project or of a group (exactly one is set); iids count per project or group.
 CREATE TABLE milestones (
