@@ -4,7 +4,8 @@ import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings } from './projects';
-import { Access, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { Access, canReadProject, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { isSubscribed } from './participants';
 import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
@@ -530,6 +531,22 @@ function userNotesCount(ec: EntityContext, type: string, id: number): number {
   return (ec.svc.db.prepare('SELECT count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = 0').get(type, id) as { n: number }).n;
 }
 
+/** Issue#merge_requests_count: the merge requests (visible to the viewer) that close the issue. */
+function closingMergeRequestsCount(ec: EntityContext, issueId: number): number {
+  const rows = ec.svc.db
+    .prepare('SELECT m.project_id FROM merge_requests_closing_issues c JOIN merge_requests m ON m.id = c.merge_request_id WHERE c.issue_id = ?')
+    .all(issueId) as { project_id: number }[];
+  return rows.filter((r) => canReadProject(ec.svc, ec.user, findProjectById(ec.svc, r.project_id)!)).length;
+}
+
+/** `upvotes`/`downvotes`: the thumbsup and thumbsdown awards on an issue or merge request. */
+function votes(svc: ServiceContext, type: 'Issue' | 'MergeRequest', id: number): { upvotes: number; downvotes: number } {
+  const row = svc.db
+    .prepare("SELECT sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM award_emoji WHERE awardable_type = ? AND awardable_id = ?")
+    .get(type, id) as { up: number | null; down: number | null };
+  return { upvotes: row.up ?? 0, downvotes: row.down ?? 0 };
+}
+
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
 export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
@@ -554,9 +571,8 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
     user_notes_count: userNotesCount(ec, 'Issue', i.id),
-    merge_requests_count: 0,
-    upvotes: 0,
-    downvotes: 0,
+    merge_requests_count: closingMergeRequestsCount(ec, i.id),
+    ...votes(ec.svc, 'Issue', i.id),
     due_date: i.due_date,
     confidential: !!i.confidential,
     discussion_locked: i.discussion_locked === null ? null : !!i.discussion_locked,
@@ -581,6 +597,16 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     imported_from: i.imported_from,
     service_desk_reply_to: null,
   };
+}
+
+/** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
+export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(issue(ec, i))) {
+    if (k === 'moved_to_id') out.subscribed = isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user);
+    out[k] = v;
+  }
+  return out;
 }
 
 /** Fields Entities::Issue adds to Entities::IssueBasic. */
@@ -614,8 +640,7 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     target_branch: m.target_branch,
     source_branch: m.source_branch,
     user_notes_count: userNotesCount(ec, 'MergeRequest', m.id),
-    upvotes: 0,
-    downvotes: 0,
+    ...votes(ec.svc, 'MergeRequest', m.id),
     author: userBasicById(ec, m.author_id),
     assignees,
     assignee: assignees[0] ?? null,
@@ -660,7 +685,7 @@ function canMerge(ec: EntityContext, projectId: number): boolean {
 export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
   return {
     ...mergeRequest(ec, m),
-    subscribed: false,
+    subscribed: isSubscribed(ec.svc, { type: 'MergeRequest', ...m }, ec.user),
     changes_count: null,
     latest_build_started_at: null,
     latest_build_finished_at: null,

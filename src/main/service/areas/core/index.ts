@@ -10,6 +10,9 @@ import { registerNoteRoutes } from './routes/notes';
 import { registerNamespaceRoutes } from './routes/namespaces';
 import { registerMilestoneRoutes } from './routes/milestones';
 import { registerResourceEventRoutes } from './routes/resource_events';
+import { registerIssueLinkRoutes } from './routes/issue_links';
+import { registerIssuableRelationRoutes } from './routes/issuable_relations';
+import { registerTodoRoutes } from './routes/todos';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -26,5 +29,8 @@ export const coreArea: Area = {
     registerNamespaceRoutes(router);
     registerMilestoneRoutes(router);
     registerResourceEventRoutes(router);
+    registerIssueLinkRoutes(router);
+    registerIssuableRelationRoutes(router);
+    registerTodoRoutes(router);
   },
 };

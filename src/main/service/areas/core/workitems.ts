@@ -88,11 +88,28 @@ function milestoneCondition(rc: RequestContext, value: string): { sql: string; a
   }
 }
 
+/** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
+function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[] } {
+  const mine = 'SELECT 1 FROM award_emoji a WHERE a.awardable_type = ? AND a.awardable_id = x.id AND a.user_id = ?';
+  switch (value.toLowerCase()) {
+    case 'none':
+      return { sql: `(NOT EXISTS (${mine}))`, args: [type, userId] };
+    case 'any':
+      return { sql: `(EXISTS (${mine}))`, args: [type, userId] };
+    default:
+      return { sql: `(EXISTS (${mine} AND a.name = ?))`, args: [type, userId, value] };
+  }
+}
+
 /**
  * The filters GitLab's issue and merge request lists share, as SQL on alias `x`.
  * `states` lists the values `state` may take besides `all`.
  */
-export function workItemFilters(rc: RequestContext, states: readonly string[]): { where: string[]; args: unknown[]; order: string } {
+export function workItemFilters(
+  rc: RequestContext,
+  states: readonly string[],
+  type: 'Issue' | 'MergeRequest',
+): { where: string[]; args: unknown[]; order: string } {
   const q = declared(rc.params, {
     state: t.string().values(['all', ...states]),
     labels: t.commaList(),
@@ -108,6 +125,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[]): 
     updated_before: t.dateTime(),
     milestone: t.string(),
     milestone_id: t.string().values(MILESTONE_WILDCARDS),
+    my_reaction_emoji: t.string(),
     not: t.hash(),
     order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
@@ -144,6 +162,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[]): 
     const cond = milestoneCondition(rc, milestoneFilter);
     addFilter(where, args, cond.sql, ...cond.args);
   }
+  if (q.my_reaction_emoji && rc.user) {
+    const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
+    addFilter(where, args, cond.sql, ...cond.args);
+  }
   if (q.not) {
     const not = declared(q.not, {
       labels: t.commaList(),
@@ -153,7 +175,12 @@ export function workItemFilters(rc: RequestContext, states: readonly string[]): 
       author_username: t.string(),
       assignee_id: t.integer(),
       iids: t.commaIntegers(),
+      my_reaction_emoji: t.string(),
     });
+    if (not.my_reaction_emoji && rc.user) {
+      const cond = reactionCondition(type, rc.user.id, not.my_reaction_emoji);
+      addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
+    }
     const notMilestone = not.milestone ?? not.milestone_id;
     if (notMilestone != null) {
       const cond = milestoneCondition(rc, notMilestone);

@@ -5,8 +5,9 @@ import { forbidden, recordNotFound, unauthorized, validationError } from '../../
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
-import { type IssueRow, issue } from '../entities';
+import { type IssueRow, issue, issueDetail } from '../entities';
 import { recordEvent } from '../events';
+import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
@@ -51,7 +52,7 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
 }
 
 function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] }) {
-  const { where, args, order } = workItemFilters(rc, ISSUE_STATES);
+  const { where, args, order } = workItemFilters(rc, ISSUE_STATES, 'Issue');
   const q = declared(rc.params, { confidential: t.boolean() });
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
   const conf = confidentialSql(rc);
@@ -100,7 +101,7 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/projects/:id/issues/:issue_iid', (rc) => issue(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
+  r.get('/projects/:id/issues/:issue_iid', (rc) => issueDetail(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
 
   r.post('/projects/:id/issues', (rc) => {
     const user = rc.requireUser();
@@ -153,9 +154,10 @@ export function registerIssueRoutes(r: Router): void {
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId) setIssuableMilestone(rc, 'Issue', row, milestoneId, user.id);
+      afterIssuableWrite(rc.svc, project, 'Issue', null, row, user.id);
       return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(row.id) as IssueRow;
     });
-    return issue(rc, created);
+    return issueDetail(rc, created);
   });
 
   r.put('/projects/:id/issues/:issue_iid', (rc) => {
@@ -224,9 +226,11 @@ export function registerIssueRoutes(r: Router): void {
           targetTitle: p.title ?? current.title,
         });
       }
+      const saved = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(current.id) as IssueRow;
+      afterIssuableWrite(rc.svc, project, 'Issue', current, saved, user.id);
       return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(current.id) as IssueRow;
     });
-    return issue(rc, updated);
+    return issueDetail(rc, updated);
   });
 
   r.delete('/projects/:id/issues/:issue_iid', (rc) => {

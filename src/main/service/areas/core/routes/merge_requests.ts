@@ -7,6 +7,7 @@ import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
 import { recordEvent } from '../events';
+import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -37,7 +38,7 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }) {
-  const { where, args, order } = workItemFilters(rc, MR_STATES);
+  const { where, args, order } = workItemFilters(rc, MR_STATES, 'MergeRequest');
   const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
@@ -149,6 +150,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId) setIssuableMilestone(rc, 'MergeRequest', row, milestoneId, user.id);
+      afterIssuableWrite(rc.svc, project, 'MergeRequest', null, row, user.id);
       return reload(rc, row.id);
     });
     return mergeRequestDetail(rc, created);
@@ -224,6 +226,7 @@ export function registerMergeRequestRoutes(r: Router): void {
           targetTitle: p.title ?? current.title,
         });
       }
+      afterIssuableWrite(rc.svc, project, 'MergeRequest', current, reload(rc, current.id), user.id);
       return reload(rc, current.id);
     });
     return mergeRequestDetail(rc, updated);
@@ -239,6 +242,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       const now = isoTime(rc.svc.now());
       rc.svc.db.prepare("UPDATE merge_requests SET state = 'merged', merged_at = ?, merged_by_id = ?, updated_at = ? WHERE id = ?").run(now, user.id, now, current.id);
       recordEvent(rc.svc, { action: 'merged', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: current.id, targetIid: current.iid, targetTitle: current.title });
+      afterIssuableWrite(rc.svc, project, 'MergeRequest', current, reload(rc, current.id), user.id);
       return reload(rc, current.id);
     });
     return mergeRequestDetail(rc, merged);
