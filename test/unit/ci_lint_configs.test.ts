@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { lintCiConfig, type LintContext } from '../../src/main/service/areas/ci_lint/validator';
 
 const files: Record<string, string> = {
@@ -138,6 +139,285 @@ describe('CI lint configurations', () => {
       expect(result.merged_yaml).toBeNull();
       expect(result.jobs).toEqual([]);
     } else expect(result.merged_yaml).toMatch(/^---\n/);
+  });
+});
+
+/** A configuration written the way GitLab's specs write it: `YAML.dump` of a hash. */
+const Y = (config: Record<string, unknown>): string => stringify(config);
+/** A config with one job `rspec` (the name GitLab's entry specs give their job), and other entries. */
+const rspec = (job: Record<string, unknown>, rest: Record<string, unknown> = {}): string => Y({ ...rest, rspec: job });
+const JOB_WHEN = 'on_success, on_failure, always, manual, delayed';
+const SCRIPT_OR_TRIGGER = 'config should implement the script:, run:, or trigger: keyword';
+
+/**
+ * Configurations ported from GitLab's specs (spec/lib/gitlab/ci/yaml_processor_spec.rb and
+ * spec/lib/gitlab/ci/config/entry/*_spec.rb), each with the complete error list GitLab's lint
+ * gives for it: the spec's expected message, plus the others GitLab's validators add beside it
+ * (its specs mostly check `include`). An entry spec checks one entry alone; here it sits in a job
+ * named `rspec`, so "job ..." reads "jobs:rspec ...".
+ * [spec, title, content, expected errors ([] = valid), expected warnings (optional)]
+ */
+const specCases: [string, string, string, string[], string[]?][] = [
+  // --- yaml_processor_spec.rb --------------------------------------------------------------------
+  ['yaml_processor', 'workflow:variables are not allowed', 'workflow:\n  rules:\n    - if: $VAR == "value"\n  variables:\n    UNSUPPORTED: "unparsed"\n',
+    ['workflow config contains unknown keys: variables', 'jobs config should contain at least one visible job']],
+  ['yaml_processor', 'a warning raised together with errors', 'rspec:\n  script: rspec\n  rules:\n    - when: always\ninvalid:\n  script: echo\n  artifacts:\n    - wrong_key: value\n',
+    ['jobs:invalid:artifacts config should be a hash', 'jobs:invalid:artifacts config should be a hash'], [`jobs:rspec may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${WARN_DOCS}`]],
+  ['yaml_processor', 'stage does not exist, with a warning', 'rspec:\n  stage: custom_stage\n  script: rspec\n  rules:\n    - when: always\n',
+    ['rspec job: chosen stage custom_stage does not exist; available stages are .pre, build, test, deploy, .post'], [`jobs:rspec may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${WARN_DOCS}`]],
+  ['yaml_processor', 'job dependency does not exist', 'build:\n  stage: build\n  script: echo\n  rules:\n    - when: always\ntest:\n  stage: test\n  script: echo\n  needs: [unknown_job]\n',
+    ['test job: undefined need: unknown_job']],
+  ['yaml_processor', 'job dependency defined in a later stage', 'build:\n  stage: build\n  script: echo\n  needs: [test]\n  rules:\n    - when: always\ntest:\n  stage: test\n  script: echo\n',
+    ['build job: need test is not defined in current or prior stages']],
+  ['yaml_processor', 'rules:needs that all pass', "stages:\n  - lint\nlint_job:\n  needs: [lint_job_2]\n  stage: lint\n  script: 'echo lint_job'\n  rules:\n    - if: $var == null\n      needs:\n        - lint_job_2\n        - job: lint_job_3\n          optional: true\nlint_job_2:\n  stage: lint\n  script: 'echo job'\n  rules:\n    - if: $var == null\nlint_job_3:\n  stage: lint\n  script: 'echo job'\n  rules:\n    - if: $var == null\n", []],
+  ['yaml_processor', 'a rules:needs in a following stage', "stages: [lint, test]\nlint_job:\n  stage: lint\n  script: 'echo lint_job'\n  rules:\n    - if: $var == null\n      needs: [test_job]\ntest_job:\n  stage: test\n  script: 'echo job'\n  rules:\n    - if: $var == null\n",
+    ['lint_job job: need test_job is not defined in current or prior stages']],
+  ['yaml_processor', 'several rules:needs in a following stage', "stages: [lint, test]\nlint_job:\n  stage: lint\n  script: 'echo lint_job'\n  rules:\n    - if: $var == null\n      needs: [test_job, test_job_2]\ntest_job:\n  stage: test\n  script: 'echo job'\n  rules:\n    - if: $var == null\ntest_job_2:\n  stage: test\n  script: 'echo job'\n  rules:\n    - if: $var == null\n",
+    ['lint_job job: need test_job is not defined in current or prior stages']],
+  ['yaml_processor', 'a rules:needs as a string and a hash', "stages: [test]\ntest_job_1:\n  stage: test\n  script: 'echo lint_job'\n  rules:\n    - if: $var == null\n      needs:\n        - test_job_2\n        - job: test_job_2\ntest_job_2:\n  stage: test\n  script: 'echo job'\n  rules:\n    - if: $var == null\n",
+    ['test_job_1 has the following needs duplicated: test_job_2.']],
+  ['yaml_processor', 'a rules:needs hash in a following stage', "stages: [lint, test]\nlint_job:\n  stage: lint\n  script: 'echo lint_job'\n  rules:\n    - if: $var == null\n      needs:\n        - job: test_job\n          artifacts: false\n          optional: false\ntest_job:\n  stage: test\n  script: 'echo job'\n  rules:\n    - if: $var == null\n",
+    ['lint_job job: need test_job is not defined in current or prior stages']],
+  ['yaml_processor', 'a rules:needs job that does not exist', 'build:\n  stage: build\n  script: echo\n  rules:\n    - when: always\ntest:\n  stage: test\n  script: echo\n  rules:\n    - if: $var == null\n      needs: [unknown_job]\n',
+    ['test job: undefined need: unknown_job']],
+  ['yaml_processor', 'only: an integer', rspec({ script: 'rspec', stage: 'test', only: 1 }), ['jobs:rspec:only has to be either an array of conditions or a hash']],
+  ['yaml_processor', 'only: integers', rspec({ script: 'rspec', stage: 'test', only: [1, 1] }), ['jobs:rspec:only config should be an array of strings or regular expressions using re2 syntax']],
+  ['yaml_processor', 'only: a regexp RE2 refuses', rspec({ script: 'rspec', stage: 'test', only: ['/*invalid/'] }), ['jobs:rspec:only config should be an array of strings or regular expressions using re2 syntax']],
+  ['yaml_processor', 'except: an integer', rspec({ script: 'rspec', except: 1 }), ['jobs:rspec:except has to be either an array of conditions or a hash']],
+  ['yaml_processor', 'except: integers', rspec({ script: 'rspec', except: [1, 1] }), ['jobs:rspec:except config should be an array of strings or regular expressions using re2 syntax']],
+  ['yaml_processor', 'except: a regexp RE2 refuses', rspec({ script: 'rspec', except: ['/*invalid/'] }), ['jobs:rspec:except config should be an array of strings or regular expressions using re2 syntax']],
+  ['yaml_processor', 'nested before_script arrays', Y({ before_script: [[['global script'], 'echo 1'], 'echo 2', ['ls'], 'pwd'], test: { script: ['script'] } }), []],
+  ['yaml_processor', 'hooks with nested scripts', Y({ test: { script: ['script'], hooks: { pre_get_sources_script: [[['global script'], 'echo 1'], 'echo 2', ['ls'], 'pwd'] } } }), []],
+  ['yaml_processor', 'hooks from default', Y({ default: { hooks: { pre_get_sources_script: ['echo 1', 'echo 2', 'pwd'] } }, test: { script: ['script'] } }), []],
+  ['yaml_processor', 'extended docker image and services', Y({ image: { name: 'image:1.0', entrypoint: ['/usr/local/bin/init', 'run'] }, services: ['mysql', { name: 'docker:dind', alias: 'docker', entrypoint: ['/usr/local/bin/init', 'run'], command: ['/usr/local/bin/init', 'run'] }], before_script: ['pwd'], rspec: { script: 'rspec' } }), []],
+  ['yaml_processor', 'image pull_policy', 'image:\n  name: ruby:2.7\n  pull_policy: if-not-present\ntest:\n  script: exit 0\n', []],
+  ['yaml_processor', 'service pull_policy', 'services:\n  - name: postgres:11.9\n    pull_policy: if-not-present\ntest:\n  script: exit 0\n', []],
+  ['yaml_processor', 'image and service docker options', 'test:\n  script: exit 0\n  image:\n    name: ruby:2.7\n    docker:\n      platform: linux/amd64\n      user: dave\n  services:\n    - name: postgres:11.9\n      docker:\n        platform: linux/amd64\n        user: john\n', []],
+  ['yaml_processor', 'job variables as a list', 'before_script: [pwd]\nrspec:\n  script: rspec\n  variables: [VAR1 value1 VAR2 value2]\n', ['jobs:rspec:variables config should be a hash']],
+  ['yaml_processor', 'job variables: null', 'before_script: [pwd]\nrspec:\n  script: rspec\n  variables: null\n', []],
+  ['yaml_processor', 'variables of different types', 'before_script: [pwd]\nrspec:\n  variables:\n    VAR1: value1\n    VAR2: :value2\n    VAR3: 123\n  script: rspec\n', []],
+  ['yaml_processor', 'variables with data', 'variables:\n  VAR1: value1\n  VAR2:\n    value: value2\n    description: description2\n  VAR3:\n    value: value3\n    expand: false\nrspec:\n  script: rspec\n  variables:\n    VAR4: value4\n    VAR5:\n      value: value5\n      expand: false\n    VAR6:\n      value: value6\n      expand: true\n', []],
+  ['yaml_processor', 'overriding extends', '.base:\n  script: test\n  variables:\n    VAR1: base var 1\ntest1:\n  extends: .base\n  variables:\n    VAR1: test1 var 1\n    VAR2: test2 var 2\ntest2:\n  extends: .base\n  variables:\n    VAR2: test2 var 2\ntest3:\n  extends: .base\n  variables: {}\ntest4:\n  extends: .base\n  variables: null\n', []],
+  ['yaml_processor', 'recursive extends', 'rspec:\n  extends: .test\n  script: rspec\n  when: always\n.template:\n  before_script:\n    - bundle install\n.test:\n  extends: .template\n  script: test\n  image: image:test\n', []],
+  ['yaml_processor', 'delayed with start_in', rspec({ script: 'rspec', when: 'delayed', start_in: '1 hour' }), []],
+  ['yaml_processor', 'delayed without start_in', rspec({ script: 'rspec', when: 'delayed' }), ['jobs:rspec start in should be a duration', 'jobs:rspec start in should not exceed the limit']],
+  ['yaml_processor', 'parallel: 5', rspec({ script: 'rspec', parallel: 5, variables: { VAR1: 1 } }), []],
+  ['yaml_processor', 'parallel: matrix', rspec({ script: 'rspec', parallel: { matrix: [{ PROVIDER: 'aws', STACK: ['monitoring', 'app1', 'app2'] }, { PROVIDER: 'ovh', STACK: ['monitoring', 'backup', 'app'] }, { PROVIDER: 'gcp', STACK: ['data', 'processing'] }] }, variables: { VAR1: 1 } }), []],
+  ['yaml_processor', 'cache with unknown keys', Y({ cache: { untracked: true, invalid: 'key' }, rspec: { script: 'rspec' } }), thrice(['cache config contains unknown keys: invalid'])],
+  ['yaml_processor', 'cache keys, files and prefixes', Y({ default: { cache: { paths: ['logs/', 'binaries/'], untracked: true, key: { files: ['file'] } } }, rspec: { script: 'rspec', cache: [{ paths: ['binaries/'], untracked: true, key: 'keya' }, { paths: ['logs/'], untracked: true, key: { files: ['file'], prefix: 'prefix' } }] } }), []],
+  ['yaml_processor', 'id_tokens in default and job', Y({ default: { id_tokens: { ID_TOKEN_1: { aud: 'http://gcp.com' } } }, rspec: { script: 'rspec', id_tokens: { ID_TOKEN_2: { aud: 'http://job.com' } } } }), []],
+  ['yaml_processor', 'artifacts with expose_as', Y({ image: 'image:1.0', services: ['mysql'], before_script: ['pwd'], rspec: { artifacts: { paths: ['logs/', 'binaries/'], expose_as: 'Exposed artifacts', untracked: true, name: 'custom_name', expire_in: '7d' }, script: 'rspec' } }), []],
+  ['yaml_processor', 'artifacts expire_in never', rspec({ script: 'rspec', artifacts: { paths: ['releases/'], expire_in: 'never', when: 'on_failure' } }), []],
+  ['yaml_processor', 'artifacts as a list', 'test:\n  script:\n    - echo "Hello world"\n  artifacts:\n    - paths:\n    - test/\n', ['jobs:test:artifacts config should be a hash', 'jobs:test:artifacts config should be a hash']],
+  ['yaml_processor', 'a complete release', Y({ stages: ['build', 'test', 'release'], release: { stage: 'release', only: ['tags'], script: ['make changelog | tee release_changelog.txt'], release: { tag_name: '$CI_COMMIT_TAG', tag_message: 'Annotated tag message', name: 'Release $CI_TAG_NAME', description: './release_changelog.txt', ref: 'b3235930aa443112e639f941c69c578912189bdd', released_at: '2019-03-15T08:00:00Z', milestones: ['m1', 'm2', 'm3'], assets: { links: [{ name: 'cool-app.zip', url: 'http://my.awesome.download.site/1.0-$CI_COMMIT_SHORT_SHA.zip' }, { name: 'cool-app.exe', url: 'http://my.awesome.download.site/1.0-$CI_COMMIT_SHORT_SHA.exe' }] } } } }), []],
+  ['yaml_processor', 'environment with a url and a port variable', Y({ deploy_to_production: { stage: 'deploy', script: 'test', environment: { name: 'production', url: 'http://production.gitlab.com:$PORT' } } }), []],
+  ['yaml_processor', 'environment: 1', Y({ deploy_to_production: { stage: 'deploy', script: 'test', environment: 1 } }),
+    ['jobs:deploy_to_production:environment config should be a hash or a string', "jobs:deploy_to_production:environment name can't be blank", `jobs:deploy_to_production:environment name ${ENV_NAME}`, `jobs:deploy_to_production:environment name ${ENV_NAME}`]],
+  ['yaml_processor', 'environment name with a colon', Y({ deploy_to_production: { stage: 'deploy', script: 'test', environment: 'production:staging' } }), [`jobs:deploy_to_production:environment name ${ENV_NAME}`]],
+  ['yaml_processor', 'on_stop job with the environment stopped', Y({ review: { stage: 'deploy', script: 'test', environment: { name: 'review', on_stop: 'close_review' } }, close_review: { stage: 'deploy', script: 'test', environment: { name: 'review', action: 'stop' } } }), []],
+  ['yaml_processor', 'on_stop job not defined', Y({ review: { stage: 'deploy', script: 'test', environment: { name: 'review', on_stop: 'close_review' } } }), ['review job: on_stop job close_review is not defined']],
+  ['yaml_processor', 'on_stop job without environment', Y({ review: { stage: 'deploy', script: 'test', environment: { name: 'review', on_stop: 'close_review' } }, close_review: { stage: 'deploy', script: 'test' } }), ['review job: on_stop job close_review does not have environment defined']],
+  ['yaml_processor', 'on_stop job of another environment', Y({ review: { stage: 'deploy', script: 'test', environment: { name: 'review', on_stop: 'close_review' } }, close_review: { stage: 'deploy', script: 'test', environment: 'production' } }), ['review job: on_stop job close_review have different environment name']],
+  ['yaml_processor', 'on_stop job without stop action', Y({ review: { stage: 'deploy', script: 'test', environment: { name: 'review', on_stop: 'close_review' } }, close_review: { stage: 'deploy', script: 'test', environment: { name: 'review' } } }), ['review job: on_stop job close_review needs to have action stop defined']],
+  ['yaml_processor', 'timeout: not-a-number', Y({ deploy_to_production: { stage: 'deploy', script: 'test', timeout: 'not-a-number' } }), ['jobs:deploy_to_production:timeout config should be a duration', 'jobs:deploy_to_production:timeout config should not exceed the limit']],
+  ['yaml_processor', 'timeout: 1m 3s', Y({ deploy_to_production: { stage: 'deploy', script: 'test', timeout: '1m 3s' } }), []],
+  ...dependencyCases(),
+  ...needsCases(),
+  ['yaml_processor', 'rules of every kind', Y({ var_default: { stage: 'build', script: 'test', rules: [{ if: '$VAR == null' }] }, var_when: { stage: 'build', script: 'test', rules: [{ if: '$VAR == null', when: 'always' }] }, var_and_changes: { stage: 'build', script: 'test', rules: [{ if: '$VAR == null', changes: ['README'], when: 'always' }] }, changes_not_var: { stage: 'test', script: 'test', rules: [{ if: '$VAR != null', changes: ['README'] }] }, var_not_changes: { stage: 'test', script: 'test', rules: [{ if: '$VAR == null', changes: ['other/file.rb'], when: 'always' }] }, nothing: { stage: 'test', script: 'test', rules: [{ when: 'manual' }] }, var_never: { stage: 'deploy', script: 'test', rules: [{ if: '$VAR == null', when: 'never' }] }, var_delayed: { stage: 'deploy', script: 'test', rules: [{ if: '$VAR == null', when: 'delayed', start_in: '3 hours' }] }, two_rules: { stage: 'deploy', script: 'test', rules: [{ if: '$VAR == null', when: 'on_success' }, { changes: ['README'], when: 'manual' }] } }), [],
+    [`jobs:nothing may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${WARN_DOCS}`]],
+  ['yaml_processor', 'rules with a job-level when', Y({ var_default: { stage: 'build', script: 'test', when: 'always', rules: [{ if: '$VAR == null' }] } }), []],
+  ['yaml_processor', 'rules with a job-level when: delayed', Y({ var_default: { stage: 'build', script: 'test', when: 'delayed', start_in: '10 minutes', rules: [{ if: '$VAR == null' }] } }),
+    ['jobs:var_default config key may not be used with `rules`: start_in', 'jobs:var_default start in must be blank']],
+  ['yaml_processor', 'cross-pipeline needs', 'rspec:\n  stage: test\n  script: rspec\n  needs:\n    - pipeline: $THE_PIPELINE_ID\n      job: dependency-job\n', []],
+  ['yaml_processor', 'cross-pipeline needs with a hard-coded id', 'rspec:\n  stage: test\n  script: rspec\n  needs:\n    - pipeline: "123"\n      job: dependency-job\n', []],
+  ['yaml_processor', 'cross-pipeline needs with an unknown key', 'rspec:\n  stage: test\n  script: rspec\n  needs:\n    - pipeline: $THE_PIPELINE_ID\n      job: dependency-job\n      something: else\n', ['jobs:rspec:needs:need config contains unknown keys: something']],
+  ['yaml_processor', 'hidden jobs with and without script', Y({ '.hidden_job': { image: 'image:1.0' }, '.hidden_job2': { image: 'image:1.0', script: 'test' }, normal_job: { script: 'test' } }), []],
+  ['yaml_processor', 'a job as a template', 'job1: &JOBTMPL\n  stage: build\n  script: execute-script-for-job\n\njob2: *JOBTMPL\n', []],
+  ['yaml_processor', 'a template merged into jobs', '.template: &JOBTMPL\n  stage: build\n\njob1:\n  <<: *JOBTMPL\n  script: execute-script-for-job\n\njob2:\n  <<: *JOBTMPL\n  script: execute-script-for-job\n', []],
+  ...childPipelineCases(),
+  ['yaml_processor', 'invalid YAML', 'invalid: yaml: test', ['(<unknown>): mapping values are not allowed in this context at line 1 column 14']],
+  ['yaml_processor', 'a string document', 'invalid_yaml', ['Invalid configuration format']],
+  ['yaml_processor', 'YAML.dump of a string', Y({ x: 1 }).replace(/.*/s, "--- 'invalid: yaml: test'\n"), ['Invalid configuration format']],
+  ['yaml_processor', 'tags: a string', rspec({ script: 'test', tags: 'mysql' }), ['jobs:rspec:tags config should be an array of strings']],
+  ['yaml_processor', 'before_script with a number', rspec({ script: 'test', before_script: [10, 'test'] }), ['jobs:rspec:before_script config should be a string or a nested array of strings up to 10 levels deep']],
+  ['yaml_processor', 'after_script with a number', rspec({ script: 'test', after_script: [10, 'test'] }), ['jobs:rspec:after_script config should be a string or a nested array of strings up to 10 levels deep']],
+  ['yaml_processor', 'a blank job name', '"":\n  script: test\n', ["jobs:job name can't be blank"]],
+  ['yaml_processor', 'a job name that is a number', '10:\n  script: test\n', ['jobs:10 name should be a symbol']],
+  ['yaml_processor', 'a job image that is a list', rspec({ script: 'test', image: ['test'] }), ['jobs:rspec:image config should be a hash or a string', 'jobs:rspec:image name should be a string', "jobs:rspec:image name can't be blank"]],
+  ['yaml_processor', 'services: a string', Y({ services: 'test', rspec: { script: 'test' } }), thrice(['services config should be a array'])],
+  ['yaml_processor', 'job services: a string', rspec({ script: 'test', services: 'test' }), ['jobs:rspec:services config should be a array']],
+  ['yaml_processor', 'job services of the wrong type', rspec({ script: 'test', services: [10, 'test'] }), ['jobs:rspec:services:service config should be a hash or a string', 'jobs:rspec:services:service name should be a string', "jobs:rspec:services:service name can't be blank"]],
+  ['yaml_processor', 'a job that is a string', Y({ extra: 'bundle update' }), [`jobs extra ${SCRIPT_OR_TRIGGER}`, VISIBLE]],
+  ['yaml_processor', 'services of a job named extra', Y({ extra: { script: 'rspec', services: 'test' } }), ['jobs:extra:services config should be a array']],
+  ['yaml_processor', 'no jobs', Y({ before_script: ['bundle update'] }), [VISIBLE]],
+  ['yaml_processor', 'a job without script', rspec({ before_script: 'test' }), [`jobs rspec ${SCRIPT_OR_TRIGGER}`, VISIBLE]],
+  ['yaml_processor', 'only a hidden job', Y({ before_script: ['bundle update'], '.hidden': { script: 'ls' } }), [VISIBLE]],
+  ['yaml_processor', 'allow_failure: a string', rspec({ script: 'test', allow_failure: 'string' }), ['jobs:rspec allow failure should be a hash or a boolean value']],
+  ['yaml_processor', 'allow_failure exit codes: a string', rspec({ script: 'test', allow_failure: { exit_codes: 'string' } }), ['jobs:rspec:allow_failure exit codes should be an array of integers or an integer']],
+  ['yaml_processor', 'stage: a number', rspec({ script: 'test', stage: 1 }), ['jobs:rspec:stage config should be a string']],
+  ['yaml_processor', 'a stage not predefined', rspec({ script: 'test', stage: 'acceptance' }), ['rspec job: chosen stage acceptance does not exist; available stages are .pre, build, test, deploy, .post']],
+  ['yaml_processor', 'a stage not defined', Y({ stages: ['build', 'test'], rspec: { script: 'test', stage: 'acceptance' } }), ['rspec job: chosen stage acceptance does not exist; available stages are .pre, build, test, .post']],
+  ['yaml_processor', 'stages: a string', Y({ stages: 'test', rspec: { script: 'test' } }), ['stages config should be an array of strings or a nested array of strings up to 10 levels deep']],
+  ['yaml_processor', 'stages with a boolean', Y({ stages: [true, 'test'], rspec: { script: 'test' } }), ['stages config should be an array of strings or a nested array of strings up to 10 levels deep']],
+  ['yaml_processor', 'variables: a string', Y({ variables: 'test', rspec: { script: 'test' } }), ['variables config should be a hash']],
+  ['yaml_processor', 'a variable that is a list', Y({ variables: { test: [] }, rspec: { script: 'test' } }), ['variable definition must be either a string or a hash']],
+  ['yaml_processor', 'when: a number', rspec({ script: 'test', when: 1 }), ['jobs:rspec when should be a string', `jobs:rspec when should be one of: ${JOB_WHEN}`]],
+  ['yaml_processor', 'artifacts name: a number', Y({ stages: ['build', 'test'], rspec: { script: 'test', artifacts: { name: 1 } } }), ['jobs:rspec:artifacts name should be a string']],
+  ['yaml_processor', 'artifacts when: a number', Y({ stages: ['build', 'test'], rspec: { script: 'test', artifacts: { when: 1 } } }), ['jobs:rspec:artifacts when should be a string', 'jobs:rspec:artifacts when should be one of: on_success, on_failure, always']],
+  ['yaml_processor', 'artifacts expire_in: a number', Y({ stages: ['build', 'test'], rspec: { script: 'test', artifacts: { expire_in: 1 } } }), ['jobs:rspec:artifacts expire in should be a duration']],
+  ['yaml_processor', 'artifacts expire_in: 7 elephants', Y({ stages: ['build', 'test'], rspec: { script: 'test', artifacts: { expire_in: '7 elephants' } } }), ['jobs:rspec:artifacts expire in should be a duration']],
+  ['yaml_processor', 'artifacts untracked: a string', Y({ stages: ['build', 'test'], rspec: { script: 'test', artifacts: { untracked: 'string' } } }), ['jobs:rspec:artifacts untracked should be a boolean value']],
+  ['yaml_processor', 'artifacts paths: a string', Y({ stages: ['build', 'test'], rspec: { script: 'test', artifacts: { paths: 'string' } } }), ['jobs:rspec:artifacts paths should be an array of strings']],
+  ['yaml_processor', 'cache untracked: a string', Y({ cache: { untracked: 'string' }, rspec: { script: 'test' } }), thrice(['cache:untracked config should be a boolean value'])],
+  ['yaml_processor', 'cache paths: a string', Y({ cache: { paths: 'string' }, rspec: { script: 'test' } }), thrice(['cache:paths config should be an array of strings'])],
+  ['yaml_processor', 'cache key: a number', Y({ cache: { key: 1 }, rspec: { script: 'test' } }), thrice(['cache:key should be a hash, a string or a symbol'])],
+  ['yaml_processor', 'job cache key: a number', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { key: 1 } } }), ['jobs:rspec:cache:key should be a hash, a string or a symbol']],
+  ['yaml_processor', 'cache key files: numbers', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { key: { files: [1] } } } }), ['jobs:rspec:cache:key:files config should be an array of strings']],
+  ['yaml_processor', 'cache key files: empty', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { key: { files: [] } } } }), ['jobs:rspec:cache:key:files config requires at least 1 item']],
+  // The spec predates `files_commits`: GitLab now asks for exactly one of the two.
+  ['yaml_processor', 'cache key: only a prefix', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { key: { prefix: 'prefix-key' } } } }), ['jobs:rspec:cache:key config must use exactly one of these keys: files, files_commits']],
+  ['yaml_processor', 'cache key prefix: a number', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { key: { prefix: 1, files: ['file'] } } } }), ['jobs:rspec:cache:key:prefix config should be a string or symbol']],
+  ['yaml_processor', 'job cache untracked: a string', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { untracked: 'string' } } }), ['jobs:rspec:cache:untracked config should be a boolean value']],
+  ['yaml_processor', 'job cache paths: a string', Y({ stages: ['build', 'test'], rspec: { script: 'test', cache: { paths: 'string' } } }), ['jobs:rspec:cache:paths config should be an array of strings']],
+  ['yaml_processor', 'dependencies: a string', Y({ stages: ['build', 'test'], rspec: { script: 'test', dependencies: 'string' } }), ['jobs:rspec dependencies should be an array of strings']],
+  ['yaml_processor', 'only variables: an invalid expression', rspec({ script: 'test', only: { variables: ['== null'] } }), ['jobs:rspec:only variables invalid expression syntax']],
+  ['yaml_processor', 'only changes: numbers', rspec({ script: 'test', only: { changes: [1] } }), ['jobs:rspec:only changes should be an array of strings']],
+  ['yaml_processor', 'extends of an unknown job', rspec({ extends: 'something', script: 'test' }), ['rspec: unknown keys in `extends` (something)']],
+  ['yaml_processor', 'parallel: a string', rspec({ parallel: 'test', script: 'test' }), ['jobs:rspec:parallel should be an integer or a hash']],
+  ['yaml_processor', 'rules:changes', 'rspec:\n  script: exit 0\n  rules:\n    - changes: [README.md]\n', []],
+  ['yaml_processor', 'rules:changes:paths', 'rspec:\n  script: exit 0\n  rules:\n    - changes:\n        paths: [README.md]\n', []],
+  ['yaml_processor', 'workflow:rules:changes', 'workflow:\n  rules:\n    - changes: [README.md]\nrspec:\n  script: exit 0\n', []],
+  ['yaml_processor', 'several keyword errors', rspec({ script: 'test', bad_tags: 'mysql', rules: { wrong: 'format' } }), ['jobs:rspec rules should be an array containing hashes and arrays of hashes', 'jobs:rspec config contains unknown keys: bad_tags']],
+  ['yaml_processor', 'publish outside a pages job', 'not-pages:\n  script: echo\n  publish: foo\n', ['jobs:not-pages publish can only be used within a `pages` job']],
+  ['yaml_processor', 'publish in a pages job', 'pages:\n  script: echo\n  publish: foo\n', []],
+  ['yaml_processor', 'pages: path_prefix', 'pages:\n  script: echo\n  pages:\n    path_prefix: foo\n', []],
+  ...jobSpecCases(),
+];
+
+/** spec/lib/gitlab/ci/config/entry/job_spec.rb */
+function jobSpecCases(): [string, string, string, string[]][] {
+  const nested = (depth: number): unknown => (depth === 0 ? [{ if: '$THIS == "other"', when: 'always' }] : [{ if: '$THIS == "other"', when: 'always' }, nested(depth - 1)]);
+  const other = { 'another-job': { stage: 'test', script: 'echo' } };
+  return [
+    ['job', 'a script', rspec({ script: 'rspec' }), []],
+    ['job', 'when: and rules:', rspec({ script: 'echo', when: 'on_failure', rules: [{ if: '$VARIABLE', when: 'on_success' }] }), []],
+    ['job', 'start_in of exactly a week', rspec({ script: 'echo', when: 'delayed', start_in: '1 week' }), []],
+    ['job', 'needs', rspec({ stage: 'test', script: 'echo', needs: ['another-job'] }, other), []],
+    ['job', 'needs and dependencies', rspec({ stage: 'test', script: 'echo', dependencies: ['another-job'], needs: ['another-job'] }, other), []],
+    ['job', 'a release', rspec({ script: ['make changelog | tee release_changelog.txt'], release: { tag_name: 'v0.06', name: 'Release $CI_TAG_NAME', description: './release_changelog.txt' } }), []],
+    ['job', 'rules nested in arrays', rspec({ script: 'ls', cache: { key: 'test' }, rules: [{ if: '$CI_PIPELINE_SOURCE == "schedule"', when: 'never' }, [{ if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' }, { if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]] }), []],
+    ['job', 'a job that is a list', rspec(['incorrect'] as never), [`jobs rspec ${SCRIPT_OR_TRIGGER}`, VISIBLE]],
+    ['job', 'an empty job', rspec({}), [`jobs rspec ${SCRIPT_OR_TRIGGER}`, VISIBLE]],
+    ['job', 'unknown keys', rspec({ script: 'echo', unknown: true }), ['jobs:rspec config contains unknown keys: unknown']],
+    ['job', 'script and run together', rspec({ script: 'rspec', run: [{ name: 'step1', step: 'some reference' }] }), ['jobs:rspec config these keys cannot be used together: script, run']],
+    ['job', 'a blank script', rspec({ script: null }), ["jobs:rspec script can't be blank"]],
+    ['job', 'extends: a number', rspec({ script: 'echo', extends: 123 }), ['rspec: unknown keys in `extends` (123)']],
+    ['job', 'parallel: true', rspec({ script: 'echo', parallel: true }), ['jobs:rspec:parallel should be an integer or a hash']],
+    ['job', 'parallel: 0', rspec({ script: 'echo', parallel: 0 }), ['jobs:rspec:parallel config must be greater than or equal to 1']],
+    ['job', 'parallel: {}', rspec({ script: 'echo', parallel: {} }), ['jobs:rspec:parallel config missing required keys: matrix']],
+    ['job', 'start_in: nil', rspec({ script: 'echo', when: 'delayed', start_in: null }), ['jobs:rspec start in should be a duration', 'jobs:rspec start in should not exceed the limit']],
+    ['job', 'start_in: not a duration', rspec({ script: 'echo', when: 'delayed', start_in: 'test' }), ['jobs:rspec start in should be a duration', 'jobs:rspec start in should not exceed the limit']],
+    ['job', 'start_in: more than a week', rspec({ script: 'echo', when: 'delayed', start_in: '8 days' }), ['jobs:rspec start in should not exceed the limit']],
+    ['job', 'when: a list', rspec({ script: 'exit 0', when: ['always'] }), ['jobs:rspec when should be a string', `jobs:rspec when should be one of: ${JOB_WHEN}`]],
+    ['job', 'when: a boolean', rspec({ script: 'exit 0', when: true }), ['jobs:rspec when should be a string', `jobs:rspec when should be one of: ${JOB_WHEN}`]],
+    ['job', 'start_in without when: delayed', rspec({ script: 'echo', start_in: '1 day' }), ['jobs:rspec start in must be blank']],
+    ['job', 'dependencies: a string', rspec({ script: 'echo', dependencies: 'build-job' }), ['jobs:rspec dependencies should be an array of strings']],
+    ['job', 'dependencies outside needs', rspec({ stage: 'test', script: 'echo', dependencies: ['another-job'], needs: ['build-job'] }), ['jobs:rspec dependencies the another-job should be part of needs']],
+    ['job', 'dependencies with only cross-pipeline needs', rspec({ script: 'echo', dependencies: ['rspec'], needs: [{ job: 'rspec', pipeline: 'other' }] }), ['jobs:rspec needs corresponding to dependencies must be from the same pipeline']],
+    ['job', 'timeout: 3 months', rspec({ timeout: '3 months', script: 'test' }), ['jobs:rspec:timeout config should not exceed the limit']],
+    ['job', 'timeout: a number', rspec({ timeout: 100, script: 'test' }), ['jobs:rspec:timeout config should be a duration', 'jobs:rspec:timeout config should not exceed the limit']],
+    ['job', 'timeout: 1m 1s', rspec({ script: 'echo', timeout: '1m 1s' }), []],
+    ['job', 'a release without description', rspec({ script: ['make changelog | tee release_changelog.txt'], release: { tag_name: 'v0.06', name: 'Release $CI_TAG_NAME' } }), ['jobs:rspec:release description should be a string', "jobs:rspec:release description can't be blank"]],
+    ['job', 'rules nested more than 10 levels', rspec({ script: 'ls', cache: { key: 'test' }, rules: [{ if: '$THIS == "that"', when: 'always' }, nested(10)] }), ['jobs:rspec rules should be an array containing hashes and arrays of hashes']],
+    ['job', 'a rule with an invalid key', rspec({ script: 'ls', cache: { key: 'test' }, rules: [{ invalid_key: 'invalid' }, [{ if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' }, { if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]] }), ['jobs:rspec:rules:rule config contains unknown keys: invalid_key']],
+    ['job', 'only: with rules:', rspec({ only: ['merge_requests'], rules: [{ if: '$THIS' }], script: 'echo' }), ['jobs:rspec config key may not be used with `rules`: only']],
+    ['job', 'only: nil with rules:', rspec({ only: null, rules: [{ if: '$THIS' }], script: 'echo' }), []],
+    ['job', 'only: with rules: nil', rspec({ only: ['merge_requests'], rules: null, script: 'echo' }), []],
+    ['job', 'except: with rules:', rspec({ except: { refs: ['master'] }, rules: [{ if: '$THIS' }], script: 'echo' }), ['jobs:rspec config key may not be used with `rules`: except']],
+    ['job', 'except: nil with rules:', rspec({ except: null, rules: [{ if: '$THIS' }], script: 'echo' }), []],
+    ['job', 'except: with rules: nil', rspec({ except: { refs: ['master'] }, rules: null, script: 'echo' }), []],
+    ['job', 'only: and except: with rules:', rspec({ only: ['merge_requests'], except: { refs: ['master'] }, rules: [{ if: '$THIS' }], script: 'echo' }), ['jobs:rspec config key may not be used with `rules`: only, except']],
+    ['job', 'only: and except: nil with rules:', rspec({ only: null, except: null, rules: [{ if: '$THIS' }], script: 'echo' }), []],
+    ['job', 'only: and except: with rules: nil', rspec({ only: ['merge_requests'], except: { refs: ['master'] }, rules: null, script: 'echo' }), []],
+    ['job', 'publish outside a pages job', rspec({ script: 'echo', publish: 'foo' }), ['jobs:rspec publish can only be used within a `pages` job']],
+    ['job', 'a job named pages', Y({ pages: { script: 'echo' } }), []],
+    ['job', 'a pages job with publish', Y({ pages: { script: 'echo', publish: 'foo' } }), []],
+    ['job', 'a pages job with pages:', Y({ pages: { script: 'echo', pages: { path_prefix: 'foo' } } }), []],
+    ['job', 'pages: true', rspec({ script: 'echo', pages: true }), []],
+    ['job', 'pages: a hash', rspec({ script: 'echo', pages: { path_prefix: 'foo' } }), []],
+    ['job', 'pages: true and publish', rspec({ script: 'echo', pages: true, publish: 'foo' }), []],
+    ['job', 'pages: false and publish', Y({ pages: { script: 'echo', pages: false, publish: 'foo' } }), ['jobs:pages publish can only be used within a `pages` job']],
+    ['job', 'hooks and id_tokens', rspec({ before_script: ['ls', 'pwd'], script: 'rspec', after_script: ['cleanup'], id_tokens: { TEST_ID_TOKEN: { aud: 'https://gitlab.com' } }, hooks: { pre_get_sources_script: 'echo hello' } }), []],
+    ['job', 'retry with exit codes', rspec({ script: 'rspec', retry: { max: 1, when: 'always', exit_codes: 255 } }), []],
+    ['job', '100 tags', rspec({ tags: Array.from({ length: 100 }, (_, i) => `tag-${i}`), script: 'test' }), ['jobs:rspec:tags config must be less than the limit of 50 tags']],
+    ['job', 'two tags', rspec({ tags: ['tag1', 'tag2'], script: 'test' }), []],
+  ];
+}
+
+/** yaml_processor_spec "Dependencies": build1, build2 (build), test1, test2 (test), deploy. */
+function dependencyCases(): [string, string, string, string[]][] {
+  const config = (dependencies: unknown): string =>
+    Y({ build1: { stage: 'build', script: 'test' }, build2: { stage: 'build', script: 'test' }, test1: { stage: 'test', script: 'test', dependencies }, test2: { stage: 'test', script: 'test' }, deploy: { stage: 'deploy', script: 'test' } });
+  return [
+    ['yaml_processor', 'no dependencies', config(null), []],
+    ['yaml_processor', 'dependencies on builds', config(['build1', 'build2']), []],
+    ['yaml_processor', 'an undefined dependency', config(['undefined']), ['test1 job: undefined dependency: undefined']],
+    ['yaml_processor', 'a dependency on a later stage', config(['deploy']), ['test1 job: dependency deploy is not defined in current or prior stages']],
+    ['yaml_processor', 'a dependency on a job of an unknown stage', Y({ stages: ['version'], version: { stage: 'version', dependencies: ['release:components:versioning'], script: ['./versioning/versioning'] }, '.release_go': { stage: 'build', script: ['cd versioning'] }, 'release:components:versioning': { stage: 'build', script: ['cd versioning'] } }),
+      ['version job: dependency release:components:versioning is not defined in current or prior stages']],
+  ];
+}
+
+/** yaml_processor_spec "Job Needs": build1, build2, parallel (2) in build; test1 (needs), test2; deploy. */
+function needsCases(): [string, string, string, string[]][] {
+  const config = (test1: Record<string, unknown>, extra: Record<string, unknown> = {}): string =>
+    Y({ build1: { stage: 'build', script: 'test' }, build2: { stage: 'build', script: 'test' }, parallel: { stage: 'build', script: 'test', parallel: 2 }, test1: { stage: 'test', script: 'test', ...test1 }, test2: { stage: 'test', script: 'test' }, deploy: { stage: 'deploy', script: 'test' }, ...extra });
+  const long = 'a'.repeat(255);
+  const matrix = (v1: string, v2: string): Record<string, unknown> => ({ parallel: { stage: 'build', script: 'test', parallel: { matrix: [{ VAR1: v1, VAR2: v2 }] } } });
+  return [
+    ['yaml_processor', 'needs of the same stage', config({ needs: ['test2'] }), []],
+    ['yaml_processor', 'needs of two builds', config({ needs: ['build1', 'build2'] }), []],
+    ['yaml_processor', 'needs with artifacts and optional', config({ needs: [{ job: 'parallel', artifacts: false }, { job: 'build1', artifacts: true, optional: true }, 'build2'] }), []],
+    ['yaml_processor', 'needs of a parallel job', config({ needs: ['parallel'] }), []],
+    ['yaml_processor', 'a need whose expanded name is too long', config({ needs: [long] }, { [long]: { stage: 'build', script: 'test', parallel: 1 } }),
+      [`test1 job: need \`${long} 1/1\` name is too long (maximum is 255 characters)`]],
+    ['yaml_processor', 'needs of a parallel:matrix job', config({ needs: ['parallel'] }, matrix('1', '2')), []],
+    ['yaml_processor', 'a matrix need whose name is too long', config({ needs: ['parallel'] }, matrix('1'.repeat(127), '2'.repeat(127))),
+      [`test1 job: need \`parallel: [${'1'.repeat(127)}, ${'2'.repeat(127)}]\` name is too long (maximum is 255 characters)`]],
+    ['yaml_processor', 'needs with dependencies artifacts', config({ needs: ['build1', { job: 'build2' }, { job: 'parallel', artifacts: true }] }), []],
+    ['yaml_processor', 'a need of an undefined job', config({ needs: ['undefined'] }), ['test1 job: undefined need: undefined']],
+    ['yaml_processor', 'an optional need of an undefined job', config({ needs: [{ job: 'undefined', optional: true }] }), []],
+    ['yaml_processor', 'a need of a later stage', config({ needs: ['deploy'] }), ['test1 job: need deploy is not defined in current or prior stages']],
+    ['yaml_processor', 'duplicate needs', config({ needs: ['build1', 'build1'] }), ['test1 has the following needs duplicated: build1.']],
+    ['yaml_processor', 'a job needed twice as hashes', config({ needs: [{ job: 'build2', artifacts: true, optional: false }, { job: 'build2', artifacts: true, optional: false }] }), ['test1 has the following needs duplicated: build2.']],
+    ['yaml_processor', 'a job needed twice, differently', config({ needs: [{ job: 'build2', artifacts: false, optional: true }, { job: 'build2', artifacts: true, optional: false }] }), ['test1 has the following needs duplicated: build2.']],
+    ['yaml_processor', 'needs and dependencies that differ', config({ needs: ['build1'], dependencies: ['build2'] }), ['jobs:test1 dependencies the build2 should be part of needs']],
+    ['yaml_processor', 'hash needs and a dependency outside them', config({ needs: ['build1', { job: 'build2' }], dependencies: ['build3'] }), ['jobs:test1 dependencies the build3 should be part of needs']],
+    ['yaml_processor', 'needs and a dependency string', config({ needs: ['build1'], dependencies: 'deploy' }), ['jobs:test1 dependencies should be an array of strings']],
+    ['yaml_processor', 'a needs string', config({ needs: 'build1', dependencies: ['deploy'] }), ['jobs:test1:needs config can only be a hash or an array']],
+    ['yaml_processor', 'a needs hash and a dependency string', config({ needs: { job: 'build1' }, dependencies: 'deploy' }), ['jobs:test1 dependencies should be an array of strings']],
+    ['yaml_processor', 'needs of part of a matrix', Y({ build1: { stage: 'build', script: 'build', parallel: { matrix: [{ PROVIDER: ['aws'], STACK: ['monitoring', 'app1', 'app2'] }] } }, test1: { stage: 'test', script: 'test', needs: [{ job: 'build1', parallel: { matrix: [{ PROVIDER: ['aws'], STACK: ['app1'] }] } }] } }), []],
+  ];
+}
+
+/** yaml_processor_spec "with parent-child pipeline": build1, and test1 triggering `include`. */
+function childPipelineCases(): [string, string, string, string[]][] {
+  const config = (include: unknown): string => Y({ build1: { stage: 'build', script: 'test' }, test1: { stage: 'test', trigger: { include } } });
+  return [
+    ['yaml_processor', 'a child pipeline from an artifact', config([{ artifact: 'generated.yml', job: 'build1' }]), []],
+    ['yaml_processor', 'an artifact without its job', config([{ artifact: 'generated.yml' }]), ['jobs:test1:trigger:include:include config must specify the job where to fetch the artifact from']],
+    ['yaml_processor', 'a child pipeline from another project', config([{ file: 'generated.yml', project: 'my-namespace/my-project' }]), []],
+    ['yaml_processor', 'a project without its file', config([{ project: 'something' }]), ['jobs:test1:trigger:include:include config must specify the file where to fetch the config from']],
+    ['yaml_processor', 'a child pipeline from a local file', config('generated.yml'), []],
+  ];
+}
+
+describe('CI lint configurations from GitLab specs', () => {
+  it.each(specCases)('%s: %s', (_spec, _title, content, errors, warnings) => {
+    const result = lintCiConfig(content, ctx);
+    expect(result.errors).toEqual(errors);
+    expect(result.valid).toBe(errors.length === 0);
+    if (warnings) expect(result.warnings).toEqual(warnings);
   });
 });
 
