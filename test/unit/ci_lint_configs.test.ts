@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { lintCiConfig, type LintContext } from '../../src/main/service/areas/ci_lint/validator';
+import { Root } from '../../src/main/service/areas/ci_lint/entries/root';
+import { lintCiConfig, loadYaml, type LintContext } from '../../src/main/service/areas/ci_lint/validator';
 
 const files: Record<string, string> = {
   'templates/build.yml': 'build:\n  stage: build\n  script: make\n',
@@ -292,6 +293,7 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ['yaml_processor', 'publish in a pages job', 'pages:\n  script: echo\n  publish: foo\n', []],
   ['yaml_processor', 'pages: path_prefix', 'pages:\n  script: echo\n  pages:\n    path_prefix: foo\n', []],
   ...jobSpecCases(),
+  ...imageSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -351,6 +353,53 @@ function jobSpecCases(): [string, string, string, string[]][] {
     ['job', 'retry with exit codes', rspec({ script: 'rspec', retry: { max: 1, when: 'always', exit_codes: 255 } }), []],
     ['job', '100 tags', rspec({ tags: Array.from({ length: 100 }, (_, i) => `tag-${i}`), script: 'test' }), ['jobs:rspec:tags config must be less than the limit of 50 tags']],
     ['job', 'two tags', rspec({ tags: ['tag1', 'tag2'], script: 'test' }), []],
+  ];
+}
+
+/** image_spec, imageable_spec, service_spec, services_spec, pull_policy_spec (ports: see the Web IDE cases). */
+function imageSpecCases(): [string, string, string, string[]][] {
+  const image = (config: unknown): string => rspec({ script: 'echo', image: config });
+  const service = (config: unknown): string => rspec({ script: 'echo', services: [config] });
+  const PORTS = [{ number: 80, protocol: 'http', name: 'foobar' }];
+  return [
+    ['image', 'a name', image('image:1.0'), []],
+    ['image', 'a name and an entrypoint', image({ name: 'image:1.0', entrypoint: ['/bin/sh', 'run'] }), []],
+    ['image', 'docker: {}', image({ name: 'image:1.0', docker: {} }), []],
+    ['image', 'docker platform', image({ name: 'image:1.0', docker: { platform: 'amd64' } }), []],
+    ['image', 'docker platform: a number', image({ name: 'image:1.0', docker: { platform: 1 } }), ['jobs:rspec:image executor opts value at `/docker/platform` is not a string']],
+    ['image', 'docker user', image({ name: 'image:1.0', docker: { user: 'dave' } }), []],
+    ['image', 'docker user: a UID', image({ name: 'image:1.0', docker: { user: '1001' } }), []],
+    ['image', 'docker user: a number', image({ name: 'image:1.0', docker: { user: 1 } }), ['jobs:rspec:image executor opts value at `/docker/user` is not a string']],
+    ['image', 'an unknown docker option', image({ name: 'image:1.0', docker: { unknown_key: 'foo' } }), ['jobs:rspec:image executor opts object property at `/docker/unknown_key` is a disallowed additional property']],
+    ['image', 'ports outside the Web IDE', image({ name: 'image:1.0', entrypoint: ['/bin/sh', 'run'], ports: PORTS }), ['jobs:rspec:image config contains disallowed keys: ports']],
+    ['image', 'pull_policy', image({ name: 'image:1.0', pull_policy: 'if-not-present' }), []],
+    ['image', 'a list', image(['image:1.0']), ['jobs:rspec:image config should be a hash or a string', 'jobs:rspec:image name should be a string', "jobs:rspec:image name can't be blank"]],
+    ['image', 'an unknown key', image({ name: 'image:1.0', non_existing: 'test' }), ['jobs:rspec:image config contains unknown keys: non_existing']],
+    ['imageable', 'an unknown key at the top level', Y({ image: { name: 'image:1.0', non_existing: 'test' }, rspec: { script: 'echo' } }), thrice(['image config contains unknown keys: non_existing'])],
+    ['service', 'a name', service('postgresql:9.5'), []],
+    ['service', 'name, alias, command, entrypoint, variables', service({ name: 'postgresql:9.5', alias: 'db', command: ['cmd', 'run'], entrypoint: ['/bin/sh', 'run'], variables: { MY_VAR: 'variable' } }), []],
+    ['service', 'ports outside the Web IDE', service({ name: 'postgresql:9.5', alias: 'db', command: ['cmd', 'run'], entrypoint: ['/bin/sh', 'run'], ports: PORTS }), ['jobs:rspec:services:service config contains disallowed keys: ports']],
+    ['service', 'docker platform', service({ name: 'postgresql:9.5', docker: { platform: 'amd64' } }), []],
+    ['service', 'docker user', service({ name: 'postgresql:9.5', docker: { user: 'dave' } }), []],
+    ['service', 'an invalid docker option', service({ name: 'postgresql:9.5', docker: { invalid: 'option' } }), ['jobs:rspec:services:service executor opts object property at `/docker/invalid` is a disallowed additional property']],
+    ['service', 'docker platform: a number', service({ name: 'postgresql:9.5', docker: { platform: 123 } }), ['jobs:rspec:services:service executor opts value at `/docker/platform` is not a string']],
+    ['service', 'pull_policy', service({ name: 'postgresql:9.5', pull_policy: 'if-not-present' }), []],
+    // Services flatten nested lists ([@config].flatten): a list is never a service.
+    ['service', 'a list', service(['postgresql:9.5']), []],
+    ['service', 'an unknown key', service({ name: 'postgresql:9.5', non_existing: 'test' }), ['jobs:rspec:services:service config contains unknown keys: non_existing']],
+    ['service', 'ports without an alias', service({ name: 'postgresql:9.5', command: ['cmd', 'run'], entrypoint: ['/bin/sh', 'run'], ports: PORTS }),
+      ['jobs:rspec:services:service config contains disallowed keys: ports', 'jobs:rspec:services:service alias should be a string', "jobs:rspec:services:service alias can't be blank"]],
+    ['service', 'an alias and no ports', service({ name: 'postgresql:9.5', alias: 'db', command: ['cmd', 'run'], entrypoint: ['/bin/sh', 'run'] }), []],
+    ['services', 'names and hashes', rspec({ script: 'echo', services: ['postgresql:9.5', { name: 'postgresql:9.1', alias: 'postgres_old' }] }), []],
+    ['services', 'a string', rspec({ script: 'echo', services: 'postgresql:9.5' }), ['jobs:rspec:services config should be a array']],
+    ['services', 'ports outside the Web IDE', rspec({ script: 'echo', services: ['postgresql:9.5', { name: 'postgresql:9.1', alias: 'postgres_old', ports: PORTS }] }), ['jobs:rspec:services:service config contains disallowed keys: ports']],
+    ['pull_policy', 'an empty list', image({ name: 'image:1.0', pull_policy: [] }), ["jobs:rspec:image:pull_policy config can't be blank"]],
+    ['pull_policy', 'a hash', image({ name: 'image:1.0', pull_policy: {} }), ['jobs:rspec:image:pull_policy config should be an array of strings or a string']],
+    ['pull_policy', 'always', image({ name: 'image:1.0', pull_policy: 'always' }), []],
+    ['pull_policy', 'an invalid policy', image({ name: 'image:1.0', pull_policy: 'invalid' }), ['jobs:rspec:image:pull_policy config is not included in the list']],
+    ['pull_policy', 'an empty string', image({ name: 'image:1.0', pull_policy: '' }), ['jobs:rspec:image:pull_policy config is not included in the list']],
+    ['pull_policy', 'a list', image({ name: 'image:1.0', pull_policy: ['always', 'if-not-present'] }), []],
+    ['pull_policy', 'a list with an invalid policy', image({ name: 'image:1.0', pull_policy: ['always', 'invalid'] }), ['jobs:rspec:image:pull_policy config contains unknown values: invalid']],
   ];
 }
 
@@ -418,6 +467,36 @@ describe('CI lint configurations from GitLab specs', () => {
     expect(result.errors).toEqual(errors);
     expect(result.valid).toBe(errors.length === 0);
     if (warnings) expect(result.warnings).toEqual(warnings);
+  });
+});
+
+/**
+ * Ports of images and services count only where GitLab sets `with_image_ports` (the Web IDE
+ * terminal); in CI they are refused. port_spec, ports_spec, services_spec run with it set.
+ */
+const webIdeCases: [string, string, string, string[]][] = [
+  ['image', 'ports in the Web IDE', rspec({ script: 'echo', image: { name: 'image:1.0', ports: [{ number: 80, protocol: 'http', name: 'foobar' }] } }), []],
+  ['service', 'ports in the Web IDE', rspec({ script: 'echo', services: [{ name: 'postgresql:9.5', alias: 'db', ports: [{ number: 80, protocol: 'http', name: 'foobar' }] }] }), []],
+  ['service', 'unknown port keys', rspec({ script: 'echo', services: [{ name: 'postgresql:9.5', alias: 'db', ports: [{ number: 80, invalid_key: 'foo' }] }] }), ['jobs:rspec:services:service:ports:port config contains unknown keys: invalid_key']],
+  ['port', 'a number', rspec({ script: 'echo', image: { name: 'i', ports: [80] } }), []],
+  ['port', 'number, protocol and name', rspec({ script: 'echo', image: { name: 'i', ports: [{ number: 80, protocol: 'https', name: 'foobar' }] } }), []],
+  ['port', 'only a number', rspec({ script: 'echo', image: { name: 'i', ports: [{ number: 80 }] } }), []],
+  ['port', 'without the number', rspec({ script: 'echo', image: { name: 'i', ports: [{ protocol: 'http' }] } }), ['jobs:rspec:image:ports:port number should be a integer', "jobs:rspec:image:ports:port number can't be blank"]],
+  ['port', 'a string', rspec({ script: 'echo', image: { name: 'i', ports: ['80'] } }), ['jobs:rspec:image:ports:port config should be a hash or an integer', 'jobs:rspec:image:ports:port number should be a integer', "jobs:rspec:image:ports:port number can't be blank"]],
+  ['port', 'protocol foo', rspec({ script: 'echo', image: { name: 'i', ports: [{ number: 80, protocol: 'foo', name: 'foobar' }] } }), ['jobs:rspec:image:ports:port protocol should be http or https']],
+  ['ports', 'a string', rspec({ script: 'echo', image: { name: 'i', ports: 'postgresql:9.5' } }), ['jobs:rspec:image:ports config should be a array']],
+  ['ports', 'the same name twice', rspec({ script: 'echo', image: { name: 'i', ports: [{ number: 80, protocol: 'http', name: 'foobar' }, { number: 81, protocol: 'http', name: 'foobar' }] } }), ['jobs:rspec:image:ports config each port name must be different']],
+  ['ports', 'the same port twice', rspec({ script: 'echo', image: { name: 'i', ports: [{ number: 80, protocol: 'http', name: 'foobar' }, { number: 80, protocol: 'http', name: 'foobar1' }] } }), ['jobs:rspec:image:ports config each port number can only be referenced once']],
+  ['services', 'aliases not unique among services with ports', rspec({ script: 'echo', services: ['postgresql:9.5', { name: 'postgresql:9.1', alias: 'postgres_old', ports: [80] }, { name: 'ruby', alias: 'postgres_old', ports: [81] }] }), ['jobs:rspec:services config alias must be unique in services with ports']],
+  ['services', 'unique aliases among services with ports', rspec({ script: 'echo', services: ['postgresql:9.5', { name: 'postgresql:9.1', alias: 'postgres_old', ports: [80] }, { name: 'ruby', alias: 'ruby', ports: [81] }] }), []],
+  ['services', 'a duplicated alias on a service without ports', rspec({ script: 'echo', services: ['postgresql:9.5', { name: 'postgresql:9.1', alias: 'postgres_old', ports: [80] }, { name: 'ruby', alias: 'postgres_old' }] }), []],
+];
+
+describe('CI configuration entries with Web IDE ports', () => {
+  it.each(webIdeCases)('%s: %s', (_spec, _title, content, errors) => {
+    const root = Root.fromConfig(loadYaml(content), { with_image_ports: true });
+    root.compose();
+    expect(root.errors()).toEqual(errors);
   });
 });
 
