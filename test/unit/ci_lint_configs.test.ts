@@ -294,6 +294,8 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ['yaml_processor', 'pages: path_prefix', 'pages:\n  script: echo\n  pages:\n    path_prefix: foo\n', []],
   ...jobSpecCases(),
   ...imageSpecCases(),
+  ...retryParallelSpecCases(),
+  ...needsSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -400,6 +402,95 @@ function imageSpecCases(): [string, string, string, string[]][] {
     ['pull_policy', 'an empty string', image({ name: 'image:1.0', pull_policy: '' }), ['jobs:rspec:image:pull_policy config is not included in the list']],
     ['pull_policy', 'a list', image({ name: 'image:1.0', pull_policy: ['always', 'if-not-present'] }), []],
     ['pull_policy', 'a list with an invalid policy', image({ name: 'image:1.0', pull_policy: ['always', 'invalid'] }), ['jobs:rspec:image:pull_policy config contains unknown values: invalid']],
+  ];
+}
+
+/** retry_spec, product/parallel_spec, product/matrix_spec, product/variables_spec (at today's limits: 200 jobs, one variable). */
+function retryParallelSpecCases(): [string, string, string, string[]][] {
+  const retry = (config: unknown): string => rspec({ script: 'echo', retry: config });
+  const parallel = (config: unknown): string => rspec({ script: 'echo', parallel: config });
+  const matrix = (config: unknown): string => parallel({ matrix: config });
+  const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  return [
+    ['retry', '2', retry(2), []],
+    ['retry', 'max', retry({ max: 2 }), []],
+    ['retry', 'exit_codes: a number', retry({ exit_codes: 255 }), []],
+    ['retry', 'exit_codes: numbers', retry({ exit_codes: [255, 142] }), []],
+    ['retry', 'when: a failure reason', retry({ when: 'unknown_failure' }), []],
+    ['retry', 'when: always', retry({ when: 'always' }), []],
+    ['retry', 'when: failure reasons', retry({ when: ['unknown_failure', 'runner_system_failure'] }), []],
+    ['retry', 'when: every documented reason', retry({ when: ['always', 'unknown_failure', 'script_failure', 'api_failure', 'stuck_or_timeout_failure', 'runner_system_failure', 'runner_unsupported', 'stale_schedule', 'job_execution_timeout', 'archived_failure', 'unmet_prerequisites', 'scheduler_failure', 'data_integrity_failure'] }), []],
+    ['retry', 'when: a failure reason of CommitStatus', retry({ when: ['job_token_expired', 'no_matching_runner'] }), []],
+    ['retry', 'true', retry(true), ['retry config has to be either an integer or a hash']],
+    ['retry', '-1', retry(-1), ['retry config must be greater than or equal to 0']],
+    ['retry', '1.5', retry(1.5), ['retry config has to be either an integer or a hash']],
+    ['retry', '10', retry(10), ['retry config must be less than or equal to 2']],
+    ['retry', 'unknown keys', retry({ max: 2, unknown_key: 'something', one_more: 'key' }), ['retry config contains unknown keys: unknown_key, one_more']],
+    ['retry', 'max: -1', retry({ max: -1 }), ['retry max must be greater than or equal to 0']],
+    ['retry', 'max: 1.5', retry({ max: 1.5 }), ['retry max must be an integer']],
+    ['retry', 'max: 10', retry({ max: 10 }), ['retry max must be less than or equal to 2']],
+    ['retry', 'exit_codes: true', retry({ exit_codes: true }), ['retry exit codes should be an array of integers or an integer']],
+    ['retry', 'exit_codes: strings', retry({ exit_codes: ['string 1', 'string 2'] }), ['retry exit codes should be an array of integers or an integer']],
+    ['retry', 'exit_codes: mixed', retry({ exit_codes: [255, '155'] }), ['retry exit codes should be an array of integers or an integer']],
+    ['retry', 'when: true', retry({ when: true }), ['retry when should be an array of strings or a string']],
+    ['retry', 'when: an unknown reason', retry({ when: 'unknown_reason' }), ['retry when is not included in the list']],
+    ['retry', 'when: an unknown reason in a list', retry({ when: ['unknown_reason', 'runner_system_failure'] }), ['retry when contains unknown values: unknown_reason']],
+    ['parallel', 'true', parallel(true), ['jobs:rspec:parallel should be an integer or a hash']],
+    ['parallel', '0', parallel(0), ['jobs:rspec:parallel config must be greater than or equal to 1']],
+    ['parallel', '201', parallel(201), ['jobs:rspec:parallel config must be less than or equal to 200']],
+    ['parallel', '1.5', parallel(1.5), ['jobs:rspec:parallel config must be an integer']],
+    ['parallel', '{}', parallel({}), ['jobs:rspec:parallel config missing required keys: matrix']],
+    ['parallel', '2', parallel(2), []],
+    ['parallel', 'a number in a bridge', Y({ bridge: { trigger: 'other/project', parallel: 2 } }), ['jobs:bridge:parallel config cannot use "parallel: <number>".']],
+    ['parallel', 'a matrix', parallel({ matrix: [{ PROVIDER: 'aws', STACK: ['monitoring', 'app1', 'app2'] }, { PROVIDER: 'gcp', STACK: ['data', 'processing'] }] }), []],
+    ['parallel', 'a matrix in a bridge', Y({ bridge: { trigger: 'other/project', parallel: { matrix: [{ PROVIDER: ['aws', 'gcp'] }] } } }), []],
+    ['matrix', 'several rows', matrix([{ VAR_1: [1, 2, 3], VAR_2: [4, 5, 6] }, { VAR_3: ['a', 'b'], VAR_4: ['c', 'd'] }]), []],
+    ['matrix', 'too many jobs', matrix([{ VAR_1: range(1, 20), VAR_2: range(11, 21) }]), ['jobs:rspec:parallel:matrix config generates too many jobs (maximum is 200)']],
+    ['matrix', 'exactly 200 jobs', matrix([{ VAR_1: range(1, 20), VAR_2: range(1, 10) }]), []],
+    ['matrix', 'one variable with values', matrix([{ VAR_1: ['build', 'test'] }]), []],
+    ['matrix', 'one variable with one value', matrix([{ VAR_1: ['test'] }]), []],
+    ['matrix', 'a hash', matrix({}), ['jobs:rspec:parallel:matrix config should be an array of hashes']],
+    ['matrix', 'rows of every shape', matrix([{ PROVIDER: 'aws', STACK: ['monitoring', 'app1', 'app2'] }, { STACK: ['monitoring', 'backup', 'app'], PROVIDER: 'ovh' }, { PROVIDER: 'gcp', STACK: ['data', 'processing'], ARGS: 'normal' }, { PROVIDER: 'vultr', STACK: 'data', ARGS: 'store' }]), []],
+    ['product/variables', 'numbers, strings and lists', 'rspec:\n  script: echo\n  parallel:\n    matrix:\n      - VARIABLE_1: 1\n        VARIABLE_2: value 2\n        VARIABLE_3: :value_3\n        5: [value 5]\n        VARIABLE_6: [value 6]\n', []],
+    ['product/variables', 'a list row', matrix([['VAR', 'test']]), ['jobs:rspec:parallel:matrix config should be an array of hashes']],
+    ['product/variables', 'an empty list value', matrix([{ VAR: 'test', VAR2: [] }]), ['jobs:rspec:parallel:matrix:variables config should be a hash of key value pairs, value can be an array']],
+    ['product/variables', 'a nested list value', matrix([{ VAR: 'test', VAR2: [1, [2]] }]), ['jobs:rspec:parallel:matrix:variables config should be a hash of key value pairs, value can be an array']],
+    ['product/variables', 'one variable', matrix([{ VAR: 'test' }]), []],
+    ['product/variables', 'an empty row', matrix([{}]), ['jobs:rspec:parallel:matrix:variables config requires at least 1 items']],
+  ];
+}
+
+/** need_spec, needs_spec. */
+function needsSpecCases(): [string, string, string, string[]][] {
+  const needs = (config: unknown, jobs: Record<string, unknown> = {}): string =>
+    Y({ ...Object.fromEntries(Object.entries(jobs).map(([k, v]) => [k, { stage: 'build', script: 'echo', ...(v as object) }])), rspec: { script: 'echo', needs: config } });
+  return [
+    ['need', 'a job name', needs(['job_name'], { job_name: {} }), []],
+    ['need', 'an empty name', needs(['']), ["jobs:rspec:needs:need config can't be blank"]],
+    ['need', 'job and artifacts', needs([{ job: 'job_name', artifacts: true }, { job: 'other', artifacts: false }], { job_name: {}, other: {} }), []],
+    ['need', 'artifacts: nil and optional: nil', needs([{ job: 'job_name', artifacts: null, optional: null }], { job_name: {} }), []],
+    ['need', 'optional', needs([{ job: 'job_name', optional: true }, { job: 'other', optional: false }], { job_name: {}, other: {} }), []],
+    ['need', 'an empty job name', needs([{ job: '', artifacts: true }]), ["jobs:rspec:needs:need job can't be blank"]],
+    ['need', 'unknown keys', needs([{ job: 'job_name', artifacts: false, some: 'key' }]), ['jobs:rspec:needs:need config contains unknown keys: some']],
+    ['need', 'parallel:matrix strings', needs([{ job: 'job_name', parallel: { matrix: [{ platform: 'p1', stack: 's1' }] } }], { job_name: {} }), []],
+    ['need', 'parallel:matrix lists', needs([{ job: 'job_name', parallel: { matrix: [{ platform: ['p1', 'p2'], stack: ['s1', 's2'] }] } }], { job_name: {} }), []],
+    ['need', 'parallel:matrix of a matrix job', needs([{ job: 'job_name', parallel: { matrix: [{ platform: ['p1', 'p2'], stack: 's1' }] } }], { job_name: { parallel: { matrix: [{ platform: ['p1', 'p2', 'p3'], stack: ['s1', 's2'] }] } } }), []],
+    ['need', 'a pipeline and a job', needs([{ job: 'job_name', pipeline: '$THE_PIPELINE_ID' }]), []],
+    ['need', 'a pipeline, a job and artifacts', needs([{ job: 'job_name', pipeline: '$THE_PIPELINE_ID', artifacts: false }]), []],
+    ['need', 'a pipeline with unknown keys', needs([{ job: 'job_name', pipeline: '$THE_PIPELINE_ID', something: 'else' }]), ['jobs:rspec:needs:need config contains unknown keys: something']],
+    ['needs', 'a number', needs(123), ['jobs:rspec:needs config can only be a hash or an array']],
+    ['needs', 'a list with a number', needs([123]), ['jobs:rspec:needs:need has an unsupported type']],
+    ['needs', 'a cross-pipeline need in rules', Y({ rspec: { script: 'echo', rules: [{ if: '$X', needs: [{ job: 'a', pipeline: '$P' }] }] } }), ['jobs:rspec:rules:rule:needs config uses invalid types: cross_dependency']],
+    ['needs', 'a hash', needs({ job: 'job_name' }, { job_name: {} }), []],
+    ['needs', 'a hash with parallel: a number', needs({ job: 'job_name', parallel: 2 }), ['jobs:rspec:needs config cannot use "parallel: <number>".']],
+    ['needs', 'parallel without matrix', needs([{ job: 'job_name', parallel: { not_matrix: [{ one: 'aaa', two: 'bbb' }] } }]), ['jobs:rspec:needs:need:parallel config contains unknown keys: not_matrix', 'jobs:rspec:needs:need:parallel config missing required keys: matrix']],
+    ['needs', 'a list with parallel: a number', needs([{ job: 'job_name', parallel: 2 }]), ['jobs:rspec:needs config cannot use "parallel: <number>".']],
+    ['needs', 'an empty parallel:matrix', needs([{ job: 'job_name', parallel: { matrix: {} } }]), ['jobs:rspec:needs:need:parallel:matrix config should be an array of hashes']],
+    ['needs', 'parallel:matrix: a string', needs([{ job: 'job_name', parallel: { matrix: 'aaa' } }]), ['jobs:rspec:needs:need:parallel:matrix config should be an array of hashes']],
+    ['needs', 'complex parallel:matrix needs', needs([{ job: 'job_name1', artifacts: true, parallel: { matrix: [{ A: ['a1', 'a2'], B: ['b1', 'b2', 'b3'], C: ['c1', 'c2'] }] } }, { job: 'job_name2', parallel: { matrix: [{ A: ['a1', 'a2'], D: ['d1', 'd2'] }, { E: ['e1', 'e2'], F: ['f1'] }, { C: ['c1', 'c2', 'c3'], G: ['g1', 'g2'], H: ['h1'] }] } }], { job_name1: {}, job_name2: {} }), []],
+    ['needs', 'too many cross-pipeline needs', needs(Array.from({ length: 6 }, (_, i) => ({ pipeline: `$UPSTREAM_PIPELINE_${i}`, job: 'job-1' }))), ['jobs:rspec:needs config must be less than or equal to 5']],
+    ['needs', 'five cross-pipeline needs', needs(Array.from({ length: 5 }, (_, i) => ({ pipeline: `$UPSTREAM_PIPELINE_${i}`, job: 'job-1' }))), []],
+    ['needs', 'an empty list', needs([]), []],
   ];
 }
 
