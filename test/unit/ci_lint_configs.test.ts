@@ -296,6 +296,8 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ...imageSpecCases(),
   ...retryParallelSpecCases(),
   ...needsSpecCases(),
+  ...rulesSpecCases(),
+  ...policyWorkflowSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -491,6 +493,119 @@ function needsSpecCases(): [string, string, string, string[]][] {
     ['needs', 'too many cross-pipeline needs', needs(Array.from({ length: 6 }, (_, i) => ({ pipeline: `$UPSTREAM_PIPELINE_${i}`, job: 'job-1' }))), ['jobs:rspec:needs config must be less than or equal to 5']],
     ['needs', 'five cross-pipeline needs', needs(Array.from({ length: 5 }, (_, i) => ({ pipeline: `$UPSTREAM_PIPELINE_${i}`, job: 'job-1' }))), []],
     ['needs', 'an empty list', needs([]), []],
+  ];
+}
+
+/** rules_spec, rules/rule_spec, rules/rule/changes_spec, rules/rule/exists_spec. */
+function rulesSpecCases(): [string, string, string, string[], string[]?][] {
+  const rule = (config: unknown): string => rspec({ script: 'echo', rules: [config] });
+  const workflowRule = (config: unknown): string => Y({ workflow: { rules: [config] }, rspec: { script: 'echo' } });
+  const RULE = 'jobs:rspec:rules:rule';
+  const warned = [`jobs:rspec may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${WARN_DOCS}`];
+  return [
+    ['rules', 'one rule', rule({ if: '$THIS == "that"', when: 'never' }), []],
+    ['rules', 'two rules', rspec({ script: 'echo', rules: [{ if: '$THIS == "that"', when: 'always' }, { if: '$SKIP', when: 'never' }] }), []],
+    ['rules', 'a single rule object', rspec({ script: 'echo', rules: { if: '$SKIP', when: 'never' } }), ['jobs:rspec rules should be an array containing hashes and arrays of hashes']],
+    ['rules', 'a single workflow rule object', Y({ workflow: { rules: { if: '$SKIP', when: 'never' } }, rspec: { script: 'echo' } }), ['workflow:rules config should be a array']],
+    ['rules', 'nested rules', rspec({ script: 'echo', rules: [{ if: '$THIS == "that"', when: 'always' }, [{ if: '$SKIP', when: 'never' }, { if: '$THIS == "other"', when: 'always' }]] }), []],
+    ['rules', 'rules nested two levels', rspec({ script: 'echo', rules: [{ if: '$THIS == "that"', when: 'always' }, [{ if: '$SKIP', when: 'never' }, [{ if: '$THIS == "other"', when: 'always' }]]] }), []],
+    ['rule', 'when: manual alone', rule({ when: 'manual' }), [], warned],
+    ['rule', 'allow_failure alone', rule({ allow_failure: true }), []],
+    ['rule', 'interruptible alone', rule({ interruptible: true }), []],
+    ['rule', 'an if: clause', rule({ if: '$THIS || $THAT', when: 'manual', allow_failure: true, interruptible: true }), []],
+    ['rule', 'if: a list of expressions', rule({ if: ['$MY_VAR == "this"', '$YOUR_VAR == "that"'] }), [`${RULE} if invalid expression syntax`]],
+    ['rule', 'if: an incomplete expression', rule({ if: '$MY_VAR ==' }), [`${RULE} if invalid expression syntax`]],
+    ['rule', 'if: an invalid token', rule({ if: '$MY_VAR == 123' }), [`${RULE} if invalid expression syntax`]],
+    ['rule', 'if: an invalid regexp', rule({ if: '$MY_VAR =~ /some ( thing/' }), [`${RULE} if invalid expression syntax`]],
+    ['rule', 'if: a lookahead RE2 refuses', rule({ if: '$CI_COMMIT_REF =~ /^(?!master).+/' }), [`${RULE} if invalid expression syntax`]],
+    ['rule', 'changes', rule({ changes: ['app/', 'lib/', 'spec/', 'other/*', 'paths/**/*.rb'] }), []],
+    ['rule', 'changes: a string', rule({ changes: 'a regular string' }), [`${RULE}:changes should be an array or a hash`]],
+    ['rule', 'changes: numbers', rule({ changes: [1, 2] }), [`${RULE}:changes config should be an array of strings`]],
+    ['rule', 'changes: 51 paths', rule({ changes: Array(51).fill('app/') }), [`${RULE}:changes config has too many entries (maximum 50)`]],
+    ['rule', 'changes: paths and compare_to', rule({ changes: { paths: ['app/', 'lib/'], compare_to: 'branch1' } }), []],
+    ['rule', 'exists: a string', rule({ exists: 'paths/**/*.rb' }), []],
+    ['rule', 'exists: nil', rule({ exists: null }), []],
+    ['rule', 'exists: paths', rule({ exists: ['this.md', 'subdir/that.md'] }), []],
+    ['rule', 'exists: []', rule({ exists: [] }), []],
+    ['rule', 'exists: numbers', rule({ exists: [1, 2, 3] }), [`${RULE}:exists config should be an array of strings`]],
+    ['rule', 'exists: 51 paths', rule({ exists: Array(51).fill('app/*') }), [`${RULE}:exists config has too many entries (maximum 50)`]],
+    ['rule', 'exists: {}', rule({ exists: {} }), []],
+    ['rule', 'exists: paths, project and ref', rule({ exists: { paths: ['this.md'], project: 'path/to/project', ref: 'refs/heads/branch1' } }), []],
+    ['rule', 'a delayed rule', rule({ if: '$THIS || $THAT', when: 'delayed', start_in: '2 days' }), []],
+    ['rule', 'start_in without when: delayed', rule({ if: '$THIS || $THAT', start_in: '15 minutes' }), [`${RULE} config contains disallowed keys: start_in`]],
+    ['rule', 'when: delayed without start_in', rule({ if: '$THIS || $THAT', when: 'delayed' }), [`${RULE} start in can't be blank`, `${RULE} start in should be a duration`, `${RULE} start in should not exceed the limit`]],
+    ['rule', 'start_in of two weeks', rule({ if: '$THIS || $THAT', when: 'delayed', start_in: '2 weeks' }), [`${RULE} start in should not exceed the limit`]],
+    ['rule', 'an unknown key', rule({ invalid: 'something' }), [`${RULE} config contains unknown keys: invalid`]],
+    ['rule', 'an empty rule', rule({}), [`${RULE} config can't be blank`]],
+    ['rule', 'a string workflow rule', workflowRule('string strategy'), ['workflow:rules:rule config should be a hash', 'workflow:rules:rule config should be a hash']],
+    ['rule', 'when: false', rule({ if: '$THIS == "that"', when: false }), [`${RULE} when unknown value: false`]],
+    ['rule', 'when: explode', rule({ if: '$THIS == "that"', when: 'explode' }), [`${RULE} when unknown value: explode`]],
+    ['rule', 'a workflow rule with when: on_success', workflowRule({ if: '$THIS == "that"', when: 'on_success' }), ['workflow:rules:rule when unknown value: on_success']],
+    ['rule', 'variables: a string', rule({ if: '$THIS == "that"', variables: 'hello' }), [`${RULE}:variables config should be a hash`]],
+    ['rule', 'an invalid auto_cancel', workflowRule({ if: '$THIS == "that"', auto_cancel: { on_new_commit: 'xyz' } }), ['workflow:rules:rule:auto_cancel on new commit must be one of: conservative, interruptible, none']],
+    ['rule', 'allow_failure: a string', rule({ if: '$THIS == "that"', allow_failure: 'always' }), [`${RULE} allow failure should be a boolean value`]],
+    ['rule', 'interruptible: false', rule({ if: '$THIS == "that"', interruptible: false }), []],
+    ['rule', 'interruptible: nil', rule({ if: '$THIS == "that"', interruptible: null }), []],
+    ['rule', 'interruptible: a string', rule({ if: '$THIS == "that"', interruptible: 'string' }), [`${RULE} interruptible should be a boolean value`]],
+    ['rule', 'auto_cancel in a job rule', rule({ if: '$THIS', auto_cancel: { on_new_commit: 'interruptible' } }), [`${RULE} config contains unknown keys: auto_cancel`]],
+    ['changes', 'nil', rule({ if: '$X', changes: null }), []],
+    ['exists', 'a number', rule({ exists: 123 }), [`${RULE}:exists should be a string, an array of strings, or a hash`]],
+    ['exists', 'paths: nil', rule({ exists: { paths: null } }), []],
+    ['exists', 'paths: a string', rule({ exists: { paths: 'string' } }), [`${RULE}:exists paths should be an array of strings`]],
+    ['exists', 'paths: numbers', rule({ exists: { paths: [1, 2] } }), [`${RULE}:exists paths should be an array of strings`]],
+    ['exists', 'paths: 51 entries', rule({ exists: { paths: Array(51).fill('**/test.txt') } }), [`${RULE}:exists paths has too many entries (maximum 50)`]],
+    ['exists', 'project: nil', rule({ exists: { paths: ['abc.md'], project: null } }), []],
+    ['exists', 'project: a list', rule({ exists: { paths: ['abc.md'], project: ['path/to/project'] } }), [`${RULE}:exists project should be a string`]],
+    ['exists', 'project without paths', rule({ exists: { project: ['path/to/project'] } }), [`${RULE}:exists config missing required keys: paths`, `${RULE}:exists project should be a string`]],
+    ['exists', 'ref: nil', rule({ exists: { paths: ['abc.md'], project: 'path/to/project', ref: null } }), []],
+    ['exists', 'ref: a list', rule({ exists: { paths: ['abc.md'], project: 'path/to/project', ref: ['ref'] } }), [`${RULE}:exists ref should be a string`]],
+    ['exists', 'ref without paths', rule({ exists: { project: 'path/to/project', ref: ['ref'] } }), [`${RULE}:exists config missing required keys: paths`, `${RULE}:exists ref should be a string`]],
+    ['exists', 'ref without project', rule({ exists: { paths: ['abc.md'], ref: ['ref'] } }), [`${RULE}:exists config missing required keys: project`, `${RULE}:exists ref should be a string`]],
+    ['exists', 'an unknown key', rule({ exists: { paths: ['abc.md'], invalid: 'invalid' } }), [`${RULE}:exists config contains unknown keys: invalid`]],
+  ];
+}
+
+/** policy_spec, workflow_spec, auto_cancel_spec (only/except, workflow:). */
+function policyWorkflowSpecCases(): [string, string, string, string[]][] {
+  const only = (config: unknown): string => rspec({ script: 'echo', only: config });
+  const workflow = (config: unknown): string => Y({ workflow: config, rspec: { script: 'echo' } });
+  const ONLY = 'jobs:rspec:only';
+  return [
+    ['policy', 'branch names', only(['master', 'feature/branch']), []],
+    ['policy', 'a regexp', only(['/^issue-.*$/']), []],
+    ['policy', 'an empty regexp', only(['//']), []],
+    ['policy', 'a lookahead RE2 refuses', only(['/^(?!master).+/']), [`${ONLY} config should be an array of strings or regular expressions using re2 syntax`]],
+    ['policy', 'special keywords', only(['tags', 'triggers', 'branches']), []],
+    ['policy', 'a number', only([1]), [`${ONLY} config should be an array of strings or regular expressions using re2 syntax`]],
+    ['policy', 'refs', only({ refs: ['master'] }), []],
+    ['policy', 'refs: a lookahead RE2 refuses', only({ refs: ['/^(?!master).+/'] }), [`${ONLY} refs should be an array of strings or regular expressions using re2 syntax`]],
+    ['policy', 'kubernetes: active', only({ kubernetes: 'active' }), []],
+    ['policy', 'kubernetes: something', only({ kubernetes: 'something' }), [`${ONLY} kubernetes unknown value: something`]],
+    ['policy', 'variables expressions', only({ variables: ['$VAR == null'] }), []],
+    ['policy', 'variables: a string', only({ variables: '$MY_VAR' }), [`${ONLY} variables should be an array of strings`]],
+    ['policy', 'variables: an incomplete expression', only({ variables: ['$MY_VAR =='] }), [`${ONLY} variables invalid expression syntax`]],
+    ['policy', 'variables: an invalid token', only({ variables: ['$MY_VAR == 123'] }), [`${ONLY} variables invalid expression syntax`]],
+    ['policy', 'variables: an invalid regexp', only({ variables: ['$MY_VAR =~ /some ( thing/'] }), [`${ONLY} variables invalid expression syntax`]],
+    ['policy', 'changes', only({ changes: ['some/*', 'paths/**/*.rb'] }), []],
+    ['policy', 'changes: a string', only({ changes: 'some/*' }), [`${ONLY} changes should be an array of strings`]],
+    ['policy', 'changes: numbers', only({ changes: [1, 2] }), [`${ONLY} changes should be an array of strings`]],
+    ['policy', 'an unknown key', only({ refs: ['master'], invalid: 'something' }), [`${ONLY} config contains unknown keys: invalid`]],
+    ['policy', 'an empty hash', only({}), [`${ONLY} config can't be blank`]],
+    ['policy', 'a string', only('string strategy'), [`${ONLY} has to be either an array of conditions or a hash`]],
+    ['policy', 'refs and variables in except', rspec({ script: 'echo', except: { refs: ['feature'], variables: ['$VARIABLE'] } }), []],
+    ['workflow', 'a string', workflow('build'), ['workflow config should be a hash', 'workflow config should be a hash']],
+    ['workflow', 'an unknown key', workflow({ trash: [{ if: '$VAR' }] }), ['workflow config contains unknown keys: trash']],
+    ['workflow', 'rules', workflow({ rules: [{ if: '$VAR' }] }), []],
+    ['workflow', 'a rule with an unknown key', workflow({ rules: [{ if: '$VAR', trash: 'something' }] }), ['workflow:rules:rule config contains unknown keys: trash']],
+    ['workflow', 'a rule with auto_cancel', workflow({ rules: [{ if: '$VAR', auto_cancel: { on_new_commit: 'interruptible' } }] }), []],
+    ['workflow', 'a rule with an invalid auto_cancel', workflow({ rules: [{ if: '$VAR', auto_cancel: { on_new_commit: 'xyz' } }] }), ['workflow:rules:rule:auto_cancel on new commit must be one of: conservative, interruptible, none']],
+    ['workflow', 'a blank name', workflow({ name: '' }), []],
+    ['workflow', 'a name too long', workflow({ name: 'a'.repeat(256) }), ['workflow name is too long (maximum is 255 characters)']],
+    ['workflow', 'name: nil', workflow({ name: null }), []],
+    ['workflow', 'auto_cancel', workflow({ auto_cancel: { on_new_commit: 'interruptible', on_job_failure: 'none' } }), []],
+    ['auto_cancel', 'an invalid on_new_commit', workflow({ auto_cancel: { on_new_commit: 'invalid' } }), ['workflow:auto_cancel on new commit must be one of: conservative, interruptible, none']],
+    ['auto_cancel', 'an invalid on_job_failure', workflow({ auto_cancel: { on_job_failure: 'some' } }), ['workflow:auto_cancel on job failure must be one of: none, all']],
+    ['auto_cancel', 'an unknown key', workflow({ auto_cancel: { invalid: 'interruptible' } }), ['workflow:auto_cancel config contains unknown keys: invalid']],
   ];
 }
 
