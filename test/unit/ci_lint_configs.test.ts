@@ -298,6 +298,7 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ...needsSpecCases(),
   ...rulesSpecCases(),
   ...policyWorkflowSpecCases(),
+  ...artifactsCacheSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -606,6 +607,93 @@ function policyWorkflowSpecCases(): [string, string, string, string[]][] {
     ['auto_cancel', 'an invalid on_new_commit', workflow({ auto_cancel: { on_new_commit: 'invalid' } }), ['workflow:auto_cancel on new commit must be one of: conservative, interruptible, none']],
     ['auto_cancel', 'an invalid on_job_failure', workflow({ auto_cancel: { on_job_failure: 'some' } }), ['workflow:auto_cancel on job failure must be one of: none, all']],
     ['auto_cancel', 'an unknown key', workflow({ auto_cancel: { invalid: 'interruptible' } }), ['workflow:auto_cancel config contains unknown keys: invalid']],
+  ];
+}
+
+/** artifacts_spec, reports_spec, reports/coverage_report_spec, cache_spec, caches_spec, key_spec, files_spec, prefix_spec. */
+function artifactsCacheSpecCases(): [string, string, string, string[]][] {
+  const artifacts = (config: unknown): string => rspec({ script: 'echo', artifacts: config });
+  const cache = (config: unknown): string => rspec({ script: 'echo', cache: config });
+  const A = 'jobs:rspec:artifacts';
+  const C = 'jobs:rspec:cache';
+  const EXPOSE_AS = "can contain only letters, digits, '-', '_' and spaces";
+  const reportKeys = ['junit', 'sast', 'secret_detection', 'dependency_scanning', 'container_scanning', 'cluster_image_scanning', 'dast', 'license_scanning', 'performance', 'browser_performance', 'load_performance', 'lsif', 'dotenv', 'terraform', 'accessibility', 'cyclonedx', 'metrics', 'requirements', 'api_fuzzing', 'coverage_fuzzing'];
+  const key = (value: unknown): string => cache({ key: value, paths: ['p/'] });
+  return [
+    ['artifacts', 'paths', artifacts({ paths: ['public/'] }), []],
+    ['artifacts', 'paths and reports', artifacts({ paths: ['public/'], reports: { junit: 'junit.xml' } }), []],
+    ['artifacts', 'expose_as', artifacts({ paths: ['results.txt'], expose_as: 'Test results' }), []],
+    ['artifacts', 'public: false', artifacts({ paths: ['results.txt'], public: false }), []],
+    ['artifacts', 'name: a number', artifacts({ name: 10 }), [`${A} name should be a string`]],
+    ['artifacts', 'an unknown key', artifacts({ test: 100 }), [`${A} config contains unknown keys: test`]],
+    ['artifacts', 'reports: a string', artifacts({ paths: ['public/'], reports: 'junit.xml' }), [`${A} reports should be a hash`]],
+    ['artifacts', 'public: a string', artifacts({ paths: ['results.txt'], public: 'false' }), [`${A} public should be a boolean value`]],
+    ['artifacts', 'expose_as: a number', artifacts({ paths: ['results.txt'], expose_as: 1 }), [`${A} expose as should be a string`]],
+    ['artifacts', 'expose_as too long', artifacts({ paths: ['results.txt'], expose_as: 'A'.repeat(101) }), [`${A} expose as is too long (maximum is 100 characters)`]],
+    ['artifacts', 'expose_as empty', artifacts({ paths: ['results.txt'], expose_as: '' }), [`${A} expose as ${EXPOSE_AS}`]],
+    ['artifacts', 'expose_as with markup', artifacts({ paths: ['results.txt'], expose_as: '<script>alert("xss");</script>' }), [`${A} expose as ${EXPOSE_AS}`]],
+    ['artifacts', 'expose_as without paths', artifacts({ expose_as: 'Test results' }), [`${A} paths can't be blank`]],
+    ['artifacts', "expose_as with a '*' path", artifacts({ expose_as: 'Test results', paths: ['test.txt', 'test*.txt'] }), [`${A} paths can't contain '*' when used with 'expose_as'`]],
+    ['artifacts', 'exclude', artifacts({ untracked: true, exclude: ['some/directory/'] }), []],
+    ['artifacts', 'exclude: a number', artifacts({ untracked: true, exclude: 1234 }), [`${A} exclude should be an array of strings`]],
+    ...reportKeys.map((k): [string, string, string, string[]] => ['reports', `${k} as a path and as paths`, artifacts({ reports: { [k]: 'report.json' } }) + artifacts({ reports: { [k]: ['report.json'] } }).replace('rspec:', 'rspec2:'), []]),
+    ['reports', 'coverage_report', artifacts({ reports: { coverage_report: { path: 'cobertura-coverage.xml', coverage_format: 'cobertura' } } }), []],
+    ['reports', 'coverage_report and dast', artifacts({ reports: { coverage_report: { path: 'cobertura-coverage.xml', coverage_format: 'cobertura' }, dast: 'gl-dast-report.json' } }), []],
+    ['reports', 'coverage_report: nil', artifacts({ reports: { coverage_report: null } }), []],
+    ...reportKeys.filter((k) => k !== 'sast').map((k): [string, string, string, string[]] => ['reports', `${k}: a number`, artifacts({ reports: { [k]: 10 } }), [`${A}:reports ${k.replace(/_/g, ' ')} should be an array of strings or a string`]]),
+    ['reports', 'sast: a number (declared twice)', artifacts({ reports: { sast: 10 } }), [`${A}:reports sast should be an array of strings or a string`, `${A}:reports sast should be an array of strings or a string`]],
+    ['reports', 'an unknown report', artifacts({ reports: { codeclimate: 'codeclimate.json' } }), [`${A}:reports config contains unknown keys: codeclimate`]],
+    ['coverage_report', 'jacoco', artifacts({ reports: { coverage_report: { coverage_format: 'jacoco', path: 'jacoco.xml' } } }), []],
+    ['coverage_report', 'a string', artifacts({ reports: { coverage_report: 'string' } }), [`${A}:reports:coverage_report config should be a hash`, `${A}:reports:coverage_report coverage format can't be blank`, `${A}:reports:coverage_report coverage format must be one of supported formats: cobertura, jacoco.`, `${A}:reports:coverage_report path can't be blank`, `${A}:reports:coverage_report path should be a string`]],
+    ['coverage_report', 'an unsupported format', artifacts({ reports: { coverage_report: { coverage_format: 'lcov', path: 'lcov.info' } } }), [`${A}:reports:coverage_report coverage format must be one of supported formats: cobertura, jacoco.`]],
+    ['coverage_report', 'without a format', artifacts({ reports: { coverage_report: { path: 'cobertura-coverage.xml' } } }), [`${A}:reports:coverage_report coverage format can't be blank`, `${A}:reports:coverage_report coverage format must be one of supported formats: cobertura, jacoco.`]],
+    ['coverage_report', 'without a path', artifacts({ reports: { coverage_report: { coverage_format: 'cobertura' } } }), [`${A}:reports:coverage_report path can't be blank`, `${A}:reports:coverage_report path should be a string`]],
+    ['coverage_report', 'path: a number', artifacts({ reports: { coverage_report: { coverage_format: 'cobertura', path: 123 } } }), [`${A}:reports:coverage_report path should be a string`]],
+    ['coverage_report', 'an unknown key', artifacts({ reports: { coverage_report: { coverage_format: 'cobertura', path: 'c.xml', foo: 'bar' } } }), [`${A}:reports:coverage_report config contains unknown keys: foo`]],
+    ['cache', 'key, untracked, paths, unprotect', cache({ key: 'some key', untracked: true, paths: ['some/path/'], unprotect: false }), []],
+    ['cache', 'key files', cache({ key: { files: ['a-file', 'other-file'] }, untracked: true, paths: ['some/path/'] }), []],
+    ['cache', 'key files and prefix', cache({ key: { files: ['a-file', 'other-file'], prefix: 'prefix-value' }, paths: ['some/path/'] }), []],
+    ['cache', 'unprotect: true', cache({ key: 'k', paths: ['p/'], unprotect: true }), []],
+    ...['pull-push', 'push', 'pull', '$VARIABLE'].map((policy): [string, string, string, string[]] => ['cache', `policy: ${policy}`, cache({ key: 'k', paths: ['p/'], policy }), []]),
+    ['cache', 'policy: unknown', cache({ key: 'k', paths: ['p/'], policy: 'unknown' }), [`${C} policy should be a variable or one of: pull-push, push, pull`]],
+    ...['on_success', 'on_failure', 'always'].map((when): [string, string, string, string[]] => ['cache', `when: ${when}`, cache({ key: 'k', paths: ['p/'], when }), []]),
+    ['cache', 'when: unknown', cache({ key: 'k', paths: ['p/'], when: 'unknown' }), [`${C} when should be one of: on_success, on_failure, always`]],
+    ['cache', 'fallback_keys', cache({ key: 'k', paths: ['p/'], fallback_keys: ['key-1', 'key-2'] }), []],
+    ['cache', 'without a key', cache({ untracked: true, paths: ['some/path/'] }), []],
+    // A cache that is no hash is refused by `caches:` first (cache_spec checks the Cache entry alone).
+    ['cache', 'a string', cache('ls'), ['jobs:rspec:caches config can only be a hash or an array']],
+    ['cache', 'key: a number', cache({ key: 1 }), [`${C}:key should be a hash, a string or a symbol`]],
+    ['cache', 'key: {}', cache({ key: {} }), [`${C}:key config must use exactly one of these keys: files, files_commits`]],
+    ['cache', 'key files: a string', cache({ key: { files: 'a-file' } }), [`${C}:key:files config should be an array of strings`, `${C}:key:files config has too many items (maximum is 2)`]],
+    ['cache', 'key prefix without files', cache({ key: { prefix: 'a-prefix' } }), [`${C}:key config must use exactly one of these keys: files, files_commits`]],
+    ['cache', 'key: an unknown key', cache({ key: { unknown: 'a-file' } }), [`${C}:key config contains unknown keys: unknown`, `${C}:key config must use exactly one of these keys: files, files_commits`]],
+    ['cache', 'an unknown key', cache({ invalid: true }), [`${C} config contains unknown keys: invalid`]],
+    ['cache', 'when: a list', cache({ when: ['always'] }), [`${C} when should be a string`, `${C} when should be one of: on_success, on_failure, always`]],
+    ['cache', 'when: a boolean', cache({ when: true }), [`${C} when should be a string`, `${C} when should be one of: on_success, on_failure, always`]],
+    ['cache', 'policy: a list', cache({ policy: ['pull-push'] }), [`${C} policy should be a string`]],
+    ['cache', 'policy: a boolean', cache({ policy: true }), [`${C} policy should be a string`, `${C} policy should be a variable or one of: pull-push, push, pull`]],
+    ['caches', 'an empty hash', cache({}), []],
+    ['caches', 'three caches', cache([{ key: 'key', paths: ['logs/'], untracked: true }, { key: 'key2', paths: ['logs/'], untracked: true }, { key: 'key3', paths: ['logs/'], untracked: true }]), []],
+    ['caches', 'a string', rspec({ script: 'echo', cache: 'invalid' }), ['jobs:rspec:caches config can only be a hash or an array']],
+    ['caches', 'five caches', cache(Array.from({ length: 5 }, (_, i) => ({ key: `key${i}`, paths: ['logs/'], untracked: true }))), ['jobs:rspec:caches config no more than 4 caches can be created']],
+    ['caches', 'a number', cache(1), ['jobs:rspec:caches config can only be a hash or an array']],
+    ['key', 'files and prefix', key({ files: ['test'], prefix: 'something' }), []],
+    ['key', 'files_commits and prefix', key({ files_commits: ['yarn.lock'], prefix: 'deps' }), []],
+    ['key', 'files and files_commits', key({ files: ['yarn.lock'], files_commits: ['package.json'] }), [`${C}:key config must use exactly one of these keys: files, files_commits`]],
+    ['key', 'a list', key(['incorrect']), [`${C}:key should be a hash, a string or a symbol`]],
+    ['key', 'slashes', key('key/with/some/slashes'), [`${C}:key config cannot contain the "/" character`]],
+    ['key', 'URI-encoded slashes', key('key%2Fwith%2Fsome%2Fslashes'), [`${C}:key config cannot contain the "/" character`]],
+    ['key', 'a dot', key('.'), [`${C}:key config cannot be "." or ".."`]],
+    ['key', 'two dots', key('..'), [`${C}:key config cannot be "." or ".."`]],
+    ['key', 'URI-encoded dots', key('%2E%2e'), [`${C}:key config cannot be "." or ".."`]],
+    ['files', 'two files', key({ files: ['a', 'b'] }), []],
+    ['files', 'three files', key({ files: ['a', 'b', 'c'] }), [`${C}:key:files config has too many items (maximum is 2)`]],
+    ['files', 'no files', key({ files: [] }), [`${C}:key:files config requires at least 1 item`]],
+    ['files', 'numbers', key({ files: [1] }), [`${C}:key:files config should be an array of strings`]],
+    ['prefix', 'slashes', key({ files: ['f'], prefix: 'a/b' }), [`${C}:key:prefix config cannot contain the "/" character`]],
+    ['prefix', 'a dot', key({ files: ['f'], prefix: '.' }), [`${C}:key:prefix config cannot be "." or ".."`]],
+    ['prefix', 'a number', key({ files: ['f'], prefix: 1 }), [`${C}:key:prefix config should be a string or symbol`]],
+    ['paths', 'a string', cache({ paths: 'p' }), [`${C}:paths config should be an array of strings`]],
   ];
 }
 
