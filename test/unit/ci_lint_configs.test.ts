@@ -299,6 +299,8 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ...rulesSpecCases(),
   ...policyWorkflowSpecCases(),
   ...artifactsCacheSpecCases(),
+  ...environmentReleaseSpecCases(),
+  ...triggerBridgeSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -694,6 +696,118 @@ function artifactsCacheSpecCases(): [string, string, string, string[]][] {
     ['prefix', 'a dot', key({ files: ['f'], prefix: '.' }), [`${C}:key:prefix config cannot be "." or ".."`]],
     ['prefix', 'a number', key({ files: ['f'], prefix: 1 }), [`${C}:key:prefix config should be a string or symbol`]],
     ['paths', 'a string', cache({ paths: 'p' }), [`${C}:paths config should be an array of strings`]],
+  ];
+}
+
+/** environment_spec, kubernetes_spec, release_spec, release/assets_spec, coverage_spec. */
+function environmentReleaseSpecCases(): [string, string, string, string[]][] {
+  const env = (config: unknown, rest: Record<string, unknown> = {}): string => rspec({ script: 'echo', environment: config }, rest);
+  const stopJob = (name: string, environment: string): Record<string, unknown> => ({ [name]: { script: 'echo', environment: { name: environment, action: 'stop' } } });
+  const release = (config: unknown): string => rspec({ script: 'echo', release: config });
+  const E = 'jobs:rspec:environment';
+  const R = 'jobs:rspec:release';
+  const TIERS = 'production, staging, testing, development, other';
+  return [
+    ['environment', 'a name', env('production'), []],
+    ['environment', 'a name and a url', env({ name: 'development', url: 'https://example.gitlab.com' }), []],
+    ...['start', 'stop', 'prepare', 'verify', 'access'].map((action): [string, string, string, string[]] => ['environment', `action: ${action}`, env({ name: 'production', action }), []]),
+    ['environment', 'action: a list', env({ name: 'production', action: ['stop'] }), [`${E} action should be a string`, `${E} action should be start, stop, prepare, verify, or access`]],
+    ['environment', 'action: invalid', env({ name: 'production', action: 'invalid' }), [`${E} action should be start, stop, prepare, verify, or access`]],
+    ['environment', 'on_stop', env({ name: 'production', on_stop: 'close_app' }, stopJob('close_app', 'production')), []],
+    ['environment', 'on_stop: false', env({ name: 'production', on_stop: false }), [`${E} on stop should be a string`]],
+    ['environment', 'url: a list', env({ name: 'production', url: ['https://meow.meow'] }), [`${E} url should be a string`]],
+    ['environment', 'url too long', env({ name: 'production', url: `https://${'a'.repeat(250)}` }), [`${E} url is too long (maximum is 255 characters)`]],
+    ['environment', 'variables in name and url', env({ name: 'review/$CI_COMMIT_REF_NAME', url: 'https://$CI_COMMIT_REF_NAME.review.gitlab.com' }), []],
+    ['environment', 'auto_stop_in', env({ name: 'review/$CI_COMMIT_REF_NAME', url: 'https://x', on_stop: 'stop_review', auto_stop_in: '2 days' }, stopJob('stop_review', 'review/$CI_COMMIT_REF_NAME')), []],
+    ['environment', 'auto_stop_in: a variable', env({ name: 'review/$CI_COMMIT_REF_NAME', on_stop: 'stop_review', auto_stop_in: '$TTL' }, stopJob('stop_review', 'review/$CI_COMMIT_REF_NAME')), []],
+    ['environment', 'a list', env(['env']), [`${E} config should be a hash or a string`, `${E} name can't be blank`, `${E} name ${ENV_NAME}`, `${E} name ${ENV_NAME}`]],
+    ['environment', 'no name', env({ url: 'https://example.gitlab.com' }), [`${E} name can't be blank`, `${E} name ${ENV_NAME}`, `${E} name ${ENV_NAME}`]],
+    ['environment', 'kubernetes: a string', env({ name: 'production', kubernetes: 'production' }), [`${E} kubernetes should be a hash`]],
+    ['environment', 'kubernetes namespace', env({ name: 'production', kubernetes: { namespace: 'production' } }), []],
+    ['environment', 'kubernetes: nil', env({ name: 'production', kubernetes: null }), []],
+    ['environment', 'deployment_tier', env({ name: 'customer-portal', deployment_tier: 'production' }), []],
+    ['environment', 'deployment_tier: a hash', env({ name: 'customer-portal', deployment_tier: { tier: 'production' } }), [`${E} deployment tier should be a string`, `${E} deployment tier must be one of ${TIERS}`]],
+    ['environment', 'deployment_tier: nil', env({ name: 'customer-portal', deployment_tier: null }), []],
+    ['environment', 'deployment_tier: unknown', env({ name: 'customer-portal', deployment_tier: 'unknown' }), [`${E} deployment tier must be one of ${TIERS}`]],
+    ['kubernetes', 'an unknown key', env({ name: 'production', kubernetes: { unknown: 'attribute' } }), [`${E}:kubernetes config contains unknown keys: unknown`]],
+    ['kubernetes', 'namespace: a hash', env({ name: 'production', kubernetes: { namespace: { key: 'namespace' } } }), [`${E}:kubernetes namespace should be a string`]],
+    ['release', 'tag_name and description', release({ tag_name: 'v0.06', description: './release_changelog.txt' }), []],
+    ['release', 'assets as a list (GitLab composes it)', release({ tag_name: 'v0.06', description: './release_changelog.txt', assets: [{ name: 'cool-app.zip', url: 'http://my.awesome.download.site/1.0-$CI_COMMIT_SHORT_SHA.zip' }] }),
+      [`${R}:assets config should be a hash`, `${R}:assets links should be an array of hashes`, `${R}:assets links can't be blank`]],
+    ['release', 'name', release({ tag_name: 'v0.06', description: 'd', name: 'Release $CI_TAG_NAME' }), []],
+    ['release', 'released_at', release({ tag_name: 'v0.06', description: 'd', released_at: '2019-03-15T08:00:00Z' }), []],
+    ['release', 'milestones', release({ tag_name: 'v0.06', description: 'd', milestones: ['m1', 'm2', 'm3'] }), []],
+    ['release', 'a milestone', release({ tag_name: 'v0.06', description: 'd', milestones: 'm1' }), []],
+    ...['b3235930aa443112e639f941c69c578912189bdd', 'b3235930', 'fix/123-branch-name', 'v1.2.3', 'v1.2.3-rc'].map((ref): [string, string, string, string[]] => ['release', `ref: ${ref}`, release({ tag_name: 'v0.06', description: 'd', ref }), []]),
+    ['release', 'tag_message', release({ tag_name: 'v0.06', description: 'd', tag_message: 'Annotated tag message' }), []],
+    ['release', 'tag_message: nil', release({ tag_name: 'v0.06', description: 'd', tag_message: null }), []],
+    ['release', 'description: a number', release({ description: 10 }), [`${R} tag name should be a string`, `${R} tag name can't be blank`, `${R} description should be a string`]],
+    ['release', 'no description', release({ tag_name: 'v0.06' }), [`${R} description should be a string`, `${R} description can't be blank`]],
+    ['release', 'no tag_name', release({ description: './release_changelog.txt' }), [`${R} tag name should be a string`, `${R} tag name can't be blank`]],
+    ['release', 'an unknown key', release({ tag_name: 'v1', description: 'd', test: 100 }), [`${R} config contains unknown keys: test`]],
+    ['release', 'released_at: not a date', release({ tag_name: 'v1', description: 'd', released_at: 'ABC123' }), [`${R} released at must be a valid datetime`]],
+    ['release', 'ref: not a ref', release({ tag_name: 'v1', description: 'd', ref: 'invalid\\branch' }), [`${R} ref must be a valid ref`]],
+    ['release', 'milestones: numbers', release({ tag_name: 'v1', description: 'd', milestones: [1, 2, 3] }), [`${R} milestones should be an array of strings or a string`]],
+    ['release', 'tag_message: a number', release({ tag_name: 'v1', description: 'd', tag_message: 100 }), [`${R} tag message should be a string`]],
+    ['assets', 'links', release({ tag_name: 'v1', description: 'd', assets: { links: [{ name: 'cool-app.zip', url: 'http://x/1.zip' }, { name: 'cool-app.exe', url: 'http://x/1.exe' }] } }), []],
+    ['assets', 'links: a string', release({ tag_name: 'v1', description: 'd', assets: { links: 'xyz' } }), [`${R}:assets links should be an array of hashes`]],
+    ['assets', 'links: empty', release({ tag_name: 'v1', description: 'd', assets: { links: [] } }), [`${R}:assets links can't be blank`]],
+    ['assets', 'an unknown key', release({ tag_name: 'v1', description: 'd', assets: { test: 100 } }), [`${R}:assets config contains unknown keys: test`, `${R}:assets links should be an array of hashes`, `${R}:assets links can't be blank`]],
+    ['coverage', 'without slashes', rspec({ script: 'echo', coverage: 'Code coverage: \\d+\\.\\d+' }), ['jobs:rspec:coverage config must be a regular expression with re2 syntax']],
+    ['coverage', 'with slashes', rspec({ script: 'echo', coverage: '/Code coverage: \\d+\\.\\d+/' }), []],
+    ['coverage', 'a malformed regexp', rspec({ script: 'echo', coverage: '(malformed regexp' }), ['jobs:rspec:coverage config must be a regular expression with re2 syntax']],
+    ['coverage', 'a regexp RE2 refuses', rspec({ script: 'echo', coverage: '/(?<=Total: )\\d+/' }), ['jobs:rspec:coverage config must be a regular expression with re2 syntax']],
+  ];
+}
+
+/** trigger_spec, trigger/forward_spec, bridge_spec (a bridge named my_bridge). */
+function triggerBridgeSpecCases(): [string, string, string, string[]][] {
+  const bridge = (config: Record<string, unknown>, rest: Record<string, unknown> = {}): string => Y({ ...rest, my_bridge: config });
+  const trigger = (config: unknown): string => bridge({ trigger: config });
+  const T = 'jobs:my_bridge:trigger';
+  const B = 'jobs:my_bridge';
+  const base = { trigger: { project: 'some/project', branch: 'feature' }, extends: '.some-key', stage: 'deploy', variables: { VARIABLE: '123' } };
+  const someKey = { '.some-key': { variables: { OTHER: '1' } } };
+  const TRIGGER_OR_NEEDS = `${B} config should contain either a trigger or a needs:pipeline`;
+  return [
+    ['trigger', 'a project', trigger('some/project'), []],
+    ['trigger', 'an empty string', trigger(''), [`${T} config can't be blank`]],
+    ['trigger', 'project', trigger({ project: 'some/project' }), []],
+    ['trigger', 'project: empty', trigger({ project: '' }), [`${T} project can't be blank`]],
+    ['trigger', 'project: a list', trigger({ project: ['some/project'] }), [`${T} project should be a string`]],
+    ['trigger', 'project: true', trigger({ project: true }), [`${T} project should be a string`]],
+    ['trigger', 'branch', trigger({ project: 'some/project', branch: 'feature' }), []],
+    ['trigger', 'strategy: depend', trigger({ project: 'some/project', strategy: 'depend' }), []],
+    ['trigger', 'strategy: mirror', trigger({ project: 'some/project', strategy: 'mirror' }), []],
+    ['trigger', 'strategy: notdepend', trigger({ project: 'some/project', strategy: 'notdepend' }), [`${T} strategy should be depend or mirror`]],
+    ['trigger', 'an unknown key', trigger({ project: 'some/project', unknown: 123 }), [`${T} config contains unknown keys: unknown`]],
+    ['trigger', 'forward', trigger({ project: 'some/project', forward: { pipeline_variables: true } }), []],
+    ['trigger', 'include', trigger({ include: 'path/to/config.yml' }), []],
+    ['trigger', 'include and project', trigger({ project: 'some/project', include: 'path/to/config.yml' }), [`${T} config contains unknown keys: project`]],
+    ['trigger', 'include and branch', trigger({ branch: 'feature', include: 'path/to/config.yml' }), [`${T} config contains unknown keys: branch`]],
+    ['trigger', 'include and forward', trigger({ include: 'path/to/config.yml', forward: { yaml_variables: false } }), []],
+    ['trigger', 'a number', trigger(123), [`${T} has to be either a string or a hash`]],
+    ['trigger', 'four includes', trigger({ include: ['a.yml', 'b.yml', 'c.yml', 'd.yml'] }), [`${T}:include config is too long (maximum is 3)`]],
+    ['forward', 'both false', trigger({ project: 'p', forward: { yaml_variables: false, pipeline_variables: false } }), []],
+    ['forward', 'empty', trigger({ project: 'p', forward: {} }), []],
+    ['forward', 'an unknown key', trigger({ project: 'p', forward: { xxx_variables: true } }), [`${T}:forward config contains unknown keys: xxx_variables`]],
+    ['forward', 'yaml_variables: a string', trigger({ project: 'p', forward: { yaml_variables: 'okay' } }), [`${T}:forward yaml variables should be a boolean value`]],
+    ['bridge', 'trigger: a project', bridge({ trigger: 'some/project' }), []],
+    ['bridge', 'trigger: a hash', bridge({ trigger: { project: 'some/project', branch: 'feature' } }), []],
+    ['bridge', 'when, extends, stage, only, except, variables', bridge({ ...base, when: 'always', only: { variables: ['$SOMEVARIABLE'] }, except: { refs: ['feature'] } }, someKey), []],
+    ['bridge', 'rules', bridge({ ...base, rules: [{ if: '$VAR == null', when: 'never' }] }, someKey), []],
+    ['bridge', 'rules and when', bridge({ ...base, when: 'always', rules: [{ if: '$VAR == null', when: 'never' }] }, someKey), []],
+    ['bridge', 'rules and only', bridge({ ...base, only: { variables: ['$SOMEVARIABLE'] }, rules: [{ if: '$VAR == null', when: 'never' }] }, someKey), [`${B} config key may not be used with \`rules\`: only`, TRIGGER_OR_NEEDS]],
+    ['bridge', 'rules and except', bridge({ ...base, except: { refs: ['feature'] }, rules: [{ if: '$VAR == null', when: 'never' }] }, someKey), [`${B} config key may not be used with \`rules\`: except`, TRIGGER_OR_NEEDS]],
+    ['bridge', 'only job needs', bridge({ needs: ['some_job'] }, { some_job: { stage: 'build', script: 'echo' } }), [TRIGGER_OR_NEEDS]],
+    ['bridge', 'an unknown key', bridge({ trigger: 'some/project', unknown: 123 }), [`${B} config contains unknown keys: unknown`, TRIGGER_OR_NEEDS]],
+    ['bridge', 'a script with the trigger (a job)', bridge({ trigger: 'some/project', script: 'something' }), [`${B} config these keys cannot be used together: trigger, script`, `${B} config contains unknown keys: trigger`]],
+    ['bridge', 'allow_failure exit codes', bridge({ trigger: 'some/project', allow_failure: { exit_codes: [42] } }), [`${B} allow failure should be a boolean value`, TRIGGER_OR_NEEDS]],
+    ['bridge', 'parallel: a number', bridge({ trigger: 'some/project', parallel: 2 }), [`${B}:parallel config cannot use "parallel: <number>".`]],
+    ['bridge', 'parallel: a matrix', bridge({ trigger: 'some/project', parallel: { matrix: [{ PROVIDER: 'aws', STACK: ['monitoring', 'app1'] }, { PROVIDER: 'gcp', STACK: ['data'] }] } }), []],
+    ['bridge', 'a trigger with forward', bridge({ trigger: { project: 'some/project', forward: { pipeline_variables: true } } }), []],
+    ['bridge', 'when: a list', bridge({ trigger: 'some/project', when: ['always'] }), [`${B} when should be a string`, `${B} when should be one of: on_success, on_failure, always, manual`, TRIGGER_OR_NEEDS]],
+    ['bridge', 'when: delayed', bridge({ trigger: 'some/project', when: 'delayed' }), [`${B} when should be one of: on_success, on_failure, always, manual`, TRIGGER_OR_NEEDS]],
   ];
 }
 
