@@ -20,6 +20,7 @@ import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
 import { ciLintArea } from './ci_lint';
+import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
 
@@ -57,4 +58,5 @@ export const areas: Area[] = [
   ciLintArea,
   applicationSettingsArea,
   spamArea,
+  importsArea,
 ];

@@ -247,7 +247,8 @@ export function groupDetail(ec: EntityContext, g: Namespace): Record<string, unk
   };
 }
 
-function fullName(svc: ServiceContext, ns: Namespace): string {
+/** "Group / Subgroup": a namespace's name with its ancestors' (name_with_namespace, full_name). */
+export function fullName(svc: ServiceContext, ns: Namespace): string {
   return [...ancestorsOf(svc, ns).reverse(), ns].map((n) => n.name).join(' / ');
 }
 
@@ -264,6 +265,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
+  const canAdmin = canAdminProject(ec, p, ns);
   const out: Record<string, unknown> = {
     id: p.id,
     description: p.description,
@@ -324,10 +326,9 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     shared_runners_enabled: true,
     lfs_enabled: true,
     creator_id: p.creator_id,
-    import_url: null,
-    import_type: p.import_type,
+    ...(canAdmin ? { import_url: p.import_url, import_type: p.import_type } : {}),
     import_status: p.import_status,
-    import_error: p.import_error,
+    ...(canAdmin ? { import_error: p.import_error } : {}),
     open_issues_count: openIssuesCount(ec.svc, p.id),
     description_html: p.description ? `<p data-sourcepos="1:1-1:${p.description.length}" dir="auto">${escapeHtml(p.description)}</p>` : '',
     updated_at: p.updated_at,
@@ -361,9 +362,10 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   return out;
 }
 
-function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
+/** The caller's own and group levels in a project, memoized between writes. */
+function projectLevels(ec: EntityContext, p: Project, ns: Namespace): { own: number; group: number } {
   const user = ec.user!;
-  const levels = cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
+  return cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
     const own = ec.svc.db
       .prepare(
         `SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
@@ -371,10 +373,22 @@ function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Recor
       .get(p.id, user.id) as { access_level: number } | undefined;
     return { own: own?.access_level ?? 0, group: ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0 };
   })!;
+}
+
+function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
+  const levels = projectLevels(ec, p, ns);
   return {
     project_access: levels.own ? { access_level: levels.own, notification_level: 3 } : null,
     group_access: levels.group ? { access_level: levels.group, notification_level: 3 } : null,
   };
+}
+
+/** `admin_project`: Maintainers and up (and admins) see how a project was imported. */
+function canAdminProject(ec: EntityContext, p: Project, ns: Namespace): boolean {
+  if (!ec.user) return false;
+  if (ec.user.admin) return true;
+  const levels = projectLevels(ec, p, ns);
+  return Math.max(levels.own, levels.group) >= Access.MAINTAINER;
 }
 
 /** `simple=true` lists. */
