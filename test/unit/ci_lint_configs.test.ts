@@ -301,6 +301,9 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ...artifactsCacheSpecCases(),
   ...environmentReleaseSpecCases(),
   ...triggerBridgeSpecCases(),
+  ...processableDefaultSpecCases(),
+  ...variablesSpecCases(),
+  ...includeJobsSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -808,6 +811,173 @@ function triggerBridgeSpecCases(): [string, string, string, string[]][] {
     ['bridge', 'a trigger with forward', bridge({ trigger: { project: 'some/project', forward: { pipeline_variables: true } } }), []],
     ['bridge', 'when: a list', bridge({ trigger: 'some/project', when: ['always'] }), [`${B} when should be a string`, `${B} when should be one of: on_success, on_failure, always, manual`, TRIGGER_OR_NEEDS]],
     ['bridge', 'when: delayed', bridge({ trigger: 'some/project', when: 'delayed' }), [`${B} when should be one of: on_success, on_failure, always, manual`, TRIGGER_OR_NEEDS]],
+  ];
+}
+
+/** processable_spec, default_spec, hooks_spec, id_token_spec, inherit/*_spec, tags_spec, stages_spec, commands_spec, pages_spec. */
+function processableDefaultSpecCases(): [string, string, string, string[], string[]?][] {
+  const warned = [`jobs:rspec may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${WARN_DOCS}`];
+  const long = 'a'.repeat(256);
+  const inheritDefault = (config: unknown): string => rspec({ script: 'echo', inherit: { default: config } });
+  const inheritVariables = (config: unknown): string => rspec({ script: 'echo', inherit: { variables: config } });
+  const tags = (n: number): string => rspec({ script: 'echo', tags: Array.from({ length: n }, (_, i) => `tag-${i}`) });
+  return [
+    ['processable', 'when: and rules:', rspec({ script: 'echo', when: 'on_failure', rules: [{ if: '$VARIABLE', when: 'on_success' }] }), []],
+    ['processable', 'a name of 256 characters', Y({ [long]: { script: 'echo' } }), [`jobs:${long} name is too long (maximum is 255 characters)`]],
+    ['processable', 'resource_group: a number', rspec({ script: 'echo', resource_group: 123 }), ['jobs:rspec resource group should be a string']],
+    ['processable', 'a variable with description', rspec({ script: 'echo', variables: { VAR1: 'val 1', VAR2: { value: 'val 2', description: 'hello var 2' } } }), ['jobs:rspec:variables:var2 config uses invalid data keys: description']],
+    ['processable', 'run: and trigger:', rspec({ run: [{ name: 'step1', step: 'some reference' }], trigger: 'test-group/test-project' }), ['jobs:rspec config these keys cannot be used together: run, trigger', 'jobs:rspec config contains unknown keys: trigger']],
+    ['processable', 'interruptible: a number', rspec({ script: 'echo', interruptible: 123 }), ['jobs:rspec:interruptible config should be a boolean value']],
+    ['processable', 'a last rule of only when: on_success', rspec({ script: 'ls', rules: [{ if: '$CI_COMMIT_BRANCH', when: 'on_success' }, { when: 'on_success' }] }), [], warned],
+    ['processable', 'a last rule of only when: never', rspec({ script: 'ls', rules: [{ if: '$CI_COMMIT_BRANCH', when: 'on_success' }, { when: 'never' }] }), [], []],
+    ['processable', 'a last rule with if:', rspec({ script: 'ls', rules: [{ if: '$CI_COMMIT_BRANCH', when: 'on_success' }, { if: '$CI_MERGE_REQUEST_ID', when: 'always' }] }), [], []],
+    ['processable', 'invalid rules warn of nothing', rspec({ script: 'ls', rules: { when: 'always' } }), ['jobs:rspec rules should be an array containing hashes and arrays of hashes'], []],
+    ['processable', 'a last rule of only when, with workflow:rules', Y({ workflow: { rules: [{ if: '$X' }] }, rspec: { script: 'ls', rules: [{ if: '$CI_COMMIT_BRANCH', when: 'on_success' }, { when: 'always' }] } }), [], []],
+    ['processable', 'resource groups', rspec({ script: 'ls', resource_group: 'review/$CI_COMMIT_REF_NAME' }), []],
+    ['processable', 'environment name, url and action', rspec({ script: 'ls', environment: { name: 'staging', url: 'https://gitlab.com', action: 'prepare' } }), []],
+    ['processable', 'default tags and inherit', Y({ default: { tags: ['b', 'c'] }, rspec: { script: 'echo', inherit: { default: ['tags'] } }, other: { script: 'echo', tags: ['a', 'b'], inherit: { default: false } } }), []],
+    ['default', 'before_script', Y({ default: { before_script: ['rspec'] }, rspec: { script: 'echo' } }), []],
+    ['default', 'empty', Y({ default: {}, rspec: { script: 'echo' } }), []],
+    ['default', 'a list', Y({ default: ['incorrect'], rspec: { script: 'echo' } }), ['default config should be a hash']],
+    ['default', 'an unknown key', Y({ default: { unknown: true }, rspec: { script: 'echo' } }), ['default config contains unknown keys: unknown']],
+    ['default', 'an image also at the top level', Y({ image: 'ruby', default: { image: 'some_image' }, rspec: { script: 'echo' } }), ['image is defined in top-level and `default:` entry']],
+    ['default', 'an image, and after_script at the top level', Y({ after_script: ['specified'], default: { image: 'some_image' }, rspec: { script: 'echo' } }), []],
+    ['hooks', 'pre_get_sources_script', rspec({ script: 'echo', hooks: { pre_get_sources_script: ['ls'] } }), []],
+    ['hooks', 'an unknown hook', rspec({ script: 'echo', hooks: { x_get_something: ['ls'] } }), ['jobs:rspec:hooks config contains unknown keys: x_get_something']],
+    ['hooks', 'a string', rspec({ script: 'echo', hooks: 'ls' }), ['jobs:rspec:hooks config should be a hash', 'jobs:rspec:hooks config should be a hash']],
+    ['id_token', 'aud: a string', rspec({ script: 'echo', id_tokens: { ID: { aud: 'https://gitlab.com' } } }), []],
+    ['id_token', 'aud: a variable', rspec({ script: 'echo', id_tokens: { ID: { aud: '$WATHEVER' } } }), []],
+    ['id_token', 'aud: with a variable', rspec({ script: 'echo', id_tokens: { ID: { aud: 'blah-$WATHEVER' } } }), []],
+    ['id_token', 'aud: a list', rspec({ script: 'echo', id_tokens: { ID: { aud: ['https://gitlab.com', 'https://aws.com'] } } }), []],
+    ['id_token', 'aud: variables', rspec({ script: 'echo', id_tokens: { ID: { aud: ['$WATHEVER', 'blah-$WATHEVER'] } } }), []],
+    ['id_token', 'no aud', rspec({ script: 'echo', id_tokens: { ID: {} } }), ['jobs:rspec:id_tokens:id config missing required keys: aud', 'jobs:rspec:id_tokens:id aud should be an array of strings or a string']],
+    ['id_token', 'an unknown key', rspec({ script: 'echo', id_tokens: { ID: { aud: 'https://gitlab.com', unknown: 'test' } } }), ['jobs:rspec:id_tokens:id config contains unknown keys: unknown']],
+    ['inherit/default', 'true', inheritDefault(true), []],
+    ['inherit/default', 'false', inheritDefault(false), []],
+    ['inherit/default', '[image]', inheritDefault(['image']), []],
+    ['inherit/default', '[unknown]', inheritDefault(['unknown']), ['jobs:rspec:inherit:default config contains unknown values: unknown']],
+    ['inherit/default', '[true]', inheritDefault([true]), ['jobs:rspec:inherit:default config should be an array of strings', 'jobs:rspec:inherit:default config contains unknown values: true']],
+    ['inherit/default', 'a string', inheritDefault('string'), ['jobs:rspec:inherit:default should be a bool or array of strings']],
+    ['inherit/variables', 'true', inheritVariables(true), []],
+    ['inherit/variables', 'false', inheritVariables(false), []],
+    ['inherit/variables', '[A]', inheritVariables(['A']), []],
+    ['inherit/variables', '[A, B]', inheritVariables(['A', 'B']), []],
+    ['inherit/variables', '[true]', inheritVariables([true]), ['jobs:rspec:inherit:variables config should be an array of strings']],
+    ['inherit/variables', 'a string', inheritVariables('string'), ['jobs:rspec:inherit:variables should be a bool or array of strings']],
+    ['inherit', 'an unknown key', rspec({ script: 'echo', inherit: { other: true } }), ['jobs:rspec:inherit config contains unknown keys: other']],
+    ['tags', 'numbers', rspec({ script: 'echo', tags: [1, 2] }), ['jobs:rspec:tags config should be an array of strings']],
+    ['tags', '50 tags', tags(50), ['jobs:rspec:tags config must be less than the limit of 50 tags']],
+    ['tags', '49 tags', tags(49), []],
+    ['stages', 'stages', Y({ stages: ['stage1', 'stage2'], rspec: { script: 'echo', stage: 'stage1' } }), []],
+    ['stages', 'a hash', Y({ stages: { test: true }, rspec: { script: 'echo' } }), ['stages config should be an array of strings or a nested array of strings up to 10 levels deep']],
+    ['commands', 'a list', rspec({ script: ['ls', 'pwd'] }), []],
+    ['commands', 'a number', rspec({ script: 1 }), ['jobs:rspec:script config should be a string or a nested array of strings up to 10 levels deep']],
+    ['pages', 'a string', rspec({ script: 'echo', pages: 'value' }), ['jobs:rspec:pages config should be a hash or a boolean value']],
+    ['pages', 'path_prefix and expire_in', rspec({ script: 'echo', pages: { path_prefix: 'prefix', expire_in: '1 day' } }), []],
+    ['pages', 'an unknown key', rspec({ script: 'echo', pages: { unknown: 'echo' } }), ['jobs:rspec:pages config contains unknown keys: unknown']],
+    ['pages', 'path_prefix: a number', rspec({ script: 'echo', pages: { path_prefix: 1 } }), ['jobs:rspec:pages path prefix should be a string']],
+    ['pages', 'expire_in: never', rspec({ script: 'echo', pages: { expire_in: 'never' } }), []],
+    ['pages', 'expire_in: nil', rspec({ script: 'echo', pages: { expire_in: null } }), []],
+    ['pages', 'expire_in: not a duration', rspec({ script: 'echo', pages: { expire_in: 'some string that cant be parsed' } }), ['jobs:rspec:pages expire in should be a duration']],
+  ];
+}
+
+/** variables_spec, variable_spec: root variables allow value, description, expand, options; jobs value and expand; services and rules none. */
+function variablesSpecCases(): [string, string, string, string[]][] {
+  const root = (variables: unknown): string => Y({ variables, rspec: { script: 'echo' } });
+  const job = (variables: unknown): string => rspec({ script: 'echo', variables });
+  const service = (variables: unknown): string => rspec({ script: 'echo', services: [{ name: 'postgres', variables }] });
+  const rule = (variables: unknown): string => rspec({ script: 'echo', rules: [{ if: '$X', variables }] });
+  return [
+    ['variables', 'key-value pairs', root({ VARIABLE_1: 'value 1', VARIABLE_2: 'value 2' }), []],
+    ['variables', 'numeric keys and values', 'variables:\n  10: 20\nrspec:\n  script: echo\n', []],
+    ['variables', 'a symbol value', 'variables:\n  VAR1: :val1\nrspec:\n  script: echo\n', []],
+    ['variables', 'a boolean value', root({ VAR1: true }), []],
+    ['variables', 'value and description where no data is allowed', rule({ VARIABLE_1: { value: 'value', description: 'variable 1' } }), ['jobs:rspec:rules:rule:variables:variable_1 config must be a string']],
+    ['variables', 'value and description at the top level', root({ VARIABLE_1: { value: 'value', description: 'variable 1' } }), []],
+    ['variables', 'options at the top level', root({ VARIABLE_1: { value: 'value1', options: ['value1', 'value2'], description: 'variable 1' } }), []],
+    ['variables', 'a hash and a string where no data is allowed', service({ VARIABLE_1: { value: 'value 1', description: 'variable 1' }, VARIABLE_2: 'value 2' }), ['jobs:rspec:services:service:variables:variable_1 config must be a string']],
+    ['variables', 'a list', job(['VAR', 'test']), ['jobs:rspec:variables config should be a hash']],
+    ['variables', 'other data keys', root({ VARIABLE_1: { value: 'value 1', hello: 'variable 1' }, VARIABLE_2: 'value 2' }), ['variables:variable_1 config uses invalid data keys: hello']],
+    ['variables', 'a hash without description', root({ VARIABLE_1: { value: 'value 1' } }), []],
+    ['variables', 'a value not among the options', root({ VAR: { value: 'val', options: ['val1', 'val2'] } }), ['variables:var config value must be present in options']],
+    ...['string', true, false, 2, 2.2].map((value): [string, string, string, string[]] => ['variable', `a simple ${typeof value} value`, job({ VAR1: value }), []]),
+    ['variable', 'a list value', job({ VAR1: [] }), ['variable definition must be either a string or a hash']],
+    ['variable', 'an empty hash where no data is allowed', rule({ VAR1: {} }), ['jobs:rspec:rules:rule:variables:var1 config must be a string']],
+    ['variable', 'value and description where no data is allowed', rule({ VAR1: { value: 'value', description: 'description' } }), ['jobs:rspec:rules:rule:variables:var1 config must be a string']],
+    ...['string', true, false, 2, 2.2].map((value): [string, string, string, string[]] => ['variable', `a complex ${typeof value} value`, root({ VAR1: { value, description: 'description' } }), []]),
+    ['variable', 'a complex list value', root({ VAR1: { value: [], description: 'description' } }), ['variables:var1 config value must be a scalar']],
+    ['variable', 'a complex hash value', root({ VAR1: { value: {}, description: 'description' } }), ['variables:var1 config value must be a scalar']],
+    ['variable', 'description in a job', job({ VAR1: { value: 'value', description: 'description' } }), ['jobs:rspec:variables:var1 config uses invalid data keys: description']],
+    ['variable', 'value alone where no data is allowed', service({ VAR1: { value: 'value' } }), ['jobs:rspec:services:service:variables:var1 config must be a string']],
+    ['variable', 'value alone in a job', job({ VAR1: { value: 'value' } }), []],
+    ['variable', 'expand where no data is allowed', rule({ VAR1: { value: 'value', expand: false } }), ['jobs:rspec:rules:rule:variables:var1 config must be a string']],
+    ['variable', 'expand in a job', job({ VAR1: { value: 'value', expand: false } }), []],
+    ['variable', 'expand: a string', job({ VAR1: { value: 'value', expand: 'true' } }), ['jobs:rspec:variables:var1 config expand should be a boolean value']],
+    ['variable', 'options where no data is allowed', rule({ VAR1: { value: 'value', options: ['value', 'value2'] } }), ['jobs:rspec:rules:rule:variables:var1 config must be a string']],
+    ['variable', 'options in a job', job({ VAR1: { value: 'value', options: ['value', 'value2'] } }), ['jobs:rspec:variables:var1 config uses invalid data keys: options']],
+    ['variable', 'options at the top level', root({ VAR1: { value: 'value', options: ['value', 'value2'] } }), []],
+  ];
+}
+
+/** include_spec, include/rules/rule_spec (a child pipeline's include), jobs_spec, hidden_spec, allow_failure_spec. */
+function includeJobsSpecCases(): [string, string, string, string[]][] {
+  const include = (config: unknown): string => Y({ generator: { stage: 'build', script: 'echo' }, my_bridge: { trigger: { include: [config] } } });
+  const includeRule = (rule: unknown): string => include({ local: 'test.yml', rules: [rule] });
+  const I = 'jobs:my_bridge:trigger:include:include';
+  const R = `${I}:rules:rule`;
+  const allowFailure = (config: unknown): string => rspec({ script: 'echo', allow_failure: config });
+  return [
+    ['include', 'a file', include('test.yml'), []],
+    ['include', 'an unknown key', include({ not_allowed: 'key' }), [`${I} config contains unknown keys: not_allowed`]],
+    ['include', 'local', include({ local: 'test.yml' }), []],
+    ['include', 'file', include({ file: 'test.yml' }), []],
+    ['include', 'template', include({ template: 'test.yml' }), []],
+    ['include', 'component', include({ component: 'path/to/component@1.0' }), []],
+    ['include', 'artifact and job', include({ artifact: 'test.yml', job: 'generator' }), []],
+    ['include', 'artifact of an undefined job', include({ artifact: 'test.yml', job: 'nope' }), ['my_bridge job: undefined dependency: nope']],
+    ['include', 'artifact without job', include({ artifact: 'test.yml' }), [`${I} config must specify the job where to fetch the artifact from`]],
+    ['include', 'project, ref and file', include({ project: 'my-group/my-pipeline-library', ref: 'master', file: 'test.yml' }), []],
+    ['include', 'project and file', include({ project: 'my-group/my-pipeline-library', file: 'test.yml' }), []],
+    ['include', 'project without file', include({ project: 'my-group/my-pipeline-library' }), [`${I} config must specify the file where to fetch the config from`]],
+    ['include', 'rules', include({ local: 'test.yml', rules: [{ if: '$VARIABLE' }] }), []],
+    ['include', 'rules and inputs', include({ local: 'test.yml', inputs: { stage: 'test' }, rules: [{ if: '$VARIABLE' }] }), []],
+    ['include', 'rules of strings', include({ local: 'test.yml', rules: ['$VARIABLE'] }), [`${I} rules should be an array of hashes`]],
+    ['include', 'a number', include(123), [`${I} config should be a hash or a string`]],
+    ['include/rule', 'if', includeRule({ if: '$THIS || $THAT' }), []],
+    ['include/rule', 'if and when: never', includeRule({ if: '$THIS || $THAT', when: 'never' }), []],
+    ['include/rule', 'when: on_success', includeRule({ if: '$THIS || $THAT', when: 'on_success' }), [`${R} when unknown value: on_success`]],
+    ['include/rule', 'when: nil', includeRule({ if: '$THIS || $THAT', when: null }), []],
+    ['include/rule', 'an incomplete if', includeRule({ if: '$MY_VAR ==' }), [`${R} if invalid expression syntax`]],
+    ['include/rule', 'an integer operand', includeRule({ if: '$MY_VAR == 123' }), [`${R} if invalid expression syntax`]],
+    ['include/rule', 'an invalid regexp', includeRule({ if: '$MY_VAR =~ /some ( thing/' }), [`${R} if invalid expression syntax`]],
+    ['include/rule', 'a lookahead', includeRule({ if: '$CI_COMMIT_REF =~ /^(?!master).+/' }), [`${R} if invalid expression syntax`]],
+    ['include/rule', 'a list of expressions', includeRule({ if: ['$MY_VAR == "this"', '$YOUR_VAR == "that"'] }), [`${R} if invalid expression syntax`]],
+    ['include/rule', 'exists: a string', includeRule({ exists: 'paths/**/*.rb' }), []],
+    ['include/rule', 'exists: nil', includeRule({ exists: null }), []],
+    ['include/rule', 'exists: paths', includeRule({ exists: ['this.md', 'subdir/that.md'] }), []],
+    ['include/rule', 'exists: []', includeRule({ exists: [] }), []],
+    ['include/rule', 'exists: numbers', includeRule({ exists: [1, 2, 3] }), [`${R}:exists config should be an array of strings`]],
+    ['include/rule', 'exists: 51 paths (no limit here)', includeRule({ exists: Array(51).fill('app/*') }), []],
+    ['include/rule', 'exists: {}', includeRule({ exists: {} }), []],
+    ['include/rule', 'exists: paths, project and ref', includeRule({ exists: { paths: ['this.md'], project: 'path/to/project', ref: 'refs/heads/branch1' } }), []],
+    ['include/rule', 'changes', includeRule({ changes: ['Dockerfile', 'lib/*', 'paths/**/*.rb'] }), []],
+    ['include/rule', 'changes: paths and compare_to', includeRule({ changes: { paths: ['Dockerfile'], compare_to: 'branch1' } }), []],
+    ['include/rule', 'an unknown key', includeRule({ invalid: 'something' }), [`${R} config contains unknown keys: invalid`]],
+    ['include/rule', 'empty', includeRule({}), [`${R} config can't be blank`]],
+    ['jobs', 'hidden jobs, a job and a trigger', Y({ '.hidden_job': { script: 'something' }, '.hidden_bridge': { trigger: 'my/project' }, regular_job: { script: 'something' }, my_trigger: { trigger: 'my/project' } }), []],
+    ['jobs', 'a job that is nil', Y({ rspec: null }), [`jobs rspec ${SCRIPT_OR_TRIGGER}`, VISIBLE]],
+    ['jobs', 'a job named true', 'true:\nrspec:\n  script: echo\n', [`jobs true ${SCRIPT_OR_TRIGGER}`]],
+    ['jobs', 'only a hidden job', Y({ '.hidden': { script: [] } }), [VISIBLE]],
+    ['hidden', 'a hidden job that is nil', Y({ '.hidden': null, rspec: { script: 'echo' } }), ["jobs:.hidden config can't be blank"]],
+    ['allow_failure', 'true', allowFailure(true), []],
+    ['allow_failure', 'false', allowFailure(false), []],
+    ['allow_failure', 'an exit code', allowFailure({ exit_codes: 137 }), []],
+    ['allow_failure', 'exit codes', allowFailure({ exit_codes: [42, 137] }), []],
+    ['allow_failure', 'a list', allowFailure([1]), ['jobs:rspec allow failure should be a hash or a boolean value']],
+    ['allow_failure', 'exit codes: a string', allowFailure({ exit_codes: 'string' }), ['jobs:rspec:allow_failure exit codes should be an array of integers or an integer']],
+    ['allow_failure', 'exit codes: strings', allowFailure({ exit_codes: ['string 1', 'string 2'] }), ['jobs:rspec:allow_failure exit codes should be an array of integers or an integer']],
+    ['allow_failure', 'an extra key', allowFailure({ extra: true }), ['jobs:rspec:allow_failure config contains unknown keys: extra']],
   ];
 }
 
