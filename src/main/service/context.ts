@@ -15,6 +15,11 @@ export interface Limits {
   jobConcurrency: number;
   /** Jobs waiting to start beyond which requests that add work answer 503 with Retry-After. */
   maxQueuedJobs: number;
+  /**
+   * How long a request waits for a database lock another connection holds (SQLite's busy
+   * timeout) before it answers 503 with Retry-After.
+   */
+  databaseBusyTimeoutMs: number;
 }
 
 /**

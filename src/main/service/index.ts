@@ -44,17 +44,19 @@ export const DEFAULT_LIMITS: Limits = {
   maxAlertPayloadBytes: 1024 * 1024,
   jobConcurrency: 5,
   maxQueuedJobs: 1000,
+  databaseBusyTimeoutMs: 5000,
 };
 
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   mkdirSync(opts.dataDir, { recursive: true });
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const db = openDatabase(join(opts.dataDir, 'sandlab.db'), [...jobMigrations, ...areas.flatMap((a) => a.migrations)], {
     nativeBinding: opts.nativeBinding,
+    busyTimeoutMs: limits.databaseBusyTimeoutMs,
   });
   const now = opts.clock ?? (() => new Date());
   const outbound = opts.fetch ?? globalThis.fetch;
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const svc: ServiceContext = {
     db,
     dataDir: opts.dataDir,
