@@ -26,6 +26,7 @@ import { markdownArea } from './markdown';
 import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
+import { repositoriesArea } from './repositories';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -65,4 +66,5 @@ export const areas: Area[] = [
   spamArea,
   importsArea,
   bulkImportsArea,
+  repositoriesArea,
 ];

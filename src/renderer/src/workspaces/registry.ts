@@ -3,6 +3,8 @@ import type { Bridge } from '../bridge';
 import type { IconName } from '../components/Icon';
 import { SettingsWorkspace } from './settings/SettingsWorkspace';
 import { SnippetsWorkspace } from './snippets/SnippetsWorkspace';
+import { UploadsWorkspace } from './uploads/UploadsWorkspace';
+import { ReviewsWorkspace } from './reviews/ReviewsWorkspace';
 
 /**
  * A workspace of the shell. To add one: write `workspaces/<id>/<Name>Workspace.tsx` and add a line
@@ -31,6 +33,8 @@ export interface WorkspaceDef {
 
 export const WORKSPACES: WorkspaceDef[] = [
   { id: 'snippets', label: 'Snippets', icon: 'snippets', Component: SnippetsWorkspace, usesProject: true },
+  { id: 'uploads', label: 'Uploads', icon: 'uploads', Component: UploadsWorkspace, usesProject: true },
+  { id: 'reviews', label: 'Reviews', icon: 'reviews', Component: ReviewsWorkspace, usesProject: true },
   { id: 'settings', label: 'Settings', icon: 'settings', Component: SettingsWorkspace },
 ];
 
