@@ -78,13 +78,14 @@ export const SCENARIOS: Record<string, (s: StandIns) => void> = {
   },
 };
 
-export async function startStandIns(scenario: string): Promise<StandIns> {
+/** Starts the three stand-ins seeded with a scenario; on given ports (a fixed setup such as e2e's) or free ones. */
+export async function startStandIns(scenario: string, ports: { providera?: number; providerb_server?: number; providerb_cloud?: number } = {}): Promise<StandIns> {
   const seed = SCENARIOS[scenario];
   if (!seed) throw new Error(`unknown stand-in scenario ${scenario}`);
   const s: StandIns = {
-    providera: await new ProviderAStandIn().start(),
-    providerb_server: await new ProviderBServerStandIn().start(),
-    providerb_cloud: await new ProviderBCloudStandIn().start(),
+    providera: await new ProviderAStandIn().start(ports.providera),
+    providerb_server: await new ProviderBServerStandIn().start(ports.providerb_server),
+    providerb_cloud: await new ProviderBCloudStandIn().start(ports.providerb_cloud),
   };
   seed(s);
   return s;

@@ -5,6 +5,8 @@ import { SettingsWorkspace } from './settings/SettingsWorkspace';
 import { SnippetsWorkspace } from './snippets/SnippetsWorkspace';
 import { UploadsWorkspace } from './uploads/UploadsWorkspace';
 import { ReviewsWorkspace } from './reviews/ReviewsWorkspace';
+import { ImportsWorkspace } from './imports/ImportsWorkspace';
+import { readImportJobs } from './imports/store';
 
 /**
  * A workspace of the shell. To add one: write `workspaces/<id>/<Name>Workspace.tsx` and add a line
@@ -35,6 +37,15 @@ export const WORKSPACES: WorkspaceDef[] = [
   { id: 'snippets', label: 'Snippets', icon: 'snippets', Component: SnippetsWorkspace, usesProject: true },
   { id: 'uploads', label: 'Uploads', icon: 'uploads', Component: UploadsWorkspace, usesProject: true },
   { id: 'reviews', label: 'Reviews', icon: 'reviews', Component: ReviewsWorkspace, usesProject: true },
+  {
+    id: 'imports',
+    label: 'Imports',
+    icon: 'imports',
+    Component: ImportsWorkspace,
+    // POST-only: a GET answers 405 where the import API exists.
+    requires: { method: 'GET', path: '/import/github' },
+    readJobs: readImportJobs,
+  },
   { id: 'settings', label: 'Settings', icon: 'settings', Component: SettingsWorkspace },
 ];
 
