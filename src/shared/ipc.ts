@@ -29,6 +29,18 @@ export interface ApiRequest {
   body?: unknown;
   /** Multipart body (uploads); exclusive with `body`. */
   multipart?: ApiMultipart;
+  /**
+   * Desktop only: main writes the value of a stored remote credential (`sandlab:credentials-set`)
+   * into the JSON body just before the call, so the renderer never holds the token: a migration's
+   * `configuration.access_token`, an import's provider token.
+   */
+  credential?: ApiCredential;
+}
+
+/** Which stored credential goes where in a JSON body: `into` is dot-separated keys (`configuration.access_token`). */
+export interface ApiCredential {
+  name: string;
+  into: string;
 }
 
 export interface ApiResponse {

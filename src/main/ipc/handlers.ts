@@ -64,6 +64,7 @@ export function createIpcHandlers(deps: IpcDeps): IpcHandlers {
           const url = deps.host.status().url;
           return url ? new URL(url).host : null;
         },
+        credential: (name) => deps.vault.get(CREDENTIAL_PREFIX + name),
       }),
     'sandlab:service-status': async (_e, payload) => {
       parseEmpty(payload);

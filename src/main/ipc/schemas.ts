@@ -46,7 +46,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The api channel's request: a path under /api/v4 that cannot climb out of it. */
 export function parseApiRequest(payload: unknown): ApiRequest {
   const p = asParams(payload, 'api request');
-  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart'], 'api request');
+  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart', 'credential'], 'api request');
   const v = check(() =>
     declared(p, {
       method: t.string().values(METHODS).required(),
@@ -54,6 +54,7 @@ export function parseApiRequest(payload: unknown): ApiRequest {
       query: t.hash(),
       body: t.any(),
       multipart: t.hash(),
+      credential: t.hash(),
     }),
   );
   const path = v.path;
@@ -67,7 +68,19 @@ export function parseApiRequest(payload: unknown): ApiRequest {
   if (v.query) req.query = parseQuery(v.query);
   if (v.body !== undefined) req.body = v.body;
   if (v.multipart) req.multipart = parseMultipart(v.multipart);
+  if (v.credential) req.credential = parseApiCredential(v.credential, req.body);
   return req;
+}
+
+/** Where a stored credential goes: into an object body, at a short path of plain keys (no `__proto__`). */
+const BODY_PATH = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){0,3}$/;
+
+function parseApiCredential(c: Record<string, unknown>, body: unknown): NonNullable<ApiRequest['credential']> {
+  rejectUnknown(c, ['name', 'into'], 'credential');
+  const { name } = parseCredentialName({ name: c.name });
+  if (typeof c.into !== 'string' || !BODY_PATH.test(c.into)) throw new IpcValidationError('credential into must be dot-separated keys, e.g. configuration.access_token');
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new IpcValidationError('a credential goes into a JSON object body');
+  return { name, into: c.into };
 }
 
 function parseQuery(q: Record<string, unknown>): NonNullable<ApiRequest['query']> {
