@@ -30,6 +30,11 @@ export interface ApiRequest {
   /** Multipart body (uploads); exclusive with `body`. */
   multipart?: ApiMultipart;
   /**
+   * Multipart only: main reports how much of the body the service has read as job progress events
+   * (`kind: 'upload'`, this id) on the job-progress channel, so a large file shows a progress bar.
+   */
+  progressId?: string;
+  /**
    * Desktop only: main writes the value of a stored remote credential (`sandlab:credentials-set`)
    * into the JSON body just before the call, so the renderer never holds the token: a migration's
    * `configuration.access_token`, an import's provider token.
