@@ -30,16 +30,22 @@ export interface ApiRequest {
   /** Multipart body (uploads); exclusive with `body`. */
   multipart?: ApiMultipart;
   /**
-   * Desktop only: JSON body parameters main fills in from stored remote credentials, by name
-   * (`{ personal_access_token: 'github:me' }`), so a provider or source token never reaches the
-   * window. A browser sends what the user typed in `body` instead.
-   */
-  secrets?: Record<string, string>;
-  /**
    * Multipart only: main reports how much of the body the service has read as job progress events
    * (`kind: 'upload'`, this id) on the job-progress channel, so a large file shows a progress bar.
    */
   progressId?: string;
+  /**
+   * Desktop only: main writes the value of a stored remote credential (`sandlab:credentials-set`)
+   * into the JSON body just before the call, so the renderer never holds the token: a migration's
+   * `configuration.access_token`, an import's provider token.
+   */
+  credential?: ApiCredential;
+}
+
+/** Which stored credential goes where in a JSON body: `into` is dot-separated keys (`configuration.access_token`). */
+export interface ApiCredential {
+  name: string;
+  into: string;
 }
 
 export interface ApiResponse {

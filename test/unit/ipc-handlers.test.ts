@@ -36,11 +36,6 @@ beforeAll(async () => {
     serviceOptions: {
       // A route that echoes a multipart body, to see exactly what the api channel sent.
       extendApp: (app) => {
-        // What the service received as JSON, and whether a given parameter arrived as a given value.
-        app.post('/api/v4/test-echo-json', async (req) => {
-          const body = req.body as Record<string, unknown>;
-          return { ...body, received_expected_token: body.personal_access_token === 'ghp_stored-secret-value' };
-        });
         app.post('/api/v4/test-echo-multipart', async (req) => {
           const parts: Record<string, string> = {};
           for await (const p of req.parts()) {
@@ -48,6 +43,12 @@ beforeAll(async () => {
           }
           return parts;
         });
+        // What a JSON call carried, without repeating a secret: keys and whether the token arrived.
+        app.post('/api/v4/test-json-keys', async (req) => {
+          const conf = (req.body as { configuration: Record<string, unknown> }).configuration;
+          return { keys: Object.keys(conf).sort(), token_arrived: conf.access_token === 'glpat-source-secret-1' };
+        });
+        app.post('/api/v4/test-echo-json', async (req) => req.body);
       },
     },
   });
@@ -139,19 +140,26 @@ describe('sandlab:api', () => {
     }
   });
 
-  it('fills body parameters from stored credentials by name, and never returns their values', async () => {
-    await handlers['sandlab:credentials-set'](APP, { name: 'github:me', value: 'ghp_stored-secret-value' });
-    const res = await handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: { repo_id: 7 }, secrets: { personal_access_token: 'github:me' } });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ repo_id: 7, personal_access_token: '[FILTERED]', received_expected_token: true });
-    expect(JSON.stringify(res)).not.toContain('ghp_stored-secret-value');
-    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: {}, secrets: { personal_access_token: 'nobody' } })).rejects.toThrow(
-      'No stored credential is named "nobody"',
+  it('puts a stored credential into the JSON body in main, and never hands it to the window', async () => {
+    await handlers['sandlab:credentials-set'](APP, { name: 'migration:http://source.example', value: 'glpat-source-secret-1' });
+    const credential = { name: 'migration:http://source.example', into: 'configuration.access_token' };
+    const res = await handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', body: { configuration: { url: 'http://source.example' } }, credential });
+    expect(res.body).toEqual({ keys: ['access_token', 'url'], token_arrived: true });
+    // A response that would carry the secret back is withheld.
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: { configuration: {} }, credential })).rejects.toThrow(/withheld/);
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', body: { configuration: {} }, credential: { ...credential, name: 'nope' } })).rejects.toThrow(
+      /no stored credential is named nope/,
     );
-    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', secrets: { personal_access_token: 'github:me' } })).rejects.toThrow(/JSON object body/);
-    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: {}, secrets: { 'Private-Token': 'github:me' } })).rejects.toThrow(/lower_snake_case/);
-    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: {}, secrets: { personal_access_token: 'bad name' } })).rejects.toThrow(/must name a stored credential/);
-    await handlers['sandlab:credentials-delete'](APP, { name: 'github:me' });
+    for (const bad of [
+      { ...credential, into: '__proto__.polluted' },
+      { ...credential, into: 'a.b.c.d.e' },
+      { ...credential, into: 'configuration[access_token]' },
+      { ...credential, extra: 1 },
+    ]) {
+      await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', body: { configuration: {} }, credential: bad })).rejects.toThrow(/invalid payload/);
+    }
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', credential })).rejects.toThrow(/JSON object body/);
+    await handlers['sandlab:credentials-delete'](APP, { name: credential.name });
   });
 
   it('sends file bytes as multipart', async () => {

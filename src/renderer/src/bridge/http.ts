@@ -51,7 +51,7 @@ export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl:
   /** The URL, headers and body of a request, for fetch and XHR alike. */
   function prepare(req: ApiRequest): { url: string; headers: Record<string, string>; body: string | FormData | undefined } {
     // Stored credentials live in the desktop app's keychain; a browser sends what the user typed.
-    if (req.secrets) throw new Error('Stored credentials are a desktop feature: in a browser, type the token for this tab.');
+    if (req.credential) throw new Error('Stored credentials are a desktop feature: in a browser, type the token for this tab.');
     const headers: Record<string, string> = {};
     const token = tokens.get();
     if (token) headers['PRIVATE-TOKEN'] = token;

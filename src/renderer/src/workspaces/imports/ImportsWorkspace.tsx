@@ -309,7 +309,7 @@ function ProjectLink({ project }: { project: ImportedProject }): React.JSX.Eleme
 }
 
 function StatusBadge({ status }: { status: string }): React.JSX.Element {
-  return <span className={`badge import-${status}`}>{status}</span>;
+  return <span className={`badge status-${status}`}>{status}</span>;
 }
 
 /** How the selected import went: where from, its counts per kind of record, what failed. */

@@ -101,11 +101,11 @@ export const GITHUB_OPTIONAL_STAGES = [
 
 /**
  * A request with its secret in the JSON body: typed secrets go as they are; a stored credential
- * goes by name and main puts its value in (`secrets`), so the window never holds it.
+ * goes by name and main puts its value in (`credential`), so the window never holds it.
  */
 export function withSecret(req: ApiRequest & { body: Record<string, unknown> }, param: string, secret: Secret): ApiRequest {
   if ('typed' in secret) return { ...req, body: { ...req.body, [param]: secret.typed } };
-  return { ...req, secrets: { ...req.secrets, [param]: secret.credential } };
+  return { ...req, credential: { name: secret.credential, into: param } };
 }
 
 /** The connection's filled fields (empty optional ones left out). */
