@@ -10,6 +10,7 @@ import { recordEvent } from '../events';
 import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
 import { type Project, findProjectById } from '../projects';
 import { isoTime } from '../time';
+import { ensureTopics } from '../topics';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
@@ -279,6 +280,7 @@ export function registerProjectRoutes(r: Router): void {
     inTransaction(rc.svc.db, () => {
       const settings = JSON.parse(proj.settings) as Record<string, unknown>;
       applySettings(settings, p as Record<string, unknown>);
+      ensureTopics(rc.svc, p.topics ?? p.tag_list ?? []);
       rc.svc.db
         .prepare(
           `UPDATE projects SET name = ?, path = ?, description = ?, visibility = ?, default_branch = ?, request_access_enabled = ?, topics = ?, archived = ?, settings = ?, updated_at = ? WHERE id = ?`,
@@ -386,6 +388,7 @@ export function insertProject(svc: ServiceContext, creator: User, ns: Namespace,
       now,
     );
   const id = Number(info.lastInsertRowid);
+  ensureTopics(svc, p.topics ?? []);
   if (ns.kind === 'user') {
     svc.db
       .prepare(
