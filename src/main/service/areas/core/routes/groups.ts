@@ -9,6 +9,8 @@ import { group, groupDetail, project, projectSimple } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, selfAndDescendantIds } from '../namespaces';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
+import { applicationSettings } from '../../application_settings/settings';
+import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
 import { projectListFilters } from './projects';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -116,7 +118,8 @@ export function registerGroupRoutes(r: Router): void {
       errors.path = ['has already been taken'];
     }
     if (Object.keys(errors).length) throw apiError(400, `Failed to save group ${rubyHash(errors)}`);
-    const visibility = p.visibility ?? parent?.visibility ?? 'private';
+    // ApplicationSetting#default_group_visibility, never more open than the parent group.
+    const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null);
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
       const settings = JSON.stringify({

@@ -11,6 +11,8 @@ import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findN
 import { type Project, findProjectById } from '../projects';
 import { isoTime } from '../time';
 import { ensureTopics } from '../topics';
+import { applicationSettings } from '../../application_settings/settings';
+import { capVisibility } from '../namespaces';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
@@ -228,7 +230,8 @@ export function registerProjectRoutes(r: Router): void {
     } else {
       ns = userNamespace(rc.svc, user.id)!;
     }
-    const visibility = p.visibility ?? 'private';
+    // ApplicationSetting#default_project_visibility, never more open than the group it lands in.
+    const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_project_visibility, ns.kind === 'group' ? ns.visibility : null);
     const errors = newProjectErrors(rc.svc, ns, name, path, visibility);
     if (Object.keys(errors).length) throw validationError(errors);
     const created = inTransaction(rc.svc.db, () => {
