@@ -66,6 +66,28 @@ describe('users as administrators manage them', () => {
   });
 });
 
+describe('identities', () => {
+  it('sets a provider identity through PUT /users/:id and removes it', async () => {
+    const u = await s.createUser();
+    const res = await s.put(`/users/${u.user.id}`, { provider: 'test_provider', extern_uid: '1' });
+    expect(res.body.identities).toEqual([{ provider: 'test_provider', extern_uid: '1', saml_provider_id: null }]);
+    expect((await s.put(`/users/${u.user.id}`, { provider: 'test_provider', extern_uid: '2' })).body.identities.map((i: any) => i.extern_uid)).toEqual(['2']);
+    expect((await s.del(`/users/${u.user.id}/identities/test_provider`)).status).toBe(204);
+    expect((await s.del(`/users/${u.user.id}/identities/test_provider`)).body).toEqual({ message: '404 Identity Not Found' });
+  });
+});
+
+describe('user activities', () => {
+  it('lists who was active since a date, for administrators', async () => {
+    const u = await s.createUser({ username: 'active_one' });
+    await s.createProject({ name: 'activity' }, u.token);
+    const res = await s.get('/user/activities', { query: { from: '2019-01-01' } });
+    expect(res.status).toBe(200);
+    expect(res.body.find((a: any) => a.username === 'active_one')).toMatchObject({ last_activity_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    expect((await s.get('/user/activities', { token: u.token })).status).toBe(403);
+  });
+});
+
 describe('user status', () => {
   it('sets, reads and clears the current user status', async () => {
     const u = await s.createUser({ username: 'statusful' });

@@ -181,8 +181,18 @@ export function registerUserRoutes(r: Router): void {
       username: t.string(),
       password: t.string(),
       ...profileParams(),
+      provider: t.string(),
+      extern_uid: t.string(),
+      group_id_for_saml: t.integer(),
     });
     if (p.password != null && p.password.length < 8) throw validationError({ password: ['is too short (minimum is 8 characters)'] });
+    if (
+      p.provider &&
+      p.extern_uid &&
+      rc.svc.db.prepare('SELECT 1 FROM identities WHERE provider = ? AND extern_uid = ? AND saml_group_id IS ? AND user_id != ?').get(p.provider, p.extern_uid, p.group_id_for_saml ?? null, user.id)
+    ) {
+      throw validationError({ 'identities.extern_uid': ['has already been taken'] });
+    }
     if (p.email && (findUserByEmail(rc.svc, p.email)?.id ?? user.id) !== user.id) {
       throw conflict('Email has already been taken');
     }
@@ -213,6 +223,19 @@ export function registerUserRoutes(r: Router): void {
         rc.svc.db
           .prepare(`UPDATE users SET ${set.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
           .run(...set.map(([, v]) => v), isoTime(rc.svc.now()), user.id);
+      }
+      // Users::UpdateService: provider + extern_uid set (or replace) that provider's identity.
+      if (p.provider && p.extern_uid) {
+        const samlGroup = p.group_id_for_saml ?? null;
+        const existing = rc.svc.db
+          .prepare('SELECT id FROM identities WHERE user_id = ? AND provider = ? AND saml_group_id IS ?')
+          .get(user.id, p.provider, samlGroup) as { id: number } | undefined;
+        if (existing) rc.svc.db.prepare('UPDATE identities SET extern_uid = ? WHERE id = ?').run(p.extern_uid, existing.id);
+        else {
+          rc.svc.db
+            .prepare('INSERT INTO identities (user_id, provider, extern_uid, saml_group_id, created_at) VALUES (?, ?, ?, ?, ?)')
+            .run(user.id, p.provider, p.extern_uid, samlGroup, isoTime(rc.svc.now()));
+        }
       }
       if (p.username && p.username !== user.username) {
         rc.svc.db
@@ -291,6 +314,31 @@ export function registerUserRoutes(r: Router): void {
     if (user.state !== 'banned') throw forbidden(`You cannot unban ${user.state} users.`);
     return setState(rc, user, 'active');
   });
+
+  // DELETE /users/:id/identities/:provider (administrators): removes that provider's identity.
+  r.delete('/users/:id/identities/:provider', (rc) => {
+    rc.requireAdmin();
+    const user = loadUser(rc);
+    const info = rc.svc.db.prepare('DELETE FROM identities WHERE user_id = ? AND provider = ?').run(user.id, rc.path.provider);
+    if (!info.changes) throw notFound('Identity');
+    return undefined;
+  });
+
+  // GET /user/activities (administrators): users active on or after `from` (default six months back).
+  r.get(
+    '/user/activities',
+    (rc) => {
+      rc.requireAdmin();
+      const q = declared(rc.params, { from: t.date() });
+      const from = q.from ?? isoDate(addDays(rc.svc.now(), -183));
+      const sql = 'FROM users WHERE last_activity_on >= ?';
+      return paginate(rc, {
+        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(from) as { n: number }).n,
+        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(from, limit, offset) as User[],
+      }).map((u) => ({ username: u.username, last_activity_on: u.last_activity_on, last_activity_at: u.last_activity_on }));
+    },
+    { scopes: READ_USER },
+  );
 
   // --- user status (lib/api/users.rb `/user/status`, `/users/:id/status`) -------------------
 
