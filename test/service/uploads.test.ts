@@ -81,8 +81,9 @@ describe('POST /projects/:id/uploads', () => {
       expect(res.body.url.split('/').pop()).toBe(expected);
     }
     const root = join(s.dataDir, 'uploads');
+    // Besides the database, only project repositories (<dataDir>/repositories) live beside uploads.
     for (const f of filesUnder(s.dataDir)) {
-      if (f.endsWith('.db') || f.includes('sandlab.db')) continue;
+      if (f.endsWith('.db') || f.includes('sandlab.db') || f.startsWith(join(s.dataDir, 'repositories'))) continue;
       expect(f.startsWith(root)).toBe(true);
     }
   });
@@ -186,6 +187,21 @@ describe('listing, downloading and deleting uploads', () => {
       message: "400 Bad request - The resource that you are attempting to access does not exist or you don't have permission to perform this action.",
     });
     expect((await s.get(`/projects/${project.id}/uploads/abc`)).body).toEqual({ error: 'upload_id is invalid' });
+  });
+});
+
+describe('GET /projects/:id/sandlab/uploads/:upload_id (Sandlab-only)', () => {
+  it('answers the link and Markdown the upload answered, for Maintainers only', async () => {
+    const made = (await upload('shot.png', 'not really a png')).body;
+    const res = await s.get(`/projects/${project.id}/sandlab/uploads/${made.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(made);
+    expect(res.body.markdown).toBe(`![shot](${made.url})`);
+    expect((await s.get(`/projects/${project.id}/sandlab/uploads/999999`)).body).toEqual({ message: '404 Not found' });
+    expect((await s.get(`/projects/${project.id}/sandlab/uploads/abc`)).status).toBe(400);
+    const { user, token } = await s.createUser();
+    await s.addMember('projects', project.id, user.id, 30);
+    expect((await s.get(`/projects/${project.id}/sandlab/uploads/${made.id}`, { token })).status).toBe(403);
   });
 });
 

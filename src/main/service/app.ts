@@ -1,10 +1,15 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ServiceContext } from './context';
-import { ApiError } from './http/errors';
+import { ApiError, serviceUnavailable } from './http/errors';
+import { isDatabaseBusy } from './db/connection';
 import { FormBody, createRouter, sendJson, type Router } from './http/route';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
+import { GitMissingError, GitTimeoutError } from './git';
+
+/** Long enough for most locks another connection holds to clear; short enough to keep a client moving. */
+const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** The fastify app: body parsers, GitLab's error bodies, security headers, every area's routes. */
 export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
@@ -30,6 +35,8 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
     (req as typeof req & { rawBody?: string }).rawBody = body as string;
     done(null, new FormBody(parsePairs(body as string)));
   });
+  // git's smart HTTP bodies (packs, possibly gzip-encoded) stay streams: the handler pipes them into git.
+  app.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'], (_req, payload, done) => done(null, payload));
   // Anything else is kept as text for the routes that read raw bodies (webhook receivers).
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     (req as typeof req & { rawBody?: string }).rawBody = body as string;
@@ -43,7 +50,7 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
     return payload;
   });
 
-  app.setErrorHandler((err: Error, _req, reply) => {
+  app.setErrorHandler((thrown: Error, _req, reply) => {
     // A client that went away mid-response (a download cancelled before the file streamed)
     // leaves nothing to answer: fastify reports the stream's premature close here.
     if (reply.raw.headersSent || reply.raw.destroyed) {
@@ -51,11 +58,15 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
       reply.raw.destroy();
       return;
     }
+    // A lock held elsewhere past the busy timeout is a busy answer, not a failure.
+    const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : thrown;
     if (err instanceof ApiError) {
       reply.headers(err.headers);
       if (err.status === 304 || !err.body) return reply.code(err.status).send();
       return sendJson(reply, err.status, err.body);
     }
+    if (err instanceof GitMissingError) return sendJson(reply, 503, { message: `503 Service Unavailable - ${err.message}` });
+    if (err instanceof GitTimeoutError) return sendJson(reply, 503, { message: '503 Service Unavailable - the git operation timed out' });
     const code = (err as { code?: string }).code;
     const statusCode = (err as { statusCode?: number }).statusCode;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE') {

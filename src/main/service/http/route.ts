@@ -3,6 +3,7 @@ import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
@@ -74,6 +75,11 @@ export class RequestContext {
   get rawBody(): string | undefined {
     return (this.req as FastifyRequest & { rawBody?: string }).rawBody;
   }
+
+  /** The request body as the stream it arrived as (content types the app leaves unparsed: git's packs). */
+  get bodyStream(): Readable {
+    return this.req.body instanceof Readable ? this.req.body : this.req.raw;
+  }
 }
 
 /**
@@ -91,6 +97,12 @@ export function requestBaseUrl(req: FastifyRequest): string {
 }
 
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
+
+/**
+ * Who acts, for writes that also run outside a request (a migration writing as the user who
+ * started it): a request context satisfies it.
+ */
+export type Actor = Pick<RequestContext, 'svc' | 'user'>;
 
 export interface Router {
   get(path: string, handler: Handler, opts?: RouteOptions): void;
@@ -187,6 +199,8 @@ async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Param
     return;
   }
   const body = req.body;
+  // A streamed body (git's packs) is the handler's to read.
+  if (body instanceof Readable) return;
   if (body instanceof FormBody) {
     nestPairs(body.pairs, params);
   } else if (body && typeof body === 'object' && !Array.isArray(body)) {

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
+import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
@@ -267,6 +268,8 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
+  const emptyRepo = !ec.svc.git.hasCommits(p.id);
+  const readme = emptyRepo ? null : readmePath(ec.svc, p.id);
   const canAdmin = canAdminProject(ec, p, ns);
   const out: Record<string, unknown> = {
     id: p.id,
@@ -282,7 +285,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     ssh_url_to_repo: `git@${new URL(ec.baseUrl).hostname}:${pathWithNs}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
-    readme_url: null,
+    readme_url: readme ? `${webUrl}/-/blob/${p.default_branch}/${readme}` : null,
     forks_count: 0,
     avatar_url: null,
     star_count: 0,
@@ -300,7 +303,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
       cluster_agents: `${apiBase}/cluster_agents`,
     },
     packages_enabled: true,
-    empty_repo: true,
+    empty_repo: emptyRepo,
     archived: bool(p.archived),
     visibility: p.visibility,
     owner: ns.kind === 'user' && ns.owner_id ? userBasicById(ec, ns.owner_id) : undefined,
@@ -332,7 +335,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     import_status: p.import_status,
     ...(canAdmin ? { import_error: p.import_error } : {}),
     open_issues_count: openIssuesCount(ec.svc, p.id),
-    description_html: p.description ? `<p data-sourcepos="1:1-1:${p.description.length}" dir="auto">${escapeHtml(p.description)}</p>` : '',
+    description_html: markdownField(p.description),
     updated_at: p.updated_at,
     ci_default_git_depth: 20,
     ci_forward_deployment_enabled: true,
@@ -362,6 +365,15 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   if (out.owner === undefined) delete out.owner;
   if (ec.user) out.permissions = projectPermissions(ec, p, ns);
   return out;
+}
+
+/** The README of the default branch, as the repositories area noted it after the last push. */
+function readmePath(svc: ServiceContext, projectId: number): string | null {
+  return (
+    cachedLookup(svc.db, `readme:${projectId}`, () =>
+      svc.db.prepare('SELECT readme_path FROM project_repositories WHERE project_id = ?').get(projectId) as { readme_path: string | null } | undefined,
+    )?.readme_path ?? null
+  );
 }
 
 /** The caller's own and group levels in a project, memoized between writes. */
@@ -408,10 +420,6 @@ function openIssuesCount(svc: ServiceContext, projectId: number): number {
   return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
     svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number },
   )!.n;
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 // --- members -----------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, record
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
-import { escapeHtml, userBasic, userFor, userPublic, personalAccessToken } from '../entities';
+import { userBasic, userFor, userPublic, personalAccessToken } from '../entities';
+import { markdownField } from '../../../markdown/markdown';
 import { isEmojiName } from '../../award_emoji/emoji';
 import {
   type PersonalAccessToken,
@@ -557,7 +558,7 @@ function userStatusEntity(rc: RequestContext, userId: number): Record<string, un
     emoji: live?.emoji ?? null,
     availability: live?.availability ?? null,
     message: live?.message ?? null,
-    message_html: live?.message ? `<p data-sourcepos="1:1-1:${live.message.length}" dir="auto">${escapeHtml(live.message)}</p>` : '',
+    message_html: markdownField(live?.message),
     clear_status_at: live?.clear_status_at ?? null,
   };
 }
