@@ -114,6 +114,8 @@ export interface RunOptions {
   /** Exit codes that are answers, not failures (`merge-base --is-ancestor` exits 1 for "no"). */
   okCodes?: number[];
   timeoutMs?: number;
+  /** Kills the process when aborted (a canceled import's fetch); the call rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -142,6 +144,8 @@ export function runGit(program: GitProgram, args: readonly string[], opts: RunOp
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
+    const abort = (): void => void child.kill('SIGKILL');
+    opts.signal?.addEventListener('abort', abort, { once: true });
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => {
       if (err.length < 64_000) err += d.toString();
@@ -152,6 +156,8 @@ export function runGit(program: GitProgram, args: readonly string[], opts: RunOp
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', abort);
+      if (opts.signal?.aborted) return reject(opts.signal.reason);
       if (timedOut) return reject(new GitTimeoutError(args, timeoutMs));
       const result = { code: code ?? -1, stdout: Buffer.concat(out), stderr: err };
       if (code === 0 || (code !== null && opts.okCodes?.includes(code))) resolve(result);
