@@ -167,7 +167,7 @@ describe("gitbeaker's Migrations", () => {
   it('creates a project migration and reads it back with all, show, allEntities and showEntity', async () => {
     const api = new Gitlab({ host: dest.url, token: dest.token });
     await call(dest, 'POST', '/groups', { name: 'Landing', path: 'landing' });
-    const created: any = await api.Migrations.create({ url: source.url, accessToken: source.token }, [
+    const created: any = await api.Migrations.create({ url: source.url, access_token: source.token }, [
       { sourceType: 'project_entity', sourceFullPath: 'moving/app', destinationNamespace: 'landing', destinationSlug: 'app-copy' },
     ] as any);
     expect(created).toMatchObject({ status: 'created', source_type: 'gitlab', has_failures: false });
