@@ -101,7 +101,14 @@ export class Git {
    * as `<username>:<password>` (a provider's own scheme). Either way through config in the process
    * environment only.
    */
-  async fetchFrom(repo: Repository, url: string, auth: RemoteAuth = {}, timeoutMs = 30 * 60_000, signal?: AbortSignal): Promise<void> {
+  async fetchFrom(
+    repo: Repository,
+    url: string,
+    auth: RemoteAuth = {},
+    timeoutMs = 30 * 60_000,
+    /** A canceled job stops the fetch at once. */
+    signal?: AbortSignal,
+  ): Promise<void> {
     if (!/^https?:\/\//i.test(url)) throw new Error('only http(s) remotes can be fetched');
     const config = credentialConfig(auth);
     await runGit(this.program(), ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--end-of-options', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {

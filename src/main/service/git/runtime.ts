@@ -114,7 +114,7 @@ export interface RunOptions {
   /** Exit codes that are answers, not failures (`merge-base --is-ancestor` exits 1 for "no"). */
   okCodes?: number[];
   timeoutMs?: number;
-  /** Kills the process when aborted (a canceled import's fetch); the call rejects with the signal's reason. */
+  /** Kills git when aborted (a canceled job); the promise rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -136,6 +136,7 @@ export function spawnGit(program: GitProgram, args: readonly string[], opts: Omi
 export function runGit(program: GitProgram, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
+    opts.signal?.throwIfAborted();
     const child = spawnGit(program, args, opts);
     const out: Buffer[] = [];
     let err = '';
@@ -144,7 +145,7 @@ export function runGit(program: GitProgram, args: readonly string[], opts: RunOp
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
-    const abort = (): void => void child.kill('SIGKILL');
+    const abort = () => child.kill('SIGKILL');
     opts.signal?.addEventListener('abort', abort, { once: true });
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => {
@@ -152,6 +153,7 @@ export function runGit(program: GitProgram, args: readonly string[], opts: RunOp
     });
     child.on('error', (e) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', abort);
       reject(e);
     });
     child.on('close', (code) => {
