@@ -1,18 +1,17 @@
 import { GitCommandError, GitMissingError, GitTimeoutError, type Repository } from '../../../git';
-import { ZERO_SHA } from '../../../git/names';
-import type { RefUpdate } from '../../../git/smart_http';
-import { afterRefsChanged, setDefaultBranch } from '../../repositories/refs_changed';
+import { afterRepositoryImported, setDefaultBranch } from '../../repositories/refs_changed';
 import type { ImportRun } from './run';
 
 /**
  * The first stage of every importer (GitLab's RepositoryImporter): fetches the upstream
  * repository's branches and tags into the project's bare repository with the import's
- * credentials, puts HEAD on the upstream default branch, then records the change as any push is
- * (events, README). A project whose repository already has branches (a resumed import) is left as
- * it is. Credentials go to git through its environment only, never the URL or its arguments.
+ * credentials and puts HEAD on the upstream default branch. As on GitLab, an import is no push:
+ * no push events, only the README the project links. A project whose repository already has
+ * branches (a resumed import) is left as it is. Credentials reach git through its environment
+ * only, never the URL or its arguments.
  */
 
-/** How git's HTTP Basic credentials are made of the import's: GitHub takes the token as username. */
+/** git's HTTP Basic credentials, made of the import's: GitHub takes the token as username. */
 export interface CloneAuth {
   username: string;
   password: string;
@@ -29,14 +28,9 @@ export async function importRepository(run: ImportRun, auth: CloneAuth): Promise
     if (run.svc.git.hasCommits(project.id)) return;
     try {
       const repo = await run.svc.git.ensure(project);
-      const before = await refSnapshot(repo);
       await run.svc.git.fetchFrom(repo, url, auth, undefined, signal);
       await followRemoteHead(run, repo, url, auth, signal);
-      const after = await refSnapshot(repo);
-      const updates = refUpdates(before, after, run.project.default_branch);
-      const pusher = run.row.user_id ?? project.creator_id;
-      if (pusher !== null) await afterRefsChanged(run.svc, project.id, pusher, updates, repo);
-      run.job.progress({ message: `repository (${Object.keys(after).length} refs)` });
+      await afterRepositoryImported(run.svc, project.id, repo);
     } catch (err) {
       if (err instanceof GitCommandError || err instanceof GitTimeoutError || err instanceof GitMissingError) {
         throw new RepositoryImportError(`Failed to import the repository: ${cloneFailure(err)}`);
@@ -54,23 +48,7 @@ async function followRemoteHead(run: ImportRun, repo: Repository, url: string, a
   const project = run.project;
   if (await repo.branchExists(project.default_branch)) return;
   const head = await run.svc.git.remoteHead(url, auth, signal);
-  if (!head || !(await repo.branchExists(head))) return;
-  await setDefaultBranch(run.svc, project.id, repo, head);
-}
-
-/** Full ref name -> the object it names (the tag object for an annotated tag, as a push reports it). */
-async function refSnapshot(repo: Repository): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const kind of ['heads', 'tags'] as const) for (const r of await repo.listRefs(kind)) out[r.ref] = r.tagObjectId ?? r.commitId;
-  return out;
-}
-
-/** What the fetch changed, the default branch first (a repository without HEAD's branch adopts the first created one). */
-function refUpdates(before: Record<string, string>, after: Record<string, string>, defaultBranch: string): RefUpdate[] {
-  const refs = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  const updates = refs.map((ref) => ({ ref, oldSha: before[ref] ?? ZERO_SHA, newSha: after[ref] ?? ZERO_SHA })).filter((u) => u.oldSha !== u.newSha);
-  const rank = (u: RefUpdate): number => (u.ref === `refs/heads/${defaultBranch}` ? 0 : u.ref.startsWith('refs/heads/') ? 1 : 2);
-  return updates.sort((a, b) => rank(a) - rank(b) || a.ref.localeCompare(b.ref));
+  if (head && (await repo.branchExists(head))) await setDefaultBranch(run.svc, project.id, repo, head);
 }
 
 /** git's own last word, with any credentials in a URL it quotes left out. */
