@@ -99,7 +99,7 @@ function Review(): React.JSX.Element {
       <section className="pending-review" aria-labelledby="pending-title">
         <div className="editor-head">
           <h3 id="pending-title">
-            Pending review <span className="badge pending" data-testid="draft-count">{drafts.length}</span>
+            Pending review <span className="count" data-testid="draft-count" aria-label={`${drafts.length} pending`}>{drafts.length}</span>
           </h3>
           <span className="spacer" />
           <button type="button" className="primary" disabled={drafts.length === 0} onClick={() => void runAction(submitReview, (n) => `Review submitted: ${n} comment${n === 1 ? '' : 's'} published`)}>
