@@ -97,7 +97,7 @@ export function lintCiConfig(content: string | null | undefined, ctx: LintContex
     throw err;
   }
   warnings.push(...root.warnings());
-  const errors = root.errors();
+  const errors = [...root.errors()];
   if (errors.length) return failure(errors, warnings);
   // ...then YamlProcessor's logical validations run on the normalized jobs.
   const stages = pipelineStages(config);
