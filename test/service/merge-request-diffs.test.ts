@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
 
@@ -205,5 +206,58 @@ describe('PUT /merge', () => {
     expect((await s.get(`${path}/diffs`)).body).toEqual([]);
     expect((await s.get(`${path}/commits`)).body).toEqual([]);
     expect((await s.put(`${path}/merge`)).status).toBe(405);
+  });
+});
+
+describe('diff positions on a merge request with real branches', () => {
+  const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+  let project: any;
+  let mr: any;
+  let path: string;
+  const at = (extra: Record<string, unknown>) => ({ ...mr.diff_refs, position_type: 'text', ...extra });
+
+  beforeAll(async () => {
+    project = await newProject();
+    await commit(project, 'review', [
+      { action: 'create', file_path: 'lib/a.rb', content: 'one\ntwo\nthree\n' },
+      { action: 'update', file_path: 'README.md', content: '# Changed\n' },
+    ], { start_branch: 'main' });
+    mr = await openMr(project, 'review');
+    path = `/projects/${project.id}/merge_requests/${mr.iid}`;
+  });
+
+  it('a draft note gets the line_code GitLab computes (sha1 of the path, old and new counters)', async () => {
+    const added = await s.post(`${path}/draft_notes`, { note: 'second line', position: at({ old_path: 'lib/a.rb', new_path: 'lib/a.rb', new_line: 2 }) });
+    expect(added.status).toBe(201);
+    expect(added.body.line_code).toBe(`${sha1('lib/a.rb')}_0_2`);
+    // `-# name` / `+# Changed` from old 1/new 1: the removed line is _1_1, the added one _2_1.
+    const removed = await s.post(`${path}/draft_notes`, { note: 'old title', position: at({ old_path: 'README.md', new_path: 'README.md', old_line: 1 }) });
+    expect(removed.body.line_code).toBe(`${sha1('README.md')}_1_1`);
+    const replaced = await s.post(`${path}/draft_notes`, { note: 'new title', position: at({ old_path: 'README.md', new_path: 'README.md', new_line: 1 }) });
+    expect(replaced.body.line_code).toBe(`${sha1('README.md')}_2_1`);
+    const outside = await s.post(`${path}/draft_notes`, { note: 'nowhere', position: at({ old_path: 'lib/a.rb', new_path: 'lib/a.rb', new_line: 40 }) });
+    expect(outside.status).toBe(201);
+    expect(outside.body.line_code).toBeNull();
+    const moved = await s.put(`${path}/draft_notes/${outside.body.id}`, { note: 'third line', position: at({ old_path: 'lib/a.rb', new_path: 'lib/a.rb', new_line: 3 }) });
+    expect(moved.body.line_code).toBe(`${sha1('lib/a.rb')}_0_3`);
+  });
+
+  it('a diff discussion on a line outside the diff answers GitLab\'s 400; on a line in it, a DiffNote keeping the position', async () => {
+    const bad = await s.post(`${path}/discussions`, { body: 'x', position: at({ old_path: 'lib/a.rb', new_path: 'lib/a.rb', new_line: 40 }) });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ message: '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}' });
+    const position = at({ old_path: 'README.md', new_path: 'README.md', old_line: 1 });
+    const good = await s.post(`${path}/discussions`, { body: 'why?', position });
+    expect(good.status).toBe(201);
+    expect(good.body.notes[0]).toMatchObject({ type: 'DiffNote', position: { ...position, new_line: null, line_range: null } });
+  });
+
+  it('publishing a diff draft makes a DiffNote with the same position', async () => {
+    const position = at({ old_path: 'lib/a.rb', new_path: 'lib/a.rb', new_line: 1 });
+    const draft = (await s.post(`${path}/draft_notes`, { note: 'first line', position })).body;
+    expect((await s.put(`${path}/draft_notes/${draft.id}/publish`)).status).toBe(204);
+    const threads = (await s.get(`${path}/discussions`)).body;
+    const published = threads.flatMap((d: any) => d.notes).find((n: any) => n.body === 'first line');
+    expect(published).toMatchObject({ type: 'DiffNote', position: { ...position, old_line: null, line_range: null } });
   });
 });
