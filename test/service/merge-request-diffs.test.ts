@@ -261,3 +261,22 @@ describe('diff positions on a merge request with real branches', () => {
     expect(published).toMatchObject({ type: 'DiffNote', position: { ...position, old_line: null, line_range: null } });
   });
 });
+
+describe('badge placeholders from the repository', () => {
+  it('%{commit_sha} is the default branch head and %{latest_tag} the newest tag; both empty without them', async () => {
+    const project = await newProject();
+    const render = async (p: any) =>
+      (await s.get(`/projects/${p.id}/badges/render`, { query: { link_url: 'http://ci.example/%{default_branch}/%{commit_sha}', image_url: 'http://ci.example/%{latest_tag}.svg' } })).body;
+    const first = await commit(project, 'main', [{ action: 'create', file_path: 'v.txt', content: '1' }]);
+    expect((await s.post(`/projects/${project.id}/repository/tags`, { tag_name: 'v1.0', ref: 'main' })).status).toBe(201);
+    const second = await commit(project, 'main', [{ action: 'update', file_path: 'v.txt', content: '2' }]);
+    expect((await s.post(`/projects/${project.id}/repository/tags`, { tag_name: 'v0.9', ref: second.id, message: 'annotated, and newer' })).status).toBe(201);
+    expect(first.id).not.toBe(second.id);
+    expect(await render(project)).toMatchObject({
+      rendered_link_url: `http://ci.example/main/${second.id}`,
+      rendered_image_url: 'http://ci.example/v0.9.svg',
+    });
+    const empty = await s.createProject();
+    expect(await render(empty)).toMatchObject({ rendered_link_url: 'http://ci.example/main/', rendered_image_url: 'http://ci.example/.svg' });
+  });
+});
