@@ -15,7 +15,7 @@ import {
   validateBadge,
 } from './badges';
 import { badge, basicBadgeDetails } from './entities';
-import { repositoryBadgeFacts } from '../repositories/lookup';
+import { repositoryBadgeFacts } from '../repositories/tag_order';
 import { checkUnmodifiedSince } from '../../http/conditional';
 
 /** A badge source: a project, or a group (whose badges render for its first visible project). */

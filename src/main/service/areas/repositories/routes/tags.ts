@@ -8,7 +8,8 @@ import { Access, effectiveProjectAccess } from '../../core/access';
 import type { Project } from '../../core/projects';
 import { loadRepository, loadWritableRepository } from '../access';
 import { tagEntity } from '../entities';
-import { commitOr404, findRef, matchesSearch, sortTagsByUpdated } from '../lookup';
+import { commitOr404, findRef, matchesSearch } from '../lookup';
+import { sortTagsByUpdated } from '../tag_order';
 import { createTag, deleteTag } from '../writes';
 
 async function presentTag(rc: RequestContext, project: Project, repo: Repository, tag: RefInfo): Promise<Record<string, unknown>> {
