@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TestService } from '../helpers/service';
+
+// Every test drives several git commands; a loaded machine needs more than the default 20 s.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let s: TestService;
 beforeAll(async () => {
@@ -278,5 +281,22 @@ describe('badge placeholders from the repository', () => {
     });
     const empty = await s.createProject();
     expect(await render(empty)).toMatchObject({ rendered_link_url: 'http://ci.example/main/', rendered_image_url: 'http://ci.example/.svg' });
+  });
+});
+
+describe('GET /merge_ref', () => {
+  it('answers the commit the merge would make, and 400 when the branches conflict', async () => {
+    const project = await newProject();
+    const change = await commit(project, 'ref', [{ action: 'update', file_path: 'README.md', content: 'mine\n' }], { start_branch: 'main' });
+    const mr = await openMr(project, 'ref');
+    const path = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    const ok = await s.get(`${path}/merge_ref`);
+    expect(ok.status).toBe(200);
+    const mergeCommit = (await s.get(`/projects/${project.id}/repository/commits/${ok.body.commit_id}`)).body;
+    expect(mergeCommit.parent_ids).toEqual([await head(project, 'main'), change.id]);
+    await commit(project, 'main', [{ action: 'update', file_path: 'README.md', content: 'theirs\n' }]);
+    const refused = await s.get(`${path}/merge_ref`);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ message: 'Merge request is not mergeable' });
   });
 });

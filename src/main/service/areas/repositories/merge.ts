@@ -146,6 +146,26 @@ function closeIssueViaMergeRequest(svc: ServiceContext, issue: { id: number; iid
 }
 
 /**
+ * MergeRequests::MergeToRefService as the mergeability check runs it: the merge commit the merge
+ * would make, written to refs/merge-requests/:iid/merge. null when the branches do not merge.
+ */
+export async function writeMergeRef(svc: ServiceContext, project: Project, repo: Repository, mr: MergeRequestRow, caller: User | null): Promise<string | null> {
+  if (mr.state !== 'opened') return null;
+  const source = await repo.refCommit(`refs/heads/${mr.source_branch}`);
+  const target = await repo.refCommit(`refs/heads/${mr.target_branch}`);
+  if (!source || !target) return null;
+  const merged = await repo.mergeTree(target, source);
+  if (!merged.tree) return null;
+  // Written as the merge request's author (the caller where the author is gone).
+  const author = (mr.author_id ? findUserById(svc, mr.author_id) : undefined) ?? caller;
+  if (!author) return null;
+  const person = committerOf(svc, author);
+  const sha = await repo.commitTree(merged.tree, [target, source], defaultMergeCommitMessage(svc, project, mr, author), person, person);
+  await repo.run(['update-ref', `refs/merge-requests/${mr.iid}/merge`, sha]);
+  return sha;
+}
+
+/**
  * MergeRequests::RebaseService without a worktree: the source branch's own commits replayed on the
  * target head one by one (authors kept, the caller as committer). A conflict leaves the branch as
  * it was and sets GitLab's merge_error.

@@ -9,7 +9,7 @@ import type { Project } from '../../core/projects';
 import { findMergeRequest } from '../../core/workitems';
 import { canPushCode } from '../access';
 import { commitEntity, diffEntity } from '../entities';
-import { isMergeable, mergeMergeRequest, rebaseMergeRequest } from '../merge';
+import { isMergeable, mergeMergeRequest, rebaseMergeRequest, writeMergeRef } from '../merge';
 import { type MergeRequestDiffRow, latestMergeRequestDiff, versionCommits, versionDiffFiles } from '../merge_requests';
 
 const BASE = '/projects/:id/merge_requests/:merge_request_iid';
@@ -134,6 +134,14 @@ export function registerMergeRequestDiffRoutes(r: Router): void {
     },
     { auth: 'optional' },
   );
+
+  // MergeabilityCheckService(recheck: true): the merge ref's commit, or 400 when the branches do not merge.
+  r.get(`${BASE}/merge_ref`, async (rc) => {
+    const { project, mr } = loadMergeRequest(rc);
+    const sha = await writeMergeRef(rc.svc, project, await rc.svc.git.ensure(project), mr, rc.user);
+    if (!sha) throw apiError(400, 'Merge request is not mergeable');
+    return { commit_id: sha };
+  });
 
   r.put(`${BASE}/merge`, async (rc) => {
     const user = rc.requireUser();
