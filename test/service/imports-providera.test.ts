@@ -24,9 +24,13 @@ function widgets(id: number, name: string): ARepo {
       { name: 'feature', color: '0e8a16' },
       { name: 'docs', color: '0075ca' },
     ],
+    milestones: [
+      { number: 1, title: 'v1.0', description: 'First release', state: 'closed', due_on: '2024-03-01T08:00:00Z', created_at: T(1), updated_at: T(3) },
+      { number: 4, title: 'v2.0', created_at: T(2), updated_at: T(2) },
+    ],
     issues: [
       { number: 1, title: 'Crash on start', body: 'It crashes.', state: 'closed', user: 'alice', labels: ['bug'], created_at: T(1), updated_at: T(3), closed_at: T(3) },
-      { number: 3, title: 'Add a dark theme', body: 'Please.', user: 'bob', labels: ['feature', 'docs'], assignees: ['alice', 'bob'], created_at: T(2), updated_at: T(2) },
+      { number: 3, title: 'Add a dark theme', body: 'Please.', user: 'bob', labels: ['feature', 'docs'], assignees: ['alice', 'bob'], milestone: 4, created_at: T(2), updated_at: T(2) },
       { number: 6, title: 'No body', body: null, user: 'carol', created_at: T(5), updated_at: T(5) },
     ],
     pulls: [
@@ -37,6 +41,7 @@ function widgets(id: number, name: string): ARepo {
         state: 'closed',
         user: 'alice',
         labels: ['bug'],
+        milestone: 1,
         head: { ref: 'fix-crash', sha: SHA_HEAD },
         base: { ref: 'main', sha: SHA_BASE },
         merged_at: T(3),
@@ -109,8 +114,8 @@ describe('POST /import/github', () => {
     const status = await waitForImport(s, projectId);
     expect(status).toMatchObject({ import_status: 'finished', import_type: 'github', import_error: null, failed_relations: [], import_source: 'octo/widgets' });
     expect(status.stats).toEqual({
-      fetched: { label: 3, pull_request: 3, collaborator: 1, pull_request_merged_by: 1, issue: 3, diff_note: 3, note: 3 },
-      imported: { label: 3, pull_request: 3, collaborator: 1, pull_request_merged_by: 1, issue: 3, diff_note: 3, note: 3 },
+      fetched: { label: 3, milestone: 2, pull_request: 3, collaborator: 1, pull_request_merged_by: 1, issue: 3, diff_note: 3, note: 3 },
+      imported: { label: 3, milestone: 2, pull_request: 3, collaborator: 1, pull_request_merged_by: 1, issue: 3, diff_note: 3, note: 3 },
     });
     const project = await s.get(`/projects/${projectId}`);
     expect(project.body).toMatchObject({ import_status: 'finished', import_type: 'github', import_error: null, description: 'Widgets for everyone', visibility: 'private' });
@@ -134,6 +139,18 @@ describe('POST /import/github', () => {
       ['docs', '#0075ca', null],
       ['feature', '#0e8a16', null],
     ]);
+  });
+
+  it('imports milestones with their numbers as iids, and the issues and merge requests that carry them', async () => {
+    const milestones = (await s.get(`/projects/${projectId}/milestones`)).body;
+    const byIid = [...milestones].sort((a: any, b: any) => a.iid - b.iid);
+    expect(byIid.map((m: any) => [m.iid, m.title, m.description, m.state, m.due_date, m.created_at])).toEqual([
+      [1, 'v1.0', 'First release', 'closed', '2024-03-01', '2024-02-01T10:00:00.000Z'],
+      [4, 'v2.0', null, 'active', null, '2024-02-02T10:00:00.000Z'],
+    ]);
+    expect((await s.get(`/projects/${projectId}/issues/3`)).body.milestone).toMatchObject({ iid: 4, title: 'v2.0' });
+    expect((await s.get(`/projects/${projectId}/issues/1`)).body.milestone).toBeNull();
+    expect((await s.get(`/projects/${projectId}/merge_requests/2`)).body.milestone).toMatchObject({ iid: 1, title: 'v1.0', state: 'closed' });
   });
 
   it('imports issues with their numbers, states and labels, mapping authors by e-mail, and skips the pull requests', async () => {

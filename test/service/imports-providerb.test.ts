@@ -72,6 +72,7 @@ beforeAll(async () => {
         state: 'resolved',
         kind: 'bug',
         reporter: 'ivan',
+        milestone: 'v1',
         created_on: '2024-03-01T00:00:00.000000+00:00',
         comments: [
           { id: 31, content: 'Fixed', user: 'gina-bb', created_on: '2024-03-02T00:00:00.000000+00:00' },
@@ -234,6 +235,10 @@ describe('POST /import/bitbucket', () => {
       [2, 'Dark mode', 'opened', ['enhancement'], 'bitbucket'],
     ]);
     expect(issues[0].description).toBe('*Created by: ivan*\n\nThe about page 404s');
+    // The milestone an issue names is made in the project the first time (find_or_create_by title).
+    expect(issues.map((i: any) => i.milestone?.title ?? null)).toEqual(['v1', null]);
+    const milestones = (await s.get(`/projects/${projectId}/milestones`, { token: gina.token })).body;
+    expect(milestones.map((m: any) => [m.iid, m.title, m.state])).toEqual([[1, 'v1', 'active']]);
     const notes = (await s.get(`/projects/${projectId}/issues/1/notes`, { token: gina.token })).body;
     expect(notes.map((n: any) => n.body)).toEqual(['*Created by: gina-bb*\n\nFixed']);
 

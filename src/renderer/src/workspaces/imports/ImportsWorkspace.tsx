@@ -363,6 +363,7 @@ function ImportDetails(): React.JSX.Element | null {
 
 const OBJECT_LABELS: Record<string, string> = {
   label: 'Labels',
+  milestone: 'Milestones',
   issue: 'Issues',
   pull_request: 'Pull requests',
   pull_request_merged_by: 'Merged by',

@@ -6,8 +6,9 @@ import type { MergeRequestRow, NoteRow } from '../../core/entities';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../core/imported';
 import { isoTime } from '../../core/time';
 import { createLabel } from '../../labels/labels';
+import { insertImportedMilestone } from '../../bulk_imports/writer';
 import { importLocator, importedRecord, rememberRecord } from '../imports';
-import { type AComment, type AIssue, type ALabel, type APull, type AReviewComment, type AUser, ProviderAClient } from '../providers/providera';
+import { type AComment, type AIssue, type ALabel, type AMilestone, type APull, type AReviewComment, type AUser, ProviderAClient } from '../providers/providera';
 import { ImportRun } from './run';
 import { importAttachments } from './attachments';
 import { importRepository } from './repository';
@@ -15,7 +16,7 @@ import { type Stage, runStages, providerOptions } from './stages';
 import type { SourceUser } from './users';
 
 /**
- * Provider A (GitHub) into a project, in GitLab's GitHub importer's order: the git repository, labels, pull requests
+ * Provider A (GitHub) into a project, in GitLab's GitHub importer's order: the git repository, labels, milestones, pull requests
  * (as merge requests), collaborators, who merged each pull request, issues (the issues list holds
  * the pull requests too: those are skipped), review comments as diff notes, comments, and the
  * Markdown attachments.
@@ -37,6 +38,7 @@ export async function importFromProviderA(svc: ServiceContext, job: JobContext<{
     // GitHub takes the token as the username of git's HTTP Basic credentials (GitLab's import_url).
     { name: 'repository', run: () => importRepository(run, { username: job.secret(), password: '' }) },
     { name: 'labels', run: () => importLabels(run, client, repo) },
+    { name: 'milestones', run: () => importMilestones(run, client, repo) },
     { name: 'pull_requests', run: () => importPullRequests(run, client, repo) },
     { name: 'collaborators', optional: 'collaborators_import', run: () => importCollaborators(run, client, repo) },
     { name: 'pull_requests_merged_by', run: () => importMergedBy(run, client, repo) },
@@ -69,6 +71,37 @@ function importLabels(run: ImportRun, client: ProviderAClient, repo: string): Pr
   });
 }
 
+/** MilestonesImporter: each milestone with its number as iid, open ones active, the due date's day. */
+function importMilestones(run: ImportRun, client: ProviderAClient, repo: string): Promise<void> {
+  return run.eachPage<AMilestone>({
+    stage: 'milestones',
+    objectType: 'milestone',
+    first: client.lists.milestones(repo),
+    fetchPage: (url) => client.page(url),
+    identify: (m) => m.number,
+    each: (m) => {
+      if (importedRecord(run.svc, run.projectId, 'milestone', m.number) !== undefined) return 'skipped';
+      const id = insertImportedMilestone(run.svc, {
+        parent: { column: 'project_id', id: run.projectId },
+        iid: m.number,
+        title: m.title,
+        description: m.description,
+        state: m.state === 'open' ? 'active' : 'closed',
+        startDate: null,
+        dueDate: m.due_on ? m.due_on.slice(0, 10) : null,
+        // GitLab keeps the times and shows them as its own (milliseconds, UTC).
+        createdAt: new Date(m.created_at).toISOString(),
+        updatedAt: new Date(m.updated_at).toISOString(),
+      });
+      rememberRecord(run.svc, run.projectId, 'milestone', m.number, id);
+      return 'imported';
+    },
+  });
+}
+
+/** MilestoneFinder: the imported milestone an issue or pull request names by number. */
+const milestoneOf = (run: ImportRun, i: AIssue): number | null => (i.milestone ? (importedRecord(run.svc, run.projectId, 'milestone', i.milestone.number) ?? null) : null);
+
 /** GitLab names a branch of a fork `github/fork/<owner>/<branch>`. */
 function sourceBranch(pr: APull, repo: string): string {
   const fromFork = !pr.head.repo || pr.head.repo.full_name !== repo;
@@ -97,6 +130,7 @@ function importPullRequests(run: ImportRun, client: ProviderAClient, repo: strin
         authorId: author.id,
         assigneeIds: run.users.matchedIds((pr.assignees ?? []).map(sourceUser)),
         labels: (pr.labels ?? []).map((l) => l.name),
+        milestoneId: milestoneOf(run, pr),
         sourceBranch: sourceBranch(pr, repo),
         targetBranch: pr.base.ref,
         baseSha: pr.base.sha,
@@ -207,6 +241,7 @@ function importIssues(run: ImportRun, client: ProviderAClient, repo: string): Pr
         authorId: run.users.author(sourceUser(i.user)).id,
         assigneeIds: run.users.matchedIds((i.assignees ?? []).map(sourceUser)),
         labels: i.labels.map((l) => l.name),
+        milestoneId: milestoneOf(run, i),
         closedAt: i.state === 'closed' ? i.closed_at : null,
         createdAt: i.created_at,
         updatedAt: i.updated_at,

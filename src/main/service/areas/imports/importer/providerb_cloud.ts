@@ -4,6 +4,8 @@ import { ApiError } from '../../../http/errors';
 import type { MergeRequestRow, NoteRow } from '../../core/entities';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../core/imported';
 import { createLabel } from '../../labels/labels';
+import { insertImportedMilestone } from '../../bulk_imports/writer';
+import { isoTime } from '../../core/time';
 import { importLocator, importedRecord, rememberRecord } from '../imports';
 import { type BCComment, type BCIssue, type BCPull, type BCUser, ProviderBCloudClient } from '../providers/providerb_cloud';
 import { ImportRun } from './run';
@@ -71,6 +73,7 @@ function importIssues(run: ImportRun, client: ProviderBCloudClient, repo: string
         authorId: run.users.author(sourceUser(i.reporter)).id,
         assigneeIds: run.users.matchedIds([sourceUser(i.assignee)]),
         labels: kindLabel ? [kindLabel] : [],
+        milestoneId: i.milestone ? milestoneNamed(run, i.milestone.name) : null,
         closedAt: closed ? i.updated_on : null,
         createdAt: i.created_on,
         updatedAt: i.updated_on,
@@ -80,6 +83,16 @@ function importIssues(run: ImportRun, client: ProviderBCloudClient, repo: string
       return 'imported';
     },
   });
+}
+
+/** `project.milestones.find_or_create_by(title:)`: an issue's milestone, made the first time one names it. */
+function milestoneNamed(run: ImportRun, title: string): number {
+  const existing = run.svc.db.prepare('SELECT id FROM milestones WHERE project_id = ? AND title = ?').get(run.projectId, title) as { id: number } | undefined;
+  if (existing) return existing.id;
+  const next = (run.svc.db.prepare('SELECT coalesce(max(iid), 0) + 1 AS n FROM milestones WHERE project_id = ?').get(run.projectId) as { n: number }).n;
+  const now = isoTime(run.svc.now());
+  const parent = { column: 'project_id' as const, id: run.projectId };
+  return insertImportedMilestone(run.svc, { parent, iid: next, title, description: null, state: 'active', startDate: null, dueDate: null, createdAt: now, updatedAt: now });
 }
 
 /** The label of an issue kind, created the first time an issue needs it. */
