@@ -28,6 +28,15 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/**
+ * CPU time the process's main thread has run, in ms, to the nanosecond (Linux schedstat). The
+ * service does its SQL and JavaScript on that thread, so this is a request's cost whatever else
+ * loads the machine.
+ */
+export function mainThreadCpuMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
+
 /** One line about the machine, for the figures' context: CPUs, load, versions. */
 export function machineLine(): string {
   const cpu = cpus();

@@ -218,4 +218,52 @@ CREATE INDEX events_project ON events (project_id, id);
 CREATE INDEX events_author ON events (author_id, id);
 `,
   },
+  {
+    // Lists read a page in index order instead of sorting every row: one index per default or
+    // offered order (an index serves both sorts), the id last as the tie-breaker.
+    name: 'core/002_list_order_indexes',
+    sql: `
+CREATE INDEX projects_created ON projects (created_at, id);
+CREATE INDEX projects_updated ON projects (updated_at, id);
+CREATE INDEX projects_last_activity ON projects (last_activity_at, id);
+CREATE INDEX projects_name ON projects (name, id);
+CREATE INDEX projects_path ON projects (path, id);
+CREATE INDEX projects_namespace_created ON projects (namespace_id, created_at, id);
+CREATE INDEX namespaces_kind_name ON namespaces (kind, name, id);
+CREATE INDEX namespaces_kind_path ON namespaces (kind, path, id);
+CREATE INDEX users_name ON users (name, id);
+CREATE INDEX users_username_order ON users (username, id);
+CREATE INDEX users_created ON users (created_at, id);
+CREATE INDEX users_updated ON users (updated_at, id);
+CREATE INDEX notes_noteable_created ON notes (noteable_type, noteable_id, created_at, id);
+CREATE INDEX notes_noteable_updated ON notes (noteable_type, noteable_id, updated_at, id);
+DROP INDEX notes_noteable;
+`,
+  },
+  {
+    // A project's open-issue count (the Project entity's open_issues_count) kept by triggers, so
+    // no read counts a million issues. Every write path, cascades included, goes through them.
+    name: 'core/003_project_issue_counts',
+    sql: `
+CREATE TABLE project_issue_counts (
+  project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  opened INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO project_issue_counts (project_id, opened)
+  SELECT project_id, count(*) FROM issues WHERE state = 'opened' GROUP BY project_id;
+CREATE TRIGGER issues_count_insert AFTER INSERT ON issues WHEN NEW.state = 'opened' BEGIN
+  INSERT INTO project_issue_counts (project_id, opened) VALUES (NEW.project_id, 1)
+    ON CONFLICT (project_id) DO UPDATE SET opened = opened + 1;
+END;
+CREATE TRIGGER issues_count_delete AFTER DELETE ON issues WHEN OLD.state = 'opened' BEGIN
+  UPDATE project_issue_counts SET opened = opened - 1 WHERE project_id = OLD.project_id;
+END;
+CREATE TRIGGER issues_count_update AFTER UPDATE OF state, project_id ON issues
+  WHEN (OLD.state = 'opened') != (NEW.state = 'opened') OR OLD.project_id != NEW.project_id BEGIN
+  UPDATE project_issue_counts SET opened = opened - 1 WHERE project_id = OLD.project_id AND OLD.state = 'opened';
+  INSERT INTO project_issue_counts (project_id, opened) SELECT NEW.project_id, 1 WHERE NEW.state = 'opened'
+    ON CONFLICT (project_id) DO UPDATE SET opened = opened + 1;
+END;
+`,
+  },
 ];

@@ -98,4 +98,13 @@ CREATE TABLE epic_id_counter (
 INSERT INTO epic_id_counter (id, last_id) SELECT 1, max(id) FROM epics HAVING count(*) > 0;
 `,
   },
+  {
+    // The epic list's orders (created_at by default, updated_at, title) within a group, id last.
+    name: 'epics/005_list_order_indexes',
+    sql: `
+CREATE INDEX epics_group_created ON epics (group_id, created_at, id);
+CREATE INDEX epics_group_updated ON epics (group_id, updated_at, id);
+CREATE INDEX epics_group_title ON epics (group_id, title, id);
+`,
+  },
 ];

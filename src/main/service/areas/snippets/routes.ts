@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { apiError, forbidden, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, paginateSql } from '../../http/pagination';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from '../uploads/disposition';
@@ -211,10 +211,7 @@ export function registerSnippetRoutes(r: Router): void {
   // Sandlab-only: every revision of a snippet, newest first, each id usable as a ref.
   const revisions = (rc: RequestContext, s: SnippetRow): unknown[] => {
     const sql = 'FROM snippet_revisions WHERE snippet_id = ?';
-    return paginate(rc, {
-      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(s.id) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(s.id, limit, offset) as RevisionRow[],
-    }).map((rev) => snippetRevision(rc, s, rev));
+    return paginateSql<RevisionRow>(rc, rc.svc.db, { select: '*', from: sql, args: [s.id], order: 'id DESC' }).map((rev) => snippetRevision(rc, s, rev));
   };
   r.get('/projects/:id/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadProjectSnippet(rc, loadSnippetsProject(rc))), { auth: 'optional' });
   r.get('/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadPersonalSnippet(rc)), { auth: 'optional' });

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { badRequest, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginateSql } from '../../http/pagination';
 import { Access, loadProject } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from './disposition';
@@ -56,11 +56,7 @@ export function registerUploadRoutes(r: Router): void {
   r.get('/projects/:id/uploads', (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
     const sql = 'FROM uploads WHERE project_id = ?';
-    return paginate(rc, {
-      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(project.id) as { n: number }).n,
-      rows: (limit, offset) =>
-        rc.svc.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(project.id, limit, offset) as UploadRow[],
-    }).map((u) => markdownUploadAdmin(rc, u));
+    return paginateSql<UploadRow>(rc, rc.svc.db, { select: '*', from: sql, args: [project.id], order: 'created_at DESC, id DESC' }).map((u) => markdownUploadAdmin(rc, u));
   });
 
   r.get('/projects/:id/uploads/:upload_id', (rc) => {
