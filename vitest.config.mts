@@ -1,10 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+// `npm test`: the service over real HTTP and unit tests in Node; the renderer's stores and
+// components in jsdom.
 export default defineConfig({
   test: {
-    include: ['test/service/**/*.test.ts', 'test/unit/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'node', include: ['test/service/**/*.test.ts', 'test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'renderer', include: ['test/renderer/**/*.test.{ts,tsx}'], environment: 'jsdom' } },
+    ],
   },
 });

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
     showSaveDialog: async () => ({ canceled: true }),
     revealPath: async () => {},
+    writeClipboard: () => {},
   });
   const sender = { sender: { id: 1 } };
   for (let i = 0; i < 20; i++) await h['sandlab:api'](sender, { method: 'POST', path: '/projects', body: { name: `bench ${i}` } });

@@ -1,10 +1,10 @@
-import { app, BrowserWindow, dialog, ipcMain, nativeTheme, safeStorage, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, nativeTheme, safeStorage, session, shell, type WebContents } from 'electron';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { JOB_PROGRESS_CHANNEL, type Preferences, type ServiceStatus } from '../shared/ipc';
 import { createIpcHandlers, registerIpcHandlers, type IpcDeps } from './ipc/handlers';
-import { JobProgressHub, ProgressBatcher } from './ipc/progress';
+import { JobProgressHub, ProgressBatcher, toProgressEvent } from './ipc/progress';
 import { openTokenVault, type KeytarLike, type TokenVault } from './secrets/vault';
 import { isAppPageUrl, isSafeExternalUrl, secureWebPreferences } from './security';
 import { ServiceHost } from './service-host';
@@ -27,8 +27,8 @@ let host: ServiceHost | null = null;
 let startupError: string | null = null;
 let vault: TokenVault | null = null;
 /**
- * Job progress for the window, batched (see ipc/progress.ts). Nothing publishes yet: the durable
- * job runner (bulk imports, repository imports) is to publish here once it exists.
+ * Job progress for the window: the service's job runner (bulk imports, repository imports)
+ * publishes here, and the window receives it batched (see ipc/progress.ts).
  */
 const jobProgress = new JobProgressHub();
 
@@ -54,6 +54,8 @@ async function startHost(prefs: Preferences): Promise<void> {
       appVersion: app.getVersion(),
       nativeBinding: electronNativeModule('better_sqlite3'),
     });
+    // The host (and its runner) is replaced when the port or data dir changes: subscribe each time.
+    host.subscribeJobs((e) => jobProgress.publish(toProgressEvent(e)));
     startupError = null;
   } catch (err) {
     // Reported in the window (e.g. a native module built for another runtime), not a crash.
@@ -115,6 +117,8 @@ function ipcDeps(prefs: PreferencesService): IpcDeps {
       const error = await shell.openPath(path);
       if (error) throw new Error(error);
     },
+    writeClipboard: (text) => clipboard.writeText(text),
+    publishProgress: (event) => jobProgress.publish(event),
   };
 }
 

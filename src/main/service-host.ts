@@ -6,6 +6,7 @@ import { findTokenByValue, insertToken, tokenExpired } from './service/areas/cor
 import { SANDLAB_GITLAB_VERSION } from './service/areas/core/routes/users';
 import { desktopTokenAccount, type TokenVault } from './secrets/vault';
 import type { ServiceStatus } from '../shared/ipc';
+import type { JobEvent } from './service/jobs/runner';
 
 export const LOOPBACK = '127.0.0.1';
 const ROOT_USER_ID = 1;
@@ -91,6 +92,11 @@ export class ServiceHost {
 
   inject(o: InjectOptions): Promise<LightMyRequestResponse> {
     return this.service.inject(o);
+  }
+
+  /** Progress and state changes of the service's background jobs; returns an unsubscribe function. */
+  subscribeJobs(listener: (e: JobEvent) => void): () => void {
+    return this.service.context.jobs.subscribe(listener);
   }
 
   /** Main-process only: never sent to the renderer. */

@@ -18,6 +18,7 @@ const sandlab: SandlabDesktopApi = {
   openDialog: (req) => invoke('sandlab:dialog-open', req),
   saveDialog: (req) => invoke('sandlab:dialog-save', req),
   revealDataDir: () => invoke('sandlab:reveal-data-dir'),
+  copyText: (text) => invoke('sandlab:clipboard-write', { text }),
   onJobProgress(listener) {
     // The IPC event (with its sender) never reaches the page: only the batch does.
     const wrapped = (_e: Electron.IpcRendererEvent, events: JobProgressEvent[]): void => listener(events);

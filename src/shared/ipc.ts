@@ -29,6 +29,11 @@ export interface ApiRequest {
   body?: unknown;
   /** Multipart body (uploads); exclusive with `body`. */
   multipart?: ApiMultipart;
+  /**
+   * Multipart only: main reports how much of the body the service has read as job progress events
+   * (`kind: 'upload'`, this id) on the job-progress channel, so a large file shows a progress bar.
+   */
+  progressId?: string;
 }
 
 export interface ApiResponse {
@@ -133,6 +138,10 @@ export interface JobProgressEvent {
   done: number;
   total: number;
   message?: string;
+  /** The resource that owns the job (`bulk_import:3`), so a workspace knows what to refresh. */
+  subject?: string;
+  /** Kind-specific detail: a bulk import entity id, the relation being copied. */
+  detail?: Record<string, string | number | null>;
 }
 
 /** Every invoke channel: request and response. */
@@ -147,6 +156,7 @@ export interface IpcContract {
   'sandlab:dialog-open': { request: OpenDialogRequest; response: OpenDialogResult };
   'sandlab:dialog-save': { request: SaveDialogRequest; response: SaveDialogResult };
   'sandlab:reveal-data-dir': { request: void; response: void };
+  'sandlab:clipboard-write': { request: { text: string }; response: void };
 }
 
 export type IpcChannel = keyof IpcContract;
@@ -164,6 +174,7 @@ export const IPC_CHANNELS: readonly IpcChannel[] = [
   'sandlab:dialog-open',
   'sandlab:dialog-save',
   'sandlab:reveal-data-dir',
+  'sandlab:clipboard-write',
 ];
 
 /** Main -> renderer push: a batch of job progress events (at most one batch per 250 ms). */
@@ -181,6 +192,8 @@ export interface SandlabDesktopApi {
   openDialog(req: OpenDialogRequest): Promise<OpenDialogResult>;
   saveDialog(req: SaveDialogRequest): Promise<SaveDialogResult>;
   revealDataDir(): Promise<void>;
+  /** Plain text to the system clipboard (the window holds no clipboard permission of its own). */
+  copyText(text: string): Promise<void>;
   /** Returns an unsubscribe function. */
   onJobProgress(listener: (events: JobProgressEvent[]) => void): () => void;
 }

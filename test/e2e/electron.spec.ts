@@ -37,7 +37,8 @@ test('the desktop app starts the service and shows its URL in the window', async
   try {
     const window = await app.firstWindow();
     await expect(window.getByTestId('service-url')).toHaveText(/^http:\/\/127\.0\.0\.1:\d+\/api\/v4$/, { timeout: 30_000 });
-    await expect(window.getByTestId('projects-table')).toBeVisible();
+    await expect(window.getByRole('link', { name: 'Settings' })).toBeVisible();
+    await expect(window.getByTestId('keychain')).toHaveText(/^Keychain: /);
     // The renderer has no Node and no token: only the typed bridge.
     expect(await window.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined');
     expect(await window.evaluate(() => Object.keys((globalThis as unknown as { sandlab: object }).sandlab).sort())).toContain('api');

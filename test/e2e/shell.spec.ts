@@ -1,55 +1,75 @@
-import { expect, test, type ConsoleMessage } from '@playwright/test';
-import { E2E_ROOT_TOKEN } from '../../playwright.config';
+import { expect, test } from '@playwright/test';
+import { api, connect, readClipboard, screenshot, watchProblems } from './helpers';
 
-// The renderer in Chromium behind `serve --ui`: the HTTP bridge, the shell, the projects workspace.
+// The shell in Chromium behind `serve --ui`: token screen, status bar, project picker, themes.
 
-async function api(baseURL: string, method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${baseURL}/api/v4${path}`, {
-    method,
-    headers: { 'private-token': E2E_ROOT_TOKEN, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-test('connects with a pasted token, shows the service URL and lists projects through the bridge', async ({ page, baseURL }) => {
-  const problems: string[] = [];
-  page.on('console', (m: ConsoleMessage) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  expect((await api(baseURL!, 'POST', '/projects', { name: 'Seeded from the API', description: 'made before the page opened' })).status).toBe(201);
-
+test('asks for a token first, refuses a wrong one, then shows the service and keeps the token for the tab', async ({ page, baseURL, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const problems = watchProblems(page);
   const res = await page.goto('/');
   expect(res?.headers()['content-security-policy']).toMatch(/default-src 'none'/);
   await expect(page.getByRole('heading', { name: 'Connect to Sandlab' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Settings' })).toHaveCount(0);
 
-  await page.getByLabel('Personal access token').fill('glpat-not-a-real-token');
-  await page.getByRole('button', { name: 'Connect' }).click();
-  await expect(page.getByRole('region', { name: 'Connect to Sandlab' }).getByRole('alert')).toContainText('401');
-  await expect(page.getByTestId('service-error')).toHaveCount(0);
+  await page.getByLabel('Token').fill('glpat-not-a-real-token');
+  await page.getByLabel('Token').press('Control+Enter');
+  await expect(page.getByRole('region', { name: 'Connect to Sandlab' }).getByRole('alert')).toHaveText('The token was not accepted (401).');
 
-  await page.getByLabel('Personal access token').fill(E2E_ROOT_TOKEN);
-  await page.getByRole('button', { name: 'Connect' }).click();
+  await connect(page);
   await expect(page.getByTestId('service-url')).toHaveText(`${baseURL}/api/v4`);
-  const table = page.getByTestId('projects-table');
-  await expect(table.getByRole('link', { name: 'root/seeded-from-the-api' })).toBeVisible();
-  await expect(table).toContainText('made before the page opened');
+  await expect(page.getByTestId('keychain')).toHaveText('Token: this tab only');
+  for (const name of ['Snippets', 'Uploads', 'Settings']) await expect(page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name })).toBeVisible();
 
-  // Create through the UI; the API sees it.
-  await page.getByLabel('New project name').fill('Made in the UI');
-  await page.getByLabel('Visibility').selectOption('internal');
-  await page.getByRole('button', { name: 'Create project' }).click();
-  await expect(table.getByRole('link', { name: 'root/made-in-the-ui' })).toBeVisible();
-  const listed = (await (await api(baseURL!, 'GET', '/projects?search=Made%20in%20the%20UI')).json()) as { visibility: string }[];
-  expect(listed.map((p) => p.visibility)).toEqual(['internal']);
+  // The status bar's copy buttons put the URL and a curl line (never the token) on the clipboard.
+  await page.getByRole('button', { name: 'Copy curl example' }).click();
+  const curl = await readClipboard(page);
+  expect(curl).toBe(`curl --header "PRIVATE-TOKEN: <your_access_token>" "${baseURL}/api/v4/projects"`);
+  await page.getByRole('button', { name: 'Copy service URL' }).click();
+  expect(await readClipboard(page)).toBe(`${baseURL}/api/v4`);
 
-  // Desktop-only workspaces are not offered in a browser; the service workspace is.
-  await expect(page.getByRole('button', { name: 'Preferences' })).toHaveCount(0);
-  await page.getByRole('button', { name: 'Service' }).click();
-  await expect(page.getByText('HTTP (browser)')).toBeVisible();
-
-  // The token stays with this tab across a reload, and nothing broke the CSP.
   await page.reload();
-  await expect(page.getByTestId('projects-table')).toBeVisible();
-  expect(problems.filter((p) => !/401 \(Unauthorized\)/.test(p))).toEqual([]);
+  await expect(page.getByTestId('connection')).toHaveText('Connected');
+  await expect(page.getByRole('link', { name: 'Settings' })).toBeVisible();
+  await page.getByRole('button', { name: 'Forget token' }).click();
+  await expect(page.getByLabel('Token')).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
+test('the project picker searches the API, creates a project, and opens with Ctrl+K', async ({ page, baseURL }) => {
+  expect((await api(baseURL!, 'POST', '/projects', { name: 'Picker Seed' })).status).toBe(201);
+  await connect(page, 'settings');
+  await page.keyboard.press('Control+k');
+  const dialog = page.getByRole('dialog', { name: 'Choose a project' });
+  await expect(dialog.getByRole('combobox', { name: 'Search projects' })).toBeFocused();
+  await dialog.getByRole('combobox', { name: 'Search projects' }).fill('picker');
+  await expect(dialog.getByRole('option', { name: 'root/picker-seed' })).toBeVisible();
+  await dialog.getByRole('combobox', { name: 'Search projects' }).fill('nothing-like-this');
+  await expect(dialog.getByText('No project matches.')).toBeVisible();
+
+  await dialog.getByLabel('New project name').fill('Made In The Picker');
+  await dialog.getByLabel('New project visibility').selectOption('internal');
+  await dialog.getByLabel('New project name').press('Control+Enter');
+  await expect(page.getByRole('button', { name: /^Project: root\/made-in-the-picker/ })).toBeVisible();
+  await expect(page.getByTestId('notice').filter({ hasText: 'Created project root/made-in-the-picker' })).toBeVisible();
+  const made = await api<{ visibility: string }[]>(baseURL!, 'GET', '/projects?search=Made%20In%20The%20Picker');
+  expect(made.body.map((p) => p.visibility)).toEqual(['internal']);
+
+  // The API's own error, verbatim: the path is taken now.
+  await page.keyboard.press('Control+k');
+  await dialog.getByLabel('New project name').fill('Made In The Picker');
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'has already been taken' })).toBeVisible();
+});
+
+test('themes follow the system until Settings picks one', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await connect(page, 'settings');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await page.getByLabel('Theme').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await screenshot(page, 'shell-dark');
 });

@@ -17,7 +17,9 @@ const ctx: LintContext = {
 };
 
 const VISIBLE = 'jobs config should contain at least one visible job';
-const WARN_DOCS = 'read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings';
+const WARN_DOCS = 'read more: https://docs.gitlab.com/ee/ci/jobs/job_troubleshooting.html#job-may-allow-multiple-pipelines-to-run-for-a-single-action-warning';
+const ENV_NAME = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+const thrice = (errors: string[]): string[] => [...errors, ...errors, ...errors];
 
 /** [title, content, expected errors ([] = valid), expected warnings (optional)] */
 const cases: [string, string, string[], string[]?][] = [
@@ -26,7 +28,7 @@ const cases: [string, string, string[], string[]?][] = [
   ['Ruby-symbol keys', '---\n:test_job:\n  :script: echo 1\n', []],
   ['custom stages', 'stages: [build, deploy]\nb:\n  stage: build\n  script: x\nd:\n  stage: deploy\n  script: y\n', []],
   ['.pre and .post always exist', 'stages: [build]\na:\n  stage: .pre\n  script: x\nb:\n  stage: build\n  script: x\nc:\n  stage: .post\n  script: x\n', []],
-  ['deprecated type: as stage', 'a:\n  type: build\n  script: x\n', []],
+  ['`type:` is no longer a keyword', 'a:\n  type: build\n  script: x\n', ['jobs:a config contains unknown keys: type']],
   ['script as nested arrays', 'a:\n  script:\n    - [echo 1, [echo 2]]\n    - echo 3\n', []],
   ['needs in the same stage', 'a:\n  script: x\nb:\n  script: y\n  needs: [a]\n', []],
   ['needs of an earlier stage as hash', 'a:\n  stage: build\n  script: x\nb:\n  script: y\n  needs:\n    - job: a\n      artifacts: false\n', []],
@@ -76,7 +78,7 @@ const cases: [string, string, string[], string[]?][] = [
   ['allow_failure not a boolean', 'a:\n  script: x\n  allow_failure: maybe\n', ['jobs:a allow failure should be a hash or a boolean value']],
   ['tags not strings', 'a:\n  script: x\n  tags: docker\n', ['jobs:a:tags config should be an array of strings']],
   ['script not strings', 'a:\n  script:\n    key: value\n', ['jobs:a:script config should be a string or a nested array of strings up to 10 levels deep']],
-  ['environment of the wrong type', 'a:\n  script: x\n  environment: [a]\n', ['jobs:a:environment config should be a hash or a string']],
+  ['environment of the wrong type', 'a:\n  script: x\n  environment: [a]\n', ['jobs:a:environment config should be a hash or a string', "jobs:a:environment name can't be blank", `jobs:a:environment name ${ENV_NAME}`, `jobs:a:environment name ${ENV_NAME}`]],
   ['on_stop job missing', 'a:\n  script: x\n  environment:\n    name: review\n    on_stop: stop\n', ['a job: on_stop job stop is not defined']],
   ['unknown default keys', 'default:\n  foo: 1\na:\n  script: x\n', ['default config contains unknown keys: foo']],
   ['unknown workflow keys', 'workflow:\n  foo: 1\na:\n  script: x\n', ['workflow config contains unknown keys: foo']],
@@ -94,28 +96,29 @@ const cases: [string, string, string[], string[]?][] = [
   ['stage of a custom list', 'stages: [build, test]\nrspec:\n  script: test\n  stage: acceptance\n', ['rspec job: chosen stage acceptance does not exist; available stages are .pre, build, test, .post']],
   ['stage not a string', 'rspec:\n  script: test\n  stage: 1\n', ['jobs:rspec:stage config should be a string']],
   ['before_script with a number', 'rspec:\n  script: test\n  before_script: [10, test]\n', ['jobs:rspec:before_script config should be a string or a nested array of strings up to 10 levels deep']],
-  ['image of the wrong type', 'image: [test]\nrspec:\n  script: test\n', ['image config should be a hash or a string']],
+  // A top-level entry is inherited by `default:` and by each job, which report its errors again.
+  ['image of the wrong type', 'image: [test]\nrspec:\n  script: test\n', thrice(['image config should be a hash or a string', 'image name should be a string', "image name can't be blank"])],
   ['services not an array', 'rspec:\n  script: test\n  services: test\n', ['jobs:rspec:services config should be a array']],
-  ['services of the wrong type', 'services: [10, test]\nrspec:\n  script: test\n', ['services:service config should be a hash or a string']],
+  ['services of the wrong type', 'services: [10, test]\nrspec:\n  script: test\n', thrice(['services:service config should be a hash or a string', 'services:service name should be a string', "services:service name can't be blank"])],
   ['variables not a hash', 'variables: test\nrspec:\n  script: test\n', ['variables config should be a hash']],
   ['a variable that is a list', 'variables:\n  test: []\nrspec:\n  script: test\n', ['variable definition must be either a string or a hash']],
   ['exit codes not integers', 'rspec:\n  script: test\n  allow_failure:\n    exit_codes: string\n', ['jobs:rspec:allow_failure exit codes should be an array of integers or an integer']],
-  ['artifacts not a hash', 'test:\n  script: x\n  artifacts:\n    - paths:\n    - test/\n', ['jobs:test:artifacts config should be a hash']],
-  ['artifacts details', 'rspec:\n  script: test\n  artifacts:\n    name: 1\n    when: 1\n    expire_in: 7 elephants\n', ['jobs:rspec:artifacts name should be a string', 'jobs:rspec:artifacts when should be one of: on_success, on_failure, always', 'jobs:rspec:artifacts expire in should be a duration']],
-  ['cache details', 'cache:\n  key: 1\n  paths: string\n  untracked: string\nrspec:\n  script: test\n', ['cache:key should be a hash, a string or a symbol', 'cache:paths config should be an array of strings', 'cache:untracked config should be a boolean value']],
-  ['timeout not a duration', 'deploy:\n  script: test\n  timeout: not-a-number\n', ['jobs:deploy:timeout config should be a duration']],
+  ['artifacts not a hash', 'test:\n  script: x\n  artifacts:\n    - paths:\n    - test/\n', ['jobs:test:artifacts config should be a hash', 'jobs:test:artifacts config should be a hash']],
+  ['artifacts details', 'rspec:\n  script: test\n  artifacts:\n    name: 1\n    when: 1\n    expire_in: 7 elephants\n', ['jobs:rspec:artifacts name should be a string', 'jobs:rspec:artifacts when should be a string', 'jobs:rspec:artifacts when should be one of: on_success, on_failure, always', 'jobs:rspec:artifacts expire in should be a duration']],
+  ['cache details', 'cache:\n  key: 1\n  paths: string\n  untracked: string\nrspec:\n  script: test\n', thrice(['cache:key should be a hash, a string or a symbol', 'cache:untracked config should be a boolean value', 'cache:paths config should be an array of strings'])],
+  ['timeout not a duration', 'deploy:\n  script: test\n  timeout: not-a-number\n', ['jobs:deploy:timeout config should be a duration', 'jobs:deploy:timeout config should not exceed the limit']],
   ['environment name with a colon', 'deploy:\n  script: test\n  environment: production:staging\n', ["jobs:deploy:environment name can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'"]],
   ['on_stop job without stop action', 'review:\n  script: test\n  environment:\n    name: review\n    on_stop: close_review\nclose_review:\n  script: test\n  environment:\n    name: review\n', ['review job: on_stop job close_review needs to have action stop defined']],
   ['dependencies not a list', 'rspec:\n  script: test\n  dependencies: string\n', ['jobs:rspec dependencies should be an array of strings']],
   ['parallel of the wrong type', 'rspec:\n  script: test\n  parallel: test\n', ['jobs:rspec:parallel should be an integer or a hash']],
-  ['rules not a list, with unknown keys', 'rspec:\n  script: test\n  bad_tags: mysql\n  rules:\n    wrong: format\n', ['jobs:rspec config contains unknown keys: bad_tags', 'jobs:rspec rules should be an array containing hashes and arrays of hashes']],
+  ['rules not a list, with unknown keys', 'rspec:\n  script: test\n  bad_tags: mysql\n  rules:\n    wrong: format\n', ['jobs:rspec rules should be an array containing hashes and arrays of hashes', 'jobs:rspec config contains unknown keys: bad_tags']],
   ['start_in with rules', 'job:\n  script: test\n  when: delayed\n  start_in: 10 minutes\n  rules:\n    - if: $VAR\n', ['jobs:job config key may not be used with `rules`: start_in', 'jobs:job start in must be blank']],
-  ['delayed job without start_in', 'job:\n  script: test\n  when: delayed\n', ['jobs:job start in should be a duration']],
+  ['delayed job without start_in', 'job:\n  script: test\n  when: delayed\n', ['jobs:job start in should be a duration', 'jobs:job start in should not exceed the limit']],
   ['unknown need keys', 'rspec:\n  script: rspec\n  needs:\n    - pipeline: $THE_PIPELINE_ID\n      job: dependency-job\n      something: else\n', ['jobs:rspec:needs:need config contains unknown keys: something']],
   ['workflow rule when manual', 'workflow:\n  rules:\n    - when: manual\na:\n  script: x\n', ['workflow:rules:rule when unknown value: manual']],
   ['policy of the wrong type', 'rspec:\n  script: test\n  only: main\n', ['jobs:rspec:only has to be either an array of conditions or a hash']],
   ['publish outside pages', 'rspec:\n  script: echo\n  publish: foo\n', ['jobs:rspec publish can only be used within a `pages` job']],
-  ['dependencies not part of needs', 'build:\n  script: x\ntest:\n  script: y\n  dependencies: [build]\n  needs: []\n', ['jobs:test dependencies the build should be part of needs']],
+  ['empty needs leave dependencies alone', 'build:\n  script: x\ntest:\n  script: y\n  dependencies: [build]\n  needs: []\n', []],
   ['!reference tags', '.setup:\n  script: [echo a]\n  variables:\n    A: "1"\njob:\n  variables: !reference [.setup, variables]\n  script:\n    - !reference [.setup, script]\n    - echo b\n', []],
   ['a missing !reference', 'job:\n  script:\n    - !reference [.setup, script]\n', ['!reference [".setup", "script"] could not be found']],
   ['a circular !reference', '.a:\n  script: !reference [.b, script]\n.b:\n  script: !reference [.a, script]\njob:\n  script: !reference [.a, script]\n', ['!reference [".b", "script"] is part of a circular chain']],

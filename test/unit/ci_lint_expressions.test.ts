@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../src/main/service/areas/ci_lint/simulate';
+import { evaluate } from '../../src/main/service/areas/ci_lint/expression';
 
 const vars = { BRANCH: 'main', EMPTY: '', PATTERN: '/^ma/' };
 

@@ -77,6 +77,7 @@ const electron = {
   dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showSaveDialog: async () => ({ canceled: true }), showErrorBox: (t, m) => report.errors.push(`${t}: ${m}`) },
   shell: { openExternal: async (u) => void report.opened.push(u), openPath: async () => '' },
   nativeTheme: { themeSource: 'system' },
+  clipboard: { writeText: (t) => void (report.clipboard = t) },
   safeStorage: { isEncryptionAvailable: () => false, encryptString: () => { throw new Error('no'); }, decryptString: () => { throw new Error('no'); }, getSelectedStorageBackend: () => 'basic_text' },
   session: { defaultSession: { setPermissionRequestHandler: (fn) => (report.permissionRequestHandler = typeof fn), setPermissionCheckHandler: (fn) => (report.permissionCheck = fn()) } },
 };
@@ -108,6 +109,7 @@ async function drive() {
   report.calls.otherWindow = await call('sandlab:service-status', OTHER_WINDOW);
   report.calls.navigatedAway = await call('sandlab:api', NAVIGATED_AWAY, { method: 'GET', path: '/user' });
   report.calls.invalid = await call('sandlab:api', TRUSTED, { method: 'GET', path: '/../x' });
+  report.calls.copy = await call('sandlab:clipboard-write', TRUSTED, { text: 'copied through main' });
 
   const wc = fakeWebContents(9);
   appEvents.emit('web-contents-created', {}, wc);

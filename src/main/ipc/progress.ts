@@ -1,4 +1,15 @@
 import type { JobProgressEvent } from '../../shared/ipc';
+import type { JobEvent } from '../service/jobs/runner';
+
+/** A runner event as the window receives it (ids as strings, no error text beyond the message). */
+export function toProgressEvent(e: JobEvent): JobProgressEvent {
+  const out: JobProgressEvent = { jobId: String(e.jobId), kind: e.kind, state: e.state, done: e.progress.done, total: e.progress.total };
+  const message = e.error ?? e.progress.message;
+  if (message) out.message = message;
+  if (e.subject) out.subject = e.subject;
+  if (e.progress.detail) out.detail = e.progress.detail;
+  return out;
+}
 
 /** Where job runners publish progress; the shell forwards it to the window. */
 export class JobProgressHub {

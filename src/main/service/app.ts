@@ -1,10 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ServiceContext } from './context';
-import { ApiError } from './http/errors';
+import { ApiError, serviceUnavailable } from './http/errors';
+import { isDatabaseBusy } from './db/connection';
 import { FormBody, createRouter, sendJson, type Router } from './http/route';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
+
+/** Long enough for most locks another connection holds to clear; short enough to keep a client moving. */
+const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** The fastify app: body parsers, GitLab's error bodies, security headers, every area's routes. */
 export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
@@ -43,7 +47,7 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
     return payload;
   });
 
-  app.setErrorHandler((err: Error, _req, reply) => {
+  app.setErrorHandler((thrown: Error, _req, reply) => {
     // A client that went away mid-response (a download cancelled before the file streamed)
     // leaves nothing to answer: fastify reports the stream's premature close here.
     if (reply.raw.headersSent || reply.raw.destroyed) {
@@ -51,6 +55,8 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
       reply.raw.destroy();
       return;
     }
+    // A lock held elsewhere past the busy timeout is a busy answer, not a failure.
+    const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : thrown;
     if (err instanceof ApiError) {
       reply.headers(err.headers);
       if (err.status === 304 || !err.body) return reply.code(err.status).send();

@@ -1,6 +1,7 @@
 import type { Db } from './db/connection';
 import type { User } from './areas/core/users';
 import type { Project } from './areas/core/projects';
+import type { JobRunner } from './jobs/runner';
 
 /** Limits a deployment can tune (createService options). */
 export interface Limits {
@@ -10,6 +11,15 @@ export interface Limits {
   maxBodyBytes: number;
   /** Largest alert payload an alert receiver accepts (GitLab's application payload limit); larger -> 400. */
   maxAlertPayloadBytes: number;
+  /** Background jobs running at once (bulk import entities, repository imports). */
+  jobConcurrency: number;
+  /** Jobs waiting to start beyond which requests that add work answer 503 with Retry-After. */
+  maxQueuedJobs: number;
+  /**
+   * How long a request waits for a database lock another connection holds (SQLite's busy
+   * timeout) before it answers 503 with Retry-After.
+   */
+  databaseBusyTimeoutMs: number;
 }
 
 /**
@@ -28,6 +38,8 @@ export interface ServiceContext {
   now: () => Date;
   fetch: typeof fetch;
   limits: Limits;
+  /** The durable job runner (jobs/runner.ts): areas define their kinds in `start`. */
+  jobs: JobRunner;
   /** Set by the job token scope area; null until then. */
   resolveJobToken: ((token: string) => JobTokenIdentity | null) | null;
   /**

@@ -6,6 +6,8 @@ import { areas } from './areas';
 import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
 import { bootstrapRoot } from './bootstrap';
+import { JobRunner } from './jobs/runner';
+import { jobMigrations } from './jobs/schema';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -40,28 +42,41 @@ export const DEFAULT_LIMITS: Limits = {
   maxUploadBytes: 100 * 1024 * 1024,
   maxBodyBytes: 20 * 1024 * 1024,
   maxAlertPayloadBytes: 1024 * 1024,
+  jobConcurrency: 5,
+  maxQueuedJobs: 1000,
+  databaseBusyTimeoutMs: 5000,
 };
 
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const db = openDatabase(join(opts.dataDir, 'sandlab.db'), areas.flatMap((a) => a.migrations), { nativeBinding: opts.nativeBinding });
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const db = openDatabase(join(opts.dataDir, 'sandlab.db'), [...jobMigrations, ...areas.flatMap((a) => a.migrations)], {
+    nativeBinding: opts.nativeBinding,
+    busyTimeoutMs: limits.databaseBusyTimeoutMs,
+  });
+  const now = opts.clock ?? (() => new Date());
+  const outbound = opts.fetch ?? globalThis.fetch;
   const svc: ServiceContext = {
     db,
     dataDir: opts.dataDir,
-    now: opts.clock ?? (() => new Date()),
-    fetch: opts.fetch ?? globalThis.fetch,
-    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    now,
+    fetch: outbound,
+    limits,
+    jobs: new JobRunner({ db, now, fetch: outbound, concurrency: limits.jobConcurrency, maxQueued: limits.maxQueuedJobs }),
     resolveJobToken: null,
     jobTokenCanAccess: null,
   };
   for (const area of areas) await area.start?.(svc);
   const { createdToken } = bootstrapRoot(svc, opts.rootToken);
+  // Every kind is defined now: resume (or fail cleanly) what a previous run left unfinished.
+  svc.jobs.start();
   let app: FastifyInstance;
   try {
     app = await buildApp(svc);
     await opts.extendApp?.(app);
   } catch (err) {
+    await svc.jobs.stop();
     db.close();
     throw err;
   }
@@ -92,6 +107,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       } finally {
         clearInterval(sweep);
       }
+      await svc.jobs.stop();
       for (const area of [...areas].reverse()) await area.stop?.(svc);
       db.close();
     },

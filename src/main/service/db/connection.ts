@@ -5,13 +5,13 @@ import { applyMigrations } from './migrations';
 export type Db = Database.Database;
 
 /** Opens the data dir's database: WAL for concurrent readers, foreign keys enforced. */
-export function openDatabase(file: string, migrations: Migration[], opts: { nativeBinding?: string } = {}): Db {
+export function openDatabase(file: string, migrations: Migration[], opts: { nativeBinding?: string; busyTimeoutMs?: number } = {}): Db {
   // nativeBinding: the Electron app loads a better-sqlite3 binding built for Electron's ABI.
   const db = new Database(file, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
   applyMigrations(db, migrations);
   cacheStatements(db);
   return db;
@@ -81,6 +81,16 @@ export function cachedLookup<T>(db: Db, key: string, load: () => T | undefined):
   if (state.entries.size >= 10_000) state.entries.clear();
   state.entries.set(key, value);
   return value;
+}
+
+/**
+ * SQLite's lock errors: another connection (a second Sandlab on the same data dir, a backup, the
+ * sqlite3 shell) held the database past the busy timeout. Nothing was written; the request can be
+ * sent again.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 /** Runs `work` as one SQLite transaction (nested calls become savepoints). */

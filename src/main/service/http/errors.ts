@@ -37,6 +37,14 @@ export const conflict = (message = '409 Conflict'): ApiError => new ApiError(409
 export const unprocessable = (message: unknown = '422 Unprocessable Entity'): ApiError =>
   new ApiError(422, { message });
 
+/**
+ * 503 with `Retry-After` (whole seconds, which python-gitlab's retry reads): Sandlab is busy — the
+ * database stayed locked past its busy timeout, a queue is full — and the same request can be sent
+ * again later.
+ */
+export const serviceUnavailable = (retryAfterSeconds: number): ApiError =>
+  new ApiError(503, { message: '503 Service Unavailable' }, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
 export const notModified = (): ApiError => new ApiError(304, null);
 
 /** `render_api_error!(message, status)`: message may be a string, an array or a hash. */

@@ -25,6 +25,8 @@ export interface BridgeStatus {
 export interface Bridge {
   readonly kind: 'ipc' | 'http';
   api<T = unknown>(req: ApiRequest): Promise<BridgeResponse<T>>;
+  /** A multipart request that reports its progress: bytes of the files sent so far, of their total. */
+  upload<T = unknown>(req: ApiRequest, onProgress: (done: number, total: number) => void): Promise<BridgeResponse<T>>;
   status(): Promise<BridgeStatus>;
   onJobProgress(listener: (events: JobProgressEvent[]) => void): () => void;
   /** Whether calls can be made now (HTTP needs a token first). */
@@ -35,22 +37,24 @@ export interface Bridge {
   readonly desktop: SandlabDesktopApi | null;
 }
 
-/** A non-2xx answer, with GitLab's message. */
+/** A non-2xx answer. Its message is the API's own (`message` or `error`, verbatim), with the status when the text lacks it. */
 export class ApiCallError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
   ) {
-    super(`${status}: ${describeError(body)}`);
+    const text = describeError(body);
+    super(text.startsWith(String(status)) ? text : `${text} (HTTP ${status})`);
   }
 }
 
 function describeError(body: unknown): string {
-  if (body && typeof body === 'object') {
+  if (body && typeof body === 'object' && !(body instanceof Uint8Array)) {
     const b = body as { message?: unknown; error?: unknown };
-    const m = b.message ?? b.error;
+    const m = b.message ?? b.error ?? body;
     return typeof m === 'string' ? m : JSON.stringify(m);
   }
+  if (body === null || body === undefined || body instanceof Uint8Array) return 'no message';
   return String(body);
 }
 

@@ -5,6 +5,7 @@ import type { MemberRow } from '../core/entities';
 import { type MemberSource, addMember, checkGrant, manageMembersLevel, sourceAccess } from '../core/members';
 import type { User } from '../core/users';
 import { isoTime } from '../core/time';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 /** The pending request of a user on a source. */
 export function findAccessRequest(rc: RequestContext, source: MemberSource, userId: number): MemberRow | undefined {
@@ -63,6 +64,7 @@ export function deleteAccessRequest(rc: RequestContext, source: MemberSource, us
   const me = rc.requireUser();
   const request = findAccessRequest(rc, source, userId);
   if (!request) throw recordNotFound();
+  checkUnmodifiedSince(rc, request.updated_at);
   if (me.id !== userId && sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();
   rc.svc.db.prepare('DELETE FROM members WHERE id = ?').run(request.id);
 }

@@ -15,6 +15,7 @@ import {
   validateBadge,
 } from './badges';
 import { badge, basicBadgeDetails } from './entities';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 /** A badge source: a project, or a group (whose badges render for its first visible project). */
 interface Source {
@@ -135,6 +136,7 @@ export function registerBadgeRoutes(r: Router): void {
       const source = loadSourceForWrite(rc, kind);
       const current = loadBadge(rc, source);
       requireOwnBadge(source, current);
+      checkUnmodifiedSince(rc, current.updated_at);
       deleteBadge(rc.svc, current);
       return undefined;
     });

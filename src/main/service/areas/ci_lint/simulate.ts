@@ -1,10 +1,11 @@
+import { evaluate } from './expression';
+import { fabricateRegexp, looksLikeRegexp } from './re2';
 import type { LintJob, LintResult } from './validator';
 
 /**
  * The pipeline simulation of a dry run (Ci::CreatePipelineService with dry_run: true) for a push
  * to a branch: workflow:rules, then each job's rules or only/except decide which jobs the
- * pipeline gets. Expressions follow Gitlab::Ci::Pipeline::Expression (variables, "strings",
- * /regexps/, null, ==, !=, =~, !~, &&, ||, parentheses).
+ * pipeline gets. Expressions are evaluated by ./expression (GitLab's expression language).
  */
 export interface PushContext {
   ref: string;
@@ -58,136 +59,6 @@ function yamlVariables(v: unknown): Vars {
   return out;
 }
 
-// --- expressions -----------------------------------------------------------------------------
-
-type Token =
-  | { t: 'var'; v: string }
-  | { t: 'str'; v: string }
-  | { t: 're'; v: RegExp }
-  | { t: 'null' }
-  | { t: 'op'; v: '==' | '!=' | '=~' | '!~' | '&&' | '||' }
-  | { t: '(' }
-  | { t: ')' };
-
-function tokenize(src: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < src.length) {
-    const ch = src[i];
-    if (/\s/.test(ch)) {
-      i++;
-      continue;
-    }
-    const two = src.slice(i, i + 2);
-    if (['==', '!=', '=~', '!~', '&&', '||'].includes(two)) {
-      out.push({ t: 'op', v: two as '==' });
-      i += 2;
-    } else if (ch === '(' || ch === ')') {
-      out.push({ t: ch });
-      i++;
-    } else if (ch === '$') {
-      const m = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(src.slice(i));
-      if (!m) throw new Error('bad variable');
-      out.push({ t: 'var', v: m[1] ?? m[2] });
-      i += m[0].length;
-    } else if (ch === '"' || ch === "'") {
-      const end = src.indexOf(ch, i + 1);
-      if (end < 0) throw new Error('unterminated string');
-      out.push({ t: 'str', v: src.slice(i + 1, end) });
-      i = end + 1;
-    } else if (ch === '/') {
-      const m = /^\/((?:\\.|[^/\\])*)\/([a-z]*)/.exec(src.slice(i));
-      if (!m) throw new Error('bad regexp');
-      out.push({ t: 're', v: toRegExp(m[1], m[2]) });
-      i += m[0].length;
-    } else if (src.startsWith('null', i)) {
-      out.push({ t: 'null' });
-      i += 4;
-    } else {
-      throw new Error(`unexpected ${ch}`);
-    }
-  }
-  return out;
-}
-
-function toRegExp(pattern: string, flags: string): RegExp {
-  return new RegExp(pattern, flags.replace(/[^imsu]/g, ''));
-}
-
-type Value = string | null | RegExp | boolean;
-
-/** Evaluates an `if:` expression against the variables; a malformed one is false. */
-export function evaluate(expression: string, vars: Vars): boolean {
-  let tokens: Token[];
-  try {
-    tokens = tokenize(expression);
-  } catch {
-    return false;
-  }
-  let pos = 0;
-  const value = (tok: Token): Value => {
-    if (tok.t === 'var') return vars[tok.v] ?? null;
-    if (tok.t === 'str') return tok.v;
-    if (tok.t === 're') return tok.v;
-    return null;
-  };
-  const truthy = (v: Value): boolean => (typeof v === 'boolean' ? v : v instanceof RegExp ? true : v !== null && v !== '');
-  const match = (l: Value, r: Value): boolean => {
-    // The right side may also be a variable holding "/pattern/flags".
-    const lit = typeof r === 'string' ? /^\/(.*)\/([a-z]*)$/.exec(r) : null;
-    const re = r instanceof RegExp ? r : lit ? toRegExp(lit[1], lit[2]) : null;
-    return !!re && typeof l === 'string' && re.test(l);
-  };
-  const primary = (): Value => {
-    const tok = tokens[pos++];
-    if (!tok) throw new Error('unexpected end');
-    if (tok.t === '(') {
-      const v = or();
-      if (tokens[pos++]?.t !== ')') throw new Error('missing )');
-      return v;
-    }
-    if (tok.t === ')' || tok.t === 'op') throw new Error('unexpected token');
-    const left = value(tok);
-    const next = tokens[pos];
-    if (next?.t === 'op' && ['==', '!=', '=~', '!~'].includes(next.v)) {
-      pos++;
-      const rt = tokens[pos++];
-      if (!rt || rt.t === 'op' || rt.t === '(' || rt.t === ')') throw new Error('missing operand');
-      const right = value(rt);
-      const l = left instanceof RegExp ? left.source : left;
-      if (next.v === '==') return l === (right instanceof RegExp ? right.source : right);
-      if (next.v === '!=') return l !== (right instanceof RegExp ? right.source : right);
-      if (next.v === '=~') return match(left, right);
-      return !match(left, right);
-    }
-    return left;
-  };
-  const and = (): Value => {
-    let v = truthy(primary());
-    while (tokens[pos]?.t === 'op' && (tokens[pos] as { v: string }).v === '&&') {
-      pos++;
-      const r = truthy(primary());
-      v = v && r;
-    }
-    return v;
-  };
-  const or = (): Value => {
-    let v = truthy(and());
-    while (tokens[pos]?.t === 'op' && (tokens[pos] as { v: string }).v === '||') {
-      pos++;
-      const r = truthy(and());
-      v = v || r;
-    }
-    return v;
-  };
-  try {
-    const v = truthy(or());
-    return pos === tokens.length ? v : false;
-  } catch {
-    return false;
-  }
-}
-
 // --- rules and only/except -----------------------------------------------------------------------
 
 function globToRegExp(glob: string): RegExp {
@@ -225,8 +96,7 @@ function matchingRule(rules: unknown[], vars: Vars, files: string[]): Record<str
 function refMatches(spec: unknown, ref: string): boolean {
   if (typeof spec !== 'string') return false;
   if (spec === 'branches' || spec === 'pushes') return true;
-  const re = /^\/(.*)\/([a-z]*)$/.exec(spec);
-  if (re) return toRegExp(re[1], re[2]).test(ref);
+  if (looksLikeRegexp(spec)) return !!fabricateRegexp(spec)?.test(ref);
   return spec === ref;
 }
 

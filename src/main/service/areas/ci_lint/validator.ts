@@ -1,5 +1,9 @@
-import { LineCounter, Scalar, parseDocument, stringify, isPair, isScalar, isSeq, visit, type Document } from 'yaml';
+import { LineCounter, Scalar, parseDocument, stringify, isMap, isPair, isScalar, isSeq, visit, type Document } from 'yaml';
+import { EntryConfigError } from './entries/framework';
+import { Bridge, Job, jobType } from './entries/jobs';
+import { Root } from './entries/root';
 import * as K from './keywords';
+import { type NormalizedJob, injectEdgeStages, logicalError, normalizeJobs, pipelineStages } from './processor';
 
 /**
  * A GitLab CI configuration validator (Gitlab::Ci::YamlProcessor and Gitlab::Ci::Config::Entry):
@@ -74,34 +78,57 @@ export function lintCiConfig(content: string | null | undefined, ctx: LintContex
   let config: Hash;
   const includes: IncludeEntry[] = [];
   const warnings: string[] = [];
+  const load: LoadState = { nonSymbolKeys: new Set() };
   try {
-    config = loadYaml(content);
-    config = expandIncludes(config, ctx, includes, warnings, new Set(), 0);
+    config = loadYaml(content, load);
+    config = expandIncludes(config, ctx, includes, warnings, new Set(), 0, load);
     config = expandExtends(config);
     config = resolveReferences(config);
+    config = injectEdgeStages(config);
   } catch (err) {
     if (err instanceof ConfigError) return failure([err.message], warnings);
     throw err;
   }
-  const structure = new StructureCheck(config);
-  structure.run();
-  warnings.push(...structure.warnings);
-  if (structure.errors.length) return failure(structure.errors, warnings);
-  const logical = logicalError(structure);
+  // Gitlab::Ci::Config: the entry tree checks every keyword's value...
+  const root = Root.fromConfig(config, { non_symbol_keys: load.nonSymbolKeys });
+  try {
+    root.compose();
+  } catch (err) {
+    if (err instanceof EntryConfigError) return failure([err.message], warnings);
+    throw err;
+  }
+  warnings.push(...root.warnings());
+  const errors = root.errors();
+  if (errors.length) return failure(errors, warnings);
+  // ...then YamlProcessor's logical validations run on the normalized jobs.
+  const stages = pipelineStages(config);
+  const jobs = normalizeJobs(visibleJobs(config));
+  const logical = logicalError(stages, jobs);
   if (logical) return failure([logical], warnings);
+  const workflowRules = isHash(config.workflow) && config.workflow.rules !== undefined && config.workflow.rules !== null;
   return {
     valid: true,
     errors: [],
     warnings,
     merged_yaml: dumpYaml(config),
     includes,
-    jobs: structure.lintJobs(),
+    jobs: lintJobs(config, stages, jobs, workflowRules),
     pipeline: {
       variables: config.variables,
       workflowRules: isHash(config.workflow) ? config.workflow.rules : undefined,
-      jobs: Object.fromEntries(structure.jobs.map((j) => [j.name, { rules: j.config.rules, variables: j.config.variables }])),
+      jobs: Object.fromEntries(jobs.map((j) => [j.name, { rules: j.config.rules, variables: j.config.variables }])),
     },
   };
+}
+
+/** The jobs and bridges of a configuration, in order (Entry::Jobs, visible types only). */
+function visibleJobs(config: Hash): [string, Hash, 'job' | 'bridge'][] {
+  return Object.entries(config).flatMap(([name, value]): [string, Hash, 'job' | 'bridge'][] => {
+    const type = jobType(name, value);
+    if (type === Job) return [[name, value as Hash, 'job']];
+    if (type === Bridge) return [[name, value as Hash, 'bridge']];
+    return [];
+  });
 }
 
 // --- loading -----------------------------------------------------------------------------------
@@ -115,8 +142,13 @@ const YAML_PROBLEMS: Record<string, string> = {
   BAD_DIRECTIVE: 'found unknown directive name while scanning a directive',
 };
 
+/** What loading learns beyond the values: the top-level keys YAML wrote as numbers, booleans or null. */
+interface LoadState {
+  nonSymbolKeys: Set<string>;
+}
+
 /** Loads one YAML document as GitLab does: a mapping, Ruby-symbol keys (`:job:`) read as names. */
-export function loadYaml(content: string): Hash {
+export function loadYaml(content: string, load?: LoadState): Hash {
   const lines = new LineCounter();
   const doc = parseDocument(content, { uniqueKeys: false, merge: true, prettyErrors: false, lineCounter: lines });
   const err = doc.errors[0];
@@ -131,6 +163,11 @@ export function loadYaml(content: string): Hash {
   }
   stripSymbolKeys(doc);
   markReferences(doc);
+  if (load && isMap(doc.contents)) {
+    for (const pair of doc.contents.items) {
+      if (isScalar(pair.key) && typeof pair.key.value !== 'string') load.nonSymbolKeys.add(pair.key.value === null ? '' : String(pair.key.value));
+    }
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 1000 });
@@ -244,7 +281,7 @@ export function dumpYaml(config: Hash): string {
 
 const MAX_INCLUDES = 150;
 
-function expandIncludes(config: Hash, ctx: LintContext, out: IncludeEntry[], warnings: string[], seen: Set<string>, depth: number): Hash {
+function expandIncludes(config: Hash, ctx: LintContext, out: IncludeEntry[], warnings: string[], seen: Set<string>, depth: number, load?: LoadState): Hash {
   const raw = config.include;
   if (raw === undefined) return config;
   const { include: _drop, ...rest } = config;
@@ -273,12 +310,12 @@ function expandIncludes(config: Hash, ctx: LintContext, out: IncludeEntry[], war
       seen.add(path);
       let loaded: Hash;
       try {
-        loaded = loadYaml(text);
+        loaded = loadYaml(text, load);
       } catch (err) {
         if (err instanceof ConfigError) throw new ConfigError(`Included file \`${shown}\` does not have valid YAML syntax!`);
         throw err;
       }
-      merged = deepMerge(merged, expandIncludes(loaded, ctx, out, warnings, seen, depth + 1));
+      merged = deepMerge(merged, expandIncludes(loaded, ctx, out, warnings, seen, depth + 1, load));
     }
   }
   return deepMerge(merged, rest);
@@ -351,414 +388,10 @@ function expandExtends(config: Hash): Hash {
   return out;
 }
 
-// --- structure (Gitlab::Ci::Config::Entry) -----------------------------------------------------
+// --- lint result jobs (Gitlab::Ci::Lint#yaml_processor_result_to_jobs) -----------------------------
 
-type JobKind = 'job' | 'bridge' | 'hidden';
-
-/** Entry::Job#pages_job?: named `pages` (unless `pages: false`) or carrying a `pages:` setting. */
-function isPagesJob(name: string, job: Hash): boolean {
-  if (name === 'pages') return job.pages !== false;
-  return job.pages === true || isHash(job.pages);
-}
-
-function jobKind(name: string, value: unknown): JobKind | null {
-  if (name.startsWith('.')) return 'hidden';
-  if (!isHash(value)) return null;
-  if ('trigger' in value) return 'bridge';
-  if ('script' in value || 'run' in value) return 'job';
-  return null;
-}
-
-interface NormalizedJob {
-  name: string;
-  kind: 'job' | 'bridge';
-  config: Hash;
-  stage: string;
-}
-
-/** Entry::Commands: a string or nested arrays of strings, flattened. */
-function commands(v: unknown, depth = 0): string[] | null {
-  if (isString(v)) return [v];
-  if (!Array.isArray(v) || depth >= K.MAX_SCRIPT_NESTING) return null;
-  const out: string[] = [];
-  for (const x of v) {
-    const c = commands(x, depth + 1);
-    if (!c) return null;
-    out.push(...c);
-  }
-  return out;
-}
-
-const COMMANDS_MESSAGE = `config should be a string or a nested array of strings up to ${K.MAX_SCRIPT_NESTING} levels deep`;
-const STAGES_MESSAGE = `config should be an array of strings or a nested array of strings up to ${K.MAX_SCRIPT_NESTING} levels deep`;
-const ENVIRONMENT_NAME = /^[a-zA-Z0-9 \-_/${}.]+$/;
-const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
-const DURATION = /^\s*(\d+(\.\d+)?\s*(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|wk|wks|week|weeks|mo|mos|month|months|y|yr|yrs|year|years)?\s*(and\s*)?,?\s*)+$/i;
-const UNIT_SECONDS: [RegExp, number][] = [
-  [/^(s|sec|secs|second|seconds)$/i, 1], [/^(m|min|mins|minute|minutes)$/i, 60], [/^(h|hr|hrs|hour|hours)$/i, 3600],
-  [/^(d|day|days)$/i, 86400], [/^(w|wk|wks|week|weeks)$/i, 604800], [/^(mo|mos|month|months)$/i, 2592000], [/^(y|yr|yrs|year|years)$/i, 31536000],
-];
-
-/** ChronicDuration-style "1 week", "1h 30m", "90" (seconds); null when not a duration. */
-export function durationSeconds(v: unknown): number | null {
-  if (!isString(v) || !v.trim() || !DURATION.test(v)) return null;
-  let total = 0;
-  for (const m of v.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)?/gi)) {
-    const unit = m[2] && m[2].toLowerCase() !== 'and' ? m[2] : 's';
-    const factor = UNIT_SECONDS.find(([re]) => re.test(unit))?.[1];
-    if (factor === undefined) return null;
-    total += Number(m[1]) * factor;
-  }
-  return total;
-}
-
-const isCacheKey = (v: unknown): boolean => isString(v) || isHash(v);
-
-class StructureCheck {
-  errors: string[] = [];
-  warnings: string[] = [];
-  stages: string[] = [];
-  jobs: NormalizedJob[] = [];
-  private defaults: Hash = {};
-  private workflowRules = false;
-
-  constructor(readonly config: Hash) {}
-
-  /** Entry::Validator#messages: "<location> <message>", lower-cased. */
-  private err(location: string, message: string): void {
-    this.errors.push(`${location} ${message}`.toLowerCase());
-  }
-
-  run(): void {
-    const c = this.config;
-    const jobKeys = Object.keys(c).filter(
-      (k) => !K.RESERVED_ROOT_KEYS.includes(k) && (jobKind(k, c[k]) !== null || !K.ROOT_KEYS.includes(k)),
-    );
-    // Root entries, in GitLab's declaration order (Entry::Root).
-    const root = { ...c };
-    for (const k of jobKeys) delete root[k];
-    if (root.default !== undefined) this.checkDefault(root.default);
-    if (root.before_script !== undefined && commands(root.before_script) === null) this.err('before_script', COMMANDS_MESSAGE);
-    if (root.image !== undefined) this.checkImage('image', root.image);
-    if (root.services !== undefined) this.checkServices('services', root.services);
-    if (root.after_script !== undefined && commands(root.after_script) === null) this.err('after_script', COMMANDS_MESSAGE);
-    if (root.variables !== undefined) this.checkVariables('variables', root.variables, ['value', 'description', 'expand', 'options']);
-    this.stages = ['.pre', ...K.DEFAULT_STAGES, '.post'];
-    if (root.stages !== undefined) {
-      const list = root.stages === null ? [] : Array.isArray(root.stages) ? commands(root.stages) : null;
-      if (!list) this.err('stages', STAGES_MESSAGE);
-      else this.stages = ['.pre', ...list.filter((x) => x !== '.pre' && x !== '.post'), '.post'];
-    }
-    if (root.cache !== undefined) this.checkCache('cache', root.cache);
-    if (root.workflow !== undefined) this.checkWorkflow(root.workflow);
-    this.defaults = {
-      ...(root.before_script !== undefined ? { before_script: root.before_script } : {}),
-      ...(root.after_script !== undefined ? { after_script: root.after_script } : {}),
-      ...(root.image !== undefined ? { image: root.image } : {}),
-      ...(root.services !== undefined ? { services: root.services } : {}),
-      ...(root.cache !== undefined ? { cache: root.cache } : {}),
-      ...(isHash(root.default) ? root.default : {}),
-    };
-    this.checkJobs(jobKeys);
-  }
-
-  private checkDefault(value: unknown): void {
-    if (!isHash(value)) return this.err('default', 'config should be a hash');
-    const unknown = Object.keys(value).filter((k) => !K.DEFAULT_KEYS.includes(k));
-    if (unknown.length) this.err('default', `config contains unknown keys: ${unknown.join(', ')}`);
-    this.checkShared('default', value);
-  }
-
-  /** Keys a job and `default` share: scripts, image, services, cache, tags, artifacts, timeout. */
-  private checkShared(loc: string, v: Hash): void {
-    for (const key of ['before_script', 'after_script']) {
-      if (v[key] !== undefined && commands(v[key]) === null) this.err(`${loc}:${key}`, COMMANDS_MESSAGE);
-    }
-    if (v.image !== undefined) this.checkImage(`${loc}:image`, v.image);
-    if (v.services !== undefined) this.checkServices(`${loc}:services`, v.services);
-    if (v.cache !== undefined) this.checkCache(`${loc}:cache`, v.cache);
-    if (v.tags !== undefined) {
-      if (!isStringArray(v.tags)) this.err(`${loc}:tags`, 'config should be an array of strings');
-      else if (v.tags.length > K.TAGS_LIMIT) this.err(`${loc}:tags`, `config must be less than the limit of ${K.TAGS_LIMIT} tags`);
-    }
-    if (v.artifacts !== undefined) this.checkArtifacts(`${loc}:artifacts`, v.artifacts);
-    if (v.timeout !== undefined && durationSeconds(v.timeout) === null) this.err(`${loc}:timeout`, 'config should be a duration');
-    if (v.interruptible !== undefined && typeof v.interruptible !== 'boolean') this.err(`${loc}:interruptible`, 'config should be a boolean value');
-  }
-
-  private checkImage(loc: string, v: unknown): void {
-    if (!isString(v) && !isHash(v)) this.err(loc, 'config should be a hash or a string');
-  }
-
-  private checkServices(loc: string, v: unknown): void {
-    if (!Array.isArray(v)) return this.err(loc, 'config should be a array');
-    for (const svc of v) if (!isString(svc) && !isHash(svc)) this.err(`${loc}:service`, 'config should be a hash or a string');
-  }
-
-  private checkCache(loc: string, v: unknown): void {
-    for (const cache of Array.isArray(v) ? v : [v]) {
-      if (!isHash(cache)) {
-        this.err(loc, 'config should be a hash');
-        continue;
-      }
-      const bad = Object.keys(cache).filter((k) => !K.CACHE_KEYS.includes(k));
-      if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
-      if (cache.key !== undefined && !isCacheKey(cache.key)) this.err(`${loc}:key`, 'should be a hash, a string or a symbol');
-      if (cache.paths !== undefined && !isStringArray(cache.paths)) this.err(`${loc}:paths`, 'config should be an array of strings');
-      if (cache.untracked !== undefined && typeof cache.untracked !== 'boolean') this.err(`${loc}:untracked`, 'config should be a boolean value');
-    }
-  }
-
-  private checkArtifacts(loc: string, v: unknown): void {
-    if (!isHash(v)) return this.err(loc, 'config should be a hash');
-    const bad = Object.keys(v).filter((k) => !K.ARTIFACTS_KEYS.includes(k));
-    if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
-    if (v.name !== undefined && !isString(v.name)) this.err(loc, 'name should be a string');
-    if (v.untracked !== undefined && typeof v.untracked !== 'boolean') this.err(loc, 'untracked should be a boolean value');
-    if (v.paths !== undefined && !isStringArray(v.paths)) this.err(loc, 'paths should be an array of strings');
-    if (v.exclude !== undefined && !isStringArray(v.exclude)) this.err(loc, 'exclude should be an array of strings');
-    if (v.when !== undefined && !K.ARTIFACTS_WHEN.includes(v.when as string)) this.err(loc, `when should be one of: ${K.ARTIFACTS_WHEN.join(', ')}`);
-    if (v.expire_in !== undefined && v.expire_in !== 'never' && durationSeconds(v.expire_in) === null) this.err(loc, 'expire in should be a duration');
-  }
-
-  private checkVariables(location: string, value: unknown, dataKeys: string[]): void {
-    if (!isHash(value)) return this.err(location, 'config should be a hash');
-    for (const [k, v] of Object.entries(value)) {
-      if (isHash(v)) {
-        const bad = Object.keys(v).filter((x) => !dataKeys.includes(x));
-        if (bad.length) this.err(`${location}:${k}`, `config uses invalid data keys: ${bad.join(', ')}`);
-      } else if (!(isString(v) || typeof v === 'number' || typeof v === 'boolean' || v === null)) {
-        // Entry::Variable's unknown strategy reports this message without a location.
-        this.errors.push('variable definition must be either a string or a hash');
-      }
-    }
-  }
-
-  private checkWorkflow(value: unknown): void {
-    if (!isHash(value)) return this.err('workflow', 'config should be a hash');
-    const unknown = Object.keys(value).filter((k) => !K.WORKFLOW_KEYS.includes(k));
-    if (unknown.length) this.err('workflow', `config contains unknown keys: ${unknown.join(', ')}`);
-    if (value.name !== undefined && !isString(value.name)) this.err('workflow', 'name should be a string');
-    if (value.rules !== undefined && value.rules !== null) {
-      this.workflowRules = true;
-      if (!Array.isArray(value.rules)) this.err('workflow:rules', 'config should be an array of hashes');
-      else this.checkRuleList('workflow:rules', value.rules, K.WORKFLOW_RULE_KEYS, K.WORKFLOW_RULE_WHEN);
-    }
-  }
-
-  private checkRuleList(location: string, rules: unknown[], keys: string[], whens: string[]): void {
-    for (const rule of rules.flat(K.MAX_SCRIPT_NESTING)) {
-      if (!isHash(rule)) {
-        this.err(`${location}:rule`, 'config should be a hash');
-        continue;
-      }
-      const unknown = Object.keys(rule).filter((k) => !keys.includes(k));
-      if (unknown.length) this.err(`${location}:rule`, `config contains unknown keys: ${unknown.join(', ')}`);
-      if (rule.if !== undefined && !isString(rule.if)) this.err(`${location}:rule`, 'if should be a string');
-      if (rule.when !== undefined && rule.when !== null && !whens.includes(rule.when as string)) {
-        this.err(`${location}:rule`, `when unknown value: ${String(rule.when)}`);
-      }
-      if (rule.changes !== undefined && !isStringArray(rule.changes) && !isHash(rule.changes)) {
-        this.err(`${location}:rule:changes`, 'should be an array or a hash');
-      }
-    }
-  }
-
-  private checkJobs(jobKeys: string[]): void {
-    const c = this.config;
-    const unmatched = jobKeys.filter((k) => jobKind(k, c[k]) === null);
-    for (const name of unmatched) {
-      // ActiveModel humanizes the key; Entry::Validator puts the underscores back.
-      const message = `jobs ${name.replace(/_/g, ' ')} config should implement the script:, run:, or trigger: keyword`.toLowerCase();
-      this.errors.push(message.replace(/jobs ([a-z\s]+) config should implement/, (_, n: string) => `jobs ${n.replace(/ /g, '_')} config should implement`));
-    }
-    const visible = jobKeys.filter((k) => {
-      const kind = jobKind(k, c[k]);
-      return kind === 'job' || kind === 'bridge';
-    });
-    if (!visible.length) this.err('jobs', 'config should contain at least one visible job');
-    for (const name of visible) this.checkJob(name, c[name] as Hash, jobKind(name, c[name]) as 'job' | 'bridge');
-  }
-
-  private checkJob(name: string, job: Hash, kind: 'job' | 'bridge'): void {
-    const loc = name === '' ? 'jobs:job' : `jobs:${name}`;
-    // The job's own validations (Entry::Job, Processable)...
-    const allowed = kind === 'job' ? K.JOB_KEYS : K.BRIDGE_KEYS;
-    const unknown = Object.keys(job).filter((k) => !allowed.includes(k));
-    if (unknown.length) this.err(loc, `config contains unknown keys: ${unknown.join(', ')}`);
-    if (name === '') this.err(loc, "name can't be blank");
-    if (name.length > 255) this.err(loc, 'name is too long (maximum is 255 characters)');
-    const hasRules = job.rules !== undefined && job.rules !== null;
-    if (hasRules) {
-      const clash = ['only', 'except', 'start_in'].filter((k) => job[k] !== undefined && job[k] !== null);
-      if (clash.length) this.err(loc, `config key may not be used with \`rules\`: ${clash.join(', ')}`);
-    }
-    if (job.extends !== undefined && !isString(job.extends) && !isStringArray(job.extends)) this.err(loc, 'extends should be an array of strings or a string');
-    if (hasRules && !Array.isArray(job.rules)) this.err(loc, 'rules should be an array containing hashes and arrays of hashes');
-    if (job.resource_group !== undefined && !isString(job.resource_group)) this.err(loc, 'resource group should be a string');
-    if (kind === 'job') {
-      if ('script' in job && 'run' in job) this.err(loc, 'config these keys cannot be used together: script, run');
-      if ('script' in job && (job.script === null || commands(job.script)?.length === 0)) this.err(loc, "script can't be blank");
-      if (job.when !== undefined && job.when !== null && !K.JOB_WHEN.includes(job.when as string)) {
-        this.err(loc, `when should be one of: ${K.JOB_WHEN.join(', ')}`);
-      }
-      if (job.dependencies !== undefined && job.dependencies !== null && !isStringArray(job.dependencies)) {
-        this.err(loc, 'dependencies should be an array of strings');
-      }
-      if (job.allow_failure !== undefined && job.allow_failure !== null && typeof job.allow_failure !== 'boolean' && !isHash(job.allow_failure)) {
-        this.err(loc, 'allow failure should be a hash or a boolean value');
-      }
-      if (job.when === 'delayed' && durationSeconds(job.start_in) === null) this.err(loc, 'start in should be a duration');
-      else if (job.when === 'delayed' && (durationSeconds(job.start_in) ?? 0) > 604800) this.err(loc, 'start in should not exceed the limit');
-      if (job.start_in !== undefined && job.start_in !== null && (hasRules || job.when !== 'delayed')) this.err(loc, 'start in must be blank');
-      if (job.publish !== undefined && !isPagesJob(name, job)) this.err(loc, 'publish can only be used within a `pages` job');
-    }
-    // ...then its entries.
-    if (kind === 'job') {
-      if (job.script !== undefined && job.script !== null && commands(job.script) === null) this.err(`${loc}:script`, COMMANDS_MESSAGE);
-      this.checkShared(loc, job);
-      if (job.parallel !== undefined) this.checkParallel(`${loc}:parallel`, job.parallel);
-    }
-    if (job.stage !== undefined && !isString(job.stage)) this.err(`${loc}:stage`, 'config should be a string');
-    if (job.type !== undefined && !isString(job.type)) this.err(`${loc}:type`, 'config should be a string');
-    if (job.variables !== undefined && job.variables !== null) this.checkVariables(`${loc}:variables`, job.variables, ['value', 'expand']);
-    if (job.environment !== undefined && job.environment !== null) this.checkEnvironment(`${loc}:environment`, job.environment);
-    if (isHash(job.allow_failure)) {
-      const bad = Object.keys(job.allow_failure).filter((k) => !K.ALLOW_FAILURE_KEYS.includes(k));
-      if (bad.length) this.err(`${loc}:allow_failure`, `config contains unknown keys: ${bad.join(', ')}`);
-      const codes = job.allow_failure.exit_codes;
-      if (codes !== undefined && !Number.isInteger(codes) && !(Array.isArray(codes) && codes.every((x) => Number.isInteger(x)))) {
-        this.err(`${loc}:allow_failure`, 'exit codes should be an array of integers or an integer');
-      }
-    }
-    if (Array.isArray(job.rules)) this.checkRuleList(`${loc}:rules`, job.rules, K.RULE_KEYS, K.RULE_WHEN);
-    for (const key of ['only', 'except']) if (job[key] !== undefined && job[key] !== null) this.checkPolicy(`${loc}:${key}`, job[key]);
-    if (job.needs !== undefined && job.needs !== null) this.checkNeeds(`${loc}:needs`, job.needs);
-    if (kind === 'bridge' && !isString(job.trigger) && !isHash(job.trigger)) this.err(`${loc}:trigger`, 'has to be either a string or a hash');
-    if (Array.isArray(job.rules) && !this.workflowRules) {
-      const last = job.rules[job.rules.length - 1] as unknown;
-      if (isHash(last) && Object.keys(last).length === 1 && 'when' in last && last.when !== 'never') {
-        this.warnings.push(`${loc} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - ${K.PIPELINE_WARNING_DOCS}`);
-      }
-    }
-    const stage = isString(job.stage) ? job.stage : isString(job.type) ? job.type : K.DEFAULT_JOB_STAGE;
-    this.jobs.push({ name, kind, config: job, stage });
-  }
-
-  private checkParallel(loc: string, v: unknown): void {
-    if (Number.isInteger(v)) {
-      if ((v as number) < 1) this.err(loc, 'config must be greater than or equal to 1');
-      else if ((v as number) > 200) this.err(loc, 'config must be less than or equal to 200');
-    } else if (isHash(v)) {
-      if (v.matrix === undefined) this.err(loc, 'config missing required keys: matrix');
-    } else this.err(loc, 'should be an integer or a hash');
-  }
-
-  private checkEnvironment(loc: string, env: unknown): void {
-    if (!isString(env) && !isHash(env)) return this.err(loc, 'config should be a hash or a string');
-    const name = isString(env) ? env : env.name;
-    if (isHash(env)) {
-      const bad = Object.keys(env).filter((k) => !K.ENVIRONMENT_KEYS.includes(k));
-      if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
-    }
-    if (name === undefined || name === null || name === '') this.err(loc, "name can't be blank");
-    else if (!isString(name)) this.err(loc, 'name has to be a string');
-    else if (!ENVIRONMENT_NAME.test(name) || name.startsWith('/') || name.endsWith('/')) this.err(loc, `name ${ENVIRONMENT_NAME_MESSAGE}`);
-    if (isHash(env)) {
-      if (env.action !== undefined && !K.ENVIRONMENT_ACTIONS.includes(env.action as string)) {
-        this.err(loc, `action should be ${K.ENVIRONMENT_ACTIONS.slice(0, -1).join(', ')}, or ${K.ENVIRONMENT_ACTIONS[K.ENVIRONMENT_ACTIONS.length - 1]}`);
-      }
-      if (env.url !== undefined && !isString(env.url)) this.err(loc, 'url should be a string');
-      if (env.on_stop !== undefined && !isString(env.on_stop)) this.err(loc, 'on stop should be a string');
-    }
-  }
-
-  private checkPolicy(loc: string, value: unknown): void {
-    if (Array.isArray(value)) {
-      if (!isStringArray(value)) this.err(loc, 'config should be an array of strings or regular expressions using re2 syntax');
-      return;
-    }
-    if (isHash(value)) {
-      const bad = Object.keys(value).filter((k) => !K.POLICY_KEYS.includes(k));
-      if (bad.length) this.err(loc, `config contains unknown keys: ${bad.join(', ')}`);
-      if (value.refs !== undefined && !isStringArray(value.refs)) this.err(loc, 'refs should be an array of strings or regular expressions using re2 syntax');
-      if (value.changes !== undefined && !isStringArray(value.changes) && !isHash(value.changes)) this.err(loc, 'changes should be an array of strings');
-      if (value.variables !== undefined && !isStringArray(value.variables)) this.err(loc, 'variables should be an array of strings');
-      return;
-    }
-    // Entry::Policy::UnknownStrategy
-    this.errors.push(`${loc} has to be either an array of conditions or a hash`);
-  }
-
-  private checkNeeds(loc: string, value: unknown): void {
-    const list = Array.isArray(value) ? value : isHash(value) || isString(value) ? [value] : null;
-    if (!list) return this.err(loc, 'config can only be a hash or an array');
-    for (const need of list) {
-      if (isString(need)) continue;
-      if (!isHash(need)) {
-        this.err(`${loc}:need`, 'has an unsupported type');
-        continue;
-      }
-      const bad = Object.keys(need).filter((k) => !K.NEED_KEYS.includes(k));
-      if (bad.length) this.err(`${loc}:need`, `config contains unknown keys: ${bad.join(', ')}`);
-      if (!isString(need.job)) this.err(`${loc}:need`, 'job config should be a string');
-      if (need.artifacts !== undefined && typeof need.artifacts !== 'boolean') this.err(`${loc}:need`, 'artifacts should be a boolean value');
-      if (need.optional !== undefined && typeof need.optional !== 'boolean') this.err(`${loc}:need`, 'optional should be a boolean value');
-    }
-  }
-
-  /** Needs that name jobs of this pipeline: [{name, artifacts, optional}]. */
-  needsOf(job: NormalizedJob): { name: string; artifacts: boolean; optional: boolean }[] | null {
-    const raw = job.config.needs;
-    if (raw === undefined || raw === null) return null;
-    const list = Array.isArray(raw) ? raw : [raw];
-    return list.flatMap((n) => {
-      if (isString(n)) return [{ name: n, artifacts: true, optional: false }];
-      if (isHash(n) && isString(n.job) && n.project === undefined && n.pipeline === undefined) {
-        return [{ name: n.job, artifacts: n.artifacts !== false, optional: n.optional === true }];
-      }
-      return [];
-    });
-  }
-
-  private inherited(job: NormalizedJob, key: string): unknown {
-    if (job.config[key] !== undefined) return job.config[key];
-    const inherit = job.config.inherit;
-    const defaultInherit = isHash(inherit) ? inherit.default : undefined;
-    if (defaultInherit === false) return undefined;
-    if (Array.isArray(defaultInherit) && !defaultInherit.includes(key)) return undefined;
-    return this.defaults[key];
-  }
-
-  /** The `jobs` of the lint result, stage by stage (Gitlab::Ci::Lint#yaml_processor_result_to_jobs). */
-  lintJobs(): LintJob[] {
-    const out: LintJob[] = [];
-    for (const stage of this.stages) {
-      for (const job of this.jobs) {
-        if (job.stage !== stage) continue;
-        const c = job.config;
-        const hasRules = c.rules !== undefined && c.rules !== null;
-        const when = isString(c.when) ? c.when : 'on_success';
-        const env = c.environment;
-        out.push({
-          name: job.name,
-          stage,
-          before_script: job.kind === 'job' ? (commands(this.inherited(job, 'before_script')) ?? []) : [],
-          script: job.kind === 'job' ? (commands(c.script) ?? []) : [],
-          after_script: job.kind === 'job' ? (commands(this.inherited(job, 'after_script')) ?? []) : [],
-          tag_list: (this.inherited(job, 'tags') as string[] | undefined) ?? [],
-          only: policy(c.only) ?? (hasRules || this.workflowRules ? null : { refs: ['branches', 'tags'] }),
-          except: policy(c.except),
-          environment: isString(env) ? env : isHash(env) && isString(env.name) ? env.name : null,
-          when,
-          allow_failure: typeof c.allow_failure === 'boolean' ? c.allow_failure : isHash(c.allow_failure) ? false : when === 'manual',
-          needs: this.needsOf(job),
-        });
-      }
-    }
-    return out;
-  }
-}
+/** Entry::Commands#value */
+const commands = (v: unknown): string[] => (v === undefined || v === null ? [] : ([v].flat(Infinity) as string[]));
 
 function policy(v: unknown): unknown {
   if (v === undefined || v === null) return null;
@@ -766,92 +399,40 @@ function policy(v: unknown): unknown {
   return v;
 }
 
-// --- logical rules (YamlProcessor#run_logical_validations!): the first failure is reported -----
-
-function logicalError(s: StructureCheck): string | null {
-  const byName = new Map(s.jobs.map((j) => [j.name, j]));
-  const stageIndex = (name: string): number => s.stages.indexOf(byName.get(name)?.stage ?? '');
-  for (const job of s.jobs) {
-    if (!s.stages.includes(job.stage)) {
-      return `${job.name} job: chosen stage ${job.stage} does not exist; available stages are ${s.stages.join(', ')}`;
-    }
-  }
-  for (const job of s.jobs) {
-    const deps = job.config.dependencies;
-    for (const dep of isStringArray(deps) ? deps : []) {
-      if (!byName.has(dep)) return `${job.name} job: undefined dependency: ${dep}`;
-      if (stageIndex(dep) > stageIndex(job.name)) return `${job.name} job: dependency ${dep} is not defined in current or prior stages`;
-    }
-    const needs = s.needsOf(job) ?? [];
-    for (const need of needs) {
-      if (!byName.has(need.name)) {
-        if (need.optional) continue;
-        return `${job.name} job: undefined need: ${need.name}`;
-      }
-      if (stageIndex(need.name) > stageIndex(job.name)) return `${job.name} job: need ${need.name} is not defined in current or prior stages`;
-    }
-    const counts = new Map<string, number>();
-    for (const n of needs) counts.set(n.name, (counts.get(n.name) ?? 0) + 1);
-    const dup = [...counts].filter(([, n]) => n > 1).map(([k]) => k);
-    if (dup.length) return `${job.name} has the following needs duplicated: ${dup.join(', ')}.`;
-    if (isStringArray(deps) && job.config.needs !== undefined) {
-      const missing = deps.filter((d) => !needs.some((n) => n.name === d));
-      if (missing.length) return `jobs:${job.name} dependencies the ${missing.join(', ')} should be part of needs`;
-    }
-    const env = job.config.environment;
-    if (isHash(env) && isString(env.on_stop)) {
-      const stop = byName.get(env.on_stop);
-      if (!stop) return `${job.name} job: on_stop job ${env.on_stop} is not defined`;
-      const stopEnv = stop.config.environment;
-      if (stopEnv === undefined) return `${job.name} job: on_stop job ${env.on_stop} does not have environment defined`;
-      const stopName = isString(stopEnv) ? stopEnv : isHash(stopEnv) ? stopEnv.name : undefined;
-      if (stopName !== env.name) return `${job.name} job: on_stop job ${env.on_stop} have different environment name`;
-      if (!isHash(stopEnv) || stopEnv.action !== 'stop') return `${job.name} job: on_stop job ${env.on_stop} needs to have action stop defined`;
-    }
-  }
-  return circularNeeds(s, byName);
-}
-
-/**
- * Ci::YamlProcessor::Dag: Ruby's TSort over `needs`, in job order. A job needing itself is a
- * "self-dependency"; otherwise the first strongly connected component of several jobs, in the
- * order Tarjan's stack holds them.
- */
-function circularNeeds(s: StructureCheck, byName: Map<string, NormalizedJob>): string | null {
-  const children = (name: string): string[] => {
-    const job = byName.get(name);
-    return job ? (s.needsOf(job) ?? []).map((n) => n.name).filter((n) => byName.has(n)) : [];
+/** The `jobs` of the lint result, stage by stage, with what they inherit from `default:` (or the top level). */
+function lintJobs(config: Hash, stages: string[], jobs: NormalizedJob[], workflowRules: boolean): LintJob[] {
+  const defaults: Hash = {};
+  for (const key of ['before_script', 'after_script', 'image', 'services', 'cache']) if (config[key] !== undefined) defaults[key] = config[key];
+  Object.assign(defaults, isHash(config.default) ? config.default : {});
+  const inherited = (job: NormalizedJob, key: string): unknown => {
+    if (job.config[key] !== undefined) return job.config[key];
+    const inherit = isHash(job.config.inherit) ? job.config.inherit.default : undefined;
+    if (inherit === false || (Array.isArray(inherit) && !inherit.includes(key))) return undefined;
+    return defaults[key];
   };
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  let counter = 0;
-  const strongConnect = (v: string): string | null => {
-    index.set(v, counter);
-    low.set(v, counter);
-    counter++;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of children(v)) {
-      if (w === v) return `self-dependency: ${v}`;
-      if (!index.has(w)) {
-        const found = strongConnect(w);
-        if (found) return found;
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+  const out: LintJob[] = [];
+  for (const stage of stages) {
+    for (const job of jobs) {
+      if (job.stage !== stage) continue;
+      const c = job.config;
+      const hasRules = c.rules !== undefined && c.rules !== null;
+      const when = isString(c.when) ? c.when : 'on_success';
+      const env = c.environment;
+      out.push({
+        name: job.name,
+        stage,
+        before_script: job.kind === 'job' ? commands(inherited(job, 'before_script')) : [],
+        script: job.kind === 'job' ? commands(c.script) : [],
+        after_script: job.kind === 'job' ? commands(inherited(job, 'after_script')) : [],
+        tag_list: (inherited(job, 'tags') as string[] | undefined) ?? [],
+        only: policy(c.only) ?? (hasRules || workflowRules ? null : { refs: ['branches', 'tags'] }),
+        except: policy(c.except),
+        environment: isString(env) ? env : isHash(env) && isString(env.name) ? env.name : null,
+        when,
+        allow_failure: typeof c.allow_failure === 'boolean' ? c.allow_failure : isHash(c.allow_failure) ? false : when === 'manual',
+        needs: job.needs?.map(({ name, artifacts, optional }) => ({ name, artifacts, optional })) ?? null,
+      });
     }
-    if (low.get(v) === index.get(v)) {
-      const component = stack.splice(stack.indexOf(v));
-      for (const c of component) onStack.delete(c);
-      if (component.length > 1) return `topological sort failed: ${JSON.stringify(component).replace(/","/g, '", "')}`;
-    }
-    return null;
-  };
-  for (const job of s.jobs) {
-    if (index.has(job.name)) continue;
-    const found = strongConnect(job.name);
-    if (found) return `The pipeline has circular dependencies: ${found}`;
   }
-  return null;
+  return out;
 }

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
+import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
@@ -154,6 +155,48 @@ export function namespaceBasic(ec: EntityContext, ns: Namespace): Record<string,
   };
 }
 
+/**
+ * Entities::Namespace (GET /namespaces): the basic fields, the group counts its administrators see,
+ * and the EE plan fields for whoever administers the namespace.
+ */
+export function namespaceDetail(ec: EntityContext, ns: Namespace): Record<string, unknown> {
+  const out = namespaceBasic(ec, ns);
+  const user = ec.user;
+  const admin = !!user && (user.admin || (ns.kind === 'group' ? effectiveGroupAccess(ec.svc, user, ns) >= Access.OWNER : ns.owner_id === user.id));
+  const counts = namespaceCounts(ec.svc, ns);
+  if (ns.kind === 'group' && admin) {
+    Object.assign(out, { members_count_with_descendants: counts.members, root_repository_size: null, projects_count: counts.projects });
+  }
+  if (user?.admin) {
+    Object.assign(out, {
+      shared_runners_minutes_limit: null,
+      extra_shared_runners_minutes_limit: null,
+      additional_purchased_storage_size: 0,
+      additional_purchased_storage_ends_on: null,
+    });
+  }
+  out.billable_members_count = admin ? counts.members : null;
+  if (admin) Object.assign(out, { plan: 'default', trial_ends_on: null, trial: false });
+  return out;
+}
+
+/** Distinct members of a group and its subgroups (a personal namespace: its owner), and its projects. */
+function namespaceCounts(svc: ServiceContext, ns: Namespace): { members: number; projects: number } {
+  if (ns.kind === 'user') {
+    const projects = svc.db.prepare('SELECT count(*) AS n FROM projects WHERE namespace_id = ?').get(ns.id) as { n: number };
+    return { members: 1, projects: projects.n };
+  }
+  const row = svc.db
+    .prepare(
+      `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id)
+       SELECT (SELECT count(DISTINCT m.user_id) FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN (SELECT id FROM tree)
+                 AND m.user_id IS NOT NULL AND m.requested_at IS NULL) AS members,
+              (SELECT count(*) FROM projects WHERE namespace_id IN (SELECT id FROM tree)) AS projects`,
+    )
+    .get(ns.id) as { members: number; projects: number };
+  return row;
+}
+
 export function group(ec: EntityContext, g: Namespace): Record<string, unknown> {
   const s = namespaceSettings(g);
   return {
@@ -205,7 +248,8 @@ export function groupDetail(ec: EntityContext, g: Namespace): Record<string, unk
   };
 }
 
-function fullName(svc: ServiceContext, ns: Namespace): string {
+/** "Group / Subgroup": a namespace's name with its ancestors' (name_with_namespace, full_name). */
+export function fullName(svc: ServiceContext, ns: Namespace): string {
   return [...ancestorsOf(svc, ns).reverse(), ns].map((n) => n.name).join(' / ');
 }
 
@@ -222,6 +266,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
+  const canAdmin = canAdminProject(ec, p, ns);
   const out: Record<string, unknown> = {
     id: p.id,
     description: p.description,
@@ -282,12 +327,11 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     shared_runners_enabled: true,
     lfs_enabled: true,
     creator_id: p.creator_id,
-    import_url: null,
-    import_type: p.import_type,
+    ...(canAdmin ? { import_url: p.import_url, import_type: p.import_type } : {}),
     import_status: p.import_status,
-    import_error: p.import_error,
+    ...(canAdmin ? { import_error: p.import_error } : {}),
     open_issues_count: openIssuesCount(ec.svc, p.id),
-    description_html: p.description ? `<p data-sourcepos="1:1-1:${p.description.length}" dir="auto">${escapeHtml(p.description)}</p>` : '',
+    description_html: markdownField(p.description),
     updated_at: p.updated_at,
     ci_default_git_depth: 20,
     ci_forward_deployment_enabled: true,
@@ -319,9 +363,10 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   return out;
 }
 
-function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
+/** The caller's own and group levels in a project, memoized between writes. */
+function projectLevels(ec: EntityContext, p: Project, ns: Namespace): { own: number; group: number } {
   const user = ec.user!;
-  const levels = cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
+  return cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
     const own = ec.svc.db
       .prepare(
         `SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
@@ -329,10 +374,22 @@ function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Recor
       .get(p.id, user.id) as { access_level: number } | undefined;
     return { own: own?.access_level ?? 0, group: ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0 };
   })!;
+}
+
+function projectPermissions(ec: EntityContext, p: Project, ns: Namespace): Record<string, unknown> {
+  const levels = projectLevels(ec, p, ns);
   return {
     project_access: levels.own ? { access_level: levels.own, notification_level: 3 } : null,
     group_access: levels.group ? { access_level: levels.group, notification_level: 3 } : null,
   };
+}
+
+/** `admin_project`: Maintainers and up (and admins) see how a project was imported. */
+function canAdminProject(ec: EntityContext, p: Project, ns: Namespace): boolean {
+  if (!ec.user) return false;
+  if (ec.user.admin) return true;
+  const levels = projectLevels(ec, p, ns);
+  return Math.max(levels.own, levels.group) >= Access.MAINTAINER;
 }
 
 /** `simple=true` lists. */
@@ -350,10 +407,6 @@ function openIssuesCount(svc: ServiceContext, projectId: number): number {
   return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
     svc.db.prepare('SELECT coalesce((SELECT opened FROM project_issue_counts WHERE project_id = ?), 0) AS n').get(projectId) as { n: number },
   )!.n;
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 // --- members -----------------------------------------------------------------------------------
@@ -415,6 +468,8 @@ export interface IssueRow {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 export interface MergeRequestRow {
@@ -444,6 +499,8 @@ export interface MergeRequestRow {
   closed_at: string | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 export interface NoteRow {
@@ -463,6 +520,8 @@ export interface NoteRow {
   position: string | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
+  imported_from: string;
 }
 
 function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
@@ -526,8 +585,8 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${fullPath}#${i.iid}` },
     severity: 'UNKNOWN',
     moved_to_id: null,
-    imported: false,
-    imported_from: 'none',
+    imported: i.imported_from !== 'none',
+    imported_from: i.imported_from,
     service_desk_reply_to: null,
   };
 }
@@ -585,8 +644,8 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     has_conflicts: false,
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
-    imported: false,
-    imported_from: 'none',
+    imported: m.imported_from !== 'none',
+    imported_from: m.imported_from,
   };
 }
 
@@ -630,8 +689,8 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
     resolvable: !!n.resolvable,
     confidential: !!n.internal,
     internal: !!n.internal,
-    imported: false,
-    imported_from: 'none',
+    imported: n.imported_from !== 'none',
+    imported_from: n.imported_from,
     noteable_iid: noteableIid,
     commands_changes: {},
   };

@@ -7,6 +7,7 @@ import { registerMemberRoutes } from './routes/members';
 import { registerIssueRoutes } from './routes/issues';
 import { registerMergeRequestRoutes } from './routes/merge_requests';
 import { registerNoteRoutes } from './routes/notes';
+import { registerNamespaceRoutes } from './routes/namespaces';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -20,5 +21,6 @@ export const coreArea: Area = {
     registerIssueRoutes(router);
     registerMergeRequestRoutes(router);
     registerNoteRoutes(router);
+    registerNamespaceRoutes(router);
   },
 };

@@ -219,9 +219,19 @@ CREATE INDEX events_author ON events (author_id, id);
 `,
   },
   {
+    // Issues, merge requests and notes brought in by an importer (a provider import, a migration)
+    // say where from, as GitLab's `imported_from` enum does; 'none' for everything made here.
+    name: 'core/002_imported_from',
+    sql: `
+ALTER TABLE issues ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE merge_requests ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE notes ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
+`,
+  },
+  {
     // Lists read a page in index order instead of sorting every row: one index per default or
     // offered order (an index serves both sorts), the id last as the tie-breaker.
-    name: 'core/002_list_order_indexes',
+    name: 'core/003_list_order_indexes',
     sql: `
 CREATE INDEX projects_created ON projects (created_at, id);
 CREATE INDEX projects_updated ON projects (updated_at, id);
@@ -243,7 +253,7 @@ DROP INDEX notes_noteable;
   {
     // A project's open-issue count (the Project entity's open_issues_count) kept by triggers, so
     // no read counts a million issues. Every write path, cascades included, goes through them.
-    name: 'core/003_project_issue_counts',
+    name: 'core/004_project_issue_counts',
     sql: `
 CREATE TABLE project_issue_counts (
   project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,

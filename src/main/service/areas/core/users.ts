@@ -44,27 +44,7 @@ export interface PersonalAccessToken {
   last_used_at: string | null;
 }
 
-export const TOKEN_SCOPES = [
-  'api',
-  'read_api',
-  'read_user',
-  'create_runner',
-  'manage_runner',
-  'k8s_proxy',
-  'read_repository',
-  'write_repository',
-  'read_registry',
-  'write_registry',
-  'read_virtual_registry',
-  'write_virtual_registry',
-  'read_observability',
-  'write_observability',
-  'ai_features',
-  'sudo',
-  'admin_mode',
-  'read_service_ping',
-  'self_rotate',
-] as const;
+export { TOKEN_SCOPES } from '../../../../shared/token-scopes';
 
 export function findUserById(svc: ServiceContext, id: number): User | undefined {
   return cachedLookup(svc.db, `user:${id}`, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined);

@@ -12,6 +12,7 @@ import type { Project } from '../core/projects';
 import { discussion } from './entities';
 import { discussionNotes, findDiscussion, replyToDiscussion, setDiscussionResolved, startDiscussion, threadsResolvable } from './discussions';
 import { readPosition } from './position';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 /** Who may comment: anyone signed in on a public project, Guests and up elsewhere. */
 export function requireCommenter(rc: RequestContext, project: Project): number {
@@ -158,6 +159,7 @@ export function registerDiscussionRoutes(r: Router): void {
       const user = rc.requireUser();
       const current = noteInDiscussion(rc, findDiscussion(rc, noteable, rc.path.discussion_id), rc.path.note_id);
       if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, project) < Access.MAINTAINER) throw forbidden();
+      checkUnmodifiedSince(rc, current.updated_at);
       rc.svc.db.prepare('DELETE FROM notes WHERE id = ?').run(current.id);
       return undefined;
     });

@@ -26,6 +26,7 @@ import {
   markTodo,
   updateEpic,
 } from './epics';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 const UPDATE_FIELDS = [
   'add_labels',
@@ -273,6 +274,7 @@ export function registerEpicRoutes(r: Router): void {
       const a = rc.svc.db.prepare('SELECT * FROM epic_award_emoji WHERE id = ? AND epic_id = ?').get(Number(rc.path.award_id) || 0, e.id) as AwardRow | undefined;
       if (!a) throw notFound('Award Emoji');
       if (a.user_id !== user.id && !user.admin) throw forbidden();
+      checkUnmodifiedSince(rc, a.updated_at);
       rc.svc.db.prepare('DELETE FROM epic_award_emoji WHERE id = ?').run(a.id);
       return undefined;
     });
@@ -364,6 +366,7 @@ export function registerEpicRoutes(r: Router): void {
       const { noteable, group } = loadEpicNoteable(rc);
       const current = findNoteOn(rc, noteable, rc.path.note_id);
       if (current.author_id !== user.id && effectiveGroupAccess(rc.svc, user, group) < Access.MAINTAINER) throw forbidden();
+      checkUnmodifiedSince(rc, current.updated_at);
       rc.svc.db.prepare('DELETE FROM notes WHERE id = ?').run(current.id);
       return undefined;
     });

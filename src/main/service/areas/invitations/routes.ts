@@ -7,6 +7,7 @@ import { ACCESS_LEVEL_VALUES } from '../core/access';
 import { type MemberSource, loadSource, manageMembersLevel, sourceAccess } from '../core/members';
 import { invitation } from './entities';
 import { EMAIL_RE, findInvitation, invite, pendingInvitations, updateInvitation } from './invitations';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 const splitList = (v: unknown): string[] =>
   (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
@@ -75,6 +76,7 @@ export function registerInvitationRoutes(r: Router): void {
       const source = loadSource(rc, kind);
       authorizeAdmin(rc, source);
       const inv = findInvitation(rc.svc, source, rc.path.email);
+      checkUnmodifiedSince(rc, inv.updated_at);
       inTransaction(rc.svc.db, () => rc.svc.db.prepare('DELETE FROM members WHERE id = ?').run(inv.id));
       return undefined;
     });

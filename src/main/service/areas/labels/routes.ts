@@ -8,6 +8,7 @@ import { findNamespaceById } from '../core/namespaces';
 import { type LabelParent, type LabelRow, type LabelScope, availableLabelsSql, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, searchSql, setSubscription, updateLabel } from './labels';
 import { label } from './entities';
 import { ApiError } from '../../http/errors';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 type Kind = 'groups' | 'projects';
 
@@ -105,6 +106,7 @@ export function registerLabelRoutes(r: Router): void {
     const remove = (rc: RequestContext, ref: string) => {
       const parent = loadParent(rc, kind, ADMIN_LABEL);
       const current = findOwnLabel(rc, parent, ref);
+      checkUnmodifiedSince(rc, current.updated_at);
       inTransaction(rc.svc.db, () => deleteLabel(rc.svc, current));
       return undefined;
     };

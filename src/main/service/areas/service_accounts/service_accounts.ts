@@ -7,6 +7,7 @@ import { type User, findUserByEmail, findUserById, findUserByUsername } from '..
 import type { Namespace } from '../core/namespaces';
 import { deleteGroupTree } from '../core/routes/groups';
 import { isoTime } from '../core/time';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 export const SERVICE_ACCOUNT_TYPE = 'service_account';
 export const DEFAULT_NAME = 'Service account user';
@@ -176,6 +177,7 @@ function solelyOwnedGroupIds(svc: ServiceContext, userId: number): number[] {
 export function deleteServiceAccount(rc: RequestContext, user: User, hardDelete: boolean): void {
   const sole = solelyOwnedGroupIds(rc.svc, user.id);
   if (sole.length && !hardDelete) throw conflict('User cannot be removed while is the sole-owner of a group');
+  checkUnmodifiedSince(rc, user.updated_at);
   for (const groupId of sole) {
     if (rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE id = ?').get(groupId)) deleteGroupTree(rc, groupId);
   }

@@ -9,6 +9,7 @@ import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } fro
 import type { Project } from '../core/projects';
 import { isoTime } from '../core/time';
 import { loadProjectSnippet, loadSnippetsProject } from './load';
+import { checkUnmodifiedSince } from '../../http/conditional';
 
 /**
  * Notes and discussions on project snippets (noteable type "Snippet"), the routes python-gitlab's
@@ -54,6 +55,7 @@ function editNote(rc: RequestContext, current: NoteRow): NoteRow {
 function removeNote(rc: RequestContext, project: Project, current: NoteRow): undefined {
   const user = rc.requireUser();
   if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, project) < Access.MAINTAINER) throw forbidden();
+  checkUnmodifiedSince(rc, current.updated_at);
   rc.svc.db.prepare('DELETE FROM notes WHERE id = ?').run(current.id);
   return undefined;
 }

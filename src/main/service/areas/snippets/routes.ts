@@ -29,6 +29,8 @@ import {
 } from './snippets';
 import { registerSnippetNoteRoutes } from './notes';
 import { loadPersonalSnippet, loadProjectSnippet, loadSnippetsProject } from './load';
+import { checkUnmodifiedSince } from '../../http/conditional';
+import { checkSpam, checkSpamOnUpdate } from '../spam/spam';
 
 function requestUserAgent(rc: RequestContext): { userAgent: string; ipAddress: string } {
   const ua = rc.req.headers['user-agent'];
@@ -60,6 +62,9 @@ function sendFileAtRef(rc: RequestContext, s: SnippetRow, filePath = rc.path.fil
   return sendFile(rc.reply, file);
 }
 
+/** A snippet's files as the spam check reads them: paths and contents. */
+const snippetText = (files: SnippetFile[]): string[] => files.flatMap((f) => [f.path, f.content]);
+
 function applyUpdate(rc: RequestContext, s: SnippetRow): SnippetRow {
   const user = rc.requireUser();
   const p = updateParams(rc.params);
@@ -68,6 +73,8 @@ function applyUpdate(rc: RequestContext, s: SnippetRow): SnippetRow {
   }
   const actions = p.actions ?? legacyUpdateAction(rc.svc, s, p.file_name, p.content);
   if (p.actions) validateActions(p.actions);
+  const filesText = actions.flatMap((a) => [a.file_path, a.content]).filter((x): x is string => !!x);
+  checkSpamOnUpdate(rc, s.project_id === null ? 'PersonalSnippet' : 'ProjectSnippet', s, p, filesText);
   return updateSnippet(rc.svc, s, user.id, { title: p.title, description: p.description, visibility: p.visibility, actions });
 }
 
@@ -91,6 +98,7 @@ export function registerSnippetRoutes(r: Router): void {
     const p = createParams(rc.params, true);
     // create_snippet: Reporter and up (admins too).
     if (!canCreateInProject(rc, project)) throw forbidden();
+    checkSpam(rc, { type: 'ProjectSnippet', title: p.title, description: p.description, extra: snippetText(p.files) });
     const row = createSnippet(rc.svc, {
       ...p,
       projectId: project.id,
@@ -113,6 +121,7 @@ export function registerSnippetRoutes(r: Router): void {
     const project = loadSnippetsProject(rc);
     const s = loadProjectSnippet(rc, project);
     if (!canAdminSnippet(rc.svc, user, s, project)) throw forbidden();
+    checkUnmodifiedSince(rc, s.updated_at);
     deleteSnippet(rc.svc, s);
     return undefined;
   });
@@ -171,6 +180,7 @@ export function registerSnippetRoutes(r: Router): void {
   r.post('/snippets', (rc) => {
     const user = rc.requireUser();
     const p = createParams(rc.params, false);
+    checkSpam(rc, { type: 'PersonalSnippet', title: p.title, description: p.description, extra: snippetText(p.files) });
     const row = createSnippet(rc.svc, {
       ...p,
       projectId: null,
@@ -191,6 +201,7 @@ export function registerSnippetRoutes(r: Router): void {
     const user = rc.requireUser();
     const s = loadPersonalSnippet(rc);
     if (!canAdminSnippet(rc.svc, user, s, null)) throw forbidden();
+    checkUnmodifiedSince(rc, s.updated_at);
     deleteSnippet(rc.svc, s);
     return undefined;
   });

@@ -265,6 +265,9 @@ export interface NewSnippet {
   files: SnippetFile[];
   imported?: boolean;
   importedFrom?: string;
+  /** An imported snippet keeps its upstream times. */
+  createdAt?: string;
+  updatedAt?: string;
   /** The creating request's User-Agent and IP (user_agent_detail). */
   userAgent?: { userAgent: string; ipAddress: string } | null;
 }
@@ -288,7 +291,7 @@ export function createSnippet(svc: ServiceContext, s: NewSnippet): SnippetRow {
         `INSERT INTO snippets (project_id, author_id, title, description, visibility, imported, imported_from, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(s.projectId, s.authorId, s.title, s.description ?? null, s.visibility, s.imported ? 1 : 0, s.importedFrom ?? 'none', now, now);
+      .run(s.projectId, s.authorId, s.title, s.description ?? null, s.visibility, s.imported ? 1 : 0, s.importedFrom ?? 'none', s.createdAt ?? now, s.updatedAt ?? now);
     const id = Number(info.lastInsertRowid);
     commitTree(svc, id, s.authorId, tree, 'Initial commit');
     if (s.userAgent) {

@@ -10,6 +10,8 @@ import { recordEvent } from '../events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
+import { checkUnmodifiedSince } from '../../../http/conditional';
+import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
 
@@ -115,6 +117,7 @@ export function registerIssueRoutes(r: Router): void {
     });
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
     validateIssue(p.title, p.description);
+    checkSpam(rc, { type: 'Issue', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
       const createdAt = p.created_at && (user.admin || effectiveProjectAccess(rc.svc, user, project) >= Access.OWNER) ? p.created_at : now;
@@ -171,6 +174,7 @@ export function registerIssueRoutes(r: Router): void {
     const level = effectiveProjectAccess(rc.svc, user, project);
     if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
     validateIssue(p.title ?? current.title, p.description ?? null);
+    checkSpamOnUpdate(rc, 'Issue', current, p);
     const updated = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
       const assignees = existingUserIds(rc, p.assignee_ids ?? (p.assignee_id !== undefined ? (p.assignee_id ? [p.assignee_id] : []) : undefined));
@@ -217,6 +221,7 @@ export function registerIssueRoutes(r: Router): void {
     const project = loadProject(rc);
     const current = loadIssue(rc, project);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
+    checkUnmodifiedSince(rc, current.updated_at);
     inTransaction(rc.svc.db, () => {
       rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ?").run(current.id);
       rc.svc.db.prepare('DELETE FROM issues WHERE id = ?').run(current.id);

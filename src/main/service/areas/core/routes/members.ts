@@ -23,6 +23,7 @@ import { findUserById, findUserByIdOrUsername, findUserByUsername } from '../use
 import type { MemberRow } from '../entities';
 import { findNamespaceById } from '../namespaces';
 import { likeEscape } from './users';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const AT_LEAST_USER = 'user_id, username are missing, at least one parameter must be provided';
 
@@ -115,6 +116,7 @@ export function registerMemberRoutes(r: Router): void {
       const source = loadSource(rc, kind);
       const me = rc.requireUser();
       const m = findMemberOr404(rc, source, Number(rc.path.user_id));
+      checkUnmodifiedSince(rc, m.updated_at);
       if (protectedMembership(rc, source, m)) throw forbidden();
       // Members may leave on their own; removing others needs the manage level.
       if (m.user_id !== me.id && sourceAccess(rc, source) < manageMembersLevel(source)) throw forbidden();

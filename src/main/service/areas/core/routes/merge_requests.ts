@@ -9,6 +9,8 @@ import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entit
 import { recordEvent } from '../events';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
+import { checkUnmodifiedSince } from '../../../http/conditional';
+import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -105,6 +107,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       .prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'")
       .get(project.id, p.source_branch, p.target_branch) as { iid: number } | undefined;
     if (open) throw apiError(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
+    checkSpam(rc, { type: 'MergeRequest', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
       const iid = nextIid(rc, 'merge_requests', project.id);
@@ -166,6 +169,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
     if (p.title !== undefined && !p.title.trim()) throw validationError({ title: ["can't be blank"] });
     if (current.state === 'merged' && p.state_event) throw forbidden();
+    checkSpamOnUpdate(rc, 'MergeRequest', current, p);
     const updated = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
       const { state, closedAt, closedBy } = applyStateEvent(current, p.state_event, now, user.id);
@@ -232,6 +236,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     const project = loadProject(rc);
     const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
+    checkUnmodifiedSince(rc, current.updated_at);
     inTransaction(rc.svc.db, () => {
       rc.svc.db.prepare("DELETE FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ?").run(current.id);
       rc.svc.db.prepare('DELETE FROM merge_requests WHERE id = ?').run(current.id);

@@ -10,6 +10,7 @@ import { isoTime } from '../time';
 import { findMergeRequest } from '../workitems';
 import { loadIssue } from './issues';
 import { rubyHash } from './groups';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 type Kind = 'issues' | 'merge_requests';
 
@@ -120,6 +121,7 @@ export function registerNoteRoutes(r: Router): void {
       const noteable = loadNoteable(rc, kind);
       const current = findNoteOn(rc, noteable, rc.path.note_id);
       if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, loadProject(rc)) < Access.MAINTAINER) throw forbidden();
+      checkUnmodifiedSince(rc, current.updated_at);
       rc.svc.db.prepare('DELETE FROM notes WHERE id = ?').run(current.id);
       return undefined;
     });

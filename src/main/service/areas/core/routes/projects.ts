@@ -7,11 +7,14 @@ import { inTransaction } from '../../../db/connection';
 import { Access, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { project, projectSimple } from '../entities';
 import { recordEvent } from '../events';
-import { type Namespace, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
+import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
 import { type Project, findProjectById } from '../projects';
 import { isoTime } from '../time';
+import type { User } from '../users';
+import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
 import { validateNamespacePath } from './groups';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const ACCESS_LEVEL_SETTINGS = [
   'issues_access_level',
@@ -234,56 +237,22 @@ export function registerProjectRoutes(r: Router): void {
     } else {
       ns = userNamespace(rc.svc, user.id)!;
     }
-    const errors = validateProjectNamePath(name, path);
-    if (!errors.path && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?)').get(ns.id, path)) {
-      errors.path = ['has already been taken'];
-    }
-    if (!errors.name && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(name) = lower(?)').get(ns.id, name)) {
-      errors.name = ['has already been taken'];
-    }
-    if (ns.kind === 'group' && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(`${ns.full_path}/${path}`)) {
-      errors.path = ['has already been taken'];
-    }
     const visibility = p.visibility ?? 'private';
-    if (ns.kind === 'group' && visibilityLevel(visibility) > visibilityLevel(ns.visibility)) {
-      errors.visibility_level = [`${visibility} is not allowed in a ${ns.visibility} group.`];
-    }
+    const errors = newProjectErrors(rc.svc, ns, name, path, visibility);
     if (Object.keys(errors).length) throw validationError(errors);
     const created = inTransaction(rc.svc.db, () => {
-      const now = isoTime(rc.svc.now());
       const settings: Record<string, unknown> = {};
       applySettings(settings, p as Record<string, unknown>);
-      const info = rc.svc.db
-        .prepare(
-          `INSERT INTO projects (namespace_id, creator_id, name, path, description, visibility, default_branch, request_access_enabled, topics, settings, created_at, updated_at, last_activity_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          ns!.id,
-          user.id,
-          name,
-          path,
-          p.description ?? null,
-          visibility,
-          p.default_branch ?? 'main',
-          p.request_access_enabled === false ? 0 : 1,
-          JSON.stringify(p.topics ?? p.tag_list ?? []),
-          JSON.stringify(settings),
-          now,
-          now,
-          now,
-        );
-      const id = Number(info.lastInsertRowid);
-      if (ns!.kind === 'user') {
-        rc.svc.db
-          .prepare(
-            `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
-             VALUES ('Project', ?, ?, 50, ?, ?, ?)`,
-          )
-          .run(id, ns!.owner_id, user.id, now, now);
-      }
-      recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: id, targetType: null });
-      return findProjectById(rc.svc, id)!;
+      return insertProject(rc.svc, user, ns!, {
+        name,
+        path,
+        description: p.description ?? null,
+        visibility,
+        defaultBranch: p.default_branch,
+        requestAccessEnabled: p.request_access_enabled !== false,
+        topics: p.topics ?? p.tag_list ?? [],
+        settings,
+      });
     });
     return project(rc, created);
   });
@@ -351,10 +320,94 @@ export function registerProjectRoutes(r: Router): void {
 
   r.delete('/projects/:id', (rc) => {
     const proj = loadProject(rc, Access.OWNER);
+    checkUnmodifiedSince(rc, proj.updated_at);
     inTransaction(rc.svc.db, () => deleteProject(rc, proj));
     rc.status = 202;
     return { message: '202 Accepted' };
   });
+}
+
+/**
+ * Projects::CreateService's checks for a new project: the name and path rules, both free in the
+ * namespace (and the path free as a subgroup's), the visibility a group allows.
+ */
+export function newProjectErrors(svc: ServiceContext, ns: Namespace, name: string, path: string, visibility: Visibility): Record<string, string[]> {
+  const errors = validateProjectNamePath(name, path);
+  if (!errors.path && !OCI_PATH_RE.test(path)) errors.path = ['must not start or end with a special character and must not contain consecutive special characters.'];
+  if (!errors.path && svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?)').get(ns.id, path)) {
+    errors.path = ['has already been taken'];
+  }
+  if (!errors.name && svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(name) = lower(?)').get(ns.id, name)) {
+    errors.name = ['has already been taken'];
+  }
+  if (ns.kind === 'group' && svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(`${ns.full_path}/${path}`)) {
+    errors.path = ['has already been taken'];
+  }
+  if (ns.kind === 'group' && visibilityLevel(visibility) > visibilityLevel(ns.visibility)) {
+    errors.visibility_level = [`${visibility} is not allowed in a ${ns.visibility} group.`];
+  }
+  return errors;
+}
+
+/** A project path that container registry repositories accept (Project validates it on create since 16.x). */
+const OCI_PATH_RE = /^[a-zA-Z0-9]+(?:[._-][a-zA-Z0-9]+)*$/;
+
+export interface NewProject {
+  name: string;
+  path: string;
+  description?: string | null;
+  visibility: Visibility;
+  defaultBranch?: string;
+  requestAccessEnabled?: boolean;
+  topics?: string[];
+  settings?: Record<string, unknown>;
+  /** A project an importer fills: its type, the upstream URL (without credentials) and the first status. */
+  import?: { type: string; url: string | null; status: string };
+  /** Kept from the source by a migration; now otherwise. */
+  createdAt?: string;
+}
+
+/**
+ * Inserts a validated project, its owner's membership in a personal namespace and its 'created'
+ * event. Call inside a transaction.
+ */
+export function insertProject(svc: ServiceContext, creator: User, ns: Namespace, p: NewProject): Project {
+  const now = isoTime(svc.now());
+  const info = svc.db
+    .prepare(
+      `INSERT INTO projects (namespace_id, creator_id, name, path, description, visibility, default_branch, request_access_enabled, topics, settings,
+         import_type, import_url, import_status, created_at, updated_at, last_activity_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      ns.id,
+      creator.id,
+      p.name,
+      p.path,
+      p.description ?? null,
+      p.visibility,
+      p.defaultBranch ?? 'main',
+      p.requestAccessEnabled === false ? 0 : 1,
+      JSON.stringify(p.topics ?? []),
+      JSON.stringify(p.settings ?? {}),
+      p.import?.type ?? null,
+      p.import?.url ?? null,
+      p.import?.status ?? 'none',
+      p.createdAt ?? now,
+      now,
+      now,
+    );
+  const id = Number(info.lastInsertRowid);
+  if (ns.kind === 'user') {
+    svc.db
+      .prepare(
+        `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
+         VALUES ('Project', ?, ?, 50, ?, ?, ?)`,
+      )
+      .run(id, ns.owner_id, creator.id, now, now);
+  }
+  recordEvent(svc, { action: 'created', authorId: creator.id, projectId: id, targetType: null });
+  return findProjectById(svc, id)!;
 }
 
 export function deleteProject(rc: RequestContext, proj: Project): void {

@@ -21,6 +21,7 @@ import { findGroupByRef } from '../namespaces';
 import { addFilter } from '../../../db/filter';
 import type { RequestContext } from '../../../http/route';
 import { tokenFilterParams, tokenListQuery } from '../tokens';
+import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const READ_USER = ['read_api', 'read_user'];
 const PASSWORD_PARAMS = ['password', 'reset_password', 'force_random_password'];
@@ -201,6 +202,7 @@ export function registerUserRoutes(r: Router): void {
     const admin = rc.requireAdmin();
     const user = loadUser(rc);
     if (user.id === admin.id) throw forbidden();
+    checkUnmodifiedSince(rc, user.updated_at);
     inTransaction(rc.svc.db, () => {
       rc.svc.db.prepare("DELETE FROM namespaces WHERE kind = 'user' AND owner_id = ?").run(user.id);
       rc.svc.db.prepare('DELETE FROM users WHERE id = ?').run(user.id);
