@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { RequestContext, Router } from '../../http/route';
+import { type RequestContext, type Router, withSecurityHeaders } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { apiError, forbidden, grapeError, notFound, recordNotFound } from '../../http/errors';
 import { paginate, paginateSql } from '../../http/pagination';
@@ -40,11 +40,9 @@ function requestUserAgent(rc: RequestContext): { userAgent: string; ipAddress: s
 /** A file's bytes as GitLab's send_git_blob answers: text, inline, named. */
 function sendFile(reply: FastifyReply, file: SnippetFile): FastifyReply {
   const name = file.path.slice(file.path.lastIndexOf('/') + 1);
-  return reply
-    .code(200)
-    .header('content-type', 'text/plain; charset=utf-8')
-    .header('content-disposition', contentDisposition('inline', name))
-    .send(Buffer.from(file.content, 'utf8'));
+  return withSecurityHeaders(
+    reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('content-disposition', contentDisposition('inline', name)),
+  ).send(Buffer.from(file.content, 'utf8'));
 }
 
 function sendFirstFile(rc: RequestContext, s: SnippetRow): FastifyReply {

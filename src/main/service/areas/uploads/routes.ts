@@ -1,6 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
-import type { RequestContext, Router } from '../../http/route';
+import { type RequestContext, type Router, withSecurityHeaders } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { badRequest, grapeError, notFound, recordNotFound } from '../../http/errors';
 import { paginateSql } from '../../http/pagination';
@@ -20,12 +20,13 @@ function sendUpload(rc: RequestContext, u: UploadRow | undefined): FastifyReply 
   } catch {
     throw notFound();
   }
-  return rc.reply
-    .code(200)
-    .header('content-type', u.mime_type)
-    .header('content-length', String(size))
-    .header('content-disposition', contentDisposition('attachment', u.filename))
-    .send(createReadStream(path));
+  return withSecurityHeaders(
+    rc.reply
+      .code(200)
+      .header('content-type', u.mime_type)
+      .header('content-length', String(size))
+      .header('content-disposition', contentDisposition('attachment', u.filename)),
+  ).send(createReadStream(path));
 }
 
 const NOTHING_TO_DESTROY =
