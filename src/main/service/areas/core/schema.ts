@@ -230,7 +230,8 @@ ALTER TABLE notes ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
   },
   {
     // Lists read a page in index order instead of sorting every row: one index per default or
-    // offered order (an index serves both sorts), the id last as the tie-breaker.
+    // offered order (an index serves both sorts), the id last as the tie-breaker; and the lookups
+    // every row of a list makes.
     name: 'core/003_list_order_indexes',
     sql: `
 CREATE INDEX projects_created ON projects (created_at, id);
@@ -248,6 +249,10 @@ CREATE INDEX users_updated ON users (updated_at, id);
 CREATE INDEX notes_noteable_created ON notes (noteable_type, noteable_id, created_at, id);
 CREATE INDEX notes_noteable_updated ON notes (noteable_type, noteable_id, updated_at, id);
 DROP INDEX notes_noteable;
+-- A user's personal namespace and identities, read for every user an admin lists and by every
+-- project visibility check.
+CREATE INDEX namespaces_owner ON namespaces (owner_id, kind);
+CREATE INDEX identities_user ON identities (user_id);
 `,
   },
   {
