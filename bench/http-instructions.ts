@@ -6,6 +6,7 @@
  * other processes load the machine. Slow (valgrind runs Node some 50x slower): minutes.
  *
  * Run: npx tsx bench/http-instructions.ts [--count 400] [--warmup 1500] [--concurrency 8] [--keep DIR]
+ *      [--cli out/main/cli.js of another build] [--only REGEX of request names]
  *      --keep keeps the callgrind files (open them with callgrind_annotate).
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +19,10 @@ import { TOKEN, type Target, bareRoutes, prepareTargets, requestHeaders } from '
 
 const { values: opts } = parseArgs({
   options: {
+    // Another build to measure (an older checkout's out/main/cli.js), for before/after figures.
+    cli: { type: 'string' },
+    // Only the requests whose name matches this regular expression.
+    only: { type: 'string' },
     count: { type: 'string', default: '400' },
     warmup: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '8' },
@@ -65,10 +70,10 @@ async function main(): Promise<void> {
   console.log(`callgrind: ${warmup} warm-up then ${count} counted requests of each, ${concurrency} keep-alive connections\n`);
   const dir = opts.keep ?? mkdtempSync(join(tmpdir(), 'sandlab-callgrind-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
-  const sandlab = await spawnSandlab(dataDir, TOKEN, { wrapper: callgrind(dir, 'sandlab') });
+  const sandlab = await spawnSandlab(dataDir, TOKEN, { wrapper: callgrind(dir, 'sandlab'), cli: opts.cli });
   let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
   try {
-    const targets = await prepareTargets(sandlab.url, { reads: true, writes: true });
+    const targets = (await prepareTargets(sandlab.url, { reads: true, writes: true })).filter((t) => !opts.only || new RegExp(opts.only).test(t.name));
     bare = await spawnBare(bareRoutes(targets), callgrind(dir, 'bare'));
     const sandlabUrls = targets.map((t) => `${sandlab.url}${t.path}`);
     const bareUrls = targets.map((_, i) => `${bare!.url}/r${i}`);

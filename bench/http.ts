@@ -8,6 +8,7 @@
  *
  * Run: npx tsx bench/http.ts [--seconds 5] [--connections 32] [--rounds 3] [--writes-only|--reads-only]
  *      [--cpu-prof DIR]   (profile the Sandlab process with node --cpu-prof)
+ *      [--cli out/main/cli.js of another build] [--only REGEX of request names]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,10 @@ import { TOKEN, type Target, bareRoutes, prepareTargets, requestHeaders } from '
 
 const { values: opts } = parseArgs({
   options: {
+    // Another build to measure (an older checkout's out/main/cli.js), for before/after figures.
+    cli: { type: 'string' },
+    // Only the requests whose name matches this regular expression.
+    only: { type: 'string' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '3' },
@@ -39,12 +44,12 @@ async function main(): Promise<void> {
   console.log(`wrk -t1 -c${connections} -d${seconds}s, ${rounds} rounds, Sandlab and bare node:http in turn\n`);
   const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
   const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
-  const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs });
+  const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs, cli: opts.cli });
   let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(sandlab.child.pid!);
-    const targets = await prepareTargets(sandlab.url, { reads: !opts['writes-only'], writes: !opts['reads-only'] });
+    const targets = (await prepareTargets(sandlab.url, { reads: !opts['writes-only'], writes: !opts['reads-only'] })).filter((t) => !opts.only || new RegExp(opts.only).test(t.name));
     bare = await spawnBare(bareRoutes(targets));
     const servers = { sandlab, bare };
 

@@ -61,8 +61,8 @@ export function spawnServer(cmd: string, args: string[], env: NodeJS.ProcessEnv 
 }
 
 /** The built headless server (`out/main/cli.js`, what `npm run serve` runs) in its own process. */
-export function spawnSandlab(dataDir: string, token: string, o: { nodeArgs?: string[]; wrapper?: string[] } = {}) {
-  return spawnNode([...(o.nodeArgs ?? []), CLI, '--port', '0', '--data-dir', dataDir], { SANDLAB_ROOT_TOKEN: token }, o.wrapper);
+export function spawnSandlab(dataDir: string, token: string, o: { nodeArgs?: string[]; wrapper?: string[]; cli?: string } = {}) {
+  return spawnNode([...(o.nodeArgs ?? []), o.cli ?? CLI, '--port', '0', '--data-dir', dataDir], { SANDLAB_ROOT_TOKEN: token }, o.wrapper);
 }
 
 /** `node args...`, or `wrapper... node args...` (valgrind). */
