@@ -36,14 +36,23 @@ const get = (path: string, token: string | null = ROOT_TOKEN): Promise<string> =
 const answer = (status: string, headers: string[], body: string): string =>
   [`HTTP/1.1 ${status}`, ...headers, 'Date: <now>', 'Connection: close', '', body].join('\r\n');
 
+const SECURITY = ['x-frame-options: SAMEORIGIN', 'x-content-type-options: nosniff'];
+
+/** A JSON answer from outside a route (unknown paths, failed authentication): headers in sendJson's order. */
 const json = (body: unknown, extra: string[] = []): [string[], string] => {
   const text = JSON.stringify(body);
-  return [[...extra, 'content-type: application/json', 'x-frame-options: SAMEORIGIN', 'x-content-type-options: nosniff', `content-length: ${Buffer.byteLength(text)}`], text];
+  return [[...extra, 'content-type: application/json', ...SECURITY, `content-length: ${Buffer.byteLength(text)}`], text];
+};
+
+/** A route's JSON answer: the security headers are set before its handler runs. */
+const routeJson = (body: unknown, extra: string[] = []): [string[], string] => {
+  const text = JSON.stringify(body);
+  return [[...SECURITY, ...extra, 'content-type: application/json', `content-length: ${Buffer.byteLength(text)}`], text];
 };
 
 describe('answers byte for byte', () => {
   it('GET /version', async () => {
-    const [headers, body] = json({ version: (await s.get('/version')).body.version, revision: 'sandlab' });
+    const [headers, body] = routeJson({ version: (await s.get('/version')).body.version, revision: 'sandlab' });
     expect(await get('/api/v4/version')).toBe(answer('200 OK', headers, body));
   });
 
@@ -58,14 +67,14 @@ describe('answers byte for byte', () => {
 
   it('a badge of a project', async () => {
     const body = (await s.get(`/projects/${projectId}/badges/${badgeId}`)).text;
-    expect(await get(`/api/v4/projects/${projectId}/badges/${badgeId}`)).toBe(answer('200 OK', ...json(JSON.parse(body))));
+    expect(await get(`/api/v4/projects/${projectId}/badges/${badgeId}`)).toBe(answer('200 OK', ...routeJson(JSON.parse(body))));
   });
 
   it('a project', async () => {
     const res = await get(`/api/v4/projects/${projectId}`);
     const body = res.slice(res.indexOf('\r\n\r\n') + 4);
     expect(JSON.parse(body).id).toBe(projectId);
-    expect(res).toBe(answer('200 OK', ...json(JSON.parse(body))));
+    expect(res).toBe(answer('200 OK', ...routeJson(JSON.parse(body))));
   });
 
   it('no credentials where they are required', async () => {
@@ -83,7 +92,7 @@ describe('answers byte for byte', () => {
     expect(res).toBe(
       answer(
         '200 OK',
-        ...json(JSON.parse(body), [
+        ...routeJson(JSON.parse(body), [
           'x-total: 1',
           'x-total-pages: 1',
           'x-per-page: 1',
@@ -99,7 +108,14 @@ describe('answers byte for byte', () => {
   it('a delete without a body', async () => {
     const id = (await s.post(`/projects/${projectId}/badges`, { link_url: 'https://example.com/a', image_url: 'https://example.com/b' })).body.id;
     const res = await raw(`DELETE /api/v4/projects/${projectId}/badges/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`);
-    expect(res).toBe(answer('204 No Content', ['x-frame-options: SAMEORIGIN', 'x-content-type-options: nosniff'], ''));
+    expect(res).toBe(answer('204 No Content', SECURITY, ''));
+  });
+
+  it('a file a handler sends itself carries the security headers too', async () => {
+    const id = (await s.post('/snippets', { title: 'raw', file_name: 'a.txt', content: 'hello', visibility: 'private' })).body.id;
+    const res = await get(`/api/v4/snippets/${id}/raw`);
+    expect(res.startsWith(`HTTP/1.1 200 OK\r\n${SECURITY.join('\r\n')}\r\n`)).toBe(true);
+    expect(res.endsWith('\r\n\r\nhello')).toBe(true);
   });
 
   it('a multipart upload', async () => {
@@ -111,7 +127,7 @@ describe('answers byte for byte', () => {
     );
     const text = res.slice(res.indexOf('\r\n\r\n') + 4);
     expect(JSON.parse(text)).toMatchObject({ alt: 'a.txt', markdown: expect.stringContaining('/a.txt)') });
-    expect(res).toBe(answer('201 Created', ...json(JSON.parse(text))));
+    expect(res).toBe(answer('201 Created', ...routeJson(JSON.parse(text))));
   });
 
   it('a multipart body that is not one answers 400', async () => {

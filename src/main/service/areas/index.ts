@@ -15,6 +15,7 @@ import { samlArea } from './saml';
 import { labelsArea } from './labels';
 import { epicsArea } from './epics';
 import { snippetsArea } from './snippets';
+import { awardEmojiArea } from './award_emoji';
 import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
@@ -25,6 +26,7 @@ import { markdownArea } from './markdown';
 import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
+import { repositoriesArea } from './repositories';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -53,6 +55,7 @@ export const areas: Area[] = [
   labelsArea,
   epicsArea,
   snippetsArea,
+  awardEmojiArea,
   uploadsArea,
   badgesArea,
   jobTokenScopeArea,
@@ -63,4 +66,5 @@ export const areas: Area[] = [
   spamArea,
   importsArea,
   bulkImportsArea,
+  repositoriesArea,
 ];

@@ -179,6 +179,19 @@ const commaList = (v: unknown): Parsed<string[]> => {
   return INVALID;
 };
 
+/** Comma-separated integers or an array of them (Grape's CommaSeparatedToIntegerArray). */
+const commaIntegers = (v: unknown): Parsed<number[]> => {
+  const parts = Array.isArray(v) ? v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])) : typeof v === 'string' ? v.split(',') : [v];
+  const out: number[] = [];
+  for (const p of parts) {
+    if (typeof p === 'string' && !p.trim()) continue;
+    const n = int(p);
+    if (n === INVALID) return INVALID;
+    out.push(n);
+  }
+  return out;
+};
+
 export const t = {
   string: () => new Field<string>(str),
   integer: () => new Field<number>(int),
@@ -188,6 +201,7 @@ export const t = {
   /** Any parseable time, normalized to ISO-8601. */
   dateTime: () => new Field<string>(dateTime),
   commaList: () => new Field<string[]>(commaList),
+  commaIntegers: () => new Field<number[]>(commaIntegers),
   /** An integer id or a string (full path, username). */
   idOrPath: () => new Field<string>((v) => (typeof v === 'number' ? String(v) : str(v))),
   array: <T>(item: Field<T>) =>

@@ -1,5 +1,6 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
@@ -72,6 +73,11 @@ export class RequestContext {
   get rawBody(): string | undefined {
     return (this.req as FastifyRequest & { rawBody?: string }).rawBody;
   }
+
+  /** The request body as the stream it arrived as (content types the app leaves unparsed: git's packs). */
+  get bodyStream(): Readable {
+    return this.req.body instanceof Readable ? this.req.body : this.req.raw;
+  }
 }
 
 /**
@@ -84,8 +90,9 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
 }
 
 /**
- * The headers every answer carries (Rails' defaults on GitLab). Set where each answer is sent
- * (sendJson, empty answers, files) rather than in an onSend hook, which every request would pay for.
+ * The headers every answer carries (Rails' defaults on GitLab). Set before a route's handler runs and
+ * by sendJson (answers from outside a route: errors, unknown paths), rather than in an async onSend
+ * hook every request would pay for.
  */
 export function withSecurityHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('x-frame-options', 'SAMEORIGIN').header('x-content-type-options', 'nosniff');
@@ -161,9 +168,11 @@ async function runHandler(
       if (creds.sudo) auth = applySudo(svc, auth, creds.sudo);
     }
     const rc = new RequestContext(svc, req, reply, params, req.params as Record<string, string>, queryPairs, auth);
+    // Set before the handler runs, so the answers it sends itself (files, git's streams) carry them too.
+    withSecurityHeaders(reply);
     const result = await handler(rc);
     if (result === reply || reply.sent) return reply;
-    if (result === undefined) return withSecurityHeaders(reply.code(rc.status ?? 204)).send();
+    if (result === undefined) return reply.code(rc.status ?? 204).send();
     return sendJson(reply, rc.status ?? (method === 'POST' ? 201 : 200), result);
   } finally {
     // Handlers move the files they keep; whatever is left was not wanted.
@@ -173,6 +182,8 @@ async function runHandler(
 
 /** Merges a form or JSON body into `params`. */
 function mergeBody(body: unknown, params: Params): void {
+  // A streamed body (git's packs) is the handler's to read.
+  if (body instanceof Readable) return;
   if (body instanceof FormBody) {
     nestPairs(body.pairs, params);
   } else if (body && typeof body === 'object' && !Array.isArray(body)) {

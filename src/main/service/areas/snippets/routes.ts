@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { type RequestContext, type Router, withSecurityHeaders } from '../../http/route';
+import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { apiError, forbidden, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginate, paginateSql } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from '../uploads/disposition';
@@ -40,9 +40,11 @@ function requestUserAgent(rc: RequestContext): { userAgent: string; ipAddress: s
 /** A file's bytes as GitLab's send_git_blob answers: text, inline, named. */
 function sendFile(reply: FastifyReply, file: SnippetFile): FastifyReply {
   const name = file.path.slice(file.path.lastIndexOf('/') + 1);
-  return withSecurityHeaders(
-    reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('content-disposition', contentDisposition('inline', name)),
-  ).send(Buffer.from(file.content, 'utf8'));
+  return reply
+    .code(200)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('content-disposition', contentDisposition('inline', name))
+    .send(Buffer.from(file.content, 'utf8'));
 }
 
 function sendFirstFile(rc: RequestContext, s: SnippetRow): FastifyReply {
@@ -220,7 +222,10 @@ export function registerSnippetRoutes(r: Router): void {
   // Sandlab-only: every revision of a snippet, newest first, each id usable as a ref.
   const revisions = (rc: RequestContext, s: SnippetRow): unknown[] => {
     const sql = 'FROM snippet_revisions WHERE snippet_id = ?';
-    return paginateSql<RevisionRow>(rc, rc.svc.db, { select: '*', from: sql, args: [s.id], order: 'id DESC' }).map((rev) => snippetRevision(rc, s, rev));
+    return paginate(rc, {
+      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(s.id) as { n: number }).n,
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(s.id, limit, offset) as RevisionRow[],
+    }).map((rev) => snippetRevision(rc, s, rev));
   };
   r.get('/projects/:id/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadProjectSnippet(rc, loadSnippetsProject(rc))), { auth: 'optional' });
   r.get('/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadPersonalSnippet(rc)), { auth: 'optional' });

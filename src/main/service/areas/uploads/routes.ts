@@ -1,9 +1,9 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
-import { type RequestContext, type Router, withSecurityHeaders } from '../../http/route';
+import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { badRequest, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginateSql } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { Access, loadProject } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from './disposition';
@@ -20,13 +20,12 @@ function sendUpload(rc: RequestContext, u: UploadRow | undefined): FastifyReply 
   } catch {
     throw notFound();
   }
-  return withSecurityHeaders(
-    rc.reply
-      .code(200)
-      .header('content-type', u.mime_type)
-      .header('content-length', String(size))
-      .header('content-disposition', contentDisposition('attachment', u.filename)),
-  ).send(createReadStream(path));
+  return rc.reply
+    .code(200)
+    .header('content-type', u.mime_type)
+    .header('content-length', String(size))
+    .header('content-disposition', contentDisposition('attachment', u.filename))
+    .send(createReadStream(path));
 }
 
 const NOTHING_TO_DESTROY =
@@ -57,7 +56,11 @@ export function registerUploadRoutes(r: Router): void {
   r.get('/projects/:id/uploads', (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
     const sql = 'FROM uploads WHERE project_id = ?';
-    return paginateSql<UploadRow>(rc, rc.svc.db, { select: '*', from: sql, args: [project.id], order: 'created_at DESC, id DESC' }).map((u) => markdownUploadAdmin(rc, u));
+    return paginate(rc, {
+      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(project.id) as { n: number }).n,
+      rows: (limit, offset) =>
+        rc.svc.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(project.id, limit, offset) as UploadRow[],
+    }).map((u) => markdownUploadAdmin(rc, u));
   });
 
   r.get('/projects/:id/uploads/:upload_id', (rc) => {
