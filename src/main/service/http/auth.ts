@@ -41,14 +41,15 @@ export function readCredentials(headers: Record<string, string | string[] | unde
  * Resolves credentials to an Auth, or null when none were sent. Unknown, expired and revoked
  * tokens answer 401 whatever the route, as GitLab does.
  */
-export function authenticate(svc: ServiceContext, creds: Credentials): Auth | null {
+export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl = ''): Auth | null {
   if (creds.privateToken) {
     const token = findTokenByValue(svc, creds.privateToken);
     if (!token) throw unauthorized();
     if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.');
     if (tokenExpired(svc, token)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
     const user = findUserById(svc, token.user_id);
-    if (!user || user.state !== 'active') throw unauthorized();
+    if (!user) throw unauthorized();
+    checkAccountAllowed(user, baseUrl);
     touchToken(svc, token);
     return { user, tokenUser: user, token, scopes: tokenScopes(token), jobTokenProjectId: null };
   }
@@ -58,6 +59,19 @@ export function authenticate(svc: ServiceContext, creds: Credentials): Auth | nu
     return { user: identity.user, tokenUser: identity.user, token: null, scopes: ['api'], jobTokenProjectId: identity.projectId };
   }
   return null;
+}
+
+/**
+ * APIGuard#find_current_user!: a blocked, banned or deactivated account's tokens authenticate
+ * but are refused with Gitlab::Auth::UserAccessDenied's reason (403).
+ */
+function checkAccountAllowed(user: User, baseUrl: string): void {
+  if (user.state === 'blocked' || user.state === 'banned') throw forbidden('Your account has been blocked.');
+  if (user.state === 'deactivated') {
+    throw forbidden(
+      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${baseUrl}`,
+    );
+  }
 }
 
 /**

@@ -161,7 +161,7 @@ async function runHandler(
     }
 
     const creds = readCredentials(req.headers, params);
-    let auth = opts.auth === 'none' ? null : authenticate(svc, creds);
+    let auth = opts.auth === 'none' ? null : authenticate(svc, creds, requestBaseUrl(req));
     if (!auth && (opts.auth ?? 'required') === 'required') throw unauthorized();
     if (auth) {
       checkScopes(auth, opts.scopes ?? (method === 'GET' ? ['read_api'] : []));

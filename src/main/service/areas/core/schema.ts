@@ -401,10 +401,38 @@ END;
 `,
   },
   {
+    name: 'core/006_topics',
+    sql: `
+-- Project topics (GitLab's topics table); projects keep their topic names, rows appear as they are used.
+CREATE TABLE topics (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX topics_name ON topics (lower(name));
+`,
+  },
+  {
+    name: 'core/007_user_statuses',
+    sql: `
+-- A user's status (emoji, message, availability), cleared at clear_status_at when one is set.
+CREATE TABLE user_statuses (
+  user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  emoji TEXT NOT NULL DEFAULT 'speech_balloon',
+  message TEXT,
+  availability TEXT NOT NULL DEFAULT 'not_set',
+  clear_status_at TEXT
+);
+`,
+  },
+  {
     // Lists read a page in index order instead of sorting every row: one index per default or
     // offered order (an index serves both sorts), the id last as the tie-breaker; and the lookups
     // every row of a list makes.
-    name: 'core/006_list_order_indexes',
+    name: 'core/008_list_order_indexes',
     sql: `
 CREATE INDEX projects_created ON projects (created_at, id);
 CREATE INDEX projects_updated ON projects (updated_at, id);
@@ -430,7 +458,7 @@ CREATE INDEX identities_user ON identities (user_id);
   {
     // A project's open-issue count (the Project entity's open_issues_count) kept by triggers, so
     // no read counts a million issues. Every write path, cascades included, goes through them.
-    name: 'core/007_project_issue_counts',
+    name: 'core/009_project_issue_counts',
     sql: `
 CREATE TABLE project_issue_counts (
   project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
