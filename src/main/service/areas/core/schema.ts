@@ -481,4 +481,85 @@ CREATE TRIGGER issues_count_update AFTER UPDATE OF state, project_id ON issues
 END;
 `,
   },
+  {
+    // Issue and merge request lists at scale: order indexes, labels as rows, full-text search.
+    name: 'core/010_issuable_lists',
+    sql: `
+-- Lists of a project's issues and merge requests read a page in index order: one index per
+-- offered order, the id last as the tie-breaker.
+CREATE INDEX issues_project_created ON issues (project_id, created_at, id);
+CREATE INDEX issues_project_updated ON issues (project_id, updated_at, id);
+CREATE INDEX issues_project_title ON issues (project_id, title, id);
+CREATE INDEX issues_project_due ON issues (project_id, due_date, id);
+CREATE INDEX issues_author ON issues (author_id, created_at, id);
+CREATE INDEX merge_requests_project_created ON merge_requests (project_id, created_at, id);
+CREATE INDEX merge_requests_project_updated ON merge_requests (project_id, updated_at, id);
+CREATE INDEX merge_requests_project_title ON merge_requests (project_id, title, id);
+CREATE INDEX merge_requests_project_merged ON merge_requests (project_id, merged_at, id);
+CREATE INDEX merge_requests_author ON merge_requests (author_id, created_at, id);
+
+-- The labels of issues, merge requests (and epics, from their area) as rows, one per label title,
+-- so a label filter or count reads an index instead of parsing every record's list. Triggers keep
+-- it equal to each record's labels list through every write path (cascades included).
+CREATE TABLE issuable_labels (
+  issuable_type TEXT NOT NULL,
+  issuable_id INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  PRIMARY KEY (issuable_type, issuable_id, title)
+) WITHOUT ROWID;
+-- Label filters match titles case-insensitively (ASCII, as SQLite's lower()).
+CREATE INDEX issuable_labels_title ON issuable_labels (issuable_type, title COLLATE NOCASE, issuable_id);
+INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title)
+  SELECT 'Issue', i.id, j.value FROM issues i, json_each(i.labels) j WHERE i.labels != '[]';
+INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title)
+  SELECT 'MergeRequest', m.id, j.value FROM merge_requests m, json_each(m.labels) j WHERE m.labels != '[]';
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'Issue', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'Issue', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_delete AFTER DELETE ON issues WHEN OLD.labels != '[]' BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+END;
+CREATE TRIGGER merge_requests_labels_insert AFTER INSERT ON merge_requests WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'MergeRequest', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_update AFTER UPDATE OF labels ON merge_requests WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'MergeRequest', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_delete AFTER DELETE ON merge_requests WHEN OLD.labels != '[]' BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+END;
+
+-- Search over titles and descriptions through SQLite's full-text index with its trigram
+-- tokenizer (substring matches, as GitLab's trigram indexes serve ILIKE), kept by triggers.
+CREATE VIRTUAL TABLE issues_search USING fts5(title, description, content = 'issues', content_rowid = 'id', tokenize = 'trigram');
+INSERT INTO issues_search (issues_search) VALUES ('rebuild');
+CREATE TRIGGER issues_search_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issues_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER issues_search_update AFTER UPDATE OF title, description ON issues BEGIN
+  INSERT INTO issues_search (issues_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+  INSERT INTO issues_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER issues_search_delete AFTER DELETE ON issues BEGIN
+  INSERT INTO issues_search (issues_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+END;
+CREATE VIRTUAL TABLE merge_requests_search USING fts5(title, description, content = 'merge_requests', content_rowid = 'id', tokenize = 'trigram');
+INSERT INTO merge_requests_search (merge_requests_search) VALUES ('rebuild');
+CREATE TRIGGER merge_requests_search_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER merge_requests_search_update AFTER UPDATE OF title, description ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (merge_requests_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+  INSERT INTO merge_requests_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER merge_requests_search_delete AFTER DELETE ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (merge_requests_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+END;
+`,
+  },
 ];
