@@ -99,10 +99,10 @@ function parseMultipart(m: Record<string, unknown>): NonNullable<ApiRequest['mul
       if (!(base.bytes instanceof Uint8Array)) throw new IpcValidationError(`multipart file ${i} bytes must be a Uint8Array`);
       if (base.path !== undefined) throw new IpcValidationError(`multipart file ${i}: bytes and path are mutually exclusive`);
       if (!base.filename) throw new IpcValidationError(`multipart file ${i} needs a filename`);
-      return { field: base.field, filename: base.filename, contentType: base.contentType, bytes: base.bytes };
+      return { field: base.field, filename: base.filename, contentType: base.contentType ?? undefined, bytes: base.bytes };
     }
     if (!base.path) throw new IpcValidationError(`multipart file ${i} needs bytes or a path`);
-    return { field: base.field, path: base.path, filename: base.filename, contentType: base.contentType };
+    return { field: base.field, path: base.path, filename: base.filename ?? undefined, contentType: base.contentType ?? undefined };
   });
   return { fields, files };
 }
@@ -118,8 +118,8 @@ export function parsePreferencesUpdate(payload: unknown): PreferencesUpdate {
       theme: t.string().values(['system', 'light', 'dark'] as const),
     }),
   );
-  if (v.port !== undefined && (v.port < 0 || v.port > 65535)) throw new IpcValidationError('port must be 0..65535');
-  if (v.dataDir !== undefined && v.dataDir !== '' && !isAbsolutePath(v.dataDir)) throw new IpcValidationError('dataDir must be an absolute path');
+  if (v.port != null && (v.port < 0 || v.port > 65535)) throw new IpcValidationError('port must be 0..65535');
+  if (v.dataDir != null && v.dataDir !== '' && !isAbsolutePath(v.dataDir)) throw new IpcValidationError('dataDir must be an absolute path');
   const out: PreferencesUpdate = {};
   for (const k of ['port', 'dataDir', 'recentMigrationSources', 'theme'] as const) {
     if (v[k] !== undefined && v[k] !== null) (out as Record<string, unknown>)[k] = v[k];

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from './app';
+import { type RouteInfo, buildApp } from './app';
 import { areas } from './areas';
 import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
@@ -36,6 +36,8 @@ export interface Service {
   listen(): Promise<string>;
   close(): Promise<void>;
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Every API route the areas registered (method, pattern, auth), in registration order. */
+  readonly routes: readonly RouteInfo[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -72,8 +74,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   // Every kind is defined now: resume (or fail cleanly) what a previous run left unfinished.
   svc.jobs.start();
   let app: FastifyInstance;
+  const routes: RouteInfo[] = [];
   try {
-    app = await buildApp(svc);
+    app = await buildApp(svc, routes);
     await opts.extendApp?.(app);
   } catch (err) {
     await svc.jobs.stop();
@@ -112,5 +115,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       db.close();
     },
     inject: (o) => app.inject(o),
+    routes,
   };
 }

@@ -108,6 +108,7 @@ export function createRouter(app: FastifyInstance, svc: ServiceContext): Router 
     app.route({
       method,
       url,
+      config: { auth: opts.auth ?? 'required' },
       handler: async (req, reply) => runHandler(svc, req, reply, method, handler, opts),
     });
   };
@@ -181,7 +182,7 @@ async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Param
       }
     } catch (err) {
       if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-      throw err;
+      throw malformedMultipart(err);
     }
     nestPairs(pairs, params);
     return;
@@ -195,6 +196,17 @@ async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Param
 }
 
 const tooLarge = (): ApiError => new ApiError(413, { message: '413 Request Entity Too Large' });
+
+/**
+ * A body busboy cannot parse (a wrong or missing boundary, a part cut short) is the client's
+ * error: 400, as Rack answers it. Errors of our own side (the disk: they carry `syscall`) and
+ * answers already decided (ApiError, fastify's 4xx) pass through.
+ */
+function malformedMultipart(err: unknown): unknown {
+  const e = err as { syscall?: string; statusCode?: number };
+  if (err instanceof ApiError || e.syscall || (e.statusCode && e.statusCode < 500)) return err;
+  return new ApiError(400, { error: 'The request body is not valid multipart/form-data' });
+}
 
 /** A form-urlencoded body, kept as ordered pairs so Rack-style nesting can be applied. */
 export class FormBody {

@@ -37,7 +37,7 @@ export function fakeSha(...parts: (string | number)[]): string {
 }
 
 /** New label list from `labels` (replace), then `add_labels` and `remove_labels`. */
-export function applyLabels(current: string[], p: { labels?: string[] | null; add_labels?: string[]; remove_labels?: string[] }): string[] {
+export function applyLabels(current: string[], p: { labels?: string[] | null; add_labels?: string[] | null; remove_labels?: string[] | null }): string[] {
   let labels = p.labels === undefined ? [...current] : (p.labels ?? []);
   for (const l of p.add_labels ?? []) if (!labels.includes(l)) labels.push(l);
   if (p.remove_labels) labels = labels.filter((l) => !p.remove_labels!.includes(l));
@@ -87,7 +87,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[]): 
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
   if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
-  if (q.assignee_id !== undefined) {
+  if (q.assignee_id != null) {
     if (q.assignee_id.toLowerCase() === 'none') where.push("x.assignee_ids = '[]'");
     else if (q.assignee_id.toLowerCase() === 'any') where.push("x.assignee_ids != '[]'");
     else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', Number(q.assignee_id));
@@ -110,7 +110,7 @@ export interface OpenClosedState<S extends string> {
 /** `state_event` close/reopen on an issue or merge request; other states are left alone. */
 export function applyStateEvent<S extends string>(
   current: OpenClosedState<S>,
-  event: 'close' | 'reopen' | undefined,
+  event: 'close' | 'reopen' | null | undefined,
   now: string,
   userId: number,
 ): { state: S; closedAt: string | null; closedBy: number | null } {

@@ -152,7 +152,7 @@ export function registerGroupRoutes(r: Router): void {
       project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
       subgroup_creation_level: t.string().values(['owner', 'maintainer']),
     });
-    const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path, !g.parent_id) : {};
+    const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path ?? '', !g.parent_id) : {};
     const parent = g.parent_id ? findNamespaceById(rc.svc, g.parent_id)! : undefined;
     const newFullPath = p.path ? (parent ? `${parent.full_path}/${p.path}` : p.path) : g.full_path;
     if (newFullPath.toLowerCase() !== g.full_path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(newFullPath)) {

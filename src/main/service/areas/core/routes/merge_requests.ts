@@ -170,7 +170,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       remove_source_branch: t.boolean(),
     });
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
-    if (p.title !== undefined && !p.title.trim()) throw validationError({ title: ["can't be blank"] });
+    if (p.title !== undefined && !p.title?.trim()) throw validationError({ title: ["can't be blank"] });
     if (current.state === 'merged' && p.state_event) throw forbidden();
     checkSpamOnUpdate(rc, 'MergeRequest', current, p);
     const updated = inTransaction(rc.svc.db, () => {

@@ -217,7 +217,8 @@ export function registerProjectRoutes(r: Router): void {
       ci_config_path: t.string(),
       ...settingsSpec(),
     });
-    const name = p.name ?? p.path!;
+    // `at_least_one_of` counts a null as given; a blank name then fails validation, not the slug.
+    const name = p.name ?? p.path ?? '';
     const path = p.path ?? slugify(name);
     let ns: Namespace | undefined;
     if (p.namespace_id != null) {
@@ -238,7 +239,7 @@ export function registerProjectRoutes(r: Router): void {
         path,
         description: p.description ?? null,
         visibility,
-        defaultBranch: p.default_branch,
+        defaultBranch: p.default_branch ?? undefined,
         requestAccessEnabled: p.request_access_enabled !== false,
         topics: p.topics ?? p.tag_list ?? [],
         settings,
