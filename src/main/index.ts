@@ -118,6 +118,7 @@ function ipcDeps(prefs: PreferencesService): IpcDeps {
       if (error) throw new Error(error);
     },
     writeClipboard: (text) => clipboard.writeText(text),
+    publishProgress: (event) => jobProgress.publish(event),
   };
 }
 

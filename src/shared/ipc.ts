@@ -29,6 +29,11 @@ export interface ApiRequest {
   body?: unknown;
   /** Multipart body (uploads); exclusive with `body`. */
   multipart?: ApiMultipart;
+  /**
+   * Multipart only: main reports how much of the body the service has read as job progress events
+   * (`kind: 'upload'`, this id) on the job-progress channel, so a large file shows a progress bar.
+   */
+  progressId?: string;
 }
 
 export interface ApiResponse {

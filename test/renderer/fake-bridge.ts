@@ -10,16 +10,18 @@ export interface FakeAnswer {
 /** A Bridge whose API is a function of the request; every request is recorded. */
 export function fakeBridge(answer: (req: ApiRequest) => FakeAnswer | Promise<FakeAnswer>): Bridge & { requests: ApiRequest[] } {
   const requests: ApiRequest[] = [];
+  async function api<T>(req: ApiRequest): Promise<BridgeResponse<T>> {
+    requests.push(req);
+    const a = await answer(req);
+    return { status: a.status ?? 200, headers: a.headers ?? {}, body: a.body as T };
+  }
   return {
     kind: 'http',
     desktop: null,
     requests,
     isReady: () => true,
-    async api<T>(req: ApiRequest): Promise<BridgeResponse<T>> {
-      requests.push(req);
-      const a = await answer(req);
-      return { status: a.status ?? 200, headers: a.headers ?? {}, body: a.body as T };
-    },
+    api,
+    upload: (req) => api(req),
     status: async () => ({ url: 'http://127.0.0.1:1', listening: true, error: null, version: '17.9.0' }),
     onJobProgress: () => () => {},
   };

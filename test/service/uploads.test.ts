@@ -189,6 +189,21 @@ describe('listing, downloading and deleting uploads', () => {
   });
 });
 
+describe('GET /projects/:id/sandlab/uploads/:upload_id (Sandlab-only)', () => {
+  it('answers the link and Markdown the upload answered, for Maintainers only', async () => {
+    const made = (await upload('shot.png', 'not really a png')).body;
+    const res = await s.get(`/projects/${project.id}/sandlab/uploads/${made.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(made);
+    expect(res.body.markdown).toBe(`![shot](${made.url})`);
+    expect((await s.get(`/projects/${project.id}/sandlab/uploads/999999`)).body).toEqual({ message: '404 Not found' });
+    expect((await s.get(`/projects/${project.id}/sandlab/uploads/abc`)).status).toBe(400);
+    const { user, token } = await s.createUser();
+    await s.addMember('projects', project.id, user.id, 30);
+    expect((await s.get(`/projects/${project.id}/sandlab/uploads/${made.id}`, { token })).status).toBe(403);
+  });
+});
+
 describe('a download the client gives up on', () => {
   it('is dropped quietly and the service keeps answering', async () => {
     const up = await upload('big.bin', randomBytes(2 * 1024 * 1024));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Conf from 'conf';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { IPC_CHANNELS, type Preferences } from '../../src/shared/ipc';
+import { IPC_CHANNELS, type JobProgressEvent, type Preferences } from '../../src/shared/ipc';
 import { createIpcHandlers, registerIpcHandlers, UntrustedSenderError, type IpcDeps, type IpcHandlers, type IpcSender } from '../../src/main/ipc/handlers';
 import { MemoryVault } from '../../src/main/secrets/vault';
 import { PreferencesService, preferencesStoreOptions } from '../../src/main/settings/preferences';
@@ -23,6 +23,7 @@ let openResult: { canceled: boolean; filePaths: string[] } = { canceled: true, f
 let saveResult: { canceled: boolean; filePath?: string } = { canceled: true };
 const revealed: string[] = [];
 const clipboard: string[] = [];
+const progress: JobProgressEvent[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sandlab-ipc-'));
@@ -56,6 +57,7 @@ beforeAll(async () => {
     showSaveDialog: async () => saveResult,
     revealPath: async (p) => void revealed.push(p),
     writeClipboard: (text) => void clipboard.push(text),
+    publishProgress: (e) => void progress.push(e),
   };
   handlers = createIpcHandlers(deps);
 });
@@ -139,6 +141,23 @@ describe('sandlab:api', () => {
       multipart: { fields: { title: 'x' }, files: [{ field: 'file', filename: 'a.txt', contentType: 'text/plain', bytes: new TextEncoder().encode('hello bytes') }] },
     });
     expect(res.body).toEqual({ title: 'x', file: 'a.txt:text/plain:hello bytes' });
+  });
+
+  it('reports an upload with a progressId as upload job progress, ending finished at the full size', async () => {
+    const bytes = new Uint8Array(300 * 1024).fill(7);
+    const res = await handlers['sandlab:api'](APP, {
+      method: 'POST',
+      path: '/test-echo-multipart',
+      progressId: 'upload:big-1',
+      multipart: { files: [{ field: 'file', filename: 'big.bin', bytes }] },
+    });
+    expect(res.status).toBe(200);
+    const mine = progress.filter((e) => e.jobId === 'upload:big-1');
+    expect(mine.length).toBeGreaterThan(2);
+    expect(mine.every((e) => e.kind === 'upload' && e.total === bytes.length)).toBe(true);
+    expect(mine.map((e) => e.done)).toEqual([...mine.map((e) => e.done)].sort((a, b) => a - b));
+    expect(mine.at(-1)).toMatchObject({ state: 'finished', done: bytes.length });
+    await expect(handlers['sandlab:api'](APP, { method: 'GET', path: '/user', progressId: 'x' })).rejects.toThrow(/goes with a multipart body/);
   });
 
   it('uploads a file by path only after the open dialog returned that path', async () => {

@@ -1,6 +1,6 @@
 import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { ApiRequest, ApiResponse } from '../../shared/ipc';
 import { buildQueryString } from '../../shared/query';
@@ -13,6 +13,8 @@ export interface ApiForwardDeps {
   isAllowedUploadPath(path: string): boolean;
   /** `127.0.0.1:<port>` while listening, so URLs in bodies (web_url, ...) point at the real service. */
   hostHeader(): string | null;
+  /** Multipart bodies: how many bytes the service has read so far, of how many. */
+  progress?(done: number, total: number): void;
 }
 
 // Hop-by-hop and cookie headers mean nothing to the renderer.
@@ -40,7 +42,8 @@ export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): 
     // Let fetch's encoder write the multipart body; stream it so a large file is never one buffer.
     const encoded = new Request('http://sandlab.invalid/', { method: 'POST', body: form });
     headers['content-type'] = encoded.headers.get('content-type')!;
-    payload = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream<Uint8Array>);
+    const stream = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream<Uint8Array>);
+    payload = deps.progress ? countBytes(stream, multipartSize(form), deps.progress) : stream;
   } else if (req.body !== undefined) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(req.body);
@@ -52,6 +55,35 @@ export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): 
     payload,
   });
   return { status: res.statusCode, headers: responseHeaders(res, token), body: responseBody(res) };
+}
+
+/** The files' sizes: the body is a little larger (part headers), so progress is reported against this and capped by it. */
+function multipartSize(form: FormData): number {
+  let total = 0;
+  for (const [, v] of form) if (typeof v !== 'string') total += v.size;
+  return total;
+}
+
+/** Passes the stream through, reporting bytes read at most every 64 KB (and at the end). */
+function countBytes(stream: Readable, total: number, progress: (done: number, total: number) => void): Readable {
+  let done = 0;
+  let reported = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      done += chunk.length;
+      if (done - reported >= 65536) {
+        reported = done;
+        progress(Math.min(done, total), total);
+      }
+      cb(null, chunk);
+    },
+    flush(cb) {
+      progress(total, total);
+      cb();
+    },
+  });
+  stream.on('error', (err) => counter.destroy(err));
+  return stream.pipe(counter);
 }
 
 function responseHeaders(res: LightMyRequestResponse, token: string): Record<string, string> {

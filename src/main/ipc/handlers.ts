@@ -1,6 +1,6 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { IpcChannel, IpcResponse, OpenDialogRequest, Preferences, PreferencesUpdate, SaveDialogRequest, ServiceStatus } from '../../shared/ipc';
+import type { IpcChannel, IpcResponse, JobProgressEvent, OpenDialogRequest, Preferences, PreferencesUpdate, SaveDialogRequest, ServiceStatus } from '../../shared/ipc';
 import { IPC_CHANNELS } from '../../shared/ipc';
 import { CREDENTIAL_PREFIX, type TokenVault } from '../secrets/vault';
 import type { PreferencesService } from '../settings/preferences';
@@ -41,6 +41,8 @@ export interface IpcDeps {
   showSaveDialog(req: Omit<SaveDialogRequest, 'data'>): Promise<{ canceled: boolean; filePath?: string }>;
   revealPath(path: string): Promise<void>;
   writeClipboard(text: string): void;
+  /** Where upload progress goes (the job-progress channel in the app). */
+  publishProgress?(event: JobProgressEvent): void;
 }
 
 export class UntrustedSenderError extends Error {
@@ -55,16 +57,35 @@ export function createIpcHandlers(deps: IpcDeps): IpcHandlers {
   // Upload sources: only what the user picked in the open dialog during this session.
   const chosenPaths = new Set<string>();
   return {
-    'sandlab:api': async (_e, payload) =>
-      forwardApiRequest(parseApiRequest(payload), {
-        inject: (o) => deps.host.inject(o),
-        token: () => deps.host.desktopToken(),
-        isAllowedUploadPath: (p) => chosenPaths.has(p),
-        hostHeader: () => {
-          const url = deps.host.status().url;
-          return url ? new URL(url).host : null;
-        },
-      }),
+    'sandlab:api': async (_e, payload) => {
+      const req = parseApiRequest(payload);
+      const jobId = req.progressId;
+      const publish = jobId && deps.publishProgress ? deps.publishProgress : null;
+      let last = { done: 0, total: 0 };
+      const progress = publish
+        ? (done: number, total: number) => {
+            last = { done, total };
+            publish({ jobId: jobId!, kind: 'upload', state: 'started', done, total });
+          }
+        : undefined;
+      try {
+        const res = await forwardApiRequest(req, {
+          inject: (o) => deps.host.inject(o),
+          token: () => deps.host.desktopToken(),
+          isAllowedUploadPath: (p) => chosenPaths.has(p),
+          hostHeader: () => {
+            const url = deps.host.status().url;
+            return url ? new URL(url).host : null;
+          },
+          progress,
+        });
+        publish?.({ jobId: jobId!, kind: 'upload', state: res.status < 300 ? 'finished' : 'failed', ...last });
+        return res;
+      } catch (err) {
+        publish?.({ jobId: jobId!, kind: 'upload', state: 'failed', ...last, message: err instanceof Error ? err.message : String(err) });
+        throw err;
+      }
+    },
     'sandlab:service-status': async (_e, payload) => {
       parseEmpty(payload);
       return deps.host.status();

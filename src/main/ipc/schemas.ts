@@ -46,7 +46,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The api channel's request: a path under /api/v4 that cannot climb out of it. */
 export function parseApiRequest(payload: unknown): ApiRequest {
   const p = asParams(payload, 'api request');
-  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart'], 'api request');
+  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart', 'progressId'], 'api request');
   const v = check(() =>
     declared(p, {
       method: t.string().values(METHODS).required(),
@@ -54,6 +54,7 @@ export function parseApiRequest(payload: unknown): ApiRequest {
       query: t.hash(),
       body: t.any(),
       multipart: t.hash(),
+      progressId: t.string(),
     }),
   );
   const path = v.path;
@@ -67,6 +68,11 @@ export function parseApiRequest(payload: unknown): ApiRequest {
   if (v.query) req.query = parseQuery(v.query);
   if (v.body !== undefined) req.body = v.body;
   if (v.multipart) req.multipart = parseMultipart(v.multipart);
+  if (v.progressId !== undefined) {
+    if (!v.multipart) throw new IpcValidationError('progressId goes with a multipart body');
+    if (!/^[A-Za-z0-9:_-]{1,100}$/.test(v.progressId)) throw new IpcValidationError('progressId may hold letters, digits and : _ - (at most 100)');
+    req.progressId = v.progressId;
+  }
   return req;
 }
 

@@ -19,7 +19,9 @@ import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
 import { featureFlagsArea } from './feature_flags';
+import { bulkImportsArea } from './bulk_imports';
 import { ciLintArea } from './ci_lint';
+import { markdownArea } from './markdown';
 import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
@@ -56,7 +58,9 @@ export const areas: Area[] = [
   jobTokenScopeArea,
   featureFlagsArea,
   ciLintArea,
+  markdownArea,
   applicationSettingsArea,
   spamArea,
   importsArea,
+  bulkImportsArea,
 ];

@@ -92,6 +92,12 @@ export function requestBaseUrl(req: FastifyRequest): string {
 
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
 
+/**
+ * Who acts, for writes that also run outside a request (a migration writing as the user who
+ * started it): a request context satisfies it.
+ */
+export type Actor = Pick<RequestContext, 'svc' | 'user'>;
+
 export interface Router {
   get(path: string, handler: Handler, opts?: RouteOptions): void;
   post(path: string, handler: Handler, opts?: RouteOptions): void;

@@ -262,11 +262,16 @@ export class JobRunner {
     if (n + count > this.maxQueued) throw new QueueFullError(RETRY_AFTER_SECONDS);
   }
 
-  enqueue<P>(kind: string, payload: P, opts: { subject?: string; secret?: { key: string; value: string } } = {}): JobRow {
+  /**
+   * Queues a job. `secret.value` is held in memory under `secret.key`; without a value the job uses
+   * what is already held under the key (a child job of a running one).
+   */
+  enqueue<P>(kind: string, payload: P, opts: { subject?: string; secret?: { key: string; value?: string } } = {}): JobRow {
     if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`);
     const json = JSON.stringify(payload ?? {});
-    if (opts.secret && opts.secret.value && json.includes(opts.secret.value)) throw new Error('a job payload must not carry its secret');
-    if (opts.secret) this.secrets.set(opts.secret.key, opts.secret.value);
+    const value = opts.secret?.value;
+    if (value && json.includes(value)) throw new Error('a job payload must not carry its secret');
+    if (opts.secret && value !== undefined) this.secrets.set(opts.secret.key, value);
     const now = this.nowIso();
     const info = this.db
       .prepare('INSERT INTO jobs (kind, subject, payload, secret_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -476,6 +481,7 @@ export class JobRunner {
     this.db.prepare("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND state = 'started'").run(this.nowIso(), id);
   }
 
+  /** For RunningJob. */
   secretFor(key: string | null): string | undefined {
     return key ? this.secrets.get(key) : undefined;
   }

@@ -24,9 +24,32 @@ export function sessionTokenStore(storage: StorageLike = (globalThis as unknown 
   };
 }
 
+/** The part of XMLHttpRequest used (kept DOM-free so Node tests type-check this file). */
+interface XhrLike {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  responseType: string;
+  upload: { onprogress: ((e: { lengthComputable: boolean; loaded: number; total: number }) => void) | null };
+  onerror: (() => void) | null;
+  onload: (() => void) | null;
+  status: number;
+  response: unknown;
+  getAllResponseHeaders(): string;
+  send(body: unknown): void;
+}
+
+/** JSON parsed, text as text, other bytes as bytes, null when empty (the IPC bridge answers the same shapes). */
+function parseBody(status: number, type: string, bytes: Uint8Array): unknown {
+  if (status === 204 || status === 304 || bytes.length === 0) return null;
+  if (/json/i.test(type)) return JSON.parse(new TextDecoder().decode(bytes));
+  if (/^text\//i.test(type)) return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
 /** In a browser: plain HTTP to the service the page came from, with the user's token. */
 export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl: typeof fetch = (...a) => fetch(...a)): Bridge {
-  async function api<T>(req: ApiRequest): Promise<BridgeResponse<T>> {
+  /** The URL, headers and body of a request, for fetch and XHR alike. */
+  function prepare(req: ApiRequest): { url: string; headers: Record<string, string>; body: string | FormData | undefined } {
     const headers: Record<string, string> = {};
     const token = tokens.get();
     if (token) headers['PRIVATE-TOKEN'] = token;
@@ -43,22 +66,37 @@ export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl:
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(req.body);
     }
-    const res = await fetchImpl(`${baseUrl}/api/v4${req.path}${buildQueryString(req.query)}`, { method: req.method, headers, body });
+    return { url: `${baseUrl}/api/v4${req.path}${buildQueryString(req.query)}`, headers, body };
+  }
+
+  async function api<T>(req: ApiRequest): Promise<BridgeResponse<T>> {
+    const { url, headers, body } = prepare(req);
+    const res = await fetchImpl(url, { method: req.method, headers, body });
     const out: Record<string, string> = {};
     res.headers.forEach((v, k) => (out[k.toLowerCase()] = v));
-    const type = out['content-type'] ?? '';
-    let parsed: unknown = null;
-    if (res.status !== 204 && res.status !== 304) {
-      if (/json/i.test(type)) {
-        const text = await res.text();
-        parsed = text ? JSON.parse(text) : null;
-      } else if (/^text\//i.test(type)) parsed = await res.text();
-      else {
-        const bytes = new Uint8Array(await res.arrayBuffer());
-        parsed = bytes.length ? bytes : null;
-      }
-    }
-    return { status: res.status, headers: out, body: parsed as T };
+    return { status: res.status, headers: out, body: parseBody(res.status, out['content-type'] ?? '', new Uint8Array(await res.arrayBuffer())) as T };
+  }
+
+  /** fetch cannot report upload progress; XMLHttpRequest can. */
+  function upload<T>(req: ApiRequest, onProgress: (done: number, total: number) => void): Promise<BridgeResponse<T>> {
+    const { url, headers, body } = prepare(req);
+    return new Promise((resolve, reject) => {
+      const xhr = new (globalThis as unknown as { XMLHttpRequest: new () => XhrLike }).XMLHttpRequest();
+      xhr.open(req.method, url);
+      for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+      xhr.responseType = 'arraybuffer';
+      xhr.upload.onprogress = (e: { lengthComputable: boolean; loaded: number; total: number }) => e.lengthComputable && onProgress(e.loaded, e.total);
+      xhr.onerror = () => reject(new Error('The service does not answer'));
+      xhr.onload = () => {
+        const out: Record<string, string> = {};
+        for (const line of xhr.getAllResponseHeaders().trim().split(/\r?\n/)) {
+          const i = line.indexOf(':');
+          if (i > 0) out[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+        }
+        resolve({ status: xhr.status, headers: out, body: parseBody(xhr.status, out['content-type'] ?? '', new Uint8Array(xhr.response as ArrayBuffer)) as T });
+      };
+      xhr.send(body ?? null);
+    });
   }
 
   return {
@@ -67,6 +105,7 @@ export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl:
     isReady: () => !!tokens.get(),
     setToken: (t) => tokens.set(t),
     api,
+    upload,
     async status(): Promise<BridgeStatus> {
       // Without a token there is nothing to ask yet: the page came from this origin, so it is up.
       if (!tokens.get()) return { url: baseUrl, listening: true, error: null, version: '' };

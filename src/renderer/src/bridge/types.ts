@@ -25,6 +25,8 @@ export interface BridgeStatus {
 export interface Bridge {
   readonly kind: 'ipc' | 'http';
   api<T = unknown>(req: ApiRequest): Promise<BridgeResponse<T>>;
+  /** A multipart request that reports its progress: bytes of the files sent so far, of their total. */
+  upload<T = unknown>(req: ApiRequest, onProgress: (done: number, total: number) => void): Promise<BridgeResponse<T>>;
   status(): Promise<BridgeStatus>;
   onJobProgress(listener: (events: JobProgressEvent[]) => void): () => void;
   /** Whether calls can be made now (HTTP needs a token first). */

@@ -2,6 +2,8 @@ import type { ApiRequest, JobProgressEvent } from '../../../shared/ipc';
 import type { Bridge } from '../bridge';
 import type { IconName } from '../components/Icon';
 import { SettingsWorkspace } from './settings/SettingsWorkspace';
+import { SnippetsWorkspace } from './snippets/SnippetsWorkspace';
+import { UploadsWorkspace } from './uploads/UploadsWorkspace';
 
 /**
  * A workspace of the shell. To add one: write `workspaces/<id>/<Name>Workspace.tsx` and add a line
@@ -29,6 +31,8 @@ export interface WorkspaceDef {
 }
 
 export const WORKSPACES: WorkspaceDef[] = [
+  { id: 'snippets', label: 'Snippets', icon: 'snippets', Component: SnippetsWorkspace, usesProject: true },
+  { id: 'uploads', label: 'Uploads', icon: 'uploads', Component: UploadsWorkspace, usesProject: true },
   { id: 'settings', label: 'Settings', icon: 'settings', Component: SettingsWorkspace },
 ];
 

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
+import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
@@ -330,7 +331,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     import_status: p.import_status,
     ...(canAdmin ? { import_error: p.import_error } : {}),
     open_issues_count: openIssuesCount(ec.svc, p.id),
-    description_html: p.description ? `<p data-sourcepos="1:1-1:${p.description.length}" dir="auto">${escapeHtml(p.description)}</p>` : '',
+    description_html: markdownField(p.description),
     updated_at: p.updated_at,
     ci_default_git_depth: 20,
     ci_forward_deployment_enabled: true,
@@ -406,10 +407,6 @@ function openIssuesCount(svc: ServiceContext, projectId: number): number {
   return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
     svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number },
   )!.n;
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 // --- members -----------------------------------------------------------------------------------

@@ -20,16 +20,23 @@ export interface ImportedIssue {
   confidential?: boolean;
   closedAt?: string | null;
   closedById?: number | null;
+  dueDate?: string | null;
+  weight?: number | null;
+  issueType?: string;
+  discussionLocked?: boolean | null;
   createdAt: string;
   updatedAt: string;
   importedFrom: string;
 }
 
+const flag = (v: boolean | null | undefined): number | null => (v === null || v === undefined ? null : v ? 1 : 0);
+
 export function insertImportedIssue(svc: ServiceContext, projectId: number, i: ImportedIssue): IssueRow {
   const row = svc.db
     .prepare(
-      `INSERT INTO issues (project_id, iid, title, description, state, author_id, assignee_ids, labels, confidential, closed_at, closed_by_id, created_at, updated_at, imported_from)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO issues (project_id, iid, title, description, state, author_id, assignee_ids, labels, confidential, closed_at, closed_by_id,
+         due_date, weight, issue_type, discussion_locked, created_at, updated_at, imported_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     )
     .get(
       projectId,
@@ -43,6 +50,10 @@ export function insertImportedIssue(svc: ServiceContext, projectId: number, i: I
       i.confidential ? 1 : 0,
       i.closedAt ?? null,
       i.closedById ?? null,
+      i.dueDate ?? null,
+      i.weight ?? null,
+      i.issueType ?? 'issue',
+      flag(i.discussionLocked),
       i.createdAt,
       i.updatedAt,
       i.importedFrom,
@@ -54,7 +65,7 @@ export interface ImportedMergeRequest {
   iid: number;
   title: string;
   description: string | null;
-  state: 'opened' | 'closed' | 'merged';
+  state: 'opened' | 'closed' | 'merged' | 'locked';
   authorId: number;
   assigneeIds?: number[];
   reviewerIds?: number[];
@@ -64,9 +75,15 @@ export interface ImportedMergeRequest {
   /** The commits the branches pointed at upstream (base = target side, head = source side). */
   baseSha: string;
   headSha: string;
+  /** The target's commit when the diff was made; the base otherwise. */
+  startSha?: string;
   mergedAt?: string | null;
   mergedById?: number | null;
   closedAt?: string | null;
+  closedById?: number | null;
+  squash?: boolean;
+  removeSourceBranch?: boolean | null;
+  discussionLocked?: boolean | null;
   createdAt: string;
   updatedAt: string;
   importedFrom: string;
@@ -76,8 +93,9 @@ export function insertImportedMergeRequest(svc: ServiceContext, projectId: numbe
   const row = svc.db
     .prepare(
       `INSERT INTO merge_requests (project_id, iid, title, description, state, author_id, assignee_ids, reviewer_ids, labels, source_branch, target_branch,
-         source_project_id, target_project_id, base_sha, start_sha, head_sha, merged_by_id, merged_at, closed_at, created_at, updated_at, imported_from)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         source_project_id, target_project_id, base_sha, start_sha, head_sha, merged_by_id, merged_at, closed_at, closed_by_id, squash, remove_source_branch,
+         discussion_locked, created_at, updated_at, imported_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     )
     .get(
       projectId,
@@ -94,11 +112,15 @@ export function insertImportedMergeRequest(svc: ServiceContext, projectId: numbe
       projectId,
       projectId,
       m.baseSha,
-      m.baseSha,
+      m.startSha ?? m.baseSha,
       m.headSha,
       m.mergedById ?? null,
       m.mergedAt ?? null,
       m.closedAt ?? null,
+      m.closedById ?? null,
+      m.squash ? 1 : 0,
+      flag(m.removeSourceBranch),
+      flag(m.discussionLocked),
       m.createdAt,
       m.updatedAt,
       m.importedFrom,
@@ -107,7 +129,8 @@ export function insertImportedMergeRequest(svc: ServiceContext, projectId: numbe
 }
 
 export interface ImportedNote {
-  noteableType: 'Issue' | 'MergeRequest';
+  /** 'Issue', 'MergeRequest', and the noteables of other areas ('Epic', 'Snippet'). */
+  noteableType: string;
   noteableId: number;
   authorId: number;
   body: string;
@@ -116,16 +139,24 @@ export interface ImportedNote {
   /** 'DiffNote' with a position for a comment on a line of the diff; 'DiscussionNote' in a thread. */
   type?: 'DiffNote' | 'DiscussionNote' | null;
   position?: Record<string, unknown> | null;
+  system?: boolean;
+  internal?: boolean;
+  /** Default: a DiffNote is resolvable. */
+  resolvable?: boolean;
+  resolvedAt?: string | null;
+  resolvedById?: number | null;
   createdAt: string;
   updatedAt: string;
   importedFrom: string;
 }
 
-export function insertImportedNote(svc: ServiceContext, projectId: number, n: ImportedNote): NoteRow {
+/** `projectId` null for a group's records (epics). */
+export function insertImportedNote(svc: ServiceContext, projectId: number | null, n: ImportedNote): NoteRow {
   const row = svc.db
     .prepare(
-      `INSERT INTO notes (project_id, noteable_type, noteable_id, discussion_id, type, author_id, body, resolvable, position, created_at, updated_at, imported_from)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO notes (project_id, noteable_type, noteable_id, discussion_id, type, author_id, body, system, internal, resolvable, resolved_at, resolved_by_id,
+         position, created_at, updated_at, imported_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     )
     .get(
       projectId,
@@ -135,7 +166,11 @@ export function insertImportedNote(svc: ServiceContext, projectId: number, n: Im
       n.type ?? null,
       n.authorId,
       n.body,
-      n.type === 'DiffNote' ? 1 : 0,
+      n.system ? 1 : 0,
+      n.internal ? 1 : 0,
+      (n.resolvable ?? n.type === 'DiffNote') ? 1 : 0,
+      n.resolvedAt ?? null,
+      n.resolvedById ?? null,
       n.position ? JSON.stringify(n.position) : null,
       n.createdAt,
       n.updatedAt,

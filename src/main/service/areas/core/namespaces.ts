@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context';
-import { cachedLookup } from '../../db/connection';
+import { cachedLookup, inTransaction } from '../../db/connection';
+import { isoTime } from './time';
 
 export interface Namespace {
   id: number;
@@ -80,4 +81,38 @@ export function namespaceSettings(ns: { settings: string }): Record<string, unkn
 /** A namespace (group or personal) by numeric id or full path (`:id` of /namespaces/:id). */
 export function findNamespaceByRef(svc: ServiceContext, ref: string): Namespace | undefined {
   return /^\d+$/.test(ref) ? findNamespaceById(svc, Number(ref)) : findNamespaceByFullPath(svc, ref);
+}
+
+export interface NewGroup {
+  name: string;
+  path: string;
+  parent: Namespace | null;
+  description?: string;
+  visibility: Visibility;
+  requestAccessEnabled?: boolean;
+  settings?: Record<string, unknown>;
+  /** Becomes the group's first Owner. */
+  ownerId: number;
+}
+
+/** Inserts a group and its creator's Owner membership (POST /groups, migrations). */
+export function insertGroup(svc: ServiceContext, g: NewGroup): Namespace {
+  return inTransaction(svc.db, () => {
+    const now = isoTime(svc.now());
+    const fullPath = g.parent ? `${g.parent.full_path}/${g.path}` : g.path;
+    const info = svc.db
+      .prepare(
+        `INSERT INTO namespaces (kind, name, path, full_path, parent_id, description, visibility, request_access_enabled, settings, created_at, updated_at)
+         VALUES ('group', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(g.name, g.path, fullPath, g.parent?.id ?? null, g.description ?? '', g.visibility, g.requestAccessEnabled === false ? 0 : 1, JSON.stringify(g.settings ?? {}), now, now);
+    const id = Number(info.lastInsertRowid);
+    svc.db
+      .prepare(
+        `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
+         VALUES ('Namespace', ?, ?, 50, ?, ?, ?)`,
+      )
+      .run(id, g.ownerId, g.ownerId, now, now);
+    return findNamespaceById(svc, id)!;
+  });
 }

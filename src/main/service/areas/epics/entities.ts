@@ -65,8 +65,8 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
     labels,
     ...awardCounts(ec.svc, e.id),
     work_item_id: null,
-    imported: false,
-    imported_from: 'none',
+    imported: e.imported_from !== 'none',
+    imported_from: e.imported_from,
     _links: {
       self: `${api}/groups/${e.group_id}/epics/${e.iid}`,
       epic_issues: `${api}/groups/${e.group_id}/epics/${e.iid}/issues`,

@@ -32,6 +32,8 @@ export interface EpicRow {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** 'none', or the source a migration brought it from ('gitlab'); column added by bulk_imports/001. */
+  imported_from: string;
 }
 
 export const DESCRIPTION_LIMIT = 1_048_576;
@@ -159,11 +161,16 @@ function recordLabelEvents(svc: ServiceContext, group: Namespace, epicId: number
   for (const t of removed) insert.run(epicId, userId, rows.get(t)?.id ?? null, 'remove', at);
 }
 
-/** The next epic iid of a group and the next epic id: past every one handed out. Call inside a transaction. */
-function nextEpicIds(svc: ServiceContext, groupId: number): { id: number; iid: number } {
+/**
+ * The next epic iid of a group and the next epic id: past every one handed out. A migration asks
+ * for the source's iid (`wantedIid`) and gets it while no epic of the group ever held it. Call
+ * inside a transaction.
+ */
+export function nextEpicIds(svc: ServiceContext, groupId: number, wantedIid?: number): { id: number; iid: number } {
   const maxIid = (svc.db.prepare('SELECT coalesce(max(iid), 0) AS n FROM epics WHERE group_id = ?').get(groupId) as { n: number }).n;
   const lastIid = (svc.db.prepare('SELECT last_iid FROM epic_iid_counters WHERE group_id = ?').get(groupId) as { last_iid: number } | undefined)?.last_iid ?? 0;
-  const iid = Math.max(maxIid, lastIid) + 1;
+  const free = wantedIid !== undefined && !svc.db.prepare('SELECT 1 FROM epics WHERE group_id = ? AND iid = ?').get(groupId, wantedIid);
+  const iid = free && wantedIid! > lastIid ? wantedIid! : Math.max(maxIid, lastIid) + 1;
   svc.db.prepare('INSERT INTO epic_iid_counters (group_id, last_iid) VALUES (?, ?) ON CONFLICT (group_id) DO UPDATE SET last_iid = excluded.last_iid').run(groupId, iid);
   const maxId = (svc.db.prepare('SELECT coalesce(max(id), 0) AS n FROM epics').get() as { n: number }).n;
   const lastId = (svc.db.prepare('SELECT last_id FROM epic_id_counter WHERE id = 1').get() as { last_id: number } | undefined)?.last_id ?? 0;

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import type { RequestContext } from '../../http/route';
+import type { Actor, RequestContext } from '../../http/route';
 import { inTransaction } from '../../db/connection';
 import { apiError, grapeError, recordNotFound } from '../../http/errors';
 import type { Project } from '../core/projects';
@@ -271,7 +271,7 @@ function audit(svc: ServiceContext, project: Project, flagName: string, authorId
 const strategyMessage = (s: { name: string; scopes: string[] }): string =>
   `Created strategy "${s.name}" with scopes "${s.scopes.join(', ')}".`;
 
-export function createFlag(rc: RequestContext, project: Project, input: FlagInput): FlagRow {
+export function createFlag(rc: Actor, project: Project, input: FlagInput): FlagRow {
   const svc = rc.svc;
   const drafts: StrategyDraft[] = (input.strategies ?? []).map((s) => {
     checkUserListExists(svc, s.user_list_id);

@@ -1,14 +1,7 @@
 import type { EntityContext } from '../core/entities';
-import { escapeHtml } from '../core/entities';
+import { markdownField } from '../../markdown/markdown';
 import { type LabelCounts, type LabelRow, isSubscribed, labelCounts } from './labels';
 import { textColorFor } from './colors';
-
-/** Markdown of a one-paragraph description as GitLab renders it; "" when there is none. */
-export function descriptionHtml(text: string | null): string {
-  if (!text) return '';
-  const lines = text.split('\n');
-  return `<p data-sourcepos="1:1-${lines.length}:${lines[lines.length - 1].length}" dir="auto">${lines.map(escapeHtml).join('\n')}</p>`;
-}
 
 /** LabelBasic: what issues' and epics' `with_labels_details` show. */
 export function labelBasic(l: LabelRow): Record<string, unknown> {
@@ -16,7 +9,7 @@ export function labelBasic(l: LabelRow): Record<string, unknown> {
     id: l.id,
     name: l.title,
     description: l.description,
-    description_html: descriptionHtml(l.description),
+    description_html: markdownField(l.description),
     text_color: textColorFor(l.color),
     color: l.color,
   };

@@ -290,8 +290,12 @@ export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: U
 
 /** The labels with these titles available to a group (nearest first); missing ones are created. */
 export function findOrCreateGroupLabels(svc: ServiceContext, group: Namespace, titles: string[], defaultColor: string): LabelRow[] {
-  const parent: LabelParent = { kind: 'group', group };
-  return titles.map((title) => findLabelByTitle(svc, parent, title.trim()) ?? createLabel(svc, parent, { title, color: defaultColor }));
+  return findOrCreateLabels(svc, { kind: 'group', group }, titles.map((title) => ({ title, color: defaultColor })));
+}
+
+/** Labels available to a group or project by title; missing ones are created with the given color (migrations). */
+export function findOrCreateLabels(svc: ServiceContext, parent: LabelParent, wanted: { title: string; color: string; description?: string | null }[]): LabelRow[] {
+  return wanted.map((w) => findLabelByTitle(svc, parent, w.title.trim()) ?? createLabel(svc, parent, w));
 }
 
 /** Labels available to a group by title, for `with_labels_details`. */

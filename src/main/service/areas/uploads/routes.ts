@@ -70,6 +70,15 @@ export function registerUploadRoutes(r: Router): void {
     return sendUpload(rc, u);
   });
 
+  // Sandlab-only: an upload's link and Markdown again, by id (GitLab shows them on upload only and its
+  // list omits the secret), so the desktop app can copy the Markdown of any listed upload. Maintainer, as the list.
+  r.get('/projects/:id/sandlab/uploads/:upload_id', (rc) => {
+    const project = loadProject(rc, Access.MAINTAINER);
+    const u = findUpload(rc.svc, project.id, uploadIdParam(rc));
+    if (!u) throw recordNotFound();
+    return projectUpload(u);
+  });
+
   r.get('/projects/:id/uploads/:secret/:filename', (rc) => sendUpload(rc, bySecret(rc, loadProject(rc))), { auth: 'optional' });
 
   r.delete('/projects/:id/uploads/:upload_id', (rc) => {

@@ -6,7 +6,7 @@ import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectSimple } from '../entities';
-import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, selfAndDescendantIds } from '../namespaces';
+import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, selfAndDescendantIds } from '../namespaces';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
 import { likeEscape } from './users';
@@ -116,27 +116,18 @@ export function registerGroupRoutes(r: Router): void {
       errors.path = ['has already been taken'];
     }
     if (Object.keys(errors).length) throw apiError(400, `Failed to save group ${rubyHash(errors)}`);
-    const visibility = p.visibility ?? parent?.visibility ?? 'private';
-    const created = inTransaction(rc.svc.db, () => {
-      const now = isoTime(rc.svc.now());
-      const settings = JSON.stringify({
+    const created = insertGroup(rc.svc, {
+      name: p.name,
+      path: p.path,
+      parent: parent ?? null,
+      description: p.description,
+      visibility: p.visibility ?? parent?.visibility ?? 'private',
+      requestAccessEnabled: p.request_access_enabled,
+      settings: {
         ...(p.project_creation_level ? { project_creation_level: p.project_creation_level } : {}),
         ...(p.subgroup_creation_level ? { subgroup_creation_level: p.subgroup_creation_level } : {}),
-      });
-      const info = rc.svc.db
-        .prepare(
-          `INSERT INTO namespaces (kind, name, path, full_path, parent_id, description, visibility, request_access_enabled, settings, created_at, updated_at)
-           VALUES ('group', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(p.name, p.path, fullPath, parent?.id ?? null, p.description ?? '', visibility, p.request_access_enabled === false ? 0 : 1, settings, now, now);
-      const id = Number(info.lastInsertRowid);
-      rc.svc.db
-        .prepare(
-          `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
-           VALUES ('Namespace', ?, ?, 50, ?, ?, ?)`,
-        )
-        .run(id, user.id, user.id, now, now);
-      return findNamespaceById(rc.svc, id)!;
+      },
+      ownerId: user.id,
     });
     return groupDetail(rc, created);
   });

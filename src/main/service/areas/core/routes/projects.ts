@@ -354,6 +354,8 @@ export interface NewProject {
   settings?: Record<string, unknown>;
   /** A project an importer fills: its type, the upstream URL (without credentials) and the first status. */
   import?: { type: string; url: string | null; status: string };
+  /** Kept from the source by a migration; now otherwise. */
+  createdAt?: string;
 }
 
 /**
@@ -382,7 +384,7 @@ export function insertProject(svc: ServiceContext, creator: User, ns: Namespace,
       p.import?.type ?? null,
       p.import?.url ?? null,
       p.import?.status ?? 'none',
-      now,
+      p.createdAt ?? now,
       now,
       now,
     );
