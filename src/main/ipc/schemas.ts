@@ -68,7 +68,7 @@ export function parseApiRequest(payload: unknown): ApiRequest {
   if (v.query) req.query = parseQuery(v.query);
   if (v.body !== undefined) req.body = v.body;
   if (v.multipart) req.multipart = parseMultipart(v.multipart);
-  if (v.progressId !== undefined) {
+  if (v.progressId != null) {
     if (!v.multipart) throw new IpcValidationError('progressId goes with a multipart body');
     if (!/^[A-Za-z0-9:_-]{1,100}$/.test(v.progressId)) throw new IpcValidationError('progressId may hold letters, digits and : _ - (at most 100)');
     req.progressId = v.progressId;

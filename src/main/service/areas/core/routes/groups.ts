@@ -120,9 +120,9 @@ export function registerGroupRoutes(r: Router): void {
       name: p.name,
       path: p.path,
       parent: parent ?? null,
-      description: p.description,
+      description: p.description ?? undefined,
       visibility: p.visibility ?? parent?.visibility ?? 'private',
-      requestAccessEnabled: p.request_access_enabled,
+      requestAccessEnabled: p.request_access_enabled ?? undefined,
       settings: {
         ...(p.project_creation_level ? { project_creation_level: p.project_creation_level } : {}),
         ...(p.subgroup_creation_level ? { subgroup_creation_level: p.subgroup_creation_level } : {}),
