@@ -30,7 +30,7 @@ export interface World {
   s: TestService;
   /** Headers that authenticate as each identity (none for anonymous). */
   headers: Record<Identity, Record<string, string>>;
-  userIds: Record<Role | 'nonMember' | 'blocked' | 'admin' | 'requester', number>;
+  userIds: Record<Role | 'nonMember' | 'blocked' | 'admin' | 'requester' | 'member', number>;
   group: any;
   subgroup: any;
   project: any;
@@ -75,15 +75,19 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     nonMember: await user('w-nonmember'),
     blocked: await user('w-blocked'),
     requester: await user('w-requester'),
+    /** A Guest of the group and of the project itself: the record the member routes name. */
+    member: await user('w-member'),
   };
 
   const group = (await s.post('/groups', { name: 'World', path: 'world', visibility: 'private' })).body;
   ok('group', { status: group.id ? 201 : 500, text: JSON.stringify(group) });
   const subgroup = (await s.post('/groups', { name: 'Sub', path: 'sub', parent_id: group.id, visibility: 'private' })).body;
   for (const role of ROLES) await s.addMember('groups', group.id, users[role].id, ROLE_LEVEL[role]);
+  await s.addMember('groups', group.id, users.member.id, 10);
   const projectRes = await s.post('/projects', { name: 'Place', path: 'place', namespace_id: group.id, visibility: 'private' });
   ok('project', projectRes);
   const project = projectRes.body;
+  await s.addMember('projects', projectRes.body.id, users.member.id, 10);
   const other = (await s.post('/projects', { name: 'Other', path: 'other', namespace_id: group.id, visibility: 'private' })).body;
   const p = `/projects/${project.id}`;
   const g = `/groups/${group.id}`;
@@ -125,8 +129,13 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
   await s.put(`${p}/sandlab/files/ci.yml`, { content: 'job:\n  script: echo\n' });
   await s.post(`${p}/job_token_scope/allowlist`, { target_project_id: other.id });
   await s.post(`${p}/job_token_scope/groups_allowlist`, { target_group_id: subgroup.id });
-  await s.post(`${p}/access_requests`, undefined, { token: users.requester.token });
-  await s.post(`${g}/access_requests`, undefined, { token: users.requester.token });
+  // Access can be requested to what one can see: open the group and project for a moment.
+  await s.put(g, { visibility: 'internal' });
+  await s.put(p, { visibility: 'internal' });
+  ok('project access request', await s.post(`${p}/access_requests`, undefined, { token: users.requester.token }));
+  ok('group access request', await s.post(`${g}/access_requests`, undefined, { token: users.requester.token }));
+  await s.put(p, { visibility: 'private' });
+  await s.put(g, { visibility: 'private' });
   await s.post(`${p}/invitations`, { email: 'invitee@example.com', access_level: 30 });
   await s.post(`${g}/invitations`, { email: 'invitee@example.com', access_level: 30 });
   const epic = (await s.post(`${g}/epics`, { title: 'An epic' })).body;
@@ -173,8 +182,8 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     'service_accounts/:user_id': String(serviceAccount.id ?? 1),
     'personal_access_tokens/:token_id': String(saToken.id ?? 1),
     'job_tokens/:token_id': String(job.body.id),
-    'members/:user_id': String(users.guest.id),
-    'all/:user_id': String(users.guest.id),
+    'members/:user_id': String(users.member.id),
+    'all/:user_id': String(users.member.id),
     'access_requests/:user_id': String(users.requester.id),
     'issues/:issue_iid': String(issue.iid),
     'issues/:noteable_iid': String(issue.iid),
@@ -182,6 +191,9 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     'merge_requests/:noteable_iid': String(mr.iid),
     'issues/:issue_id': String(issue.id),
     ':note_id': String(issueNote.id),
+    'merge_requests/notes/:note_id': String(mrNote.id),
+    'snippets/notes/:note_id': String(snippetNote.id),
+    'epics/notes/:note_id': String(epicNote.id),
     'snippets/:snippet_id': String(snippet.id),
     ':discussion_id': String(issueDiscussion.id),
     ':draft_note_id': String(draft.id),
@@ -208,18 +220,15 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     ':saml_group_name': 'world-saml',
     ':uid': 'world-uid',
     ':spam_log_id': '1',
-    ':name': 'http-endpoint',
-    ':identifier': String(integration.id),
+    // The receiver URL of the integration: .../alerts/notify/<name>/<identifier>.json
+    ':name': String(integration.url ?? '').split('/').at(-2) ?? 'x',
+    ':identifier': (String(integration.url ?? '').split('/').at(-1) ?? 'x').replace(/\.json$/, ''),
   };
-  void issueNote;
-  void mrNote;
-  void snippetNote;
-  void epicNote;
   void groupLabel;
   void groupBadge;
   void personalSnippet;
 
-  const { owner, maintainer, developer, reporter, guest, nonMember, blocked, requester } = users;
+  const { owner, maintainer, developer, reporter, guest, nonMember, blocked, requester, member } = users;
   return {
     s,
     headers,
@@ -232,6 +241,7 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
       nonMember: nonMember.id,
       blocked: blocked.id,
       requester: requester.id,
+      member: member.id,
       admin: 1,
     },
     group,
@@ -255,9 +265,10 @@ export function pathFor(world: World, pattern: string, override: Record<string, 
   return segments
     .map((seg, i) => {
       if (!seg.startsWith(':')) return seg;
-      const key = `${segments[i - 1]}/${seg}`;
       if (override[seg] !== undefined) return override[seg];
-      return world.pathValues[key] ?? world.pathValues[seg] ?? '1';
+      // `merge_requests/1/notes/:note_id` -> key `merge_requests/notes/:note_id`, then `notes/:note_id`, then `:note_id`.
+      const owner = `${segments[i - 3]}/${segments[i - 1]}/${seg}`;
+      return world.pathValues[owner] ?? world.pathValues[`${segments[i - 1]}/${seg}`] ?? world.pathValues[seg] ?? '1';
     })
     .join('/');
 }

@@ -48,7 +48,8 @@ export function authenticate(svc: ServiceContext, creds: Credentials): Auth | nu
     if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.');
     if (tokenExpired(svc, token)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
     const user = findUserById(svc, token.user_id);
-    if (!user || user.state !== 'active') throw unauthorized();
+    if (!user) throw unauthorized();
+    if (user.state !== 'active') throw accountDenied(user);
     touchToken(svc, token);
     return { user, tokenUser: user, token, scopes: tokenScopes(token), jobTokenProjectId: null };
   }
@@ -58,6 +59,17 @@ export function authenticate(svc: ServiceContext, creds: Credentials): Auth | nu
     return { user: identity.user, tokenUser: identity.user, token: null, scopes: ['api'], jobTokenProjectId: identity.projectId };
   }
   return null;
+}
+
+/**
+ * APIGuard#find_current_user!: a token of an account that may not use the API is refused with
+ * 403 and the reason (Gitlab::Auth::UserAccessDeniedReason), whatever the route.
+ */
+function accountDenied(user: User): ApiError {
+  if (user.state === 'deactivated') {
+    return forbidden('Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account');
+  }
+  return forbidden('Your account has been blocked.');
 }
 
 /**
