@@ -7,6 +7,7 @@ import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
 import { bootstrapRoot } from './bootstrap';
 import { JobRunner } from './jobs/runner';
+import { RateLimiter } from './http/throttle';
 import { jobMigrations } from './jobs/schema';
 
 export interface ServiceOptions {
@@ -68,6 +69,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     jobs: new JobRunner({ db, now, fetch: outbound, concurrency: limits.jobConcurrency, maxQueued: limits.maxQueuedJobs }),
     resolveJobToken: null,
     jobTokenCanAccess: null,
+    rateLimiter: new RateLimiter(now),
+    rateLimits: null,
   };
   for (const area of areas) await area.start?.(svc);
   const { createdToken } = bootstrapRoot(svc, opts.rootToken);

@@ -2,7 +2,7 @@ import { addFilter } from '../../db/filter';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { declared, t } from '../../http/params';
-import { recordNotFound } from '../../http/errors';
+import { recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
@@ -144,4 +144,16 @@ export function globalScope(rc: RequestContext): Scope {
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
   if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
   return { where: where.join(' AND '), args };
+}
+
+/** Issuable's limits (issues, merge requests): a title of 1 to 255 characters, a description of at most 1 MiB. */
+export const ISSUABLE_TITLE_MAX = 255;
+export const ISSUABLE_DESCRIPTION_MAX = 1_048_576;
+
+export function validateIssuable(title: string, description: string | null | undefined): void {
+  const errors: Record<string, string[]> = {};
+  if (!title.trim()) errors.title = ["can't be blank"];
+  else if (title.length > ISSUABLE_TITLE_MAX) errors.title = [`is too long (maximum is ${ISSUABLE_TITLE_MAX} characters)`];
+  if (description && description.length > ISSUABLE_DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${ISSUABLE_DESCRIPTION_MAX} characters)`];
+  if (Object.keys(errors).length) throw validationError(errors);
 }

@@ -1,14 +1,14 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
+import { apiError, forbidden, unauthorized } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
 import { recordEvent } from '../events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -103,7 +103,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       target_project_id: t.integer(),
     });
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
-    if (!p.title.trim()) throw validationError({ title: ["can't be blank"] });
+    validateIssuable(p.title, p.description);
     // handle_merge_request_errors!: :branch_conflict -> 422, :validate_branches -> 409, each with the errors array.
     if (p.source_branch === p.target_branch) throw apiError(422, ["You can't use same project/branch for source and target"]);
     const open = rc.svc.db
@@ -170,7 +170,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       remove_source_branch: t.boolean(),
     });
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
-    if (p.title !== undefined && !p.title?.trim()) throw validationError({ title: ["can't be blank"] });
+    if (p.title !== undefined || p.description !== undefined) validateIssuable(p.title === undefined ? current.title : (p.title ?? ''), p.description);
     if (current.state === 'merged' && p.state_event) throw forbidden();
     checkSpamOnUpdate(rc, 'MergeRequest', current, p);
     const updated = inTransaction(rc.svc.db, () => {

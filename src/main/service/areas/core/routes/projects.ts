@@ -454,6 +454,7 @@ function canCreateProjectIn(rc: RequestContext, ns: Namespace): boolean {
 function validateProjectNamePath(name: string, path: string): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   if (!name.trim()) errors.name = ["can't be blank"];
+  else if (name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
   else if (!/^[\p{L}\p{N}_][\p{L}\p{N}_. +-]*$/u.test(name)) {
     errors.name = ["can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'."];
   }
