@@ -18,7 +18,7 @@ test('asks for a token first, refuses a wrong one, then shows the service and ke
   await connect(page);
   await expect(page.getByTestId('service-url')).toHaveText(`${baseURL}/api/v4`);
   await expect(page.getByTestId('keychain')).toHaveText('Token: this tab only');
-  for (const name of ['Snippets', 'Uploads', 'Settings']) await expect(page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name })).toBeVisible();
+  for (const name of ['Snippets', 'Uploads', 'Reviews', 'Settings']) await expect(page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name })).toBeVisible();
 
   // The status bar's copy buttons put the URL and a curl line (never the token) on the clipboard.
   await page.getByRole('button', { name: 'Copy curl example' }).click();

@@ -91,8 +91,12 @@ describe('projects', () => {
 
   it('updates and deletes (202)', async () => {
     const p = await s.createProject();
-    const upd = await s.put(`/projects/${p.id}`, { description: 'new', default_branch: 'develop', issues_enabled: false });
-    expect(upd.body).toMatchObject({ description: 'new', default_branch: 'develop', issues_enabled: false, issues_access_level: 'disabled' });
+    const upd = await s.put(`/projects/${p.id}`, { description: 'new', issues_enabled: false });
+    expect(upd.body).toMatchObject({ description: 'new', default_branch: 'main', issues_enabled: false, issues_access_level: 'disabled' });
+    // HEAD moves only to a branch that exists (test/service/git-http.test.ts moves it).
+    const head = await s.put(`/projects/${p.id}`, { default_branch: 'develop' });
+    expect(head.status).toBe(400);
+    expect(head.body).toEqual({ message: { base: ["Could not change HEAD: branch 'develop' does not exist"] } });
     const del = await s.del(`/projects/${p.id}`);
     expect(del.status).toBe(202);
     expect((await s.get(`/projects/${p.id}`)).status).toBe(404);

@@ -81,8 +81,9 @@ describe('POST /projects/:id/uploads', () => {
       expect(res.body.url.split('/').pop()).toBe(expected);
     }
     const root = join(s.dataDir, 'uploads');
+    // Besides the database, only project repositories (<dataDir>/repositories) live beside uploads.
     for (const f of filesUnder(s.dataDir)) {
-      if (f.endsWith('.db') || f.includes('sandlab.db')) continue;
+      if (f.endsWith('.db') || f.includes('sandlab.db') || f.startsWith(join(s.dataDir, 'repositories'))) continue;
       expect(f.startsWith(root)).toBe(true);
     }
   });

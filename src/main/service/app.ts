@@ -6,6 +6,7 @@ import { isDatabaseBusy } from './db/connection';
 import { FormBody, createRouter, sendJson, type Router } from './http/route';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
+import { GitMissingError, GitTimeoutError } from './git';
 
 /** Long enough for most locks another connection holds to clear; short enough to keep a client moving. */
 const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
@@ -59,6 +60,8 @@ export async function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): P
     (req as typeof req & { rawBody?: string }).rawBody = body as string;
     done(null, new FormBody(parsePairs(body as string)));
   });
+  // git's smart HTTP bodies (packs, possibly gzip-encoded) stay streams: the handler pipes them into git.
+  app.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'], (_req, payload, done) => done(null, payload));
   // Anything else is kept as text for the routes that read raw bodies (webhook receivers).
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     (req as typeof req & { rawBody?: string }).rawBody = body as string;
@@ -87,6 +90,8 @@ export async function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): P
       if (err.status === 304 || !err.body) return reply.code(err.status).send();
       return sendJson(reply, err.status, err.body);
     }
+    if (err instanceof GitMissingError) return sendJson(reply, 503, { message: `503 Service Unavailable - ${err.message}` });
+    if (err instanceof GitTimeoutError) return sendJson(reply, 503, { message: '503 Service Unavailable - the git operation timed out' });
     const code = (err as { code?: string }).code;
     const statusCode = (err as { statusCode?: number }).statusCode;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE') {

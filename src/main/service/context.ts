@@ -1,6 +1,7 @@
 import type { Db } from './db/connection';
 import type { User } from './areas/core/users';
 import type { Project } from './areas/core/projects';
+import type { Git } from './git';
 import type { JobRunner } from './jobs/runner';
 import type { RateLimiter, RateLimits } from './http/throttle';
 
@@ -39,6 +40,8 @@ export interface ServiceContext {
   now: () => Date;
   fetch: typeof fetch;
   limits: Limits;
+  /** The git adapter (repositories); `git.available` is false, with `git.reason`, when git is missing. */
+  git: Git;
   /** The durable job runner (jobs/runner.ts): areas define their kinds in `start`. */
   jobs: JobRunner;
   /** Set by the job token scope area; null until then. */

@@ -6,6 +6,8 @@ import { areas } from './areas';
 import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
 import { bootstrapRoot } from './bootstrap';
+import { openGit } from './git';
+import { locateGit } from './git/runtime';
 import { JobRunner } from './jobs/runner';
 import { RateLimiter } from './http/throttle';
 import { jobMigrations } from './jobs/schema';
@@ -24,6 +26,8 @@ export interface ServiceOptions {
   limits?: Partial<Limits>;
   /** Path of a better-sqlite3 binding built for this runtime (Electron); Node's default otherwise. */
   nativeBinding?: string;
+  /** The git program to run (default: SANDLAB_GIT, else `git` on PATH). */
+  gitCommand?: string;
   /** Extra plugins on the app after the API routes (`serve --ui` adds the built renderer at `/`). */
   extendApp?: (app: FastifyInstance) => Promise<void> | void;
 }
@@ -53,6 +57,9 @@ export const DEFAULT_LIMITS: Limits = {
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   mkdirSync(opts.dataDir, { recursive: true });
+  const git = await openGit(opts.dataDir, () => locateGit(opts.gitCommand));
+  // Said once at start: everything else works without git, repository endpoints answer 503.
+  if (!git.available) process.stderr.write(`[sandlab] repositories are unavailable: ${git.reason}\n`);
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const db = openDatabase(join(opts.dataDir, 'sandlab.db'), [...jobMigrations, ...areas.flatMap((a) => a.migrations)], {
     nativeBinding: opts.nativeBinding,
@@ -66,6 +73,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     now,
     fetch: outbound,
     limits,
+    git,
     jobs: new JobRunner({ db, now, fetch: outbound, concurrency: limits.jobConcurrency, maxQueued: limits.maxQueuedJobs }),
     resolveJobToken: null,
     jobTokenCanAccess: null,
@@ -115,6 +123,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       }
       await svc.jobs.stop();
       for (const area of [...areas].reverse()) await area.stop?.(svc);
+      git.close();
       db.close();
     },
     inject: (o) => app.inject(o),

@@ -25,6 +25,7 @@ import { markdownArea } from './markdown';
 import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
+import { repositoriesArea } from './repositories';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -63,4 +64,5 @@ export const areas: Area[] = [
   spamArea,
   importsArea,
   bulkImportsArea,
+  repositoriesArea,
 ];

@@ -3,6 +3,7 @@ import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
@@ -73,6 +74,11 @@ export class RequestContext {
 
   get rawBody(): string | undefined {
     return (this.req as FastifyRequest & { rawBody?: string }).rawBody;
+  }
+
+  /** The request body as the stream it arrived as (content types the app leaves unparsed: git's packs). */
+  get bodyStream(): Readable {
+    return this.req.body instanceof Readable ? this.req.body : this.req.raw;
   }
 }
 
@@ -202,6 +208,8 @@ async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Param
     return;
   }
   const body = req.body;
+  // A streamed body (git's packs) is the handler's to read.
+  if (body instanceof Readable) return;
   if (body instanceof FormBody) {
     nestPairs(body.pairs, params);
   } else if (body && typeof body === 'object' && !Array.isArray(body)) {

@@ -20,9 +20,9 @@ export const useNotices = create<NoticesState>((set, get) => ({
   notices: [],
   notify(kind, text) {
     const id = nextId++;
-    set({ notices: [...get().notices.slice(-4), { id, kind, text }] });
+    set({ notices: [...get().notices.slice(-2), { id, kind, text }] });
     // Successes fade; errors stay until dismissed, so none is missed.
-    if (kind === 'success') setTimeout(() => get().dismiss(id), 6000);
+    if (kind === 'success') setTimeout(() => get().dismiss(id), 3500);
   },
   dismiss: (id) => set({ notices: get().notices.filter((n) => n.id !== id) }),
 }));
@@ -41,4 +41,9 @@ export async function runAction<R>(action: () => Promise<R>, success: string | (
     useNotices.getState().notify('error', errorText(err));
     return undefined;
   }
+}
+
+/** runAction for actions without a result: true when it worked. */
+export async function runStep(action: () => Promise<unknown>, success: string): Promise<boolean> {
+  return (await runAction(async () => (await action(), true), success)) === true;
 }

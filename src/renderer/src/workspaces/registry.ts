@@ -4,6 +4,7 @@ import type { IconName } from '../components/Icon';
 import { SettingsWorkspace } from './settings/SettingsWorkspace';
 import { SnippetsWorkspace } from './snippets/SnippetsWorkspace';
 import { UploadsWorkspace } from './uploads/UploadsWorkspace';
+import { ReviewsWorkspace } from './reviews/ReviewsWorkspace';
 
 /**
  * A workspace of the shell. To add one: write `workspaces/<id>/<Name>Workspace.tsx` and add a line
@@ -33,6 +34,7 @@ export interface WorkspaceDef {
 export const WORKSPACES: WorkspaceDef[] = [
   { id: 'snippets', label: 'Snippets', icon: 'snippets', Component: SnippetsWorkspace, usesProject: true },
   { id: 'uploads', label: 'Uploads', icon: 'uploads', Component: UploadsWorkspace, usesProject: true },
+  { id: 'reviews', label: 'Reviews', icon: 'reviews', Component: ReviewsWorkspace, usesProject: true },
   { id: 'settings', label: 'Settings', icon: 'settings', Component: SettingsWorkspace },
 ];
 

@@ -4,4 +4,5 @@
  */
 
 export const INCLUDE_KEYS = ['local', 'remote', 'template', 'project', 'file', 'ref', 'component', 'artifact', 'job', 'inputs', 'rules', 'integrity'];
-export const MAX_EXTENDS_NESTING = 11;
+/** Extendable::Entry::MAX_NESTING_LEVELS */
+export const MAX_EXTENDS_NESTING = 10;

@@ -70,7 +70,6 @@ class ConfigError extends Error {}
 
 const isHash = (v: unknown): v is Hash => !!v && typeof v === 'object' && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 const failure = (errors: string[], warnings: string[] = []): LintResult => ({ valid: false, errors, warnings, merged_yaml: null, includes: null, jobs: [] });
 
 export function lintCiConfig(content: string | null | undefined, ctx: LintContext): LintResult {
@@ -358,35 +357,34 @@ function deepMerge(base: Hash, over: Hash): Hash {
 
 // --- extends -----------------------------------------------------------------------------------
 
+/**
+ * Config::Extendable: every top-level hash with `extends` is deep-merged over its bases (bases
+ * first, in order), each base extended first; the extended value replaces the entry.
+ */
 function expandExtends(config: Hash): Hash {
-  const out: Hash = { ...config };
-  const done = new Map<string, Hash>();
-  const resolve = (key: string, stack: string[]): Hash => {
-    const cached = done.get(key);
-    if (cached) return cached;
-    const entry = config[key] as Hash;
-    if (stack.includes(key)) throw new ConfigError(`${key}: circular dependency detected in \`extends\``);
-    if (stack.length >= K.MAX_EXTENDS_NESTING) throw new ConfigError(`${key}: nesting too deep in \`extends\``);
-    const ext = entry.extends;
-    if (ext === undefined) return entry;
-    if (!isString(ext) && !isStringArray(ext)) throw new ConfigError(`${key}: invalid base hash in \`extends\``);
-    const bases = isString(ext) ? [ext] : ext;
-    const unknown = bases.filter((b) => !(b in config));
+  const context: Hash = { ...config };
+  const extend = (key: string, ancestors: string[]): unknown => {
+    const value = context[key];
+    if (!isHash(value) || !('extends' in value)) return value;
+    const ext = value.extends;
+    const bases = (ext === undefined || ext === null ? [] : Array.isArray(ext) ? ext : [ext]).map((b) => (isHash(b) ? inspectHash(b) : String(b ?? '')));
+    const unknown = bases.filter((b) => !(b in context));
     if (unknown.length) throw new ConfigError(`${key}: unknown keys in \`extends\` (${unknown.join(', ')})`);
+    const invalid = bases.filter((b) => !isHash(context[b]));
+    if (invalid.length) throw new ConfigError(`${key}: invalid base hashes in \`extends\` (${invalid.join(', ')})`);
+    if (ancestors.length > K.MAX_EXTENDS_NESTING) throw new ConfigError(`${key}: nesting too deep in \`extends\``);
+    if (ancestors.includes(key)) throw new ConfigError(`${key}: circular dependency detected in \`extends\``);
     let merged: Hash = {};
-    for (const b of bases) {
-      if (!isHash(config[b])) throw new ConfigError(`${key}: invalid base hash in \`extends\``);
-      merged = deepMerge(merged, resolve(b, [...stack, key]));
-    }
-    const result = deepMerge(merged, entry);
-    done.set(key, result);
-    return result;
+    for (const base of bases) merged = deepMerge(merged, extend(base, [...ancestors, key]) as Hash);
+    context[key] = deepMerge(merged, value);
+    return context[key];
   };
-  for (const [key, value] of Object.entries(config)) {
-    if (isHash(value) && value.extends !== undefined) out[key] = resolve(key, []);
-  }
-  return out;
+  for (const key of Object.keys(context)) extend(key, []);
+  return context;
 }
+
+/** Ruby's Hash#to_s, for a hash listed where a job name was expected. */
+const inspectHash = (h: Hash): string => `{${Object.entries(h).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}`;
 
 // --- lint result jobs (Gitlab::Ci::Lint#yaml_processor_result_to_jobs) -----------------------------
 

@@ -266,6 +266,8 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
+  const emptyRepo = !ec.svc.git.hasCommits(p.id);
+  const readme = emptyRepo ? null : readmePath(ec.svc, p.id);
   const canAdmin = canAdminProject(ec, p, ns);
   const out: Record<string, unknown> = {
     id: p.id,
@@ -281,7 +283,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     ssh_url_to_repo: `git@${new URL(ec.baseUrl).hostname}:${pathWithNs}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
-    readme_url: null,
+    readme_url: readme ? `${webUrl}/-/blob/${p.default_branch}/${readme}` : null,
     forks_count: 0,
     avatar_url: null,
     star_count: 0,
@@ -299,7 +301,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
       cluster_agents: `${apiBase}/cluster_agents`,
     },
     packages_enabled: true,
-    empty_repo: true,
+    empty_repo: emptyRepo,
     archived: bool(p.archived),
     visibility: p.visibility,
     owner: ns.kind === 'user' && ns.owner_id ? userBasicById(ec, ns.owner_id) : undefined,
@@ -361,6 +363,15 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   if (out.owner === undefined) delete out.owner;
   if (ec.user) out.permissions = projectPermissions(ec, p, ns);
   return out;
+}
+
+/** The README of the default branch, as the repositories area noted it after the last push. */
+function readmePath(svc: ServiceContext, projectId: number): string | null {
+  return (
+    cachedLookup(svc.db, `readme:${projectId}`, () =>
+      svc.db.prepare('SELECT readme_path FROM project_repositories WHERE project_id = ?').get(projectId) as { readme_path: string | null } | undefined,
+    )?.readme_path ?? null
+  );
 }
 
 /** The caller's own and group levels in a project, memoized between writes. */

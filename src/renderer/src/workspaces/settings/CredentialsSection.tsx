@@ -4,7 +4,7 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote } from '../../components/ErrorNote';
 import { Form } from '../../components/Form';
 import { errorText } from '../../lib/format';
-import { runAction } from '../../stores/notices';
+import { runAction, runStep } from '../../stores/notices';
 
 /** Desktop only: remote tokens (migration sources, providers) in the keychain. Values go in, never out. */
 export function CredentialsSection({ desktop }: { desktop: SandlabDesktopApi }): React.JSX.Element {
@@ -19,8 +19,7 @@ export function CredentialsSection({ desktop }: { desktop: SandlabDesktopApi }):
 
   async function add(): Promise<void> {
     const stored = name.trim();
-    const ok = await runAction(() => desktop.setCredential(stored, value), `Stored credential ${stored}`);
-    if (ok === undefined) return;
+    if (!(await runStep(() => desktop.setCredential(stored, value), `Stored credential ${stored}`))) return;
     setName('');
     setValue('');
     await reload();

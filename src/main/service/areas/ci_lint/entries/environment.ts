@@ -7,6 +7,8 @@ import { DASHBOARD, MANAGED_RESOURCES, schemaErrors } from './schema';
 const ENVIRONMENT_NAME = /^[a-zA-Z0-9_$\{\}. -]([a-zA-Z0-9_/$\{\}. -]*[a-zA-Z0-9_$\{\}. -])?$/;
 export const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
 const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'];
+/** Environment.tiers */
+const DEPLOYMENT_TIERS = ['production', 'staging', 'testing', 'development', 'other'];
 const JSON_SIZE_LIMIT = 64 * 1024;
 
 /** Entry::Kubernetes: `namespace`, `agent`, `flux_resource_path`, `managed_resources`, `dashboard`. */
@@ -71,7 +73,11 @@ export class Environment extends Configurable {
       errors.type('action', config.action, 'String');
       errors.inclusion('action', config.action, ENVIRONMENT_ACTIONS, 'should be start, stop, prepare, verify, or access');
     }
-    for (const key of ['deployment_tier', 'on_stop']) if (!isNil(config[key])) errors.type(key, config[key], 'String');
+    if (!isNil(config.deployment_tier)) {
+      errors.type('deployment_tier', config.deployment_tier, 'String');
+      errors.inclusion('deployment_tier', config.deployment_tier, DEPLOYMENT_TIERS, `must be one of ${DEPLOYMENT_TIERS.join(', ')}`);
+    }
+    if (!isNil(config.on_stop)) errors.type('on_stop', config.on_stop, 'String');
     if (!isNil(config.kubernetes)) errors.type('kubernetes', config.kubernetes, 'Hash');
     if (!isNil(config.auto_stop_in)) errors.type('auto_stop_in', config.auto_stop_in, 'String');
   }

@@ -107,6 +107,8 @@ abstract class Processable extends Configurable {
 
 /** Entry::Job: a job with `script` (or `run`). */
 export class Job extends Processable {
+  static override readonly className = 'job';
+
   static override nodes(): NodeSpec[] {
     return [
       ...PROCESSABLE_NODES,
@@ -177,6 +179,8 @@ export class Job extends Processable {
 
 /** Entry::Bridge: a trigger job (a downstream or child pipeline). */
 export class Bridge extends Processable {
+  static override readonly className = 'bridge';
+
   static override nodes(): NodeSpec[] {
     return [
       ...PROCESSABLE_NODES,
@@ -206,6 +210,7 @@ export class Bridge extends Processable {
 
 /** Entry::Hidden: a `.name` template; only its presence is checked. */
 export class Hidden extends Entry {
+  static override readonly className = 'hidden';
   override relevant = false;
 
   protected override validations(errors: Errors): void {

@@ -14,6 +14,8 @@ import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
 import { validateNamespacePath } from './groups';
+import { GitMissingError } from '../../../git';
+import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const ACCESS_LEVEL_SETTINGS = [
@@ -200,7 +202,7 @@ export function registerProjectRoutes(r: Router): void {
 
   r.get('/projects/:id', (rc) => project(rc, loadProject(rc)), { auth: 'optional' });
 
-  r.post('/projects', (rc) => {
+  r.post('/projects', async (rc) => {
     const user = rc.requireUser();
     requireAtLeastOne(rc.params, ['name', 'path']);
     const p = declared(rc.params, {
@@ -231,6 +233,8 @@ export function registerProjectRoutes(r: Router): void {
     const visibility = p.visibility ?? 'private';
     const errors = newProjectErrors(rc.svc, ns, name, path, visibility);
     if (Object.keys(errors).length) throw validationError(errors);
+    // A README commit needs git: say so before anything is created.
+    if (p.initialize_with_readme && !rc.svc.git.available) throw new GitMissingError(rc.svc.git.reason!);
     const created = inTransaction(rc.svc.db, () => {
       const settings: Record<string, unknown> = {};
       applySettings(settings, p as Record<string, unknown>);
@@ -245,10 +249,11 @@ export function registerProjectRoutes(r: Router): void {
         settings,
       });
     });
-    return project(rc, created);
+    await createProjectRepository(rc.svc, created, user, !!p.initialize_with_readme);
+    return project(rc, findProjectById(rc.svc, created.id)!);
   });
 
-  r.put('/projects/:id', (rc) => {
+  r.put('/projects/:id', async (rc) => {
     if (!['archived', ...Object.keys(settingsSpec()), ...PROJECT_UPDATE_AT_LEAST_ONE_OF].some((k) => rc.params[k] !== undefined)) {
       requireAtLeastOne(rc.params, PROJECT_UPDATE_AT_LEAST_ONE_OF);
     }
@@ -277,6 +282,12 @@ export function registerProjectRoutes(r: Router): void {
       throw forbidden();
     }
     if (Object.keys(errors).length) throw validationError(errors);
+    // Projects::UpdateService#validate_default_branch_change: HEAD moves only to a branch that exists.
+    if (p.default_branch && p.default_branch !== proj.default_branch) {
+      const repo = await rc.svc.git.ensure(proj);
+      if (!(await repo.branchExists(p.default_branch))) throw validationError({ base: [`Could not change HEAD: branch '${p.default_branch}' does not exist`] });
+      await repo.setHead(p.default_branch);
+    }
     inTransaction(rc.svc.db, () => {
       const settings = JSON.parse(proj.settings) as Record<string, unknown>;
       applySettings(settings, p as Record<string, unknown>);
@@ -309,10 +320,11 @@ export function registerProjectRoutes(r: Router): void {
     });
   }
 
-  r.delete('/projects/:id', (rc) => {
+  r.delete('/projects/:id', async (rc) => {
     const proj = loadProject(rc, Access.OWNER);
     checkUnmodifiedSince(rc, proj.updated_at);
     inTransaction(rc.svc.db, () => deleteProject(rc, proj));
+    await removeDeletedRepositories(rc.svc);
     rc.status = 202;
     return { message: '202 Accepted' };
   });

@@ -1,0 +1,126 @@
+/**
+ * The git adapter: the ONE place Sandlab runs the system's `git` (as GitLab's Gitaly does).
+ * Nothing else in the service spawns git. Arguments are arrays (never a shell), refs and paths
+ * are validated (names.ts) before they reach git, every command has a timeout, clones and pushes
+ * stream both ways, and object reads go through a long-lived `git cat-file --batch` per repository.
+ *
+ * Using it (from any area, with `svc.git`):
+ *
+ *   svc.git.available / svc.git.reason      is git usable here; if not, why (Sandlab still starts)
+ *   await svc.git.ensure(project)           the project's bare repo, created on first use (throws
+ *                                           GitMissingError when git is missing: the app answers 503)
+ *   svc.git.repository(projectId)           the handle without touching the disk
+ *   await svc.git.remove(projectId)         deletes the repo (after its project is gone)
+ *
+ *   const repo = await svc.git.ensure(project)
+ *   await repo.resolveCommit('main')                    -> sha | null
+ *   await repo.listRefs('heads' | 'tags')               -> RefInfo[] (name, commitId, tag message...)
+ *   await repo.entryAt(sha, 'path/file') + repo.blob(id) -> a file's bytes at a commit
+ *   await repo.tree(sha, 'dir', recursive)              -> TreeEntry[]
+ *   await repo.commit(sha) / repo.revList({...})        -> history
+ *   await repo.diff(fromSha, toSha)                     -> DiffFile[] (GitLab's diff fields)
+ *   await repo.commitFiles({ parent, message, author, committer, actions }) then
+ *   await repo.updateRef('refs/heads/x', newSha, oldSha)   (compare-and-swap; RefRaceError)
+ *
+ *   Imports and migrations: await svc.git.fetchFrom(repo, 'https://host/group/p.git', { token })
+ *   fetches every branch and tag of a remote (the token travels in an HTTP header set through
+ *   the process environment, never in the URL, arguments or logs), then set HEAD with
+ *   repo.setHead(branch) and call afterRefsChanged (repositories area) to refresh MRs and events.
+ *
+ * Smart HTTP (clone/fetch/push) streams through smart_http.ts; the repositories area authenticates.
+ */
+import { join } from 'node:path';
+import { GitMissingError, runGit, type GitLocation, type GitProgram } from './runtime';
+import { Repository } from './repository';
+
+export { GitMissingError, GitCommandError, GitTimeoutError } from './runtime';
+export { Repository, CommitRefusedError, RefRaceError, EMPTY_TREE } from './repository';
+export type { RefInfo, TreeEntry, FileAction, Person } from './repository';
+
+export class Git {
+  private readonly handles = new Map<number, Repository>();
+
+  constructor(
+    private readonly location: GitLocation,
+    /** `<dataDir>/repositories` */
+    readonly root: string,
+    private readonly tmpDir: string,
+  ) {}
+
+  get available(): boolean {
+    return this.location.ok;
+  }
+
+  /** Why git cannot be used (null when it can). */
+  get reason(): string | null {
+    return this.location.ok ? null : this.location.reason;
+  }
+
+  get version(): string | null {
+    return this.location.ok ? this.location.program.version : null;
+  }
+
+  private program(): GitProgram {
+    if (!this.location.ok) throw new GitMissingError(this.location.reason);
+    return this.location.program;
+  }
+
+  /** `<root>/<project id>.git`, as a handle (nothing is created). */
+  repository(projectId: number): Repository {
+    let repo = this.handles.get(projectId);
+    if (!repo) {
+      repo = new Repository(this.program(), join(this.root, `${projectId}.git`), this.tmpDir);
+      this.handles.set(projectId, repo);
+    }
+    return repo;
+  }
+
+  /** The project's repository, created (HEAD on its default branch) when it does not exist yet. */
+  async ensure(project: { id: number; default_branch: string }): Promise<Repository> {
+    const repo = this.repository(project.id);
+    if (!repo.exists()) await repo.create(project.default_branch);
+    return repo;
+  }
+
+  /** True when the project has a repository with at least one branch; never spawns git. */
+  hasCommits(projectId: number): boolean {
+    if (!this.location.ok) return false;
+    return !this.repository(projectId).isEmpty();
+  }
+
+  async remove(projectId: number): Promise<void> {
+    if (!this.location.ok) return;
+    const repo = this.repository(projectId);
+    this.handles.delete(projectId);
+    await repo.remove();
+  }
+
+  /**
+   * Fetches every branch and tag of `url` into `repo` (imports, migrations). With a token, git
+   * sends it as HTTP Basic `oauth2:<token>` (GitLab, and most hosts, take that) through config in
+   * the process environment only.
+   */
+  async fetchFrom(repo: Repository, url: string, auth: { token?: string; username?: string } = {}, timeoutMs = 30 * 60_000): Promise<void> {
+    if (!/^https?:\/\//i.test(url)) throw new Error('only http(s) remotes can be fetched');
+    const config: [string, string][] = [];
+    if (auth.token) {
+      const basic = Buffer.from(`${auth.username ?? 'oauth2'}:${auth.token}`).toString('base64');
+      config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
+    }
+    await runGit(this.program(), ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--end-of-options', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
+      gitDir: repo.path,
+      config,
+      timeoutMs,
+    });
+  }
+
+  close(): void {
+    for (const repo of this.handles.values()) repo.close();
+    this.handles.clear();
+  }
+}
+
+/** Finds git and sets up the adapter for a data dir. */
+export async function openGit(dataDir: string, locate: () => Promise<GitLocation>): Promise<Git> {
+  return new Git(await locate(), join(dataDir, 'repositories'), join(dataDir, 'tmp', 'git'));
+}
