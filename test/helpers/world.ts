@@ -258,7 +258,9 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
  * `/:p0/...` take the project's full path; `*` takes a file name.
  */
 export function pathFor(world: World, pattern: string, override: Record<string, string> = {}): string {
-  const projectPath = String(world.project.path_with_namespace);
+  // Git's smart HTTP names the repository `<project>.git`.
+  const isGit = /\/(info\/refs|git-upload-pack|git-receive-pack)$/.test(pattern);
+  const projectPath = `${world.project.path_with_namespace}${isGit ? '.git' : ''}`;
   let url = pattern.replace(/(\/:s\d+)+(?=\/)/, `/${projectPath}`).replace(/(\/:p\d+)+(?=\/)/, `/${projectPath}`);
   url = url.replace(/\/\*$/, '/a.txt');
   const segments = url.split('/');

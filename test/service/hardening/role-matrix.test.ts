@@ -93,7 +93,7 @@ describe('role matrix', () => {
         const res = await rolledBack(world, () =>
           s.service.inject({
             method: route.method as 'GET',
-            url: pathFor(world, route.url),
+            url: pathFor(world, route.url) + (row?.query ? `?${row.query}` : ''),
             headers: { ...world.headers[who], ...(row?.body ? { 'content-type': 'application/json' } : {}) },
             payload: bodyFor(row),
           }),

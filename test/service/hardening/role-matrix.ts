@@ -26,16 +26,17 @@ export type Rule =
   | { kind: 'member'; on: 'project' | 'group'; min: Role | 'author'; belowMin?: 401 | 403 | 404; nonMember?: 401 | 404 }
   /** Only users who are not members (access requests): in the private world nobody here may. */
   | { kind: 'outsiders' }
-  /** Authenticates with its own key, not a user token (alert receivers): 401 for every identity here. */
+  /** Authenticates with its own key or HTTP Basic, not a token header (alert receivers, git smart HTTP): 401 for every caller here. */
   | { kind: 'ownKey' };
 
 /**
  * Extra facts of a row. `body`: parameters every caller sends, so Grape's parameter validation
  * (which runs before any permission check, in GitLab as here) lets the request reach the guard.
  * String values `$<name>` are the world's user ids (`$nonMember`).
+ * `query`: a query string the route needs to reach its guard.
  * `jobToken`: where GitLab refuses job tokens outright. `readApi`: a POST that `read_api` allows.
  */
-export type Row = Rule & { jobToken?: 401; body?: Record<string, unknown>; readApi?: 'allowed' };
+export type Row = Rule & { jobToken?: 401; body?: Record<string, unknown>; readApi?: 'allowed'; query?: string };
 
 const anyone: Row = { kind: 'anyone' };
 const signedIn: Row = { kind: 'signedIn' };
@@ -348,6 +349,13 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/groups/:id/saml_group_links/:saml_group_name': samlLinks,
   'POST /api/v4/groups/:id/saml_group_links': withBody(samlLinks, { saml_group_name: 'another', access_level: 10 }),
   'DELETE /api/v4/groups/:id/saml_group_links/:saml_group_name': samlLinks,
+
+  // --- git smart HTTP: git authenticates with HTTP Basic (username + token as password), which
+  // test/service/git-http.test.ts drives; a PRIVATE-TOKEN header is no git credential, so every
+  // caller here is anonymous to git and a private project's repository asks for credentials.
+  'GET /:namespace/:project/info/refs': { ...ownKey, query: 'service=git-upload-pack' },
+  'POST /:namespace/:project/git-upload-pack': ownKey,
+  'POST /:namespace/:project/git-receive-pack': ownKey,
 
   // --- epics (group) --------------------------------------------------------------------------
   ...epicRows('/groups/:id/epics'),
