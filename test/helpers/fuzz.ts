@@ -302,10 +302,14 @@ export function buildRequest(world: World, route: FuzzRoute, c: FuzzCase, header
 // Invariants
 // ------------------------------------------------------------------------------------------------
 
-/** What is wrong with an answer, or null: no 5xx, and every 4xx a JSON body with `message` or `error`. */
-export function violation(res: RawResponse): string | null {
+/**
+ * What is wrong with an answer, or null: no 5xx, and every 4xx of the REST API a JSON body with
+ * `message` or `error`. Routes outside `/api/` speak their own protocol (git smart HTTP answers
+ * git clients in plain text, as GitLab's Workhorse does).
+ */
+export function violation(res: RawResponse, path: string): string | null {
   if (res.status >= 500) return `${res.status} ${res.body.slice(0, 200)}`;
-  if (res.status < 400) return null;
+  if (res.status < 400 || !path.startsWith('/api/')) return null;
   // GitLab's throttle answers in plain text (Rack::Attack), as Sandlab's does.
   if (res.status === 429) return null;
   const type = String(res.headers['content-type'] ?? '');
@@ -375,7 +379,7 @@ export async function fuzzRoutes(
           return fail((err as Error).message);
         }
         stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-        const problem = violation(res);
+        const problem = violation(res, req.path);
         if (problem) fail(problem);
         // The counter also moves for a write the handler's own transaction undid; only a
         // difference from the baseline is a write that stayed.

@@ -96,7 +96,13 @@ export class Repository {
     this.close();
     if (!existsSync(this.path)) return;
     const doomed = `${this.path}.deleted-${randomBytes(4).toString('hex')}`;
-    await rename(this.path, doomed);
+    try {
+      await rename(this.path, doomed);
+    } catch (err) {
+      // Another removal (a second DELETE racing this one) got there first: it is gone either way.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
     await rm(doomed, { recursive: true, force: true });
   }
 
