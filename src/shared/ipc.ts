@@ -34,6 +34,18 @@ export interface ApiRequest {
    * (`kind: 'upload'`, this id) on the job-progress channel, so a large file shows a progress bar.
    */
   progressId?: string;
+  /**
+   * Desktop only: main writes the value of a stored remote credential (`sandlab:credentials-set`)
+   * into the JSON body just before the call, so the renderer never holds the token: a migration's
+   * `configuration.access_token`, an import's provider token.
+   */
+  credential?: ApiCredential;
+}
+
+/** Which stored credential goes where in a JSON body: `into` is dot-separated keys (`configuration.access_token`). */
+export interface ApiCredential {
+  name: string;
+  into: string;
 }
 
 export interface ApiResponse {

@@ -43,6 +43,12 @@ beforeAll(async () => {
           }
           return parts;
         });
+        // What a JSON call carried, without repeating a secret: keys and whether the token arrived.
+        app.post('/api/v4/test-json-keys', async (req) => {
+          const conf = (req.body as { configuration: Record<string, unknown> }).configuration;
+          return { keys: Object.keys(conf).sort(), token_arrived: conf.access_token === 'glpat-source-secret-1' };
+        });
+        app.post('/api/v4/test-echo-json', async (req) => req.body);
       },
     },
   });
@@ -132,6 +138,28 @@ describe('sandlab:api', () => {
       const res = await handlers['sandlab:api'](APP, c);
       expect(JSON.stringify(res)).not.toContain(token);
     }
+  });
+
+  it('puts a stored credential into the JSON body in main, and never hands it to the window', async () => {
+    await handlers['sandlab:credentials-set'](APP, { name: 'migration:http://source.example', value: 'glpat-source-secret-1' });
+    const credential = { name: 'migration:http://source.example', into: 'configuration.access_token' };
+    const res = await handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', body: { configuration: { url: 'http://source.example' } }, credential });
+    expect(res.body).toEqual({ keys: ['access_token', 'url'], token_arrived: true });
+    // A response that would carry the secret back is withheld.
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-echo-json', body: { configuration: {} }, credential })).rejects.toThrow(/withheld/);
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', body: { configuration: {} }, credential: { ...credential, name: 'nope' } })).rejects.toThrow(
+      /no stored credential is named nope/,
+    );
+    for (const bad of [
+      { ...credential, into: '__proto__.polluted' },
+      { ...credential, into: 'a.b.c.d.e' },
+      { ...credential, into: 'configuration[access_token]' },
+      { ...credential, extra: 1 },
+    ]) {
+      await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', body: { configuration: {} }, credential: bad })).rejects.toThrow(/invalid payload/);
+    }
+    await expect(handlers['sandlab:api'](APP, { method: 'POST', path: '/test-json-keys', credential })).rejects.toThrow(/JSON object body/);
+    await handlers['sandlab:credentials-delete'](APP, { name: credential.name });
   });
 
   it('sends file bytes as multipart', async () => {

@@ -13,6 +13,8 @@ export interface ApiForwardDeps {
   isAllowedUploadPath(path: string): boolean;
   /** `127.0.0.1:<port>` while listening, so URLs in bodies (web_url, ...) point at the real service. */
   hostHeader(): string | null;
+  /** A stored remote credential's value (keychain), or null when none has that name. */
+  credential(name: string): Promise<string | null>;
   /** Multipart bodies: how many bytes the service has read so far, of how many. */
   progress?(done: number, total: number): void;
 }
@@ -23,6 +25,13 @@ const DROPPED_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'tran
 /** Answers the renderer's `api` call through inject(), authenticated as the desktop user. */
 export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): Promise<ApiResponse> {
   const token = await deps.token();
+  const secrets = [token];
+  if (req.credential) {
+    const value = await deps.credential(req.credential.name);
+    if (!value) throw new Error(`no stored credential is named ${req.credential.name}`);
+    req = { ...req, body: withValueAt(req.body, req.credential.into, value) };
+    secrets.push(value);
+  }
   const headers: Record<string, string> = { 'private-token': token };
   const host = deps.hostHeader();
   if (host) headers.host = host;
@@ -54,7 +63,7 @@ export async function forwardApiRequest(req: ApiRequest, deps: ApiForwardDeps): 
     headers,
     payload,
   });
-  return { status: res.statusCode, headers: responseHeaders(res, token), body: responseBody(res) };
+  return { status: res.statusCode, headers: responseHeaders(res, secrets), body: responseBody(res, secrets) };
 }
 
 /** The files' sizes: the body is a little larger (part headers), so progress is reported against this and capped by it. */
@@ -86,28 +95,50 @@ function countBytes(stream: Readable, total: number, progress: (done: number, to
   return stream.pipe(counter);
 }
 
-function responseHeaders(res: LightMyRequestResponse, token: string): Record<string, string> {
+/** A copy of the JSON object body with `value` at the dot-separated `path` (objects made on the way). */
+function withValueAt(body: unknown, path: string, value: string): Record<string, unknown> {
+  const out = structuredClone(body) as Record<string, unknown>;
+  const keys = path.split('.');
+  let node = out;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    node = node[key] = next && typeof next === 'object' && !Array.isArray(next) ? (next as Record<string, unknown>) : {};
+  }
+  node[keys[keys.length - 1]] = value;
+  return out;
+}
+
+const carries = (text: string, secrets: string[]): boolean => secrets.some((s) => s && text.includes(s));
+
+function responseHeaders(res: LightMyRequestResponse, secrets: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) {
     if (v === undefined || DROPPED_HEADERS.has(k.toLowerCase())) continue;
     const value = Array.isArray(v) ? v.join(', ') : String(v);
-    if (token && value.includes(token)) continue;
+    if (carries(value, secrets)) continue;
     out[k.toLowerCase()] = value;
   }
   return out;
 }
 
-function responseBody(res: LightMyRequestResponse): unknown {
+/** The body as the renderer gets it; a text that would carry a secret is withheld. */
+function responseBody(res: LightMyRequestResponse, secrets: string[]): unknown {
   const raw = res.rawPayload;
   if (!raw || raw.length === 0) return null;
   const type = String(res.headers['content-type'] ?? '');
+  const text = (): string => {
+    const t = raw.toString('utf8');
+    if (carries(t, secrets)) throw new Error('the response carried a secret and was withheld from the window');
+    return t;
+  };
   if (/json/i.test(type)) {
+    const t = text();
     try {
-      return JSON.parse(raw.toString('utf8'));
+      return JSON.parse(t);
     } catch {
-      return raw.toString('utf8');
+      return t;
     }
   }
-  if (/^text\/|xml|javascript|yaml/i.test(type)) return raw.toString('utf8');
+  if (/^text\/|xml|javascript|yaml/i.test(type)) return text();
   return new Uint8Array(raw);
 }

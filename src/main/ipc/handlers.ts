@@ -78,6 +78,7 @@ export function createIpcHandlers(deps: IpcDeps): IpcHandlers {
             return url ? new URL(url).host : null;
           },
           progress,
+          credential: (name) => deps.vault.get(CREDENTIAL_PREFIX + name),
         });
         publish?.({ jobId: jobId!, kind: 'upload', state: res.status < 300 ? 'finished' : 'failed', ...last });
         return res;

@@ -46,7 +46,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The api channel's request: a path under /api/v4 that cannot climb out of it. */
 export function parseApiRequest(payload: unknown): ApiRequest {
   const p = asParams(payload, 'api request');
-  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart', 'progressId'], 'api request');
+  rejectUnknown(p, ['method', 'path', 'query', 'body', 'multipart', 'progressId', 'credential'], 'api request');
   const v = check(() =>
     declared(p, {
       method: t.string().values(METHODS).required(),
@@ -55,6 +55,7 @@ export function parseApiRequest(payload: unknown): ApiRequest {
       body: t.any(),
       multipart: t.hash(),
       progressId: t.string(),
+      credential: t.hash(),
     }),
   );
   const path = v.path;
@@ -73,7 +74,19 @@ export function parseApiRequest(payload: unknown): ApiRequest {
     if (!/^[A-Za-z0-9:_-]{1,100}$/.test(v.progressId)) throw new IpcValidationError('progressId may hold letters, digits and : _ - (at most 100)');
     req.progressId = v.progressId;
   }
+  if (v.credential) req.credential = parseApiCredential(v.credential, req.body);
   return req;
+}
+
+/** Where a stored credential goes: into an object body, at a short path of plain keys (no `__proto__`). */
+const BODY_PATH = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){0,3}$/;
+
+function parseApiCredential(c: Record<string, unknown>, body: unknown): NonNullable<ApiRequest['credential']> {
+  rejectUnknown(c, ['name', 'into'], 'credential');
+  const { name } = parseCredentialName({ name: c.name });
+  if (typeof c.into !== 'string' || !BODY_PATH.test(c.into)) throw new IpcValidationError('credential into must be dot-separated keys, e.g. configuration.access_token');
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new IpcValidationError('a credential goes into a JSON object body');
+  return { name, into: c.into };
 }
 
 function parseQuery(q: Record<string, unknown>): NonNullable<ApiRequest['query']> {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   // Providers and migration sources answer "unauthorized": the credentials are used, then dropped.
   s = await TestService.start({
     clock: clock.now,
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+    fetch: async (input: string | URL | Request, init?: RequestInit) => {
       outbound.push(`${String(input)} ${JSON.stringify(init?.headers ?? {})}`);
       return new Response('{"message":"401 Unauthorized"}', { status: 401, headers: { 'content-type': 'application/json' } });
     },

@@ -15,6 +15,7 @@ import { samlArea } from './saml';
 import { labelsArea } from './labels';
 import { epicsArea } from './epics';
 import { snippetsArea } from './snippets';
+import { awardEmojiArea } from './award_emoji';
 import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
@@ -54,6 +55,7 @@ export const areas: Area[] = [
   labelsArea,
   epicsArea,
   snippetsArea,
+  awardEmojiArea,
   uploadsArea,
   badgesArea,
   jobTokenScopeArea,

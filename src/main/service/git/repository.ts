@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { type Commit, isoWithOffset, parseCommit } from './commits';
 import { type DiffFile, parseRawPatch } from './diff';
-import { isSafeRevision, isSafeTreePath, SHA_RE, ZERO_SHA } from './names';
+import { isSafeRevision, isSafeTreePath, isValidRefName, SHA_RE, ZERO_SHA } from './names';
 import { ObjectReader, type GitObject } from './object_reader';
 import { type GitProgram, GitCommandError, runGit, spawnGit, type RunOptions, type RunResult } from './runtime';
 
@@ -175,10 +175,11 @@ export class Repository {
     return r.code === 0 ? r.stdout.toString().trim() : null;
   }
 
-  /** Branches (`refs/heads`) or tags (`refs/tags`), sorted by name. */
-  async listRefs(kind: 'heads' | 'tags'): Promise<RefInfo[]> {
+  /** Branches (`refs/heads`) or tags (`refs/tags`), sorted by name; with `name`, only that one. */
+  async listRefs(kind: 'heads' | 'tags', name?: string): Promise<RefInfo[]> {
+    if (name !== undefined && !isValidRefName(name)) return [];
     const fmt = ['%(refname)', '%(objectname)', '%(objecttype)', '%(*objectname)', '%(taggername)', '%(taggeremail)', '%(taggerdate:raw)', '%(contents)'].join('%00');
-    const r = await this.run(['for-each-ref', `--format=${fmt}%00%01`, `refs/${kind}/`]);
+    const r = await this.run(['for-each-ref', `--format=${fmt}%00%01`, name === undefined ? `refs/${kind}/` : `refs/${kind}/${name}`]);
     const out: RefInfo[] = [];
     for (const rec of r.stdout.toString('utf8').split('\0\x01\n')) {
       if (!rec) continue;
@@ -193,7 +194,7 @@ export class Repository {
         tagger: annotated ? { name: taggerName, email: taggerEmail.replace(/^<|>$/g, ''), date: rawDateToIso(taggerDate) } : null,
       });
     }
-    return out;
+    return name === undefined ? out : out.filter((r) => r.name === name);
   }
 
   /**
@@ -312,8 +313,9 @@ export class Repository {
     if (opts.firstParent) args.push('--first-parent');
     if (opts.noMerges) args.push('--no-merges');
     if (opts.order === 'topo') args.push('--topo-order');
-    if (opts.since) args.push(`--since=${opts.since}`);
-    if (opts.until) args.push(`--until=${opts.until}`);
+    // Epoch seconds: git's date parser gives up on far dates (and then ignores the limit).
+    if (opts.since) args.push(`--max-age=${epochSeconds(opts.since)}`);
+    if (opts.until) args.push(`--min-age=${epochSeconds(opts.until)}`);
     if (opts.author) args.push(`--author=${opts.author}`, '--regexp-ignore-case', '--fixed-strings');
     if (opts.skip) args.push(`--skip=${opts.skip}`);
     if (opts.max !== undefined) args.push(`--max-count=${opts.max}`);
@@ -488,13 +490,18 @@ export class Repository {
 
   // --- archives -----------------------------------------------------------------------------
 
-  /** `git archive` of a commit (optionally one path) in a format git knows; the caller streams stdout. */
-  archive(commit: string, format: 'tar' | 'tar.gz' | 'zip', prefix: string, path?: string): ChildProcess {
-    const args = ['archive', `--format=${format === 'tar.gz' ? 'tar.gz' : format}`, `--prefix=${prefix}/`, commit];
+  /** `git archive` of a commit (optionally one path); the caller streams stdout. bzip2 comes from the system's `bzip2`. */
+  archive(commit: string, format: 'tar' | 'tar.gz' | 'zip' | 'tar.bz2', prefix: string, path?: string): ChildProcess {
+    if (!SHA_RE.test(commit)) throw new Error('archive takes a commit id');
+    const args = ['archive', `--format=${format}`, `--prefix=${prefix}/`, commit];
     if (path) args.push('--', path);
-    return this.spawn(args);
+    return this.spawn(args, { config: [['tar.tar.bz2.command', 'bzip2 -c']] });
   }
 
+}
+
+function epochSeconds(iso: string): number {
+  return Math.floor(new Date(iso).getTime() / 1000);
 }
 
 /** git's well-known empty tree. */

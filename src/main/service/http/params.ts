@@ -114,7 +114,7 @@ type Elem<T> = T extends (infer E)[] ? E : T;
 type WithElem<T, V> = T extends unknown[] ? V[] : V;
 
 /** What a declared parameter is, by name (the fuzz suite generates wrong values from it). */
-export type FieldKind = 'string' | 'integer' | 'boolean' | 'date' | 'dateTime' | 'commaList' | 'idOrPath' | 'array' | 'hash' | 'any' | 'file';
+export type FieldKind = 'string' | 'integer' | 'boolean' | 'date' | 'dateTime' | 'commaList' | 'commaIntegers' | 'idOrPath' | 'array' | 'hash' | 'any' | 'file';
 
 /** A declared parameter: how to coerce it, whether it is required, its allowed values. */
 export class Field<T, R extends boolean = false> {
@@ -183,6 +183,19 @@ const commaList = (v: unknown): Parsed<string[]> => {
   return INVALID;
 };
 
+/** Comma-separated integers or an array of them (Grape's CommaSeparatedToIntegerArray). */
+const commaIntegers = (v: unknown): Parsed<number[]> => {
+  const parts = Array.isArray(v) ? v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])) : typeof v === 'string' ? v.split(',') : [v];
+  const out: number[] = [];
+  for (const p of parts) {
+    if (typeof p === 'string' && !p.trim()) continue;
+    const n = int(p);
+    if (n === INVALID) return INVALID;
+    out.push(n);
+  }
+  return out;
+};
+
 export const t = {
   string: () => new Field<string>('string', str),
   integer: () => new Field<number>('integer', int),
@@ -192,6 +205,7 @@ export const t = {
   /** Any parseable time, normalized to ISO-8601. */
   dateTime: () => new Field<string>('dateTime', dateTime),
   commaList: () => new Field<string[]>('commaList', commaList),
+  commaIntegers: () => new Field<number[]>('commaIntegers', commaIntegers),
   /** An integer id or a string (full path, username). */
   idOrPath: () => new Field<string>('idOrPath', (v) => (typeof v === 'number' ? String(v) : str(v))),
   array: <T>(item: Field<T>) =>

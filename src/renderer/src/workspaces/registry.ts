@@ -2,6 +2,8 @@ import type { ApiRequest, JobProgressEvent } from '../../../shared/ipc';
 import type { Bridge } from '../bridge';
 import type { IconName } from '../components/Icon';
 import { SettingsWorkspace } from './settings/SettingsWorkspace';
+import { MigrationsWorkspace } from './migrations/MigrationsWorkspace';
+import { readMigrationJobs } from '../stores/migrations';
 import { SnippetsWorkspace } from './snippets/SnippetsWorkspace';
 import { UploadsWorkspace } from './uploads/UploadsWorkspace';
 import { ReviewsWorkspace } from './reviews/ReviewsWorkspace';
@@ -35,6 +37,15 @@ export const WORKSPACES: WorkspaceDef[] = [
   { id: 'snippets', label: 'Snippets', icon: 'snippets', Component: SnippetsWorkspace, usesProject: true },
   { id: 'uploads', label: 'Uploads', icon: 'uploads', Component: UploadsWorkspace, usesProject: true },
   { id: 'reviews', label: 'Reviews', icon: 'reviews', Component: ReviewsWorkspace, usesProject: true },
+  {
+    id: 'migrations',
+    label: 'Migrations',
+    icon: 'migrations',
+    Component: MigrationsWorkspace,
+    // Hidden while the `bulk_import_enabled` setting is off (the API answers 404 then).
+    requires: { method: 'GET', path: '/bulk_imports', query: { per_page: 1 } },
+    readJobs: readMigrationJobs,
+  },
   { id: 'settings', label: 'Settings', icon: 'settings', Component: SettingsWorkspace },
 ];
 

@@ -163,8 +163,16 @@ export class EntityRun {
     const stats = opts.statsRelation === undefined ? relation.name : opts.statsRelation;
     let fetched = 0;
     let total: number | null = null;
+    const pages = this.source.pages<T>(path, query);
     try {
-      for await (const page of this.source.pages<T>(path, query)) {
+      // The next page is on its way while this one is prepared and written.
+      let ahead = pages.next();
+      for (;;) {
+        const step = await ahead;
+        if (step.done) break;
+        const page = step.value;
+        ahead = pages.next();
+        ahead.catch(() => undefined); // a failure is met when it is awaited
         await this.job.checkpoint();
         const items = opts.skip ? page.items.filter((item) => !opts.skip!(item)) : page.items;
         total ??= opts.skip ? null : page.total;
@@ -186,6 +194,7 @@ export class EntityRun {
         });
       }
     } catch (err) {
+      await pages.return(undefined).catch(() => undefined);
       if (this.job.signal.aborted) throw err;
       if (err instanceof SourceError && fetched === 0 && err.status !== null && opts.absentOn?.includes(err.status)) return;
       this.fail(relation, 'extractor', err, { url: this.source.apiUrl(path, query), title: relation.name });
@@ -230,6 +239,7 @@ async function runEntity(svc: ServiceContext, job: JobContext<{ entityId: number
   if (!entity || !imp || imp.status === 'canceled') return;
   const user = findUserById(svc, imp.user_id);
   if (!user) throw new Error('The user who started this migration no longer exists.');
+  // job.fetch attaches the job's signal: a cancel aborts the request under way.
   const source = new SourceClient(imp.source_url, job.secret(), (url, init) => job.fetch(url, init), job.signal);
   const run = new EntityRun(svc, job, entity, imp, user, source);
   const relations = entity.entity_type === 'group' ? GROUP_RELATIONS : PROJECT_RELATIONS;

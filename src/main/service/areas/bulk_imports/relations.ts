@@ -528,6 +528,8 @@ function workItems<T extends SourceWorkItem>(
     async run(r) {
       const threads = new Map<number, Thread[]>();
       const uploads = new UploadLinks(r, relation, r.entity.project_id!);
+      // Titles already found or made in the project this run: most records share a few labels.
+      const labelsHere = new Set<string>();
       await r.copyList<T>(
         relation,
         `/projects/${r.xid}/${name}`,
@@ -536,7 +538,7 @@ function workItems<T extends SourceWorkItem>(
           key: (i) => i.id,
           ref: (i) => ({ url: i.web_url ?? null, title: i.title }),
           prepare: async (items) => {
-            await inParallel(items, 8, async (i) => {
+            await inParallel(items, 12, async (i) => {
               if (i.user_notes_count === 0) return threads.set(i.id, []);
               try {
                 const discussions = await r.all<SourceDiscussion>(`/projects/${r.xid}/${name}/${i.iid}/discussions`);
@@ -561,9 +563,11 @@ function workItems<T extends SourceWorkItem>(
             const t = threads.get(i.id);
             if (!t) return null; // its threads could not be read: a failure is recorded, a retry copies it
             const project = destProject(r);
-            const titles = findOrCreateLabels(r.svc, { kind: 'project', project }, (i.labels ?? []).map(labelWanted)).map((l) => l.title);
-            const id = write(r, i, titles, uploads);
+            const wanted = (i.labels ?? []).map(labelWanted);
+            const made = findOrCreateLabels(r.svc, { kind: 'project', project }, wanted.filter((w) => !labelsHere.has(w.title)));
+            const id = write(r, i, wanted.map((w) => w.title.trim()), uploads);
             writeNotes(r, t, { projectId: project.id, noteableType: name === 'issues' ? 'Issue' : 'MergeRequest', noteableId: id }, uploads);
+            for (const l of made) labelsHere.add(l.title);
             return id;
           },
         },

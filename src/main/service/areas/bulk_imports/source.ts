@@ -41,6 +41,7 @@ export class SourceClient {
     url: string,
     private readonly token: string,
     private readonly fetchImpl: FetchLike,
+    /** Checked between calls; the fetch given is expected to abort on it too (a job's fetch does). */
     private readonly signal?: AbortSignal,
   ) {
     this.base = url.replace(/\/+$/, '');
@@ -117,11 +118,10 @@ export class SourceClient {
       this.signal?.throwIfAborted();
       let res: Response;
       try {
-        const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
         res = await this.fetchImpl(url, {
           headers: { 'private-token': this.token, accept: 'application/json' },
           redirect: 'manual',
-          signal: this.signal ? AbortSignal.any([this.signal, timeout]) : timeout,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });
       } catch (err) {
         if (this.signal?.aborted) throw this.signal.reason;

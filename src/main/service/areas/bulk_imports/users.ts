@@ -13,13 +13,11 @@ export interface SourceUser {
   web_url?: string;
 }
 
-const NO_MATCH = 0;
-
 /**
  * Source users -> destination users: by e-mail first (what the source shows: `email` to an admin
  * token, else `public_email`, read from `/users/:id` when the record carried neither), then by
- * username. Answers are kept for the whole import (`bulk_import_records`, relation `users`), so
- * each source user is looked up once, across entities and restarts.
+ * username. Matches are kept for the whole import (`bulk_import_records`, relation `users`), so
+ * each source user is looked up once across entities and restarts; a miss only for this run.
  */
 export class UserMapper {
   private readonly memo = new Map<number, number | null>();
@@ -36,12 +34,13 @@ export class UserMapper {
     if (this.memo.has(u.id)) return this.memo.get(u.id)!;
     const known = mappedId(this.svc, this.entity.bulk_import_id, 'users', u.id);
     if (known !== undefined) {
-      this.memo.set(u.id, known === NO_MATCH ? null : known);
-      return this.memo.get(u.id)!;
+      this.memo.set(u.id, known);
+      return known;
     }
     const id = await this.lookup(u);
     this.memo.set(u.id, id);
-    recordMapping(this.svc, this.entity, 'users', u.id, id ?? NO_MATCH, null);
+    // Only matches are kept: someone who gets an account here later is found by a retry.
+    if (id !== null) recordMapping(this.svc, this.entity, 'users', u.id, id, null);
     return id;
   }
 

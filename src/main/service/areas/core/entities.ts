@@ -5,7 +5,9 @@ import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings } from './projects';
-import { Access, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { Access, canReadProject, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { isSubscribed } from './participants';
+import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
 export interface EntityContext {
@@ -475,6 +477,7 @@ export interface IssueRow {
   due_date: string | null;
   weight: number | null;
   issue_type: string;
+  milestone_id: number | null;
   closed_at: string | null;
   closed_by_id: number | null;
   created_at: string;
@@ -504,6 +507,7 @@ export interface MergeRequestRow {
   base_sha: string;
   start_sha: string;
   head_sha: string;
+  milestone_id: number | null;
   merged_by_id: number | null;
   merged_at: string | null;
   closed_by_id: number | null;
@@ -549,6 +553,22 @@ function userNotesCount(ec: EntityContext, type: string, id: number): number {
   return (ec.svc.db.prepare('SELECT count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = 0').get(type, id) as { n: number }).n;
 }
 
+/** Issue#merge_requests_count: the merge requests (visible to the viewer) that close the issue. */
+function closingMergeRequestsCount(ec: EntityContext, issueId: number): number {
+  const rows = ec.svc.db
+    .prepare('SELECT m.project_id FROM merge_requests_closing_issues c JOIN merge_requests m ON m.id = c.merge_request_id WHERE c.issue_id = ?')
+    .all(issueId) as { project_id: number }[];
+  return rows.filter((r) => canReadProject(ec.svc, ec.user, findProjectById(ec.svc, r.project_id)!)).length;
+}
+
+/** `upvotes`/`downvotes`: the thumbsup and thumbsdown awards on an issue or merge request. */
+function votes(svc: ServiceContext, type: 'Issue' | 'MergeRequest', id: number): { upvotes: number; downvotes: number } {
+  const row = svc.db
+    .prepare("SELECT sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM award_emoji WHERE awardable_type = ? AND awardable_id = ?")
+    .get(type, id) as { up: number | null; down: number | null };
+  return { upvotes: row.up ?? 0, downvotes: row.down ?? 0 };
+}
+
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
 export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
@@ -567,15 +587,14 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     closed_at: i.closed_at,
     closed_by: userBasicById(ec, i.closed_by_id),
     labels: JSON.parse(i.labels),
-    milestone: null,
+    milestone: milestoneOf(ec, i.milestone_id),
     assignees,
     author: userBasicById(ec, i.author_id),
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
     user_notes_count: userNotesCount(ec, 'Issue', i.id),
-    merge_requests_count: 0,
-    upvotes: 0,
-    downvotes: 0,
+    merge_requests_count: closingMergeRequestsCount(ec, i.id),
+    ...votes(ec.svc, 'Issue', i.id),
     due_date: i.due_date,
     confidential: !!i.confidential,
     discussion_locked: i.discussion_locked === null ? null : !!i.discussion_locked,
@@ -602,6 +621,26 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
   };
 }
 
+/** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
+export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(issue(ec, i))) {
+    if (k === 'moved_to_id') out.subscribed = isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Fields Entities::Issue adds to Entities::IssueBasic. */
+const ISSUE_ONLY_FIELDS = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to'];
+
+/** Entities::IssueBasic (a milestone's issues). */
+export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+  const full = issue(ec, i);
+  for (const key of ISSUE_ONLY_FIELDS) delete full[key];
+  return full;
+}
+
 export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
   const assignees = users(ec, m.assignee_ids);
@@ -623,8 +662,7 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     target_branch: m.target_branch,
     source_branch: m.source_branch,
     user_notes_count: userNotesCount(ec, 'MergeRequest', m.id),
-    upvotes: 0,
-    downvotes: 0,
+    ...votes(ec.svc, 'MergeRequest', m.id),
     author: userBasicById(ec, m.author_id),
     assignees,
     assignee: assignees[0] ?? null,
@@ -634,7 +672,7 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     labels: JSON.parse(m.labels),
     draft,
     work_in_progress: draft,
-    milestone: null,
+    milestone: milestoneOf(ec, m.milestone_id),
     merge_when_pipeline_succeeds: false,
     merge_status: m.state === 'opened' ? 'can_be_merged' : 'unchecked',
     detailed_merge_status: m.state === 'opened' ? (draft ? 'draft_status' : 'mergeable') : 'not_open',
@@ -669,7 +707,7 @@ function canMerge(ec: EntityContext, projectId: number): boolean {
 export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
   return {
     ...mergeRequest(ec, m),
-    subscribed: false,
+    subscribed: isSubscribed(ec.svc, { type: 'MergeRequest', ...m }, ec.user),
     changes_count: null,
     latest_build_started_at: null,
     latest_build_finished_at: null,
@@ -712,4 +750,38 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
   }
   if (n.position) out.position = JSON.parse(n.position);
   return out;
+}
+
+// --- milestones --------------------------------------------------------------------------------
+
+/** Entities::Milestone: `project_id` or `group_id`, whichever owns it. */
+export function milestone(ec: EntityContext, m: MilestoneRow): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: m.id, iid: m.iid };
+  let webUrl: string;
+  if (m.project_id !== null) {
+    out.project_id = m.project_id;
+    webUrl = `${projectPathOf(ec, m.project_id).webUrl}/-/milestones/${m.iid}`;
+  } else {
+    out.group_id = m.group_id;
+    webUrl = `${namespaceWebUrl(ec, findNamespaceById(ec.svc, m.group_id!)!)}/-/milestones/${m.iid}`;
+  }
+  return {
+    ...out,
+    title: m.title,
+    description: m.description,
+    state: m.state,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    due_date: m.due_date,
+    start_date: m.start_date,
+    expired: milestoneExpired(ec.svc, m),
+    web_url: webUrl,
+  };
+}
+
+/** The `milestone` object of an issue or merge request (null without one). */
+function milestoneOf(ec: EntityContext, id: number | null): Record<string, unknown> | null {
+  if (id === null) return null;
+  const m = findMilestoneById(ec.svc, id);
+  return m ? milestone(ec, m) : null;
 }

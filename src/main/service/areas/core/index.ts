@@ -8,6 +8,11 @@ import { registerIssueRoutes } from './routes/issues';
 import { registerMergeRequestRoutes } from './routes/merge_requests';
 import { registerNoteRoutes } from './routes/notes';
 import { registerNamespaceRoutes } from './routes/namespaces';
+import { registerMilestoneRoutes } from './routes/milestones';
+import { registerResourceEventRoutes } from './routes/resource_events';
+import { registerIssueLinkRoutes } from './routes/issue_links';
+import { registerIssuableRelationRoutes } from './routes/issuable_relations';
+import { registerTodoRoutes } from './routes/todos';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -22,5 +27,10 @@ export const coreArea: Area = {
     registerMergeRequestRoutes(router);
     registerNoteRoutes(router);
     registerNamespaceRoutes(router);
+    registerMilestoneRoutes(router);
+    registerResourceEventRoutes(router);
+    registerIssueLinkRoutes(router);
+    registerIssuableRelationRoutes(router);
+    registerTodoRoutes(router);
   },
 };

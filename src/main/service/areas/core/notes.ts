@@ -30,6 +30,8 @@ export interface NewNote {
   resolvable?: boolean;
   position?: Record<string, unknown> | null;
   createdAt?: string;
+  /** A system note ("marked this issue as related to #2"): no activity event. */
+  system?: boolean;
 }
 
 export function validateNoteBody(body: string): void {
@@ -43,8 +45,8 @@ export function createNote(rc: RequestContext, noteable: Noteable, n: NewNote): 
   const now = isoTime(rc.svc.now());
   const info = rc.svc.db
     .prepare(
-      `INSERT INTO notes (project_id, noteable_type, noteable_id, discussion_id, type, author_id, body, internal, resolvable, position, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO notes (project_id, noteable_type, noteable_id, discussion_id, type, author_id, body, system, internal, resolvable, position, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       noteable.projectId,
@@ -54,6 +56,7 @@ export function createNote(rc: RequestContext, noteable: Noteable, n: NewNote): 
       n.type ?? null,
       n.authorId,
       n.body,
+      n.system ? 1 : 0,
       n.internal ? 1 : 0,
       n.resolvable ? 1 : 0,
       n.position ? JSON.stringify(n.position) : null,
@@ -61,6 +64,7 @@ export function createNote(rc: RequestContext, noteable: Noteable, n: NewNote): 
       now,
     );
   const row = findNote(rc, Number(info.lastInsertRowid))!;
+  if (n.system) return row;
   recordEvent(rc.svc, {
     action: 'commented',
     authorId: n.authorId,

@@ -228,4 +228,176 @@ ALTER TABLE merge_requests ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none'
 ALTER TABLE notes ADD COLUMN imported_from TEXT NOT NULL DEFAULT 'none';
 `,
   },
+  {
+    name: 'core/003_milestones',
+    sql: `
+-- Milestones of a project or of a group (exactly one is set); iids count per project or group.
+CREATE TABLE milestones (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  iid INTEGER NOT NULL,
+  project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+  group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL DEFAULT 'active',
+  start_date TEXT,
+  due_date TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  CHECK ((group_id IS NULL) != (project_id IS NULL))
+);
+CREATE INDEX milestones_project ON milestones (project_id);
+CREATE INDEX milestones_group ON milestones (group_id);
+
+ALTER TABLE issues ADD COLUMN milestone_id INTEGER REFERENCES milestones(id) ON DELETE SET NULL;
+ALTER TABLE merge_requests ADD COLUMN milestone_id INTEGER REFERENCES milestones(id) ON DELETE SET NULL;
+CREATE INDEX issues_milestone ON issues (milestone_id);
+CREATE INDEX merge_requests_milestone ON merge_requests (milestone_id);
+
+-- Resource milestone events of issues and merge requests: one row per milestone added or removed.
+CREATE TABLE resource_milestone_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  issuable_type TEXT NOT NULL CHECK (issuable_type IN ('Issue', 'MergeRequest')),
+  issuable_id INTEGER NOT NULL,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  milestone_id INTEGER NOT NULL REFERENCES milestones(id) ON DELETE CASCADE,
+  action TEXT NOT NULL CHECK (action IN ('add', 'remove')),
+  state TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX resource_milestone_events_issuable ON resource_milestone_events (issuable_type, issuable_id, id);
+CREATE TRIGGER issues_milestone_events_cleanup AFTER DELETE ON issues BEGIN
+  DELETE FROM resource_milestone_events WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+END;
+CREATE TRIGGER merge_requests_milestone_events_cleanup AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM resource_milestone_events WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+END;
+`,
+  },
+  {
+    name: 'core/004_award_emoji',
+    sql: `
+-- Award emoji (reactions) on issues, merge requests, snippets and notes. Awardables are polymorphic,
+-- so triggers remove an awardable's reactions with it (snippets add theirs in the snippets area).
+CREATE TABLE award_emoji (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  awardable_type TEXT NOT NULL,
+  awardable_id INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX award_emoji_unique ON award_emoji (awardable_type, awardable_id, user_id, name);
+CREATE INDEX award_emoji_awardable ON award_emoji (awardable_type, awardable_id, id);
+CREATE INDEX award_emoji_user ON award_emoji (user_id, awardable_type);
+CREATE TRIGGER issues_award_emoji_cleanup AFTER DELETE ON issues BEGIN
+  DELETE FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = OLD.id;
+END;
+CREATE TRIGGER merge_requests_award_emoji_cleanup AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM award_emoji WHERE awardable_type = 'MergeRequest' AND awardable_id = OLD.id;
+END;
+CREATE TRIGGER notes_award_emoji_cleanup AFTER DELETE ON notes BEGIN
+  DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id = OLD.id;
+END;
+`,
+  },
+  {
+    name: 'core/005_issuable_relations',
+    sql: `
+-- Issue links (relates_to, blocks); "is_blocked_by" is stored as the other issue blocking this one.
+CREATE TABLE issue_links (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  source_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  target_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  link_type TEXT NOT NULL DEFAULT 'relates_to' CHECK (link_type IN ('relates_to', 'blocks')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX issue_links_pair ON issue_links (source_id, target_id);
+CREATE INDEX issue_links_target ON issue_links (target_id);
+
+-- Issues a merge request closes when merged ("Closes #1" in its description), kept as GitLab does.
+CREATE TABLE merge_requests_closing_issues (
+  merge_request_id INTEGER NOT NULL REFERENCES merge_requests(id) ON DELETE CASCADE,
+  issue_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (merge_request_id, issue_id)
+);
+CREATE INDEX merge_requests_closing_issues_issue ON merge_requests_closing_issues (issue_id);
+
+-- Explicit (un)subscriptions to issues and merge requests; without a row, participants are subscribed.
+CREATE TABLE subscriptions (
+  subscribable_type TEXT NOT NULL,
+  subscribable_id INTEGER NOT NULL,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  subscribed INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (subscribable_type, subscribable_id, user_id)
+);
+
+-- To-do items. action: GitLab's codes (1 assigned, 2 mentioned, 4 marked, 7 directly addressed, 9 review requested, ...).
+CREATE TABLE todos (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+  group_id INTEGER REFERENCES namespaces(id) ON DELETE CASCADE,
+  target_type TEXT NOT NULL,
+  target_id INTEGER NOT NULL,
+  action INTEGER NOT NULL,
+  note_id INTEGER REFERENCES notes(id) ON DELETE SET NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX todos_user ON todos (user_id, state, id);
+CREATE INDEX todos_target ON todos (target_type, target_id);
+
+-- Resource events of issues and merge requests (what GitLab shows instead of system notes).
+CREATE TABLE resource_label_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  issuable_type TEXT NOT NULL CHECK (issuable_type IN ('Issue', 'MergeRequest')),
+  issuable_id INTEGER NOT NULL,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  label_id INTEGER,
+  action TEXT NOT NULL CHECK (action IN ('add', 'remove')),
+  created_at TEXT NOT NULL
+);
+CREATE INDEX resource_label_events_issuable ON resource_label_events (issuable_type, issuable_id, id);
+CREATE TABLE resource_state_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  issuable_type TEXT NOT NULL CHECK (issuable_type IN ('Issue', 'MergeRequest')),
+  issuable_id INTEGER NOT NULL,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  state TEXT NOT NULL,
+  source_commit TEXT,
+  source_merge_request_id INTEGER REFERENCES merge_requests(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX resource_state_events_issuable ON resource_state_events (issuable_type, issuable_id, id);
+CREATE TABLE resource_weight_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  issue_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  weight INTEGER,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX resource_weight_events_issue ON resource_weight_events (issue_id, id);
+
+CREATE TRIGGER issues_relations_cleanup AFTER DELETE ON issues BEGIN
+  DELETE FROM subscriptions WHERE subscribable_type = 'Issue' AND subscribable_id = OLD.id;
+  DELETE FROM todos WHERE target_type = 'Issue' AND target_id = OLD.id;
+  DELETE FROM resource_label_events WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  DELETE FROM resource_state_events WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+END;
+CREATE TRIGGER merge_requests_relations_cleanup AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM subscriptions WHERE subscribable_type = 'MergeRequest' AND subscribable_id = OLD.id;
+  DELETE FROM todos WHERE target_type = 'MergeRequest' AND target_id = OLD.id;
+  DELETE FROM resource_label_events WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  DELETE FROM resource_state_events WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+END;
+`,
+  },
 ];

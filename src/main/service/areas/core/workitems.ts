@@ -1,7 +1,7 @@
 import { addFilter } from '../../db/filter';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
-import { declared, t } from '../../http/params';
+import { declared, requireMutuallyExclusive, t } from '../../http/params';
 import { recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
@@ -9,6 +9,8 @@ import { findUserById } from './users';
 import { likeEscape } from './routes/users';
 import { loadGroup, visibleProjectsSql } from './access';
 import { selfAndDescendantIds } from './namespaces';
+import { isoTime } from './time';
+import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -50,11 +52,64 @@ export function existingUserIds(rc: RequestContext, ids: number[] | undefined | 
   return (ids ?? []).filter((id) => id > 0 && findUserById(rc.svc, id));
 }
 
+/** `milestone_id` list filter values (the wildcards; a title goes in `milestone`). */
+const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'];
+
+/**
+ * GitLab's legacy REST milestone filtering as a condition on `x` that is never NULL (so `NOT`
+ * keeps issues without a milestone): None, Any, Upcoming (each project's or group's next active
+ * milestone due after today), Started (active and started), or a milestone title.
+ */
+function milestoneCondition(rc: RequestContext, value: string): { sql: string; args: unknown[] } {
+  const today = rc.svc.now().toISOString().slice(0, 10);
+  switch (value.toLowerCase()) {
+    case 'none':
+    case 'no milestone':
+      return { sql: '(x.milestone_id IS NULL)', args: [] };
+    case 'any':
+      return { sql: '(x.milestone_id IS NOT NULL)', args: [] };
+    case 'upcoming':
+    case '#upcoming':
+      return {
+        sql: `(x.milestone_id IS NOT NULL AND x.milestone_id IN (
+          SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
+            SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
+              AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id)))))`,
+        args: [today, today],
+      };
+    case 'started':
+    case '#started':
+      return {
+        sql: "(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?))",
+        args: [today],
+      };
+    default:
+      return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [value] };
+  }
+}
+
+/** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
+function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[] } {
+  const mine = 'SELECT 1 FROM award_emoji a WHERE a.awardable_type = ? AND a.awardable_id = x.id AND a.user_id = ?';
+  switch (value.toLowerCase()) {
+    case 'none':
+      return { sql: `(NOT EXISTS (${mine}))`, args: [type, userId] };
+    case 'any':
+      return { sql: `(EXISTS (${mine}))`, args: [type, userId] };
+    default:
+      return { sql: `(EXISTS (${mine} AND a.name = ?))`, args: [type, userId, value] };
+  }
+}
+
 /**
  * The filters GitLab's issue and merge request lists share, as SQL on alias `x`.
  * `states` lists the values `state` may take besides `all`.
  */
-export function workItemFilters(rc: RequestContext, states: readonly string[]): { where: string[]; args: unknown[]; order: string } {
+export function workItemFilters(
+  rc: RequestContext,
+  states: readonly string[],
+  type: 'Issue' | 'MergeRequest',
+): { where: string[]; args: unknown[]; order: string } {
   const q = declared(rc.params, {
     state: t.string().values(['all', ...states]),
     labels: t.commaList(),
@@ -63,11 +118,15 @@ export function workItemFilters(rc: RequestContext, states: readonly string[]): 
     author_id: t.integer(),
     author_username: t.string(),
     assignee_id: t.string(),
-    iids: t.array(t.integer()),
+    iids: t.commaIntegers(),
     created_after: t.dateTime(),
     created_before: t.dateTime(),
     updated_after: t.dateTime(),
     updated_before: t.dateTime(),
+    milestone: t.string(),
+    milestone_id: t.string().values(MILESTONE_WILDCARDS),
+    my_reaction_emoji: t.string(),
+    not: t.hash(),
     order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
   });
@@ -97,6 +156,44 @@ export function workItemFilters(rc: RequestContext, states: readonly string[]): 
   if (q.created_before) addFilter(where, args, 'x.created_at <= ?', q.created_before);
   if (q.updated_after) addFilter(where, args, 'x.updated_at >= ?', q.updated_after);
   if (q.updated_before) addFilter(where, args, 'x.updated_at <= ?', q.updated_before);
+  requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
+  const milestoneFilter = q.milestone ?? q.milestone_id;
+  if (milestoneFilter != null) {
+    const cond = milestoneCondition(rc, milestoneFilter);
+    addFilter(where, args, cond.sql, ...cond.args);
+  }
+  if (q.my_reaction_emoji && rc.user) {
+    const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
+    addFilter(where, args, cond.sql, ...cond.args);
+  }
+  if (q.not) {
+    const not = declared(q.not, {
+      labels: t.commaList(),
+      milestone: t.string(),
+      milestone_id: t.string().values(MILESTONE_WILDCARDS),
+      author_id: t.integer(),
+      author_username: t.string(),
+      assignee_id: t.integer(),
+      iids: t.commaIntegers(),
+      my_reaction_emoji: t.string(),
+    });
+    if (not.my_reaction_emoji && rc.user) {
+      const cond = reactionCondition(type, rc.user.id, not.my_reaction_emoji);
+      addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
+    }
+    const notMilestone = not.milestone ?? not.milestone_id;
+    if (notMilestone != null) {
+      const cond = milestoneCondition(rc, notMilestone);
+      addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
+    }
+    for (const label of not.labels ?? []) {
+      addFilter(where, args, 'NOT EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = lower(?))', label);
+    }
+    if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
+    if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
+    if (not.assignee_id != null) addFilter(where, args, 'NOT EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', not.assignee_id);
+    if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
+  }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}` };
 }
@@ -156,4 +253,40 @@ export function validateIssuable(title: string, description: string | null | und
   else if (title.length > ISSUABLE_TITLE_MAX) errors.title = [`is too long (maximum is ${ISSUABLE_TITLE_MAX} characters)`];
   if (description && description.length > ISSUABLE_DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${ISSUABLE_DESCRIPTION_MAX} characters)`];
   if (Object.keys(errors).length) throw validationError(errors);
+}
+
+/**
+ * Sets (or clears) the milestone of an issue or merge request and records the resource milestone
+ * event (ResourceEvents::ChangeMilestoneService: `add` the new one, or `remove` the old one).
+ * Call inside a transaction; does nothing when the milestone does not change.
+ */
+export function setIssuableMilestone(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  row: { id: number; state: string; milestone_id: number | null },
+  milestoneId: number | null,
+  userId: number,
+): void {
+  if (row.milestone_id === milestoneId) return;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const now = isoTime(rc.svc.now());
+  rc.svc.db.prepare(`UPDATE ${table} SET milestone_id = ?, updated_at = ? WHERE id = ?`).run(milestoneId, now, row.id);
+  rc.svc.db
+    .prepare('INSERT INTO resource_milestone_events (issuable_type, issuable_id, user_id, milestone_id, action, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(type, row.id, userId, milestoneId ?? row.milestone_id, milestoneId === null ? 'remove' : 'add', row.state, now);
+}
+
+/**
+ * The milestone an issue or merge request write asks for: undefined when neither `milestone_id`
+ * nor `milestone` (a title) was given; null to clear it (0, null, or a milestone outside the
+ * project and its groups, which Issuable::Callbacks::Milestone drops); else the milestone's id.
+ */
+export function resolveMilestone(rc: RequestContext, project: Project, p: { milestone_id?: number | null; milestone?: string | null }): number | null | undefined {
+  if (p.milestone !== undefined && p.milestone !== null && p.milestone !== '') {
+    // resolve_milestone_title!: an unknown title is ignored.
+    return milestoneInScopeByTitle(rc.svc, project, p.milestone)?.id;
+  }
+  if (p.milestone_id === undefined) return undefined;
+  if (!p.milestone_id) return null;
+  return milestoneInScope(rc.svc, project, p.milestone_id)?.id ?? null;
 }

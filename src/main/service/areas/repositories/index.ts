@@ -2,6 +2,11 @@ import type { Area } from '../index';
 import type { ServiceContext } from '../../context';
 import { repositoryMigrations } from './schema';
 import { registerGitHttpRoutes } from './git_http';
+import { registerBranchRoutes } from './routes/branches';
+import { registerTagRoutes } from './routes/tags';
+import { registerCommitRoutes } from './routes/commits';
+import { registerFileRoutes } from './routes/files';
+import { registerRepositoryRoutes } from './routes/repository';
 import { startRemovingDeletedRepositories } from './lifecycle';
 
 const stopSweeping = new WeakMap<ServiceContext, () => void>();
@@ -12,6 +17,11 @@ export const repositoriesArea: Area = {
   migrations: repositoryMigrations,
   register(router) {
     registerGitHttpRoutes(router);
+    registerBranchRoutes(router);
+    registerTagRoutes(router);
+    registerCommitRoutes(router);
+    registerFileRoutes(router);
+    registerRepositoryRoutes(router);
   },
   start(svc) {
     stopSweeping.set(svc, startRemovingDeletedRepositories(svc));

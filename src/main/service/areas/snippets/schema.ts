@@ -59,4 +59,13 @@ CREATE TABLE snippet_user_agent_details (
 );
 `,
   },
+  {
+    name: 'snippets/002_award_emoji_cleanup',
+    sql: `
+-- A snippet's reactions (core's award_emoji) go with it.
+CREATE TRIGGER snippets_award_emoji_cleanup AFTER DELETE ON snippets BEGIN
+  DELETE FROM award_emoji WHERE awardable_type = 'Snippet' AND awardable_id = OLD.id;
+END;
+`,
+  },
 ];

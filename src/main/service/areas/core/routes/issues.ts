@@ -1,15 +1,16 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, requireAtLeastOne, t } from '../../../http/params';
+import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
-import { type IssueRow, issue } from '../entities';
+import { type IssueRow, issue, issueDetail } from '../entities';
 import { recordEvent } from '../events';
+import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -37,7 +38,7 @@ const ISSUE_UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 /** SQL that hides confidential issues from those below Planner who are neither author nor assignee. */
-function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
+export function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
   const user = rc.user;
   if (user?.admin) return { sql: '1 = 1', args: [] };
   if (!user) return { sql: 'x.confidential = 0', args: [] };
@@ -50,7 +51,7 @@ function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
 }
 
 function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] }) {
-  const { where, args, order } = workItemFilters(rc, ISSUE_STATES);
+  const { where, args, order } = workItemFilters(rc, ISSUE_STATES, 'Issue');
   const q = declared(rc.params, { confidential: t.boolean() });
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
   const conf = confidentialSql(rc);
@@ -99,7 +100,7 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/projects/:id/issues/:issue_iid', (rc) => issue(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
+  r.get('/projects/:id/issues/:issue_iid', (rc) => issueDetail(rc, loadIssue(rc, loadProject(rc))), { auth: 'optional' });
 
   r.post('/projects/:id/issues', (rc) => {
     const user = rc.requireUser();
@@ -116,7 +117,10 @@ export function registerIssueRoutes(r: Router): void {
       issue_type: t.string().values(['issue', 'incident', 'test_case', 'task']),
       created_at: t.dateTime(),
       discussion_locked: t.boolean(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
     validateIssuable(p.title, p.description);
     checkSpam(rc, { type: 'Issue', title: p.title, description: p.description });
@@ -147,9 +151,12 @@ export function registerIssueRoutes(r: Router): void {
         );
       const row = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(Number(info.lastInsertRowid)) as IssueRow;
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
-      return row;
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId) setIssuableMilestone(rc, 'Issue', row, milestoneId, user.id);
+      afterIssuableWrite(rc.svc, project, 'Issue', null, row, user.id);
+      return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(row.id) as IssueRow;
     });
-    return issue(rc, created);
+    return issueDetail(rc, created);
   });
 
   r.put('/projects/:id/issues/:issue_iid', (rc) => {
@@ -172,7 +179,10 @@ export function registerIssueRoutes(r: Router): void {
       discussion_locked: t.boolean(),
       issue_type: t.string().values(['issue', 'incident', 'test_case', 'task']),
       updated_at: t.dateTime(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     const level = effectiveProjectAccess(rc.svc, user, project);
     if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
     validateIssuable(p.title ?? current.title, p.description ?? null);
@@ -202,6 +212,8 @@ export function registerIssueRoutes(r: Router): void {
           p.updated_at ?? now,
           current.id,
         );
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId !== undefined) setIssuableMilestone(rc, 'Issue', { ...current, state }, milestoneId, user.id);
       if (state !== current.state) {
         recordEvent(rc.svc, {
           action: state === 'closed' ? 'closed' : 'reopened',
@@ -213,9 +225,11 @@ export function registerIssueRoutes(r: Router): void {
           targetTitle: p.title ?? current.title,
         });
       }
+      const saved = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(current.id) as IssueRow;
+      afterIssuableWrite(rc.svc, project, 'Issue', current, saved, user.id);
       return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(current.id) as IssueRow;
     });
-    return issue(rc, updated);
+    return issueDetail(rc, updated);
   });
 
   r.delete('/projects/:id/issues/:issue_iid', (rc) => {

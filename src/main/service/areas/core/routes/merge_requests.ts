@@ -1,14 +1,15 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
-import { declared, requireAtLeastOne, t } from '../../../http/params';
+import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { apiError, forbidden, unauthorized } from '../../../http/errors';
 import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
 import { recordEvent } from '../events';
+import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -37,7 +38,7 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }) {
-  const { where, args, order } = workItemFilters(rc, MR_STATES);
+  const { where, args, order } = workItemFilters(rc, MR_STATES, 'MergeRequest');
   const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
@@ -101,7 +102,10 @@ export function registerMergeRequestRoutes(r: Router): void {
       remove_source_branch: t.boolean(),
       squash: t.boolean(),
       target_project_id: t.integer(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
     validateIssuable(p.title, p.description);
     // handle_merge_request_errors!: :branch_conflict -> 422, :validate_branches -> 409, each with the errors array.
@@ -144,7 +148,10 @@ export function registerMergeRequestRoutes(r: Router): void {
         );
       const row = reload(rc, Number(info.lastInsertRowid));
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
-      return row;
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId) setIssuableMilestone(rc, 'MergeRequest', row, milestoneId, user.id);
+      afterIssuableWrite(rc.svc, project, 'MergeRequest', null, row, user.id);
+      return reload(rc, row.id);
     });
     return mergeRequestDetail(rc, created);
   });
@@ -168,7 +175,10 @@ export function registerMergeRequestRoutes(r: Router): void {
       discussion_locked: t.boolean(),
       squash: t.boolean(),
       remove_source_branch: t.boolean(),
+      milestone_id: t.integer(),
+      milestone: t.string(),
     });
+    requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
     if (p.title !== undefined || p.description !== undefined) validateIssuable(p.title === undefined ? current.title : (p.title ?? ''), p.description);
     if (current.state === 'merged' && p.state_event) throw forbidden();
@@ -203,6 +213,8 @@ export function registerMergeRequestRoutes(r: Router): void {
           now,
           current.id,
         );
+      const milestoneId = resolveMilestone(rc, project, p);
+      if (milestoneId !== undefined) setIssuableMilestone(rc, 'MergeRequest', { ...current, state }, milestoneId, user.id);
       if (state !== current.state) {
         recordEvent(rc.svc, {
           action: state === 'closed' ? 'closed' : 'reopened',
@@ -214,6 +226,7 @@ export function registerMergeRequestRoutes(r: Router): void {
           targetTitle: p.title ?? current.title,
         });
       }
+      afterIssuableWrite(rc.svc, project, 'MergeRequest', current, reload(rc, current.id), user.id);
       return reload(rc, current.id);
     });
     return mergeRequestDetail(rc, updated);
@@ -229,6 +242,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       const now = isoTime(rc.svc.now());
       rc.svc.db.prepare("UPDATE merge_requests SET state = 'merged', merged_at = ?, merged_by_id = ?, updated_at = ? WHERE id = ?").run(now, user.id, now, current.id);
       recordEvent(rc.svc, { action: 'merged', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: current.id, targetIid: current.iid, targetTitle: current.title });
+      afterIssuableWrite(rc.svc, project, 'MergeRequest', current, reload(rc, current.id), user.id);
       return reload(rc, current.id);
     });
     return mergeRequestDetail(rc, merged);

@@ -15,13 +15,13 @@ import { checkUnmodifiedSince } from '../../../http/conditional';
 type Kind = 'issues' | 'merge_requests';
 
 /** The issue or merge request named by the route, as a Noteable the caller can read. */
-export function loadNoteable(rc: RequestContext, kind: Kind): Noteable {
+export function loadNoteable(rc: RequestContext, kind: Kind, iid = rc.path.noteable_iid): Noteable {
   const project = loadProject(rc);
   if (kind === 'issues') {
-    const i = loadIssue(rc, project, rc.path.noteable_iid);
+    const i = loadIssue(rc, project, iid);
     return { type: 'Issue', id: i.id, iid: i.iid, title: i.title, projectId: project.id };
   }
-  const m = findMergeRequest(rc, project, rc.path.noteable_iid);
+  const m = findMergeRequest(rc, project, iid);
   return { type: 'MergeRequest', id: m.id, iid: m.iid, title: m.title, projectId: project.id };
 }
 

@@ -1,0 +1,109 @@
+import type { ServiceContext } from '../../context';
+import { createLabel, findLabelByTitle } from '../labels/labels';
+import { DEFAULT_LABEL_COLOR } from '../labels/colors';
+import type { Project } from './projects';
+import type { User } from './users';
+import type { MergeRequestRow } from './entities';
+import { canReadProject } from './access';
+import { refreshClosingIssues } from './closing';
+import { createAssignmentTodos, createTodo, markAllTodosDone, markTodosDoneFor, mentionedUsernames } from './todos';
+import { isoTime } from './time';
+
+export type IssuableType = 'Issue' | 'MergeRequest';
+
+/**
+ * Resource label events for a label list change (ResourceEvents::ChangeLabelsService). Labels an
+ * issue or merge request names but the project does not have yet are created as project labels,
+ * as GitLab's Labels::FindOrCreateService does. Call inside a transaction.
+ */
+export function recordLabelChanges(
+  svc: ServiceContext,
+  project: Project,
+  type: IssuableType,
+  issuableId: number,
+  before: string[],
+  after: string[],
+  userId: number,
+): void {
+  const parent = { kind: 'project' as const, project };
+  const now = isoTime(svc.now());
+  const insert = svc.db.prepare(
+    'INSERT INTO resource_label_events (issuable_type, issuable_id, user_id, label_id, action, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  for (const title of after.filter((t) => !before.includes(t))) {
+    const label = findLabelByTitle(svc, parent, title) ?? createLabel(svc, parent, { title, color: DEFAULT_LABEL_COLOR });
+    insert.run(type, issuableId, userId, label.id, 'add', now);
+  }
+  for (const title of before.filter((t) => !after.includes(t))) {
+    const label = findLabelByTitle(svc, parent, title);
+    if (label) insert.run(type, issuableId, userId, label.id, 'remove', now);
+  }
+}
+
+/** A resource state event: closed, reopened, merged (ResourceEvents::ChangeStateService). */
+export function recordStateEvent(svc: ServiceContext, type: IssuableType, issuableId: number, state: 'closed' | 'reopened' | 'merged', userId: number): void {
+  svc.db
+    .prepare('INSERT INTO resource_state_events (issuable_type, issuable_id, user_id, state, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(type, issuableId, userId, state, isoTime(svc.now()));
+}
+
+/** A resource weight event for an issue whose weight changed. */
+export function recordWeightEvent(svc: ServiceContext, issueId: number, weight: number | null, userId: number): void {
+  svc.db
+    .prepare('INSERT INTO resource_weight_events (issue_id, user_id, weight, created_at) VALUES (?, ?, ?, ?)')
+    .run(issueId, userId, weight, isoTime(svc.now()));
+}
+
+interface IssuableSnapshot {
+  id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: string;
+  labels: string;
+  assignee_ids: string;
+  reviewer_ids?: string;
+  weight?: number | null;
+  confidential?: number;
+}
+
+/**
+ * What GitLab's Issues/MergeRequests create and update services do besides saving: resource label,
+ * state and weight events, assignment, review and mention to-dos, settling to-dos, and (for merge
+ * requests) the closing-issue links. `before` is null on create. Call inside the write's transaction.
+ */
+export function afterIssuableWrite(
+  svc: ServiceContext,
+  project: Project,
+  type: IssuableType,
+  before: IssuableSnapshot | null,
+  after: IssuableSnapshot,
+  userId: number,
+): void {
+  const list = (json: string | undefined): number[] => JSON.parse(json ?? '[]') as number[];
+  recordLabelChanges(svc, project, type, after.id, before ? (JSON.parse(before.labels) as string[]) : [], JSON.parse(after.labels) as string[], userId);
+  if (before && before.state !== after.state) {
+    recordStateEvent(svc, type, after.id, after.state === 'opened' ? 'reopened' : (after.state as 'closed' | 'merged'), userId);
+  }
+  if (type === 'Issue' && before && before.weight !== after.weight) recordWeightEvent(svc, after.id, after.weight ?? null, userId);
+  const target = { type, id: after.id, projectId: project.id, groupId: null };
+  if (before) markTodosDoneFor(svc, userId, type, after.id);
+  if (after.state === 'closed' || after.state === 'merged') markAllTodosDone(svc, type, after.id);
+  else {
+    const oldAssignees = before ? list(before.assignee_ids) : [];
+    createAssignmentTodos(svc, target, userId, list(after.assignee_ids).filter((id) => !oldAssignees.includes(id)), 'assigned');
+    if (type === 'MergeRequest') {
+      const oldReviewers = before ? list(before.reviewer_ids) : [];
+      createAssignmentTodos(svc, target, userId, list(after.reviewer_ids).filter((id) => !oldReviewers.includes(id)), 'review_requested');
+    }
+    const oldMentions = new Set(mentionedUsernames(before?.description));
+    for (const name of mentionedUsernames(after.description)) {
+      if (oldMentions.has(name)) continue;
+      const u = svc.db.prepare("SELECT * FROM users WHERE lower(username) = ? AND state = 'active'").get(name) as User | undefined;
+      if (!u || u.id === userId || !canReadProject(svc, u, project)) continue;
+      const directly = new RegExp(`^@${name}\\b`, 'i').test(after.description ?? '');
+      createTodo(svc, target, u.id, userId, directly ? 'directly_addressed' : 'mentioned');
+    }
+  }
+  if (type === 'MergeRequest') refreshClosingIssues(svc, after as unknown as MergeRequestRow);
+}
