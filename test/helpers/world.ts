@@ -138,6 +138,26 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
   await s.put(g, { visibility: 'private' });
   await s.post(`${p}/invitations`, { email: 'invitee@example.com', access_level: 30 });
   await s.post(`${g}/invitations`, { email: 'invitee@example.com', access_level: 30 });
+  // The repository: a first commit on main, a branch and a tag.
+  ok('repository file', await s.post(`${p}/repository/files/ci.yml`, { branch: 'main', content: 'job:\n  script: echo\n', commit_message: 'Add ci.yml' }));
+  ok('branch', await s.post(`${p}/repository/branches`, { branch: 'topic', ref: 'main' }));
+  ok('tag', await s.post(`${p}/repository/tags`, { tag_name: 'v1', ref: 'main' }));
+  const milestone = (await s.post(`${p}/milestones`, { title: 'A milestone' })).body;
+  const groupMilestone = (await s.post(`${g}/milestones`, { title: 'A group milestone' })).body;
+  // Issue 2 is linked to the issue; issue 3 is free to link.
+  const linked = (await s.post(`${p}/issues`, { title: 'A linked issue' })).body;
+  await s.post(`${p}/issues`, { title: 'A free issue' });
+  ok('issue link', await s.post(`${p}/issues/${issue.iid}/links`, { target_project_id: project.id, target_issue_iid: linked.iid }));
+  const link = (await s.get(`${p}/issues/${issue.iid}/links`)).body[0] ?? {};
+  const awardOn = async (path: string) => (await s.post(`${path}/award_emoji`, { name: 'thumbsup' })).body.id as number;
+  const awards = {
+    issue: await awardOn(`${p}/issues/${issue.iid}`),
+    issueNote: await awardOn(`${p}/issues/${issue.iid}/notes/${issueNote.id}`),
+    mr: await awardOn(`${p}/merge_requests/${mr.iid}`),
+    mrNote: await awardOn(`${p}/merge_requests/${mr.iid}/notes/${mrNote.id}`),
+    snippet: await awardOn(`${p}/snippets/${snippet.id}`),
+    snippetNote: await awardOn(`${p}/snippets/${snippet.id}/notes/${snippetNote.id}`),
+  };
   const epic = (await s.post(`${g}/epics`, { title: 'An epic' })).body;
   const epicNote = (await s.post(`${g}/epics/${epic.id}/notes`, { body: 'epic note' })).body;
   const epicIssue = (await s.post(`${g}/epics/${epic.iid}/issues/${issue.id}`)).body;
@@ -215,7 +235,21 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     'epics/:epic_iid': String(epic.iid),
     'epics/:epic_id': String(epic.id),
     ':epic_issue_id': String(epicIssue.id ?? 1),
-    ':award_id': String(award.id ?? 1),
+    'epics/award_emoji/:award_id': String(award.id ?? 1),
+    'issues/award_emoji/:award_id': String(awards.issue),
+    'issues/notes/award_emoji/:award_id': String(awards.issueNote),
+    'merge_requests/award_emoji/:award_id': String(awards.mr),
+    'merge_requests/notes/award_emoji/:award_id': String(awards.mrNote),
+    'snippets/award_emoji/:award_id': String(awards.snippet),
+    'snippets/notes/award_emoji/:award_id': String(awards.snippetNote),
+    'projects/milestones/:milestone_id': String(milestone.id),
+    'groups/milestones/:milestone_id': String(groupMilestone.id),
+    'issues/:eventable_id': String(issue.iid),
+    'merge_requests/:eventable_id': String(mr.iid),
+    ':issue_link_id': String(link.issue_link_id ?? 1),
+    ':branch': 'topic',
+    ':tag_name': 'v1',
+    ':sha': 'main',
     ':event_id': '1',
     ':saml_group_name': 'world-saml',
     ':uid': 'world-uid',
@@ -268,9 +302,11 @@ export function pathFor(world: World, pattern: string, override: Record<string, 
     .map((seg, i) => {
       if (!seg.startsWith(':')) return seg;
       if (override[seg] !== undefined) return override[seg];
-      // `merge_requests/1/notes/:note_id` -> key `merge_requests/notes/:note_id`, then `notes/:note_id`, then `:note_id`.
+      // `merge_requests/1/notes/:note_id` -> key `merge_requests/notes/:note_id`, then `notes/:note_id`, then `:note_id`;
+      // `issues/1/notes/2/award_emoji/:award_id` -> `issues/notes/award_emoji/:award_id` first.
+      const grandOwner = `${segments[i - 5]}/${segments[i - 3]}/${segments[i - 1]}/${seg}`;
       const owner = `${segments[i - 3]}/${segments[i - 1]}/${seg}`;
-      return world.pathValues[owner] ?? world.pathValues[`${segments[i - 1]}/${seg}`] ?? world.pathValues[seg] ?? '1';
+      return world.pathValues[grandOwner] ?? world.pathValues[owner] ?? world.pathValues[`${segments[i - 1]}/${seg}`] ?? world.pathValues[seg] ?? '1';
     })
     .join('/');
 }

@@ -357,6 +357,83 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'POST /:namespace/:project/git-upload-pack': ownKey,
   'POST /:namespace/:project/git-receive-pack': ownKey,
 
+  // --- milestones (read: Guest; :admin_milestone is Planner, the role between Guest and Reporter) -
+  ...both('/milestones', { GET: ['guest'], POST: ['reporter', 'reporter', { title: 'another milestone' }] }),
+  ...both('/milestones/:milestone_id', { GET: ['guest'], PUT: ['reporter', 'reporter', { title: 'changed' }], DELETE: ['reporter'] }),
+  ...both('/milestones/:milestone_id/issues', { GET: ['guest'] }),
+  ...both('/milestones/:milestone_id/merge_requests', { GET: ['guest'] }),
+  // Promoting makes a group milestone: :admin_milestone on the group.
+  'POST /api/v4/projects/:id/milestones/:milestone_id/promote': project('reporter'),
+
+  // --- resource events (read_issue / read_merge_request) ---------------------------------------
+  ...resourceEventRows('issues', ['label', 'state', 'weight', 'milestone']),
+  ...resourceEventRows('merge_requests', ['label', 'state', 'milestone']),
+
+  // --- issue relations, subscriptions, to-dos --------------------------------------------------
+  // :admin_issue_link is Guest on both issues (IssueLinks::CreateService).
+  'GET /api/v4/projects/:id/issues/:issue_iid/links': project('guest'),
+  'POST /api/v4/projects/:id/issues/:issue_iid/links': withBody(project('guest'), { target_project_id: 'world/place', target_issue_iid: 3 }),
+  'GET /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': project('guest'),
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': project('guest'),
+  'GET /api/v4/projects/:id/issues/:issue_iid/participants': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/participants': project('guest'),
+  'GET /api/v4/projects/:id/issues/:issue_iid/closed_by': project('guest'),
+  'GET /api/v4/projects/:id/issues/:issue_iid/related_merge_requests': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/closes_issues': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/related_issues': project('guest'),
+  'POST /api/v4/projects/:id/issues/:issue_iid/subscribe': project('guest'),
+  'POST /api/v4/projects/:id/issues/:issue_iid/unsubscribe': project('guest'),
+  'POST /api/v4/projects/:id/issues/:issue_iid/todo': project('guest'),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/subscribe': project('guest'),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unsubscribe': project('guest'),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/todo': project('guest'),
+  'GET /api/v4/todos': signedIn,
+  'POST /api/v4/todos/:id/mark_as_done': signedIn,
+  'POST /api/v4/todos/mark_as_done': signedIn,
+
+  // --- award emoji (read with the awardable; only whoever awarded removes: `unauthorized!`) -----
+  ...awardRows('/projects/:id/issues/:issue_iid'),
+  ...awardRows('/projects/:id/issues/:issue_iid/notes/:note_id'),
+  ...awardRows('/projects/:id/merge_requests/:merge_request_iid'),
+  ...awardRows('/projects/:id/merge_requests/:merge_request_iid/notes/:note_id'),
+  ...awardRows('/projects/:id/snippets/:snippet_id'),
+  ...awardRows('/projects/:id/snippets/:snippet_id/notes/:note_id'),
+
+  // --- repository: reading code is :download_code (Reporter on a private project), writing it
+  // is :push_code (Developer); tags are :admin_tag (Developer).
+  'GET /api/v4/projects/:id/repository/branches': project('reporter'),
+  'GET /api/v4/projects/:id/repository/branches/:branch': project('reporter'),
+  'POST /api/v4/projects/:id/repository/branches': withBody(project('developer'), { branch: 'another', ref: 'main' }),
+  'DELETE /api/v4/projects/:id/repository/branches/:branch': project('developer'),
+  'DELETE /api/v4/projects/:id/repository/merged_branches': project('developer'),
+  'GET /api/v4/projects/:id/repository/tags': project('reporter'),
+  'GET /api/v4/projects/:id/repository/tags/:tag_name': project('reporter'),
+  'POST /api/v4/projects/:id/repository/tags': withBody(project('developer'), { tag_name: 'v2', ref: 'main' }),
+  'DELETE /api/v4/projects/:id/repository/tags/:tag_name': project('developer'),
+  'GET /api/v4/projects/:id/repository/commits': project('reporter'),
+  'POST /api/v4/projects/:id/repository/commits': withBody(project('developer'), {
+    branch: 'main',
+    commit_message: 'add',
+    actions: [{ action: 'create', file_path: 'added.txt', content: 'x' }],
+  }),
+  'GET /api/v4/projects/:id/repository/commits/:sha': project('reporter'),
+  'GET /api/v4/projects/:id/repository/commits/:sha/diff': project('reporter'),
+  'GET /api/v4/projects/:id/repository/commits/:sha/refs': project('reporter'),
+  'GET /api/v4/projects/:id/repository/files/:file_path': { ...project('reporter'), query: 'ref=main' },
+  'GET /api/v4/projects/:id/repository/files/:file_path/raw': project('reporter'),
+  'GET /api/v4/projects/:id/repository/files/:file_path/blame': { ...project('reporter'), query: 'ref=main' },
+  'POST /api/v4/projects/:id/repository/files/:file_path': withBody(project('developer'), { branch: 'main', content: 'x', commit_message: 'add' }),
+  'PUT /api/v4/projects/:id/repository/files/:file_path': withBody(project('developer'), { branch: 'main', content: 'y', commit_message: 'change' }),
+  'DELETE /api/v4/projects/:id/repository/files/:file_path': withBody(project('developer'), { branch: 'main', commit_message: 'remove' }),
+  'GET /api/v4/projects/:id/repository/tree': project('reporter'),
+  'GET /api/v4/projects/:id/repository/blobs/:sha': project('reporter'),
+  'GET /api/v4/projects/:id/repository/blobs/:sha/raw': project('reporter'),
+  'GET /api/v4/projects/:id/repository/archive': project('reporter'),
+  'GET /api/v4/projects/:id/repository/archive.:format': project('reporter'),
+  'GET /api/v4/projects/:id/repository/compare': { ...project('reporter'), query: 'from=main&to=topic' },
+  'GET /api/v4/projects/:id/repository/contributors': project('reporter'),
+  'GET /api/v4/projects/:id/repository/merge_base': { ...project('reporter'), query: 'refs[]=main&refs[]=topic' },
+
   // --- epics (group) --------------------------------------------------------------------------
   ...epicRows('/groups/:id/epics'),
   ...epicRows('/groups/:id/-/epics'),
@@ -419,5 +496,26 @@ function epicRows(base: string): Record<string, Row> {
     [`POST ${p}/:epic_iid/issues/:issue_id`]: group('reporter'),
     [`DELETE ${p}/:epic_iid/issues/:epic_issue_id`]: group('reporter'),
     [`PUT ${p}/:epic_iid/issues/:epic_issue_id`]: group('reporter'),
+  };
+}
+
+function resourceEventRows(issuables: 'issues' | 'merge_requests', kinds: string[]): Record<string, Row> {
+  const rows: Record<string, Row> = {};
+  for (const kind of kinds) {
+    const p = `/api/v4/projects/:id/${issuables}/:eventable_id/resource_${kind}_events`;
+    rows[`GET ${p}`] = project('guest');
+    rows[`GET ${p}/:event_id`] = project('guest');
+  }
+  return rows;
+}
+
+/** The world's awards are root's: everyone else's DELETE answers 401, as GitLab's `unauthorized!`. */
+function awardRows(base: string): Record<string, Row> {
+  const p = `/api/v4${base}/award_emoji`;
+  return {
+    [`GET ${p}`]: project('guest'),
+    [`GET ${p}/:award_id`]: project('guest'),
+    [`POST ${p}`]: withBody(project('guest'), { name: 'tada' }),
+    [`DELETE ${p}/:award_id`]: project('author', 401),
   };
 }
