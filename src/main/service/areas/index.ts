@@ -16,6 +16,7 @@ import { labelsArea } from './labels';
 import { epicsArea } from './epics';
 import { snippetsArea } from './snippets';
 import { awardEmojiArea } from './award_emoji';
+import { ciVariablesArea } from './ci_variables';
 import { uploadsArea } from './uploads';
 import { badgesArea } from './badges';
 import { jobTokenScopeArea } from './job_token_scope';
@@ -56,6 +57,7 @@ export const areas: Area[] = [
   epicsArea,
   snippetsArea,
   awardEmojiArea,
+  ciVariablesArea,
   uploadsArea,
   badgesArea,
   jobTokenScopeArea,

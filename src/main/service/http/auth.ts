@@ -41,7 +41,7 @@ export function readCredentials(headers: Record<string, string | string[] | unde
  * Resolves credentials to an Auth, or null when none were sent. Unknown, expired and revoked
  * tokens answer 401 whatever the route, as GitLab does.
  */
-export function authenticate(svc: ServiceContext, creds: Credentials): Auth | null {
+export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl = ''): Auth | null {
   if (creds.privateToken) {
     const token = findTokenByValue(svc, creds.privateToken);
     if (!token) throw unauthorized();
@@ -49,7 +49,7 @@ export function authenticate(svc: ServiceContext, creds: Credentials): Auth | nu
     if (tokenExpired(svc, token)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
     const user = findUserById(svc, token.user_id);
     if (!user) throw unauthorized();
-    if (user.state !== 'active') throw accountDenied(user);
+    checkAccountAllowed(user, baseUrl);
     touchToken(svc, token);
     return { user, tokenUser: user, token, scopes: tokenScopes(token), jobTokenProjectId: null };
   }
@@ -62,14 +62,16 @@ export function authenticate(svc: ServiceContext, creds: Credentials): Auth | nu
 }
 
 /**
- * APIGuard#find_current_user!: a token of an account that may not use the API is refused with
- * 403 and the reason (Gitlab::Auth::UserAccessDeniedReason), whatever the route.
+ * APIGuard#find_current_user!: a blocked, banned or deactivated account's tokens authenticate
+ * but are refused with Gitlab::Auth::UserAccessDenied's reason (403).
  */
-function accountDenied(user: User): ApiError {
+function checkAccountAllowed(user: User, baseUrl: string): void {
+  if (user.state === 'blocked' || user.state === 'banned') throw forbidden('Your account has been blocked.');
   if (user.state === 'deactivated') {
-    return forbidden('Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account');
+    throw forbidden(
+      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${baseUrl}`,
+    );
   }
-  return forbidden('Your account has been blocked.');
 }
 
 /**

@@ -152,7 +152,7 @@ async function runHandler(
     const creds = readCredentials(req.headers, params);
     let auth: Auth | null = null;
     try {
-      auth = opts.auth === 'none' ? null : authenticate(svc, creds);
+      auth = opts.auth === 'none' ? null : authenticate(svc, creds, requestBaseUrl(req));
     } catch (err) {
       // A bad token counts against the caller's IP, as an anonymous request does.
       if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), null, req.ip, reply)) return reply;

@@ -13,6 +13,7 @@ import { registerResourceEventRoutes } from './routes/resource_events';
 import { registerIssueLinkRoutes } from './routes/issue_links';
 import { registerIssuableRelationRoutes } from './routes/issuable_relations';
 import { registerTodoRoutes } from './routes/todos';
+import { registerTopicRoutes } from './routes/topics';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -32,5 +33,6 @@ export const coreArea: Area = {
     registerIssueLinkRoutes(router);
     registerIssuableRelationRoutes(router);
     registerTodoRoutes(router);
+    registerTopicRoutes(router);
   },
 };

@@ -23,6 +23,10 @@ export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'publ
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };
 export const visibilityLevel = (v: Visibility): number => VISIBILITY_RANK[v];
 
+/** The more restrictive of a visibility and a ceiling (a parent group's), if any. */
+export const capVisibility = (v: Visibility, ceiling: Visibility | null): Visibility =>
+  ceiling && VISIBILITY_RANK[ceiling] < VISIBILITY_RANK[v] ? ceiling : v;
+
 export function findNamespaceById(svc: ServiceContext, id: number): Namespace | undefined {
   return cachedLookup(svc.db, `namespace:${id}`, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined);
 }

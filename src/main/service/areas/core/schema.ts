@@ -400,4 +400,32 @@ CREATE TRIGGER merge_requests_relations_cleanup AFTER DELETE ON merge_requests B
 END;
 `,
   },
+  {
+    name: 'core/006_topics',
+    sql: `
+-- Project topics (GitLab's topics table); projects keep their topic names, rows appear as they are used.
+CREATE TABLE topics (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX topics_name ON topics (lower(name));
+`,
+  },
+  {
+    name: 'core/007_user_statuses',
+    sql: `
+-- A user's status (emoji, message, availability), cleared at clear_status_at when one is set.
+CREATE TABLE user_statuses (
+  user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  emoji TEXT NOT NULL DEFAULT 'speech_balloon',
+  message TEXT,
+  availability TEXT NOT NULL DEFAULT 'not_set',
+  clear_status_at TEXT
+);
+`,
+  },
 ];

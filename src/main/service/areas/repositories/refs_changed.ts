@@ -43,13 +43,28 @@ export async function afterRefsChanged(svc: ServiceContext, projectId: number, u
   const readme = await findReadme(repo, project.default_branch);
   inTransaction(svc.db, () => {
     for (const d of data) recordEvent(svc, { action: 'pushed', authorId: userId, projectId, targetType: null, data: { ...d } });
-    svc.db
-      .prepare(
-        `INSERT INTO project_repositories (project_id, readme_path, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (project_id) DO UPDATE SET readme_path = excluded.readme_path, updated_at = excluded.updated_at`,
-      )
-      .run(projectId, readme, isoTime(svc.now()));
+    recordReadme(svc, projectId, readme);
   });
+}
+
+/**
+ * After branches arrived without a push (a migration fetching a repository): the default branch's
+ * README, which the project entity links; no push events, as GitLab's importers make none.
+ */
+export async function afterRepositoryImported(svc: ServiceContext, projectId: number, repo: Repository): Promise<void> {
+  const project = findProjectById(svc, projectId);
+  if (!project) return;
+  const readme = await findReadme(repo, project.default_branch);
+  inTransaction(svc.db, () => recordReadme(svc, projectId, readme));
+}
+
+function recordReadme(svc: ServiceContext, projectId: number, readme: string | null): void {
+  svc.db
+    .prepare(
+      `INSERT INTO project_repositories (project_id, readme_path, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (project_id) DO UPDATE SET readme_path = excluded.readme_path, updated_at = excluded.updated_at`,
+    )
+    .run(projectId, readme, isoTime(svc.now()));
 }
 
 /** As Gitaly does: a repository whose HEAD names no branch adopts the first branch pushed to it. */

@@ -9,6 +9,8 @@ import { group, groupDetail, project, projectSimple } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, selfAndDescendantIds } from '../namespaces';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
+import { applicationSettings } from '../../application_settings/settings';
+import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
 import { projectListFilters } from './projects';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -121,7 +123,8 @@ export function registerGroupRoutes(r: Router): void {
       path: p.path,
       parent: parent ?? null,
       description: p.description ?? undefined,
-      visibility: p.visibility ?? parent?.visibility ?? 'private',
+      // ApplicationSetting#default_group_visibility, never more open than the parent group.
+      visibility: p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null),
       requestAccessEnabled: p.request_access_enabled ?? undefined,
       settings: {
         ...(p.project_creation_level ? { project_creation_level: p.project_creation_level } : {}),

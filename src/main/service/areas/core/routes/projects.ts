@@ -10,6 +10,9 @@ import { recordEvent } from '../events';
 import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
 import { type Project, findProjectById } from '../projects';
 import { isoTime } from '../time';
+import { ensureTopics } from '../topics';
+import { applicationSettings } from '../../application_settings/settings';
+import { capVisibility } from '../namespaces';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
@@ -41,6 +44,7 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     id_after: t.integer(),
     id_before: t.integer(),
     starred: t.boolean(),
+    imported: t.boolean(),
     search_namespaces: t.boolean(),
     order_by: t.string().values(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count']).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
@@ -61,6 +65,11 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     else addFilter(where, args, "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id);
   }
   if (q.starred) where.push('0');
+  // Projects the caller imported from elsewhere (`created_by(current_user).imported`).
+  if (q.imported) {
+    if (!user) where.push('0');
+    else addFilter(where, args, 'p.creator_id = ? AND p.import_type IS NOT NULL', user.id);
+  }
   if (q.search) {
     const like = `%${likeEscape(q.search)}%`;
     if (q.search_namespaces) {
@@ -230,7 +239,8 @@ export function registerProjectRoutes(r: Router): void {
     } else {
       ns = userNamespace(rc.svc, user.id)!;
     }
-    const visibility = p.visibility ?? 'private';
+    // ApplicationSetting#default_project_visibility, never more open than the group it lands in.
+    const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_project_visibility, ns.kind === 'group' ? ns.visibility : null);
     const errors = newProjectErrors(rc.svc, ns, name, path, visibility);
     if (Object.keys(errors).length) throw validationError(errors);
     // A README commit needs git: say so before anything is created.
@@ -291,6 +301,7 @@ export function registerProjectRoutes(r: Router): void {
     inTransaction(rc.svc.db, () => {
       const settings = JSON.parse(proj.settings) as Record<string, unknown>;
       applySettings(settings, p as Record<string, unknown>);
+      ensureTopics(rc.svc, p.topics ?? p.tag_list ?? []);
       rc.svc.db
         .prepare(
           `UPDATE projects SET name = ?, path = ?, description = ?, visibility = ?, default_branch = ?, request_access_enabled = ?, topics = ?, archived = ?, settings = ?, updated_at = ? WHERE id = ?`,
@@ -401,6 +412,7 @@ export function insertProject(svc: ServiceContext, creator: User, ns: Namespace,
       now,
     );
   const id = Number(info.lastInsertRowid);
+  ensureTopics(svc, p.topics ?? []);
   if (ns.kind === 'user') {
     svc.db
       .prepare(

@@ -5,11 +5,14 @@ import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
 import { userBasic, userFor, userPublic, personalAccessToken } from '../entities';
+import { markdownField } from '../../../markdown/markdown';
+import { isEmojiName } from '../../award_emoji/emoji';
 import {
   type PersonalAccessToken,
   type User,
   TOKEN_SCOPES,
   findTokenById,
+  findUserById,
   findUserByIdOrUsername,
   findUserByEmail,
   findUserByUsername,
@@ -54,6 +57,13 @@ export function registerUserRoutes(r: Router): void {
         external: t.boolean(),
         exclude_external: t.boolean(),
         humans: t.boolean(),
+        admins: t.boolean(),
+        created_after: t.dateTime(),
+        created_before: t.dateTime(),
+        without_projects: t.boolean(),
+        exclude_internal: t.boolean(),
+        without_project_bots: t.boolean(),
+        two_factor: t.string().values(['enabled', 'disabled']),
         order_by: t.string().values(['id', 'name', 'username', 'created_at', 'updated_at']).default('id'),
         sort: t.string().values(['asc', 'desc']).default('desc'),
       });
@@ -66,7 +76,19 @@ export function registerUserRoutes(r: Router): void {
         args.push(like, like, q.search);
       }
       if (q.active) where.push("state = 'active'");
-      if (q.blocked) where.push("state = 'blocked'");
+      if (q.blocked) where.push("state IN ('blocked', 'banned')");
+      // Filters GitLab keeps for administrators (admins, created_*, without_projects).
+      if (rc.user?.admin) {
+        if (q.admins) where.push('admin = 1');
+        if (q.created_after) addFilter(where, args, 'created_at >= ?', q.created_after);
+        if (q.created_before) addFilter(where, args, 'created_at <= ?', q.created_before);
+        if (q.without_projects) {
+          where.push(`id NOT IN (SELECT user_id FROM members WHERE source_type = 'Project' AND user_id IS NOT NULL AND requested_at IS NULL)`);
+        }
+      }
+      if (q.exclude_internal) where.push("user_type NOT IN ('ghost', 'support_bot', 'alert_bot', 'visual_review_bot', 'migration_bot', 'security_bot', 'automation_bot', 'admin_bot', 'suggested_reviewers_bot', 'llm_bot', 'duo_code_review_bot')");
+      if (q.without_project_bots) where.push("user_type != 'project_bot'");
+      if (q.two_factor === 'enabled') where.push('0');
       if (q.external) where.push('external = 1');
       if (q.exclude_external) where.push('external = 0');
       if (q.humans) where.push("user_type = 'human'");
@@ -160,8 +182,18 @@ export function registerUserRoutes(r: Router): void {
       username: t.string(),
       password: t.string(),
       ...profileParams(),
+      provider: t.string(),
+      extern_uid: t.string(),
+      group_id_for_saml: t.integer(),
     });
     if (p.password != null && p.password.length < 8) throw validationError({ password: ['is too short (minimum is 8 characters)'] });
+    if (
+      p.provider &&
+      p.extern_uid &&
+      rc.svc.db.prepare('SELECT 1 FROM identities WHERE provider = ? AND extern_uid = ? AND saml_group_id IS ? AND user_id != ?').get(p.provider, p.extern_uid, p.group_id_for_saml ?? null, user.id)
+    ) {
+      throw validationError({ 'identities.extern_uid': ['has already been taken'] });
+    }
     if (p.email && (findUserByEmail(rc.svc, p.email)?.id ?? user.id) !== user.id) {
       throw conflict('Email has already been taken');
     }
@@ -193,6 +225,19 @@ export function registerUserRoutes(r: Router): void {
           .prepare(`UPDATE users SET ${set.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
           .run(...set.map(([, v]) => v), isoTime(rc.svc.now()), user.id);
       }
+      // Users::UpdateService: provider + extern_uid set (or replace) that provider's identity.
+      if (p.provider && p.extern_uid) {
+        const samlGroup = p.group_id_for_saml ?? null;
+        const existing = rc.svc.db
+          .prepare('SELECT id FROM identities WHERE user_id = ? AND provider = ? AND saml_group_id IS ?')
+          .get(user.id, p.provider, samlGroup) as { id: number } | undefined;
+        if (existing) rc.svc.db.prepare('UPDATE identities SET extern_uid = ? WHERE id = ?').run(p.extern_uid, existing.id);
+        else {
+          rc.svc.db
+            .prepare('INSERT INTO identities (user_id, provider, extern_uid, saml_group_id, created_at) VALUES (?, ?, ?, ?, ?)')
+            .run(user.id, p.provider, p.extern_uid, samlGroup, isoTime(rc.svc.now()));
+        }
+      }
       if (p.username && p.username !== user.username) {
         rc.svc.db
           .prepare("UPDATE namespaces SET name = ?, path = ?, full_path = ? WHERE kind = 'user' AND owner_id = ?")
@@ -214,16 +259,112 @@ export function registerUserRoutes(r: Router): void {
     return undefined;
   });
 
-  for (const action of ['block', 'unblock', 'deactivate', 'activate'] as const) {
+  // Admin state changes (lib/api/users.rb and Users::*Service): 201 `true`, GitLab's 403 reasons, and
+  // `null` when the user already is in the asked state (the endpoint's `break`).
+  const stateAction = (action: string, run: (rc: RequestContext, user: User, admin: User) => unknown) =>
     r.post(`/users/:id/${action}`, (rc) => {
-      rc.requireAdmin();
-      const user = loadUser(rc);
-      const state = action === 'block' ? 'blocked' : action === 'deactivate' ? 'deactivated' : 'active';
-      rc.svc.db.prepare('UPDATE users SET state = ?, updated_at = ? WHERE id = ?').run(state, isoTime(rc.svc.now()), user.id);
+      const admin = rc.requireAdmin();
+      const id = declared({ id: rc.path.id }, { id: t.integer() }).id!;
+      const user = findUserById(rc.svc, id);
+      if (!user) throw notFound('User');
       rc.status = 201;
-      return action === 'block' || action === 'unblock' ? true : userFor(rc, loadUser(rc));
+      return run(rc, user, admin);
+    });
+  const setState = (rc: RequestContext, user: User, state: string): true => {
+    inTransaction(rc.svc.db, () => rc.svc.db.prepare('UPDATE users SET state = ?, updated_at = ? WHERE id = ?').run(state, isoTime(rc.svc.now()), user.id));
+    return true;
+  };
+
+  stateAction('block', (rc, user, admin) => {
+    if (user.id === admin.id) throw forbidden('The API initiating user cannot be blocked by the API');
+    if (user.state === 'blocked') return null;
+    return setState(rc, user, 'blocked');
+  });
+
+  stateAction('unblock', (rc, user) => {
+    if (user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
+    // Users::UnblockService answers whether the user went from blocked to active.
+    if (user.state !== 'blocked') return false;
+    return setState(rc, user, 'active');
+  });
+
+  stateAction('deactivate', (rc, user) => {
+    if (user.state === 'deactivated') return null;
+    if (user.state === 'blocked' || user.state === 'banned') throw forbidden('Error occurred. A blocked user cannot be deactivated');
+    if (user.bot || user.user_type !== 'human') throw forbidden('Internal users cannot be deactivated');
+    // User#can_be_deactivated?: no activity in the last MINIMUM_INACTIVE_DAYS (90) days.
+    const since = new Date(rc.svc.now().getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
+    if (user.last_activity_on && user.last_activity_on > since) {
+      throw forbidden('The user you are trying to deactivate has been active in the past 90 days and cannot be deactivated');
+    }
+    return setState(rc, user, 'deactivated');
+  });
+
+  stateAction('activate', (rc, user) => {
+    if (user.state === 'blocked' || user.state === 'banned') throw forbidden('Error occurred. A blocked user must be unblocked to be activated');
+    if (user.state === 'active') return true;
+    return setState(rc, user, 'active');
+  });
+
+  stateAction('ban', (rc, user) => {
+    if (user.state !== 'active') throw forbidden(`You cannot ban ${user.state} users.`);
+    return setState(rc, user, 'banned');
+  });
+
+  stateAction('unban', (rc, user) => {
+    if (user.state !== 'banned') throw forbidden(`You cannot unban ${user.state} users.`);
+    return setState(rc, user, 'active');
+  });
+
+  // DELETE /users/:id/identities/:provider (administrators): removes that provider's identity.
+  r.delete('/users/:id/identities/:provider', (rc) => {
+    rc.requireAdmin();
+    const user = loadUser(rc);
+    const info = rc.svc.db.prepare('DELETE FROM identities WHERE user_id = ? AND provider = ?').run(user.id, rc.path.provider);
+    if (!info.changes) throw notFound('Identity');
+    return undefined;
+  });
+
+  // GET /user/activities (administrators): users active on or after `from` (default six months back).
+  r.get(
+    '/user/activities',
+    (rc) => {
+      rc.requireAdmin();
+      const q = declared(rc.params, { from: t.date() });
+      const from = q.from ?? isoDate(addDays(rc.svc.now(), -183));
+      const sql = 'FROM users WHERE last_activity_on >= ?';
+      return paginate(rc, {
+        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(from) as { n: number }).n,
+        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(from, limit, offset) as User[],
+      }).map((u) => ({ username: u.username, last_activity_on: u.last_activity_on, last_activity_at: u.last_activity_on }));
+    },
+    { scopes: READ_USER },
+  );
+
+  // --- user status (lib/api/users.rb `/user/status`, `/users/:id/status`) -------------------
+
+  r.get('/user/status', (rc) => userStatusEntity(rc, rc.requireUser().id), { scopes: READ_USER });
+  for (const method of ['put', 'patch'] as const) {
+    r[method]('/user/status', (rc) => {
+      const user = rc.requireUser();
+      const p = declared(rc.params, {
+        emoji: t.string(),
+        message: t.string(),
+        availability: t.string(),
+        clear_status_after: t.string().values(Object.keys(CLEAR_STATUS_AFTER)),
+      });
+      inTransaction(rc.svc.db, () => setUserStatus(rc, user.id, p, method === 'put'));
+      return userStatusEntity(rc, user.id);
     });
   }
+  r.get(
+    '/users/:id/status',
+    (rc) => {
+      const user = loadUser(rc);
+      return userStatusEntity(rc, user.id);
+    },
+    { auth: 'optional', scopes: READ_USER },
+  );
 
   // --- personal access tokens ---------------------------------------------------------------
 
@@ -351,4 +492,73 @@ export function rotate(rc: RequestContext, token: PersonalAccessToken) {
   });
   rc.status = 200;
   return personalAccessToken(rc.svc, row, value);
+}
+
+/** UserStatus::CLEAR_STATUS_QUICK_OPTIONS, in hours. */
+const CLEAR_STATUS_AFTER: Record<string, number> = {
+  '30_minutes': 0.5,
+  '3_hours': 3,
+  '8_hours': 8,
+  '1_day': 24,
+  '3_days': 72,
+  '7_days': 168,
+  '30_days': 720,
+};
+
+interface UserStatusRow {
+  user_id: number;
+  emoji: string;
+  message: string | null;
+  availability: string;
+  clear_status_at: string | null;
+}
+
+/**
+ * Users::SetStatusService: PUT replaces the status (missing fields cleared), PATCH changes what is
+ * given. A message without an emoji gets `speech_balloon`; an empty status is removed. The emoji
+ * must be one of GitLab's, the message at most 100 characters.
+ */
+function setUserStatus(
+  rc: RequestContext,
+  userId: number,
+  p: { emoji?: string | null; message?: string | null; availability?: string | null; clear_status_after?: string | null },
+  replace: boolean,
+): void {
+  const current = rc.svc.db.prepare('SELECT * FROM user_statuses WHERE user_id = ?').get(userId) as UserStatusRow | undefined;
+  const pick = <K extends 'emoji' | 'message' | 'availability'>(k: K): string | null =>
+    p[k] !== undefined ? (p[k] ?? null) : replace ? null : ((current?.[k] as string | null | undefined) ?? null);
+  let emoji = pick('emoji');
+  const message = pick('message');
+  const availability = pick('availability') ?? 'not_set';
+  if (!emoji && message) emoji = 'speech_balloon';
+  const errors: Record<string, string[]> = {};
+  if (emoji && !isEmojiName(emoji)) errors.emoji = ['is not a valid emoji name'];
+  if (message && message.length > 100) errors.message = ['is too long (maximum is 100 characters)'];
+  if (!['not_set', 'busy'].includes(availability)) errors.availability = ['is not included in the list'];
+  if (Object.keys(errors).length) throw validationError(errors);
+  if (!emoji && !message && availability === 'not_set') {
+    rc.svc.db.prepare('DELETE FROM user_statuses WHERE user_id = ?').run(userId);
+    return;
+  }
+  const hours = p.clear_status_after ? CLEAR_STATUS_AFTER[p.clear_status_after] : undefined;
+  const clearAt = hours !== undefined ? isoTime(new Date(rc.svc.now().getTime() + hours * 3_600_000)) : replace ? null : (current?.clear_status_at ?? null);
+  rc.svc.db
+    .prepare(
+      `INSERT INTO user_statuses (user_id, emoji, message, availability, clear_status_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET emoji = excluded.emoji, message = excluded.message, availability = excluded.availability, clear_status_at = excluded.clear_status_at`,
+    )
+    .run(userId, emoji ?? 'speech_balloon', message, availability, clearAt);
+}
+
+/** Entities::UserStatus; a status past its clear_status_at reads as none. */
+function userStatusEntity(rc: RequestContext, userId: number): Record<string, unknown> {
+  const row = rc.svc.db.prepare('SELECT * FROM user_statuses WHERE user_id = ?').get(userId) as UserStatusRow | undefined;
+  const live = row && (!row.clear_status_at || row.clear_status_at > isoTime(rc.svc.now())) ? row : undefined;
+  return {
+    emoji: live?.emoji ?? null,
+    availability: live?.availability ?? null,
+    message: live?.message ?? null,
+    message_html: markdownField(live?.message),
+    clear_status_at: live?.clear_status_at ?? null,
+  };
 }

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Served, runPython, startServe } from './harness';
+
+/**
+ * python-gitlab 3.12 through the flows its own functional tests use around the core (namespaces,
+ * milestones, issues' sub-resources, award emoji, variables, users as admins manage them, topics).
+ */
+let served: Served;
+beforeAll(async () => {
+  served = await startServe();
+});
+afterAll(async () => served?.stop());
+
+describe('python-gitlab 3.12: core breadth', () => {
+  it('namespaces: list, search, get by path, exists', () => {
+    const out = runPython(
+      served,
+      `
+g = gl.groups.create({"name": "ns-group", "path": "ns-group"})
+me = gl.user.username
+found = gl.namespaces.list(search=me)
+ns = gl.namespaces.get(me)
+group_ns = gl.namespaces.get("ns-group")
+exists = gl.namespaces.exists("ns-group")
+missing = gl.namespaces.exists("nothing-like-this")
+print(json.dumps({"kind": found[0].kind, "path": ns.path, "group_kind": group_ns.kind, "exists": exists.exists,
+                  "suggests": exists.suggests, "missing": missing.exists, "all": len(gl.namespaces.list(get_all=True)) >= 2}))
+`,
+    );
+    expect(out).toEqual({ kind: 'user', path: 'root', group_kind: 'group', exists: true, suggests: ['ns-group1'], missing: false, all: true });
+  });
+
+  it('group milestones and project milestones on issues, with milestone events', () => {
+    const out = runPython(
+      served,
+      `
+import datetime
+group = gl.groups.create({"name": "ms-group", "path": "ms-group"})
+milestone = group.milestones.create({"title": "groupmilestone1"})
+listed = milestone in group.milestones.list()
+milestone.due_date = "2020-01-01T00:00:00Z"
+milestone.save()
+milestone.state_event = "close"
+milestone.save()
+milestone = group.milestones.get(milestone.id)
+project = gl.projects.create({"name": "ms-project"})
+pm = project.milestones.create({"title": "milestone-x"})
+issue = project.issues.create({"title": "my issue 1", "milestone_id": pm.id})
+first = pm.issues().next().title
+events = issue.resourcemilestoneevents.list()
+event = issue.resourcemilestoneevents.get(events[0].id)
+filtered = issue in project.issues.list(milestone=pm.title)
+print(json.dumps({"listed": listed, "state": milestone.state, "due": milestone.due_date, "issues": len(milestone.issues()),
+                  "mrs": len(milestone.merge_requests()), "first": first, "event": [event.action, event.milestone["title"]], "filtered": filtered}))
+`,
+    );
+    expect(out).toEqual({
+      listed: true,
+      state: 'closed',
+      due: '2020-01-01',
+      issues: 0,
+      mrs: 0,
+      first: 'my issue 1',
+      event: ['add', 'milestone-x'],
+      filtered: true,
+    });
+  });
+
+  it('issues: participants, closed_by, related MRs, award emoji on notes, links, label events, subscribe, to-dos', () => {
+    const out = runPython(
+      served,
+      `
+project = gl.projects.create({"name": "issue-breadth"})
+issue = project.issues.create({"title": "my issue 1"})
+issue2 = project.issues.create({"title": "my issue 2"})
+participants = [u["username"] for u in issue.participants()]
+closed_by = issue.closed_by()
+related = issue.related_merge_requests()
+note = issue.notes.create({"body": "This is an issue note"})
+emoji = note.awardemojis.create({"name": "tractor"})
+emoji_listed = emoji in note.awardemojis.list()
+emoji.delete()
+upvote = issue.awardemojis.create({"name": "thumbsup"})
+try:
+    issue.awardemojis.create({"name": "thumbsup"})
+    repeat = None
+except gitlab.exceptions.GitlabCreateError as e:
+    repeat = [e.response_code, e.error_message]
+project.labels.create({"name": "label2", "color": "#aabbcc"})
+issue.labels = ["label2"]
+issue.save()
+label_events = issue.resourcelabelevents.list()
+label_event = issue.resourcelabelevents.get(label_events[0].id)
+source, target = issue.links.create({"target_project_id": project.id, "target_issue_iid": issue2.iid})
+links = issue.links.list()
+issue.links.delete(links[0].issue_link_id)
+issue.unsubscribe()
+issue.subscribe()
+todo = issue.todo()
+todos = gl.todos.list()
+todos[0].mark_as_done()
+gl.todos.mark_all_as_done()
+print(json.dumps({
+  "participants": participants, "closed_by": closed_by, "related": related, "emoji_listed": emoji_listed,
+  "upvotes": project.issues.get(issue.iid).upvotes, "repeat": repeat,
+  "label_event": [label_event.action, label_event.label["name"]], "link": [source.iid, target.iid],
+  "links_after": len(issue.links.list()), "subscribed": issue.subscribed,
+  "todo": [todos[0].action_name, todos[0].target_type], "left": len(gl.todos.list()),
+}))
+`,
+    );
+    expect(out).toEqual({
+      participants: ['root'],
+      closed_by: [],
+      related: [],
+      emoji_listed: true,
+      upvotes: 1,
+      repeat: [404, '404 Award Emoji Name has already been taken Not Found'],
+      label_event: ['add', 'label2'],
+      link: [1, 2],
+      links_after: 0,
+      subscribed: true,
+      todo: ['marked', 'Issue'],
+      left: 0,
+    });
+  });
+
+  it('variables: project, group and instance CRUD', () => {
+    const out = runPython(
+      served,
+      `
+project = gl.projects.create({"name": "vars"})
+group = gl.groups.create({"name": "vars-group", "path": "vars-group"})
+out = {}
+for name, owner in (("project", project), ("group", group), ("instance", gl)):
+    variable = owner.variables.create({"key": "key1", "value": "value1"})
+    listed = variable in owner.variables.list()
+    variable.value = "new_value1"
+    variable.save()
+    value = owner.variables.get(variable.key).value
+    variable.delete()
+    out[name] = [listed, value, len(owner.variables.list())]
+print(json.dumps(out))
+`,
+    );
+    expect(out).toEqual({ project: [true, 'new_value1', 0], group: [true, 'new_value1', 0], instance: [true, 'new_value1', 0] });
+  });
+
+  it('users: block, unblock, deactivate, activate, ban, unban, status, topics', () => {
+    const out = runPython(
+      served,
+      `
+new_user = gl.users.create({"email": "blocky@example.com", "username": "blocky", "name": "Blocky", "password": "E4596f8be406Bc3a14a4ccdb1df80587"})
+steps = []
+new_user.block(); steps.append(gl.users.get(new_user.id).state)
+new_user.unblock(); steps.append(gl.users.get(new_user.id).state)
+new_user.deactivate(); steps.append(gl.users.get(new_user.id).state)
+new_user.activate(); steps.append(gl.users.get(new_user.id).state)
+new_user.ban(); steps.append(gl.users.get(new_user.id).state)
+new_user.unban(); steps.append(gl.users.get(new_user.id).state)
+status = gl.user.status.get()
+status.message = "Test"
+status.emoji = "thumbsup"
+status.save()
+new_status = gl.user.status.get()
+gl.projects.create({"name": "topical", "topics": ["demo"]})
+topic = gl.topics.create({"name": "other-topic", "title": "Other"})
+names = sorted(t.name for t in gl.topics.list())
+topic.delete()
+print(json.dumps({"steps": steps, "status": [new_status.message, new_status.emoji], "topics": names,
+                  "blocked_filter": [u.username for u in gl.users.list(blocked=True)]}))
+`,
+    );
+    expect(out).toEqual({
+      steps: ['blocked', 'active', 'deactivated', 'active', 'banned', 'active'],
+      status: ['Test', 'thumbsup'],
+      topics: ['demo', 'other-topic'],
+      blocked_filter: [],
+    });
+  });
+});
