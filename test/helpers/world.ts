@@ -30,7 +30,7 @@ export interface World {
   s: TestService;
   /** Headers that authenticate as each identity (none for anonymous). */
   headers: Record<Identity, Record<string, string>>;
-  userIds: Record<Role | 'nonMember' | 'blocked' | 'admin' | 'requester' | 'member', number>;
+  userIds: Record<Role | 'nonMember' | 'blocked' | 'banned' | 'idle' | 'admin' | 'requester' | 'member', number>;
   group: any;
   subgroup: any;
   project: any;
@@ -74,6 +74,9 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     guest: await user('w-guest'),
     nonMember: await user('w-nonmember'),
     blocked: await user('w-blocked'),
+    banned: await user('w-banned'),
+    /** Last seen long ago (no API sets that): the one account an admin may deactivate. */
+    idle: await user('w-idle'),
     requester: await user('w-requester'),
     /** A Guest of the group and of the project itself: the record the member routes name. */
     member: await user('w-member'),
@@ -168,6 +171,13 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
   if (saToken.token) secrets.push(saToken.token);
   const instanceAccount = (await s.post('/service_accounts', { name: 'instance bot' })).body;
 
+  // CI/CD variables, a topic, an identity.
+  for (const owner of [p, g, '/admin/ci']) ok(`variable of ${owner}`, await s.post(`${owner}/variables`, { key: 'WORLD_VAR', value: 'world value' }));
+  const topic = (await s.post('/topics', { name: 'world-topic', title: 'World topic' })).body;
+  ok('identity', await s.put(`/users/${users.developer.id}`, { provider: 'ldapmain', extern_uid: 'uid=developer' }));
+
+  ok('ban', await s.post(`/users/${users.banned.id}/ban`));
+  s.service.context.db.prepare("UPDATE users SET last_activity_on = '2025-01-01' WHERE id = ?").run(users.idle.id);
   // Blocked last: its token then answers as a blocked account's does.
   ok('block', await s.post(`/users/${users.blocked.id}/block`));
   // The expiring token is past its date from here on.
@@ -247,6 +257,9 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     'issues/:eventable_id': String(issue.iid),
     'merge_requests/:eventable_id': String(mr.iid),
     ':issue_link_id': String(link.issue_link_id ?? 1),
+    ':key': 'WORLD_VAR',
+    'topics/:id': String(topic.id ?? 1),
+    ':provider': 'ldapmain',
     ':branch': 'topic',
     ':tag_name': 'v1',
     ':sha': 'main',
@@ -262,7 +275,7 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
   void groupBadge;
   void personalSnippet;
 
-  const { owner, maintainer, developer, reporter, guest, nonMember, blocked, requester, member } = users;
+  const { owner, maintainer, developer, reporter, guest, nonMember, blocked, banned, idle, requester, member } = users;
   return {
     s,
     headers,
@@ -274,6 +287,8 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
       guest: guest.id,
       nonMember: nonMember.id,
       blocked: blocked.id,
+      banned: banned.id,
+      idle: idle.id,
       requester: requester.id,
       member: member.id,
       admin: 1,

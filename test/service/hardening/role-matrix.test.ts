@@ -46,10 +46,18 @@ function expected(row: Row, who: Identity, method: string, auth: string): Expect
   return ROLE_LEVEL[as] >= ROLE_LEVEL[row.min] ? 'allowed' : (row.belowMin ?? 403);
 }
 
-/** A row's body with `$<user>` placeholders replaced by the world's ids. */
+/** `$<user>` placeholders replaced by the world's user ids. */
+const withIds = (v: unknown): unknown => (typeof v === 'string' && v.startsWith('$') ? world.userIds[v.slice(1) as keyof World['userIds']] : v);
+
+/** A row's body with its placeholders filled. */
 function bodyFor(row: Row | undefined): string | undefined {
   if (!row?.body) return undefined;
-  return JSON.stringify(row.body, (_k, v) => (typeof v === 'string' && v.startsWith('$') ? world.userIds[v.slice(1) as keyof World['userIds']] : v));
+  return JSON.stringify(row.body, (_k, v) => withIds(v));
+}
+
+/** A row's own path parameters, placeholders filled. */
+function pathOverride(row: Row | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(row?.path ?? {}).map(([k, v]) => [k, String(withIds(v))]));
 }
 
 const CONTAINER_NOT_FOUND = /^404 (Project|Group) Not Found$/;
@@ -93,7 +101,7 @@ describe('role matrix', () => {
         const res = await rolledBack(world, () =>
           s.service.inject({
             method: route.method as 'GET',
-            url: pathFor(world, route.url) + (row?.query ? `?${row.query}` : ''),
+            url: pathFor(world, route.url, pathOverride(row)) + (row?.query ? `?${row.query}` : ''),
             headers: { ...world.headers[who], ...(row?.body ? { 'content-type': 'application/json' } : {}) },
             payload: bodyFor(row),
           }),

@@ -35,8 +35,9 @@ export type Rule =
  * String values `$<name>` are the world's user ids (`$nonMember`).
  * `query`: a query string the route needs to reach its guard.
  * `jobToken`: where GitLab refuses job tokens outright. `readApi`: a POST that `read_api` allows.
+ * `path`: path parameters to use instead of the world's usual records (`$<name>` as in `body`).
  */
-export type Row = Rule & { jobToken?: 401; body?: Record<string, unknown>; readApi?: 'allowed'; query?: string };
+export type Row = Rule & { jobToken?: 401; body?: Record<string, unknown>; readApi?: 'allowed'; query?: string; path?: Record<string, string> };
 
 const anyone: Row = { kind: 'anyone' };
 const signedIn: Row = { kind: 'signedIn' };
@@ -88,7 +89,8 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'DELETE /api/v4/users/:id': admin,
   'POST /api/v4/users/:id/block': admin,
   'POST /api/v4/users/:id/unblock': admin,
-  'POST /api/v4/users/:id/deactivate': admin,
+  // Only an account idle for 90 days can be deactivated (User#can_be_deactivated?).
+  'POST /api/v4/users/:id/deactivate': { ...admin, path: { ':id': '$idle' } },
   'POST /api/v4/users/:id/activate': admin,
   'POST /api/v4/users/:id/personal_access_tokens': admin,
   'GET /api/v4/personal_access_tokens': signedIn,
@@ -433,6 +435,34 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/projects/:id/repository/compare': { ...project('reporter'), query: 'from=main&to=topic' },
   'GET /api/v4/projects/:id/repository/contributors': project('reporter'),
   'GET /api/v4/projects/:id/repository/merge_base': { ...project('reporter'), query: 'refs[]=main&refs[]=topic' },
+
+  // --- user states, identities, status, activities ---------------------------------------------
+  'POST /api/v4/users/:id/ban': admin,
+  // Only a banned account can be unbanned (Users::UnbanService answers 403 otherwise).
+  'POST /api/v4/users/:id/unban': { ...admin, path: { ':id': '$banned' } },
+  'DELETE /api/v4/users/:id/identities/:provider': admin,
+  'GET /api/v4/user/activities': admin,
+  'GET /api/v4/user/status': signedIn,
+  'PUT /api/v4/user/status': signedIn,
+  'PATCH /api/v4/user/status': signedIn,
+  'GET /api/v4/users/:id/status': anyone,
+
+  // --- topics (read by anyone; written by administrators) --------------------------------------
+  'GET /api/v4/topics': anyone,
+  'GET /api/v4/topics/:id': anyone,
+  'POST /api/v4/topics': withBody(admin, { name: 'another-topic', title: 'Another topic' }),
+  'PUT /api/v4/topics/:id': admin,
+  'DELETE /api/v4/topics/:id': admin,
+  'POST /api/v4/topics/merge': admin,
+
+  // --- CI/CD variables (:admin_cicd_variables: project Maintainer, group Owner; instance admin) --
+  ...both('/variables', { GET: ['maintainer', 'owner'], POST: ['maintainer', 'owner', { key: 'ANOTHER_VAR', value: 'v' }] }),
+  ...both('/variables/:key', { GET: ['maintainer', 'owner'], PUT: ['maintainer', 'owner', { value: 'changed' }], DELETE: ['maintainer', 'owner'] }),
+  'GET /api/v4/admin/ci/variables': admin,
+  'GET /api/v4/admin/ci/variables/:key': admin,
+  'POST /api/v4/admin/ci/variables': withBody(admin, { key: 'ANOTHER_VAR', value: 'v' }),
+  'PUT /api/v4/admin/ci/variables/:key': withBody(admin, { value: 'changed' }),
+  'DELETE /api/v4/admin/ci/variables/:key': admin,
 
   // --- epics (group) --------------------------------------------------------------------------
   ...epicRows('/groups/:id/epics'),
