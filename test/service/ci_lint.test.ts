@@ -32,6 +32,42 @@ describe('POST /projects/:id/ci/lint', () => {
     });
   });
 
+  it("checks each keyword's value as GitLab does: durations, regexps RE2 refuses, expressions, matrix size, services", async () => {
+    const p = await s.createProject();
+    const content = [
+      'rspec:',
+      '  script: rspec',
+      '  timeout: 31 days',
+      '  retry: { max: 3, when: [script_failure, gremlins] }',
+      '  only: ["/^(?!main).+/"]',
+      '  parallel:',
+      '    matrix:',
+      '      - { A: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21], B: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }',
+      '  services:',
+      '    - name: postgres',
+      '      pull_policy: sometimes',
+      '      docker: { platform: 64 }',
+      'deploy:',
+      '  script: deploy',
+      '  rules:',
+      '    - if: $CI_COMMIT_BRANCH == main',
+      '  environment: { name: production, deployment_tier: live }',
+    ].join('\n');
+    const res = await s.post(`/projects/${p.id}/ci/lint`, { content });
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(false);
+    expect(res.body.errors).toEqual([
+      'jobs:rspec:only config should be an array of strings or regular expressions using re2 syntax',
+      'jobs:rspec:services:service executor opts value at `/docker/platform` is not a string',
+      'jobs:rspec:timeout config should not exceed the limit',
+      'retry max must be less than or equal to 2',
+      'retry when contains unknown values: gremlins',
+      'jobs:rspec:parallel:matrix config generates too many jobs (maximum is 200)',
+      'jobs:deploy:rules:rule if invalid expression syntax',
+      'jobs:deploy:environment deployment tier must be one of production, staging, testing, development, other',
+    ]);
+  });
+
   it('answers exactly "Invalid configuration format" for content that is not a mapping', async () => {
     const p = await s.createProject();
     const res = await s.post(`/projects/${p.id}/ci/lint`, { content: 'invalid' });
