@@ -129,7 +129,6 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
   if (integration.token) secrets.push(integration.token);
   await s.post(`${p}/alert_management/integrations/${integration.id}/test`, { title: 'An alert' });
   const clientKey = (await s.post(`${p}/error_tracking/client_keys`)).body;
-  await s.put(`${p}/sandlab/files/ci.yml`, { content: 'job:\n  script: echo\n' });
   await s.post(`${p}/job_token_scope/allowlist`, { target_project_id: other.id });
   await s.post(`${p}/job_token_scope/groups_allowlist`, { target_group_id: subgroup.id });
   // Access can be requested to what one can see: open the group and project for a moment.
@@ -144,6 +143,11 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
   // The repository: a first commit on main, a branch and a tag.
   ok('repository file', await s.post(`${p}/repository/files/ci.yml`, { branch: 'main', content: 'job:\n  script: echo\n', commit_message: 'Add ci.yml' }));
   ok('branch', await s.post(`${p}/repository/branches`, { branch: 'topic', ref: 'main' }));
+  // The merge request's source branch, a commit ahead of main (DELETE merged_branches keeps it).
+  ok('feature branch', await s.post(`${p}/repository/files/feature.txt`, { branch: 'feature', start_branch: 'main', content: 'f', commit_message: 'Add feature' }));
+  // A second merge request the matrix rebases: the first one is merged (in git, which no rollback undoes) before.
+  ok('rebase branch', await s.post(`${p}/repository/files/rebase.txt`, { branch: 'to-rebase', start_branch: 'main', content: 'r', commit_message: 'Add rebase' }));
+  ok('second merge request', await s.post(`${p}/merge_requests`, { title: 'To rebase', source_branch: 'to-rebase', target_branch: 'main' }));
   ok('tag', await s.post(`${p}/repository/tags`, { tag_name: 'v1', ref: 'main' }));
   const milestone = (await s.post(`${p}/milestones`, { title: 'A milestone' })).body;
   const groupMilestone = (await s.post(`${g}/milestones`, { title: 'A group milestone' })).body;

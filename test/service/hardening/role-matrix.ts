@@ -219,8 +219,19 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': project('guest'),
   'POST /api/v4/projects/:id/merge_requests': withBody(project('developer'), { title: 'x', source_branch: 'a', target_branch: 'main' }),
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid': withBody(project('developer'), { title: 'changed' }),
-  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': project('developer'),
+  // `unauthorized! unless merge_request.can_be_merged_by?(current_user)`: 401 below Developer.
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': project('developer', 401),
   'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid': project('owner'),
+  // A merge request's commits, diffs and versions are read with it (:read_merge_request).
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/commits': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/changes': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/diffs': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/raw_diffs': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/versions': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/versions/:version_id': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/merge_ref': project('guest'),
+  // authorize_push_to_merge_request!: push access to the source branch.
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/rebase': { ...project('developer'), path: { ':merge_request_iid': '2' } },
   ...notesRows('/projects/:id/issues/:noteable_iid'),
   ...notesRows('/projects/:id/merge_requests/:noteable_iid'),
   ...discussionRows('/projects/:id/issues/:noteable_iid'),
@@ -321,14 +332,10 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'POST /api/v4/projects/:id/error_tracking/client_keys': project('maintainer'),
   'DELETE /api/v4/projects/:id/error_tracking/client_keys/:key_id': project('maintainer'),
 
-  // --- CI lint, Sandlab files -----------------------------------------------------------------
+  // --- CI lint ---------------------------------------------------------------------------------
   // Reading the project's CI file is :download_code (Reporter); a dry run would need Developer.
   'GET /api/v4/projects/:id/ci/lint': project('reporter'),
   'POST /api/v4/projects/:id/ci/lint': project('developer'),
-  'GET /api/v4/projects/:id/sandlab/files': project('reporter'),
-  'GET /api/v4/projects/:id/sandlab/files/:file_path': project('reporter'),
-  'PUT /api/v4/projects/:id/sandlab/files/:file_path': project('developer'),
-  'DELETE /api/v4/projects/:id/sandlab/files/:file_path': project('developer'),
 
   // --- group service accounts (seed: Owner of the group) -------------------------------------
   'GET /api/v4/groups/:id/service_accounts': group('owner'),
