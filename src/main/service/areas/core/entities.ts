@@ -418,7 +418,7 @@ export function projectSimple(ec: EntityContext, p: Project): Record<string, unk
 
 function openIssuesCount(svc: ServiceContext, projectId: number): number {
   return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
-    svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number },
+    svc.db.prepare('SELECT coalesce((SELECT opened FROM project_issue_counts WHERE project_id = ?), 0) AS n').get(projectId) as { n: number },
   )!.n;
 }
 
