@@ -7,6 +7,7 @@ import type { RefUpdate } from '../../git/smart_http';
 import { recordEvent } from '../core/events';
 import { type Project, findProjectById } from '../core/projects';
 import { isoTime } from '../core/time';
+import { refreshMergeRequestsAfterPush } from './merge_requests';
 
 /** Git::ProcessRefChangesService: more ref changes of one kind than this make one bulk event. */
 const PUSH_EVENT_ACTIVITIES_LIMIT = 3;
@@ -25,7 +26,8 @@ interface PushData {
 /**
  * Everything that follows a change of branches or tags, whoever made it (a push, a commit or a
  * branch through the API, a merge, an import): the default branch of a first push, the project's
- * push events (which move `last_activity_at`), and the README the project entity links.
+ * push events (which move `last_activity_at`), the README the project entity links, and the
+ * merge requests on the moved branches (new versions, closed, merged, checked again).
  */
 export async function afterRefsChanged(svc: ServiceContext, projectId: number, userId: number, updates: RefUpdate[], repo: Repository): Promise<void> {
   const changes = updates.filter((u) => u.oldSha !== u.newSha && /^refs\/(heads|tags)\//.test(u.ref));
@@ -45,6 +47,7 @@ export async function afterRefsChanged(svc: ServiceContext, projectId: number, u
     for (const d of data) recordEvent(svc, { action: 'pushed', authorId: userId, projectId, targetType: null, data: { ...d } });
     recordReadme(svc, projectId, readme);
   });
+  await refreshMergeRequestsAfterPush(svc, project, repo, userId, changes);
 }
 
 /**
