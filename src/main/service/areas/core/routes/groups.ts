@@ -6,7 +6,8 @@ import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectSimple } from '../entities';
-import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, selfAndDescendantIds } from '../namespaces';
+import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds } from '../namespaces';
+import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
 import { applicationSettings } from '../../application_settings/settings';
@@ -100,14 +101,16 @@ export function registerGroupRoutes(r: Router): void {
       description: t.string(),
       visibility: t.string().values(VISIBILITIES),
       request_access_enabled: t.boolean(),
-      project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
-      subgroup_creation_level: t.string().values(['owner', 'maintainer']),
+      ...groupSettingsSpec(),
     });
+    requireAdminFor(rc, p);
     let parent: Namespace | undefined;
     if (p.parent_id != null) {
       parent = findGroupByRef(rc.svc, String(p.parent_id));
       if (!parent || !canReadGroup(rc.svc, user, parent)) throw notFound('Group');
-      if (effectiveGroupAccess(rc.svc, user, parent) < Access.MAINTAINER) throw forbidden();
+      // Group#subgroup_creation_level: Maintainers by default, or Owners only.
+      const min = groupSetting(namespaceSettings(parent), 'subgroup_creation_level') === 'owner' ? Access.OWNER : Access.MAINTAINER;
+      if (effectiveGroupAccess(rc.svc, user, parent) < min) throw forbidden();
     } else if (!user.admin && !user.can_create_group) {
       throw forbidden();
     }
@@ -117,6 +120,9 @@ export function registerGroupRoutes(r: Router): void {
     if (rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(fullPath)) {
       errors.path = ['has already been taken'];
     }
+    const settings: Record<string, unknown> = {};
+    applyGroupSettings(settings, p);
+    Object.assign(errors, groupSettingsErrors(settings));
     if (Object.keys(errors).length) throw apiError(400, `Failed to save group ${rubyHash(errors)}`);
     const created = insertGroup(rc.svc, {
       name: p.name,
@@ -126,10 +132,7 @@ export function registerGroupRoutes(r: Router): void {
       // ApplicationSetting#default_group_visibility, never more open than the parent group.
       visibility: p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null),
       requestAccessEnabled: p.request_access_enabled,
-      settings: {
-        ...(p.project_creation_level ? { project_creation_level: p.project_creation_level } : {}),
-        ...(p.subgroup_creation_level ? { subgroup_creation_level: p.subgroup_creation_level } : {}),
-      },
+      settings,
       ownerId: user.id,
     });
     return groupDetail(rc, created);
@@ -143,20 +146,20 @@ export function registerGroupRoutes(r: Router): void {
       description: t.string(),
       visibility: t.string().values(VISIBILITIES),
       request_access_enabled: t.boolean(),
-      project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
-      subgroup_creation_level: t.string().values(['owner', 'maintainer']),
+      ...groupSettingsSpec(),
     });
+    requireAdminFor(rc, p);
     const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path, !g.parent_id) : {};
     const parent = g.parent_id ? findNamespaceById(rc.svc, g.parent_id)! : undefined;
     const newFullPath = p.path ? (parent ? `${parent.full_path}/${p.path}` : p.path) : g.full_path;
     if (newFullPath.toLowerCase() !== g.full_path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(newFullPath)) {
       errors.path = ['has already been taken'];
     }
+    const settings = namespaceSettings(g);
+    applyGroupSettings(settings, p);
+    Object.assign(errors, groupSettingsErrors(settings));
     if (Object.keys(errors).length) throw apiError(400, { ...errors });
     inTransaction(rc.svc.db, () => {
-      const settings = { ...JSON.parse(g.settings) };
-      if (p.project_creation_level) settings.project_creation_level = p.project_creation_level;
-      if (p.subgroup_creation_level) settings.subgroup_creation_level = p.subgroup_creation_level;
       rc.svc.db
         .prepare(
           `UPDATE namespaces SET name = ?, path = ?, description = ?, visibility = ?, request_access_enabled = ?, settings = ?, updated_at = ? WHERE id = ?`,
@@ -212,6 +215,11 @@ export function registerGroupRoutes(r: Router): void {
     },
     { auth: 'optional' },
   );
+}
+
+/** EE's groups API: CI minutes limits are the instance administrator's to set. */
+function requireAdminFor(rc: RequestContext, p: Record<string, unknown>): void {
+  if (!rc.user?.admin && ADMIN_ONLY_GROUP_SETTINGS.some((name) => p[name] !== undefined)) throw forbidden();
 }
 
 function listChildGroups(rc: RequestContext, g: Namespace, allDescendants: boolean) {

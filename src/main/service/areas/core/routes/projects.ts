@@ -8,7 +8,9 @@ import { Access, effectiveGroupAccess, effectiveProjectAccess, loadProject, memb
 import { project, projectSimple } from '../entities';
 import { recordEvent } from '../events';
 import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
-import { type Project, findProjectById } from '../projects';
+import { type Project, findProjectById, projectSettings } from '../projects';
+import { PROJECT_SETTING_PARAMS, applyProjectSettings, projectSettingsErrors, projectSettingsSpec } from '../project_settings';
+import { groupProjectCreationLevel } from '../group_settings';
 import { isoTime } from '../time';
 import { ensureTopics } from '../topics';
 import { applicationSettings } from '../../application_settings/settings';
@@ -20,16 +22,6 @@ import { validateNamespacePath } from './groups';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
-
-const ACCESS_LEVEL_SETTINGS = [
-  'issues_access_level',
-  'repository_access_level',
-  'merge_requests_access_level',
-  'wiki_access_level',
-  'builds_access_level',
-  'snippets_access_level',
-] as const;
-const FEATURE_FLAGS = ['issues_enabled', 'merge_requests_enabled', 'wiki_enabled', 'jobs_enabled', 'snippets_enabled'] as const;
 
 /** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
 export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string } {
@@ -219,8 +211,7 @@ export function registerProjectRoutes(r: Router): void {
       topics: t.commaList(),
       tag_list: t.commaList(),
       initialize_with_readme: t.boolean(),
-      ci_config_path: t.string(),
-      ...settingsSpec(),
+      ...projectSettingsSpec(),
     });
     const name = p.name ?? p.path!;
     const path = p.path ?? slugify(name);
@@ -234,14 +225,14 @@ export function registerProjectRoutes(r: Router): void {
     }
     // ApplicationSetting#default_project_visibility, never more open than the group it lands in.
     const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_project_visibility, ns.kind === 'group' ? ns.visibility : null);
-    const errors = newProjectErrors(rc.svc, ns, name, path, visibility);
+    const settings = newProjectSettings(rc.svc, visibility);
+    applyProjectSettings(settings, p);
+    const errors = { ...newProjectErrors(rc.svc, ns, name, path, visibility), ...projectSettingsErrors(settings) };
     if (Object.keys(errors).length) throw validationError(errors);
     // A README commit needs git: say so before anything is created.
     if (p.initialize_with_readme && !rc.svc.git.available) throw new GitMissingError(rc.svc.git.reason!);
-    const created = inTransaction(rc.svc.db, () => {
-      const settings: Record<string, unknown> = {};
-      applySettings(settings, p as Record<string, unknown>);
-      return insertProject(rc.svc, user, ns!, {
+    const created = inTransaction(rc.svc.db, () =>
+      insertProject(rc.svc, user, ns!, {
         name,
         path,
         description: p.description ?? null,
@@ -250,14 +241,14 @@ export function registerProjectRoutes(r: Router): void {
         requestAccessEnabled: p.request_access_enabled !== false,
         topics: p.topics ?? p.tag_list ?? [],
         settings,
-      });
-    });
+      }),
+    );
     await createProjectRepository(rc.svc, created, user, !!p.initialize_with_readme);
     return project(rc, findProjectById(rc.svc, created.id)!);
   });
 
   r.put('/projects/:id', async (rc) => {
-    if (!['archived', ...Object.keys(settingsSpec()), ...PROJECT_UPDATE_AT_LEAST_ONE_OF].some((k) => rc.params[k] !== undefined)) {
+    if (!['archived', ...PROJECT_SETTING_PARAMS, ...PROJECT_UPDATE_AT_LEAST_ONE_OF].some((k) => rc.params[k] !== undefined)) {
       requireAtLeastOne(rc.params, PROJECT_UPDATE_AT_LEAST_ONE_OF);
     }
     const proj = loadProject(rc, Access.MAINTAINER);
@@ -271,8 +262,7 @@ export function registerProjectRoutes(r: Router): void {
       topics: t.commaList(),
       tag_list: t.commaList(),
       archived: t.boolean(),
-      ci_config_path: t.string(),
-      ...settingsSpec(),
+      ...projectSettingsSpec(),
     });
     const errors = validateProjectNamePath(p.name ?? proj.name, p.path ?? proj.path);
     if (p.path && p.path.toLowerCase() !== proj.path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?) AND id != ?').get(proj.namespace_id, p.path, proj.id)) {
@@ -284,6 +274,9 @@ export function registerProjectRoutes(r: Router): void {
     if (p.visibility && effectiveProjectAccess(rc.svc, rc.user, proj) < Access.OWNER && p.visibility !== proj.visibility) {
       throw forbidden();
     }
+    const settings = projectSettings(proj);
+    applyProjectSettings(settings, p);
+    Object.assign(errors, projectSettingsErrors(settings));
     if (Object.keys(errors).length) throw validationError(errors);
     // Projects::UpdateService#validate_default_branch_change: HEAD moves only to a branch that exists.
     if (p.default_branch && p.default_branch !== proj.default_branch) {
@@ -292,8 +285,6 @@ export function registerProjectRoutes(r: Router): void {
       await repo.setHead(p.default_branch);
     }
     inTransaction(rc.svc.db, () => {
-      const settings = JSON.parse(proj.settings) as Record<string, unknown>;
-      applySettings(settings, p as Record<string, unknown>);
       ensureTopics(rc.svc, p.topics ?? p.tag_list ?? []);
       rc.svc.db
         .prepare(
@@ -423,48 +414,27 @@ export function deleteProject(rc: RequestContext, proj: Project): void {
   rc.svc.db.prepare('DELETE FROM projects WHERE id = ?').run(proj.id);
 }
 
-function settingsSpec() {
-  return {
-    issues_enabled: t.boolean(),
-    merge_requests_enabled: t.boolean(),
-    wiki_enabled: t.boolean(),
-    jobs_enabled: t.boolean(),
-    snippets_enabled: t.boolean(),
-    merge_method: t.string().values(['merge', 'rebase_merge', 'ff']),
-    issues_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    repository_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    merge_requests_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    wiki_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    builds_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    snippets_access_level: t.string().values(['disabled', 'private', 'enabled']),
+/**
+ * A new project's settings that depend on the instance or on its visibility: Pages open to everyone
+ * in a public project, shared runners and the CI config path as the instance says.
+ */
+function newProjectSettings(svc: ServiceContext, visibility: Visibility): Record<string, unknown> {
+  const instance = applicationSettings(svc);
+  const settings: Record<string, unknown> = {
+    pages_access_level: visibility === 'public' ? 'enabled' : 'private',
+    shared_runners_enabled: instance.shared_runners_enabled !== false,
   };
+  if (instance.default_ci_config_path) settings.ci_config_path = instance.default_ci_config_path;
+  return settings;
 }
 
-/** Feature toggles and their `*_access_level` twins stay consistent, as in GitLab. */
-function applySettings(settings: Record<string, unknown>, p: Record<string, unknown>): void {
-  for (const key of [...FEATURE_FLAGS, ...ACCESS_LEVEL_SETTINGS, 'merge_method', 'ci_config_path'] as const) {
-    if (p[key] !== undefined && p[key] !== null) settings[key] = p[key];
-  }
-  const pairs: [string, string][] = [
-    ['issues_enabled', 'issues_access_level'],
-    ['merge_requests_enabled', 'merge_requests_access_level'],
-    ['wiki_enabled', 'wiki_access_level'],
-    ['jobs_enabled', 'builds_access_level'],
-    ['snippets_enabled', 'snippets_access_level'],
-  ];
-  for (const [flag, level] of pairs) {
-    if (p[flag] !== undefined && p[flag] !== null && p[level] === undefined) settings[level] = p[flag] ? 'enabled' : 'disabled';
-    if (p[level] !== undefined && p[level] !== null && p[flag] === undefined) settings[flag] = p[level] !== 'disabled';
-  }
-}
-
+/** Gitlab::Access project creation levels: who may create projects in a group. */
 function canCreateProjectIn(rc: RequestContext, ns: Namespace): boolean {
   const user = rc.user!;
   if (user.admin) return true;
   if (ns.kind === 'user') return ns.owner_id === user.id;
   const level = effectiveGroupAccess(rc.svc, user, ns);
-  const rule = (JSON.parse(ns.settings) as { project_creation_level?: string }).project_creation_level ?? 'developer';
-  const min = { noone: Infinity, owner: Access.OWNER, maintainer: Access.MAINTAINER, developer: Access.DEVELOPER }[rule] ?? Access.DEVELOPER;
+  const min = { noone: Infinity, administrator: Infinity, owner: Access.OWNER, maintainer: Access.MAINTAINER, developer: Access.DEVELOPER }[groupProjectCreationLevel(rc.svc, ns)];
   return level >= min;
 }
 
