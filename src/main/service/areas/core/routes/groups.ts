@@ -14,6 +14,7 @@ import { applicationSettings } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
 import { projectListFilters } from './projects';
+import { customAttributesFilter } from './custom_attributes';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
@@ -61,6 +62,9 @@ export function registerGroupRoutes(r: Router): void {
         args.push(`%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
       if (q.top_level_only) where.push('g.parent_id IS NULL');
+      const custom = customAttributesFilter(rc, 'groups', 'g');
+      where.push(...custom.sql);
+      args.push(...custom.args);
       if (q.visibility) addFilter(where, args, 'g.visibility = ?', q.visibility);
       if (q.skip_groups?.length) addFilter(where, args, `g.id NOT IN (${q.skip_groups.map(() => '?').join(',')})`, ...q.skip_groups);
       const sql = `FROM namespaces g WHERE ${where.join(' AND ')}`;

@@ -19,6 +19,7 @@ import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
 import { validateNamespacePath } from './groups';
+import { customAttributesFilter } from './custom_attributes';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -73,6 +74,9 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
       addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(p.topics) WHERE lower(value) = lower(?))', topic);
     }
   }
+  const custom = customAttributesFilter(rc, 'projects', 'p');
+  where.push(...custom.sql);
+  args.push(...custom.args);
   if (q.id_after !== undefined) addFilter(where, args, 'p.id > ?', q.id_after);
   if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
   const col = q.order_by === 'similarity' || q.order_by === 'star_count' ? 'created_at' : q.order_by;
