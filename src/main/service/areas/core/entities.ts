@@ -305,7 +305,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     readme_url: readme ? `${webUrl}/-/blob/${p.default_branch}/${readme}` : null,
     forks_count: 0,
     avatar_url: null,
-    star_count: 0,
+    star_count: starCount(ec.svc, p.id),
     last_activity_at: p.last_activity_at,
     namespace: namespaceBasic(ec, ns),
     container_registry_image_prefix: `${new URL(ec.baseUrl).host}/${pathWithNs}`,
@@ -478,6 +478,12 @@ export function projectSimple(ec: EntityContext, p: Project): Record<string, unk
     'star_count', 'last_activity_at', 'namespace', 'visibility',
   ];
   return Object.fromEntries(keys.map((k) => [k, full[k]]));
+}
+
+function starCount(svc: ServiceContext, projectId: number): number {
+  return cachedLookup(svc.db, `star-count:${projectId}`, () =>
+    svc.db.prepare('SELECT count(*) AS n FROM project_stars WHERE project_id = ?').get(projectId) as { n: number },
+  )!.n;
 }
 
 function openIssuesCount(svc: ServiceContext, projectId: number): number {

@@ -17,6 +17,7 @@ import { registerTopicRoutes } from './routes/topics';
 import { registerCustomAttributeRoutes } from './routes/custom_attributes';
 import { registerSshKeyRoutes } from './routes/ssh_keys';
 import { registerEmailRoutes } from './routes/emails';
+import { registerStarRoutes } from './routes/stars';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -40,5 +41,6 @@ export const coreArea: Area = {
     registerCustomAttributeRoutes(router);
     registerSshKeyRoutes(router);
     registerEmailRoutes(router);
+    registerStarRoutes(router);
   },
 };

@@ -484,4 +484,18 @@ CREATE UNIQUE INDEX emails_email ON emails (lower(email));
 CREATE INDEX emails_user ON emails (user_id);
 `,
   },
+  {
+    name: 'core/009_project_stars',
+    sql: `
+-- Who starred which project, and since when (GitLab's users_star_projects).
+CREATE TABLE project_stars (
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (project_id, user_id)
+);
+CREATE INDEX project_stars_user ON project_stars (user_id);
+`,
+  },
 ];
+

@@ -6,7 +6,7 @@ import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectSimple } from '../entities';
-import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds } from '../namespaces';
+import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
@@ -183,6 +183,19 @@ export function registerGroupRoutes(r: Router): void {
     return groupDetail(rc, findNamespaceById(rc.svc, g.id)!);
   });
 
+  // POST /groups/:id/transfer: under another group (group_id), or to the top level without one.
+  r.post('/groups/:id/transfer', (rc) => {
+    const g = loadGroup(rc, Access.OWNER);
+    const p = declared(rc.params, { group_id: t.integer() });
+    let parent: Namespace | null = null;
+    if (p.group_id != null) {
+      parent = findGroupByRef(rc.svc, String(p.group_id)) ?? null;
+      if (!parent || !canReadGroup(rc.svc, rc.user, parent)) throw notFound('Group');
+    }
+    transferGroup(rc, g, parent);
+    return groupDetail(rc, findNamespaceById(rc.svc, g.id)!);
+  });
+
   r.delete('/groups/:id', (rc) => {
     const g = loadGroup(rc, Access.OWNER);
     checkUnmodifiedSince(rc, g.updated_at);
@@ -219,6 +232,41 @@ export function registerGroupRoutes(r: Router): void {
     },
     { auth: 'optional' },
   );
+}
+
+/**
+ * Groups::TransferService: the group and everything below it move under a group whose subgroups
+ * the caller may create (or to the top level), as long as the path is free there; groups and
+ * projects below become no more open than their new parent.
+ */
+function transferGroup(rc: RequestContext, g: Namespace, parent: Namespace | null): void {
+  const fail = (reason: string) => apiError(400, `Transfer failed: ${reason}`);
+  if (!parent && !g.parent_id) throw fail('Group is already a root group.');
+  if (parent && parent.id === g.parent_id) throw fail('Group is already associated to the parent group.');
+  if (parent && selfAndDescendantIds(rc.svc, g.id).includes(parent.id)) throw fail('Cannot transfer group to one of its subgroup.');
+  const user = rc.user!;
+  if (parent) {
+    const min = groupSetting(namespaceSettings(parent), 'subgroup_creation_level') === 'owner' ? Access.OWNER : Access.MAINTAINER;
+    if (!user.admin && effectiveGroupAccess(rc.svc, user, parent) < min) throw fail('You don\'t have enough permissions.');
+  } else if (!user.admin && !user.can_create_group) {
+    throw fail('You don\'t have enough permissions.');
+  }
+  const newFullPath = parent ? `${parent.full_path}/${g.path}` : g.path;
+  const pathTaken =
+    rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?) AND id != ?').get(newFullPath, g.id) ||
+    (parent && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?)').get(parent.id, g.path));
+  if (pathTaken) throw fail('The parent group already has a subgroup or a project with the same path.');
+  inTransaction(rc.svc.db, () => {
+    rc.svc.db.prepare('UPDATE namespaces SET parent_id = ?, updated_at = ? WHERE id = ?').run(parent?.id ?? null, isoTime(rc.svc.now()), g.id);
+    renameFullPaths(rc, g, newFullPath);
+    if (parent) {
+      const ids = selfAndDescendantIds(rc.svc, g.id);
+      const marks = ids.map(() => '?').join(',');
+      const allowed = VISIBILITIES.filter((v) => visibilityLevel(v) <= visibilityLevel(parent.visibility)).map((v) => `'${v}'`).join(',');
+      rc.svc.db.prepare(`UPDATE namespaces SET visibility = ? WHERE id IN (${marks}) AND visibility NOT IN (${allowed})`).run(parent.visibility, ...ids);
+      rc.svc.db.prepare(`UPDATE projects SET visibility = ? WHERE namespace_id IN (${marks}) AND visibility NOT IN (${allowed})`).run(parent.visibility, ...ids);
+    }
+  });
 }
 
 /** EE's groups API: CI minutes limits are the instance administrator's to set. */

@@ -1,13 +1,13 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { apiError, forbidden, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { apiError, forbidden, notFound, validationError } from '../../../http/errors';
+import { paginate, paginateArray } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
-import { project, projectSimple } from '../entities';
+import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
+import { fullName, namespaceWebUrl, project, projectSimple } from '../entities';
 import { recordEvent } from '../events';
-import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
+import { type Namespace, type Visibility, VISIBILITIES, ancestorsOf, findNamespaceById, findNamespaceByFullPath, findNamespaceByRef, userNamespace, visibilityLevel } from '../namespaces';
 import { type Project, findProjectById, projectSettings } from '../projects';
 import { PROJECT_SETTING_PARAMS, applyProjectSettings, projectSettingsErrors, projectSettingsSpec } from '../project_settings';
 import { groupProjectCreationLevel } from '../group_settings';
@@ -18,7 +18,7 @@ import { capVisibility } from '../namespaces';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
-import { validateNamespacePath } from './groups';
+import { rubyHash, validateNamespacePath } from './groups';
 import { customAttributesFilter } from './custom_attributes';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
@@ -56,7 +56,10 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     if (!user) where.push('0');
     else addFilter(where, args, "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id);
   }
-  if (q.starred) where.push('0');
+  if (q.starred) {
+    if (!user) where.push('0');
+    else addFilter(where, args, 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', user.id);
+  }
   if (q.search) {
     const like = `%${likeEscape(q.search)}%`;
     if (q.search_namespaces) {
@@ -79,8 +82,9 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   args.push(...custom.args);
   if (q.id_after !== undefined) addFilter(where, args, 'p.id > ?', q.id_after);
   if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
-  const col = q.order_by === 'similarity' || q.order_by === 'star_count' ? 'created_at' : q.order_by;
-  return { where, args, order: `p.${col} ${q.sort}, p.id ${q.sort}` };
+  const col =
+    q.order_by === 'similarity' ? 'p.created_at' : q.order_by === 'star_count' ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)' : `p.${q.order_by}`;
+  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}` };
 }
 
 /**
@@ -199,7 +203,54 @@ export function registerProjectRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
+  r.get(
+    '/users/:user_id/starred_projects',
+    (rc) => {
+      const user = loadUser(rc, rc.path.user_id);
+      return listProjects(rc, { where: 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', args: [user.id] });
+    },
+    { auth: 'optional' },
+  );
+
   r.get('/projects/:id', (rc) => project(rc, loadProject(rc)), { auth: 'optional' });
+
+  // GET /projects/:id/groups: the groups above the project (and none shared with it: Sandlab has no project-group shares).
+  r.get(
+    '/projects/:id/groups',
+    (rc) => {
+      const proj = loadProject(rc);
+      const q = declared(rc.params, { search: t.string(), skip_groups: t.array(t.integer()), with_shared: t.boolean(), shared_visible_only: t.boolean() });
+      const ns = findNamespaceById(rc.svc, proj.namespace_id)!;
+      const groups = ns.kind === 'group' ? [ns, ...ancestorsOf(rc.svc, ns)] : [];
+      const search = q.search?.toLowerCase();
+      const shown = groups
+        .filter((g) => canReadGroup(rc.svc, rc.user, g))
+        .filter((g) => !q.skip_groups?.includes(g.id))
+        .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+      // Entities::PublicGroupDetails
+      return paginateArray(rc, shown).map((g) => ({
+        id: g.id,
+        web_url: namespaceWebUrl(rc, g),
+        name: g.name,
+        avatar_url: null,
+        full_name: fullName(rc.svc, g),
+        full_path: g.full_path,
+      }));
+    },
+    { auth: 'optional' },
+  );
+
+  r.put('/projects/:id/transfer', (rc) => {
+    const proj = loadProject(rc, Access.OWNER);
+    const p = declared(rc.params, { namespace: t.idOrPath().required() });
+    const target = findNamespaceByRef(rc.svc, p.namespace);
+    // find_namespace!: a namespace the caller cannot read is not found.
+    const readable = target && (target.kind === 'group' ? canReadGroup(rc.svc, rc.user, target) : rc.user!.admin || target.owner_id === rc.user!.id);
+    if (!target || !readable) throw notFound('Namespace');
+    transferProject(rc, proj, target);
+    return project(rc, findProjectById(rc.svc, proj.id)!);
+  });
 
   r.post('/projects', async (rc) => {
     const user = rc.requireUser();
@@ -326,6 +377,35 @@ export function registerProjectRoutes(r: Router): void {
     await removeDeletedRepositories(rc.svc);
     rc.status = 202;
     return { message: '202 Accepted' };
+  });
+}
+
+/**
+ * Projects::TransferService: the project moves to a namespace the caller may create projects in,
+ * where its path is free; it becomes no more open than its new group. Repositories live by
+ * project id, so only the records move.
+ */
+function transferProject(rc: RequestContext, proj: Project, target: Namespace): void {
+  const fail = (reason: string) => apiError(400, `Failed to transfer project ${rubyHash({ new_namespace: [reason] })}`);
+  if (target.id === proj.namespace_id) throw fail('Project is already in this namespace.');
+  if (!canCreateProjectIn(rc, target)) throw fail('Transfer failed, please contact an admin.');
+  const taken =
+    rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND (lower(path) = lower(?) OR lower(name) = lower(?))').get(target.id, proj.path, proj.name) ||
+    rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(`${target.full_path}/${proj.path}`);
+  if (taken) throw fail('Project with same name or path in target namespace already exists');
+  const visibility = capVisibility(proj.visibility, target.kind === 'group' ? target.visibility : null);
+  inTransaction(rc.svc.db, () => {
+    rc.svc.db.prepare('UPDATE projects SET namespace_id = ?, visibility = ?, updated_at = ? WHERE id = ?').run(target.id, visibility, isoTime(rc.svc.now()), proj.id);
+    // The owner of a personal namespace is the project's Owner there.
+    if (target.kind === 'user' && target.owner_id) {
+      const now = isoTime(rc.svc.now());
+      rc.svc.db
+        .prepare(
+          `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
+           SELECT 'Project', ?, ?, 50, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ?)`,
+        )
+        .run(proj.id, target.owner_id, rc.user!.id, now, now, proj.id, target.owner_id);
+    }
   });
 }
 
