@@ -301,3 +301,33 @@ describe('PUT /groups/:id round trip', () => {
     expect((await s.get(`/groups/${g.id}`)).body.description).toBe(g.description);
   });
 });
+
+describe('instance settings new projects and groups follow', () => {
+  it('keeps restricted visibility levels for administrators', async () => {
+    const alice = await s.createUser();
+    await s.put('/application/settings', { restricted_visibility_levels: ['public'] });
+    try {
+      const project = await s.post('/projects', { name: 'open', visibility: 'public' }, { token: alice.token });
+      expect(project).toMatchObject({ status: 400, body: { message: { visibility_level: ['Public has been restricted by your GitLab administrator'] } } });
+      const group = await s.post('/groups', { name: 'open', path: 'open-group', visibility: 'public' }, { token: alice.token });
+      expect(group).toMatchObject({ status: 400, body: { message: 'Failed to save group {:visibility_level=>["Public has been restricted by your GitLab administrator"]}' } });
+      const own = await s.createProject({ visibility: 'private' }, alice.token);
+      const raise = await s.put(`/projects/${own.id}`, { visibility: 'public' }, { token: alice.token });
+      expect(raise.body).toEqual({ message: { visibility_level: ['Public has been restricted by your GitLab administrator'] } });
+      expect((await s.post('/projects', { name: 'admin-open', visibility: 'public' })).status).toBe(201);
+    } finally {
+      await s.put('/application/settings', { restricted_visibility_levels: [] });
+    }
+  });
+
+  it('names a new project\'s default branch after default_branch_name', async () => {
+    await s.put('/application/settings', { default_branch_name: 'trunk' });
+    try {
+      expect((await s.createProject()).default_branch).toBe('trunk');
+      expect((await s.createProject({ default_branch: 'dev' })).default_branch).toBe('dev');
+    } finally {
+      await s.put('/application/settings', { default_branch_name: null });
+    }
+    expect((await s.createProject()).default_branch).toBe('main');
+  });
+});

@@ -10,7 +10,7 @@ import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insert
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
-import { applicationSettings } from '../../application_settings/settings';
+import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
 import { projectListFilters } from './projects';
@@ -124,6 +124,9 @@ export function registerGroupRoutes(r: Router): void {
     if (rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(fullPath)) {
       errors.path = ['has already been taken'];
     }
+    // ApplicationSetting#default_group_visibility, never more open than the parent group.
+    const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null);
+    Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!user.admin, visibility));
     const settings: Record<string, unknown> = {};
     applyGroupSettings(settings, p);
     Object.assign(errors, groupSettingsErrors(settings));
@@ -133,8 +136,7 @@ export function registerGroupRoutes(r: Router): void {
       path: p.path,
       parent: parent ?? null,
       description: p.description,
-      // ApplicationSetting#default_group_visibility, never more open than the parent group.
-      visibility: p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null),
+      visibility,
       requestAccessEnabled: p.request_access_enabled,
       settings,
       ownerId: user.id,
@@ -159,6 +161,7 @@ export function registerGroupRoutes(r: Router): void {
     if (newFullPath.toLowerCase() !== g.full_path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(newFullPath)) {
       errors.path = ['has already been taken'];
     }
+    if (p.visibility && p.visibility !== g.visibility) Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!rc.user!.admin, p.visibility));
     const settings = namespaceSettings(g);
     applyGroupSettings(settings, p);
     Object.assign(errors, groupSettingsErrors(settings));

@@ -13,7 +13,7 @@ import { PROJECT_SETTING_PARAMS, applyProjectSettings, projectSettingsErrors, pr
 import { groupProjectCreationLevel } from '../group_settings';
 import { isoTime } from '../time';
 import { ensureTopics } from '../topics';
-import { applicationSettings } from '../../application_settings/settings';
+import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
@@ -282,7 +282,11 @@ export function registerProjectRoutes(r: Router): void {
     const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_project_visibility, ns.kind === 'group' ? ns.visibility : null);
     const settings = newProjectSettings(rc.svc, visibility);
     applyProjectSettings(settings, p);
-    const errors = { ...newProjectErrors(rc.svc, ns, name, path, visibility), ...projectSettingsErrors(settings) };
+    const errors = {
+      ...newProjectErrors(rc.svc, ns, name, path, visibility),
+      ...restrictedVisibilityErrors(rc.svc, !!user.admin, visibility),
+      ...projectSettingsErrors(settings),
+    };
     if (Object.keys(errors).length) throw validationError(errors);
     // A README commit needs git: say so before anything is created.
     if (p.initialize_with_readme && !rc.svc.git.available) throw new GitMissingError(rc.svc.git.reason!);
@@ -292,7 +296,8 @@ export function registerProjectRoutes(r: Router): void {
         path,
         description: p.description ?? null,
         visibility,
-        defaultBranch: p.default_branch,
+        // ApplicationSetting#default_branch_name, else Gitlab::DefaultBranch's "main".
+        defaultBranch: p.default_branch ?? (applicationSettings(rc.svc).default_branch_name as string | null) ?? undefined,
         requestAccessEnabled: p.request_access_enabled !== false,
         topics: p.topics ?? p.tag_list ?? [],
         settings,
@@ -329,6 +334,7 @@ export function registerProjectRoutes(r: Router): void {
     if (p.visibility && effectiveProjectAccess(rc.svc, rc.user, proj) < Access.OWNER && p.visibility !== proj.visibility) {
       throw forbidden();
     }
+    if (p.visibility && p.visibility !== proj.visibility) Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!rc.user!.admin, p.visibility));
     const settings = projectSettings(proj);
     applyProjectSettings(settings, p);
     Object.assign(errors, projectSettingsErrors(settings));
