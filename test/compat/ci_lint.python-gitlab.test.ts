@@ -18,11 +18,11 @@ function cli(...args: string[]): { status: number | null; stdout: string; stderr
 }
 
 describe('python-gitlab 3.12 project.ci_lint', () => {
-  it('create, get and validate flows, unchanged', () => {
+  it('create, get and validate flows, unchanged; get reads the repository', () => {
     const out = runPython(
       served,
       `
-p = gl.projects.create({"name": "lint-compat"})
+p = gl.projects.create({"name": "lint-compat", "initialize_with_readme": True})
 ok = p.ci_lint.create({"content": "test:\\n  script: echo 1\\n", "include_jobs": True})
 bad = p.ci_lint.create({"content": "invalid"})
 p.ci_lint.validate({"content": "---\\n:test_job:\\n  :script: echo 1\\n"})
@@ -31,10 +31,19 @@ try:
     raised = None
 except gitlab.exceptions.GitlabCiLintError as e:
     raised = str(e)
-gl.http_put("/projects/%d/sandlab/files/.gitlab-ci.yml" % p.id, post_data={"content": "job:\\n  script: make\\n"})
+p.files.create({"file_path": "ci/build.yml", "branch": "main", "content": "build:\\n  stage: build\\n  script: make\\n", "commit_message": "build job"})
+p.files.create({"file_path": ".gitlab-ci.yml", "branch": "main", "content": "include: ci/build.yml\\njob:\\n  script: make test\\n  only: [stable]\\n", "commit_message": "CI"})
 got = p.ci_lint.get(include_jobs=True)
+included = p.ci_lint.create({"content": "include: ci/build.yml\\n", "include_jobs": True})
+p.branches.create({"branch": "stable", "ref": "main"})
+dry = p.ci_lint.get(dry_run=True, dry_run_ref="stable", include_jobs=True)
+off = p.ci_lint.get(dry_run=True, include_jobs=True)
+first = p.commits.list(ref_name="main", get_all=True)[-1].id
+old = p.ci_lint.get(content_ref=first)
 print(json.dumps({"ok": ok.valid, "jobs": [j["name"] for j in ok.jobs], "merged": ok.merged_yaml,
-                  "bad": [bad.valid, bad.errors], "raised": raised, "get": [got.valid, [j["name"] for j in got.jobs]]}))
+                  "bad": [bad.valid, bad.errors], "raised": raised, "get": [got.valid, [j["name"] for j in got.jobs]],
+                  "include": got.includes[0]["location"], "included": [j["name"] for j in included.jobs],
+                  "dry": [j["name"] for j in dry.jobs], "off": [j["name"] for j in off.jobs], "old": old.errors}))
 `,
     );
     expect(out).toEqual({
@@ -43,7 +52,12 @@ print(json.dumps({"ok": ok.valid, "jobs": [j["name"] for j in ok.jobs], "merged"
       merged: '---\ntest:\n  script: echo 1\n',
       bad: [false, ['Invalid configuration format']],
       raised: 'build job: chosen stage nope does not exist; available stages are .pre, build, test, deploy, .post',
-      get: [true, ['job']],
+      get: [true, ['build', 'job']],
+      include: 'ci/build.yml',
+      included: ['build'],
+      dry: ['build', 'job'],
+      off: ['build'],
+      old: ['Please provide content of .gitlab-ci.yml'],
     });
   });
 

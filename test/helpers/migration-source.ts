@@ -4,7 +4,9 @@ import type { TestService } from './service';
  * A source instance for migrations, seeded through its API: a group tree (acme > platform >
  * infra) with members, labels, badges and epics (parents across the tree, notes), and projects
  * with issues (labels, notes, a confidential one, a closed one, an upload), merge requests with
- * notes and a thread, a snippet of two files, feature flags with a user list.
+ * notes and a thread, a snippet of two files, feature flags with a user list; milestones of the
+ * group and of the project that an issue and a merge request carry; a git repository (a README on
+ * `main`, a `fix-login` branch, a `v1.0` tag).
  */
 export interface SeededSource {
   users: { alice: any; bob: any; carol: any };
@@ -12,6 +14,7 @@ export interface SeededSource {
   groups: { acme: any; platform: any; infra: any };
   projects: { web: any; api: any };
   epics: { roadmap: any; q1: any; infraEpic: any };
+  milestones: { release: any; sprint: any };
   upload: { markdown: string; url: string; bytes: string };
   /** An issue whose created_at was set in the past. */
   oldIssueCreatedAt: string;
@@ -46,9 +49,22 @@ export async function seedSource(src: TestService, suffix = ''): Promise<SeededS
   await ok(src.put(`/groups/${acme.id}/epics/${q1.iid}`, { state_event: 'close' }), 'close epic');
   const infraEpic = await ok(src.post(`/groups/${infra.id}/epics`, { title: 'Infra migration', parent_id: roadmap.id }), 'epic');
 
-  const web = await src.createProject({ name: 'Web', path: 'web', namespace_id: acme.id, description: 'The web app', visibility: 'internal' });
+  const web = await src.createProject({ name: 'Web', path: 'web', namespace_id: acme.id, description: 'The web app', visibility: 'internal', initialize_with_readme: true });
   const api = await src.createProject({ name: 'API', path: 'api', namespace_id: platform.id });
   await src.addMember('projects', web.id, bob.user.id, 30);
+  await ok(
+    src.post(`/projects/${web.id}/repository/commits`, {
+      branch: 'fix-login',
+      start_branch: 'main',
+      commit_message: 'Fix the login form',
+      actions: [{ action: 'create', file_path: 'src/login.js', content: 'export const login = () => true;\n' }],
+    }),
+    'commit',
+  );
+  await ok(src.post(`/projects/${web.id}/repository/tags`, { tag_name: 'v1.0', ref: 'main', message: 'First release' }), 'tag');
+  const release = await ok(src.post(`/groups/${acme.id}/milestones`, { title: 'Release 1', description: 'The first release', due_date: '2026-06-30' }), 'group milestone');
+  const sprint = await ok(src.post(`/projects/${web.id}/milestones`, { title: 'Sprint 1', start_date: '2026-01-05', due_date: '2026-01-16' }), 'milestone');
+  await ok(src.put(`/projects/${web.id}/milestones/${sprint.id}`, { state_event: 'close' }), 'close milestone');
   await ok(src.post(`/projects/${web.id}/labels`, { name: 'frontend', color: '#ff00ff', priority: 2 }), 'project label');
   await ok(src.post(`/projects/${web.id}/badges`, { link_url: 'https://docs.example.com', image_url: 'https://docs.example.com/b.svg' }), 'project badge');
 
@@ -58,7 +74,7 @@ export async function seedSource(src: TestService, suffix = ''): Promise<SeededS
 
   const oldIssueCreatedAt = '2024-03-01T10:00:00.000Z';
   const i1 = await ok(
-    src.post(`/projects/${web.id}/issues`, { title: 'Login broken', description: `Steps attached: ${upload.markdown}`, labels: 'bug,frontend', created_at: oldIssueCreatedAt }),
+    src.post(`/projects/${web.id}/issues`, { title: 'Login broken', description: `Steps attached: ${upload.markdown}`, labels: 'bug,frontend', created_at: oldIssueCreatedAt, milestone_id: sprint.id }),
     'issue',
   );
   await ok(src.post(`/projects/${web.id}/issues/${i1.iid}/notes`, { body: 'I can reproduce it' }, { token: alice.token }), 'note');
@@ -68,7 +84,7 @@ export async function seedSource(src: TestService, suffix = ''): Promise<SeededS
   await ok(src.post(`/projects/${web.id}/issues`, { title: 'Dark mode', labels: 'feature' }), 'issue');
 
   const mr1 = await ok(
-    src.post(`/projects/${web.id}/merge_requests`, { source_branch: 'fix-login', target_branch: 'main', title: 'Fix login', labels: 'bug' }, { token: bob.token }),
+    src.post(`/projects/${web.id}/merge_requests`, { source_branch: 'fix-login', target_branch: 'main', title: 'Fix login', labels: 'bug', milestone_id: release.id }, { token: bob.token }),
     'mr',
   );
   await ok(src.post(`/projects/${web.id}/merge_requests/${mr1.iid}/notes`, { body: 'Looks good' }, { token: alice.token }), 'mr note');
@@ -111,6 +127,7 @@ export async function seedSource(src: TestService, suffix = ''): Promise<SeededS
     groups: { acme, platform, infra },
     projects: { web, api },
     epics: { roadmap, q1, infraEpic },
+    milestones: { release, sprint },
     upload: { markdown: upload.markdown, url: upload.url, bytes: 'hello from the source' },
     oldIssueCreatedAt,
   };

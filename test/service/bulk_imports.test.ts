@@ -181,6 +181,47 @@ describe('a group tree migrated from another instance', () => {
     expect(db.map(thread)).toEqual(da.map(thread));
   });
 
+  it('copies group and project milestones, and the milestones issues and merge requests carry', async () => {
+    const shape = (m: any) => pick(m, ['iid', 'title', 'description', 'state', 'start_date', 'due_date', 'created_at', 'updated_at']);
+    for (const [src, dst] of [
+      [`/groups/${enc('acme')}/milestones`, `/groups/${enc('acme-copy')}/milestones`],
+      [`/projects/${enc('acme/web')}/milestones`, `/projects/${enc('acme-copy/web')}/milestones`],
+    ]) {
+      const a = await all(source, src);
+      expect(a.length).toBeGreaterThan(0);
+      expect((await all(dest, dst)).map(shape)).toEqual(a.map(shape));
+    }
+    const sprint = (await all(dest, `/projects/${enc('acme-copy/web')}/milestones`)).find((m: any) => m.title === 'Sprint 1');
+    expect(pick(sprint, ['state', 'start_date', 'due_date'])).toEqual({ state: 'closed', start_date: '2026-01-05', due_date: '2026-01-16' });
+    const issue = (await dest.get(`/projects/${enc('acme-copy/web')}/issues/1`)).body;
+    expect(issue.milestone).toMatchObject({ id: sprint.id, title: 'Sprint 1' });
+    const release = (await all(dest, `/groups/${enc('acme-copy')}/milestones`)).find((m: any) => m.title === 'Release 1');
+    const mr = (await dest.get(`/projects/${enc('acme-copy/web')}/merge_requests/1`)).body;
+    expect(mr.milestone).toMatchObject({ id: release.id, title: 'Release 1', group_id: release.group_id });
+    const carried = await all(dest, `/projects/${enc('acme-copy/web')}/issues`, { milestone: 'Sprint 1', scope: 'all' });
+    expect(carried.map((i: any) => i.title)).toEqual(['Login broken']);
+  });
+
+  it("fetches each project's git repository: every branch and tag at the same commit, HEAD and README", async () => {
+    const refs = async (svc: TestService, path: string) => ({
+      branches: (await all(svc, `/projects/${enc(path)}/repository/branches`)).map((b: any) => [b.name, b.commit.id, b.default]),
+      tags: (await all(svc, `/projects/${enc(path)}/repository/tags`)).map((t: any) => [t.name, t.target, t.message]),
+    });
+    const a = await refs(source, 'acme/web');
+    expect(a.branches.map((b) => b[0]).sort()).toEqual(['fix-login', 'main']);
+    expect(await refs(dest, 'acme-copy/web')).toEqual(a);
+    const file = await dest.get(`/projects/${enc('acme-copy/web')}/repository/files/${enc('src/login.js')}/raw`, { query: { ref: 'fix-login' } });
+    expect(file.status).toBe(200);
+    expect(file.text).toBe('export const login = () => true;\n');
+    const project = (await dest.get(`/projects/${enc('acme-copy/web')}`)).body;
+    expect(pick(project, ['empty_repo', 'default_branch'])).toEqual({ empty_repo: false, default_branch: 'main' });
+    expect(project.readme_url).toMatch(/\/acme-copy\/web\/-\/blob\/main\/README\.md$/);
+    // A project whose source repository is empty stays empty, without a failure.
+    const api = entities.find((e: any) => e.source_full_path === 'acme/platform/api');
+    expect(api.failures).toEqual([]);
+    expect((await dest.get(`/projects/${api.project_id}`)).body.empty_repo).toBe(true);
+  });
+
   it('copies snippets with every file, badges and feature flags with their user lists', async () => {
     const project = (await dest.get(`/projects/${enc('acme-copy/web')}`)).body;
     const snippets = await all(dest, `/projects/${project.id}/snippets`);
@@ -208,6 +249,7 @@ describe('a group tree migrated from another instance', () => {
       merge_requests: { source: 2, fetched: 2, imported: 2 },
       snippets: { source: 1, fetched: 1, imported: 1 },
       labels: { source: 1, fetched: 1, imported: 1 },
+      milestones: { source: 1, fetched: 1, imported: 1 },
       feature_flags: { source: 1, fetched: 1, imported: 1 },
       uploads: { source: 1, fetched: 1, imported: 1 },
     });

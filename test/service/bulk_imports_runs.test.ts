@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +97,31 @@ describe('a source that answers 500 for one list', () => {
     expect(done).toEqual({
       message: 'The source access token is no longer held (Sandlab restarted, or this migration ended): send configuration[access_token] again to retry.',
     });
+  });
+});
+
+describe('a source repository that cannot be fetched', () => {
+  it('is one failure record of the repository relation; the project and its issues still come', async () => {
+    const group = await source.createGroup({ path: 'broken' });
+    const project = await source.createProject({ path: 'repo', namespace_id: group.id, initialize_with_readme: true });
+    await source.post(`/projects/${project.id}/issues`, { title: 'Still here' });
+    // The refs stay, the objects go: the source says the repository has commits but cannot serve them.
+    const objects = join(source.dataDir, 'repositories', `${project.id}.git`, 'objects');
+    for (const name of readdirSync(objects)) if (/^[0-9a-f]{2}$|^pack$/.test(name)) rmSync(join(objects, name), { recursive: true, force: true });
+    const dest = await destination();
+    cleanup.push(() => dest.stop());
+    const res = await start(dest, [{ source_type: 'project_entity', source_full_path: 'broken/repo', destination_namespace: '', destination_slug: 'repo' }]);
+    const imp = await waitForImport(dest, res.body.id);
+    expect(imp).toMatchObject({ status: 'finished', has_failures: true });
+    const [entity] = await entitiesOf(dest, imp.id);
+    const failures = (await dest.get(`/bulk_imports/${imp.id}/entities/${entity.id}/failures`)).body;
+    expect(failures).toEqual([
+      expect.objectContaining({ relation: 'repository', source_title: 'broken/repo', source_url: `${source.url}/broken/repo` }),
+    ]);
+    expect(failures[0].exception_message).not.toContain(ROOT_TOKEN);
+    expect(entity.failures[0]).toMatchObject({ pipeline_class: 'BulkImports::Projects::Pipelines::RepositoryPipeline', pipeline_step: 'loader' });
+    expect(await count(dest, `/projects/${entity.project_id}/issues`)).toBe(1);
+    expect((await dest.get(`/projects/${entity.project_id}`)).body.empty_repo).toBe(true);
   });
 });
 

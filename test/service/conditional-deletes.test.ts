@@ -153,6 +153,14 @@ const targets: Record<string, () => Promise<Target>> = {
     const g = await s.createGroup();
     return { del: `/groups/${g.id}`, exists: found(`/groups/${g.id}`), status: 202 };
   },
+  'project CI/CD variable': async () => {
+    const v = await created(`/projects/${project.id}/variables`, { key: `K_${Date.now()}_${Math.floor(Math.random() * 1e6)}`, value: 'v' });
+    return { del: `/projects/${project.id}/variables/${v.key}`, exists: found(`/projects/${project.id}/variables/${v.key}`) };
+  },
+  'group CI/CD variable': async () => {
+    const v = await created(`/groups/${group.id}/variables`, { key: `K_${Date.now()}_${Math.floor(Math.random() * 1e6)}`, value: 'v' });
+    return { del: `/groups/${group.id}/variables/${v.key}`, exists: found(`/groups/${group.id}/variables/${v.key}`) };
+  },
 };
 
 describe.each(Object.keys(targets))('DELETE %s', (name) => {

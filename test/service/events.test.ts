@@ -18,25 +18,30 @@ describe('activity events', () => {
 
   it('records project, issue, merge request and note activity with GitLab\'s action names', async () => {
     const u = await s.createUser();
-    const p = await s.createProject({}, u.token);
+    const p = await s.createProject({ initialize_with_readme: true }, u.token);
     const issue = (await s.post(`/projects/${p.id}/issues`, { title: 'Bug' }, { token: u.token })).body;
     await s.put(`/projects/${p.id}/issues/${issue.iid}`, { state_event: 'close' }, { token: u.token });
     await s.put(`/projects/${p.id}/issues/${issue.iid}`, { state_event: 'reopen' }, { token: u.token });
     const note = (await s.post(`/projects/${p.id}/issues/${issue.iid}/notes`, { body: 'hi' }, { token: u.token })).body;
+    const branch = { branch: 'f', start_branch: 'main', commit_message: 'Add f', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] };
+    expect((await s.post(`/projects/${p.id}/repository/commits`, branch, { token: u.token })).status).toBe(201);
     const mr = (await s.post(`/projects/${p.id}/merge_requests`, { source_branch: 'f', target_branch: 'main', title: 'Feature' }, { token: u.token })).body;
     await s.put(`/projects/${p.id}/merge_requests/${mr.iid}/merge`, {}, { token: u.token });
     const res = await s.get(`/projects/${p.id}/events`, { token: u.token, query: { sort: 'asc' } });
     expect(res.status).toBe(200);
     expect(res.body.map((e: any) => [e.action_name, e.target_type])).toEqual([
       ['created', null],
+      ['pushed new', null],
       ['opened', 'Issue'],
       ['closed', 'Issue'],
       ['opened', 'Issue'],
       ['commented on', 'Note'],
+      ['pushed new', null],
       ['opened', 'MergeRequest'],
       ['accepted', 'MergeRequest'],
+      ['pushed to', null],
     ]);
-    const opened = res.body[1];
+    const opened = res.body[2];
     expect(opened).toEqual({
       id: expect.any(Number),
       title: null,
@@ -53,7 +58,7 @@ describe('activity events', () => {
       imported: false,
       imported_from: 'none',
     });
-    const commented = res.body[4];
+    const commented = res.body[5];
     expect(commented.target_id).toBe(note.id);
     expect(commented.target_iid).toBeNull();
     expect(commented.note).toMatchObject({ id: note.id, body: 'hi', system: false, noteable_id: issue.id, noteable_type: 'Issue', noteable_iid: issue.iid });

@@ -380,3 +380,13 @@ describe('POST /sandlab/import/github/repositories (Sandlab-only)', () => {
     expect(refused.body).toEqual({ message: 'GitHub refused the credentials: Bad credentials' });
   });
 });
+
+describe('GET /projects?imported=true', () => {
+  it('lists the projects the caller imported, and only those', async () => {
+    const mine = (await s.get('/projects', { token: alice.token, query: { imported: true, per_page: 100 } })).body;
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((p: any) => p.import_type === 'github')).toBe(true);
+    expect(mine.map((p: any) => p.name)).toContain('widgets');
+    expect((await s.get('/projects', { query: { imported: true } })).body).toEqual([]);
+  });
+});

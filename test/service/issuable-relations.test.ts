@@ -11,7 +11,7 @@ beforeAll(async () => {
   s = await TestService.start();
   dev = await s.createUser({ username: 'devuser' });
   outsider = await s.createUser();
-  project = await s.createProject({ name: 'tracker' });
+  project = await s.createProject({ name: 'tracker', initialize_with_readme: true });
   other = await s.createProject({ name: 'elsewhere' });
   await s.addMember('projects', project.id, dev.user.id, 30);
 });
@@ -185,6 +185,7 @@ describe('resource label, state and weight events', () => {
     expect(Object.keys(states.body[0])).toEqual(['id', 'user', 'created_at', 'resource_type', 'resource_id', 'source_commit', 'source_merge_request_id', 'state']);
     const weights = await s.get(`/projects/${project.id}/issues/${i.iid}/resource_weight_events`);
     expect(weights.body.map((e: any) => [e.issue_id, e.weight])).toEqual([[i.id, 13]]);
+    await s.post(`/projects/${project.id}/repository/commits`, { branch: 'ev', start_branch: 'main', commit_message: 'Ev', actions: [{ action: 'create', file_path: 'ev.txt', content: 'ev' }] });
     const mr = (await s.post(`/projects/${project.id}/merge_requests`, { title: 'm', source_branch: 'ev', target_branch: 'main', labels: 'bug' })).body;
     await s.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`);
     expect((await s.get(`/projects/${project.id}/merge_requests/${mr.iid}/resource_state_events`)).body.map((e: any) => e.state)).toEqual(['merged']);

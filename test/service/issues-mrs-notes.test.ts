@@ -5,7 +5,7 @@ let s: TestService;
 let project: any;
 beforeAll(async () => {
   s = await TestService.start();
-  project = await s.createProject({ name: 'work' });
+  project = await s.createProject({ name: 'work', initialize_with_readme: true });
 });
 afterAll(async () => s.stop());
 
@@ -112,10 +112,14 @@ describe('merge requests', () => {
   });
 
   it('closes, reopens and merges, recording events', async () => {
+    await s.post(`/projects/${project.id}/repository/commits`, { branch: 'toggle', start_branch: 'main', commit_message: 'Toggle', actions: [{ action: 'create', file_path: 't.txt', content: 't' }] });
     const mr = (await s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'toggle', target_branch: 'main', title: 'Draft: toggle' })).body;
     expect(mr.draft).toBe(true);
     expect((await s.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { state_event: 'close' })).body.state).toBe('closed');
     expect((await s.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { state_event: 'reopen' })).body.state).toBe('opened');
+    // A draft cannot be merged (405) until its title drops the prefix.
+    expect((await s.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`)).status).toBe(405);
+    await s.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { title: 'toggle' });
     const merged = await s.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`);
     expect(merged.body).toMatchObject({ state: 'merged', merged_by: { username: 'root' } });
     expect(events(project.id).filter((e: any) => e.target_type === 'MergeRequest' && e.target_iid === mr.iid).map((e: any) => e.action)).toEqual([

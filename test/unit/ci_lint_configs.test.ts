@@ -304,6 +304,7 @@ const specCases: [string, string, string, string[], string[]?][] = [
   ...processableDefaultSpecCases(),
   ...variablesSpecCases(),
   ...includeJobsSpecCases(),
+  ...yamlSpecCases(),
 ];
 
 /** spec/lib/gitlab/ci/config/entry/job_spec.rb */
@@ -978,6 +979,28 @@ function includeJobsSpecCases(): [string, string, string, string[]][] {
     ['allow_failure', 'exit codes: a string', allowFailure({ exit_codes: 'string' }), ['jobs:rspec:allow_failure exit codes should be an array of integers or an integer']],
     ['allow_failure', 'exit codes: strings', allowFailure({ exit_codes: ['string 1', 'string 2'] }), ['jobs:rspec:allow_failure exit codes should be an array of integers or an integer']],
     ['allow_failure', 'an extra key', allowFailure({ extra: true }), ['jobs:rspec:allow_failure config contains unknown keys: extra']],
+  ];
+}
+
+/** config/yaml/tags/reference_spec, config/yaml/loader_spec: `!reference` tags and loading. */
+function yamlSpecCases(): [string, string, string, string[]][] {
+  const job = 'rspec:\n  script: echo\n';
+  return [
+    ['yaml/reference', 'circular references', `a: !reference [b]\nb: !reference [a]\n${job}`, ['!reference ["b"] is part of a circular chain']],
+    ['yaml/reference', 'nested circular references', `a: !reference [b, c]\nb: { c: !reference [d, e, f] }\nd: { e: { f: !reference [a] } }\n${job}`, ['!reference ["b", "c"] is part of a circular chain']],
+    ['yaml/reference', 'a missing reference', `a: !reference [b]\n${job}`, ['!reference ["b"] could not be found']],
+    ['yaml/reference', 'an empty reference', `a: !reference\n${job}`, ['!reference [] is not valid']],
+    ['yaml/reference', 'a string reference', `a: !reference str\n${job}`, ['!reference "str" is not valid']],
+    ['yaml/reference', 'a number reference', `a: !reference 1\n${job}`, ['!reference "1" is not valid']],
+    ['yaml/reference', 'a reference to a number', `a: !reference [1]\n${job}`, ['!reference [1] is not valid']],
+    ['yaml/reference', 'a hash reference', `a: !reference { b: c }\n${job}`, ['!reference {"b"=>"c"} is not valid']],
+    ['yaml/reference', 'a path through a list', `a: [1, 2]\nb: [3, 4]\nc: !reference [a, b]\n${job}`, ['!reference ["a", "b"] could not be found']],
+    ['yaml/reference', 'references in a list', `.a: { b: [1, 2] }\n.c: { d: { e: [3, 4] } }\n.f: { g: [ !reference [.a, b], 5, !reference [.c, d, e]] }\n${job}`, []],
+    ['yaml/reference', 'a whole hash', `.a: { b: { c: 'c', d: 'd' } }\n.e: { f: !reference [.a, b] }\n${job}`, []],
+    ['yaml/reference', 'a value of a referenced hash', `.a: { b: { c: 'c', d: 'd' } }\n.e: {  f: { g: !reference [.a, b, c], h: 'h' } }\n.i: !reference [.e, f]\n${job}`, []],
+    ['yaml/reference', 'a value before its definition', `.a: { b: !reference [.c, d] }\n.g: { h: { i: 'i', j: 1 } }\n.c: { d: { e: !reference [.g, h, j], f: 'f' } }\n${job}`, []],
+    ['yaml/loader', 'not a mapping', 'invalid...yaml', ['Invalid configuration format']],
+    ['yaml/loader', 'a format error', 'invalid: yaml: all the time', ['(<unknown>): mapping values are not allowed in this context at line 1 column 14']],
   ];
 }
 

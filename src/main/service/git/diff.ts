@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { diffLines, positionLine, type DiffLine } from '../../../shared/diff-lines';
+
+export { diffLines, type DiffLine, type DiffLineType } from '../../../shared/diff-lines';
 
 /** One changed file between two commits, in the terms GitLab's diff entities use. */
 export interface DiffFile {
@@ -80,66 +83,12 @@ export function parseRawPatch(out: Buffer): DiffFile[] {
   return files;
 }
 
-export type DiffLineType = 'match' | 'context' | 'old' | 'new' | 'nonewline';
-
-export interface DiffLine {
-  type: DiffLineType;
-  /** The counters where the line stands (GitLab's Diff::Line old_pos/new_pos). */
-  oldPos: number;
-  newPos: number;
-  text: string;
-}
-
-/**
- * Gitlab::Diff::Parser: at `@@ -a,b +c,d @@` the counters start at a and c; a context line takes
- * both then both advance, a removed line takes both then only old advances, an added line takes
- * both then only new advances.
- */
-export function diffLines(diff: string): DiffLine[] {
-  const lines: DiffLine[] = [];
-  let oldPos = 0;
-  let newPos = 0;
-  const body = diff.endsWith('\n') ? diff.slice(0, -1) : diff;
-  if (!body) return lines;
-  for (const text of body.split('\n')) {
-    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
-    if (hunk) {
-      oldPos = Number(hunk[1]);
-      newPos = Number(hunk[2]);
-      lines.push({ type: 'match', oldPos: oldPos - 1, newPos: newPos - 1, text });
-      continue;
-    }
-    if (text.startsWith('\\')) {
-      lines.push({ type: 'nonewline', oldPos, newPos, text });
-    } else if (text.startsWith('-')) {
-      lines.push({ type: 'old', oldPos, newPos, text });
-      oldPos++;
-    } else if (text.startsWith('+')) {
-      lines.push({ type: 'new', oldPos, newPos, text });
-      newPos++;
-    } else {
-      lines.push({ type: 'context', oldPos, newPos, text });
-      oldPos++;
-      newPos++;
-    }
-  }
-  return lines;
-}
-
 /** Gitlab::Git.diff_line_code: `<sha1 of the path>_<old>_<new>`. */
 export function lineCode(path: string, oldPos: number, newPos: number): string {
   return `${createHash('sha1').update(path).digest('hex')}_${oldPos}_${newPos}`;
 }
 
-/**
- * The diff line a text position points at: an added line (new_line only), a removed line
- * (old_line only) or an unchanged line shown in the diff (both). Undefined when it is not there.
- */
+/** The diff line a text position points at (see positionLine); undefined when it is not there. */
 export function findPositionLine(file: DiffFile, oldLine: number | null, newLine: number | null): DiffLine | undefined {
-  return diffLines(file.diff).find((l) => {
-    if (l.type === 'new') return newLine === l.newPos && oldLine === null;
-    if (l.type === 'old') return oldLine === l.oldPos && newLine === null;
-    if (l.type === 'context') return oldLine === l.oldPos && newLine === l.newPos;
-    return false;
-  });
+  return positionLine(diffLines(file.diff), oldLine, newLine);
 }

@@ -100,7 +100,14 @@ export class Git {
    * sends it as HTTP Basic `oauth2:<token>` (GitLab, and most hosts, take that) through config in
    * the process environment only.
    */
-  async fetchFrom(repo: Repository, url: string, auth: { token?: string; username?: string } = {}, timeoutMs = 30 * 60_000): Promise<void> {
+  async fetchFrom(
+    repo: Repository,
+    url: string,
+    auth: { token?: string; username?: string } = {},
+    timeoutMs = 30 * 60_000,
+    /** A canceled job stops the fetch at once. */
+    signal?: AbortSignal,
+  ): Promise<void> {
     if (!/^https?:\/\//i.test(url)) throw new Error('only http(s) remotes can be fetched');
     const config: [string, string][] = [];
     if (auth.token) {
@@ -111,6 +118,7 @@ export class Git {
       gitDir: repo.path,
       config,
       timeoutMs,
+      signal,
     });
   }
 

@@ -355,6 +355,20 @@ export class Repository {
     return parseRawPatch((await this.run(args, { timeoutMs: 120_000 })).stdout);
   }
 
+  /** The plain patch between two commits, as `git diff` writes it (merge request raw_diffs). */
+  async rawDiff(from: string, to: string): Promise<Buffer> {
+    if (!SHA_RE.test(from) || !SHA_RE.test(to)) throw new Error('rawDiff takes commit ids');
+    return (await this.run(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--full-index', '-M', from, to], { timeoutMs: 120_000 })).stdout;
+  }
+
+  /** `git patch-id --verbatim` of that patch (Gitaly's GetPatchID); null when nothing changed. */
+  async patchId(from: string, to: string): Promise<string | null> {
+    const patch = await this.rawDiff(from, to);
+    if (!patch.length) return null;
+    const out = (await this.run(['patch-id', '--verbatim'], { input: patch })).stdout.toString().trim();
+    return out.split(' ')[0] || null;
+  }
+
   /** `git blame --porcelain` of a file at a commit. */
   async blame(commit: string, path: string): Promise<{ commit: string; lines: string[] }[]> {
     const r = await this.run(['blame', '--porcelain', commit, '--', path], { timeoutMs: 120_000 });

@@ -114,6 +114,8 @@ export interface RunOptions {
   /** Exit codes that are answers, not failures (`merge-base --is-ancestor` exits 1 for "no"). */
   okCodes?: number[];
   timeoutMs?: number;
+  /** Kills git when aborted (a canceled job); the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -134,6 +136,7 @@ export function spawnGit(program: GitProgram, args: readonly string[], opts: Omi
 export function runGit(program: GitProgram, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
+    opts.signal?.throwIfAborted();
     const child = spawnGit(program, args, opts);
     const out: Buffer[] = [];
     let err = '';
@@ -142,16 +145,21 @@ export function runGit(program: GitProgram, args: readonly string[], opts: RunOp
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
+    const abort = () => child.kill('SIGKILL');
+    opts.signal?.addEventListener('abort', abort, { once: true });
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => {
       if (err.length < 64_000) err += d.toString();
     });
     child.on('error', (e) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', abort);
       reject(e);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', abort);
+      if (opts.signal?.aborted) return reject(opts.signal.reason);
       if (timedOut) return reject(new GitTimeoutError(args, timeoutMs));
       const result = { code: code ?? -1, stdout: Buffer.concat(out), stderr: err };
       if (code === 0 || (code !== null && opts.okCodes?.includes(code))) resolve(result);

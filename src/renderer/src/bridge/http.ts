@@ -50,6 +50,8 @@ function parseBody(status: number, type: string, bytes: Uint8Array): unknown {
 export function createHttpBridge(baseUrl: string, tokens: TokenStore, fetchImpl: typeof fetch = (...a) => fetch(...a)): Bridge {
   /** The URL, headers and body of a request, for fetch and XHR alike. */
   function prepare(req: ApiRequest): { url: string; headers: Record<string, string>; body: string | FormData | undefined } {
+    // Stored credentials live in the desktop app's keychain; a browser sends what the user typed.
+    if (req.credential) throw new Error('Stored credentials are a desktop feature: in a browser, type the token for this tab.');
     const headers: Record<string, string> = {};
     const token = tokens.get();
     if (token) headers['PRIVATE-TOKEN'] = token;

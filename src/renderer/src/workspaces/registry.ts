@@ -7,6 +7,8 @@ import { readMigrationJobs } from '../stores/migrations';
 import { SnippetsWorkspace } from './snippets/SnippetsWorkspace';
 import { UploadsWorkspace } from './uploads/UploadsWorkspace';
 import { ReviewsWorkspace } from './reviews/ReviewsWorkspace';
+import { ImportsWorkspace } from './imports/ImportsWorkspace';
+import { readImportJobs } from './imports/store';
 
 /**
  * A workspace of the shell. To add one: write `workspaces/<id>/<Name>Workspace.tsx` and add a line
@@ -45,6 +47,15 @@ export const WORKSPACES: WorkspaceDef[] = [
     // Hidden while the `bulk_import_enabled` setting is off (the API answers 404 then).
     requires: { method: 'GET', path: '/bulk_imports', query: { per_page: 1 } },
     readJobs: readMigrationJobs,
+  },
+  {
+    id: 'imports',
+    label: 'Imports',
+    icon: 'imports',
+    Component: ImportsWorkspace,
+    // POST-only: a GET answers 405 where the import API exists.
+    requires: { method: 'GET', path: '/import/github' },
+    readJobs: readImportJobs,
   },
   { id: 'settings', label: 'Settings', icon: 'settings', Component: SettingsWorkspace },
 ];

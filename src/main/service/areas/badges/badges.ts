@@ -22,6 +22,9 @@ export interface RenderContext {
   project: Project | null;
   /** The host the client reached us at (`%{platform_server}` / `%{gitlab_server}`). */
   serverHost: string;
+  /** From the project's repository: its default branch's head and its latest tag (null when none). */
+  commitSha: string | null;
+  latestTag: string | null;
 }
 
 type Placeholder = (p: Project, ctx: RenderContext, svc: ServiceContext) => string | number | null;
@@ -38,8 +41,8 @@ function topGroup(svc: ServiceContext, p: Project): Namespace | null {
 
 /**
  * Badge placeholders (app/models/badge.rb), with the reference's neutral names beside GitLab's.
- * Sandlab projects have no Git repository, so `%{commit_sha}` and `%{latest_tag}` render empty,
- * as GitLab renders them for an empty repository.
+ * `%{commit_sha}` and `%{latest_tag}` come from the repository and render empty where it has no
+ * commit or tag, as GitLab renders them for an empty repository.
  */
 const PLACEHOLDERS: Record<string, Placeholder> = {
   project_path: (p, _c, svc) => `${namespaceOf(svc, p)?.full_path ?? ''}/${p.path}`,
@@ -53,8 +56,8 @@ const PLACEHOLDERS: Record<string, Placeholder> = {
   platform_pages_domain: (_p, c) => c.serverHost,
   gitlab_pages_domain: (_p, c) => c.serverHost,
   default_branch: (p) => p.default_branch,
-  commit_sha: () => '',
-  latest_tag: () => '',
+  commit_sha: (_p, c) => c.commitSha,
+  latest_tag: (_p, c) => c.latestTag,
 };
 
 const PLACEHOLDER_PATTERN = new RegExp(`%\\{(${Object.keys(PLACEHOLDERS).join('|')})\\}`, 'g');

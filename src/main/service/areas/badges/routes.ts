@@ -15,6 +15,7 @@ import {
   validateBadge,
 } from './badges';
 import { badge, basicBadgeDetails } from './entities';
+import { repositoryBadgeFacts } from '../repositories/tag_order';
 import { checkUnmodifiedSince } from '../../http/conditional';
 
 /** A badge source: a project, or a group (whose badges render for its first visible project). */
@@ -28,12 +29,18 @@ interface Source {
 
 const serverHost = (rc: RequestContext): string => new URL(rc.baseUrl).hostname;
 
-function projectSource(rc: RequestContext, p: Project): Source {
-  return { kind: 'project', id: p.id, scope: projectBadgesSql(rc.svc, p), render: { project: p, serverHost: serverHost(rc) } };
+/** How a badge renders for `project` (null: verbatim), with what its repository holds. */
+async function renderContext(rc: RequestContext, project: Project | null): Promise<RenderContext> {
+  const facts = project ? await repositoryBadgeFacts(rc.svc, project) : { commitSha: null, latestTag: null };
+  return { project, serverHost: serverHost(rc), ...facts };
+}
+
+async function projectSource(rc: RequestContext, p: Project): Promise<Source> {
+  return { kind: 'project', id: p.id, scope: projectBadgesSql(rc.svc, p), render: await renderContext(rc, p) };
 }
 
 /** GroupProjectsFinder(...).execute.first: the newest project of the group the caller can see. */
-function groupSource(rc: RequestContext, g: Namespace): Source {
+async function groupSource(rc: RequestContext, g: Namespace): Promise<Source> {
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const first = rc.svc.db
     .prepare(`SELECT * FROM projects p WHERE p.namespace_id = ? AND ${vis.sql} ORDER BY p.id DESC LIMIT 1`)
@@ -42,16 +49,16 @@ function groupSource(rc: RequestContext, g: Namespace): Source {
     kind: 'group',
     id: g.id,
     scope: { sql: "(kind = 'group' AND group_id = ?)", args: [g.id] },
-    render: { project: first ?? null, serverHost: serverHost(rc) },
+    render: await renderContext(rc, first ?? null),
   };
 }
 
-function loadSource(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number = Access.NO_ACCESS): Source {
+function loadSource(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number = Access.NO_ACCESS): Promise<Source> {
   return kind === 'projects' ? projectSource(rc, loadProject(rc, minLevel)) : groupSource(rc, loadGroup(rc, minLevel));
 }
 
 /** Writes and previews: signed in (401) and Maintainer of the source (403). */
-function loadSourceForWrite(rc: RequestContext, kind: 'projects' | 'groups'): Source {
+function loadSourceForWrite(rc: RequestContext, kind: 'projects' | 'groups'): Promise<Source> {
   rc.requireUser();
   return loadSource(rc, kind, Access.MAINTAINER);
 }
@@ -85,8 +92,8 @@ export function registerBadgeRoutes(r: Router): void {
 
     r.get(
       base,
-      (rc) => {
-        const source = loadSource(rc, kind);
+      async (rc) => {
+        const source = await loadSource(rc, kind);
         const q = declared(rc.params, { name: t.string() });
         const where = [source.scope.sql];
         const args = [...source.scope.args];
@@ -103,28 +110,28 @@ export function registerBadgeRoutes(r: Router): void {
       { auth: 'optional' },
     );
 
-    r.get(`${base}/render`, (rc) => {
-      const source = loadSourceForWrite(rc, kind);
+    r.get(`${base}/render`, async (rc) => {
+      const source = await loadSourceForWrite(rc, kind);
       const p = declared(rc.params, { link_url: t.string().required(), image_url: t.string().required() });
       const input = validateBadge({ link_url: p.link_url, image_url: p.image_url });
       return basicBadgeDetails(rc.svc, { name: null, ...input }, source.render);
     });
 
-    r.get(`${base}/:badge_id`, (rc) => {
-      const source = loadSource(rc, kind);
+    r.get(`${base}/:badge_id`, async (rc) => {
+      const source = await loadSource(rc, kind);
       return badge(rc.svc, loadBadge(rc, source), source.render);
     }, { auth: 'optional' });
 
-    r.post(base, (rc) => {
-      const source = loadSourceForWrite(rc, kind);
+    r.post(base, async (rc) => {
+      const source = await loadSourceForWrite(rc, kind);
       const p = declared(rc.params, { link_url: t.string().required(), image_url: t.string().required(), name: t.string() });
       const input = validateBadge({ link_url: p.link_url, image_url: p.image_url, name: p.name });
       const owner = source.kind === 'project' ? { projectId: source.id } : { groupId: source.id };
       return badge(rc.svc, createBadge(rc.svc, owner, input), source.render);
     });
 
-    r.put(`${base}/:badge_id`, (rc) => {
-      const source = loadSourceForWrite(rc, kind);
+    r.put(`${base}/:badge_id`, async (rc) => {
+      const source = await loadSourceForWrite(rc, kind);
       const current = loadBadge(rc, source, false);
       const p = declared(rc.params, { link_url: t.string(), image_url: t.string(), name: t.string() });
       const input = validateBadge({
@@ -135,8 +142,8 @@ export function registerBadgeRoutes(r: Router): void {
       return badge(rc.svc, updateBadge(rc.svc, current, input), source.render);
     });
 
-    r.delete(`${base}/:badge_id`, (rc) => {
-      const source = loadSourceForWrite(rc, kind);
+    r.delete(`${base}/:badge_id`, async (rc) => {
+      const source = await loadSourceForWrite(rc, kind);
       const current = loadBadge(rc, source);
       requireOwnBadge(source, current);
       checkUnmodifiedSince(rc, current.updated_at);

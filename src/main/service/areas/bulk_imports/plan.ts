@@ -51,12 +51,14 @@ type Counted = Record<string, [string, Record<string, string | boolean>, ((item:
 const GROUP_COUNTS: Counted = {
   members: ['members', {}],
   labels: ['labels', { only_group_labels: true, include_ancestor_groups: false }],
+  milestones: ['milestones', { include_ancestors: false }],
   badges: ['badges', {}, (b) => b.kind === 'group'],
   epics: ['epics', { include_descendant_groups: false, include_ancestor_groups: false, state: 'all' }],
 };
 const PROJECT_COUNTS: Counted = {
   members: ['members', {}],
   labels: ['labels', { include_ancestor_groups: false }, (l) => l.is_project_label !== false],
+  milestones: ['milestones', { include_ancestors: false }],
   badges: ['badges', {}, (b) => b.kind === 'project'],
   issues: ['issues', { scope: 'all', state: 'all' }],
   merge_requests: ['merge_requests', { scope: 'all', state: 'all' }],

@@ -2,6 +2,7 @@ import { unlink } from 'node:fs/promises';
 import { inTransaction } from '../../db/connection';
 import { createBadge, validateBadge } from '../badges/badges';
 import { type Namespace, findNamespaceById, findNamespaceByFullPath, insertGroup, visibilityLevel, type Visibility } from '../core/namespaces';
+import { milestoneInScope, milestoneInScopeByTitle } from '../core/milestones';
 import { type Project, findProjectById } from '../core/projects';
 import { insertProject } from '../core/routes/projects';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../core/imported';
@@ -17,7 +18,8 @@ import { MESSAGES, addEntity, destinationPath } from './bulk_imports';
 import { type EntityRun, ImportError, type Relation } from './importer';
 import { UploadLinks, saveToTemp } from './upload_links';
 import { type SourceUser, inParallel } from './users';
-import { IMPORTED_FROM, insertImportedEpic, insertImportedMember } from './writer';
+import { afterRepositoryImported } from '../repositories/refs_changed';
+import { IMPORTED_FROM, insertImportedEpic, insertImportedMember, insertImportedMilestone } from './writer';
 
 /**
  * What a migration copies, relation by relation, in GitLab's order: the group or project first
@@ -265,6 +267,87 @@ const badges: Relation = {
   },
 };
 
+interface SourceMilestone {
+  id: number;
+  iid: number;
+  project_id?: number;
+  group_id?: number;
+  title: string;
+  description?: string | null;
+  state: string;
+  start_date?: string | null;
+  due_date?: string | null;
+  created_at: string;
+  updated_at: string;
+  web_url?: string;
+}
+
+/** Where the entity's milestones go, as the `milestones` table names its owner. */
+const milestoneOwner = (r: EntityRun) =>
+  r.entity.entity_type === 'group' ? { column: 'group_id' as const, id: r.entity.namespace_id! } : { column: 'project_id' as const, id: r.entity.project_id! };
+
+/** A milestone of the source copied here; its title must not clash (Timebox's uniqueness). */
+function writeMilestone(r: EntityRun, m: SourceMilestone): number {
+  return insertImportedMilestone(r.svc, {
+    parent: milestoneOwner(r),
+    iid: m.iid,
+    title: m.title,
+    description: m.description ?? null,
+    state: m.state === 'closed' ? 'closed' : 'active',
+    startDate: m.start_date ?? null,
+    dueDate: m.due_date ?? null,
+    createdAt: m.created_at,
+    updatedAt: m.updated_at,
+  });
+}
+
+/**
+ * The milestone a destination with this title already has where GitLab forbids a second one
+ * (a project and its group; a group and its projects): reused, as labels are.
+ */
+function sameTitleMilestone(r: EntityRun, title: string): number | undefined {
+  const { column, id } = milestoneOwner(r);
+  const sql =
+    column === 'project_id'
+      ? 'SELECT id FROM milestones WHERE title = ? AND (project_id = ? OR group_id = (SELECT namespace_id FROM projects WHERE id = ? AND namespace_id IN (SELECT id FROM namespaces WHERE kind = \'group\')))'
+      : 'SELECT id FROM milestones WHERE title = ? AND (group_id = ? OR project_id IN (SELECT id FROM projects WHERE namespace_id = ?))';
+  return (r.svc.db.prepare(`${sql} ORDER BY id LIMIT 1`).get(title, id, id) as { id: number } | undefined)?.id;
+}
+
+const milestones: Relation = {
+  name: 'milestones',
+  pipeline: 'BulkImports::Common::Pipelines::MilestonesPipeline',
+  async run(r) {
+    const isGroup = r.entity.entity_type === 'group';
+    await r.copyList<SourceMilestone>(milestones, `${sourceBase(r)}/milestones`, { include_ancestors: false }, {
+      key: (m) => m.id,
+      ref: (m) => ({ url: m.web_url ?? null, title: m.title }),
+      // Older sources may list the groups' milestones with a project's: those come with their group.
+      skip: (m) => (isGroup ? m.group_id !== undefined && m.group_id !== r.xid : m.project_id === undefined),
+      // A project without issues and merge requests has no milestones to give.
+      absentOn: [403, 404],
+      write: (m) => sameTitleMilestone(r, m.title) ?? writeMilestone(r, m),
+    });
+  },
+};
+
+/**
+ * The destination milestone of an issue or merge request: the one its source milestone was copied
+ * to, else one the project may use with that title, else (a milestone of a source group this
+ * migration does not bring) a copy in the project.
+ */
+function milestoneOf(r: EntityRun, m: SourceMilestone | null | undefined): number | null {
+  if (!m) return null;
+  const project = destProject(r);
+  const mapped = r.mapped('milestones', m.id);
+  if (mapped !== undefined && milestoneInScope(r.svc, project, mapped)) return mapped;
+  const byTitle = milestoneInScopeByTitle(r.svc, project, m.title);
+  if (byTitle) return byTitle.id;
+  const id = writeMilestone(r, m);
+  r.map('milestones', m.id, id, null);
+  return id;
+}
+
 // --- notes and threads ------------------------------------------------------------------------
 
 interface SourceNote {
@@ -489,6 +572,7 @@ interface SourceWorkItem {
   updated_at: string;
   user_notes_count?: number;
   discussion_locked?: boolean | null;
+  milestone?: SourceMilestone | null;
   web_url?: string;
 }
 
@@ -590,6 +674,7 @@ const issues = workItems<SourceIssue>('issues', 'BulkImports::Projects::Pipeline
     labels,
     confidential: !!i.confidential,
     discussionLocked: i.discussion_locked ?? null,
+    milestoneId: milestoneOf(r, i.milestone),
     dueDate: i.due_date ?? null,
     weight: i.weight ?? null,
     issueType: i.issue_type ?? (i.type ? i.type.toLowerCase() : 'issue'),
@@ -622,6 +707,7 @@ const mergeRequests = workItems<SourceMergeRequest>('merge_requests', 'BulkImpor
     squash: !!m.squash,
     removeSourceBranch: m.force_remove_source_branch ?? null,
     discussionLocked: m.discussion_locked ?? null,
+    milestoneId: milestoneOf(r, m.milestone),
     baseSha: sha(r, m, 'base_sha'),
     startSha: sha(r, m, 'start_sha'),
     headSha: sha(r, m, 'head_sha'),
@@ -817,5 +903,29 @@ const uploads: Relation = {
   },
 };
 
-export const GROUP_RELATIONS: Relation[] = [group, members, labels, badges, epics, childEntities('project'), childEntities('group')];
-export const PROJECT_RELATIONS: Relation[] = [project, members, labels, badges, issues, mergeRequests, snippets, featureFlags, uploads];
+/**
+ * The project's git repository: every branch and tag fetched from the source over smart HTTP with
+ * the source token (sent as a header, to the configured source only), before the merge requests
+ * whose commits it holds. A repository that cannot be fetched is a failure record; the rest goes on.
+ */
+const repository: Relation = {
+  name: 'repository',
+  pipeline: 'BulkImports::Projects::Pipelines::RepositoryPipeline',
+  async run(r) {
+    const p = await r.source.getJson<SourceProject>(`/projects/${r.xid}`);
+    if (p.empty_repo === true) return;
+    const ref = { url: typeof p.web_url === 'string' ? p.web_url : null, title: p.path_with_namespace };
+    const token = r.job.secret();
+    try {
+      if (!r.svc.git.available) throw new ImportError(`The repository was not migrated: ${r.svc.git.reason}`, 'BulkImports::Error', 'loader');
+      const repo = await r.svc.git.ensure(destProject(r));
+      await r.svc.git.fetchFrom(repo, r.source.webUrl(`${p.path_with_namespace}.git`), { token }, undefined, r.job.signal);
+      await afterRepositoryImported(r.svc, r.entity.project_id!, repo);
+    } catch (err) {
+      inTransaction(r.svc.db, () => r.fail(repository, 'loader', err, ref));
+    }
+  },
+};
+
+export const GROUP_RELATIONS: Relation[] = [group, members, labels, milestones, badges, epics, childEntities('project'), childEntities('group')];
+export const PROJECT_RELATIONS: Relation[] = [project, repository, members, labels, milestones, badges, issues, mergeRequests, snippets, featureFlags, uploads];

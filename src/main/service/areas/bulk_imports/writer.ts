@@ -82,3 +82,24 @@ export function insertImportedMember(
     .run(m.sourceType, m.sourceId, m.userId, m.accessLevel, m.expiresAt, m.createdById, m.createdAt, m.createdAt);
   return Number(info.lastInsertRowid);
 }
+
+export interface ImportedMilestone extends Dated {
+  parent: { column: 'project_id' | 'group_id'; id: number };
+  iid: number;
+  title: string;
+  description: string | null;
+  state: 'active' | 'closed';
+  startDate: string | null;
+  dueDate: string | null;
+}
+
+/** A migrated milestone: the source's iid when it is free here, else the next one. */
+export function insertImportedMilestone(svc: ServiceContext, m: ImportedMilestone): number {
+  const { column, id } = m.parent;
+  const taken = svc.db.prepare(`SELECT 1 FROM milestones WHERE ${column} = ? AND iid = ?`).get(id, m.iid);
+  const iid = taken ? (svc.db.prepare(`SELECT coalesce(max(iid), 0) + 1 AS n FROM milestones WHERE ${column} = ?`).get(id) as { n: number }).n : m.iid;
+  const info = svc.db
+    .prepare(`INSERT INTO milestones (iid, ${column}, title, description, state, start_date, due_date, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(iid, id, m.title, m.description, m.state, m.startDate, m.dueDate, m.createdAt, m.updatedAt);
+  return Number(info.lastInsertRowid);
+}

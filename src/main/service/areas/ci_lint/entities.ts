@@ -1,5 +1,4 @@
 import type { LintJob, LintResult } from './validator';
-import type { ProjectFile } from './ci_lint';
 
 /** API::Entities::Ci::Lint::Result; `jobs` only with include_jobs. */
 export function lintResult(r: LintResult, includeJobs: boolean): Record<string, unknown> {
@@ -38,8 +37,4 @@ export function legacyLintResult(r: LintResult, includeMergedYaml: boolean, incl
   if (!includeMergedYaml) delete out.merged_yaml;
   out.status = r.valid ? 'valid' : 'invalid';
   return out;
-}
-
-export function projectFile(f: ProjectFile): Record<string, unknown> {
-  return { file_path: f.path, ref: f.ref, size: Buffer.byteLength(f.content), content: f.content, updated_at: f.updated_at };
 }

@@ -11,9 +11,14 @@ class ExpressionError extends Error {}
 
 type Value = string | boolean | null | RegExp;
 export type Variables = Record<string, string | undefined>;
+/** What an expression sees: CI variables, and the `$[[ inputs.* ]]` of a component. */
+interface Scope {
+  vars: Variables;
+  inputs: Record<string, unknown>;
+}
 
 interface Node {
-  evaluate(vars: Variables): Value;
+  evaluate(scope: Scope): Value;
 }
 
 type Kind = 'value' | 'logical' | 'unary' | 'open' | 'close';
@@ -62,7 +67,7 @@ function matches(text: Value, pattern: Value): boolean {
 const PATTERN = /^\/([^/]|\\\/)+[^\\]\/[ismU]*/;
 
 function binary(evaluate: (l: Value, r: Value) => Value): (left: Node, right: Node) => Node {
-  return (left, right) => ({ evaluate: (vars) => evaluate(left.evaluate(vars), right.evaluate(vars)) });
+  return (left, right) => ({ evaluate: (scope) => evaluate(left.evaluate(scope), right.evaluate(scope)) });
 }
 
 const LEXEMES: Lexeme[] = [
@@ -70,13 +75,16 @@ const LEXEMES: Lexeme[] = [
   { name: 'parenthesis_close', pattern: /^\)/, kind: 'close', precedence: 900 },
   {
     name: 'input', pattern: /^\$\[\[\s*inputs\.([\w-]+)\s*\]\]/, kind: 'value', precedence: 0,
-    build: () => ({ evaluate: () => null }),
+    build: (text) => {
+      const name = /inputs\.([\w-]+)/.exec(text)![1];
+      return { evaluate: ({ inputs }) => (inputs[name] ?? null) as Value };
+    },
   },
   {
     name: 'variable', pattern: /^\$(\w+)/, kind: 'value', precedence: 0,
     build: (text) => {
       const name = text.slice(1);
-      return { evaluate: (vars) => vars[name] ?? null };
+      return { evaluate: ({ vars }) => vars[name] ?? null };
     },
   },
   {
@@ -179,7 +187,7 @@ function parseTree(statement: string): Node {
     else if (lexeme.kind === 'unary') {
       const operand = results.pop();
       if (!operand) throw new ExpressionError('Invalid operand');
-      results.push({ evaluate: (vars) => !present(operand.evaluate(vars)) });
+      results.push({ evaluate: (scope) => !present(operand.evaluate(scope)) });
     } else if (lexeme.kind === 'logical') {
       const right = results.pop();
       const left = results.pop();
@@ -196,7 +204,7 @@ function parseTree(statement: string): Node {
 export function isValidExpression(statement: unknown): boolean {
   if (typeof statement !== 'string') return false;
   try {
-    parseTree(statement).evaluate({});
+    parseTree(statement).evaluate({ vars: {}, inputs: {} });
     return true;
   } catch (err) {
     if (err instanceof ExpressionError) return false;
@@ -204,10 +212,15 @@ export function isValidExpression(statement: unknown): boolean {
   }
 }
 
+/** Statement#evaluate: the value (Ruby's nil is null); throws on a malformed statement. */
+export function evaluateValue(statement: string, vars: Variables, inputs: Record<string, unknown> = {}): Value {
+  return parseTree(statement).evaluate({ vars, inputs });
+}
+
 /** Statement#truthful?: the statement's value is present; a malformed statement is false. */
 export function evaluate(statement: string, vars: Variables): boolean {
   try {
-    return present(parseTree(statement).evaluate(vars));
+    return present(evaluateValue(statement, vars));
   } catch (err) {
     if (err instanceof ExpressionError) return false;
     throw err;

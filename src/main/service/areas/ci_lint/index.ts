@@ -2,7 +2,7 @@ import type { Area } from '../index';
 import { ciLintMigrations } from './schema';
 import { registerCiLintRoutes } from './routes';
 
-/** CI configuration lint (project POST/GET, the legacy instance POST) and the project files it reads. */
+/** CI configuration lint (project POST/GET, the legacy instance POST), reading the project's repository. */
 export const ciLintArea: Area = {
   name: 'ci_lint',
   migrations: ciLintMigrations,

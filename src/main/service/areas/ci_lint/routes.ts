@@ -1,41 +1,52 @@
 import type { Router } from '../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
-import { badRequest, forbidden, notFound } from '../../http/errors';
+import { forbidden, notFound } from '../../http/errors';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import type { RequestContext } from '../../http/route';
 import type { Project } from '../core/projects';
-import {
-  ciConfigPath, deleteFile, hasAnyFile, lintInProject, listFiles, normalizeFilePath, readFile, resolveRef, writeFile,
-} from './ci_lint';
+import { canDownloadCode } from '../repositories/access';
+import { findRef, readTextAt } from '../repositories/lookup';
+import { ciConfigPath, lintCommit, lintInProject, repositoryWithCommits } from './ci_lint';
 import { type LintResult, lintCiConfig } from './validator';
 import { simulatePush } from './simulate';
 import { findNamespaceById } from '../core/namespaces';
-import { dryRunJobs, legacyLintResult, lintResult, projectFile } from './entities';
+import { dryRunJobs, legacyLintResult, lintResult } from './entities';
 
-/** `download_code`: anyone who can read a public project, Reporter and up otherwise. */
-function loadProjectForCode(rc: RequestContext): Project {
-  const project = loadProject(rc);
-  if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, rc.user, project) < Access.REPORTER) throw forbidden();
-  return project;
-}
+/** A dry run that stops before the configuration is read (a Ci::CreatePipelineService chain error). */
+const pipelineError = (message: string): LintResult => ({ valid: false, errors: [message], warnings: [], merged_yaml: null, includes: null, jobs: [] });
 
-/** A dry run simulates the pipeline a push to `ref` would create (rules, only/except, workflow). */
-function dryRun(rc: RequestContext, project: Project, ref: string, result: LintResult): LintResult {
+/**
+ * A dry run (Gitlab::Ci::Lint#simulate_pipeline_creation): the pipeline a push to `ref` would
+ * create. As Ci::CreatePipelineService's chain does, it needs create_pipeline and a branch or tag
+ * named `ref`; `include: local` and `rules: exists` read the files of that ref's commit.
+ */
+async function dryRun(rc: RequestContext, project: Project, ref: string, content: string | null | undefined): Promise<LintResult> {
+  if (effectiveProjectAccess(rc.svc, rc.user, project) < Access.DEVELOPER) return pipelineError('Insufficient permissions to create a new pipeline');
+  const repo = await repositoryWithCommits(rc.svc, project);
+  const branch = repo ? await findRef(repo, 'heads', ref) : undefined;
+  const tag = repo ? await findRef(repo, 'tags', ref) : undefined;
+  if (branch && tag) return pipelineError('Ref is ambiguous');
+  const target = branch ?? tag;
+  if (!repo || !target) return pipelineError('Reference not found');
+  const commit = await lintCommit(repo, target.commitId);
+  const linted = await lintInProject(rc.svc, rc.baseUrl, project, commit, content);
   const ns = findNamespaceById(rc.svc, project.namespace_id)!;
-  return simulatePush(result, {
+  return simulatePush(linted, {
     ref,
+    tag: !branch,
+    sha: commit.sha,
     defaultBranch: project.default_branch,
     projectPath: `${ns.full_path}/${project.path}`,
     projectName: project.path,
     namespacePath: ns.full_path,
     projectId: project.id,
-    files: listFiles(rc.svc, project, ref).map((f) => f.path),
+    files: commit.paths,
   });
 }
 
 /** lib/api/lint.rb */
 export function registerCiLintRoutes(r: Router): void {
-  r.post('/projects/:id/ci/lint', (rc) => {
+  r.post('/projects/:id/ci/lint', async (rc) => {
     const project = loadProject(rc, Access.DEVELOPER);
     const p = declared(rc.params, {
       content: t.string().required(),
@@ -43,17 +54,23 @@ export function registerCiLintRoutes(r: Router): void {
       include_jobs: t.boolean(),
       ref: t.string(),
     });
-    const ref = p.ref || project.default_branch;
-    const linted = lintInProject(rc.svc, rc.baseUrl, project, ref, p.content);
-    const result = p.dry_run ? dryRun(rc, project, ref, linted) : linted;
+    let result: LintResult;
+    if (p.dry_run) result = await dryRun(rc, project, p.ref || project.default_branch, p.content);
+    else {
+      // A static check reads includes at the project's head commit (Gitlab::Ci::Lint without a sha).
+      const repo = await repositoryWithCommits(rc.svc, project);
+      const head = repo && (await repo.resolveCommit('HEAD'));
+      result = await lintInProject(rc.svc, rc.baseUrl, project, repo && head ? await lintCommit(repo, head) : null, p.content);
+    }
     rc.status = 200;
     const body = lintResult(result, !!p.include_jobs);
     if (p.dry_run && p.include_jobs) body.jobs = dryRunJobs(result.jobs);
     return body;
   });
 
-  r.get('/projects/:id/ci/lint', (rc) => {
-    const project = loadProjectForCode(rc);
+  r.get('/projects/:id/ci/lint', async (rc) => {
+    const project = loadProject(rc);
+    if (!canDownloadCode(rc.svc, rc.user, project)) throw forbidden();
     requireMutuallyExclusive(rc.params, ['sha', 'content_ref']);
     requireMutuallyExclusive(rc.params, ['ref', 'dry_run_ref']);
     const p = declared(rc.params, {
@@ -64,12 +81,14 @@ export function registerCiLintRoutes(r: Router): void {
       ref: t.string(),
       dry_run_ref: t.string(),
     });
-    if (!hasAnyFile(rc.svc, project)) throw notFound('Repository');
-    const contentRef = resolveRef(rc.svc, project, p.content_ref || p.sha || project.default_branch);
-    if (!contentRef) throw notFound('Commit');
-    const content = readFile(rc.svc, project, contentRef, ciConfigPath(project))?.content;
-    const linted = lintInProject(rc.svc, rc.baseUrl, project, contentRef, content);
-    const result = p.dry_run ? dryRun(rc, project, p.dry_run_ref || p.ref || project.default_branch, linted) : linted;
+    const repo = await repositoryWithCommits(rc.svc, project);
+    if (!repo) throw notFound('Repository');
+    const sha = await repo.resolveCommit(p.content_ref || p.sha || 'HEAD');
+    if (!sha) throw notFound('Commit');
+    const content = await readTextAt(repo, sha, ciConfigPath(project));
+    const result = p.dry_run
+      ? await dryRun(rc, project, p.dry_run_ref || p.ref || project.default_branch, content)
+      : await lintInProject(rc.svc, rc.baseUrl, project, await lintCommit(repo, sha), content);
     const body = lintResult(result, !!p.include_jobs);
     if (p.dry_run && p.include_jobs) body.jobs = dryRunJobs(result.jobs);
     return body;
@@ -87,37 +106,4 @@ export function registerCiLintRoutes(r: Router): void {
     rc.status = 200;
     return legacyLintResult(result, !!p.include_merged_yaml, !!p.include_jobs);
   }, { auth: 'optional' });
-
-  // Sandlab-only: files "committed" to a project at a ref (default: the default branch), read by
-  // GET /ci/lint and `include: local` until Sandlab has repositories.
-  r.get('/projects/:id/sandlab/files', (rc) => {
-    const project = loadProjectForCode(rc);
-    const p = declared(rc.params, { ref: t.string() });
-    return listFiles(rc.svc, project, p.ref || project.default_branch).map(projectFile);
-  });
-
-  r.get('/projects/:id/sandlab/files/:file_path', (rc) => {
-    const project = loadProjectForCode(rc);
-    const p = declared(rc.params, { ref: t.string() });
-    const path = normalizeFilePath(rc.path.file_path);
-    const file = path && readFile(rc.svc, project, p.ref || project.default_branch, path);
-    if (!file) throw notFound('File');
-    return projectFile(file);
-  });
-
-  r.put('/projects/:id/sandlab/files/:file_path', (rc) => {
-    const project = loadProject(rc, Access.DEVELOPER);
-    const p = declared(rc.params, { content: t.string().required(), ref: t.string() });
-    const path = normalizeFilePath(rc.path.file_path);
-    if (!path) throw badRequest('file_path is invalid');
-    return projectFile(writeFile(rc.svc, project, p.ref || project.default_branch, path, p.content));
-  });
-
-  r.delete('/projects/:id/sandlab/files/:file_path', (rc) => {
-    const project = loadProject(rc, Access.DEVELOPER);
-    const p = declared(rc.params, { ref: t.string() });
-    const path = normalizeFilePath(rc.path.file_path);
-    if (!path || !deleteFile(rc.svc, project, p.ref || project.default_branch, path)) throw notFound('File');
-    return undefined;
-  });
 }

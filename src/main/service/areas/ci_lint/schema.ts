@@ -15,4 +15,9 @@ export const ciLintMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // CI lint reads the projects' git repositories now; the stand-in file store goes.
+    name: 'ci_lint/002_drop_project_files',
+    sql: `DROP TABLE ci_project_files;`,
+  },
 ];

@@ -9,6 +9,10 @@ import type { LintJob, LintResult } from './validator';
  */
 export interface PushContext {
   ref: string;
+  /** `ref` names a tag (CI_COMMIT_TAG, `only: tags`), not a branch. */
+  tag: boolean;
+  /** The commit the ref points at. */
+  sha: string;
   defaultBranch: string;
   projectPath: string;
   projectName: string;
@@ -37,8 +41,10 @@ function predefined(c: PushContext): Vars {
     CI: 'true',
     GITLAB_CI: 'true',
     CI_PIPELINE_SOURCE: 'push',
-    CI_COMMIT_BRANCH: c.ref,
+    ...(c.tag ? { CI_COMMIT_TAG: c.ref } : { CI_COMMIT_BRANCH: c.ref }),
     CI_COMMIT_REF_NAME: c.ref,
+    CI_COMMIT_SHA: c.sha,
+    CI_COMMIT_SHORT_SHA: c.sha.slice(0, 8),
     CI_COMMIT_REF_SLUG: slug(c.ref),
     CI_DEFAULT_BRANCH: c.defaultBranch,
     CI_PROJECT_PATH: c.projectPath,
@@ -93,18 +99,20 @@ function matchingRule(rules: unknown[], vars: Vars, files: string[]): Record<str
   return null;
 }
 
-function refMatches(spec: unknown, ref: string): boolean {
+function refMatches(spec: unknown, ctx: PushContext): boolean {
   if (typeof spec !== 'string') return false;
-  if (spec === 'branches' || spec === 'pushes') return true;
-  if (looksLikeRegexp(spec)) return !!fabricateRegexp(spec)?.test(ref);
-  return spec === ref;
+  if (spec === 'pushes') return true;
+  if (spec === 'branches') return !ctx.tag;
+  if (spec === 'tags') return ctx.tag;
+  if (looksLikeRegexp(spec)) return !!fabricateRegexp(spec)?.test(ctx.ref);
+  return spec === ctx.ref;
 }
 
 /** only/except (Build::Policy): refs, then variables expressions; other policies count as met. */
-function policyMatches(policy: unknown, vars: Vars, ref: string): boolean {
+function policyMatches(policy: unknown, vars: Vars, ctx: PushContext): boolean {
   const p = Array.isArray(policy) ? { refs: policy } : isHash(policy) ? policy : null;
   if (!p) return false;
-  if (Array.isArray(p.refs) && !p.refs.some((r) => refMatches(r, ref))) return false;
+  if (Array.isArray(p.refs) && !p.refs.some((r) => refMatches(r, ctx))) return false;
   if (Array.isArray(p.variables) && !p.variables.some((e) => typeof e === 'string' && evaluate(e, vars))) return false;
   return true;
 }
@@ -131,8 +139,8 @@ export function simulatePush(result: LintResult, ctx: PushContext): LintResult {
       jobs.push({ ...job, when, allow_failure: typeof rule.allow_failure === 'boolean' ? rule.allow_failure : job.allow_failure });
       continue;
     }
-    if (job.only !== null && !policyMatches(job.only, vars, ctx.ref)) continue;
-    if (job.except !== null && policyMatches(job.except, vars, ctx.ref)) continue;
+    if (job.only !== null && !policyMatches(job.only, vars, ctx)) continue;
+    if (job.except !== null && policyMatches(job.except, vars, ctx)) continue;
     jobs.push(job);
   }
   const real = jobs.filter((j) => j.stage !== '.pre' && j.stage !== '.post');

@@ -97,7 +97,7 @@ export function lintCiConfig(content: string | null | undefined, ctx: LintContex
     throw err;
   }
   warnings.push(...root.warnings());
-  const errors = root.errors();
+  const errors = [...root.errors()];
   if (errors.length) return failure(errors, warnings);
   // ...then YamlProcessor's logical validations run on the normalized jobs.
   const stages = pipelineStages(config);
@@ -222,22 +222,43 @@ function yamlProblem(code: string, message: string): string {
   return 'did not find expected key while parsing a block mapping';
 }
 
-/** `!reference [job, key, ...]`: kept as a marker until the whole configuration is known. */
+/**
+ * `!reference [job, key, ...]`: kept as a marker until the whole configuration is known. Only a
+ * non-empty list of names is a reference (Tags::Reference#valid?); anything else tagged so is not.
+ */
 class Reference {
-  constructor(readonly path: unknown[]) {}
-  /** Ruby's `Array#inspect`, as GitLab's messages show it. */
+  constructor(
+    readonly path: unknown[],
+    /** Ruby's inspect of what the tag was given, as GitLab's messages show it. */
+    readonly data: string,
+    readonly valid: boolean,
+  ) {}
+
   get shown(): string {
-    return `!reference [${this.path.map((p) => JSON.stringify(String(p))).join(', ')}]`;
+    return `!reference ${this.data}`;
   }
 }
 
+/** Ruby's `inspect` of a plain YAML value (Ruby 3.3: `{"b"=>"c"}`). */
+const rubyInspect = (v: unknown): string =>
+  Array.isArray(v) ? `[${v.map(rubyInspect).join(', ')}]`
+  : isHash(v) ? `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}=>${rubyInspect(x)}`).join(', ')}}`
+  : v === null || v === undefined ? 'nil'
+  : isString(v) ? JSON.stringify(v)
+  : String(v);
+
 function markReferences(doc: Document): void {
+  const tagged = (node: unknown): boolean => (isSeq(node) || isMap(node) || isScalar(node)) && (node as { tag?: string }).tag === '!reference';
   visit(doc, {
-    Seq(_, node) {
-      if (isSeq(node) && node.tag === '!reference') {
-        return new Scalar(new Reference(node.items.map((i) => (isScalar(i) ? i.value : null))));
+    Node(_, node) {
+      if (!tagged(node) || (isScalar(node) && node.value instanceof Reference)) return undefined;
+      if (isSeq(node)) {
+        const path = node.items.map((i) => (isScalar(i) ? i.value : (i as { toJSON(): unknown }).toJSON()));
+        return new Scalar(new Reference(path, rubyInspect(path), path.length > 0 && path.every(isString)));
       }
-      return undefined;
+      if (isMap(node)) return new Scalar(new Reference([], rubyInspect(node.toJSON()), false));
+      const text = String((node as Scalar).source ?? (node as Scalar).value ?? '');
+      return new Scalar(new Reference([], text === '' ? '[]' : JSON.stringify(text), false));
     },
   });
 }
@@ -246,6 +267,7 @@ function markReferences(doc: Document): void {
 function resolveReferences(config: Hash): Hash {
   const resolve = (value: unknown, chain: Reference[]): unknown => {
     if (value instanceof Reference) {
+      if (!value.valid) throw new ConfigError(`${value.shown} is not valid`);
       if (chain.some((r) => r.shown === value.shown)) throw new ConfigError(`${value.shown} is part of a circular chain`);
       let target: unknown = config;
       for (const key of value.path) {

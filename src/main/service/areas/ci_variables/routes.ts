@@ -2,6 +2,7 @@ import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { paginate } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
+import { checkUnmodifiedSince } from '../../http/conditional';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { type VariableOwner, type VariableRow, createVariable, findVariable, listVariablesSql, scoped, updateVariable } from './variables';
 import { variable } from './entities';
@@ -94,6 +95,8 @@ export function registerVariableRoutes(r: Router): void {
     r.delete(`${base}/:key`, (rc) => {
       const owner = load(rc);
       const current = findVariable(rc.svc, owner, rc.path.key, scoped(owner) ? scopeFilter(rc) : undefined);
+      // Project and group variables are deleted with destroy_conditionally! (412); instance ones are not.
+      if (owner.type !== 'Instance') checkUnmodifiedSince(rc, current.updated_at);
       rc.svc.db.prepare('DELETE FROM ci_variables WHERE id = ?').run(current.id);
       return undefined;
     });

@@ -578,6 +578,13 @@ export interface MergeRequestRow {
   start_sha: string;
   head_sha: string;
   milestone_id: number | null;
+  /** Written by the repositories area's mergeability check; null on merge requests made before repositories. */
+  merge_status: 'can_be_merged' | 'cannot_be_merged' | null;
+  merge_commit_sha: string | null;
+  squash_commit_sha: string | null;
+  merge_error: string | null;
+  /** The source branch lacks commits of the target branch. */
+  behind_target: number;
   merged_by_id: number | null;
   merged_at: string | null;
   closed_by_id: number | null;
@@ -714,7 +721,7 @@ export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unkno
 export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
   const assignees = users(ec, m.assignee_ids);
-  const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s)/i.test(m.title);
+  const draft = isDraftTitle(m.title);
   return {
     id: m.id,
     iid: m.iid,
@@ -744,11 +751,11 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     work_in_progress: draft,
     milestone: milestoneOf(ec, m.milestone_id),
     merge_when_pipeline_succeeds: false,
-    merge_status: m.state === 'opened' ? 'can_be_merged' : 'unchecked',
-    detailed_merge_status: m.state === 'opened' ? (draft ? 'draft_status' : 'mergeable') : 'not_open',
-    sha: m.head_sha,
-    merge_commit_sha: null,
-    squash_commit_sha: null,
+    merge_status: m.merge_status ?? (m.state === 'opened' ? 'can_be_merged' : 'unchecked'),
+    detailed_merge_status: detailedMergeStatus(ec, m, draft),
+    sha: m.head_sha || null,
+    merge_commit_sha: m.merge_commit_sha,
+    squash_commit_sha: m.squash_commit_sha,
     discussion_locked: m.discussion_locked === null ? null : !!m.discussion_locked,
     should_remove_source_branch: null,
     force_remove_source_branch: m.remove_source_branch === null ? null : !!m.remove_source_branch,
@@ -760,12 +767,41 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     squash: !!m.squash,
     squash_on_merge: !!m.squash,
     task_completion_status: { count: 0, completed_count: 0 },
-    has_conflicts: false,
+    has_conflicts: m.merge_status === 'cannot_be_merged',
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
     imported: m.imported_from !== 'none',
     imported_from: m.imported_from,
   };
+}
+
+/** A title that marks a draft (`Draft:`, `[Draft]`, `(Draft)`, `Draft - `). */
+export function isDraftTitle(title: string): boolean {
+  return /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s)/i.test(title);
+}
+
+/**
+ * DetailedMergeStatusService, for what Sandlab checks: open, both branches present, not a draft,
+ * no conflicts, rebased when the project merges by fast-forward.
+ */
+function detailedMergeStatus(ec: EntityContext, m: MergeRequestRow, draft: boolean): string {
+  if (m.state !== 'opened') return 'not_open';
+  if (m.merge_status !== null && (!m.head_sha || !m.start_sha)) return 'broken_status';
+  if (draft) return 'draft_status';
+  if (m.merge_status === 'cannot_be_merged') return 'conflict';
+  if (m.behind_target) {
+    const project = findProjectById(ec.svc, m.project_id);
+    if (project && (projectSettings(project).merge_method ?? 'merge') !== 'merge') return 'need_rebase';
+  }
+  return 'mergeable';
+}
+
+/** The size of the latest version's diff, as GitLab counts it ("3"); null without one. */
+function changesCount(ec: EntityContext, mergeRequestId: number): string | null {
+  const row = ec.svc.db.prepare('SELECT real_size FROM merge_request_diffs WHERE merge_request_id = ? ORDER BY id DESC LIMIT 1').get(mergeRequestId) as
+    | { real_size: string | null }
+    | undefined;
+  return row?.real_size ?? null;
 }
 
 function canMerge(ec: EntityContext, projectId: number): boolean {
@@ -778,14 +814,14 @@ export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Recor
   return {
     ...mergeRequest(ec, m),
     subscribed: isSubscribed(ec.svc, { type: 'MergeRequest', ...m }, ec.user),
-    changes_count: null,
+    changes_count: changesCount(ec, m.id),
     latest_build_started_at: null,
     latest_build_finished_at: null,
     first_deployed_to_production_at: null,
     pipeline: null,
     head_pipeline: null,
-    diff_refs: { base_sha: m.base_sha, head_sha: m.head_sha, start_sha: m.start_sha },
-    merge_error: null,
+    diff_refs: { base_sha: m.base_sha || null, head_sha: m.head_sha || null, start_sha: m.start_sha || null },
+    merge_error: m.merge_error,
     first_contribution: false,
     // can_be_merged_by?: Developers and up (admins included) of the target project.
     user: { can_merge: canMerge(ec, m.project_id) },

@@ -24,6 +24,7 @@ export interface ImportedIssue {
   weight?: number | null;
   issueType?: string;
   discussionLocked?: boolean | null;
+  milestoneId?: number | null;
   createdAt: string;
   updatedAt: string;
   importedFrom: string;
@@ -35,8 +36,8 @@ export function insertImportedIssue(svc: ServiceContext, projectId: number, i: I
   const row = svc.db
     .prepare(
       `INSERT INTO issues (project_id, iid, title, description, state, author_id, assignee_ids, labels, confidential, closed_at, closed_by_id,
-         due_date, weight, issue_type, discussion_locked, created_at, updated_at, imported_from)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         due_date, weight, issue_type, discussion_locked, milestone_id, created_at, updated_at, imported_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     )
     .get(
       projectId,
@@ -54,6 +55,7 @@ export function insertImportedIssue(svc: ServiceContext, projectId: number, i: I
       i.weight ?? null,
       i.issueType ?? 'issue',
       flag(i.discussionLocked),
+      i.milestoneId ?? null,
       i.createdAt,
       i.updatedAt,
       i.importedFrom,
@@ -84,6 +86,7 @@ export interface ImportedMergeRequest {
   squash?: boolean;
   removeSourceBranch?: boolean | null;
   discussionLocked?: boolean | null;
+  milestoneId?: number | null;
   createdAt: string;
   updatedAt: string;
   importedFrom: string;
@@ -94,8 +97,8 @@ export function insertImportedMergeRequest(svc: ServiceContext, projectId: numbe
     .prepare(
       `INSERT INTO merge_requests (project_id, iid, title, description, state, author_id, assignee_ids, reviewer_ids, labels, source_branch, target_branch,
          source_project_id, target_project_id, base_sha, start_sha, head_sha, merged_by_id, merged_at, closed_at, closed_by_id, squash, remove_source_branch,
-         discussion_locked, created_at, updated_at, imported_from)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         discussion_locked, milestone_id, created_at, updated_at, imported_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     )
     .get(
       projectId,
@@ -121,6 +124,7 @@ export function insertImportedMergeRequest(svc: ServiceContext, projectId: numbe
       m.squash ? 1 : 0,
       flag(m.removeSourceBranch),
       flag(m.discussionLocked),
+      m.milestoneId ?? null,
       m.createdAt,
       m.updatedAt,
       m.importedFrom,

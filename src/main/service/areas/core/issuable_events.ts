@@ -41,10 +41,18 @@ export function recordLabelChanges(
 }
 
 /** A resource state event: closed, reopened, merged (ResourceEvents::ChangeStateService). */
-export function recordStateEvent(svc: ServiceContext, type: IssuableType, issuableId: number, state: 'closed' | 'reopened' | 'merged', userId: number): void {
+export function recordStateEvent(
+  svc: ServiceContext,
+  type: IssuableType,
+  issuableId: number,
+  state: 'closed' | 'reopened' | 'merged',
+  userId: number,
+  /** The merge request whose merge closed an issue. */
+  sourceMergeRequestId: number | null = null,
+): void {
   svc.db
-    .prepare('INSERT INTO resource_state_events (issuable_type, issuable_id, user_id, state, created_at) VALUES (?, ?, ?, ?, ?)')
-    .run(type, issuableId, userId, state, isoTime(svc.now()));
+    .prepare('INSERT INTO resource_state_events (issuable_type, issuable_id, user_id, state, source_merge_request_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(type, issuableId, userId, state, sourceMergeRequestId, isoTime(svc.now()));
 }
 
 /** A resource weight event for an issue whose weight changed. */

@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
-import { forbidden, notFound, recordNotFound } from '../../http/errors';
+import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
 import { paginate } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
@@ -13,6 +13,8 @@ import { discussion } from './entities';
 import { discussionNotes, findDiscussion, replyToDiscussion, setDiscussionResolved, startDiscussion, threadsResolvable } from './discussions';
 import { readPosition } from './position';
 import { checkUnmodifiedSince } from '../../http/conditional';
+import { rubyHash } from '../core/routes/groups';
+import { hasDiffToCheck, positionLineCode } from '../repositories/positions';
 
 /** Who may comment: anyone signed in on a public project, Guests and up elsewhere. */
 export function requireCommenter(rc: RequestContext, project: Project): number {
@@ -89,7 +91,7 @@ export function registerDiscussionRoutes(r: Router): void {
       { auth: 'optional' },
     );
 
-    r.post(base, (rc) => {
+    r.post(base, async (rc) => {
       const noteable = loadNoteable(rc, kind);
       const project = loadProject(rc);
       const level = requireCommenter(rc, project);
@@ -97,6 +99,10 @@ export function registerDiscussionRoutes(r: Router): void {
       const position = kind === 'merge_requests' ? readPosition(rc.params.position) : null;
       const internal = p.internal ?? p.confidential ?? false;
       if (internal && level < Access.PLANNER) throw forbidden();
+      // DiffNote's `validates :line_code, presence: true, line_code: true` for text positions on a real diff.
+      if (position?.position_type === 'text' && hasDiffToCheck(rc.svc, noteable.id) && !(await positionLineCode(rc.svc, project, position))) {
+        throw badRequest(`Note ${rubyHash({ line_code: ["can't be blank", 'must be a valid line code'] })}`);
+      }
       const row = inTransaction(rc.svc.db, () =>
         startDiscussion(rc, noteable, {
           body: p.body,

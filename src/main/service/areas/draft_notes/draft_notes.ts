@@ -40,6 +40,8 @@ export function findDraftNote(rc: RequestContext, mr: Noteable, authorId: number
 export interface NewDraftNote {
   note: string;
   position: Record<string, unknown> | null;
+  /** DraftNote#line_code: the diff line the position names, where the merge request has a diff. */
+  lineCode: string | null;
   commitId: string | null;
   resolveDiscussion: boolean;
   inReplyToDiscussionId: string | null;
@@ -54,19 +56,19 @@ export function createDraftNote(rc: RequestContext, mr: Noteable, authorId: numb
   const now = isoTime(rc.svc.now());
   const info = rc.svc.db
     .prepare(
-      `INSERT INTO draft_notes (merge_request_id, author_id, note, discussion_id, resolve_discussion, commit_id, position, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO draft_notes (merge_request_id, author_id, note, discussion_id, resolve_discussion, commit_id, position, line_code, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(mr.id, authorId, d.note, d.inReplyToDiscussionId, d.resolveDiscussion ? 1 : 0, d.commitId, d.position ? JSON.stringify(d.position) : null, now, now);
+    .run(mr.id, authorId, d.note, d.inReplyToDiscussionId, d.resolveDiscussion ? 1 : 0, d.commitId, d.position ? JSON.stringify(d.position) : null, d.lineCode, now, now);
   return rc.svc.db.prepare('SELECT * FROM draft_notes WHERE id = ?').get(Number(info.lastInsertRowid)) as DraftNoteRow;
 }
 
 /** As GitLab's update: the note and the position given (no position -> none). */
-export function updateDraftNote(rc: RequestContext, d: DraftNoteRow, note: string, position: Record<string, unknown> | null): DraftNoteRow {
+export function updateDraftNote(rc: RequestContext, d: DraftNoteRow, note: string, position: Record<string, unknown> | null, lineCode: string | null): DraftNoteRow {
   validateNoteBody(note);
   rc.svc.db
-    .prepare('UPDATE draft_notes SET note = ?, position = ?, updated_at = ? WHERE id = ?')
-    .run(note, position ? JSON.stringify(position) : null, isoTime(rc.svc.now()), d.id);
+    .prepare('UPDATE draft_notes SET note = ?, position = ?, line_code = ?, updated_at = ? WHERE id = ?')
+    .run(note, position ? JSON.stringify(position) : null, lineCode, isoTime(rc.svc.now()), d.id);
   return rc.svc.db.prepare('SELECT * FROM draft_notes WHERE id = ?').get(d.id) as DraftNoteRow;
 }
 

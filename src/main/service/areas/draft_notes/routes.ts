@@ -8,6 +8,7 @@ import { loadNoteable } from '../core/routes/notes';
 import { requireCommenter } from '../discussions/routes';
 import { readPosition } from '../discussions/position';
 import { draftNote } from './entities';
+import { diffPositionLineCode } from '../repositories/positions';
 import { createDraftNote, deleteDraftNote, findDraftNote, listDraftNotes, publishDraftNote, updateDraftNote } from './draft_notes';
 
 const BASE = '/projects/:id/merge_requests/:noteable_iid/draft_notes';
@@ -35,7 +36,7 @@ export function registerDraftNoteRoutes(r: Router): void {
     return draftNote(findDraftNote(rc, mr, userId, draftNoteId(rc)));
   });
 
-  r.post(BASE, (rc) => {
+  r.post(BASE, async (rc) => {
     const { mr, userId } = mergeRequest(rc);
     const p = declared(rc.params, {
       note: t.string().required(),
@@ -44,11 +45,14 @@ export function registerDraftNoteRoutes(r: Router): void {
       resolve_discussion: t.boolean(),
     });
     const position = readPosition(rc.params.position);
-    requireCommenter(rc, loadProject(rc));
+    const project = loadProject(rc);
+    requireCommenter(rc, project);
+    const lineCode = await diffPositionLineCode(rc.svc, project, mr.id, position);
     const row = inTransaction(rc.svc.db, () =>
       createDraftNote(rc, mr, userId, {
         note: p.note,
         position,
+        lineCode,
         commitId: p.commit_id && p.commit_id !== 'undefined' ? p.commit_id : null,
         resolveDiscussion: p.resolve_discussion ?? false,
         inReplyToDiscussionId: p.in_reply_to_discussion_id || null,
@@ -57,13 +61,14 @@ export function registerDraftNoteRoutes(r: Router): void {
     return draftNote(row);
   });
 
-  const update = (rc: RequestContext): Record<string, unknown> => {
+  const update = async (rc: RequestContext): Promise<Record<string, unknown>> => {
     const { mr, userId } = mergeRequest(rc);
     const p = declared(rc.params, { note: t.string().notBlank() });
     const position = readPosition(rc.params.position);
     if (!p.note) throw badRequest('Missing params to modify');
     const current = findDraftNote(rc, mr, userId, draftNoteId(rc));
-    return draftNote(inTransaction(rc.svc.db, () => updateDraftNote(rc, current, p.note!, position)));
+    const lineCode = await diffPositionLineCode(rc.svc, loadProject(rc), mr.id, position);
+    return draftNote(inTransaction(rc.svc.db, () => updateDraftNote(rc, current, p.note!, position, lineCode)));
   };
   r.put(`${BASE}/:draft_note_id`, update);
 

@@ -7,11 +7,12 @@ import { registerTagRoutes } from './routes/tags';
 import { registerCommitRoutes } from './routes/commits';
 import { registerFileRoutes } from './routes/files';
 import { registerRepositoryRoutes } from './routes/repository';
+import { registerMergeRequestDiffRoutes } from './routes/merge_requests';
 import { startRemovingDeletedRepositories } from './lifecycle';
 
 const stopSweeping = new WeakMap<ServiceContext, () => void>();
 
-/** Projects' git repositories: smart HTTP, the repository API, and what follows a push. */
+/** Projects' git repositories: smart HTTP, the repository API, merge requests' diffs and merges, and what follows a push. */
 export const repositoriesArea: Area = {
   name: 'repositories',
   migrations: repositoryMigrations,
@@ -22,6 +23,7 @@ export const repositoriesArea: Area = {
     registerCommitRoutes(router);
     registerFileRoutes(router);
     registerRepositoryRoutes(router);
+    registerMergeRequestDiffRoutes(router);
   },
   start(svc) {
     stopSweeping.set(svc, startRemovingDeletedRepositories(svc));

@@ -39,3 +39,15 @@ export function matchesSearch(name: string, search: string | undefined): boolean
 export async function findRef(repo: Repository, kind: 'heads' | 'tags', name: string): Promise<RefInfo | undefined> {
   return (await repo.listRefs(kind, name))[0];
 }
+
+/** Every file's path in `commit`'s tree (blobs only; the paths CI `include:local` wildcards and `rules:exists` match). */
+export async function filePathsAt(repo: Repository, commit: string): Promise<string[]> {
+  return ((await repo.tree(commit, '', true)) ?? []).filter((e) => e.type === 'blob').map((e) => e.path);
+}
+
+/** A file's text at `commit`, or null when no file is at that path. */
+export async function readTextAt(repo: Repository, commit: string, path: string): Promise<string | null> {
+  const entry = await repo.entryAt(commit, path);
+  if (!entry || entry.type !== 'blob') return null;
+  return (await repo.blob(entry.id))?.toString('utf8') ?? null;
+}

@@ -7,6 +7,7 @@ import type { RefUpdate } from '../../git/smart_http';
 import { recordEvent } from '../core/events';
 import { type Project, findProjectById } from '../core/projects';
 import { isoTime } from '../core/time';
+import { refreshMergeRequestsAfterPush } from './merge_requests';
 
 /** Git::ProcessRefChangesService: more ref changes of one kind than this make one bulk event. */
 const PUSH_EVENT_ACTIVITIES_LIMIT = 3;
@@ -25,7 +26,8 @@ interface PushData {
 /**
  * Everything that follows a change of branches or tags, whoever made it (a push, a commit or a
  * branch through the API, a merge, an import): the default branch of a first push, the project's
- * push events (which move `last_activity_at`), and the README the project entity links.
+ * push events (which move `last_activity_at`), the README the project entity links, and the
+ * merge requests on the moved branches (new versions, closed, merged, checked again).
  */
 export async function afterRefsChanged(svc: ServiceContext, projectId: number, userId: number, updates: RefUpdate[], repo: Repository): Promise<void> {
   const changes = updates.filter((u) => u.oldSha !== u.newSha && /^refs\/(heads|tags)\//.test(u.ref));
@@ -43,13 +45,29 @@ export async function afterRefsChanged(svc: ServiceContext, projectId: number, u
   const readme = await findReadme(repo, project.default_branch);
   inTransaction(svc.db, () => {
     for (const d of data) recordEvent(svc, { action: 'pushed', authorId: userId, projectId, targetType: null, data: { ...d } });
-    svc.db
-      .prepare(
-        `INSERT INTO project_repositories (project_id, readme_path, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (project_id) DO UPDATE SET readme_path = excluded.readme_path, updated_at = excluded.updated_at`,
-      )
-      .run(projectId, readme, isoTime(svc.now()));
+    recordReadme(svc, projectId, readme);
   });
+  await refreshMergeRequestsAfterPush(svc, project, repo, userId, changes);
+}
+
+/**
+ * After branches arrived without a push (a migration fetching a repository): the default branch's
+ * README, which the project entity links; no push events, as GitLab's importers make none.
+ */
+export async function afterRepositoryImported(svc: ServiceContext, projectId: number, repo: Repository): Promise<void> {
+  const project = findProjectById(svc, projectId);
+  if (!project) return;
+  const readme = await findReadme(repo, project.default_branch);
+  inTransaction(svc.db, () => recordReadme(svc, projectId, readme));
+}
+
+function recordReadme(svc: ServiceContext, projectId: number, readme: string | null): void {
+  svc.db
+    .prepare(
+      `INSERT INTO project_repositories (project_id, readme_path, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (project_id) DO UPDATE SET readme_path = excluded.readme_path, updated_at = excluded.updated_at`,
+    )
+    .run(projectId, readme, isoTime(svc.now()));
 }
 
 /** As Gitaly does: a repository whose HEAD names no branch adopts the first branch pushed to it. */

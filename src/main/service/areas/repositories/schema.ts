@@ -23,4 +23,33 @@ CREATE TRIGGER projects_delete_repository AFTER DELETE ON projects BEGIN
 END;
 `,
   },
+  {
+    name: 'repositories/002_merge_request_diffs',
+    sql: `
+-- A merge request's versions (GitLab's merge_request_diffs): the branch heads each push or
+-- refresh saw. base = merge base of target and source, start = target head, head = source head.
+CREATE TABLE merge_request_diffs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  merge_request_id INTEGER NOT NULL REFERENCES merge_requests(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  base_commit_sha TEXT,
+  start_commit_sha TEXT,
+  head_commit_sha TEXT,
+  real_size TEXT,
+  -- git patch-id of the version's diff (Gitaly's GetPatchID); NULL when it is empty.
+  patch_id_sha TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX merge_request_diffs_merge_request ON merge_request_diffs (merge_request_id, id);
+
+-- What the mergeability check and a merge leave on the merge request (NULL on merge requests
+-- made before repositories existed, which keep their stored diff_refs).
+ALTER TABLE merge_requests ADD COLUMN merge_status TEXT;
+ALTER TABLE merge_requests ADD COLUMN merge_commit_sha TEXT;
+ALTER TABLE merge_requests ADD COLUMN squash_commit_sha TEXT;
+ALTER TABLE merge_requests ADD COLUMN merge_error TEXT;
+-- The source branch lacks commits of the target branch (a fast-forward merge needs a rebase first).
+ALTER TABLE merge_requests ADD COLUMN behind_target INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -12,13 +12,18 @@ import { committerOf } from './people';
  * A ref that moved meanwhile answers GitLab's 400, never overwrites someone else's push.
  */
 export async function moveRef(svc: ServiceContext, project: Project, repo: Repository, user: User, ref: string, newSha: string, oldSha: string, raceMessage: string): Promise<void> {
+  await swapRef(repo, ref, newSha, oldSha, raceMessage);
+  await afterRefsChanged(svc, project.id, user.id, [{ ref, oldSha, newSha }], repo);
+}
+
+/** The ref move alone (compare-and-swap), for callers that record their own change before afterRefsChanged. */
+export async function swapRef(repo: Repository, ref: string, newSha: string, oldSha: string, raceMessage: string): Promise<void> {
   try {
     await repo.updateRef(ref, newSha, oldSha);
   } catch (err) {
     if (err instanceof RefRaceError) throw apiError(400, raceMessage);
     throw err;
   }
-  await afterRefsChanged(svc, project.id, user.id, [{ ref, oldSha, newSha }], repo);
 }
 
 export interface NewCommit {

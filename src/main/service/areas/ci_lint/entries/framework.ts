@@ -257,7 +257,7 @@ export const node = (key: string, type: () => EntryType, opts: Omit<NodeSpec, 'k
 export function createEntry(type: EntryType, value: unknown, place: { key: string | null; parent: Entry | null; metadata?: Metadata; default?: unknown }): Entry {
   if (isNil(value)) {
     const fallback = place.default ?? type.defaultConfig?.();
-    if (isNil(fallback)) return new Undefined();
+    if (isNil(fallback)) return UNDEFINED;
     const entry = fabricate(type, fallback, place);
     entry.specified = false;
     return entry;
@@ -275,6 +275,9 @@ function fabricate(type: EntryType, value: unknown, place: { key: string | null;
   return entry;
 }
 
+/** The empty list entries share for no messages and no children. */
+const NONE: readonly never[] = Object.freeze([]);
+
 export abstract class Entry {
   key: string | null = null;
   parent: Entry | null = null;
@@ -286,9 +289,10 @@ export abstract class Entry {
   static readonly className: string = 'node';
   /** Caches drops the key it is given (`@key = nil`): its location is its class name. */
   static readonly keyless: boolean = false;
-  protected readonly entries = new Map<string, Entry>();
-  private fullMessages: string[] = [];
-  private readonly ownWarnings: string[] = [];
+  // Allocated when first needed: most entries are leaves, and a configuration of 500 jobs makes some 8,000.
+  private entryMap: Map<string, Entry> | null = null;
+  private fullMessages: readonly string[] = NONE;
+  private ownWarnings: string[] | null = null;
 
   constructor(
     readonly config: unknown,
@@ -301,7 +305,11 @@ export abstract class Entry {
   validate(composed: boolean): void {
     const errors = new Errors();
     this.validations(errors, composed);
-    this.fullMessages = errors.full;
+    this.fullMessages = errors.full.length ? errors.full : NONE;
+  }
+
+  protected get entries(): Map<string, Entry> {
+    return (this.entryMap ??= new Map());
   }
 
   /** Node#opt: metadata looked up through the ancestors. */
@@ -319,46 +327,56 @@ export abstract class Entry {
   }
 
   /** Validator#messages: "<location> <full message>", lower-cased, job names keeping their underscores. */
-  messages(): string[] {
+  messages(): readonly string[] {
+    if (!this.fullMessages.length) return NONE;
     return this.fullMessages.map((m) =>
       `${this.location()} ${m}`.toLowerCase().replace(/jobs ([a-z\s]+) config should implement/, (_, name: string) => `jobs ${name.replace(/\s/g, '_')} config should implement`),
     );
   }
 
-  descendants(): Entry[] {
-    return [...this.entries.values()];
+  descendants(): readonly Entry[] {
+    return this.entryMap ? [...this.entryMap.values()] : NONE;
   }
 
-  errors(): string[] {
-    return [...this.messages(), ...this.descendants().flatMap((d) => d.errors())];
+  errors(): readonly string[] {
+    const own = this.messages();
+    const children = this.descendants();
+    if (!children.length) return own;
+    const out = [...own];
+    for (const child of children) for (const message of child.errors()) out.push(message);
+    return out;
   }
 
   valid(): boolean {
     return this.errors().length === 0;
   }
 
-  warnings(): string[] {
-    return [...this.ownWarnings, ...this.descendants().flatMap((d) => d.warnings())];
+  warnings(): readonly string[] {
+    const children = this.descendants();
+    if (!children.length) return this.ownWarnings ?? NONE;
+    const out = [...(this.ownWarnings ?? NONE)];
+    for (const child of children) for (const warning of child.warnings()) out.push(warning);
+    return out;
   }
 
   protected addWarning(message: string): void {
-    this.ownWarnings.push(`${this.location()} ${message}`);
+    (this.ownWarnings ??= []).push(`${this.location()} ${message}`);
   }
 
   /** Node#[]: a child entry, or an undefined one. */
   child(key: string): Entry {
-    return this.entries.get(key) ?? new Undefined();
+    return this.entryMap?.get(key) ?? UNDEFINED;
   }
 
   /** `<key>_value`: the child's value when it is valid. */
   childValue(key: string): unknown {
-    const entry = this.entries.get(key);
+    const entry = this.entryMap?.get(key);
     return entry && entry.specified && entry.valid() ? entry.value() : undefined;
   }
 
   /** `<key>_defined?` */
   defined(key: string): boolean {
-    return !!this.entries.get(key)?.specified;
+    return !!this.entryMap?.get(key)?.specified;
   }
 
   value(): unknown {
@@ -377,14 +395,20 @@ export abstract class Entry {
   protected afterCompose(_deps: Entry | null): void {}
 }
 
-/** Entry::Undefined: what an absent key with no default becomes. */
+/** Entry::Undefined: what an absent key with no default becomes (one shared instance: it holds nothing). */
 export class Undefined extends Entry {
   constructor() {
     super(undefined);
     this.specified = false;
     this.relevant = false;
   }
+
+  override validate(): void {}
+
+  override compose(): void {}
 }
+
+const UNDEFINED = new Undefined();
 
 /** An UnknownStrategy: a config of no known shape, with the one error its class words. */
 export abstract class UnknownStrategy extends Entry {
@@ -432,7 +456,7 @@ export abstract class Configurable extends Entry {
   protected composeBlock(_deps: Entry | null): void {}
 
   override value(): unknown {
-    if (!this.entries.size) return this.config;
+    if (!this.descendants().length) return this.config;
     const out: Hash = {};
     for (const [key, entry] of this.entries) if (entry.specified && entry.relevant) out[key] = entry.value();
     return out;

@@ -12,6 +12,7 @@ import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
+import { syncMergeRequestWithBranches } from '../../repositories/merge_requests';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -87,7 +88,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.post('/projects/:id/merge_requests', (rc) => {
+  r.post('/projects/:id/merge_requests', async (rc) => {
     const user = rc.requireUser();
     const project = loadProject(rc);
     const p = declared(rc.params, {
@@ -153,10 +154,11 @@ export function registerMergeRequestRoutes(r: Router): void {
       afterIssuableWrite(rc.svc, project, 'MergeRequest', null, row, user.id);
       return reload(rc, row.id);
     });
-    return mergeRequestDetail(rc, created);
+    await syncMergeRequestWithBranches(rc.svc, project, created.id);
+    return mergeRequestDetail(rc, reload(rc, created.id));
   });
 
-  r.put('/projects/:id/merge_requests/:merge_request_iid', (rc) => {
+  r.put('/projects/:id/merge_requests/:merge_request_iid', async (rc) => {
     const user = rc.requireUser();
     requireAtLeastOne(rc.params, MR_UPDATE_AT_LEAST_ONE_OF);
     const project = loadProject(rc);
@@ -229,24 +231,12 @@ export function registerMergeRequestRoutes(r: Router): void {
       afterIssuableWrite(rc.svc, project, 'MergeRequest', current, reload(rc, current.id), user.id);
       return reload(rc, current.id);
     });
-    return mergeRequestDetail(rc, updated);
+    // A new target branch, or a reopened merge request, gets a version of the branches as they are now.
+    if (updated.target_branch !== current.target_branch || updated.state !== current.state) await syncMergeRequestWithBranches(rc.svc, project, updated.id);
+    return mergeRequestDetail(rc, reload(rc, updated.id));
   });
 
-  r.put('/projects/:id/merge_requests/:merge_request_iid/merge', (rc) => {
-    const user = rc.requireUser();
-    const project = loadProject(rc);
-    const current = findMergeRequest(rc, project, rc.path.merge_request_iid);
-    if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
-    if (current.state !== 'opened') throw apiError(405, '405 Method Not Allowed');
-    const merged = inTransaction(rc.svc.db, () => {
-      const now = isoTime(rc.svc.now());
-      rc.svc.db.prepare("UPDATE merge_requests SET state = 'merged', merged_at = ?, merged_by_id = ?, updated_at = ? WHERE id = ?").run(now, user.id, now, current.id);
-      recordEvent(rc.svc, { action: 'merged', authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: current.id, targetIid: current.iid, targetTitle: current.title });
-      afterIssuableWrite(rc.svc, project, 'MergeRequest', current, reload(rc, current.id), user.id);
-      return reload(rc, current.id);
-    });
-    return mergeRequestDetail(rc, merged);
-  });
+  // PUT .../merge, .../rebase and the diff endpoints live in the repositories area (they need git).
 
   r.delete('/projects/:id/merge_requests/:merge_request_iid', (rc) => {
     const user = rc.requireUser();

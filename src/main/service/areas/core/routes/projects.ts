@@ -37,6 +37,7 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     id_after: t.integer(),
     id_before: t.integer(),
     starred: t.boolean(),
+    imported: t.boolean(),
     search_namespaces: t.boolean(),
     order_by: t.string().values(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count']).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
@@ -59,6 +60,11 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   if (q.starred) {
     if (!user) where.push('0');
     else addFilter(where, args, 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', user.id);
+  }
+  // Projects the caller imported from elsewhere (`created_by(current_user).imported`).
+  if (q.imported) {
+    if (!user) where.push('0');
+    else addFilter(where, args, 'p.creator_id = ? AND p.import_type IS NOT NULL', user.id);
   }
   if (q.search) {
     const like = `%${likeEscape(q.search)}%`;

@@ -9,6 +9,7 @@ import type { Project } from '../../core/projects';
 import { loadRepository, loadWritableRepository } from '../access';
 import { tagEntity } from '../entities';
 import { commitOr404, findRef, matchesSearch } from '../lookup';
+import { sortTagsByUpdated } from '../tag_order';
 import { createTag, deleteTag } from '../writes';
 
 async function presentTag(rc: RequestContext, project: Project, repo: Repository, tag: RefInfo): Promise<Record<string, unknown>> {
@@ -42,18 +43,11 @@ export function registerTagRoutes(r: Router): void {
         page_token: t.string(),
       });
       const { project, repo } = await loadRepository(rc);
-      const tags = (await repo.listRefs('tags')).filter((tag) => matchesSearch(tag.name, q.search));
+      let tags = (await repo.listRefs('tags')).filter((tag) => matchesSearch(tag.name, q.search));
       const dir = q.sort === 'asc' ? 1 : -1;
       if (q.order_by === 'name') tags.sort((a, b) => dir * (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       else if (q.order_by === 'version') tags.sort((a, b) => dir * versionCompare(a.name, b.name));
-      else {
-        // `updated`: the tag's creation (tagger) date, else its commit's date.
-        const when = new Map<string, number>();
-        for (const tag of tags) {
-          when.set(tag.name, tag.tagger?.date ? Date.parse(tag.tagger.date) / 1000 : ((await repo.commit(tag.commitId))?.committer.time ?? 0));
-        }
-        tags.sort((a, b) => dir * (when.get(a.name)! - when.get(b.name)!) || a.name.localeCompare(b.name));
-      }
+      else tags = await sortTagsByUpdated(repo, tags, q.sort as 'asc' | 'desc');
       const page = q.page_token ? tags.slice(Math.max(0, tags.findIndex((tag) => tag.name === q.page_token) + 1)) : tags;
       const out: Record<string, unknown>[] = [];
       for (const tag of paginateArray(rc, page)) out.push(await presentTag(rc, project, repo, tag));
