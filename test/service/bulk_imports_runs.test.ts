@@ -226,6 +226,15 @@ describe('one project migrated on its own', () => {
     // Labels of the source's groups come along where its issues use them.
     const labels = (await dest.get(`/projects/${entity.project_id}/labels`)).body.map((l: any) => l.name).sort();
     expect(labels).toEqual(['bug', 'feature', 'frontend']);
+    // The project's own milestone comes with it; its group's milestone, which the merge request
+    // carries, is made in the project so that the merge request keeps it.
+    const milestones = (await dest.get(`/projects/${entity.project_id}/milestones`)).body.map((m: any) => [m.title, m.state]).sort();
+    expect(milestones).toEqual([
+      ['Release 1', 'active'],
+      ['Sprint 1', 'closed'],
+    ]);
+    const mr = (await dest.get(`/projects/${entity.project_id}/merge_requests/1`)).body;
+    expect(mr.milestone).toMatchObject({ title: 'Release 1', project_id: entity.project_id });
   });
 });
 

@@ -488,7 +488,7 @@ function starCount(svc: ServiceContext, projectId: number): number {
 
 function openIssuesCount(svc: ServiceContext, projectId: number): number {
   return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
-    svc.db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(projectId) as { n: number },
+    svc.db.prepare('SELECT coalesce((SELECT opened FROM project_issue_counts WHERE project_id = ?), 0) AS n').get(projectId) as { n: number },
   )!.n;
 }
 

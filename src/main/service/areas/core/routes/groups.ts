@@ -2,7 +2,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { type Keyset, OFFSET_PAGINATION_LIMIT, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectSimple } from '../entities';
@@ -67,13 +67,22 @@ export function registerGroupRoutes(r: Router): void {
       args.push(...custom.args);
       if (q.visibility) addFilter(where, args, 'g.visibility = ?', q.visibility);
       if (q.skip_groups?.length) addFilter(where, args, `g.id NOT IN (${q.skip_groups.map(() => '?').join(',')})`, ...q.skip_groups);
-      const sql = `FROM namespaces g WHERE ${where.join(' AND ')}`;
+      const from = `FROM namespaces g WHERE ${where.join(' AND ')}`;
       const order = q.order_by === 'similarity' ? 'name' : q.order_by;
-      return paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT g.* ${sql} ORDER BY g.${order} ${q.sort}, g.id ${q.sort} LIMIT ? OFFSET ?`).all(...args, limit, offset) as Namespace[],
-      }).map((g) => group(rc, g));
+      // present_groups_with_pagination_strategies: keyset (and the offset limit) for anonymous callers only.
+      const keyset: Keyset<Namespace> | undefined = user
+        ? undefined
+        : {
+            style: 'cursor',
+            type: 'Group',
+            orderBy: q.order_by,
+            sort: q.sort,
+            orders: { name: { column: 'g.name', sorts: ['asc'], value: (g) => g.name } },
+            idColumn: 'g.id',
+            id: (g) => g.id,
+            offsetLimit: OFFSET_PAGINATION_LIMIT,
+          };
+      return paginateSql<Namespace>(rc, rc.svc.db, { select: 'g.*', from, args, order: `g.${order} ${q.sort}, g.id ${q.sort}`, keyset }).map((g) => group(rc, g));
     },
     { auth: 'optional' },
   );
@@ -228,10 +237,7 @@ export function registerGroupRoutes(r: Router): void {
       where.push(`p.namespace_id IN (${ids.map(() => '?').join(',')})`);
       args.push(...ids);
       const sql = `FROM projects p WHERE ${where.join(' AND ')}`;
-      return paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) => rc.svc.db.prepare(`SELECT p.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as Project[],
-      }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+      return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from: sql, args, order }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
     },
     { auth: 'optional' },
   );

@@ -2,7 +2,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
@@ -47,10 +47,7 @@ function listMergeRequests(rc: RequestContext, scope: { where: string; args: unk
   where.push(scope.where);
   args.push(...scope.args);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
-  return paginate(rc, {
-    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as MergeRequestRow[],
-  }).map((m) => (q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m)));
+  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order }).map((m) => (q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m)));
 }
 
 /** Entities::MergeRequestSimple, for `view=simple`. */

@@ -2,7 +2,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, forbidden, notFound, validationError } from '../../../http/errors';
-import { paginate, paginateArray } from '../../../http/pagination';
+import { type Keyset, type SortDirection, paginateArray, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { fullName, namespaceWebUrl, project, projectSimple } from '../entities';
@@ -25,7 +25,7 @@ import { createProjectRepository, removeDeletedRepositories } from '../../reposi
 import { checkUnmodifiedSince } from '../../../http/conditional';
 
 /** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
-export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string } {
+export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string; orderBy: string; sort: SortDirection } {
   const q = declared(rc.params, {
     search: t.string(),
     owned: t.boolean(),
@@ -90,7 +90,20 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
   const col =
     q.order_by === 'similarity' ? 'p.created_at' : q.order_by === 'star_count' ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)' : `p.${q.order_by}`;
-  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}` };
+  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort };
+}
+
+/** Gitlab::Pagination::Keyset for Project: `order_by=id` only, the next page through `id_after`/`id_before`. */
+function projectKeyset(orderBy: string, sort: SortDirection): Keyset<Project> {
+  return {
+    style: 'id',
+    type: 'Project',
+    orderBy,
+    sort,
+    orders: { id: { column: 'p.id', sorts: ['asc', 'desc'], value: (p) => p.id } },
+    idColumn: 'p.id',
+    id: (p) => p.id,
+  };
 }
 
 /**
@@ -189,13 +202,10 @@ const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
 export function registerProjectRoutes(r: Router): void {
   const listProjects = (rc: RequestContext, extra?: { where: string; args: unknown[] }) => {
     const q = declared(rc.params, { simple: t.boolean() });
-    const { where, args, order } = projectListFilters(rc);
+    const { where, args, order, orderBy, sort } = projectListFilters(rc);
     if (extra) addFilter(where, args, extra.where, ...extra.args);
-    const sql = `FROM projects p WHERE ${where.join(' AND ')}`;
-    return paginate(rc, {
-      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT p.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as Project[],
-    }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+    const from = `FROM projects p WHERE ${where.join(' AND ')}`;
+    return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
   };
 
   r.get('/projects', (rc) => listProjects(rc), { auth: 'optional' });
