@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp';
+import { withSecurityHeaders } from './service/http/route';
 
 /** The built renderer next to the built CLI (out/main/cli.js -> out/renderer). */
 export const defaultUiRoot = (): string => join(__dirname, '..', 'renderer');
@@ -18,6 +19,7 @@ export async function registerUi(app: FastifyInstance, root: string): Promise<vo
     wildcard: false,
     index: ['index.html'],
     setHeaders: (reply) => {
+      withSecurityHeaders(reply);
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
       reply.header('referrer-policy', 'no-referrer');
     },

@@ -30,13 +30,17 @@ group = gl.groups.create({"name": "py-imports", "path": "py-imports"})
 result = gl.projects.import_github("gh-token", 77, "py-imports")
 project = gl.projects.get(result["id"])
 status = project.imports.get()
-for _ in range(100):
+for _ in range(300):
     status.refresh()
     if status.import_status in ("finished", "failed"):
         break
     time.sleep(0.1)
 issues = project.issues.list(get_all=True)
 mrs = project.mergerequests.list(get_all=True)
+project = gl.projects.get(result["id"])
+branches = [b.name for b in project.branches.list(get_all=True)]
+tags = sorted(t.name for t in project.tags.list(get_all=True))
+readme = project.files.raw(file_path="README.md", ref=project.default_branch).decode()
 renamed = gl.projects.import_github("gh-token", 77, "py-imports", new_name="hello-again")
 print(json.dumps({
     "result": result, "status": status.import_status, "import_type": status.import_type,
@@ -44,6 +48,7 @@ print(json.dumps({
     "issues": [[i.iid, i.title, i.imported_from] for i in issues],
     "mrs": [[m.iid, m.source_branch, m.target_branch] for m in mrs],
     "renamed": renamed["full_path"],
+    "default_branch": project.default_branch, "branches": branches, "tags": tags, "readme": readme,
 }))
 `,
     );
@@ -54,6 +59,8 @@ print(json.dumps({
     expect(out.issues).toEqual([[1, 'First issue', 'github']]);
     expect(out.mrs).toEqual([[2, 'topic', 'main']]);
     expect(out.renamed).toBe('/py-imports/hello-again');
+    // The git repository came too: the stand-in's branches, tags and files.
+    expect(out).toMatchObject({ default_branch: 'main', branches: ['feature', 'main'], tags: ['v1.0', 'v1.1'], readme: '# Rocket\n\nGoes up.\n' });
   });
 
   it('gl.projects.import_bitbucket_server(...) with target_namespace', () => {
@@ -64,17 +71,19 @@ import time
 gl.groups.create({"name": "py-bitbucket", "path": "py-bitbucket"})
 result = gl.projects.import_bitbucket_server("${bbsUrl}", "admin", "bbs-token", "PY", "tool", target_namespace="py-bitbucket")
 project = gl.projects.get(result["id"])
-for _ in range(100):
+for _ in range(300):
     project = gl.projects.get(result["id"])
     if project.import_status in ("finished", "failed"):
         break
     time.sleep(0.1)
-print(json.dumps({"result": result, "status": project.import_status, "mrs": [m.title for m in project.mergerequests.list(get_all=True)]}))
+print(json.dumps({"result": result, "status": project.import_status, "mrs": [m.title for m in project.mergerequests.list(get_all=True)],
+                  "branches": [b.name for b in project.branches.list(get_all=True)]}))
 `,
     );
     expect(out.result).toMatchObject({ name: 'tool', full_path: '/py-bitbucket/tool', import_source: 'Python/tool' });
     expect(out.status).toBe('finished');
     expect(out.mrs).toEqual(['Tooling']);
+    expect(out.branches).toEqual(['feature', 'main']);
   });
 
   it('refusals raise python-gitlab errors with GitLab statuses', () => {

@@ -53,6 +53,12 @@ test('imports a GitHub repository picked from the list, follows it live, and ope
     ['Engine stalls', 'github'],
     ['Add a second stage', 'github'],
   ]);
+  // The git repository came with it, from the stand-in's clone URL.
+  const branches = await api<{ name: string; default: boolean }[]>(baseURL!, 'GET', '/projects/root%2Frocket/repository/branches');
+  expect(branches.body.map((b) => [b.name, b.default])).toEqual([
+    ['feature', false],
+    ['main', true],
+  ]);
   expect(problems).toEqual([]);
 });
 

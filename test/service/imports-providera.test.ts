@@ -123,7 +123,8 @@ describe('POST /import/github', () => {
       ['2', '2'],
     ]);
     expect(gh.requestsTo(/^\/repos\/octo\/widgets\/issues$/).every((r) => r.query.get('state') === 'all')).toBe(true);
-    expect(gh.requests.every((r) => r.path.startsWith('/raw') || r.headers.authorization === 'Bearer gh-alice')).toBe(true);
+    // API requests carry the token as Bearer (git's, to the clone URL, as Basic: imports-repository.test.ts).
+    expect(gh.requests.every((r) => r.path.startsWith('/raw') || r.path.includes('.git/') || r.headers.authorization === 'Bearer gh-alice')).toBe(true);
   });
 
   it('creates the labels', async () => {
@@ -310,7 +311,8 @@ describe('the reference names and enterprise hosts', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'from-enterprise', import_source: 'octo/enterprise-widgets' });
     expect((await waitForImport(s, res.body.id)).import_status).toBe('finished');
-    expect(gh.requests.slice(before).every((r) => r.path.startsWith('/api/v3/'))).toBe(true);
+    // Every API request went to the enterprise API; git fetched from the clone URL the API answered.
+    expect(gh.requests.slice(before).every((r) => r.path.startsWith('/api/v3/') || r.path.startsWith('/octo/enterprise-widgets.git/'))).toBe(true);
     expect((await s.get(`/projects/${res.body.id}/issues`)).body).toHaveLength(3);
   });
 

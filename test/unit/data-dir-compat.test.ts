@@ -56,6 +56,16 @@ for (const sha of readdirSync(fixturesDir)) {
       expect(draft.body.note).toBe(expected.draft.note);
     });
 
+    it('finds its issues by label and by search (rows and indexes built from the old records)', async () => {
+      const p = expected.project.id;
+      const byLabel = await svc.get(`/projects/${p}/issues`, { ...asRoot(), query: { labels: expected.issue.labels[0] } });
+      expect(byLabel.body.map((i: any) => i.iid)).toContain(expected.issue.iid);
+      const bySearch = await svc.get(`/projects/${p}/issues`, { ...asRoot(), query: { search: expected.issue.title } });
+      expect(bySearch.body.map((i: any) => i.iid)).toEqual([expected.issue.iid]);
+      const mrs = await svc.get(`/projects/${p}/merge_requests`, { ...asRoot(), query: { search: expected.mr.title } });
+      expect(mrs.body.map((m: any) => m.iid)).toEqual([expected.mr.iid]);
+    });
+
     it('keeps snippet files and uploaded files byte for byte', async () => {
       const p = expected.project.id;
       for (const [path, content] of Object.entries(expected.snippet.files)) {

@@ -8,6 +8,8 @@ import { createIpcHandlers, registerIpcHandlers, UntrustedSenderError, type IpcD
 import { MemoryVault } from '../../src/main/secrets/vault';
 import { PreferencesService, preferencesStoreOptions } from '../../src/main/settings/preferences';
 import { ServiceHost } from '../../src/main/service-host';
+import { readMultipart } from '../../src/main/service/http/multipart';
+import { isFilePart } from '../../src/main/service/http/params';
 
 const APP: IpcSender = { sender: { id: 1 }, senderFrame: { url: 'file:///app/out/renderer/index.html' } };
 const OTHER: IpcSender = { sender: { id: 2 }, senderFrame: { url: 'https://evil.example/' } };
@@ -38,8 +40,9 @@ beforeAll(async () => {
       extendApp: (app) => {
         app.post('/api/v4/test-echo-multipart', async (req) => {
           const parts: Record<string, string> = {};
-          for await (const p of req.parts()) {
-            parts[p.fieldname] = p.type === 'file' ? `${p.filename}:${p.mimetype}:${(await p.toBuffer()).toString('utf8')}` : String(p.value);
+          const limits = { maxFileBytes: 1_000_000, maxFieldBytes: 1_000_000, tmpDir: join(dir, 'tmp') };
+          for (const [name, value] of await readMultipart(req.raw, limits, [])) {
+            parts[name] = isFilePart(value) ? `${value.filename}:${value.mimetype}:${readFileSync(value.path, 'utf8')}` : String(value);
           }
           return parts;
         });

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import multipart from '@fastify/multipart';
 import type { ServiceContext } from './context';
 import { ApiError, serviceUnavailable } from './http/errors';
 import { isDatabaseBusy } from './db/connection';
-import { FormBody, createRouter, sendJson, type Router } from './http/route';
+import { FormBody, createRouter, sendJson, withSecurityHeaders, type Router } from './http/route';
+import { MULTIPART_BODY } from './http/multipart';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
 import { GitMissingError, GitTimeoutError } from './git';
@@ -42,13 +42,8 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
     (req as typeof req & { rawBody?: string }).rawBody = body as string;
     done(null, undefined);
   });
-  await app.register(multipart, { limits: { fileSize: svc.limits.maxUploadBytes, fieldSize: svc.limits.maxBodyBytes } });
-
-  app.addHook('onSend', async (_req, reply, payload) => {
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    reply.header('x-content-type-options', 'nosniff');
-    return payload;
-  });
+  // Multipart bodies are left unread here: the route streams them (files to disk) with readMultipart.
+  app.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null, MULTIPART_BODY));
 
   app.setErrorHandler((thrown: Error, _req, reply) => {
     // A client that went away mid-response (a download cancelled before the file streamed)
@@ -62,14 +57,14 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
     const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : thrown;
     if (err instanceof ApiError) {
       reply.headers(err.headers);
-      if (err.status === 304 || !err.body) return reply.code(err.status).send();
+      if (err.status === 304 || !err.body) return withSecurityHeaders(reply.code(err.status)).send();
       return sendJson(reply, err.status, err.body);
     }
     if (err instanceof GitMissingError) return sendJson(reply, 503, { message: `503 Service Unavailable - ${err.message}` });
     if (err instanceof GitTimeoutError) return sendJson(reply, 503, { message: '503 Service Unavailable - the git operation timed out' });
     const code = (err as { code?: string }).code;
     const statusCode = (err as { statusCode?: number }).statusCode;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE') {
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendJson(reply, 413, { message: '413 Request Entity Too Large' });
     }
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendJson(reply, 415, { message: '415 Unsupported Media Type' });

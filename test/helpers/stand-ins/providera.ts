@@ -1,4 +1,5 @@
-import { StandInServer, bearerToken, sleep, slicePage, type StandInRequest, type StandInResponse } from './server';
+import { emptyRepository } from './git';
+import { StandInServer, basicAuth, bearerToken, sleep, slicePage, type StandInRequest, type StandInResponse } from './server';
 
 /**
  * A stand-in for provider A's REST API v3 (GitHub), shaped like the real one where Sandlab reads
@@ -82,6 +83,8 @@ export interface AReviewComment {
 
 export interface ARepo {
   id: number;
+  /** The bare repository its clone URL serves over git's smart HTTP (an empty one when not given). */
+  git?: string;
   owner: string;
   name: string;
   private?: boolean;
@@ -138,6 +141,7 @@ export class ProviderAStandIn extends StandInServer {
 
   addRepo(r: ARepo): ARepo {
     this.repos.push(r);
+    this.repositories.set(`/${r.owner}/${r.name}`, r.git ?? emptyRepository());
     return r;
   }
 
@@ -149,6 +153,12 @@ export class ProviderAStandIn extends StandInServer {
   addGist(g: AGist): AGist {
     this.gists.push(g);
     return g;
+  }
+
+  /** Git over HTTP takes a token as the Basic username or password. */
+  protected gitAuthorized(req: StandInRequest): boolean {
+    const basic = basicAuth(req);
+    return !!basic && (this.tokens.has(basic.user) || this.tokens.has(basic.password));
   }
 
   protected async handle(req: StandInRequest): Promise<StandInResponse> {

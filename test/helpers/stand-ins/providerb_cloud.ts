@@ -1,3 +1,4 @@
+import { emptyRepository } from './git';
 import { StandInServer, basicAuth, sleep, slicePage, type StandInRequest, type StandInResponse } from './server';
 
 /**
@@ -54,6 +55,8 @@ export interface BCPull {
 
 export interface BCRepo {
   workspace: string;
+  /** The bare repository its clone URL serves over git's smart HTTP (an empty one when not given). */
+  git?: string;
   slug: string;
   name: string;
   description?: string;
@@ -86,7 +89,14 @@ export class ProviderBCloudStandIn extends StandInServer {
 
   addRepo(r: BCRepo): BCRepo {
     this.repos.push(r);
+    this.repositories.set(`/${r.workspace}/${r.slug}`, r.git ?? emptyRepository());
     return r;
+  }
+
+  /** Git over HTTP: the username and its app password as HTTP Basic. */
+  protected gitAuthorized(req: StandInRequest): boolean {
+    const basic = basicAuth(req);
+    return !!basic && this.appPasswords.get(basic.user) === basic.password;
   }
 
   protected async handle(req: StandInRequest): Promise<StandInResponse> {

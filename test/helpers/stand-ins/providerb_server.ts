@@ -1,3 +1,4 @@
+import { emptyRepository } from './git';
 import { StandInServer, basicAuth, bearerToken, sleep, type StandInRequest, type StandInResponse } from './server';
 
 /**
@@ -42,6 +43,8 @@ export interface BSPull {
 
 export interface BSRepo {
   projectKey: string;
+  /** The bare repository its clone URL serves over git's smart HTTP (an empty one when not given). */
+  git?: string;
   slug: string;
   name: string;
   pulls?: BSPull[];
@@ -80,6 +83,7 @@ export class ProviderBServerStandIn extends StandInServer {
 
   addRepo(r: BSRepo): BSRepo {
     this.repos.push(r);
+    this.repositories.set(`/scm/${r.projectKey.toLowerCase()}/${r.slug}`, r.git ?? emptyRepository());
     return r;
   }
 
@@ -89,6 +93,12 @@ export class ProviderBServerStandIn extends StandInServer {
     const token = bearerToken(req);
     for (const [user, t] of this.credentials) if (t === token) return user;
     return null;
+  }
+
+  /** Git over HTTP: the username and its token (or password) as HTTP Basic. */
+  protected gitAuthorized(req: StandInRequest): boolean {
+    const basic = basicAuth(req);
+    return !!basic && this.credentials.get(basic.user) === basic.password;
   }
 
   protected async handle(req: StandInRequest): Promise<StandInResponse> {

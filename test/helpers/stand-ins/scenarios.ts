@@ -1,3 +1,4 @@
+import { makeUpstreamRepository } from './git';
 import { ProviderAStandIn } from './providera';
 import { ProviderBCloudStandIn } from './providerb_cloud';
 import { ProviderBServerStandIn } from './providerb_server';
@@ -17,14 +18,16 @@ export interface StandIns {
 const SHA = 'd'.repeat(40);
 const day = (d: number) => Date.UTC(2024, 0, d);
 
-export const SCENARIOS: Record<string, (s: StandIns) => void> = {
-  /** What the python-gitlab compat test imports. */
-  compat(s) {
+export const SCENARIOS: Record<string, (s: StandIns) => void | Promise<void>> = {
+  /** What the python-gitlab compat test imports (a real git repository behind hello-world and tool). */
+  async compat(s) {
+    const upstream = await makeUpstreamRepository();
     s.providera.addUser({ login: 'octo', email: 'admin@example.com' }, 'gh-token');
     s.providera.addRepo({
       id: 77,
       owner: 'octo',
       name: 'hello-world',
+      git: upstream.dir,
       issues: [{ number: 1, title: 'First issue', body: 'Hello', user: 'octo' }],
       pulls: [{ number: 2, title: 'First PR', user: 'octo', head: { ref: 'topic', sha: SHA }, base: { ref: 'main', sha: SHA } }],
     });
@@ -34,12 +37,14 @@ export const SCENARIOS: Record<string, (s: StandIns) => void> = {
       projectKey: 'PY',
       slug: 'tool',
       name: 'tool',
+      git: upstream.dir,
       pulls: [{ id: 1, title: 'Tooling', state: 'OPEN', author: 'admin', from: { branch: 'f', commit: SHA }, to: { branch: 'main', commit: SHA }, createdDate: day(1) }],
     });
   },
 
-  /** What the Imports workspace's end-to-end test picks from: a few repositories and gists. */
-  e2e(s) {
+  /** What the Imports workspace's end-to-end test picks from: a few repositories (rocket's with git content) and gists. */
+  async e2e(s) {
+    const upstream = await makeUpstreamRepository();
     const gh = s.providera;
     gh.addUser({ login: 'octo', email: 'admin@example.com', name: 'The Octo' }, 'gh-e2e-token');
     gh.addUser({ login: 'hubot', email: null });
@@ -48,6 +53,7 @@ export const SCENARIOS: Record<string, (s: StandIns) => void> = {
       owner: 'octo',
       name: 'rocket',
       description: 'A small rocket',
+      git: upstream.dir,
       labels: [
         { name: 'bug', color: 'd73a4a' },
         { name: 'enhancement', color: 'a2eeef' },
@@ -87,6 +93,6 @@ export async function startStandIns(scenario: string, ports: { providera?: numbe
     providerb_server: await new ProviderBServerStandIn().start(ports.providerb_server),
     providerb_cloud: await new ProviderBCloudStandIn().start(ports.providerb_cloud),
   };
-  seed(s);
+  await seed(s);
   return s;
 }

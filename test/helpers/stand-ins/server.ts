@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gitEndpoint, serveGit } from './git';
 
 /**
  * A tiny HTTP server on 127.0.0.1 that the provider stand-ins build on: it records every request
@@ -27,9 +28,14 @@ export abstract class StandInServer {
   readonly requests: StandInRequest[] = [];
   /** Answers to force, for failure tests: the first fault whose pattern matches a path answers instead of the stand-in. */
   readonly faults: { path: RegExp; status: number; body?: unknown; headers?: Record<string, string> }[] = [];
+  /** Bare repositories served over git's smart HTTP at their clone URL's path (without `.git`): `/octo/rocket`. */
+  readonly repositories = new Map<string, string>();
   private server: Server | null = null;
 
   protected abstract handle(req: StandInRequest): Promise<StandInResponse> | StandInResponse;
+
+  /** Whether a git request carries credentials the provider takes (HTTP Basic, as git sends them). */
+  protected abstract gitAuthorized(req: StandInRequest): boolean;
 
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => void this.serve(req, res));
@@ -54,9 +60,17 @@ export abstract class StandInServer {
     const url = new URL(req.url ?? '/', this.url);
     const request: StandInRequest = { method: req.method ?? 'GET', path: decodeURIComponent(url.pathname), query: url.searchParams, headers: req.headers };
     this.requests.push(request);
+    const fault = this.faults.find((f) => f.path.test(request.path));
+    const git = gitEndpoint(request.path);
+    const repository = git && this.repositories.get(git[0]);
+    if (!fault && git && repository) {
+      if (this.gitAuthorized(request)) return serveGit(req, res, repository, git[1]);
+      req.resume();
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="stand-in"' }).end('Authentication failed');
+      return;
+    }
     req.resume();
     let out: StandInResponse;
-    const fault = this.faults.find((f) => f.path.test(request.path));
     try {
       out = fault ? { status: fault.status, body: fault.body ?? { message: `stand-in fault ${fault.status}` }, headers: fault.headers } : await this.handle(request);
     } catch (err) {

@@ -12,6 +12,8 @@ export function openDatabase(file: string, migrations: Migration[], opts: { nati
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+  // JavaScript's toLowerCase in SQL: Unicode-aware, where SQLite's lower() folds ASCII only.
+  db.function('js_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   applyMigrations(db, migrations);
   cacheStatements(db);
   return db;

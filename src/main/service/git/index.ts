@@ -97,23 +97,20 @@ export class Git {
 
   /**
    * Fetches every branch and tag of `url` into `repo` (imports, migrations). With a token, git
-   * sends it as HTTP Basic `oauth2:<token>` (GitLab, and most hosts, take that) through config in
-   * the process environment only.
+   * sends it as HTTP Basic `oauth2:<token>` (GitLab, and most hosts, take that); with a password,
+   * as `<username>:<password>` (a provider's own scheme). Either way through config in the process
+   * environment only.
    */
   async fetchFrom(
     repo: Repository,
     url: string,
-    auth: { token?: string; username?: string } = {},
+    auth: RemoteAuth = {},
     timeoutMs = 30 * 60_000,
     /** A canceled job stops the fetch at once. */
     signal?: AbortSignal,
   ): Promise<void> {
     if (!/^https?:\/\//i.test(url)) throw new Error('only http(s) remotes can be fetched');
-    const config: [string, string][] = [];
-    if (auth.token) {
-      const basic = Buffer.from(`${auth.username ?? 'oauth2'}:${auth.token}`).toString('base64');
-      config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
-    }
+    const config = credentialConfig(auth);
     await runGit(this.program(), ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--end-of-options', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
       gitDir: repo.path,
       config,
@@ -122,10 +119,30 @@ export class Git {
     });
   }
 
+  /** The branch a remote's HEAD names (`git ls-remote --symref`), or null when it names none. */
+  async remoteHead(url: string, auth: RemoteAuth = {}, signal?: AbortSignal): Promise<string | null> {
+    if (!/^https?:\/\//i.test(url)) throw new Error('only http(s) remotes can be read');
+    const r = await runGit(this.program(), ['ls-remote', '--symref', '--end-of-options', url, 'HEAD'], { config: credentialConfig(auth), timeoutMs: 120_000, signal });
+    return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(r.stdout.toString('utf8'))?.[1] ?? null;
+  }
+
   close(): void {
     for (const repo of this.handles.values()) repo.close();
     this.handles.clear();
   }
+}
+
+/** Credentials for a remote: a token (as `oauth2:<token>` unless a username is given) or a username and password. */
+export interface RemoteAuth {
+  token?: string;
+  username?: string;
+  password?: string;
+}
+
+/** HTTP Basic credentials as per-process config (never in the URL, the arguments or a log). */
+function credentialConfig(auth: RemoteAuth): [string, string][] {
+  const credentials = auth.password !== undefined ? `${auth.username ?? ''}:${auth.password}` : auth.token ? `${auth.username ?? 'oauth2'}:${auth.token}` : null;
+  return credentials ? [['http.extraHeader', `Authorization: Basic ${Buffer.from(credentials).toString('base64')}`]] : [];
 }
 
 /** Finds git and sets up the adapter for a data dir. */

@@ -1,3 +1,4 @@
+import type { Db } from '../db/connection';
 import type { RequestContext } from './route';
 import { grapeError } from './errors';
 
@@ -6,6 +7,15 @@ export interface Page {
   perPage: number;
   offset: number;
 }
+
+/**
+ * Kaminari's MAX_COUNT_LIMIT: past this many rows GitLab stops counting (`without_count`) and omits
+ * X-Total, X-Total-Pages and the `rel="last"` link.
+ */
+export const COUNT_LIMIT = 10_000;
+
+/** Plan.default's offset_pagination_limit: the deepest offset a keyset-enforced list serves. */
+export const OFFSET_PAGINATION_LIMIT = 50_000;
 
 /** `page`/`per_page` as GitLab reads them: default 20, clamped at 100, per_page=0 refused. */
 export function readPage(params: Record<string, unknown>, defaultPerPage = 20): Page {
@@ -30,12 +40,11 @@ export function setPaginationHeaders(rc: RequestContext, page: Page, total: numb
   const totalPages = Math.max(1, Math.ceil(total / page.perPage));
   const next = page.page < totalPages ? page.page + 1 : null;
   const prev = page.page > 1 ? page.page - 1 : null;
-  const link = (p: number, rel: string): string => `<${pageUrl(rc, p, page.perPage)}>; rel="${rel}"`;
   const links: string[] = [];
-  if (prev) links.push(link(prev, 'prev'));
-  if (next) links.push(link(next, 'next'));
-  links.push(link(1, 'first'));
-  links.push(link(totalPages, 'last'));
+  if (prev) links.push(pageLink(rc, page, prev, 'prev'));
+  if (next) links.push(pageLink(rc, page, next, 'next'));
+  links.push(pageLink(rc, page, 1, 'first'));
+  links.push(pageLink(rc, page, totalPages, 'last'));
   rc.reply.headers({
     'x-total': String(total),
     'x-total-pages': String(totalPages),
@@ -47,32 +56,232 @@ export function setPaginationHeaders(rc: RequestContext, page: Page, total: numb
   });
 }
 
-/** The request's own URL (same scheme, host and port the client used) with page/per_page set. */
-function pageUrl(rc: RequestContext, page: number, perPage: number): string {
+/** Past COUNT_LIMIT rows: no X-Total, no X-Total-Pages, no `rel="last"` (OffsetHeaderBuilder, data_without_counts). */
+function setUncountedPaginationHeaders(rc: RequestContext, page: Page, hasNext: boolean): void {
+  const next = hasNext ? page.page + 1 : null;
+  const prev = page.page > 1 ? page.page - 1 : null;
+  const links: string[] = [];
+  if (prev) links.push(pageLink(rc, page, prev, 'prev'));
+  if (next) links.push(pageLink(rc, page, next, 'next'));
+  links.push(pageLink(rc, page, 1, 'first'));
+  rc.reply.headers({
+    'x-per-page': String(page.perPage),
+    'x-page': String(page.page),
+    'x-next-page': next ? String(next) : '',
+    'x-prev-page': prev ? String(prev) : '',
+    link: links.join(', '),
+  });
+}
+
+const pageLink = (rc: RequestContext, page: Page, to: number, rel: string): string =>
+  `<${requestUrlWith(rc, ['page', 'per_page'], [['page', String(to)], ['per_page', String(page.perPage)]])}>; rel="${rel}"`;
+
+/**
+ * The request's own URL (same scheme, host and port the client used) with the `drop` parameters
+ * replaced by `add`, parameters sorted by name as Rails' `to_query` sorts them.
+ */
+function requestUrlWith(rc: RequestContext, drop: string[], add: [string, string][]): string {
   const query: [string, string][] = [];
-  for (const [k, v] of rc.queryPairs) if (k !== 'page' && k !== 'per_page') query.push([k, v]);
-  query.push(['page', String(page)], ['per_page', String(perPage)]);
+  for (const [k, v] of rc.queryPairs) if (!drop.includes(k)) query.push([k, v]);
+  query.push(...add);
   query.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const qs = query.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '%5B')}=${encodeURIComponent(v)}`).join('&');
+  const qs = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   return `${rc.baseUrl}${rc.pathname}?${qs}`;
 }
 
+/** Where a page's rows come from. */
+export interface PageSource<T> {
+  /**
+   * How many rows the list has. Counting may stop at `cap`: any answer of `cap` or more reads as
+   * "more than COUNT_LIMIT", which is all the paginator needs to know.
+   */
+  count: (cap: number) => number;
+  rows: (limit: number, offset: number) => T[];
+}
+
 /**
- * One page of a list: `count()` for the total, `rows(limit, offset)` for the page; sets the
- * headers and returns the rows.
+ * One page of a list: sets the headers and returns the rows. Up to COUNT_LIMIT rows the total is
+ * counted and sent; past it (GitLab's `without_count`) one extra row says whether a next page
+ * exists, so a list of a million rows is never counted.
  */
-export function paginate<T>(
-  rc: RequestContext,
-  source: { count: () => number; rows: (limit: number, offset: number) => T[] },
-  defaultPerPage = 20,
-): T[] {
+export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPerPage = 20): T[] {
   const page = readPage(rc.params, defaultPerPage);
-  const total = source.count();
-  setPaginationHeaders(rc, page, total);
-  return source.rows(page.perPage, page.offset);
+  const total = source.count(COUNT_LIMIT + 1);
+  if (total <= COUNT_LIMIT) {
+    setPaginationHeaders(rc, page, total);
+    return source.rows(page.perPage, page.offset);
+  }
+  const rows = source.rows(page.perPage + 1, page.offset);
+  setUncountedPaginationHeaders(rc, page, rows.length > page.perPage);
+  return rows.slice(0, page.perPage);
 }
 
 /** Pagination of a list already in memory. */
 export function paginateArray<T>(rc: RequestContext, items: T[], defaultPerPage = 20): T[] {
   return paginate(rc, { count: () => items.length, rows: (limit, offset) => items.slice(offset, offset + limit) }, defaultPerPage);
+}
+
+/**
+ * A list as SQL: `SELECT <select> <from> ORDER BY <order>`, `from` holding the FROM and WHERE clauses
+ * (a WHERE always: keyset pagination appends its conditions with AND).
+ */
+export interface SqlList<T> {
+  select: string;
+  from: string;
+  args: unknown[];
+  order: string;
+  /** Lists that offer GitLab's keyset pagination (`pagination=keyset`). */
+  keyset?: Keyset<T>;
+}
+
+/** Counts the rows of `from`, stopping at `cap` (a LIMIT probe instead of a full count). */
+export function countUpTo(db: Db, from: string, args: unknown[], cap: number): number {
+  return (db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ?)`).get(...args, cap) as { n: number }).n;
+}
+
+/**
+ * One page of a SQL list: keyset pagination when asked for (`pagination=keyset`) and the list
+ * offers it, offset pagination otherwise, counting no further than COUNT_LIMIT.
+ */
+export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, defaultPerPage = 20): T[] {
+  if (list.keyset && rc.params.pagination === 'keyset') return paginateKeyset(rc, db, list, list.keyset);
+  if (list.keyset?.offsetLimit) {
+    const page = readPage(rc.params, defaultPerPage);
+    if (page.page * page.perPage > list.keyset.offsetLimit) {
+      throw grapeError(
+        405,
+        `Offset pagination has a maximum allowed offset of ${list.keyset.offsetLimit} for requests that return objects of type ${list.keyset.type}. ` +
+          'Remaining records can be retrieved using keyset pagination.',
+      );
+    }
+  }
+  return paginate(
+    rc,
+    {
+      count: (cap) => countUpTo(db, list.from, list.args, cap),
+      rows: (limit, offset) => db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} LIMIT ? OFFSET ?`).all(...list.args, limit, offset) as T[],
+    },
+    defaultPerPage,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keyset pagination (GitLab's Gitlab::Pagination::Keyset and CursorBasedKeyset)
+// ---------------------------------------------------------------------------------------------
+
+export type SortDirection = 'asc' | 'desc';
+
+/** An `order_by` value keyset pagination accepts: its SQL column, the sorts allowed, the row's value. */
+export interface KeysetOrder<T> {
+  column: string;
+  sorts: readonly SortDirection[];
+  value: (row: T) => string | number;
+}
+
+export interface Keyset<T> {
+  /**
+   * 'id': the next page's Link carries `id_after`/`id_before` (Projects, ordered by id only; the
+   * list applies those filters itself). 'cursor': it carries an opaque `cursor` (Users, Groups).
+   */
+  style: 'id' | 'cursor';
+  /** The model's name in GitLab's messages (`Project`, `Group`, `User`). */
+  type: string;
+  /** The request's order, as the list resolved it (with its defaults). */
+  orderBy: string;
+  sort: SortDirection;
+  orders: Record<string, KeysetOrder<T>>;
+  /** The primary key column (SQL) and its value; the tie-breaker of every order. */
+  idColumn: string;
+  id: (row: T) => number;
+  /** Enforced types refuse offsets past this (405), as GitLab does for Group. */
+  offsetLimit?: number;
+}
+
+const keysetUnavailable = () => grapeError(405, 'Keyset pagination is not yet available for this type of request');
+
+function paginateKeyset<T>(rc: RequestContext, db: Db, list: SqlList<T>, ks: Keyset<T>): T[] {
+  const order = ks.orders[ks.orderBy];
+  if (!order?.sorts.includes(ks.sort)) throw keysetUnavailable();
+  const { perPage } = readPage(rc.params);
+  const orderSql = ks.orderBy === 'id' || order.column === ks.idColumn ? `${ks.idColumn} ${ks.sort}` : `${order.column} ${ks.sort}, ${ks.idColumn} ${ks.sort}`;
+  const rowsWhere = (extra: string, extraArgs: unknown[], limit: number): T[] =>
+    db.prepare(`SELECT ${list.select} ${list.from}${extra} ORDER BY ${orderSql} LIMIT ?`).all(...list.args, ...extraArgs, limit) as T[];
+
+  if (ks.style === 'id') {
+    // Gitlab::Pagination::Keyset::Pager: a page of `per_page`, and a next link whenever it has a last row.
+    const rows = rowsWhere('', [], perPage);
+    const last = rows[rows.length - 1];
+    if (last) {
+      const filter = ks.sort === 'desc' ? 'id_before' : 'id_after';
+      rc.reply.header('link', `<${requestUrlWith(rc, [filter], [[filter, String(ks.id(last))]])}>; rel="next"`);
+    }
+    return rows;
+  }
+
+  // Gitlab::Pagination::Keyset::Paginator: one row more than the page says whether a next page exists.
+  const cursor = decodeCursor(rc.params.cursor);
+  const backward = cursor?._kd === 'p';
+  const values = cursor ? cursorValues(cursor, ks) : null;
+  let extra = '';
+  const extraArgs: unknown[] = [];
+  if (values) {
+    const after = (ks.sort === 'asc') !== backward ? '>' : '<';
+    if (ks.orderBy === 'id' || order.column === ks.idColumn) {
+      extra = ` AND ${ks.idColumn} ${after} ?`;
+      extraArgs.push(values.id);
+    } else {
+      extra = ` AND (${order.column} ${after} ? OR (${order.column} = ? AND ${ks.idColumn} ${after} ?))`;
+      extraArgs.push(values.value, values.value, values.id);
+    }
+  }
+  const reversed = backward ? orderSql.replace(/\b(asc|desc)\b/g, (d) => (d === 'asc' ? 'desc' : 'asc')) : orderSql;
+  const fetched = db
+    .prepare(`SELECT ${list.select} ${list.from}${extra} ORDER BY ${reversed} LIMIT ?`)
+    .all(...list.args, ...extraArgs, perPage + 1) as T[];
+  const hasMore = fetched.length > perPage;
+  const rows = fetched.slice(0, perPage);
+  if (backward) rows.reverse();
+  // Going backward from a row there is always a next page (the one the cursor came from).
+  const hasNext = backward ? values !== null && rows.length > 0 : hasMore;
+  const last = rows[rows.length - 1];
+  if (hasNext && last) {
+    const next = encodeCursor({ ...cursorAttributes(ks, order, last), _kd: 'n' });
+    rc.reply.header('link', `<${requestUrlWith(rc, ['cursor'], [['cursor', next]])}>; rel="next"`);
+  }
+  return rows;
+}
+
+type Cursor = Record<string, unknown>;
+
+/** GitLab's cursor: URL-safe Base64 of JSON, every value a string (`{"name":"x","id":"26","_kd":"n"}`). */
+function encodeCursor(attributes: Record<string, string>): string {
+  return Buffer.from(JSON.stringify(attributes)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+function decodeCursor(raw: unknown): Cursor | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(String(raw), 'base64url').toString('utf8'));
+  } catch {
+    throw grapeError(400, 'cursor is invalid');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw grapeError(400, 'cursor is invalid');
+  return parsed as Cursor;
+}
+
+function cursorAttributes<T>(ks: Keyset<T>, order: KeysetOrder<T>, row: T): Record<string, string> {
+  if (ks.orderBy === 'id') return { id: String(ks.id(row)) };
+  return { [ks.orderBy]: String(order.value(row)), id: String(ks.id(row)) };
+}
+
+/** The cursor's position, or null for a cursor that names none (the first or last page). */
+function cursorValues<T>(cursor: Cursor, ks: Keyset<T>): { value: string | number; id: number } | null {
+  const id = cursor.id;
+  if (id === undefined || id === null) return null;
+  if (!/^\d+$/.test(String(id))) throw grapeError(400, 'cursor is invalid');
+  if (ks.orderBy === 'id') return { value: Number(id), id: Number(id) };
+  const value = cursor[ks.orderBy];
+  if (value === undefined || value === null) throw grapeError(400, 'cursor is invalid');
+  return { value: String(value), id: Number(id) };
 }

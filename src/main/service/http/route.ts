@@ -1,14 +1,12 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
 import { type Auth, applySudo, authenticate, checkScopes, readCredentials } from './auth';
-import { ApiError, forbidden, unauthorized } from './errors';
+import { forbidden, unauthorized } from './errors';
+import { MULTIPART_BODY, readMultipart } from './multipart';
 import { type FilePart, type Params, isFilePart, nestPairs, parsePairs } from './params';
 
 export const API_PREFIX = '/api/v4';
@@ -88,7 +86,16 @@ export class RequestContext {
  */
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   // A Buffer, because fastify appends "; charset=utf-8" to string payloads.
-  return reply.code(status).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+  return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(Buffer.from(JSON.stringify(body)));
+}
+
+/**
+ * The headers every answer carries (Rails' defaults on GitLab). Set before a route's handler runs and
+ * by sendJson (answers from outside a route: errors, unknown paths), rather than in an async onSend
+ * hook every request would pay for.
+ */
+export function withSecurityHeaders(reply: FastifyReply): FastifyReply {
+  return reply.header('x-frame-options', 'SAMEORIGIN').header('x-content-type-options', 'nosniff');
 }
 
 export function requestBaseUrl(req: FastifyRequest): string {
@@ -143,10 +150,15 @@ async function runHandler(
 ): Promise<unknown> {
   const files: FilePart[] = [];
   try {
-    const queryString = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
-    const queryPairs = parsePairs(queryString);
+    const q = req.url.indexOf('?');
+    const queryPairs = q < 0 ? [] : parsePairs(req.url.slice(q + 1));
     const params = nestPairs(queryPairs);
-    await mergeBody(svc, req, params, files);
+    if (req.body === MULTIPART_BODY) {
+      const limits = { maxFileBytes: svc.limits.maxUploadBytes, maxFieldBytes: svc.limits.maxBodyBytes, tmpDir: join(svc.dataDir, 'tmp') };
+      nestPairs(await readMultipart(req.raw, limits, files), params);
+    } else {
+      mergeBody(req.body, params);
+    }
 
     const creds = readCredentials(req.headers, params);
     let auth = opts.auth === 'none' ? null : authenticate(svc, creds, requestBaseUrl(req));
@@ -156,49 +168,20 @@ async function runHandler(
       if (creds.sudo) auth = applySudo(svc, auth, creds.sudo);
     }
     const rc = new RequestContext(svc, req, reply, params, req.params as Record<string, string>, queryPairs, auth);
+    // Set before the handler runs, so the answers it sends itself (files, git's streams) carry them too.
+    withSecurityHeaders(reply);
     const result = await handler(rc);
     if (result === reply || reply.sent) return reply;
-    if (result === undefined) {
-      reply.code(rc.status ?? 204);
-      return reply.send();
-    }
+    if (result === undefined) return reply.code(rc.status ?? 204).send();
     return sendJson(reply, rc.status ?? (method === 'POST' ? 201 : 200), result);
   } finally {
     // Handlers move the files they keep; whatever is left was not wanted.
-    await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
+    if (files.length) await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
   }
 }
 
-/** Merges the form, JSON or multipart body into `params`. Multipart files stream to disk. */
-async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Params, files: FilePart[]): Promise<void> {
-  if (req.isMultipart()) {
-    const pairs: [string, unknown][] = [];
-    const tmpDir = join(svc.dataDir, 'tmp');
-    await mkdir(tmpDir, { recursive: true });
-    try {
-      for await (const part of req.parts({ limits: { fileSize: svc.limits.maxUploadBytes } })) {
-        if (part.type === 'field') {
-          pairs.push([part.fieldname, typeof part.value === 'string' ? part.value : String(part.value)]);
-          continue;
-        }
-        const path = join(tmpDir, randomBytes(16).toString('hex'));
-        const file: FilePart = { kind: 'file', filename: part.filename, mimetype: part.mimetype, path, size: 0 };
-        files.push(file);
-        part.file.on('data', (chunk: Buffer) => (file.size += chunk.length));
-        await pipeline(part.file, createWriteStream(path));
-        if (part.file.truncated) throw tooLarge();
-        // An empty file part with no name (python-gitlab's `avatar`) is not a file.
-        if (!part.filename && file.size === 0) continue;
-        pairs.push([part.fieldname, file]);
-      }
-    } catch (err) {
-      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-      throw err;
-    }
-    nestPairs(pairs, params);
-    return;
-  }
-  const body = req.body;
+/** Merges a form or JSON body into `params`. */
+function mergeBody(body: unknown, params: Params): void {
   // A streamed body (git's packs) is the handler's to read.
   if (body instanceof Readable) return;
   if (body instanceof FormBody) {
@@ -207,8 +190,6 @@ async function mergeBody(svc: ServiceContext, req: FastifyRequest, params: Param
     Object.assign(params, body);
   }
 }
-
-const tooLarge = (): ApiError => new ApiError(413, { message: '413 Request Entity Too Large' });
 
 /** A form-urlencoded body, kept as ordered pairs so Rack-style nesting can be applied. */
 export class FormBody {

@@ -2,7 +2,7 @@ import type { RequestContext, Router } from '../../http/route';
 import { FormBody } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { badRequest, forbidden, grapeError, notFound, unauthorized, unprocessable } from '../../http/errors';
-import { paginate, paginateArray } from '../../http/pagination';
+import { paginateSql, paginateArray } from '../../http/pagination';
 import { Access, loadProject } from '../core/access';
 import { findProjectByRef, type Project } from '../core/projects';
 import {
@@ -101,10 +101,7 @@ export function registerAlertRoutes(r: Router): void {
     });
     const q = alertQuery(project.id, { status: p.status ?? undefined, search: p.search ?? undefined, orderBy: p.order_by, sort: p.sort });
     const db = rc.svc.db;
-    return paginate(rc, {
-      count: () => (db.prepare(`SELECT count(*) AS n ${q.sql}`).get(...q.args) as { n: number }).n,
-      rows: (limit, offset) => db.prepare(`SELECT a.* ${q.sql} ORDER BY ${q.order} LIMIT ? OFFSET ?`).all(...q.args, limit, offset) as AlertRow[],
-    }).map((row) => alert(rc, project, row));
+    return paginateSql<AlertRow>(rc, db, { select: 'a.*', from: q.sql, args: q.args, order: q.order }).map((row) => alert(rc, project, row));
   });
 
   r.get(`${ALERTS}/:alert_iid`, (rc) => {

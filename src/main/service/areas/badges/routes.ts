@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { grapeError, recordNotFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginateSql } from '../../http/pagination';
 import { Access, loadGroup, loadProject, visibleProjectsSql } from '../core/access';
 import type { Namespace } from '../core/namespaces';
 import type { Project } from '../core/projects';
@@ -102,10 +102,7 @@ export function registerBadgeRoutes(r: Router): void {
           args.push(q.name);
         }
         const sql = `FROM badges WHERE ${where.join(' AND ')}`;
-        return paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-          rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as BadgeRow[],
-        }).map((b) => badge(rc.svc, b, source.render));
+        return paginateSql<BadgeRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: 'id' }).map((b) => badge(rc.svc, b, source.render));
       },
       { auth: 'optional' },
     );

@@ -68,25 +68,33 @@ export function directMembers(svc: ServiceContext, source: MemberSource): Member
 
 /** Direct plus inherited members; a user appears once, with the highest level. */
 export function allMembers(svc: ServiceContext, source: MemberSource): MemberRow[] {
-  const rows = [...directMembers(svc, source)];
-  if (source.parentGroupId) {
-    const parent = findNamespaceById(svc, source.parentGroupId)!;
-    const ids = selfAndAncestorIds(svc, parent);
-    rows.push(
-      ...(svc.db
-        .prepare(
-          `SELECT * FROM members WHERE source_type = 'Namespace' AND source_id IN (${ids.map(() => '?').join(',')})
-           AND user_id IS NOT NULL AND requested_at IS NULL ORDER BY id`,
-        )
-        .all(...ids) as MemberRow[]),
-    );
+  const list = memberListSql(svc, source, true);
+  return svc.db.prepare(`SELECT m.* ${list.from} ORDER BY ${list.order}`).all(...list.args) as MemberRow[];
+}
+
+/**
+ * A source's active members as SQL over `m`: direct ones (oldest first), or with `inherited` each
+ * user once, at their highest level among the source and the groups above it (on a tie the
+ * source's own membership, then the oldest), by user id.
+ */
+export function memberListSql(svc: ServiceContext, source: MemberSource, inherited: boolean): { from: string; args: unknown[]; order: string } {
+  if (!inherited || !source.parentGroupId) {
+    return {
+      from: 'FROM members m WHERE m.source_type = ? AND m.source_id = ? AND m.user_id IS NOT NULL AND m.requested_at IS NULL',
+      args: [source.type, source.id],
+      order: inherited ? 'm.user_id' : 'm.id',
+    };
   }
-  const best = new Map<number, MemberRow>();
-  for (const m of rows) {
-    const cur = best.get(m.user_id!);
-    if (!cur || m.access_level > cur.access_level) best.set(m.user_id!, m);
-  }
-  return [...best.values()].sort((a, b) => a.user_id! - b.user_id!);
+  const active = 'user_id IS NOT NULL AND requested_at IS NULL';
+  const groups = selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId)!);
+  const own = 'source_type = ? AND source_id = ?';
+  return {
+    from: `FROM (SELECT *, row_number() OVER (PARTITION BY user_id ORDER BY access_level DESC, (${own}) DESC, id) AS pick
+             FROM members WHERE ((${own}) OR (source_type = 'Namespace' AND source_id IN (${groups.map(() => '?').join(',')}))) AND ${active}) m
+           WHERE m.pick = 1`,
+    args: [source.type, source.id, source.type, source.id, ...groups],
+    order: 'm.user_id',
+  };
 }
 
 /** The level a user inherits on the source from groups above it. */

@@ -428,4 +428,208 @@ CREATE TABLE user_statuses (
 );
 `,
   },
+  {
+    // Lists read a page in index order instead of sorting every row: one index per default or
+    // offered order (an index serves both sorts), the id last as the tie-breaker; and the lookups
+    // every row of a list makes.
+    name: 'core/008_list_order_indexes',
+    sql: `
+CREATE INDEX projects_created ON projects (created_at, id);
+CREATE INDEX projects_updated ON projects (updated_at, id);
+CREATE INDEX projects_last_activity ON projects (last_activity_at, id);
+CREATE INDEX projects_name ON projects (name, id);
+CREATE INDEX projects_path ON projects (path, id);
+CREATE INDEX projects_namespace_created ON projects (namespace_id, created_at, id);
+CREATE INDEX namespaces_kind_name ON namespaces (kind, name, id);
+CREATE INDEX namespaces_kind_path ON namespaces (kind, path, id);
+CREATE INDEX users_name ON users (name, id);
+CREATE INDEX users_username_order ON users (username, id);
+CREATE INDEX users_created ON users (created_at, id);
+CREATE INDEX users_updated ON users (updated_at, id);
+CREATE INDEX notes_noteable_created ON notes (noteable_type, noteable_id, created_at, id);
+CREATE INDEX notes_noteable_updated ON notes (noteable_type, noteable_id, updated_at, id);
+DROP INDEX notes_noteable;
+-- A user's personal namespace and identities, read for every user an admin lists and by every
+-- project visibility check.
+CREATE INDEX namespaces_owner ON namespaces (owner_id, kind);
+CREATE INDEX identities_user ON identities (user_id);
+`,
+  },
+  {
+    // A project's open-issue count (the Project entity's open_issues_count) kept by triggers, so
+    // no read counts a million issues. Every write path, cascades included, goes through them.
+    name: 'core/009_project_issue_counts',
+    sql: `
+CREATE TABLE project_issue_counts (
+  project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  opened INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO project_issue_counts (project_id, opened)
+  SELECT project_id, count(*) FROM issues WHERE state = 'opened' GROUP BY project_id;
+CREATE TRIGGER issues_count_insert AFTER INSERT ON issues WHEN NEW.state = 'opened' BEGIN
+  INSERT INTO project_issue_counts (project_id, opened) VALUES (NEW.project_id, 1)
+    ON CONFLICT (project_id) DO UPDATE SET opened = opened + 1;
+END;
+CREATE TRIGGER issues_count_delete AFTER DELETE ON issues WHEN OLD.state = 'opened' BEGIN
+  UPDATE project_issue_counts SET opened = opened - 1 WHERE project_id = OLD.project_id;
+END;
+CREATE TRIGGER issues_count_update AFTER UPDATE OF state, project_id ON issues
+  WHEN (OLD.state = 'opened') != (NEW.state = 'opened') OR OLD.project_id != NEW.project_id BEGIN
+  UPDATE project_issue_counts SET opened = opened - 1 WHERE project_id = OLD.project_id AND OLD.state = 'opened';
+  INSERT INTO project_issue_counts (project_id, opened) SELECT NEW.project_id, 1 WHERE NEW.state = 'opened'
+    ON CONFLICT (project_id) DO UPDATE SET opened = opened + 1;
+END;
+`,
+  },
+  {
+    // Issue and merge request lists at scale: order indexes, labels as rows, full-text search.
+    name: 'core/010_issuable_lists',
+    sql: `
+-- Lists of a project's issues and merge requests read a page in index order: one index per
+-- offered order, the id last as the tie-breaker.
+CREATE INDEX issues_project_created ON issues (project_id, created_at, id);
+CREATE INDEX issues_project_updated ON issues (project_id, updated_at, id);
+CREATE INDEX issues_project_title ON issues (project_id, title, id);
+CREATE INDEX issues_project_due ON issues (project_id, due_date, id);
+CREATE INDEX issues_author ON issues (author_id, created_at, id);
+CREATE INDEX merge_requests_project_created ON merge_requests (project_id, created_at, id);
+CREATE INDEX merge_requests_project_updated ON merge_requests (project_id, updated_at, id);
+CREATE INDEX merge_requests_project_title ON merge_requests (project_id, title, id);
+CREATE INDEX merge_requests_project_merged ON merge_requests (project_id, merged_at, id);
+CREATE INDEX merge_requests_author ON merge_requests (author_id, created_at, id);
+
+-- The labels of issues, merge requests (and epics, from their area) as rows, one per label title,
+-- so a label filter or count reads an index instead of parsing every record's list. Triggers keep
+-- it equal to each record's labels list through every write path (cascades included).
+CREATE TABLE issuable_labels (
+  issuable_type TEXT NOT NULL,
+  issuable_id INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  PRIMARY KEY (issuable_type, issuable_id, title)
+) WITHOUT ROWID;
+-- Label filters match titles case-insensitively (ASCII, as SQLite's lower()).
+CREATE INDEX issuable_labels_title ON issuable_labels (issuable_type, title COLLATE NOCASE, issuable_id);
+INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title)
+  SELECT 'Issue', i.id, j.value FROM issues i, json_each(i.labels) j WHERE i.labels != '[]';
+INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title)
+  SELECT 'MergeRequest', m.id, j.value FROM merge_requests m, json_each(m.labels) j WHERE m.labels != '[]';
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'Issue', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'Issue', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_delete AFTER DELETE ON issues WHEN OLD.labels != '[]' BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+END;
+CREATE TRIGGER merge_requests_labels_insert AFTER INSERT ON merge_requests WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'MergeRequest', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_update AFTER UPDATE OF labels ON merge_requests WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'MergeRequest', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_delete AFTER DELETE ON merge_requests WHEN OLD.labels != '[]' BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+END;
+
+-- Search over titles and descriptions through SQLite's full-text index with its trigram
+-- tokenizer (substring matches, as GitLab's trigram indexes serve ILIKE), kept by triggers.
+CREATE VIRTUAL TABLE issues_search USING fts5(title, description, content = 'issues', content_rowid = 'id', tokenize = 'trigram');
+INSERT INTO issues_search (issues_search) VALUES ('rebuild');
+CREATE TRIGGER issues_search_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issues_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER issues_search_update AFTER UPDATE OF title, description ON issues BEGIN
+  INSERT INTO issues_search (issues_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+  INSERT INTO issues_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER issues_search_delete AFTER DELETE ON issues BEGIN
+  INSERT INTO issues_search (issues_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+END;
+CREATE VIRTUAL TABLE merge_requests_search USING fts5(title, description, content = 'merge_requests', content_rowid = 'id', tokenize = 'trigram');
+INSERT INTO merge_requests_search (merge_requests_search) VALUES ('rebuild');
+CREATE TRIGGER merge_requests_search_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER merge_requests_search_update AFTER UPDATE OF title, description ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (merge_requests_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+  INSERT INTO merge_requests_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER merge_requests_search_delete AFTER DELETE ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (merge_requests_search, rowid, title, description) VALUES ('delete', OLD.id, OLD.title, OLD.description);
+END;
+`,
+  },
+  {
+    name: 'core/011_custom_attributes_keys_emails',
+    sql: `
+-- Administrators' key/value custom attributes on users, groups and projects (GitLab keeps one table each).
+CREATE TABLE user_custom_attributes (
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (user_id, key)
+);
+CREATE TABLE group_custom_attributes (
+  group_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (group_id, key)
+);
+CREATE TABLE project_custom_attributes (
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (project_id, key)
+);
+
+-- Users' SSH public keys; fingerprints are unique across the instance.
+CREATE TABLE ssh_keys (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  fingerprint_sha256 TEXT NOT NULL UNIQUE,
+  usage_type TEXT NOT NULL,
+  expires_at TEXT,
+  last_used_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX ssh_keys_user ON ssh_keys (user_id);
+
+-- Users' secondary email addresses.
+CREATE TABLE emails (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  confirmed_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX emails_email ON emails (lower(email));
+CREATE INDEX emails_user ON emails (user_id);
+`,
+  },
+  {
+    name: 'core/012_project_stars',
+    sql: `
+-- Who starred which project, and since when (GitLab's users_star_projects).
+CREATE TABLE project_stars (
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (project_id, user_id)
+);
+CREATE INDEX project_stars_user ON project_stars (user_id);
+`,
+  },
 ];
+

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
 import { isoTime } from './time';
@@ -79,7 +79,7 @@ export function passwordMatches(digest: string | null, password: string): boolea
 // --- tokens ------------------------------------------------------------------------------------
 
 /** Only this digest is stored; the plain token is shown once. */
-export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const tokenDigest = (token: string): string => hash('sha256', token, 'hex');
 
 /** `glpat-` + 20 URL-safe characters, GitLab's classic personal access token format. */
 export function generateToken(prefix = 'glpat-'): string {
@@ -99,8 +99,13 @@ export function findTokenById(svc: ServiceContext, id: number): PersonalAccessTo
   return svc.db.prepare('SELECT * FROM personal_access_tokens WHERE id = ?').get(id) as PersonalAccessToken | undefined;
 }
 
+/** Parsed once per token row: rows come from the lookup cache, the same object until the next write. */
+const parsedScopes = new WeakMap<PersonalAccessToken, string[]>();
+
 export function tokenScopes(token: PersonalAccessToken): string[] {
-  return JSON.parse(token.scopes) as string[];
+  let scopes = parsedScopes.get(token);
+  if (!scopes) parsedScopes.set(token, (scopes = Object.freeze(JSON.parse(token.scopes)) as string[]));
+  return scopes;
 }
 
 /** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */

@@ -132,17 +132,18 @@ export function workItemFilters(
   });
   const where: string[] = [];
   const args: unknown[] = [];
+  // A label by title, ASCII case-insensitively, through the record's rows in issuable_labels.
+  const hasLabel = `EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND il.title = ? COLLATE NOCASE)`;
   if (q.state && q.state !== 'all') addFilter(where, args, 'x.state = ?', q.state);
   for (const label of q.labels ?? []) {
     if (label.toLowerCase() === 'none') where.push("x.labels = '[]'");
     else if (label.toLowerCase() === 'any') where.push("x.labels != '[]'");
-    else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = lower(?))', label);
+    else addFilter(where, args, hasLabel, label);
   }
   if (q.search) {
-    const like = `%${likeEscape(q.search)}%`;
     const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
-    where.push(`(${fields.map((f) => `x.${f} LIKE ? ESCAPE '\\'`).join(' OR ') || '0'})`);
-    args.push(...fields.map(() => like));
+    const search = searchCondition(type, [...new Set(fields)], q.search);
+    addFilter(where, args, search.sql, ...search.args);
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
   if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
@@ -187,7 +188,7 @@ export function workItemFilters(
       addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
     }
     for (const label of not.labels ?? []) {
-      addFilter(where, args, 'NOT EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = lower(?))', label);
+      addFilter(where, args, `NOT ${hasLabel}`, label);
     }
     if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
@@ -196,6 +197,25 @@ export function workItemFilters(
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}` };
+}
+
+/** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
+const MIN_INDEXED_SEARCH = 3;
+
+/**
+ * `search` (with `in`) as a substring match on alias `x`, case-insensitive: through the trigram
+ * full-text index (issues_search, merge_requests_search) from three characters, by LIKE below that.
+ */
+function searchCondition(type: 'Issue' | 'MergeRequest', fields: string[], term: string): { sql: string; args: unknown[] } {
+  if (!fields.length) return { sql: '0', args: [] };
+  if ([...term].length < MIN_INDEXED_SEARCH) {
+    const like = `%${likeEscape(term)}%`;
+    return { sql: `(${fields.map((f) => `x.${f} LIKE ? ESCAPE '\\'`).join(' OR ')})`, args: fields.map(() => like) };
+  }
+  const index = type === 'Issue' ? 'issues_search' : 'merge_requests_search';
+  // One phrase (quotes doubled) within the chosen columns: the trigram tokenizer matches it as a substring.
+  const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
+  return { sql: `x.id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ?)`, args: [query] };
 }
 
 export interface OpenClosedState<S extends string> {

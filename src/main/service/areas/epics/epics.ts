@@ -339,7 +339,7 @@ function labelsFilter(where: string[], args: unknown[], labels: string[], negate
     where.push(negate ? "e.labels = '[]'" : "e.labels != '[]'");
     return;
   }
-  const has = labels.map(() => 'EXISTS (SELECT 1 FROM json_each(e.labels) WHERE value = ?)');
+  const has = labels.map(() => "EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = 'Epic' AND il.issuable_id = e.id AND il.title = ?)");
   // not[labels]: none of them.
   where.push(negate ? `NOT (${has.join(' OR ')})` : has.join(' AND '));
   args.push(...labels);

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../http/params';
 import { forbidden, grapeError, notFound, notModified, recordNotFound, validationError } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveGroupAccess, loadGroup } from '../core/access';
 import type { Namespace } from '../core/namespaces';
@@ -124,10 +124,7 @@ export function registerEpicRoutes(r: Router): void {
           iids: f.iids ?? undefined,
           not: f.not ?? undefined,
         });
-        return paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-          rows: (limit, offset) => rc.svc.db.prepare(`SELECT e.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as EpicRow[],
-        }).map((e) => epic(rc, e, { from: group, withLabelsDetails: f.with_labels_details }));
+        return paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order }).map((e) => epic(rc, e, { from: group, withLabelsDetails: f.with_labels_details }));
       },
       { auth: 'optional' },
     );
@@ -249,10 +246,7 @@ export function registerEpicRoutes(r: Router): void {
         const group = loadGroup(rc);
         const e = loadEpicOr404(rc, group);
         const sql = 'FROM epic_award_emoji WHERE epic_id = ?';
-        return paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(e.id) as { n: number }).n,
-          rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(e.id, limit, offset) as AwardRow[],
-        }).map((a) => awardEmoji(rc, a, e));
+        return paginateSql<AwardRow>(rc, rc.svc.db, { select: '*', from: sql, args: [e.id], order: 'id' }).map((a) => awardEmoji(rc, a, e));
       },
       { auth: 'optional' },
     );
@@ -295,10 +289,7 @@ export function registerEpicRoutes(r: Router): void {
         const { noteable } = loadEpicNoteable(rc);
         const e = findEpicById(rc.svc, noteable.id)!;
         const sql = 'FROM epic_label_events WHERE epic_id = ?';
-        return paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(e.id) as { n: number }).n,
-          rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(e.id, limit, offset) as LabelEventRow[],
-        }).map((ev) => labelEvent(rc, ev, e));
+        return paginateSql<LabelEventRow>(rc, rc.svc.db, { select: '*', from: sql, args: [e.id], order: 'id' }).map((ev) => labelEvent(rc, ev, e));
       },
       { auth: 'optional' },
     );
@@ -330,11 +321,7 @@ export function registerEpicRoutes(r: Router): void {
         });
         const internalOk = effectiveGroupAccess(rc.svc, rc.user, group) >= Access.PLANNER;
         const sql = `FROM notes WHERE noteable_type = 'Epic' AND noteable_id = ?${internalOk ? '' : ' AND internal = 0'}`;
-        return paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(noteable.id) as { n: number }).n,
-          rows: (limit, offset) =>
-            rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${q.order_by} ${q.sort}, id ${q.sort} LIMIT ? OFFSET ?`).all(noteable.id, limit, offset) as NoteRow[],
-        }).map((n) => note(rc, n, noteable.iid));
+        return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args: [noteable.id], order: `${q.order_by} ${q.sort}, id ${q.sort}` }).map((n) => note(rc, n, noteable.iid));
       },
       { auth: 'optional' },
     );

@@ -98,4 +98,31 @@ CREATE TABLE epic_id_counter (
 INSERT INTO epic_id_counter (id, last_id) SELECT 1, max(id) FROM epics HAVING count(*) > 0;
 `,
   },
+  {
+    // The epic list's orders (created_at by default, updated_at, title) within a group, id last.
+    name: 'epics/005_list_order_indexes',
+    sql: `
+CREATE INDEX epics_group_created ON epics (group_id, created_at, id);
+CREATE INDEX epics_group_updated ON epics (group_id, updated_at, id);
+CREATE INDEX epics_group_title ON epics (group_id, title, id);
+`,
+  },
+  {
+    // An epic's labels as rows of core's issuable_labels too (see core/008), kept by triggers.
+    name: 'epics/006_epic_labels',
+    sql: `
+INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title)
+  SELECT 'Epic', e.id, j.value FROM epics e, json_each(e.labels) j WHERE e.labels != '[]';
+CREATE TRIGGER epics_labels_insert AFTER INSERT ON epics WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'Epic', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER epics_labels_update AFTER UPDATE OF labels ON epics WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Epic' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title) SELECT 'Epic', NEW.id, value FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER epics_labels_delete AFTER DELETE ON epics WHEN OLD.labels != '[]' BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Epic' AND issuable_id = OLD.id;
+END;
+`,
+  },
 ];

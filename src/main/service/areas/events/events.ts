@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../http/route';
 import { declared, t } from '../../http/params';
-import { paginate } from '../../http/pagination';
+import { paginateSql } from '../../http/pagination';
 import { effectiveProjectAccess, memberProjectsSql, visibleProjectsSql } from '../core/access';
 import { findProjectById } from '../core/projects';
 import type { EventRow } from './entities';
@@ -73,10 +73,7 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   }
   const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
   const order = q.sort === 'asc' ? 'ASC' : 'DESC';
-  const rows = paginate(rc, {
-    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare(`SELECT e.* ${sql} ORDER BY e.id ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as EventRow[],
-  });
+  const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}` });
   return rows.filter((e) => targetVisible(rc, e));
 }
 

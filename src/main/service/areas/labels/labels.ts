@@ -175,6 +175,19 @@ function labelProjectsSql(label: LabelRow): { sql: string; args: unknown[] } {
   };
 }
 
+/** The issuable_labels type of each table whose records carry labels. */
+const ISSUABLE_TYPE: Record<string, string> = { issues: 'Issue', merge_requests: 'MergeRequest', epics: 'Epic' };
+
+/**
+ * SQL joining label rows `il` with these exact titles to their records `x` and projects `p` (the NOCASE comparison
+ * lets the title index find them, the binary one keeps the match exact).
+ */
+function labelledSql(table: 'issues' | 'merge_requests', titleCount: number): string {
+  const marks = Array.from({ length: titleCount }, () => '?').join(', ');
+  return `issuable_labels il JOIN ${table} x ON x.id = il.issuable_id JOIN projects p ON p.id = x.project_id
+    WHERE il.issuable_type = '${ISSUABLE_TYPE[table]}' AND il.title COLLATE NOCASE IN (${marks}) AND il.title IN (${marks})`;
+}
+
 const hasTable = (svc: ServiceContext, name: string): boolean =>
   !!svc.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
 
@@ -195,8 +208,11 @@ function relabel(svc: ServiceContext, label: LabelRow, newTitle: string | null):
   }
   for (const { table, scope } of targets) {
     const rows = svc.db
-      .prepare(`SELECT id, labels FROM ${table} WHERE ${scope.sql} AND EXISTS (SELECT 1 FROM json_each(${table}.labels) WHERE value = ?)`)
-      .all(...scope.args, label.title) as { id: number; labels: string }[];
+      .prepare(
+        `SELECT id, labels FROM ${table} WHERE ${scope.sql}
+           AND id IN (SELECT issuable_id FROM issuable_labels WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND title = ?)`,
+      )
+      .all(...scope.args, ISSUABLE_TYPE[table], label.title, label.title) as { id: number; labels: string }[];
     const update = svc.db.prepare(`UPDATE ${table} SET labels = ? WHERE id = ?`);
     for (const row of rows) {
       const names = (JSON.parse(row.labels) as string[]).flatMap((n) => (n === label.title ? (newTitle === null ? [] : [newTitle]) : [n]));
@@ -235,15 +251,14 @@ export interface LabelCounts {
 export function labelCounts(svc: ServiceContext, label: LabelRow, user: User | null): LabelCounts {
   const projects = labelProjectsSql(label);
   const vis = visibleProjectsSql(svc, user);
-  const count = (table: string, state: string): number =>
+  const count = (table: 'issues' | 'merge_requests', state: string): number =>
     (
       svc.db
         .prepare(
-          `SELECT count(*) AS n FROM ${table} x JOIN projects p ON p.id = x.project_id
-           WHERE x.project_id IN (${projects.sql}) AND x.state = ? AND ${vis.sql}
-             AND EXISTS (SELECT 1 FROM json_each(x.labels) WHERE value = ?)`,
+          `SELECT count(*) AS n FROM ${labelledSql(table, 1)}
+             AND x.project_id IN (${projects.sql}) AND x.state = ? AND ${vis.sql}`,
         )
-        .get(...projects.args, state, ...vis.args, label.title) as { n: number }
+        .get(label.title, label.title, ...projects.args, state, ...vis.args) as { n: number }
     ).n;
   return {
     open_issues_count: count('issues', 'opened'),
@@ -263,14 +278,15 @@ export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: U
   const vis = visibleProjectsSql(svc, user);
   for (const group of byScope.values()) {
     const projects = labelProjectsSql(group[0]);
-    const tally = (table: string): Map<string, number> => {
+    const tally = (table: 'issues' | 'merge_requests'): Map<string, number> => {
+      const titles = group.map((l) => l.title);
       const rows = svc.db
         .prepare(
-          `SELECT j.value AS title, x.state AS state, count(*) AS n FROM ${table} x JOIN projects p ON p.id = x.project_id, json_each(x.labels) j
-           WHERE x.project_id IN (${projects.sql}) AND ${vis.sql} AND j.value IN (${marks(group)})
-           GROUP BY j.value, x.state`,
+          `SELECT il.title AS title, x.state AS state, count(*) AS n FROM ${labelledSql(table, titles.length)}
+             AND x.project_id IN (${projects.sql}) AND ${vis.sql}
+           GROUP BY il.title, x.state`,
         )
-        .all(...projects.args, ...vis.args, ...group.map((l) => l.title)) as { title: string; state: string; n: number }[];
+        .all(...titles, ...titles, ...projects.args, ...vis.args) as { title: string; state: string; n: number }[];
       return new Map(rows.map((r) => [`${r.state}\0${r.title}`, r.n]));
     };
     const issues = tally('issues');

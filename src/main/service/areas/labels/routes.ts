@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireAtLeastOne, t } from '../../http/params';
 import { notFound, notModified } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
@@ -49,10 +49,7 @@ export function registerLabelRoutes(r: Router): void {
         const search = searchSql(q.search ?? undefined);
         const sql = `FROM labels l WHERE ${avail.sql} AND ${search.sql}`;
         const args = [...avail.args, ...search.args];
-        const rows = paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-          rows: (limit, offset) => rc.svc.db.prepare(`SELECT l.* ${sql} ORDER BY l.title, l.id LIMIT ? OFFSET ?`).all(...args, limit, offset) as LabelRow[],
-        });
+        const rows = paginateSql<LabelRow>(rc, rc.svc.db, { select: 'l.*', from: sql, args, order: 'l.title, l.id' });
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
         return rows.map((l) => label(rc, l, { counts: counts?.get(l.id) ?? false, fromProject: kind === 'projects' }));
       },

@@ -76,9 +76,13 @@ async function adoptDefaultBranch(svc: ServiceContext, project: Project, changes
   if (await repo.branchExists(head)) return;
   const created = changes.find((u) => u.ref.startsWith('refs/heads/') && u.newSha !== ZERO_SHA);
   if (!created) return;
-  const branch = created.ref.slice('refs/heads/'.length);
+  await setDefaultBranch(svc, project.id, repo, created.ref.slice('refs/heads/'.length));
+}
+
+/** HEAD and the project's default_branch name `branch` (which exists). */
+export async function setDefaultBranch(svc: ServiceContext, projectId: number, repo: Repository, branch: string): Promise<void> {
   await repo.setHead(branch);
-  svc.db.prepare('UPDATE projects SET default_branch = ? WHERE id = ?').run(branch, project.id);
+  svc.db.prepare('UPDATE projects SET default_branch = ? WHERE id = ?').run(branch, projectId);
 }
 
 async function pushData(repo: Repository, project: Project, u: RefUpdate, refType: 'branch' | 'tag'): Promise<PushData> {

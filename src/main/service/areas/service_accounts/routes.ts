@@ -2,13 +2,13 @@ import { tokenFilterParams, tokenListQuery } from '../core/tokens';
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { apiError, badRequest, forbidden, notFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveGroupAccess, loadGroup } from '../core/access';
 import type { Namespace } from '../core/namespaces';
 import { personalAccessToken } from '../core/entities';
 import { type PersonalAccessToken, type User, TOKEN_SCOPES, findTokenById, findUserById, insertToken } from '../core/users';
-import { revokeToken, rotate } from '../core/routes/users';
+import { revokeToken, rotate, userKeyset } from '../core/routes/users';
 import { addDays, isoDate } from '../core/time';
 import { serviceAccount, serviceAccountBasic } from './entities';
 import {
@@ -41,10 +41,7 @@ function loadServiceAccountGroup(rc: RequestContext): Namespace {
 function listAccounts(rc: RequestContext, groupId: number | null): User[] {
   const q = declared(rc.params, listParams);
   const { sql, args, order } = serviceAccountsQuery(groupId, q.order_by, q.sort);
-  return paginate(rc, {
-    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare(`SELECT u.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as User[],
-  });
+  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: sql, args, order, keyset: userKeyset(q.order_by, q.sort, ['id', 'username'], 'u') });
 }
 
 /** The service account's token named by `:token_id`; another user's token is "not found". */
@@ -120,11 +117,7 @@ export function registerServiceAccountRoutes(r: Router): void {
     const user = loadGroupServiceAccount(rc, group);
     const f = declared(rc.params, tokenFilterParams());
     const { sql, args, order } = tokenListQuery(rc.svc, user.id, f);
-    return paginate(rc, {
-      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-      rows: (limit, offset) =>
-        rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as PersonalAccessToken[],
-    }).map((row) => personalAccessToken(rc.svc, row));
+    return paginateSql<PersonalAccessToken>(rc, rc.svc.db, { select: '*', from: sql, args, order }).map((row) => personalAccessToken(rc.svc, row));
   });
 
   const createToken = (rc: RequestContext): unknown => {

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { forbidden, notFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess } from '../core/access';
 import { type EntityContext, type NoteRow, note } from '../core/entities';
@@ -74,11 +74,7 @@ export function registerSnippetNoteRoutes(r: Router): void {
       });
       const sql = 'FROM notes WHERE noteable_type = ? AND noteable_id = ?';
       const args = [noteable.type, noteable.id];
-      return paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${q.order_by} ${q.sort}, id ${q.sort} LIMIT ? OFFSET ?`).all(...args, limit, offset) as NoteRow[],
-      }).map((n) => note(rc, n, null));
+      return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}` }).map((n) => note(rc, n, null));
     },
     { auth: 'optional' },
   );

@@ -2,7 +2,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
 import { type IssueRow, issue, issueDetail } from '../entities';
@@ -59,10 +59,7 @@ function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] 
   where.push(scope.where, conf.sql);
   args.push(...scope.args, ...conf.args);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
-  return paginate(rc, {
-    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as IssueRow[],
-  }).map((i) => issue(rc, i));
+  return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order }).map((i) => issue(rc, i));
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {

@@ -1,13 +1,15 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
 import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
-import { paginateArray } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
+import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
 import { Access, MEMBER_ACCESS_LEVELS } from '../access';
 import { member } from '../entities';
 import {
   addMember,
   allMembers,
+  memberListSql,
   checkGrant,
   directMember,
   directMembers,
@@ -19,7 +21,7 @@ import {
   sourceAccess,
   updateMember,
 } from '../members';
-import { findUserById, findUserByIdOrUsername, findUserByUsername } from '../users';
+import { findUserByIdOrUsername, findUserByUsername } from '../users';
 import type { MemberRow } from '../entities';
 import { findNamespaceById } from '../namespaces';
 import { likeEscape } from './users';
@@ -145,15 +147,22 @@ function protectedMembership(rc: RequestContext, source: MemberSource, m: Member
 function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited: boolean) {
   const source = loadSource(rc, kind);
   const q = declared(rc.params, { query: t.string(), user_ids: t.array(t.integer()), skip_users: t.array(t.integer()), state: t.string() });
-  let rows: MemberRow[] = inherited ? allMembers(rc.svc, source) : directMembers(rc.svc, source);
-  if (q.user_ids?.length) rows = rows.filter((m) => q.user_ids!.includes(m.user_id!));
-  if (q.skip_users?.length) rows = rows.filter((m) => !q.skip_users!.includes(m.user_id!));
+  const { from, args, order } = memberListSql(rc.svc, source, inherited);
+  const where: string[] = [];
+  if (q.user_ids?.length) addFilter(where, args, `m.user_id IN (${q.user_ids.map(() => '?').join(',')})`, ...q.user_ids);
+  if (q.skip_users?.length) addFilter(where, args, `m.user_id NOT IN (${q.skip_users.map(() => '?').join(',')})`, ...q.skip_users);
   if (q.query) {
+    // JavaScript's toLowerCase (js_lower, not SQLite's ASCII-only lower), so matches stay what they were.
     const needle = likeEscape(q.query).replace(/\\/g, '').toLowerCase();
-    rows = rows.filter((m) => {
-      const u = findUserById(rc.svc, m.user_id!)!;
-      return u.username.toLowerCase().includes(needle) || u.name.toLowerCase().includes(needle) || u.email.toLowerCase() === needle;
-    });
+    addFilter(
+      where,
+      args,
+      'EXISTS (SELECT 1 FROM users u WHERE u.id = m.user_id AND (instr(js_lower(u.username), ?) > 0 OR instr(js_lower(u.name), ?) > 0 OR js_lower(u.email) = ?))',
+      needle,
+      needle,
+      needle,
+    );
   }
-  return paginateArray(rc, rows).map((m) => member(rc, m));
+  const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
+  return paginateSql<MemberRow>(rc, rc.svc.db, { select: 'm.*', from: filtered, args, order }).map((m) => member(rc, m));
 }

@@ -2,7 +2,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
@@ -12,7 +12,7 @@ import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
-import { syncMergeRequestWithBranches } from '../../repositories/merge_requests';
+import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -47,10 +47,7 @@ function listMergeRequests(rc: RequestContext, scope: { where: string; args: unk
   where.push(scope.where);
   args.push(...scope.args);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
-  return paginate(rc, {
-    count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as MergeRequestRow[],
-  }).map((m) => (q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m)));
+  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order }).map((m) => (q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m)));
 }
 
 /** Entities::MergeRequestSimple, for `view=simple`. */
@@ -84,7 +81,17 @@ export function registerMergeRequestRoutes(r: Router): void {
 
   r.get(
     '/projects/:id/merge_requests/:merge_request_iid',
-    (rc) => mergeRequestDetail(rc, findMergeRequest(rc, loadProject(rc), rc.path.merge_request_iid)),
+    async (rc) => {
+      const q = declared(rc.params, { render_html: t.boolean(), include_diverged_commits_count: t.boolean(), include_rebase_in_progress: t.boolean() });
+      const project = loadProject(rc);
+      const mr = findMergeRequest(rc, project, rc.path.merge_request_iid);
+      return {
+        ...mergeRequestDetail(rc, mr),
+        ...(q.include_diverged_commits_count ? { diverged_commits_count: await divergedCommitsCount(rc.svc, project, mr) } : {}),
+        // Sandlab rebases within the request (PUT .../rebase), so none is ever in progress.
+        ...(q.include_rebase_in_progress ? { rebase_in_progress: false } : {}),
+      };
+    },
     { auth: 'optional' },
   );
 

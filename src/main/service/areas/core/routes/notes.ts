@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { ApiError, badRequest, forbidden, notFound } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type NoteRow, note } from '../entities';
@@ -65,11 +65,7 @@ export function registerNoteRoutes(r: Router): void {
         if (q.activity_filter === 'only_activity') where.push('system = 1');
         const sql = `FROM notes WHERE ${where.join(' AND ')}`;
         const args = [noteable.type, noteable.id];
-        return paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-          rows: (limit, offset) =>
-            rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${q.order_by} ${q.sort}, id ${q.sort} LIMIT ? OFFSET ?`).all(...args, limit, offset) as NoteRow[],
-        }).map((n) => note(rc, n, noteable.iid));
+        return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}` }).map((n) => note(rc, n, noteable.iid));
       },
       { auth: 'optional' },
     );

@@ -1,7 +1,8 @@
 import type { Router } from '../../../http/route';
+import { customAttributesFilter } from './custom_attributes';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
 import { userBasic, userFor, userPublic, personalAccessToken } from '../entities';
@@ -92,14 +93,13 @@ export function registerUserRoutes(r: Router): void {
       if (q.external) where.push('external = 1');
       if (q.exclude_external) where.push('external = 0');
       if (q.humans) where.push("user_type = 'human'");
-      const sql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+      const custom = customAttributesFilter(rc, 'users', 'users');
+      where.push(...custom.sql);
+      args.push(...custom.args);
+      const sql = `WHERE ${where.length ? where.join(' AND ') : '1 = 1'}`;
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
-      const rows = paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM users ${sql}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT * FROM users ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as User[],
-      });
+      const rows = paginateSql<User>(rc, rc.svc.db, { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) });
       return rows.map((u) => (rc.user?.admin ? userFor(rc, u) : userBasic(rc, u)));
     },
     { auth: 'optional', scopes: READ_USER },
@@ -333,10 +333,7 @@ export function registerUserRoutes(r: Router): void {
       const q = declared(rc.params, { from: t.date() });
       const from = q.from ?? isoDate(addDays(rc.svc.now(), -183));
       const sql = 'FROM users WHERE last_activity_on >= ?';
-      return paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(from) as { n: number }).n,
-        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(from, limit, offset) as User[],
-      }).map((u) => ({ username: u.username, last_activity_on: u.last_activity_on, last_activity_at: u.last_activity_on }));
+      return paginateSql<User>(rc, rc.svc.db, { select: '*', from: sql, args: [from], order: 'id' }).map((u) => ({ username: u.username, last_activity_on: u.last_activity_on, last_activity_at: u.last_activity_on }));
     },
     { scopes: READ_USER },
   );
@@ -399,10 +396,7 @@ export function registerUserRoutes(r: Router): void {
       userId = null; // admins list everyone's tokens
     }
     const { sql, args, order } = tokenListQuery(rc.svc, userId, q);
-    return paginate(rc, {
-      count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as PersonalAccessToken[],
-    }).map((row) => personalAccessToken(rc.svc, row));
+    return paginateSql<PersonalAccessToken>(rc, rc.svc.db, { select: '*', from: sql, args, order }).map((row) => personalAccessToken(rc.svc, row));
   });
 
   r.get('/personal_access_tokens/self', (rc) => personalAccessToken(rc.svc, selfToken(rc)));
@@ -441,6 +435,22 @@ const profileParams = () => ({
 
 /** The GitLab release whose API Sandlab follows. */
 export const SANDLAB_GITLAB_VERSION = '17.9.0';
+
+/**
+ * CursorBasedKeyset for User: `order_by` id, name, username, created_at or updated_at, either sort
+ * (`columns` narrows that where a list offers fewer, as service accounts offer id and username).
+ * `table` is the users table's alias in the list's SQL.
+ */
+export function userKeyset(
+  orderBy: string,
+  sort: SortDirection,
+  columns: readonly (keyof User)[] = ['id', 'name', 'username', 'created_at', 'updated_at'],
+  table = 'users',
+): Keyset<User> {
+  const orders: Keyset<User>['orders'] = {};
+  for (const c of columns) orders[c] = { column: `${table}.${c}`, sorts: ['asc', 'desc'], value: (u) => u[c] as string | number };
+  return { style: 'cursor', type: 'User', orderBy, sort, orders, idColumn: `${table}.id`, id: (u) => u.id };
+}
 
 export function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);

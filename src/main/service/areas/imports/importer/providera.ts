@@ -10,11 +10,12 @@ import { importLocator, importedRecord, rememberRecord } from '../imports';
 import { type AComment, type AIssue, type ALabel, type APull, type AReviewComment, type AUser, ProviderAClient } from '../providers/providera';
 import { ImportRun } from './run';
 import { importAttachments } from './attachments';
+import { importRepository } from './repository';
 import { type Stage, runStages, providerOptions } from './stages';
 import type { SourceUser } from './users';
 
 /**
- * Provider A (GitHub) into a project, in GitLab's GitHub importer's order: labels, pull requests
+ * Provider A (GitHub) into a project, in GitLab's GitHub importer's order: the git repository, labels, pull requests
  * (as merge requests), collaborators, who merged each pull request, issues (the issues list holds
  * the pull requests too: those are skipped), review comments as diff notes, comments, and the
  * Markdown attachments.
@@ -33,6 +34,8 @@ export async function importFromProviderA(svc: ServiceContext, job: JobContext<{
   const run = new ImportRun(svc, job, base.row, async (login) => (await client.userByLogin(login)).email ?? null);
   const repo = importLocator<ProviderALocator>(run.row).full_name;
   const stages: Stage[] = [
+    // GitHub takes the token as the username of git's HTTP Basic credentials (GitLab's import_url).
+    { name: 'repository', run: () => importRepository(run, { username: job.secret(), password: '' }) },
     { name: 'labels', run: () => importLabels(run, client, repo) },
     { name: 'pull_requests', run: () => importPullRequests(run, client, repo) },
     { name: 'collaborators', optional: 'collaborators_import', run: () => importCollaborators(run, client, repo) },

@@ -7,6 +7,7 @@ import { createLabel } from '../../labels/labels';
 import { importLocator, importedRecord, rememberRecord } from '../imports';
 import { type BCComment, type BCIssue, type BCPull, type BCUser, ProviderBCloudClient } from '../providers/providerb_cloud';
 import { ImportRun } from './run';
+import { importRepository } from './repository';
 import { type Stage, providerOptions, runStages } from './stages';
 import type { SourceUser } from './users';
 
@@ -37,6 +38,7 @@ export async function importFromProviderBCloud(svc: ServiceContext, job: JobCont
   const where = importLocator<ProviderBCloudLocator>(run.row);
   const client = new ProviderBCloudClient(run.row.api_url, where.username, job.secret(), PAGE_LEN, providerOptions(svc, job));
   const stages: Stage[] = [
+    { name: 'repository', run: () => importRepository(run, { username: where.username, password: job.secret() }) },
     ...(where.has_issues
       ? [
           { name: 'issues', run: () => importIssues(run, client, where.repo_path) },

@@ -5,6 +5,7 @@ import { insertImportedMergeRequest, insertImportedNote } from '../../core/impor
 import { importLocator, importedRecord, rememberRecord } from '../imports';
 import { type BSActivity, type BSComment, type BSPull, type BSUser, ProviderBServerClient } from '../providers/providerb_server';
 import { ImportRun } from './run';
+import { importRepository } from './repository';
 import { type Stage, providerOptions, runStages } from './stages';
 import type { SourceUser } from './users';
 
@@ -34,6 +35,7 @@ export async function importFromProviderBServer(svc: ServiceContext, job: JobCon
   const where = importLocator<ProviderBServerLocator>(run.row);
   const client = new ProviderBServerClient(where.server_url, where.username, job.secret(), PAGE_LIMIT, providerOptions(svc, job));
   const stages: Stage[] = [
+    { name: 'repository', run: () => importRepository(run, { username: where.username, password: job.secret() }) },
     { name: 'pull_requests', run: () => importPullRequests(run, client, where) },
     { name: 'notes', run: () => importActivities(run, client, where) },
   ];

@@ -1,0 +1,107 @@
+/**
+ * The request hot path against its ceiling. Sandlab (the built server, in its own process) and a
+ * bare `node:http` server answering a same-sized fixed JSON body are driven in turn by Debian's
+ * `wrk`, round after round in the same run; each request prints req/s, p50/p99, the server's CPU
+ * time per request, and the ratios (median of the per-round ratios). Then RSS idle and after
+ * load, and sustained issue creation through the API (1 and 8 clients) beside a bare server
+ * reading the same POST.
+ *
+ * Run: npx tsx bench/http.ts [--seconds 5] [--connections 32] [--rounds 3] [--writes-only|--reads-only]
+ *      [--cpu-prof DIR]   (profile the Sandlab process with node --cpu-prof)
+ *      [--cli out/main/cli.js of another build] [--only REGEX of request names]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type WrkResult, cpuMs, ensureBuilt, ensureWrk, fmt, machineLine, median, num, rssMb, runWrk, spawnBare, spawnSandlab, stop } from './lib';
+import { TOKEN, type Target, bareRoutes, prepareTargets, requestHeaders } from './targets';
+
+const { values: opts } = parseArgs({
+  options: {
+    // Another build to measure (an older checkout's out/main/cli.js), for before/after figures.
+    cli: { type: 'string' },
+    // Only the requests whose name matches this regular expression.
+    only: { type: 'string' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '3' },
+    'writes-only': { type: 'boolean', default: false },
+    'reads-only': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const seconds = Number(opts.seconds);
+const connections = Number(opts.connections);
+const rounds = Number(opts.rounds);
+
+type Measured = WrkResult & { cpuUs: number };
+
+async function main(): Promise<void> {
+  ensureWrk();
+  ensureBuilt();
+  console.log(`machine: ${machineLine()}`);
+  console.log(`wrk -t1 -c${connections} -d${seconds}s, ${rounds} rounds, Sandlab and bare node:http in turn\n`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
+  const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
+  const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs, cli: opts.cli });
+  let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    const idleRss = rssMb(sandlab.child.pid!);
+    const targets = (await prepareTargets(sandlab.url, { reads: !opts['writes-only'], writes: !opts['reads-only'] })).filter((t) => !opts.only || new RegExp(opts.only).test(t.name));
+    bare = await spawnBare(bareRoutes(targets));
+    const servers = { sandlab, bare };
+
+    // Server CPU time per request beside the wall-clock figures: far steadier when other
+    // processes load the machine, and its ratio is the throughput ratio of a CPU-bound server.
+    const run = (side: 'sandlab' | 'bare', i: number, t: Target, secs: number): Measured => {
+      const server = servers[side];
+      const before = cpuMs(server.child.pid!);
+      const url = side === 'bare' ? `${server.url}/r${i}` : `${server.url}${t.path}`;
+      const r = runWrk(url, { seconds: secs, connections: t.connections ?? connections, headers: requestHeaders(t), method: t.method, body: t.body });
+      return { ...r, cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / Math.max(1, r.requests) };
+    };
+
+    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[] }));
+    for (const [i, t] of targets.entries()) {
+      run('bare', i, t, 1); // warm-up
+      run('sandlab', i, t, 1);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, t] of targets.entries()) {
+        // Alternate which goes first, so drift in the machine's speed falls on both sides.
+        const order = round % 2 ? (['sandlab', 'bare'] as const) : (['bare', 'sandlab'] as const);
+        for (const side of order) results[i][side].push(run(side, i, t, seconds));
+      }
+    }
+    const loadedRss = rssMb(sandlab.child.pid!);
+
+    const line = (r: Measured[]): string =>
+      `${num(median(r.map((x) => x.rps))).padStart(7)} req/s  p50 ${fmt(median(r.map((x) => x.p50)), 2)} ms  p99 ${fmt(median(r.map((x) => x.p99)), 2)} ms  ` +
+      `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 0)} us/req`;
+    for (const [i, t] of targets.entries()) {
+      const { sandlab: s, bare: b } = results[i];
+      const ratios = s.map((x, k) => x.rps / b[k].rps);
+      const cpuRatios = s.map((x, k) => b[k].cpuUs / x.cpuUs);
+      const socketErrors = s.reduce((n, x) => n + x.errors, 0);
+      console.log(`${t.name}  [${t.bare.status}, ${t.bare.body.length} B body, ${t.connections ?? connections} connections]`);
+      console.log(`  sandlab   ${line(s)}${socketErrors ? `  socket errors ${socketErrors}` : ''}`);
+      console.log(`  node:http ${line(b)}`);
+      console.log(
+        `  ratio req/s ${fmt(median(ratios), 2)} (rounds: ${ratios.map((r) => fmt(r, 2)).join(' ')}), ` +
+          `CPU per request ${fmt(median(cpuRatios), 2)} (rounds: ${cpuRatios.map((r) => fmt(r, 2)).join(' ')})${t.goal ? `  goal >= ${t.goal}` : ''}\n`,
+      );
+    }
+    console.log(`RSS idle ${fmt(idleRss)} MB, after load ${fmt(loadedRss)} MB`);
+  } finally {
+    if (bare) await stop(bare.child);
+    await stop(sandlab.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

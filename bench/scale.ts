@@ -1,0 +1,171 @@
+/**
+ * Lists at scale. Reads the data dirs `bench/build-scale.ts` built, runs each on the built server
+ * in its own process, and times every list request on the big project against the same request on
+ * the small project of the same instance (3 issues), and the instance-wide lists (projects, groups,
+ * users) of the big instance against the small instance. Prints, for the median of several
+ * sequential runs after a warm-up, the server's main-thread CPU time (steady when other processes
+ * load the machine) and the wall time the client saw, the CPU ratio, and the answer's headers.
+ *
+ * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7]
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readManifest, type ScaleManifest } from './build-scale';
+import { ROOT, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, rssMb, spawnSandlab, stop } from './lib';
+
+const { values: opts } = parseArgs({
+  options: {
+    dir: { type: 'string', default: join(ROOT, 'bench/.data') },
+    runs: { type: 'string', default: '7' },
+  },
+});
+const runs = Number(opts.runs);
+
+interface Timed {
+  /** Wall time the client saw. */
+  ms: number;
+  /** The server's main-thread CPU time for the request. */
+  cpu: number;
+  status: number;
+  total: string | null;
+  count: number;
+}
+
+async function timeGet(url: string, token: string, pid: number): Promise<Timed> {
+  const c0 = mainThreadCpuMs(pid);
+  const t0 = performance.now();
+  const res = await fetch(url, { headers: { 'private-token': token } });
+  const body = await res.text();
+  const ms = performance.now() - t0;
+  const cpu = mainThreadCpuMs(pid) - c0;
+  let count = -1;
+  try {
+    const json = JSON.parse(body) as unknown;
+    count = Array.isArray(json) ? json.length : 1;
+  } catch {
+    /* not JSON */
+  }
+  return { ms, cpu, status: res.status, total: res.headers.get('x-total'), count };
+}
+
+async function measure(url: string, token: string, pid: number): Promise<Timed> {
+  await timeGet(url, token, pid); // warm-up: statement cache, page cache
+  const samples: Timed[] = [];
+  for (let i = 0; i < runs; i++) samples.push(await timeGet(url, token, pid));
+  return { ...samples[0], ms: median(samples.map((s) => s.ms)), cpu: median(samples.map((s) => s.cpu)) };
+}
+
+const describe = (t: Timed): string => `${t.status}${t.total !== null ? ` total ${t.total}` : ' (uncounted)'} rows ${t.count}`;
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const dir = resolve(opts.dir);
+  const big = readManifest(join(dir, 'big'));
+  const small = readManifest(join(dir, 'small'));
+  if (!big || !small) throw new Error(`build the data first: npx tsx bench/build-scale.ts --dir ${dir}`);
+  console.log(`machine: ${machineLine()}`);
+  console.log(`big instance: ${JSON.stringify(big.counts)}`);
+  console.log(`median of ${runs} sequential requests after one warm-up: server main-thread CPU and client wall time, milliseconds\n`);
+
+  const t0 = performance.now();
+  const bigServer = await spawnSandlab(join(dir, 'big'), big.token);
+  const firstAnswer = await timeGet(`${bigServer.url}/api/v4/projects/${big.bigProjectId}`, big.token, bigServer.child.pid!);
+  const startMs = performance.now() - t0;
+  const smallServer = await spawnSandlab(join(dir, 'small'), small.token);
+  try {
+    const idleRss = rssMb(bigServer.child.pid!);
+    console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);
+    console.log(`big instance RSS idle: ${fmt(idleRss)} MB\n`);
+
+    const projectLists = projectScoped(big);
+    const header = `${'request'.padEnd(46)} ${'CPU big'.padStart(9)} ${'small'.padStart(7)} ${'ratio'.padStart(8)} ${'wall big'.padStart(9)} ${'small'.padStart(7)}   answer on big`;
+    console.log(header);
+    console.log('-'.repeat(header.length + 20));
+    const row = (name: string, b: Timed, s: Timed): void =>
+      console.log(
+        `${name.padEnd(46)} ${fmt(b.cpu, 2).padStart(9)} ${fmt(s.cpu, 2).padStart(7)} ${`${fmt(b.cpu / s.cpu, 1)}x`.padStart(8)} ` +
+          `${fmt(b.ms, 1).padStart(9)} ${fmt(s.ms, 1).padStart(7)}   ${describe(b)}`,
+      );
+    const bigPid = bigServer.child.pid!;
+    for (const [name, path] of projectLists) {
+      const b = await measure(`${bigServer.url}/api/v4${path(big.bigProjectId)}`, big.token, bigPid);
+      const s = await measure(`${bigServer.url}/api/v4${path(big.smallProjectId)}`, big.token, bigPid);
+      row(name, b, s);
+    }
+    for (const [name, path] of instanceWide(big)) {
+      const b = await measure(`${bigServer.url}/api/v4${path}`, big.token, bigPid);
+      const s = await measure(`${smallServer.url}/api/v4${path.replace(String(big.groupId), String(small.groupId))}`, small.token, smallServer.child.pid!);
+      row(name, b, s);
+    }
+
+    // The project's open-issue count is memoized between writes: the first read after a write pays for it.
+    const afterWrite = async (m: ScaleManifest, url: string, projectId: number): Promise<Timed> => {
+      const samples: Timed[] = [];
+      for (let i = 0; i < runs; i++) {
+        await fetch(`${url}/api/v4/projects/${projectId}`, {
+          method: 'PUT',
+          headers: { 'private-token': m.token, 'content-type': 'application/json' },
+          body: JSON.stringify({ description: `touched ${i}` }),
+        });
+        samples.push(await timeGet(`${url}/api/v4/projects/${projectId}`, m.token, bigPid));
+      }
+      return { ...samples[0], total: null, ms: median(samples.map((x) => x.ms)), cpu: median(samples.map((x) => x.cpu)) };
+    };
+    row('first GET /projects/:id after a write', await afterWrite(big, bigServer.url, big.bigProjectId), await afterWrite(big, bigServer.url, big.smallProjectId));
+    console.log(`\nbig instance RSS after the lists: ${fmt(rssMb(bigServer.child.pid!))} MB`);
+  } finally {
+    await stop(bigServer.child);
+    await stop(smallServer.child);
+  }
+}
+
+/** Lists of one project (or its group), as [name, path for a project id]. */
+function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
+  const label = m.labels[0] ?? 'bug';
+  const lists: [string, (id: number) => string][] = [
+    ['issues page 1', (id) => `/projects/${id}/issues`],
+    ['issues page 2500 (deep)', (id) => `/projects/${id}/issues?page=2500`],
+    ['issues state=opened', (id) => `/projects/${id}/issues?state=opened`],
+    ['issues state=closed', (id) => `/projects/${id}/issues?state=closed`],
+    [`issues labels=${label}`, (id) => `/projects/${id}/issues?labels=${label}`],
+    [`issues state=opened&labels=${label}`, (id) => `/projects/${id}/issues?state=opened&labels=${label}`],
+    ['issues author_id', (id) => `/projects/${id}/issues?author_id=${m.authorId}`],
+    ['issues milestone=v1', (id) => `/projects/${id}/issues?milestone=v1`],
+    ['issues search=crash', (id) => `/projects/${id}/issues?search=crash`],
+    ['issues order_by=updated_at&sort=asc', (id) => `/projects/${id}/issues?order_by=updated_at&sort=asc`],
+    ['issues order_by=title', (id) => `/projects/${id}/issues?order_by=title`],
+    ['issues per_page=100&order_by=updated_at', (id) => `/projects/${id}/issues?per_page=100&order_by=updated_at`],
+    ['merge requests page 1', (id) => `/projects/${id}/merge_requests`],
+    ['merge requests state=opened&per_page=100', (id) => `/projects/${id}/merge_requests?state=opened&per_page=100`],
+    ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
+    ['project events', (id) => `/projects/${id}/events`],
+    ['project events page 500', (id) => `/projects/${id}/events?page=500`],
+    ['project snippets', (id) => `/projects/${id}/snippets`],
+    ['project labels', (id) => `/projects/${id}/labels`],
+    ['project labels with_counts', (id) => `/projects/${id}/labels?with_counts=true`],
+    ['project members/all', (id) => `/projects/${id}/members/all`],
+  ];
+  return lists;
+}
+
+/** Lists of the whole instance (or of the scale group), big instance against the small one. */
+function instanceWide(m: ScaleManifest): [string, string][] {
+  return [
+    ['group epics', `/groups/${m.groupId}/epics`],
+    ['group members', `/groups/${m.groupId}/members`],
+    ['group issues', `/groups/${m.groupId}/issues`],
+    ['projects', '/projects'],
+    ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
+    ['projects pagination=keyset order_by=id', '/projects?pagination=keyset&order_by=id&sort=asc'],
+    ['groups', '/groups'],
+    ['groups page 90', '/groups?page=90'],
+    ['users', '/users'],
+    ['users pagination=keyset order_by=name', '/users?pagination=keyset&order_by=name&sort=asc'],
+    ['events (instance)', '/events?scope=all'],
+  ];
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,141 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_TOKEN, TestService } from '../helpers/service';
+
+/**
+ * The hot path's answers byte for byte (status line, every header in order, body): whatever is
+ * done to make a request cheaper must not change what the client reads. Only Date varies.
+ */
+let s: TestService;
+let projectId: number;
+let badgeId: number;
+beforeAll(async () => {
+  s = await TestService.start();
+  projectId = (await s.createProject({ name: 'raw' })).id;
+  badgeId = (await s.post(`/projects/${projectId}/badges`, { link_url: 'https://example.com/%{project_path}', image_url: 'https://shields.io/x.svg' })).body.id;
+});
+afterAll(async () => s.stop());
+
+/** Sends one HTTP/1.1 request on a fresh socket and returns the raw answer, the Date header masked. */
+function raw(request: string): Promise<string> {
+  const { port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    // Written, not ended: the server closes the connection after its answer (Connection: close).
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let out = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => (out += d));
+    socket.on('end', () => resolve(out.replace(/\r\nDate: [^\r]+/, '\r\nDate: <now>')));
+    socket.on('error', reject);
+  });
+}
+
+const get = (path: string, token: string | null = ROOT_TOKEN): Promise<string> =>
+  raw(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${token ? `PRIVATE-TOKEN: ${token}\r\n` : ''}Connection: close\r\n\r\n`);
+
+const answer = (status: string, headers: string[], body: string): string =>
+  [`HTTP/1.1 ${status}`, ...headers, 'Date: <now>', 'Connection: close', '', body].join('\r\n');
+
+const SECURITY = ['x-frame-options: SAMEORIGIN', 'x-content-type-options: nosniff'];
+
+/** A JSON answer from outside a route (unknown paths, failed authentication): headers in sendJson's order. */
+const json = (body: unknown, extra: string[] = []): [string[], string] => {
+  const text = JSON.stringify(body);
+  return [[...extra, 'content-type: application/json', ...SECURITY, `content-length: ${Buffer.byteLength(text)}`], text];
+};
+
+/** A route's JSON answer: the security headers are set before its handler runs. */
+const routeJson = (body: unknown, extra: string[] = []): [string[], string] => {
+  const text = JSON.stringify(body);
+  return [[...SECURITY, ...extra, 'content-type: application/json', `content-length: ${Buffer.byteLength(text)}`], text];
+};
+
+describe('answers byte for byte', () => {
+  it('GET /version', async () => {
+    const [headers, body] = routeJson({ version: (await s.get('/version')).body.version, revision: 'sandlab' });
+    expect(await get('/api/v4/version')).toBe(answer('200 OK', headers, body));
+  });
+
+  it('an unknown path', async () => {
+    expect(await get('/api/v4/no/such/path', null)).toBe(answer('404 Not Found', ...json({ error: '404 Not Found' })));
+  });
+
+  it('a known path with another method', async () => {
+    const res = await raw(`DELETE /api/v4/version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(res).toBe(answer('405 Method Not Allowed', ...json({ error: '405 Not Allowed' }, ['allow: GET, HEAD'])));
+  });
+
+  it('a badge of a project', async () => {
+    const body = (await s.get(`/projects/${projectId}/badges/${badgeId}`)).text;
+    expect(await get(`/api/v4/projects/${projectId}/badges/${badgeId}`)).toBe(answer('200 OK', ...routeJson(JSON.parse(body))));
+  });
+
+  it('a project', async () => {
+    const res = await get(`/api/v4/projects/${projectId}`);
+    const body = res.slice(res.indexOf('\r\n\r\n') + 4);
+    expect(JSON.parse(body).id).toBe(projectId);
+    expect(res).toBe(answer('200 OK', ...routeJson(JSON.parse(body))));
+  });
+
+  it('no credentials where they are required', async () => {
+    expect(await get('/api/v4/user', null)).toBe(answer('401 Unauthorized', ...json({ message: '401 Unauthorized' })));
+  });
+
+  it('an unknown token', async () => {
+    expect(await get('/api/v4/version', 'glpat-nobody')).toBe(answer('401 Unauthorized', ...json({ message: '401 Unauthorized' })));
+  });
+
+  it('a paginated list', async () => {
+    const res = await get(`/api/v4/projects/${projectId}/badges?per_page=1`);
+    const link = `<http://127.0.0.1/api/v4/projects/${projectId}/badges?page=1&per_page=1>`;
+    const body = res.slice(res.indexOf('\r\n\r\n') + 4);
+    expect(res).toBe(
+      answer(
+        '200 OK',
+        ...routeJson(JSON.parse(body), [
+          'x-total: 1',
+          'x-total-pages: 1',
+          'x-per-page: 1',
+          'x-page: 1',
+          'x-next-page: ',
+          'x-prev-page: ',
+          `link: ${link}; rel="first", ${link}; rel="last"`,
+        ]),
+      ),
+    );
+  });
+
+  it('a delete without a body', async () => {
+    const id = (await s.post(`/projects/${projectId}/badges`, { link_url: 'https://example.com/a', image_url: 'https://example.com/b' })).body.id;
+    const res = await raw(`DELETE /api/v4/projects/${projectId}/badges/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`);
+    expect(res).toBe(answer('204 No Content', SECURITY, ''));
+  });
+
+  it('a file a handler sends itself carries the security headers too', async () => {
+    const id = (await s.post('/snippets', { title: 'raw', file_name: 'a.txt', content: 'hello', visibility: 'private' })).body.id;
+    const res = await get(`/api/v4/snippets/${id}/raw`);
+    expect(res.startsWith(`HTTP/1.1 200 OK\r\n${SECURITY.join('\r\n')}\r\n`)).toBe(true);
+    expect(res.endsWith('\r\n\r\nhello')).toBe(true);
+  });
+
+  it('a multipart upload', async () => {
+    const boundary = 'XyZ';
+    const body = [`--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="a.txt"', 'Content-Type: text/plain', '', 'hello', `--${boundary}--`, ''].join('\r\n');
+    const res = await raw(
+      `POST /api/v4/projects/${projectId}/uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    const text = res.slice(res.indexOf('\r\n\r\n') + 4);
+    expect(JSON.parse(text)).toMatchObject({ alt: 'a.txt', markdown: expect.stringContaining('/a.txt)') });
+    expect(res).toBe(answer('201 Created', ...routeJson(JSON.parse(text))));
+  });
+
+  it('a multipart body that is not one answers 400', async () => {
+    const body = '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated';
+    const res = await raw(
+      `POST /api/v4/projects/${projectId}/uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\n` +
+        `Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(res.startsWith('HTTP/1.1 400 Bad Request\r\n')).toBe(true);
+  });
+});
