@@ -99,7 +99,7 @@ export class Repository {
     try {
       await rename(this.path, doomed);
     } catch (err) {
-      // Another removal (a second DELETE racing this one) got there first: it is gone either way.
+      // The periodic sweep and the deleting request can both reach here: whoever renamed first removes it.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }

@@ -149,6 +149,15 @@ export function applicationSettings(svc: ServiceContext): ApplicationSettings {
   return cachedLookup(svc.db, 'application_settings', () => build(readRow(svc)))!;
 }
 
+/**
+ * Gitlab::VisibilityLevel.allowed_for?: a level in `restricted_visibility_levels` is for
+ * administrators only; anyone else gets the validation error Projects/Groups::CreateService add.
+ */
+export function restrictedVisibilityErrors(svc: ServiceContext, isAdmin: boolean, v: Visibility): Record<string, string[]> {
+  if (isAdmin || !applicationSettings(svc).restricted_visibility_levels.includes(v)) return {};
+  return { visibility_level: [`${v[0].toUpperCase()}${v.slice(1)} has been restricted by your GitLab administrator`] };
+}
+
 const normalizeVisibility = (v: unknown): unknown => (typeof v === 'string' && v in VISIBILITY_LEVELS ? VISIBILITY_LEVELS[v] : v);
 const VISIBILITY_SETTINGS = new Set(['default_group_visibility', 'default_project_visibility', 'default_snippet_visibility']);
 

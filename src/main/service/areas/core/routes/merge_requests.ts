@@ -12,7 +12,7 @@ import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
-import { syncMergeRequestWithBranches } from '../../repositories/merge_requests';
+import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -81,7 +81,17 @@ export function registerMergeRequestRoutes(r: Router): void {
 
   r.get(
     '/projects/:id/merge_requests/:merge_request_iid',
-    (rc) => mergeRequestDetail(rc, findMergeRequest(rc, loadProject(rc), rc.path.merge_request_iid)),
+    async (rc) => {
+      const q = declared(rc.params, { render_html: t.boolean(), include_diverged_commits_count: t.boolean(), include_rebase_in_progress: t.boolean() });
+      const project = loadProject(rc);
+      const mr = findMergeRequest(rc, project, rc.path.merge_request_iid);
+      return {
+        ...mergeRequestDetail(rc, mr),
+        ...(q.include_diverged_commits_count ? { diverged_commits_count: await divergedCommitsCount(rc.svc, project, mr) } : {}),
+        // Sandlab rebases within the request (PUT .../rebase), so none is ever in progress.
+        ...(q.include_rebase_in_progress ? { rebase_in_progress: false } : {}),
+      };
+    },
     { auth: 'optional' },
   );
 
