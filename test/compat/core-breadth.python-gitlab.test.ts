@@ -178,4 +178,53 @@ print(json.dumps({"steps": steps, "status": [new_status.message, new_status.emoj
       blocked_filter: [],
     });
   });
+
+  it('custom attributes, SSH keys and emails as test_users, test_current_user and test_keys use them', () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFV9H8oSozovRsvh9mlJUUh7r8MnuHpsU/NgZl7474ad me@host';
+    const out = runPython(
+      served,
+      `
+user = gl.users.create({"email": "attrs@example.com", "username": "attrs", "name": "Attrs", "password": "E4596f8be406Bc3a14a4ccdb1df80587"})
+user.customattributes.set("key", "value1")
+with_attr = [u.username for u in gl.users.list(custom_attributes={"key": "value1"})]
+user.customattributes.set("key", "value2")
+attr = user.customattributes.get("key")
+value = attr.value
+attr.delete()
+group = gl.groups.create({"name": "attr-group", "path": "attr-group"})
+group.customattributes.set("team", "red")
+groups = [g.path for g in gl.groups.list(custom_attributes={"team": "red"})]
+project = gl.projects.create({"name": "attr-project"})
+project.customattributes.set("team", "blue")
+projects = [p.name for p in gl.projects.list(custom_attributes={"team": "blue"})]
+k = user.keys.create({"title": "testkey", "key": "${key}"})
+listed = k in user.keys.list()
+same = user.keys.get(k.id).key == k.key
+by_fp = gl.keys.get(fingerprint="SHA256:NjWEGXgpvNz5He4KiJA+MX6wUIXvK/3nTpeh0HnqyMg").title
+k.delete()
+gl.auth()
+mine = gl.user.keys.create({"title": "mine", "key": "${key}"})
+mine_listed = mine in gl.user.keys.list()
+mine.delete()
+email = user.emails.create({"email": "foo2@bar.com"})
+email_listed = email in user.emails.list()
+email.delete()
+current = gl.user.emails.create({"email": "current@user.com"})
+current_listed = current in gl.user.emails.list()
+current.delete()
+print(json.dumps({"with_attr": with_attr, "value": value, "left": len(user.customattributes.list()), "groups": groups, "projects": projects,
+                  "key": [listed, same, by_fp, mine_listed], "emails": [email_listed, current_listed, len(gl.user.emails.list())]}))
+`,
+    );
+    expect(out).toEqual({
+      with_attr: ['attrs'],
+      value: 'value2',
+      left: 0,
+      groups: ['attr-group'],
+      projects: ['attr-project'],
+      key: [true, true, 'testkey', true],
+      emails: [true, true, 0],
+    });
+  });
 });
+

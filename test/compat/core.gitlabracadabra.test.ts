@@ -50,4 +50,80 @@ print(json.dumps({"project": p.description, "request_access": p.request_access_e
     const output = runRacadabra(served, config);
     expect(output).not.toMatch(/Changing|Creating|Adding|Deleting/i);
   });
+
+  // Every project and group setting gitlabracadabra manages, each away from its default: the
+  // second run must read back exactly what the first one wrote.
+  const settingsConfig = `
+settings/:
+  create_object: true
+  name: Settings
+  description: Every group setting
+  visibility: internal
+  request_access_enabled: false
+  share_with_group_lock: true
+  emails_disabled: true
+  lfs_enabled: false
+  project_creation_level: maintainer
+  subgroup_creation_level: owner
+  require_two_factor_authentication: true
+  two_factor_grace_period: 24
+  membership_lock: true
+  auto_devops_enabled: false
+  shared_runners_minutes_limit: 400
+  extra_shared_runners_minutes_limit: 100
+settings/everything:
+  create_object: true
+  description: Every project setting
+  visibility: internal
+  request_access_enabled: false
+  tag_list: [infra, ops]
+  issues_access_level: private
+  repository_access_level: private
+  merge_requests_access_level: private
+  forking_access_level: disabled
+  builds_access_level: private
+  container_registry_enabled: false
+  lfs_enabled: false
+  packages_enabled: false
+  wiki_access_level: disabled
+  snippets_access_level: private
+  squash_option: always
+  pages_access_level: disabled
+  emails_disabled: true
+  merge_method: ff
+  resolve_outdated_diff_discussions: true
+  printing_merge_request_link_enabled: false
+  remove_source_branch_after_merge: false
+  only_allow_merge_if_pipeline_succeeds: true
+  allow_merge_on_skipped_pipeline: true
+  only_allow_merge_if_all_discussions_are_resolved: true
+  suggestion_commit_message: 'Apply %{suggestions_count} suggestions'
+  approvals_before_merge: 2
+  autoclose_referenced_issues: false
+  build_git_strategy: clone
+  ci_default_git_depth: 10
+  build_timeout: 7200
+  ci_config_path: ci/main.yml
+  auto_cancel_pending_pipelines: disabled
+  auto_devops_enabled: true
+  auto_devops_deploy_strategy: timed_incremental
+  shared_runners_enabled: false
+`;
+
+  it('applies every project and group setting, then finds nothing to change', () => {
+    const first = runRacadabra(served, settingsConfig);
+    expect(first).toMatch(/Changing param merge_method/);
+    const out = runPython(
+      served,
+      `
+p = gl.projects.get("settings/everything")
+g = gl.groups.get("settings")
+print(json.dumps({"merge_method": p.merge_method, "wiki": p.wiki_access_level, "timeout": p.build_timeout, "topics": sorted(p.topics),
+  "group_2fa": g.require_two_factor_authentication, "creation": g.project_creation_level, "minutes": g.shared_runners_minutes_limit}))`,
+    );
+    expect(out).toEqual({ merge_method: 'ff', wiki: 'disabled', timeout: 7200, topics: ['infra', 'ops'], group_2fa: true, creation: 'maintainer', minutes: 400 });
+    const second = runRacadabra(served, settingsConfig);
+    expect(second).not.toMatch(/Changing|Creating|Adding|Deleting|NOT Changing/i);
+  });
 });
+

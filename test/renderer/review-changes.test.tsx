@@ -65,6 +65,12 @@ const threadOnLine = {
     },
   ],
 };
+// Made on an earlier version of the changes: it stays in the overview, marked outdated.
+const outdatedThread = {
+  id: 'old',
+  individual_note: false,
+  notes: [{ ...threadOnLine.notes[0], id: 12, body: 'Was line 2 meant?', position: { ...threadOnLine.notes[0].position, head_sha: 'f'.repeat(40) } }],
+};
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 
 function gitlab(diffPages: unknown[][]) {
@@ -72,7 +78,7 @@ function gitlab(diffPages: unknown[][]) {
     const base = `/projects/5/merge_requests/3`;
     if (req.path === '/projects/5/merge_requests') return { headers: { 'x-total': '1', 'x-next-page': '' }, body: [mr] };
     if (req.path === base) return { body: mr };
-    if (req.path === `${base}/discussions` && req.method === 'GET') return { body: [threadOnLine] };
+    if (req.path === `${base}/discussions` && req.method === 'GET') return { body: [threadOnLine, outdatedThread] };
     if (req.path === `${base}/draft_notes` && req.method === 'GET') return { body: [] };
     if (req.path === `${base}/diffs`) {
       const page = Number(req.query?.page ?? 1);
@@ -114,14 +120,17 @@ describe('Reviews: the Changes tab', () => {
     expect(screen.getByRole('region', { name: 'Changes to NOTES.md' }).textContent).toContain('new file');
   });
 
-  it('shows a thread positioned on a diff line under that line, not in the overview', async () => {
+  it('shows a thread positioned on a diff line under that line, not in the overview; one from an older version stays there, outdated', async () => {
     await openChanges([[deploy]]);
     const table = screen.getByRole('table', { name: 'Diff of deploy.sh' });
     const thread = within(table).getByRole('article', { name: 'Thread by Administrator' });
     const lineRow = thread.closest('tr')!.previousElementSibling!;
     expect(lineRow.textContent).toContain('retry upload');
+    expect(within(table).getAllByRole('article', { name: 'Thread by Administrator' })).toHaveLength(1);
     fireEvent.click(screen.getByRole('tab', { name: 'Overview' }));
-    expect(screen.queryByRole('article', { name: 'Thread by Administrator' })).toBeNull();
+    const left = screen.getAllByRole('article', { name: 'Thread by Administrator' });
+    expect(left.map((a) => a.textContent?.includes('Was line 2 meant?'))).toEqual([true]);
+    expect(left[0].querySelector('.note-head')?.textContent).toBe('deploy.sh:2outdated');
     expect(screen.getByText(/1 thread on lines of the/)).toBeTruthy();
   });
 

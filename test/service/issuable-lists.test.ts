@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
+import { insertImportedIssue } from '../../src/main/service/areas/core/imported';
 
 /**
  * Label filters, label counts and `search` read issuable_labels and the trigram full-text indexes
@@ -70,6 +71,34 @@ describe('label filters', () => {
     await s.del(`/projects/${p}/issues/${closed}`);
     const after = (await s.get(`/projects/${p}/labels`, { query: { with_counts: 'true' } })).body;
     expect(after.find((l: any) => l.name === 'Bug')).toMatchObject({ open_issues_count: 1, closed_issues_count: 0 });
+  });
+});
+
+describe('label counts on a big project', () => {
+  it('are the same when they start from the label rows (past 10,000 records)', async () => {
+    const big = (await s.createProject({ name: 'big' })).id;
+    await s.post(`/projects/${big}/labels`, { name: 'hot', color: '#ff0000' });
+    const db = s.service.context.db;
+    const at = '2024-01-01T00:00:00.000Z';
+    db.transaction(() => {
+      for (let i = 1; i <= 10_050; i++) {
+        const labels = i % 3 === 0 ? ['hot'] : i % 5 === 0 ? ['HOT'] : [];
+        insertImportedIssue(s.service.context, big, {
+          iid: i,
+          title: `Issue ${i}`,
+          description: null,
+          state: i % 2 ? 'opened' : 'closed',
+          authorId: 1,
+          labels,
+          createdAt: at,
+          updatedAt: at,
+          importedFrom: 'none',
+        });
+      }
+    })();
+    // i % 3 == 0: 3,350 issues, 1,675 of them odd (opened); HOT (another title) is not counted.
+    const labels = (await s.get(`/projects/${big}/labels`, { query: { with_counts: 'true' } })).body;
+    expect(labels.find((l: any) => l.name === 'hot')).toMatchObject({ open_issues_count: 1675, closed_issues_count: 1675, open_merge_requests_count: 0 });
   });
 });
 

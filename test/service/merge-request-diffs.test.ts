@@ -300,3 +300,21 @@ describe('GET /merge_ref', () => {
     expect(refused.body).toEqual({ message: 'Merge request is not mergeable' });
   });
 });
+
+describe('GET a merge request with include_diverged_commits_count and include_rebase_in_progress', () => {
+  it('counts the target commits the source lacks, and says no rebase is running', async () => {
+    const project = await newProject();
+    await commit(project, 'behind', [{ action: 'create', file_path: 'b.txt', content: 'b\n' }], { start_branch: 'main' });
+    await commit(project, 'main', [{ action: 'create', file_path: 'm1.txt', content: '1\n' }]);
+    await commit(project, 'main', [{ action: 'create', file_path: 'm2.txt', content: '2\n' }]);
+    const mr = await openMr(project, 'behind');
+    const path = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    const plain = (await s.get(path)).body;
+    expect(plain).not.toHaveProperty('diverged_commits_count');
+    expect(plain).not.toHaveProperty('rebase_in_progress');
+    const asked = (await s.get(path, { query: { include_diverged_commits_count: true, include_rebase_in_progress: true } })).body;
+    expect(asked).toMatchObject({ diverged_commits_count: 2, rebase_in_progress: false });
+    await s.put(`${path}/rebase`);
+    expect((await s.get(path, { query: { include_diverged_commits_count: true } })).body.diverged_commits_count).toBe(0);
+  });
+});

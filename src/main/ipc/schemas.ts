@@ -69,7 +69,7 @@ export function parseApiRequest(payload: unknown): ApiRequest {
   if (v.query) req.query = parseQuery(v.query);
   if (v.body !== undefined) req.body = v.body;
   if (v.multipart) req.multipart = parseMultipart(v.multipart);
-  if (v.progressId !== undefined) {
+  if (v.progressId != null) {
     if (!v.multipart) throw new IpcValidationError('progressId goes with a multipart body');
     if (!/^[A-Za-z0-9:_-]{1,100}$/.test(v.progressId)) throw new IpcValidationError('progressId may hold letters, digits and : _ - (at most 100)');
     req.progressId = v.progressId;
@@ -118,10 +118,10 @@ function parseMultipart(m: Record<string, unknown>): NonNullable<ApiRequest['mul
       if (!(base.bytes instanceof Uint8Array)) throw new IpcValidationError(`multipart file ${i} bytes must be a Uint8Array`);
       if (base.path !== undefined) throw new IpcValidationError(`multipart file ${i}: bytes and path are mutually exclusive`);
       if (!base.filename) throw new IpcValidationError(`multipart file ${i} needs a filename`);
-      return { field: base.field, filename: base.filename, contentType: base.contentType, bytes: base.bytes };
+      return { field: base.field, filename: base.filename, contentType: base.contentType ?? undefined, bytes: base.bytes };
     }
     if (!base.path) throw new IpcValidationError(`multipart file ${i} needs bytes or a path`);
-    return { field: base.field, path: base.path, filename: base.filename, contentType: base.contentType };
+    return { field: base.field, path: base.path, filename: base.filename ?? undefined, contentType: base.contentType ?? undefined };
   });
   return { fields, files };
 }
@@ -137,8 +137,8 @@ export function parsePreferencesUpdate(payload: unknown): PreferencesUpdate {
       theme: t.string().values(['system', 'light', 'dark'] as const),
     }),
   );
-  if (v.port !== undefined && (v.port < 0 || v.port > 65535)) throw new IpcValidationError('port must be 0..65535');
-  if (v.dataDir !== undefined && v.dataDir !== '' && !isAbsolutePath(v.dataDir)) throw new IpcValidationError('dataDir must be an absolute path');
+  if (v.port != null && (v.port < 0 || v.port > 65535)) throw new IpcValidationError('port must be 0..65535');
+  if (v.dataDir != null && v.dataDir !== '' && !isAbsolutePath(v.dataDir)) throw new IpcValidationError('dataDir must be an absolute path');
   const out: PreferencesUpdate = {};
   for (const k of ['port', 'dataDir', 'recentMigrationSources', 'theme'] as const) {
     if (v[k] !== undefined && v[k] !== null) (out as Record<string, unknown>)[k] = v[k];

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServiceContext } from './context';
-import { ApiError, serviceUnavailable } from './http/errors';
+import { ApiError, serviceUnavailable, validationError } from './http/errors';
 import { isDatabaseBusy } from './db/connection';
 import { FormBody, createRouter, sendJson, withSecurityHeaders, type Router } from './http/route';
 import { MULTIPART_BODY } from './http/multipart';
@@ -11,8 +11,33 @@ import { GitMissingError, GitTimeoutError } from './git';
 /** Long enough for most locks another connection holds to clear; short enough to keep a client moving. */
 const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
 
+/**
+ * A write the database refused for a missing or duplicate value is what Rails reports as a
+ * validation failure, and the transaction that tried it has rolled back: 400
+ * `{"message": {"<column>": ["can't be blank"]}}` / `["has already been taken"]`, not a 500.
+ * (Two clients racing for one name both pass the handler's own check; the second lands here.)
+ */
+function constraintAsValidationError(err: unknown): ApiError | null {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || typeof message !== 'string') return null;
+  const column = /constraint failed: \w+\.(\w+)/.exec(message)?.[1];
+  if (!column) return null;
+  if (code === 'SQLITE_CONSTRAINT_NOTNULL') return validationError({ [column]: ["can't be blank"] });
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return validationError({ [column]: ['has already been taken'] });
+  return null;
+}
+
+/** A registered route as the hardening suites enumerate it (the role matrix, the fuzz suite). */
+export interface RouteInfo {
+  method: string;
+  /** fastify's pattern, with `/api/v4` (`/api/v4/projects/:id/badges/:badge_id`). */
+  url: string;
+  /** The route's `auth` option ('required', 'optional' or 'none'). */
+  auth: string;
+}
+
 /** The fastify app: body parsers, GitLab's error bodies, security headers, every area's routes. */
-export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
+export async function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: svc.limits.maxBodyBytes,
@@ -54,7 +79,7 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
       return;
     }
     // A lock held elsewhere past the busy timeout is a busy answer, not a failure.
-    const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : thrown;
+    const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : (constraintAsValidationError(thrown) ?? thrown);
     if (err instanceof ApiError) {
       reply.headers(err.headers);
       if (err.status === 304 || !err.body) return withSecurityHeaders(reply.code(err.status)).send();
@@ -89,6 +114,10 @@ export async function buildApp(svc: ServiceContext): Promise<FastifyInstance> {
     return sendJson(reply, 404, { error: '404 Not Found' });
   });
 
+  app.addHook('onRoute', (route) => {
+    const auth = (route.config as { auth?: string } | undefined)?.auth;
+    if (auth) for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
+  });
   const router: Router = createRouter(app, svc);
   for (const area of areas) area.register(router, svc);
   return app;

@@ -3,6 +3,7 @@ import type { User } from './areas/core/users';
 import type { Project } from './areas/core/projects';
 import type { Git } from './git';
 import type { JobRunner } from './jobs/runner';
+import type { RateLimiter, RateLimits } from './http/throttle';
 
 /** Limits a deployment can tune (createService options). */
 export interface Limits {
@@ -50,4 +51,8 @@ export interface ServiceContext {
    * (its inbound allowlist)? Consulted by loadProject; null = always.
    */
   jobTokenCanAccess: ((sourceProjectId: number, target: Project) => boolean) | null;
+  /** Counts API requests per user or IP against `rateLimits` (http/throttle.ts). */
+  rateLimiter: RateLimiter;
+  /** Set by the application settings area: the `throttle_*` settings now in force; null = none. */
+  rateLimits: (() => RateLimits) | null;
 }

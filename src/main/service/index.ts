@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from './app';
+import { type RouteInfo, buildApp } from './app';
 import { areas } from './areas';
 import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
@@ -9,6 +9,7 @@ import { bootstrapRoot } from './bootstrap';
 import { openGit } from './git';
 import { locateGit } from './git/runtime';
 import { JobRunner } from './jobs/runner';
+import { RateLimiter } from './http/throttle';
 import { jobMigrations } from './jobs/schema';
 
 export interface ServiceOptions {
@@ -40,6 +41,8 @@ export interface Service {
   listen(): Promise<string>;
   close(): Promise<void>;
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Every API route the areas registered (method, pattern, auth), in registration order. */
+  readonly routes: readonly RouteInfo[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -74,14 +77,17 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     jobs: new JobRunner({ db, now, fetch: outbound, concurrency: limits.jobConcurrency, maxQueued: limits.maxQueuedJobs }),
     resolveJobToken: null,
     jobTokenCanAccess: null,
+    rateLimiter: new RateLimiter(now),
+    rateLimits: null,
   };
   for (const area of areas) await area.start?.(svc);
   const { createdToken } = bootstrapRoot(svc, opts.rootToken);
   // Every kind is defined now: resume (or fail cleanly) what a previous run left unfinished.
   svc.jobs.start();
   let app: FastifyInstance;
+  const routes: RouteInfo[] = [];
   try {
-    app = await buildApp(svc);
+    app = await buildApp(svc, routes);
     await opts.extendApp?.(app);
   } catch (err) {
     await svc.jobs.stop();
@@ -121,5 +127,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       db.close();
     },
     inject: (o) => app.inject(o),
+    routes,
   };
 }

@@ -96,7 +96,13 @@ export class Repository {
     this.close();
     if (!existsSync(this.path)) return;
     const doomed = `${this.path}.deleted-${randomBytes(4).toString('hex')}`;
-    await rename(this.path, doomed);
+    try {
+      await rename(this.path, doomed);
+    } catch (err) {
+      // The periodic sweep and the deleting request can both reach here: whoever renamed first removes it.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
     await rm(doomed, { recursive: true, force: true });
   }
 

@@ -113,9 +113,13 @@ type Parsed<T> = T | typeof INVALID;
 type Elem<T> = T extends (infer E)[] ? E : T;
 type WithElem<T, V> = T extends unknown[] ? V[] : V;
 
+/** What a declared parameter is, by name (the fuzz suite generates wrong values from it). */
+export type FieldKind = 'string' | 'integer' | 'boolean' | 'date' | 'dateTime' | 'commaList' | 'commaIntegers' | 'idOrPath' | 'array' | 'hash' | 'any' | 'file';
+
 /** A declared parameter: how to coerce it, whether it is required, its allowed values. */
 export class Field<T, R extends boolean = false> {
   constructor(
+    readonly kind: FieldKind,
     readonly parse: (v: unknown) => Parsed<T>,
     readonly isRequired = false,
     readonly allowed?: readonly unknown[],
@@ -123,18 +127,18 @@ export class Field<T, R extends boolean = false> {
     readonly allowBlank = true,
   ) {}
   required(): Field<T, true> {
-    return new Field<T, true>(this.parse, true, this.allowed, this.defaultValue, this.allowBlank);
+    return new Field<T, true>(this.kind, this.parse, true, this.allowed, this.defaultValue, this.allowBlank);
   }
   /** Allowed values (for arrays: allowed elements) -> "x does not have a valid value". */
   values<const V extends Elem<T>>(allowed: readonly V[]): Field<WithElem<T, V>, R> {
-    return new Field(this.parse as unknown as (v: unknown) => Parsed<WithElem<T, V>>, this.isRequired, allowed, this.defaultValue as WithElem<T, V>, this.allowBlank);
+    return new Field(this.kind, this.parse as unknown as (v: unknown) => Parsed<WithElem<T, V>>, this.isRequired, allowed, this.defaultValue as WithElem<T, V>, this.allowBlank);
   }
   default(value: T): Field<T, true> {
-    return new Field<T, true>(this.parse, this.isRequired, this.allowed, value, this.allowBlank);
+    return new Field<T, true>(this.kind, this.parse, this.isRequired, this.allowed, value, this.allowBlank);
   }
   /** Grape's `allow_blank: false` -> "x is empty". */
   notBlank(): Field<T, R> {
-    return new Field<T, R>(this.parse, this.isRequired, this.allowed, this.defaultValue, false);
+    return new Field<T, R>(this.kind, this.parse, this.isRequired, this.allowed, this.defaultValue, false);
   }
 }
 
@@ -193,19 +197,19 @@ const commaIntegers = (v: unknown): Parsed<number[]> => {
 };
 
 export const t = {
-  string: () => new Field<string>(str),
-  integer: () => new Field<number>(int),
-  boolean: () => new Field<boolean>(bool),
+  string: () => new Field<string>('string', str),
+  integer: () => new Field<number>('integer', int),
+  boolean: () => new Field<boolean>('boolean', bool),
   /** `YYYY-MM-DD` */
-  date: () => new Field<string>(date),
+  date: () => new Field<string>('date', date),
   /** Any parseable time, normalized to ISO-8601. */
-  dateTime: () => new Field<string>(dateTime),
-  commaList: () => new Field<string[]>(commaList),
-  commaIntegers: () => new Field<number[]>(commaIntegers),
+  dateTime: () => new Field<string>('dateTime', dateTime),
+  commaList: () => new Field<string[]>('commaList', commaList),
+  commaIntegers: () => new Field<number[]>('commaIntegers', commaIntegers),
   /** An integer id or a string (full path, username). */
-  idOrPath: () => new Field<string>((v) => (typeof v === 'number' ? String(v) : str(v))),
+  idOrPath: () => new Field<string>('idOrPath', (v) => (typeof v === 'number' ? String(v) : str(v))),
   array: <T>(item: Field<T>) =>
-    new Field<T[]>((v) => {
+    new Field<T[]>('array', (v) => {
       const list = Array.isArray(v) ? v : v === undefined || v === null ? INVALID : [v];
       if (list === INVALID) return INVALID;
       const out: T[] = [];
@@ -217,14 +221,14 @@ export const t = {
       return out;
     }),
   hash: () =>
-    new Field<Record<string, unknown>>((v) =>
+    new Field<Record<string, unknown>>('hash', (v) =>
       v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : INVALID,
     ),
-  any: () => new Field<unknown>((v) => v),
-  file: () => new Field<FilePart>((v) => (isFilePart(v) ? v : INVALID)),
+  any: () => new Field<unknown>('any', (v) => v),
+  file: () => new Field<FilePart>('file', (v) => (isFilePart(v) ? v : INVALID)),
 };
 
-type Out<F> = F extends Field<infer T, infer R> ? (R extends true ? T : T | undefined) : never;
+type Out<F> = F extends Field<infer T, infer R> ? (R extends true ? T : T | null | undefined) : never;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyField = Field<any, boolean>;
 export type Declared<S extends Record<string, AnyField>> = { [K in keyof S]: Out<S[K]> };
@@ -232,9 +236,12 @@ export type Declared<S extends Record<string, AnyField>> = { [K in keyof S]: Out
 /**
  * Validates and coerces the declared parameters. All failures are reported at once, joined with
  * ", " as Grape does: `{"error":"name is missing, visibility does not have a valid value"}`.
- * A parameter given as JSON `null` counts as given (GitLab uses it to clear values) and stays null.
+ * A parameter given as JSON `null` counts as given (GitLab uses it to clear values) and stays null,
+ * so an optional parameter's type includes null: the compiler makes every route say what null
+ * means to it (clear the value, ignore the filter, or "can't be blank").
  */
 export function declared<S extends Record<string, AnyField>>(params: Params, spec: S): Declared<S> {
+  parameterObserver?.(spec);
   const out: Record<string, unknown> = {};
   const errors: string[] = [];
   for (const [name, field] of Object.entries(spec)) {
@@ -246,7 +253,8 @@ export function declared<S extends Record<string, AnyField>>(params: Params, spe
     }
     if (raw === null) {
       if (field.isRequired) errors.push(`${name} is missing`);
-      else out[name] = null;
+      // Grape's `default:` applies to nil as to a missing value.
+      else out[name] = field.defaultValue !== undefined ? field.defaultValue : null;
       continue;
     }
     if (!field.allowBlank && typeof raw === 'string' && raw.trim() === '') {
@@ -270,6 +278,7 @@ export function declared<S extends Record<string, AnyField>>(params: Params, spe
 
 /** Grape's `at_least_one_of`. */
 export function requireAtLeastOne(params: Params, names: string[]): void {
+  parameterObserver?.(namesOnly(names));
   if (!names.some((n) => params[n] !== undefined)) {
     throw grapeError(400, `${names.join(', ')} are missing, at least one parameter must be provided`);
   }
@@ -277,13 +286,33 @@ export function requireAtLeastOne(params: Params, names: string[]): void {
 
 /** Grape's `mutually_exclusive`. */
 export function requireMutuallyExclusive(params: Params, names: string[]): void {
+  parameterObserver?.(namesOnly(names));
   const given = names.filter((n) => params[n] !== undefined);
   if (given.length > 1) throw grapeError(400, `${given.join(', ')} are mutually exclusive`);
 }
 
 /** Grape's `exactly_one_of`. */
 export function requireExactlyOne(params: Params, names: string[]): void {
+  parameterObserver?.(namesOnly(names));
   const given = names.filter((n) => params[n] !== undefined);
   if (given.length === 0) throw grapeError(400, `${names.join(', ')} are missing, exactly one parameter must be provided`);
   if (given.length > 1) throw grapeError(400, `${given.join(', ')} are mutually exclusive`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Test hook: the hardening suites learn each route's parameters from the routes themselves.
+// ---------------------------------------------------------------------------------------------
+
+type ParameterObserver = (spec: Readonly<Record<string, AnyField>>) => void;
+let parameterObserver: ParameterObserver | null = null;
+
+/**
+ * Calls `observer` with every spec `declared()` checks and every name list the `require*`
+ * helpers check (as `any` fields), until called again with null. Tests only: a request's specs
+ * are the ones seen while it runs, so the fuzz suite sends its discovery requests one at a time.
+ */
+export function observeDeclaredParameters(observer: ParameterObserver | null): void {
+  parameterObserver = observer;
+}
+
+const namesOnly = (names: string[]): Record<string, AnyField> => Object.fromEntries(names.map((n) => [n, t.any()]));

@@ -127,6 +127,7 @@ export function createRouter(app: FastifyInstance, svc: ServiceContext): Router 
     app.route({
       method,
       url,
+      config: { auth: opts.auth ?? 'required' },
       handler: async (req, reply) => runHandler(svc, req, reply, method, handler, opts),
     });
   };
@@ -161,7 +162,15 @@ async function runHandler(
     }
 
     const creds = readCredentials(req.headers, params);
-    let auth = opts.auth === 'none' ? null : authenticate(svc, creds, requestBaseUrl(req));
+    let auth: Auth | null = null;
+    try {
+      auth = opts.auth === 'none' ? null : authenticate(svc, creds, requestBaseUrl(req));
+    } catch (err) {
+      // A bad token counts against the caller's IP, as an anonymous request does.
+      if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), null, req.ip, reply)) return reply;
+      throw err;
+    }
+    if (svc.rateLimits && opts.auth !== 'none' && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, req.ip, reply)) return reply;
     if (!auth && (opts.auth ?? 'required') === 'required') throw unauthorized();
     if (auth) {
       checkScopes(auth, opts.scopes ?? (method === 'GET' ? ['read_api'] : []));

@@ -1,7 +1,7 @@
 import type { Area } from '../index';
 import { registerApplicationSettingsRoutes } from './routes';
 import { applicationSettingsMigrations } from './schema';
-import { ensureApplicationSettings } from './settings';
+import { ensureApplicationSettings, rateLimits } from './settings';
 
 /** Instance-wide application settings (admin), read by the areas that honour them. */
 export const applicationSettingsArea: Area = {
@@ -12,5 +12,6 @@ export const applicationSettingsArea: Area = {
   },
   start(svc) {
     ensureApplicationSettings(svc);
+    svc.rateLimits = () => rateLimits(svc);
   },
 };

@@ -3,6 +3,7 @@ import { cachedLookup, inTransaction } from '../../db/connection';
 import { type Params, declared, isFilePart, t } from '../../http/params';
 import { grapeError } from '../../http/errors';
 import { isoTime } from '../core/time';
+import type { RateLimits } from '../../http/throttle';
 
 export type Visibility = 'private' | 'internal' | 'public';
 
@@ -91,6 +92,7 @@ const KNOWN = {
   snippet_size_limit: [t.integer(), 52428800],
   terminal_max_session_time: [t.integer(), 0],
   terms: [t.string(), null],
+  rate_limiting_response_text: [t.string(), null],
   throttle_authenticated_api_enabled: [t.boolean(), false],
   throttle_authenticated_api_period_in_seconds: [t.integer(), 3600],
   throttle_authenticated_api_requests_per_period: [t.integer(), 7200],
@@ -147,6 +149,15 @@ export function applicationSettings(svc: ServiceContext): ApplicationSettings {
   return cachedLookup(svc.db, 'application_settings', () => build(readRow(svc)))!;
 }
 
+/**
+ * Gitlab::VisibilityLevel.allowed_for?: a level in `restricted_visibility_levels` is for
+ * administrators only; anyone else gets the validation error Projects/Groups::CreateService add.
+ */
+export function restrictedVisibilityErrors(svc: ServiceContext, isAdmin: boolean, v: Visibility): Record<string, string[]> {
+  if (isAdmin || !applicationSettings(svc).restricted_visibility_levels.includes(v)) return {};
+  return { visibility_level: [`${v[0].toUpperCase()}${v.slice(1)} has been restricted by your GitLab administrator`] };
+}
+
 const normalizeVisibility = (v: unknown): unknown => (typeof v === 'string' && v in VISIBILITY_LEVELS ? VISIBILITY_LEVELS[v] : v);
 const VISIBILITY_SETTINGS = new Set(['default_group_visibility', 'default_project_visibility', 'default_snippet_visibility']);
 
@@ -183,4 +194,29 @@ export function updateApplicationSettings(svc: ServiceContext, params: Params): 
     svc.db.prepare('UPDATE application_settings SET overrides = ?, updated_at = ? WHERE id = 1').run(JSON.stringify(overrides), isoTime(svc.now()));
   });
   return applicationSettings(svc);
+}
+
+const rateLimitsMemo = new WeakMap<ApplicationSettings, RateLimits>();
+
+/** The API throttles as the settings say (memoized per settings version: read on every request). */
+export function rateLimits(svc: ServiceContext): RateLimits {
+  const settings = applicationSettings(svc);
+  let limits = rateLimitsMemo.get(settings);
+  if (!limits) {
+    limits = {
+      authenticated: {
+        enabled: settings.throttle_authenticated_api_enabled,
+        periodSeconds: settings.throttle_authenticated_api_period_in_seconds,
+        requestsPerPeriod: settings.throttle_authenticated_api_requests_per_period,
+      },
+      unauthenticated: {
+        enabled: settings.throttle_unauthenticated_api_enabled,
+        periodSeconds: settings.throttle_unauthenticated_api_period_in_seconds,
+        requestsPerPeriod: settings.throttle_unauthenticated_api_requests_per_period,
+      },
+      responseText: typeof settings.rate_limiting_response_text === 'string' ? settings.rate_limiting_response_text : '',
+    };
+    rateLimitsMemo.set(settings, limits);
+  }
+  return limits;
 }

@@ -60,7 +60,7 @@ const listParams = (rc: RequestContext, defaultSort: 'asc' | 'desc' | null) =>
   });
 
 /** A page of rows from `FROM ... WHERE ...`, newest or oldest first by creation. */
-function listRows<T>(rc: RequestContext, from: string, where: string[], args: unknown[], sort: string | undefined): T[] {
+function listRows<T>(rc: RequestContext, from: string, where: string[], args: unknown[], sort: string | null | undefined): T[] {
   const sql = `${from} WHERE ${where.join(' AND ')}`;
   const order = sort ? `x.created_at ${sort}, x.id ${sort}` : 'x.id ASC';
   return paginate(rc, {
@@ -208,7 +208,7 @@ export function registerBulkImportRoutes(r: Router): void {
       // What GitLab's own import page offers: groups the token owns, projects it maintains.
       const query = {
         min_access_level: groups ? 50 : 40,
-        search: p.search,
+        search: p.search ?? undefined,
         order_by: groups ? 'name' : 'path',
         sort: 'asc',
         page: page.page,

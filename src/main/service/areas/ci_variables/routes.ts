@@ -27,13 +27,14 @@ function scopeFilter(rc: RequestContext): string | undefined {
 }
 
 /**
- * CI/CD variables of projects (lib/api/ci/variables.rb, Maintainer), groups (group_variables.rb)
- * and the instance (admin/instance_variables.rb, administrators).
+ * CI/CD variables of projects (lib/api/ci/variables.rb, Maintainer), groups (group_variables.rb:
+ * :admin_cicd_variables, the group's Owner) and the instance (admin/instance_variables.rb,
+ * administrators).
  */
 export function registerVariableRoutes(r: Router): void {
   const owners: [string, (rc: RequestContext) => VariableOwner][] = [
     ['/projects/:id/variables', (rc) => ({ type: 'Project', id: loadProject(rc, Access.MAINTAINER).id })],
-    ['/groups/:id/variables', (rc) => ({ type: 'Namespace', id: loadGroup(rc, Access.MAINTAINER).id })],
+    ['/groups/:id/variables', (rc) => ({ type: 'Namespace', id: loadGroup(rc, Access.OWNER).id })],
     [
       '/admin/ci/variables',
       (rc) => {

@@ -5,8 +5,11 @@ import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings } from './projects';
+import { type GroupSettingName, groupBranchProtection, groupProjectCreationLevel, groupSetting } from './group_settings';
+import { type ProjectSettingName, projectSetting } from './project_settings';
 import { Access, canReadProject, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
 import { isSubscribed } from './participants';
+import { applicationSettings } from '../application_settings/settings';
 import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
@@ -200,7 +203,9 @@ function namespaceCounts(svc: ServiceContext, ns: Namespace): { members: number;
 }
 
 export function group(ec: EntityContext, g: Namespace): Record<string, unknown> {
-  const s = namespaceSettings(g);
+  const settings = namespaceSettings(g);
+  const get = (name: GroupSettingName) => groupSetting(settings, name);
+  const protection = groupBranchProtection(ec.svc, g);
   return {
     id: g.id,
     web_url: namespaceWebUrl(ec, g),
@@ -208,18 +213,23 @@ export function group(ec: EntityContext, g: Namespace): Record<string, unknown> 
     path: g.path,
     description: g.description,
     visibility: g.visibility,
-    share_with_group_lock: false,
-    require_two_factor_authentication: false,
-    two_factor_grace_period: 48,
-    project_creation_level: s.project_creation_level ?? 'developer',
-    auto_devops_enabled: null,
-    subgroup_creation_level: s.subgroup_creation_level ?? 'maintainer',
-    emails_disabled: false,
-    emails_enabled: true,
-    mentions_disabled: null,
-    lfs_enabled: true,
-    default_branch: null,
-    default_branch_protection: 2,
+    share_with_group_lock: get('share_with_group_lock'),
+    require_two_factor_authentication: get('require_two_factor_authentication'),
+    two_factor_grace_period: get('two_factor_grace_period'),
+    project_creation_level: groupProjectCreationLevel(ec.svc, g),
+    auto_devops_enabled: get('auto_devops_enabled'),
+    subgroup_creation_level: get('subgroup_creation_level'),
+    emails_disabled: !get('emails_enabled'),
+    emails_enabled: get('emails_enabled'),
+    show_diff_preview_in_email: get('show_diff_preview_in_email'),
+    mentions_disabled: get('mentions_disabled'),
+    lfs_enabled: get('lfs_enabled'),
+    archived: false,
+    math_rendering_limits_enabled: get('math_rendering_limits_enabled'),
+    lock_math_rendering_limits_enabled: get('lock_math_rendering_limits_enabled'),
+    default_branch: get('default_branch'),
+    default_branch_protection: protection.level,
+    default_branch_protection_defaults: protection.defaults,
     avatar_url: null,
     request_access_enabled: bool(g.request_access_enabled),
     full_name: fullName(ec.svc, g),
@@ -227,25 +237,30 @@ export function group(ec: EntityContext, g: Namespace): Record<string, unknown> 
     created_at: g.created_at,
     parent_id: g.parent_id,
     organization_id: 1,
-    shared_runners_setting: 'enabled',
+    shared_runners_setting: get('shared_runners_setting'),
+    max_artifacts_size: get('max_artifacts_size'),
     ldap_cn: null,
     ldap_access: null,
-    wiki_access_level: 'enabled',
+    wiki_access_level: get('wiki_access_level'),
     marked_for_deletion_on: null,
   };
 }
 
 /** GET /groups/:id adds the viewer-specific and detail fields. */
 export function groupDetail(ec: EntityContext, g: Namespace): Record<string, unknown> {
+  const settings = namespaceSettings(g);
+  const get = (name: GroupSettingName) => groupSetting(settings, name);
   return {
     ...group(ec, g),
     shared_with_groups: [],
-    prevent_sharing_groups_outside_hierarchy: false,
+    enabled_git_access_protocol: get('enabled_git_access_protocol'),
+    prevent_sharing_groups_outside_hierarchy: get('prevent_sharing_groups_outside_hierarchy'),
     shared_projects: [],
-    shared_runners_minutes_limit: null,
-    extra_shared_runners_minutes_limit: null,
-    prevent_forking_outside_group: null,
-    membership_lock: false,
+    shared_runners_minutes_limit: get('shared_runners_minutes_limit'),
+    extra_shared_runners_minutes_limit: get('extra_shared_runners_minutes_limit'),
+    prevent_forking_outside_group: get('prevent_forking_outside_group'),
+    membership_lock: get('membership_lock'),
+    file_template_project_id: get('file_template_project_id'),
     ...(ec.user ? { max_access_level: effectiveGroupAccess(ec.svc, ec.user, g) } : {}),
   };
 }
@@ -265,6 +280,8 @@ export function projectWebUrl(ec: EntityContext, p: Project, ns: Namespace): str
 export function project(ec: EntityContext, p: Project): Record<string, unknown> {
   const ns = findNamespaceById(ec.svc, p.namespace_id)!;
   const s = projectSettings(p);
+  const get = (name: ProjectSettingName) => projectSetting(s, name);
+  const featureOn = (name: ProjectSettingName) => get(name) !== 'disabled';
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
@@ -288,7 +305,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     readme_url: readme ? `${webUrl}/-/blob/${p.default_branch}/${readme}` : null,
     forks_count: 0,
     avatar_url: null,
-    star_count: 0,
+    star_count: starCount(ec.svc, p.id),
     last_activity_at: p.last_activity_at,
     namespace: namespaceBasic(ec, ns),
     container_registry_image_prefix: `${new URL(ec.baseUrl).host}/${pathWithNs}`,
@@ -302,69 +319,116 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
       members: `${apiBase}/members`,
       cluster_agents: `${apiBase}/cluster_agents`,
     },
-    packages_enabled: true,
+    packages_enabled: get('packages_enabled'),
     empty_repo: emptyRepo,
     archived: bool(p.archived),
     visibility: p.visibility,
     owner: ns.kind === 'user' && ns.owner_id ? userBasicById(ec, ns.owner_id) : undefined,
-    resolve_outdated_diff_discussions: false,
-    container_registry_enabled: true,
-    container_registry_access_level: 'enabled',
-    issues_enabled: s.issues_enabled ?? true,
-    merge_requests_enabled: s.merge_requests_enabled ?? true,
-    wiki_enabled: s.wiki_enabled ?? true,
-    jobs_enabled: s.jobs_enabled ?? true,
-    snippets_enabled: s.snippets_enabled ?? true,
+    resolve_outdated_diff_discussions: get('resolve_outdated_diff_discussions'),
+    repository_object_format: get('repository_object_format'),
+    // The API v3 toggles, read from the access levels that replaced them.
+    issues_enabled: featureOn('issues_access_level'),
+    merge_requests_enabled: featureOn('merge_requests_access_level'),
+    wiki_enabled: featureOn('wiki_access_level'),
+    jobs_enabled: featureOn('builds_access_level'),
+    snippets_enabled: featureOn('snippets_access_level'),
+    container_registry_enabled: featureOn('container_registry_access_level'),
+    service_desk_enabled: get('service_desk_enabled'),
+    service_desk_address: null,
     can_create_merge_request_in: true,
-    issues_access_level: s.issues_access_level ?? 'enabled',
-    repository_access_level: s.repository_access_level ?? 'enabled',
-    merge_requests_access_level: s.merge_requests_access_level ?? 'enabled',
-    forking_access_level: 'enabled',
-    wiki_access_level: s.wiki_access_level ?? 'enabled',
-    builds_access_level: s.builds_access_level ?? 'enabled',
-    snippets_access_level: s.snippets_access_level ?? 'enabled',
-    pages_access_level: 'private',
-    analytics_access_level: 'enabled',
-    security_and_compliance_access_level: 'private',
-    emails_disabled: false,
-    emails_enabled: true,
-    shared_runners_enabled: true,
-    lfs_enabled: true,
+    ...Object.fromEntries(ACCESS_LEVELS.map((name) => [name, get(name)])),
+    emails_disabled: !get('emails_enabled'),
+    emails_enabled: get('emails_enabled'),
+    show_diff_preview_in_email: get('show_diff_preview_in_email'),
+    shared_runners_enabled: get('shared_runners_enabled'),
+    group_runners_enabled: get('group_runners_enabled'),
+    lfs_enabled: get('lfs_enabled'),
     creator_id: p.creator_id,
+    mr_default_target_self: get('mr_default_target_self'),
     ...(canAdmin ? { import_url: p.import_url, import_type: p.import_type } : {}),
     import_status: p.import_status,
     ...(canAdmin ? { import_error: p.import_error } : {}),
     open_issues_count: openIssuesCount(ec.svc, p.id),
     description_html: markdownField(p.description),
     updated_at: p.updated_at,
-    ci_default_git_depth: 20,
-    ci_forward_deployment_enabled: true,
+    ci_default_git_depth: get('ci_default_git_depth'),
+    ci_delete_pipelines_in_seconds: get('ci_delete_pipelines_in_seconds'),
+    ci_forward_deployment_enabled: get('ci_forward_deployment_enabled'),
+    ci_forward_deployment_rollback_allowed: get('ci_forward_deployment_rollback_allowed'),
     ci_job_token_scope_enabled: false,
-    public_jobs: true,
-    build_timeout: 3600,
-    auto_cancel_pending_pipelines: 'enabled',
-    ci_config_path: (s.ci_config_path as string | undefined) ?? null,
+    ci_separated_caches: get('ci_separated_caches'),
+    ci_allow_fork_pipelines_to_run_in_parent_project: get('ci_allow_fork_pipelines_to_run_in_parent_project'),
+    ci_id_token_sub_claim_components: get('ci_id_token_sub_claim_components'),
+    build_git_strategy: get('build_git_strategy'),
+    keep_latest_artifact: get('keep_latest_artifact'),
+    restrict_user_defined_variables: get('restrict_user_defined_variables'),
+    ci_pipeline_variables_minimum_override_role: get('ci_pipeline_variables_minimum_override_role'),
+    ci_push_repository_for_job_token_allowed: get('ci_push_repository_for_job_token_allowed'),
+    public_jobs: get('public_jobs'),
+    build_timeout: get('build_timeout'),
+    auto_cancel_pending_pipelines: get('auto_cancel_pending_pipelines'),
+    ci_config_path: get('ci_config_path'),
     shared_with_groups: [],
-    only_allow_merge_if_pipeline_succeeds: false,
-    allow_merge_on_skipped_pipeline: null,
+    only_allow_merge_if_pipeline_succeeds: get('only_allow_merge_if_pipeline_succeeds'),
+    allow_merge_on_skipped_pipeline: get('allow_merge_on_skipped_pipeline'),
     request_access_enabled: bool(p.request_access_enabled),
-    only_allow_merge_if_all_discussions_are_resolved: false,
-    remove_source_branch_after_merge: true,
-    printing_merge_request_link_enabled: true,
-    merge_method: s.merge_method ?? 'merge',
-    squash_option: 'default_off',
-    enforce_auth_checks_on_uploads: true,
-    suggestion_commit_message: null,
-    merge_commit_template: null,
-    squash_commit_template: null,
-    issue_branch_template: null,
-    autoclose_referenced_issues: true,
+    only_allow_merge_if_all_discussions_are_resolved: get('only_allow_merge_if_all_discussions_are_resolved'),
+    remove_source_branch_after_merge: get('remove_source_branch_after_merge'),
+    printing_merge_request_link_enabled: get('printing_merge_request_link_enabled'),
+    merge_method: get('merge_method'),
+    merge_request_title_regex: get('merge_request_title_regex'),
+    merge_request_title_regex_description: get('merge_request_title_regex_description'),
+    squash_option: get('squash_option'),
+    enforce_auth_checks_on_uploads: get('enforce_auth_checks_on_uploads'),
+    suggestion_commit_message: get('suggestion_commit_message'),
+    merge_commit_template: get('merge_commit_template'),
+    squash_commit_template: get('squash_commit_template'),
+    issue_branch_template: get('issue_branch_template'),
+    warn_about_potentially_unwanted_characters: get('warn_about_potentially_unwanted_characters'),
+    show_default_award_emojis: get('show_default_award_emojis'),
+    auto_devops_enabled: autoDevopsEnabled(ec.svc, s, ns),
+    auto_devops_deploy_strategy: get('auto_devops_deploy_strategy'),
+    autoclose_referenced_issues: get('autoclose_referenced_issues'),
+    resource_group_default_process_mode: get('resource_group_default_process_mode'),
+    max_artifacts_size: get('max_artifacts_size'),
+    // EE (Premium) merge request settings, offered in every tier.
+    approvals_before_merge: get('approvals_before_merge'),
+    merge_pipelines_enabled: get('merge_pipelines_enabled'),
+    merge_trains_enabled: get('merge_trains_enabled'),
+    merge_trains_skip_train_allowed: get('merge_trains_skip_train_allowed'),
+    only_allow_merge_if_all_status_checks_passed: get('only_allow_merge_if_all_status_checks_passed'),
+    issues_template: get('issues_template'),
+    merge_requests_template: get('merge_requests_template'),
+    requirements_enabled: featureOn('requirements_access_level'),
+    security_and_compliance_enabled: featureOn('security_and_compliance_access_level'),
     marked_for_deletion_at: null,
     marked_for_deletion_on: null,
   };
   if (out.owner === undefined) delete out.owner;
   if (ec.user) out.permissions = projectPermissions(ec, p, ns);
   return out;
+}
+
+/** ProjectFeature's access levels, in the order Entities::Project exposes them. */
+const ACCESS_LEVELS = [
+  'issues_access_level', 'repository_access_level', 'merge_requests_access_level', 'forking_access_level', 'wiki_access_level',
+  'builds_access_level', 'snippets_access_level', 'pages_access_level', 'analytics_access_level', 'container_registry_access_level',
+  'security_and_compliance_access_level', 'releases_access_level', 'environments_access_level', 'feature_flags_access_level',
+  'infrastructure_access_level', 'monitor_access_level', 'model_experiments_access_level', 'model_registry_access_level',
+  'package_registry_access_level', 'requirements_access_level',
+] as const satisfies readonly ProjectSettingName[];
+
+/** Project#auto_devops_enabled?: the project's own choice, else the nearest group's, else the instance's. */
+function autoDevopsEnabled(svc: ServiceContext, settings: Record<string, unknown>, ns: Namespace): boolean {
+  const own = projectSetting(settings, 'auto_devops_enabled') as boolean | null;
+  if (own !== null) return own;
+  if (ns.kind === 'group') {
+    for (const g of [ns, ...ancestorsOf(svc, ns)]) {
+      const v = groupSetting(namespaceSettings(g), 'auto_devops_enabled') as boolean | null;
+      if (v !== null) return v;
+    }
+  }
+  return applicationSettings(svc).auto_devops_enabled;
 }
 
 /** The README of the default branch, as the repositories area noted it after the last push. */
@@ -414,6 +478,12 @@ export function projectSimple(ec: EntityContext, p: Project): Record<string, unk
     'star_count', 'last_activity_at', 'namespace', 'visibility',
   ];
   return Object.fromEntries(keys.map((k) => [k, full[k]]));
+}
+
+function starCount(svc: ServiceContext, projectId: number): number {
+  return cachedLookup(svc.db, `star-count:${projectId}`, () =>
+    svc.db.prepare('SELECT count(*) AS n FROM project_stars WHERE project_id = ?').get(projectId) as { n: number },
+  )!.n;
 }
 
 function openIssuesCount(svc: ServiceContext, projectId: number): number {

@@ -14,6 +14,10 @@ import { registerIssueLinkRoutes } from './routes/issue_links';
 import { registerIssuableRelationRoutes } from './routes/issuable_relations';
 import { registerTodoRoutes } from './routes/todos';
 import { registerTopicRoutes } from './routes/topics';
+import { registerCustomAttributeRoutes } from './routes/custom_attributes';
+import { registerSshKeyRoutes } from './routes/ssh_keys';
+import { registerEmailRoutes } from './routes/emails';
+import { registerStarRoutes } from './routes/stars';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -34,5 +38,9 @@ export const coreArea: Area = {
     registerIssuableRelationRoutes(router);
     registerTodoRoutes(router);
     registerTopicRoutes(router);
+    registerCustomAttributeRoutes(router);
+    registerSshKeyRoutes(router);
+    registerEmailRoutes(router);
+    registerStarRoutes(router);
   },
 };

@@ -562,4 +562,74 @@ CREATE TRIGGER merge_requests_search_delete AFTER DELETE ON merge_requests BEGIN
 END;
 `,
   },
+  {
+    name: 'core/011_custom_attributes_keys_emails',
+    sql: `
+-- Administrators' key/value custom attributes on users, groups and projects (GitLab keeps one table each).
+CREATE TABLE user_custom_attributes (
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (user_id, key)
+);
+CREATE TABLE group_custom_attributes (
+  group_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (group_id, key)
+);
+CREATE TABLE project_custom_attributes (
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (project_id, key)
+);
+
+-- Users' SSH public keys; fingerprints are unique across the instance.
+CREATE TABLE ssh_keys (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  fingerprint_sha256 TEXT NOT NULL UNIQUE,
+  usage_type TEXT NOT NULL,
+  expires_at TEXT,
+  last_used_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX ssh_keys_user ON ssh_keys (user_id);
+
+-- Users' secondary email addresses.
+CREATE TABLE emails (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  confirmed_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX emails_email ON emails (lower(email));
+CREATE INDEX emails_user ON emails (user_id);
+`,
+  },
+  {
+    name: 'core/012_project_stars',
+    sql: `
+-- Who starred which project, and since when (GitLab's users_star_projects).
+CREATE TABLE project_stars (
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (project_id, user_id)
+);
+CREATE INDEX project_stars_user ON project_stars (user_id);
+`,
+  },
 ];
+

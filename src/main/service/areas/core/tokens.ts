@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context';
 import { addFilter } from '../../db/filter';
-import { t } from '../../http/params';
+import { t, type Declared } from '../../http/params';
 import { likeEscape } from './routes/users';
 import { isoDate } from './time';
 
@@ -30,18 +30,8 @@ export const tokenFilterParams = () => ({
   state: t.string().values(['active', 'inactive']),
 });
 
-export interface TokenFilters {
-  created_after?: string;
-  created_before?: string;
-  last_used_after?: string;
-  last_used_before?: string;
-  expires_after?: string;
-  expires_before?: string;
-  revoked?: boolean;
-  search?: string;
-  state?: string;
-  sort?: string;
-}
+/** The filters as declared; a null filter is no filter. */
+export type TokenFilters = Partial<Declared<ReturnType<typeof tokenFilterParams>>>;
 
 /** SQL for tokens under those filters: one user's, or everyone's when `userId` is null (admins). */
 export function tokenListQuery(svc: ServiceContext, userId: number | null, f: TokenFilters): { sql: string; args: unknown[]; order: string } {
@@ -49,7 +39,7 @@ export function tokenListQuery(svc: ServiceContext, userId: number | null, f: To
   const args: unknown[] = [];
   if (userId !== null) addFilter(where, args, 'user_id = ?', userId);
   const today = isoDate(svc.now());
-  if (f.revoked !== undefined) addFilter(where, args, 'revoked = ?', Number(f.revoked));
+  if (f.revoked != null) addFilter(where, args, 'revoked = ?', Number(f.revoked));
   if (f.state === 'active') addFilter(where, args, 'revoked = 0 AND (expires_at IS NULL OR expires_at > ?)', today);
   if (f.state === 'inactive') addFilter(where, args, '(revoked = 1 OR expires_at <= ?)', today);
   if (f.search) addFilter(where, args, "name LIKE ? ESCAPE '\\'", `%${likeEscape(f.search)}%`);

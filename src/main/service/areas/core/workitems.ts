@@ -2,7 +2,7 @@ import { addFilter } from '../../db/filter';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
-import { recordNotFound } from '../../http/errors';
+import { recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
@@ -39,7 +39,7 @@ export function fakeSha(...parts: (string | number)[]): string {
 }
 
 /** New label list from `labels` (replace), then `add_labels` and `remove_labels`. */
-export function applyLabels(current: string[], p: { labels?: string[] | null; add_labels?: string[]; remove_labels?: string[] }): string[] {
+export function applyLabels(current: string[], p: { labels?: string[] | null; add_labels?: string[] | null; remove_labels?: string[] | null }): string[] {
   let labels = p.labels === undefined ? [...current] : (p.labels ?? []);
   for (const l of p.add_labels ?? []) if (!labels.includes(l)) labels.push(l);
   if (p.remove_labels) labels = labels.filter((l) => !p.remove_labels!.includes(l));
@@ -147,7 +147,7 @@ export function workItemFilters(
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
   if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
-  if (q.assignee_id !== undefined) {
+  if (q.assignee_id != null) {
     if (q.assignee_id.toLowerCase() === 'none') where.push("x.assignee_ids = '[]'");
     else if (q.assignee_id.toLowerCase() === 'any') where.push("x.assignee_ids != '[]'");
     else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', Number(q.assignee_id));
@@ -227,7 +227,7 @@ export interface OpenClosedState<S extends string> {
 /** `state_event` close/reopen on an issue or merge request; other states are left alone. */
 export function applyStateEvent<S extends string>(
   current: OpenClosedState<S>,
-  event: 'close' | 'reopen' | undefined,
+  event: 'close' | 'reopen' | null | undefined,
   now: string,
   userId: number,
 ): { state: S; closedAt: string | null; closedBy: number | null } {
@@ -261,6 +261,18 @@ export function globalScope(rc: RequestContext): Scope {
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
   if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
   return { where: where.join(' AND '), args };
+}
+
+/** Issuable's limits (issues, merge requests): a title of 1 to 255 characters, a description of at most 1 MiB. */
+export const ISSUABLE_TITLE_MAX = 255;
+export const ISSUABLE_DESCRIPTION_MAX = 1_048_576;
+
+export function validateIssuable(title: string, description: string | null | undefined): void {
+  const errors: Record<string, string[]> = {};
+  if (!title.trim()) errors.title = ["can't be blank"];
+  else if (title.length > ISSUABLE_TITLE_MAX) errors.title = [`is too long (maximum is ${ISSUABLE_TITLE_MAX} characters)`];
+  if (description && description.length > ISSUABLE_DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${ISSUABLE_DESCRIPTION_MAX} characters)`];
+  if (Object.keys(errors).length) throw validationError(errors);
 }
 
 /**

@@ -21,7 +21,7 @@ export async function commitsById(repo: Repository, ids: string[]): Promise<Comm
 }
 
 /** BranchesFinder/TagsFinder `search`: `^x` starts with, `x$` ends with, else contains; case-insensitive. */
-export function matchesSearch(name: string, search: string | undefined): boolean {
+export function matchesSearch(name: string, search: string | null | undefined): boolean {
   if (!search) return true;
   const n = name.toLowerCase();
   let s = search.toLowerCase();

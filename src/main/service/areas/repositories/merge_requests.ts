@@ -195,3 +195,11 @@ export async function syncMergeRequestWithBranches(svc: ServiceContext, project:
   if (!hasVersion && !((await repo.branchExists(mr.source_branch)) && (await repo.branchExists(mr.target_branch)))) return;
   await refreshMergeRequest(svc, repo, mr);
 }
+
+/** MergeRequest#diverged_commits_count: commits of the target branch the source branch lacks (0 without both branches). */
+export async function divergedCommitsCount(svc: ServiceContext, project: Project, mr: MergeRequestRow): Promise<number> {
+  if (!svc.git.available || mr.state !== 'opened') return 0;
+  const repo = await svc.git.ensure(project);
+  const s = await branchState(repo, mr);
+  return s.source && s.target ? repo.countCommits([s.target], [s.source]) : 0;
+}

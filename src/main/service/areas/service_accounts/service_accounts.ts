@@ -12,10 +12,11 @@ import { checkUnmodifiedSince } from '../../http/conditional';
 export const SERVICE_ACCOUNT_TYPE = 'service_account';
 export const DEFAULT_NAME = 'Service account user';
 
+/** As declared: null (JSON null) means the default on create and "can't be blank" on update. */
 export interface ServiceAccountInput {
-  name?: string;
-  username?: string;
-  email?: string;
+  name?: string | null;
+  username?: string | null;
+  email?: string | null;
 }
 
 /** The host part of generated no-reply addresses: this instance's host, as the client reached it. */
@@ -64,11 +65,13 @@ export function createServiceAccount(rc: RequestContext, input: ServiceAccountIn
 
 export function updateServiceAccount(rc: RequestContext, user: User, input: ServiceAccountInput): User {
   const errors: Record<string, string[]> = {};
-  if (input.name !== undefined && !input.name.trim()) errors.name = ["can't be blank"];
-  if (input.username !== undefined && !/^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/.test(input.username)) {
+  if (input.name !== undefined && !input.name?.trim()) errors.name = ["can't be blank"];
+  if (input.username === null) errors.username = ["can't be blank"];
+  else if (input.username !== undefined && !/^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/.test(input.username)) {
     errors.username = ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."];
   }
-  if (input.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(input.email)) errors.email = ['is invalid'];
+  if (input.email === null) errors.email = ["can't be blank"];
+  else if (input.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(input.email)) errors.email = ['is invalid'];
   if (Object.keys(errors).length) asBadRequest(validationError(errors));
   if (input.email && findUserByEmail(rc.svc, input.email) && findUserByEmail(rc.svc, input.email)!.id !== user.id) {
     throw badRequest('Email has already been taken');

@@ -158,10 +158,10 @@ export function updateParams(p: Params): UpdateSnippetParams {
   if (!names.some((n) => given(p, n))) errors.add(`${names.join(', ')} are missing, at least one parameter must be provided`);
   errors.throwIfAny();
   return {
-    title: base!.title,
+    title: base!.title ?? undefined,
     description: base!.description,
     visibility: base!.visibility as Visibility | undefined,
-    content: base!.content,
+    content: base!.content ?? undefined,
     file_name: base!.file_name ?? undefined,
     actions,
   };

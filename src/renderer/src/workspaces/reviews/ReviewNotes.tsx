@@ -66,11 +66,15 @@ export function Thread({ discussion, placed = false }: { discussion: Discussion;
   const resolvable = notes.some((n) => n.resolvable);
   const resolved = resolvable && notes.every((n) => !n.resolvable || n.resolved);
   const where = placed ? null : positionLabel(notes[0]?.position);
+  // A diff thread left in the overview was made on an older version of the changes.
+  const headSha = useReviews((s) => s.mr?.diff_refs?.head_sha);
+  const outdated = where !== null && !!headSha && notes[0]?.position?.head_sha !== headSha;
   return (
     <article className={resolved ? 'thread resolved' : 'thread'} aria-label={`Thread by ${notes[0]?.author.name ?? 'someone'}`} data-testid="thread">
       {where && (
         <div className="note-head">
           <code className="position">{where}</code>
+          {outdated && <span className="badge">outdated</span>}
         </div>
       )}
       {notes.map((n) => (

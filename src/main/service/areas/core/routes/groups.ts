@@ -6,13 +6,15 @@ import { type Keyset, OFFSET_PAGINATION_LIMIT, paginate, paginateSql } from '../
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectSimple } from '../entities';
-import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, selfAndDescendantIds } from '../namespaces';
+import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
+import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
 import { isoDate, isoTime } from '../time';
-import { applicationSettings } from '../../application_settings/settings';
+import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
 import { projectListFilters } from './projects';
+import { customAttributesFilter } from './custom_attributes';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
@@ -60,6 +62,9 @@ export function registerGroupRoutes(r: Router): void {
         args.push(`%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
       if (q.top_level_only) where.push('g.parent_id IS NULL');
+      const custom = customAttributesFilter(rc, 'groups', 'g');
+      where.push(...custom.sql);
+      args.push(...custom.args);
       if (q.visibility) addFilter(where, args, 'g.visibility = ?', q.visibility);
       if (q.skip_groups?.length) addFilter(where, args, `g.id NOT IN (${q.skip_groups.map(() => '?').join(',')})`, ...q.skip_groups);
       const from = `FROM namespaces g WHERE ${where.join(' AND ')}`;
@@ -109,14 +114,16 @@ export function registerGroupRoutes(r: Router): void {
       description: t.string(),
       visibility: t.string().values(VISIBILITIES),
       request_access_enabled: t.boolean(),
-      project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
-      subgroup_creation_level: t.string().values(['owner', 'maintainer']),
+      ...groupSettingsSpec(),
     });
+    requireAdminFor(rc, p);
     let parent: Namespace | undefined;
     if (p.parent_id != null) {
       parent = findGroupByRef(rc.svc, String(p.parent_id));
       if (!parent || !canReadGroup(rc.svc, user, parent)) throw notFound('Group');
-      if (effectiveGroupAccess(rc.svc, user, parent) < Access.MAINTAINER) throw forbidden();
+      // Group#subgroup_creation_level: Maintainers by default, or Owners only.
+      const min = groupSetting(namespaceSettings(parent), 'subgroup_creation_level') === 'owner' ? Access.OWNER : Access.MAINTAINER;
+      if (effectiveGroupAccess(rc.svc, user, parent) < min) throw forbidden();
     } else if (!user.admin && !user.can_create_group) {
       throw forbidden();
     }
@@ -126,19 +133,21 @@ export function registerGroupRoutes(r: Router): void {
     if (rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(fullPath)) {
       errors.path = ['has already been taken'];
     }
+    // ApplicationSetting#default_group_visibility, never more open than the parent group.
+    const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null);
+    Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!user.admin, visibility));
+    const settings: Record<string, unknown> = {};
+    applyGroupSettings(settings, p);
+    Object.assign(errors, groupSettingsErrors(settings));
     if (Object.keys(errors).length) throw apiError(400, `Failed to save group ${rubyHash(errors)}`);
     const created = insertGroup(rc.svc, {
       name: p.name,
       path: p.path,
       parent: parent ?? null,
-      description: p.description,
-      // ApplicationSetting#default_group_visibility, never more open than the parent group.
-      visibility: p.visibility ?? capVisibility(applicationSettings(rc.svc).default_group_visibility, parent?.visibility ?? null),
-      requestAccessEnabled: p.request_access_enabled,
-      settings: {
-        ...(p.project_creation_level ? { project_creation_level: p.project_creation_level } : {}),
-        ...(p.subgroup_creation_level ? { subgroup_creation_level: p.subgroup_creation_level } : {}),
-      },
+      description: p.description ?? undefined,
+      visibility,
+      requestAccessEnabled: p.request_access_enabled ?? undefined,
+      settings,
       ownerId: user.id,
     });
     return groupDetail(rc, created);
@@ -152,20 +161,21 @@ export function registerGroupRoutes(r: Router): void {
       description: t.string(),
       visibility: t.string().values(VISIBILITIES),
       request_access_enabled: t.boolean(),
-      project_creation_level: t.string().values(['noone', 'maintainer', 'developer', 'owner']),
-      subgroup_creation_level: t.string().values(['owner', 'maintainer']),
+      ...groupSettingsSpec(),
     });
-    const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path, !g.parent_id) : {};
+    requireAdminFor(rc, p);
+    const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path ?? '', !g.parent_id) : {};
     const parent = g.parent_id ? findNamespaceById(rc.svc, g.parent_id)! : undefined;
     const newFullPath = p.path ? (parent ? `${parent.full_path}/${p.path}` : p.path) : g.full_path;
     if (newFullPath.toLowerCase() !== g.full_path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(newFullPath)) {
       errors.path = ['has already been taken'];
     }
+    if (p.visibility && p.visibility !== g.visibility) Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!rc.user!.admin, p.visibility));
+    const settings = namespaceSettings(g);
+    applyGroupSettings(settings, p);
+    Object.assign(errors, groupSettingsErrors(settings));
     if (Object.keys(errors).length) throw apiError(400, { ...errors });
     inTransaction(rc.svc.db, () => {
-      const settings = { ...JSON.parse(g.settings) };
-      if (p.project_creation_level) settings.project_creation_level = p.project_creation_level;
-      if (p.subgroup_creation_level) settings.subgroup_creation_level = p.subgroup_creation_level;
       rc.svc.db
         .prepare(
           `UPDATE namespaces SET name = ?, path = ?, description = ?, visibility = ?, request_access_enabled = ?, settings = ?, updated_at = ? WHERE id = ?`,
@@ -182,6 +192,19 @@ export function registerGroupRoutes(r: Router): void {
         );
       if (newFullPath !== g.full_path) renameFullPaths(rc, g, newFullPath);
     });
+    return groupDetail(rc, findNamespaceById(rc.svc, g.id)!);
+  });
+
+  // POST /groups/:id/transfer: under another group (group_id), or to the top level without one.
+  r.post('/groups/:id/transfer', (rc) => {
+    const g = loadGroup(rc, Access.OWNER);
+    const p = declared(rc.params, { group_id: t.integer() });
+    let parent: Namespace | null = null;
+    if (p.group_id != null) {
+      parent = findGroupByRef(rc.svc, String(p.group_id)) ?? null;
+      if (!parent || !canReadGroup(rc.svc, rc.user, parent)) throw notFound('Group');
+    }
+    transferGroup(rc, g, parent);
     return groupDetail(rc, findNamespaceById(rc.svc, g.id)!);
   });
 
@@ -218,6 +241,46 @@ export function registerGroupRoutes(r: Router): void {
     },
     { auth: 'optional' },
   );
+}
+
+/**
+ * Groups::TransferService: the group and everything below it move under a group whose subgroups
+ * the caller may create (or to the top level), as long as the path is free there; groups and
+ * projects below become no more open than their new parent.
+ */
+function transferGroup(rc: RequestContext, g: Namespace, parent: Namespace | null): void {
+  const fail = (reason: string) => apiError(400, `Transfer failed: ${reason}`);
+  if (!parent && !g.parent_id) throw fail('Group is already a root group.');
+  if (parent && parent.id === g.parent_id) throw fail('Group is already associated to the parent group.');
+  if (parent && selfAndDescendantIds(rc.svc, g.id).includes(parent.id)) throw fail('Cannot transfer group to one of its subgroup.');
+  const user = rc.user!;
+  if (parent) {
+    const min = groupSetting(namespaceSettings(parent), 'subgroup_creation_level') === 'owner' ? Access.OWNER : Access.MAINTAINER;
+    if (!user.admin && effectiveGroupAccess(rc.svc, user, parent) < min) throw fail('You don\'t have enough permissions.');
+  } else if (!user.admin && !user.can_create_group) {
+    throw fail('You don\'t have enough permissions.');
+  }
+  const newFullPath = parent ? `${parent.full_path}/${g.path}` : g.path;
+  const pathTaken =
+    rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?) AND id != ?').get(newFullPath, g.id) ||
+    (parent && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?)').get(parent.id, g.path));
+  if (pathTaken) throw fail('The parent group already has a subgroup or a project with the same path.');
+  inTransaction(rc.svc.db, () => {
+    rc.svc.db.prepare('UPDATE namespaces SET parent_id = ?, updated_at = ? WHERE id = ?').run(parent?.id ?? null, isoTime(rc.svc.now()), g.id);
+    renameFullPaths(rc, g, newFullPath);
+    if (parent) {
+      const ids = selfAndDescendantIds(rc.svc, g.id);
+      const marks = ids.map(() => '?').join(',');
+      const allowed = VISIBILITIES.filter((v) => visibilityLevel(v) <= visibilityLevel(parent.visibility)).map((v) => `'${v}'`).join(',');
+      rc.svc.db.prepare(`UPDATE namespaces SET visibility = ? WHERE id IN (${marks}) AND visibility NOT IN (${allowed})`).run(parent.visibility, ...ids);
+      rc.svc.db.prepare(`UPDATE projects SET visibility = ? WHERE namespace_id IN (${marks}) AND visibility NOT IN (${allowed})`).run(parent.visibility, ...ids);
+    }
+  });
+}
+
+/** EE's groups API: CI minutes limits are the instance administrator's to set. */
+function requireAdminFor(rc: RequestContext, p: Record<string, unknown>): void {
+  if (!rc.user?.admin && ADMIN_ONLY_GROUP_SETTINGS.some((name) => p[name] !== undefined)) throw forbidden();
 }
 
 function listChildGroups(rc: RequestContext, g: Namespace, allDescendants: boolean) {

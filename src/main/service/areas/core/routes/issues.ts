@@ -1,7 +1,7 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
-import { forbidden, recordNotFound, unauthorized, validationError } from '../../../http/errors';
+import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -36,7 +36,6 @@ const ISSUE_UPDATE_AT_LEAST_ONE_OF = [
   'epic_id',
   'epic_iid',
 ];
-const TITLE_MAX = 255;
 
 /** SQL that hides confidential issues from those below Planner who are neither author nor assignee. */
 export function confidentialSql(rc: RequestContext): { sql: string; args: unknown[] } {
@@ -120,7 +119,7 @@ export function registerIssueRoutes(r: Router): void {
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
-    validateIssue(p.title, p.description);
+    validateIssuable(p.title, p.description);
     checkSpam(rc, { type: 'Issue', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
@@ -183,7 +182,7 @@ export function registerIssueRoutes(r: Router): void {
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     const level = effectiveProjectAccess(rc.svc, user, project);
     if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
-    validateIssue(p.title ?? current.title, p.description ?? null);
+    validateIssuable(p.title ?? current.title, p.description ?? null);
     checkSpamOnUpdate(rc, 'Issue', current, p);
     const updated = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
@@ -245,10 +244,3 @@ export function registerIssueRoutes(r: Router): void {
   });
 }
 
-function validateIssue(title: string, description: string | null | undefined): void {
-  const errors: Record<string, string[]> = {};
-  if (!title.trim()) errors.title = ["can't be blank"];
-  else if (title.length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
-  if (description && description.length > 1_048_576) errors.description = ['is too long (maximum is 1048576 characters)'];
-  if (Object.keys(errors).length) throw validationError(errors);
-}

@@ -1,7 +1,7 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
-import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
+import { apiError, forbidden, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
@@ -9,10 +9,10 @@ import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entit
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
-import { syncMergeRequestWithBranches } from '../../repositories/merge_requests';
+import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
 
 const MR_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -81,7 +81,17 @@ export function registerMergeRequestRoutes(r: Router): void {
 
   r.get(
     '/projects/:id/merge_requests/:merge_request_iid',
-    (rc) => mergeRequestDetail(rc, findMergeRequest(rc, loadProject(rc), rc.path.merge_request_iid)),
+    async (rc) => {
+      const q = declared(rc.params, { render_html: t.boolean(), include_diverged_commits_count: t.boolean(), include_rebase_in_progress: t.boolean() });
+      const project = loadProject(rc);
+      const mr = findMergeRequest(rc, project, rc.path.merge_request_iid);
+      return {
+        ...mergeRequestDetail(rc, mr),
+        ...(q.include_diverged_commits_count ? { diverged_commits_count: await divergedCommitsCount(rc.svc, project, mr) } : {}),
+        // Sandlab rebases within the request (PUT .../rebase), so none is ever in progress.
+        ...(q.include_rebase_in_progress ? { rebase_in_progress: false } : {}),
+      };
+    },
     { auth: 'optional' },
   );
 
@@ -105,7 +115,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
-    if (!p.title.trim()) throw validationError({ title: ["can't be blank"] });
+    validateIssuable(p.title, p.description);
     // handle_merge_request_errors!: :branch_conflict -> 422, :validate_branches -> 409, each with the errors array.
     if (p.source_branch === p.target_branch) throw apiError(422, ["You can't use same project/branch for source and target"]);
     const open = rc.svc.db
@@ -179,7 +189,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
-    if (p.title !== undefined && !p.title.trim()) throw validationError({ title: ["can't be blank"] });
+    if (p.title !== undefined || p.description !== undefined) validateIssuable(p.title === undefined ? current.title : (p.title ?? ''), p.description);
     if (current.state === 'merged' && p.state_event) throw forbidden();
     checkSpamOnUpdate(rc, 'MergeRequest', current, p);
     const updated = inTransaction(rc.svc.db, () => {

@@ -111,7 +111,7 @@ export function registerNoteRoutes(r: Router): void {
       const p = declared(rc.params, { body: t.string(), confidential: t.boolean(), internal: t.boolean() });
       // :admin_note belongs to the author and to Maintainers of the project (and admins).
       if (current.author_id !== user.id && effectiveProjectAccess(rc.svc, user, loadProject(rc)) < Access.MAINTAINER) throw forbidden();
-      if (p.body !== undefined) checkNoteBody(p.body, 'Failed to save note');
+      if (p.body !== undefined) checkNoteBody(p.body ?? '', 'Failed to save note');
       rc.svc.db.prepare('UPDATE notes SET body = ?, updated_at = ? WHERE id = ?').run(p.body ?? current.body, isoTime(rc.svc.now()), current.id);
       return note(rc, findNote(rc, current.id)!, noteable.iid);
     });

@@ -1,35 +1,28 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { apiError, forbidden, validationError } from '../../../http/errors';
-import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
+import { apiError, forbidden, notFound, validationError } from '../../../http/errors';
+import { type Keyset, type SortDirection, paginateArray, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
-import { project, projectSimple } from '../entities';
+import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
+import { fullName, namespaceWebUrl, project, projectSimple } from '../entities';
 import { recordEvent } from '../events';
-import { type Namespace, type Visibility, VISIBILITIES, findNamespaceById, findNamespaceByFullPath, userNamespace, visibilityLevel } from '../namespaces';
-import { type Project, findProjectById } from '../projects';
+import { type Namespace, type Visibility, VISIBILITIES, ancestorsOf, findNamespaceById, findNamespaceByFullPath, findNamespaceByRef, userNamespace, visibilityLevel } from '../namespaces';
+import { type Project, findProjectById, projectSettings } from '../projects';
+import { PROJECT_SETTING_PARAMS, applyProjectSettings, projectSettingsErrors, projectSettingsSpec } from '../project_settings';
+import { groupProjectCreationLevel } from '../group_settings';
 import { isoTime } from '../time';
 import { ensureTopics } from '../topics';
-import { applicationSettings } from '../../application_settings/settings';
+import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
-import { validateNamespacePath } from './groups';
+import { rubyHash, validateNamespacePath } from './groups';
+import { customAttributesFilter } from './custom_attributes';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
-
-const ACCESS_LEVEL_SETTINGS = [
-  'issues_access_level',
-  'repository_access_level',
-  'merge_requests_access_level',
-  'wiki_access_level',
-  'builds_access_level',
-  'snippets_access_level',
-] as const;
-const FEATURE_FLAGS = ['issues_enabled', 'merge_requests_enabled', 'wiki_enabled', 'jobs_enabled', 'snippets_enabled'] as const;
 
 /** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
 export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string; orderBy: string; sort: SortDirection } {
@@ -64,7 +57,10 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     if (!user) where.push('0');
     else addFilter(where, args, "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id);
   }
-  if (q.starred) where.push('0');
+  if (q.starred) {
+    if (!user) where.push('0');
+    else addFilter(where, args, 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', user.id);
+  }
   // Projects the caller imported from elsewhere (`created_by(current_user).imported`).
   if (q.imported) {
     if (!user) where.push('0');
@@ -87,10 +83,14 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
       addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(p.topics) WHERE lower(value) = lower(?))', topic);
     }
   }
+  const custom = customAttributesFilter(rc, 'projects', 'p');
+  where.push(...custom.sql);
+  args.push(...custom.args);
   if (q.id_after !== undefined) addFilter(where, args, 'p.id > ?', q.id_after);
   if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
-  const col = q.order_by === 'similarity' || q.order_by === 'star_count' ? 'created_at' : q.order_by;
-  return { where, args, order: `p.${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort };
+  const col =
+    q.order_by === 'similarity' ? 'p.created_at' : q.order_by === 'star_count' ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)' : `p.${q.order_by}`;
+  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort };
 }
 
 /** Gitlab::Pagination::Keyset for Project: `order_by=id` only, the next page through `id_after`/`id_before`. */
@@ -219,7 +219,54 @@ export function registerProjectRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
+  r.get(
+    '/users/:user_id/starred_projects',
+    (rc) => {
+      const user = loadUser(rc, rc.path.user_id);
+      return listProjects(rc, { where: 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', args: [user.id] });
+    },
+    { auth: 'optional' },
+  );
+
   r.get('/projects/:id', (rc) => project(rc, loadProject(rc)), { auth: 'optional' });
+
+  // GET /projects/:id/groups: the groups above the project (and none shared with it: Sandlab has no project-group shares).
+  r.get(
+    '/projects/:id/groups',
+    (rc) => {
+      const proj = loadProject(rc);
+      const q = declared(rc.params, { search: t.string(), skip_groups: t.array(t.integer()), with_shared: t.boolean(), shared_visible_only: t.boolean() });
+      const ns = findNamespaceById(rc.svc, proj.namespace_id)!;
+      const groups = ns.kind === 'group' ? [ns, ...ancestorsOf(rc.svc, ns)] : [];
+      const search = q.search?.toLowerCase();
+      const shown = groups
+        .filter((g) => canReadGroup(rc.svc, rc.user, g))
+        .filter((g) => !q.skip_groups?.includes(g.id))
+        .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+      // Entities::PublicGroupDetails
+      return paginateArray(rc, shown).map((g) => ({
+        id: g.id,
+        web_url: namespaceWebUrl(rc, g),
+        name: g.name,
+        avatar_url: null,
+        full_name: fullName(rc.svc, g),
+        full_path: g.full_path,
+      }));
+    },
+    { auth: 'optional' },
+  );
+
+  r.put('/projects/:id/transfer', (rc) => {
+    const proj = loadProject(rc, Access.OWNER);
+    const p = declared(rc.params, { namespace: t.idOrPath().required() });
+    const target = findNamespaceByRef(rc.svc, p.namespace);
+    // find_namespace!: a namespace the caller cannot read is not found.
+    const readable = target && (target.kind === 'group' ? canReadGroup(rc.svc, rc.user, target) : rc.user!.admin || target.owner_id === rc.user!.id);
+    if (!target || !readable) throw notFound('Namespace');
+    transferProject(rc, proj, target);
+    return project(rc, findProjectById(rc.svc, proj.id)!);
+  });
 
   r.post('/projects', async (rc) => {
     const user = rc.requireUser();
@@ -235,10 +282,10 @@ export function registerProjectRoutes(r: Router): void {
       topics: t.commaList(),
       tag_list: t.commaList(),
       initialize_with_readme: t.boolean(),
-      ci_config_path: t.string(),
-      ...settingsSpec(),
+      ...projectSettingsSpec(),
     });
-    const name = p.name ?? p.path!;
+    // `at_least_one_of` counts a null as given; a blank name then fails validation, not the slug.
+    const name = p.name ?? p.path ?? '';
     const path = p.path ?? slugify(name);
     let ns: Namespace | undefined;
     if (p.namespace_id != null) {
@@ -250,30 +297,35 @@ export function registerProjectRoutes(r: Router): void {
     }
     // ApplicationSetting#default_project_visibility, never more open than the group it lands in.
     const visibility = p.visibility ?? capVisibility(applicationSettings(rc.svc).default_project_visibility, ns.kind === 'group' ? ns.visibility : null);
-    const errors = newProjectErrors(rc.svc, ns, name, path, visibility);
+    const settings = newProjectSettings(rc.svc, visibility);
+    applyProjectSettings(settings, p);
+    const errors = {
+      ...newProjectErrors(rc.svc, ns, name, path, visibility),
+      ...restrictedVisibilityErrors(rc.svc, !!user.admin, visibility),
+      ...projectSettingsErrors(settings),
+    };
     if (Object.keys(errors).length) throw validationError(errors);
     // A README commit needs git: say so before anything is created.
     if (p.initialize_with_readme && !rc.svc.git.available) throw new GitMissingError(rc.svc.git.reason!);
-    const created = inTransaction(rc.svc.db, () => {
-      const settings: Record<string, unknown> = {};
-      applySettings(settings, p as Record<string, unknown>);
-      return insertProject(rc.svc, user, ns!, {
+    const created = inTransaction(rc.svc.db, () =>
+      insertProject(rc.svc, user, ns!, {
         name,
         path,
         description: p.description ?? null,
         visibility,
-        defaultBranch: p.default_branch,
+        // ApplicationSetting#default_branch_name, else Gitlab::DefaultBranch's "main".
+        defaultBranch: p.default_branch ?? (applicationSettings(rc.svc).default_branch_name as string | null) ?? undefined,
         requestAccessEnabled: p.request_access_enabled !== false,
         topics: p.topics ?? p.tag_list ?? [],
         settings,
-      });
-    });
+      }),
+    );
     await createProjectRepository(rc.svc, created, user, !!p.initialize_with_readme);
     return project(rc, findProjectById(rc.svc, created.id)!);
   });
 
   r.put('/projects/:id', async (rc) => {
-    if (!['archived', ...Object.keys(settingsSpec()), ...PROJECT_UPDATE_AT_LEAST_ONE_OF].some((k) => rc.params[k] !== undefined)) {
+    if (!['archived', ...PROJECT_SETTING_PARAMS, ...PROJECT_UPDATE_AT_LEAST_ONE_OF].some((k) => rc.params[k] !== undefined)) {
       requireAtLeastOne(rc.params, PROJECT_UPDATE_AT_LEAST_ONE_OF);
     }
     const proj = loadProject(rc, Access.MAINTAINER);
@@ -287,8 +339,7 @@ export function registerProjectRoutes(r: Router): void {
       topics: t.commaList(),
       tag_list: t.commaList(),
       archived: t.boolean(),
-      ci_config_path: t.string(),
-      ...settingsSpec(),
+      ...projectSettingsSpec(),
     });
     const errors = validateProjectNamePath(p.name ?? proj.name, p.path ?? proj.path);
     if (p.path && p.path.toLowerCase() !== proj.path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?) AND id != ?').get(proj.namespace_id, p.path, proj.id)) {
@@ -300,6 +351,10 @@ export function registerProjectRoutes(r: Router): void {
     if (p.visibility && effectiveProjectAccess(rc.svc, rc.user, proj) < Access.OWNER && p.visibility !== proj.visibility) {
       throw forbidden();
     }
+    if (p.visibility && p.visibility !== proj.visibility) Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!rc.user!.admin, p.visibility));
+    const settings = projectSettings(proj);
+    applyProjectSettings(settings, p);
+    Object.assign(errors, projectSettingsErrors(settings));
     if (Object.keys(errors).length) throw validationError(errors);
     // Projects::UpdateService#validate_default_branch_change: HEAD moves only to a branch that exists.
     if (p.default_branch && p.default_branch !== proj.default_branch) {
@@ -308,8 +363,6 @@ export function registerProjectRoutes(r: Router): void {
       await repo.setHead(p.default_branch);
     }
     inTransaction(rc.svc.db, () => {
-      const settings = JSON.parse(proj.settings) as Record<string, unknown>;
-      applySettings(settings, p as Record<string, unknown>);
       ensureTopics(rc.svc, p.topics ?? p.tag_list ?? []);
       rc.svc.db
         .prepare(
@@ -347,6 +400,35 @@ export function registerProjectRoutes(r: Router): void {
     await removeDeletedRepositories(rc.svc);
     rc.status = 202;
     return { message: '202 Accepted' };
+  });
+}
+
+/**
+ * Projects::TransferService: the project moves to a namespace the caller may create projects in,
+ * where its path is free; it becomes no more open than its new group. Repositories live by
+ * project id, so only the records move.
+ */
+function transferProject(rc: RequestContext, proj: Project, target: Namespace): void {
+  const fail = (reason: string) => apiError(400, `Failed to transfer project ${rubyHash({ new_namespace: [reason] })}`);
+  if (target.id === proj.namespace_id) throw fail('Project is already in this namespace.');
+  if (!canCreateProjectIn(rc, target)) throw fail('Transfer failed, please contact an admin.');
+  const taken =
+    rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND (lower(path) = lower(?) OR lower(name) = lower(?))').get(target.id, proj.path, proj.name) ||
+    rc.svc.db.prepare('SELECT 1 FROM namespaces WHERE lower(full_path) = lower(?)').get(`${target.full_path}/${proj.path}`);
+  if (taken) throw fail('Project with same name or path in target namespace already exists');
+  const visibility = capVisibility(proj.visibility, target.kind === 'group' ? target.visibility : null);
+  inTransaction(rc.svc.db, () => {
+    rc.svc.db.prepare('UPDATE projects SET namespace_id = ?, visibility = ?, updated_at = ? WHERE id = ?').run(target.id, visibility, isoTime(rc.svc.now()), proj.id);
+    // The owner of a personal namespace is the project's Owner there.
+    if (target.kind === 'user' && target.owner_id) {
+      const now = isoTime(rc.svc.now());
+      rc.svc.db
+        .prepare(
+          `INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id, created_at, updated_at)
+           SELECT 'Project', ?, ?, 50, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ?)`,
+        )
+        .run(proj.id, target.owner_id, rc.user!.id, now, now, proj.id, target.owner_id);
+    }
   });
 }
 
@@ -439,54 +521,34 @@ export function deleteProject(rc: RequestContext, proj: Project): void {
   rc.svc.db.prepare('DELETE FROM projects WHERE id = ?').run(proj.id);
 }
 
-function settingsSpec() {
-  return {
-    issues_enabled: t.boolean(),
-    merge_requests_enabled: t.boolean(),
-    wiki_enabled: t.boolean(),
-    jobs_enabled: t.boolean(),
-    snippets_enabled: t.boolean(),
-    merge_method: t.string().values(['merge', 'rebase_merge', 'ff']),
-    issues_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    repository_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    merge_requests_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    wiki_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    builds_access_level: t.string().values(['disabled', 'private', 'enabled']),
-    snippets_access_level: t.string().values(['disabled', 'private', 'enabled']),
+/**
+ * A new project's settings that depend on the instance or on its visibility: Pages open to everyone
+ * in a public project, shared runners and the CI config path as the instance says.
+ */
+function newProjectSettings(svc: ServiceContext, visibility: Visibility): Record<string, unknown> {
+  const instance = applicationSettings(svc);
+  const settings: Record<string, unknown> = {
+    pages_access_level: visibility === 'public' ? 'enabled' : 'private',
+    shared_runners_enabled: instance.shared_runners_enabled !== false,
   };
+  if (instance.default_ci_config_path) settings.ci_config_path = instance.default_ci_config_path;
+  return settings;
 }
 
-/** Feature toggles and their `*_access_level` twins stay consistent, as in GitLab. */
-function applySettings(settings: Record<string, unknown>, p: Record<string, unknown>): void {
-  for (const key of [...FEATURE_FLAGS, ...ACCESS_LEVEL_SETTINGS, 'merge_method', 'ci_config_path'] as const) {
-    if (p[key] !== undefined && p[key] !== null) settings[key] = p[key];
-  }
-  const pairs: [string, string][] = [
-    ['issues_enabled', 'issues_access_level'],
-    ['merge_requests_enabled', 'merge_requests_access_level'],
-    ['wiki_enabled', 'wiki_access_level'],
-    ['jobs_enabled', 'builds_access_level'],
-    ['snippets_enabled', 'snippets_access_level'],
-  ];
-  for (const [flag, level] of pairs) {
-    if (p[flag] !== undefined && p[flag] !== null && p[level] === undefined) settings[level] = p[flag] ? 'enabled' : 'disabled';
-    if (p[level] !== undefined && p[level] !== null && p[flag] === undefined) settings[flag] = p[level] !== 'disabled';
-  }
-}
-
+/** Gitlab::Access project creation levels: who may create projects in a group. */
 function canCreateProjectIn(rc: RequestContext, ns: Namespace): boolean {
   const user = rc.user!;
   if (user.admin) return true;
   if (ns.kind === 'user') return ns.owner_id === user.id;
   const level = effectiveGroupAccess(rc.svc, user, ns);
-  const rule = (JSON.parse(ns.settings) as { project_creation_level?: string }).project_creation_level ?? 'developer';
-  const min = { noone: Infinity, owner: Access.OWNER, maintainer: Access.MAINTAINER, developer: Access.DEVELOPER }[rule] ?? Access.DEVELOPER;
+  const min = { noone: Infinity, administrator: Infinity, owner: Access.OWNER, maintainer: Access.MAINTAINER, developer: Access.DEVELOPER }[groupProjectCreationLevel(rc.svc, ns)];
   return level >= min;
 }
 
 function validateProjectNamePath(name: string, path: string): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   if (!name.trim()) errors.name = ["can't be blank"];
+  else if (name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
   else if (!/^[\p{L}\p{N}_][\p{L}\p{N}_. +-]*$/u.test(name)) {
     errors.name = ["can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'."];
   }

@@ -1,4 +1,5 @@
 import type { Router } from '../../../http/route';
+import { customAttributesFilter } from './custom_attributes';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
@@ -92,6 +93,9 @@ export function registerUserRoutes(r: Router): void {
       if (q.external) where.push('external = 1');
       if (q.exclude_external) where.push('external = 0');
       if (q.humans) where.push("user_type = 'human'");
+      const custom = customAttributesFilter(rc, 'users', 'users');
+      where.push(...custom.sql);
+      args.push(...custom.args);
       const sql = `WHERE ${where.length ? where.join(' AND ') : '1 = 1'}`;
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
@@ -149,16 +153,16 @@ export function registerUserRoutes(r: Router): void {
         password: p.password,
         admin: p.admin ?? false,
         external: p.external ?? false,
-        bio: p.bio,
-        location: p.location,
-        websiteUrl: p.website_url,
-        organization: p.organization,
-        jobTitle: p.job_title,
+        bio: p.bio ?? undefined,
+        location: p.location ?? undefined,
+        websiteUrl: p.website_url ?? undefined,
+        organization: p.organization ?? undefined,
+        jobTitle: p.job_title ?? undefined,
         note: p.note,
         publicEmail: p.public_email,
-        privateProfile: p.private_profile,
-        projectsLimit: p.projects_limit,
-        canCreateGroup: p.can_create_group,
+        privateProfile: p.private_profile ?? undefined,
+        projectsLimit: p.projects_limit ?? undefined,
+        canCreateGroup: p.can_create_group ?? undefined,
         createdById: admin.id,
         identity:
           p.provider && p.extern_uid

@@ -94,10 +94,10 @@ export function registerCommitRoutes(r: Router): void {
       const filter = {
         revs: [...new Set(revs)],
         path: q.path?.replace(/^\/+|\/+$/g, '') || undefined,
-        since: q.since,
-        until: q.until,
-        author: q.author,
-        firstParent: q.first_parent,
+        since: q.since ?? undefined,
+        until: q.until ?? undefined,
+        author: q.author ?? undefined,
+        firstParent: q.first_parent ?? undefined,
         order: q.order as 'default' | 'topo',
       };
       const all = await repo.revList(filter);

@@ -73,15 +73,15 @@ const contentSpec = () => ({
   execute_filemode: t.boolean(),
 });
 
-async function commitFileAction(rc: RequestContext, p: { branch: string; commit_message: string; start_branch?: string; author_email?: string; author_name?: string }, action: FileAction): Promise<void> {
+async function commitFileAction(rc: RequestContext, p: { branch: string; commit_message: string; start_branch?: string | null; author_email?: string | null; author_name?: string | null }, action: FileAction): Promise<void> {
   const { project, repo, user } = await loadWritableRepository(rc);
   await createCommit(rc.svc, project, repo, user, {
     branch: p.branch,
     startBranch: p.start_branch ?? p.branch,
     message: p.commit_message,
     actions: [action],
-    authorEmail: p.author_email,
-    authorName: p.author_name,
+    authorEmail: p.author_email ?? undefined,
+    authorName: p.author_name ?? undefined,
   });
 }
 
@@ -142,7 +142,7 @@ export function registerFileRoutes(r: Router): void {
     const path = filePath(rc);
     const p = declared(rc.params, { ...writeSpec(), ...contentSpec() });
     const content = Buffer.from(p.content, p.encoding === 'base64' ? 'base64' : 'utf8');
-    await commitFileAction(rc, p, { action: 'create', path, content, executable: p.execute_filemode });
+    await commitFileAction(rc, p, { action: 'create', path, content, executable: p.execute_filemode ?? undefined });
     return { file_path: path, branch: p.branch };
   });
 
@@ -150,14 +150,14 @@ export function registerFileRoutes(r: Router): void {
     const path = filePath(rc);
     const p = declared(rc.params, { ...writeSpec(), ...contentSpec(), last_commit_id: t.string() });
     const content = Buffer.from(p.content, p.encoding === 'base64' ? 'base64' : 'utf8');
-    await commitFileAction(rc, p, { action: 'update', path, content, executable: p.execute_filemode, lastCommitId: p.last_commit_id });
+    await commitFileAction(rc, p, { action: 'update', path, content, executable: p.execute_filemode ?? undefined, lastCommitId: p.last_commit_id ?? undefined });
     return { file_path: path, branch: p.branch };
   });
 
   r.delete(BASE, async (rc) => {
     const path = filePath(rc);
     const p = declared(rc.params, { ...writeSpec(), last_commit_id: t.string() });
-    await commitFileAction(rc, p, { action: 'delete', path, lastCommitId: p.last_commit_id });
+    await commitFileAction(rc, p, { action: 'delete', path, lastCommitId: p.last_commit_id ?? undefined });
     return undefined;
   });
 }

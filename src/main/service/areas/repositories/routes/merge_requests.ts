@@ -68,7 +68,7 @@ export function registerMergeRequestDiffRoutes(r: Router): void {
       const files = repo && version ? await versionDiffFiles(repo, version) : [];
       return {
         ...mergeRequestDetail(rc, mr),
-        changes: files.map((f) => diffEntity(f, { unidiff: q.unidiff })),
+        changes: files.map((f) => diffEntity(f, { unidiff: q.unidiff ?? undefined })),
         overflow: false,
       };
     },
@@ -83,7 +83,7 @@ export function registerMergeRequestDiffRoutes(r: Router): void {
       const version = latestMergeRequestDiff(rc.svc, mr.id);
       const repo = await versionRepository(rc, project, version);
       const files = repo && version ? await versionDiffFiles(repo, version) : [];
-      return paginateArray(rc, files).map((f) => diffEntity(f, { unidiff: q.unidiff, generatedFile: true }));
+      return paginateArray(rc, files).map((f) => diffEntity(f, { unidiff: q.unidiff ?? undefined, generatedFile: true }));
     },
     { auth: 'optional' },
   );
@@ -129,7 +129,7 @@ export function registerMergeRequestDiffRoutes(r: Router): void {
       return {
         ...versionEntity(version),
         commits: commits.map((c) => commitEntity(rc, project, c)),
-        diffs: files.map((f) => diffEntity(f, { unidiff: q.unidiff })),
+        diffs: files.map((f) => diffEntity(f, { unidiff: q.unidiff ?? undefined })),
       };
     },
     { auth: 'optional' },
@@ -162,10 +162,10 @@ export function registerMergeRequestDiffRoutes(r: Router): void {
     if (p.sha && p.sha !== mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${mr.head_sha}`);
     const repo = await rc.svc.git.ensure(project);
     const merged = await mergeMergeRequest(rc.svc, project, repo, user, mr, {
-      squash: p.squash,
-      mergeCommitMessage: p.merge_commit_message,
-      squashCommitMessage: p.squash_commit_message,
-      shouldRemoveSourceBranch: p.should_remove_source_branch,
+      squash: p.squash ?? undefined,
+      mergeCommitMessage: p.merge_commit_message ?? undefined,
+      squashCommitMessage: p.squash_commit_message ?? undefined,
+      shouldRemoveSourceBranch: p.should_remove_source_branch ?? undefined,
     });
     return mergeRequestDetail(rc, merged);
   });
