@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { Field } from '../../src/main/service/http/params';
 import { observeDeclaredParameters } from '../../src/main/service/http/params';
 import type { World } from './world';
-import { pathFor, routeKey } from './world';
+import { inWalkOrder, pathFor, routeKey } from './world';
 
 /**
  * Property-based fuzzing of every route of a live service (the fuzz test and `bench/fuzz.ts`).
@@ -86,7 +86,7 @@ export async function rolledBack<T>(world: World, work: () => Promise<T>): Promi
 /** The routes of a live service, each with the parameters `declared()` checks (learned by asking once). */
 export async function discoverRoutes(world: World, adminHeaders: Record<string, string>): Promise<FuzzRoute[]> {
   const routes: FuzzRoute[] = [];
-  for (const r of world.s.service.routes) {
+  for (const r of inWalkOrder(world.s.service.routes)) {
     if (r.method === 'HEAD') continue;
     const params = new Map<string, string>();
     observeDeclaredParameters((spec) => {

@@ -337,3 +337,13 @@ export function routeKey(method: string, url: string): string {
     .replace(/(\/:p\d+)+(?=\/)/, '/:namespace/:project');
   return `${method} ${pattern}`;
 }
+
+/**
+ * Routes in the order a walk over the world should take them: deleting a project or group
+ * removes its repository from disk, which no database rollback restores, so those come last and
+ * every other route meets the world's repository whole.
+ */
+export function inWalkOrder<R extends { method: string; url: string }>(routes: readonly R[]): R[] {
+  const removesRepository = (r: R) => r.method === 'DELETE' && /^\/api\/v4\/(projects|groups)\/:id$/.test(r.url);
+  return [...routes].sort((a, b) => Number(removesRepository(a)) - Number(removesRepository(b)));
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../../helpers/service';
-import { IDENTITIES, type Identity, ROLES, ROLE_LEVEL, TestClock, type World, buildWorld, pathFor, routeKey } from '../../helpers/world';
+import { IDENTITIES, type Identity, ROLES, ROLE_LEVEL, TestClock, type World, buildWorld, inWalkOrder, pathFor, routeKey } from '../../helpers/world';
 import { rolledBack } from '../../helpers/fuzz';
 import { ROLE_MATRIX, type Row } from './role-matrix';
 
@@ -89,10 +89,7 @@ describe('role matrix', () => {
     const missing: string[] = [];
     const wrong: string[] = [];
     let checks = 0;
-    // Deleting a project or group removes its repository from disk, which no rollback restores:
-    // those run last, so every other route meets the world's repository whole.
-    const removesRepository = (r: { method: string; url: string }) => r.method === 'DELETE' && /^\/api\/v4\/(projects|groups)\/:id$/.test(r.url);
-    const routes = s.service.routes.filter((r) => r.method !== 'HEAD').sort((a, b) => Number(removesRepository(a)) - Number(removesRepository(b)));
+    const routes = inWalkOrder(s.service.routes.filter((r) => r.method !== 'HEAD'));
     const seenKeys = new Set<string>();
     for (const route of routes) {
       const key = routeKey(route.method, route.url);
