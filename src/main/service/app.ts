@@ -6,10 +6,12 @@ import { FormBody, createRouter, sendJson, withSecurityHeaders, type Router } fr
 import { MULTIPART_BODY } from './http/multipart';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
-import { GitMissingError, GitTimeoutError } from './git';
+import { GitCommandError, GitMissingError, GitTimeoutError } from './git';
 
 /** Long enough for most locks another connection holds to clear; short enough to keep a client moving. */
 const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
+/** git's words for an object that is not in the repository (bad object, unknown revision, ...). */
+const MISSING_GIT_OBJECT = /fatal: (bad object|bad revision|unknown revision|not a valid object name|Not a valid object name|invalid object)/;
 
 /**
  * A write the database refused for a missing or duplicate value is what Rails reports as a
@@ -87,6 +89,8 @@ export async function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): P
     }
     if (err instanceof GitMissingError) return sendJson(reply, 503, { message: `503 Service Unavailable - ${err.message}` });
     if (err instanceof GitTimeoutError) return sendJson(reply, 503, { message: '503 Service Unavailable - the git operation timed out' });
+    // A commit a stored record names that the repository no longer holds (Gitaly's NotFound).
+    if (err instanceof GitCommandError && MISSING_GIT_OBJECT.test(err.stderr)) return sendJson(reply, 404, { message: '404 Commit Not Found' });
     const code = (err as { code?: string }).code;
     const statusCode = (err as { statusCode?: number }).statusCode;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -474,6 +474,46 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // --- epics (group) --------------------------------------------------------------------------
   ...epicRows('/groups/:id/epics'),
   ...epicRows('/groups/:id/-/epics'),
+
+  // --- transfers, stars, project groups (change_namespace: Owner; read_project for the rest) ------
+  'POST /api/v4/groups/:id/transfer': group('owner'),
+  'GET /api/v4/users/:user_id/starred_projects': anyone,
+  'GET /api/v4/projects/:id/groups': project('guest'),
+  'PUT /api/v4/projects/:id/transfer': project('owner'),
+  'POST /api/v4/projects/:id/star': project('guest'),
+  'POST /api/v4/projects/:id/unstar': project('guest'),
+  'GET /api/v4/projects/:id/starrers': project('guest'),
+
+  // --- custom attributes (admin only), SSH keys and e-mails (own: signed in; others': admin) --
+  'GET /api/v4/users/:id/custom_attributes': admin,
+  'GET /api/v4/users/:id/custom_attributes/:key': admin,
+  'PUT /api/v4/users/:id/custom_attributes/:key': admin,
+  'DELETE /api/v4/users/:id/custom_attributes/:key': admin,
+  'GET /api/v4/groups/:id/custom_attributes': admin,
+  'GET /api/v4/groups/:id/custom_attributes/:key': admin,
+  'PUT /api/v4/groups/:id/custom_attributes/:key': admin,
+  'DELETE /api/v4/groups/:id/custom_attributes/:key': admin,
+  'GET /api/v4/projects/:id/custom_attributes': admin,
+  'GET /api/v4/projects/:id/custom_attributes/:key': admin,
+  'PUT /api/v4/projects/:id/custom_attributes/:key': admin,
+  'DELETE /api/v4/projects/:id/custom_attributes/:key': admin,
+  'GET /api/v4/user/keys': signedIn,
+  'POST /api/v4/user/keys': signedIn,
+  'GET /api/v4/user/keys/:key_id': signedIn,
+  'DELETE /api/v4/user/keys/:key_id': signedIn,
+  'GET /api/v4/users/:id/keys': anyone,
+  'GET /api/v4/users/:id/keys/:key_id': anyone,
+  'POST /api/v4/users/:id/keys': admin,
+  'DELETE /api/v4/users/:id/keys/:key_id': admin,
+  'GET /api/v4/keys': admin,
+  'GET /api/v4/keys/:key_id': admin,
+  'GET /api/v4/user/emails': signedIn,
+  'POST /api/v4/user/emails': signedIn,
+  'GET /api/v4/user/emails/:email_id': signedIn,
+  'DELETE /api/v4/user/emails/:email_id': signedIn,
+  'GET /api/v4/users/:id/emails': admin,
+  'POST /api/v4/users/:id/emails': admin,
+  'DELETE /api/v4/users/:id/emails/:email_id': admin,
 };
 
 /**
