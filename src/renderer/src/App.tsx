@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { bridge } from './bridge';
 import { ErrorNote } from './components/ErrorNote';
 import { Form } from './components/Form';
@@ -28,7 +28,8 @@ function useRoute(): string {
 /** Workspaces this service has (see registry.ts: `requires`). */
 function useAvailableWorkspaces(): WorkspaceDef[] {
   const available = useShell((s) => s.available);
-  return WORKSPACES.filter((w) => (w.requires ? available[w.id] === true : true));
+  // One list per probe result: effects that depend on it (job polling) must not re-run each render.
+  return useMemo(() => WORKSPACES.filter((w) => (w.requires ? available[w.id] === true : true)), [available]);
 }
 
 /** The shell: header (project picker), sidebar of workspaces, the workspace, status bar, notices. */
