@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { notFound, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import type { User } from '../users';
 import { isoTime } from '../time';
@@ -45,10 +45,7 @@ function createEmail(rc: RequestContext, user: User, allowSkipConfirmation: bool
 }
 
 function listEmails(rc: RequestContext, user: User) {
-  return paginate(rc, {
-    count: () => (rc.svc.db.prepare('SELECT count(*) AS n FROM emails WHERE user_id = ?').get(user.id) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare('SELECT * FROM emails WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?').all(user.id, limit, offset) as EmailRow[],
-  }).map(emailEntity);
+  return paginateSql<EmailRow>(rc, rc.svc.db, { select: '*', from: 'FROM emails WHERE user_id = ?', args: [user.id], order: 'id' }).map(emailEntity);
 }
 
 function findEmail(rc: RequestContext, user: User): EmailRow {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { notFound, validationError } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { userPublic } from '../entities';
 import { findUserById, type User } from '../users';
@@ -97,10 +97,7 @@ function createKey(rc: RequestContext, user: User): SshKeyRow {
 }
 
 function listKeys(rc: RequestContext, user: User) {
-  return paginate(rc, {
-    count: () => (rc.svc.db.prepare('SELECT count(*) AS n FROM ssh_keys WHERE user_id = ?').get(user.id) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare('SELECT * FROM ssh_keys WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?').all(user.id, limit, offset) as SshKeyRow[],
-  }).map(sshKey);
+  return paginateSql<SshKeyRow>(rc, rc.svc.db, { select: '*', from: 'FROM ssh_keys WHERE user_id = ?', args: [user.id], order: 'id' }).map(sshKey);
 }
 
 function findKey(rc: RequestContext, user: User): SshKeyRow {
