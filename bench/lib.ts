@@ -38,6 +38,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Every request's latency in ms, sorted (to merge runs into one percentile). */
+  latencies: number[];
 }
 
 /**
@@ -76,8 +78,10 @@ export async function load(url: string, headers: Record<string, string>, seconds
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99) };
+  return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), latencies };
 }
+
+/** The `p` percentile (0..1) of sorted values. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 export const fmt = (n: number, digits = 1): string => n.toFixed(digits);
