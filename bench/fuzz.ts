@@ -1,14 +1,14 @@
 /**
  * The long fuzz run: every route of a fresh Sandlab under `--cases` generated hostile requests
- * each (default 200) plus a sweep of every declared parameter through a list of bad values,
- * printing what it tried and anything that broke an invariant (5xx, dropped connection, a 4xx
+ * each (default 200), a sweep of every declared parameter through a list of bad values and every
+ * hostile header set, printing what it tried and anything that broke an invariant (5xx, dropped connection, a 4xx
  * without a JSON message/error, a write on refusal, an unclean integrity check).
  *
  *   npx tsx bench/fuzz.ts [--cases 200] [--seed 1] [--only <substring of a route>]
  */
 import { TestService } from '../test/helpers/service';
 import { TestClock, buildWorld } from '../test/helpers/world';
-import { discoverRoutes, fuzzRoutes } from '../test/helpers/fuzz';
+import { HOSTILE_HEADER_SETS, discoverRoutes, fuzzRoutes } from '../test/helpers/fuzz';
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
       seed,
       headers: world.headers.admin,
       sweep: SWEEP,
+      headerSetsPerRoute: HOSTILE_HEADER_SETS.length,
       onRoute: (route, st) => {
         if (st.routes % 50 === 0) console.log(`  ${st.routes}/${routes.length} routes, ${st.requests} requests, ${st.failures.length} failures (last: ${route.key})`);
       },

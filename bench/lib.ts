@@ -229,3 +229,56 @@ export async function sendRequests(
   agent.destroy();
   return statuses;
 }
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Every request's latency in ms, sorted (to merge runs into one percentile). */
+  latencies: number[];
+}
+
+/**
+ * Closed-loop latency sampling on 127.0.0.1: `concurrency` keep-alive clients issue GETs back to
+ * back for `seconds`, keeping every latency (for p99s merged across runs; throughput figures use
+ * wrk instead, which never saturates first). Bounded in time and count.
+ */
+export async function load(url: string, headers: Record<string, string>, seconds: number, concurrency: number, maxRequests = 2_000_000): Promise<LoadResult> {
+  const target = new URL(url);
+  if (target.hostname !== '127.0.0.1') throw new Error('load only aims at 127.0.0.1');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const req = http.get({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - t0);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline && latencies.length + errors < maxRequests) await one();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), latencies };
+}
+
+/** The `p` percentile (0..1) of sorted values. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;

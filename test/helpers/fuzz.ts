@@ -339,10 +339,50 @@ export interface FuzzStats {
 }
 
 /**
- * Runs `casesPerRoute` generated cases against each route, one request at a time, each rolled
- * back afterwards (every route meets the world's records intact). The connection's change
- * counter before and after belongs to that request alone: a refused request (4xx) must not have
- * changed a row, even one its own transaction later undid.
+ * Hostile headers, each set sent beside the caller's own on every route (with a small JSON body
+ * where the method takes one): GitLab's Sudo header as garbage, a second credential, broken
+ * credentials, bodies that lie about their type or encoding, unparseable conditional and range
+ * headers, method overrides.
+ */
+export const HOSTILE_HEADER_SETS: { name: string; headers: Record<string, string>; body?: string }[] = [
+  { name: 'sudo garbage', headers: { sudo: '../../etc/passwd' } },
+  { name: 'sudo huge id', headers: { sudo: '99999999999999999999999' } },
+  { name: 'sudo empty', headers: { sudo: '' } },
+  { name: 'two credentials', headers: { 'job-token': 'not-a-job-token', authorization: 'Bearer also-not-a-token' } },
+  { name: 'basic not base64', headers: { authorization: 'Basic !!!%%%' } },
+  { name: 'basic empty pair', headers: { authorization: `Basic ${Buffer.from(':').toString('base64')}` } },
+  { name: 'bearer latin1', headers: { authorization: 'Bearer tökén' } },
+  { name: 'json as utf-16', headers: { 'content-type': 'application/json; charset=utf-16' }, body: '{"title":"x"}' },
+  { name: 'multipart without boundary', headers: { 'content-type': 'multipart/form-data' }, body: '--x\r\n' },
+  { name: 'unknown type', headers: { 'content-type': 'application/x-sandlab-nothing' }, body: '\u0000\u0001' },
+  { name: 'plain body claims gzip', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: '{"title":"x"}' },
+  { name: 'garbage conditionals', headers: { 'if-unmodified-since': 'yesterday-ish', 'if-modified-since': 'Thu, 99 Foo 99999 99:99:99 XYZ', 'if-none-match': '*' } },
+  { name: 'garbage range', headers: { range: 'bytes=999999999999-1' } },
+  { name: 'method override', headers: { 'x-http-method-override': 'DELETE' } },
+  { name: 'accept html only', headers: { accept: 'text/html', 'accept-encoding': 'br;q=garbage, *;q=0' } },
+];
+
+/** `count` hostile header sets (from the `first`, round the list) with the caller's headers, as requests to one route. */
+export function headerRequests(world: World, route: FuzzRoute, headers: Record<string, string>, first: number, count: number): FuzzRequest[] {
+  const takesBody = route.method !== 'GET' && route.method !== 'HEAD' && route.method !== 'DELETE';
+  const sets = Array.from({ length: Math.min(count, HOSTILE_HEADER_SETS.length) }, (_, i) => HOSTILE_HEADER_SETS[(first + i) % HOSTILE_HEADER_SETS.length]);
+  return sets.map((set) => {
+    const h = { ...headers, ...set.headers };
+    let body: Buffer | undefined;
+    if (takesBody) {
+      body = Buffer.from(set.body ?? '{"title":"x"}');
+      if (!set.headers['content-type']) h['content-type'] = 'application/json';
+    }
+    return { method: route.method, path: pathFor(world, route.url), headers: h, body, shape: `headers: ${set.name}` };
+  });
+}
+
+/**
+ * Runs `casesPerRoute` generated cases against each route (and `headerSetsPerRoute` hostile
+ * header sets), one request at a time, each rolled back afterwards (every route meets the
+ * world's records intact). The connection's change counter before and after belongs to that
+ * request alone: a refused request (4xx) must not have changed a row, even one its own
+ * transaction later undid.
  */
 export async function fuzzRoutes(
   world: World,
@@ -353,6 +393,8 @@ export async function fuzzRoutes(
     headers: Record<string, string>;
     /** Values tried in every declared parameter alone, as JSON (null is the classic crash). */
     sweep?: unknown[];
+    /** How many hostile header sets each route meets (taking turns round the list, so a run covers them all). */
+    headerSetsPerRoute?: number;
     onRoute?: (route: FuzzRoute, stats: FuzzStats) => void;
   },
 ): Promise<FuzzStats> {
@@ -363,37 +405,38 @@ export async function fuzzRoutes(
   await sendRaw(world.s.url, { method: 'GET', path: '/api/v4/user', headers: opts.headers, shape: 'touch token' });
   const baseline = dbFingerprint(db);
   const stats: FuzzStats = { requests: 0, routes: 0, byStatus: new Map(), failures: [] };
+  const check = async (route: FuzzRoute, req: FuzzRequest): Promise<void> => {
+    const fail = (problem: string) => stats.failures.push({ route: route.key, shape: req.shape, path: req.path.slice(0, 200), problem });
+    stats.requests++;
+    await rolledBack(world, async () => {
+      const before = changes();
+      let res: RawResponse;
+      try {
+        res = await sendRaw(world.s.url, req);
+      } catch (err) {
+        return fail((err as Error).message);
+      }
+      stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+      const problem = violation(res, req.path);
+      if (problem) fail(problem);
+      // The counter also moves for a write the handler's own transaction undid; only a
+      // difference from the baseline is a write that stayed.
+      else if (res.status >= 400 && changes() !== before) {
+        const changed = differingTables(baseline, dbFingerprint(db));
+        if (changed.length) fail(`refused with ${res.status} but changed ${changed.join(', ')}`);
+      }
+    });
+  };
   for (const route of routes) {
     stats.routes++;
     const samples = [...sweepCases(route, opts.sweep ?? []), ...fc.sample(fuzzCase(route), { numRuns: opts.casesPerRoute, seed: opts.seed + stats.routes })];
-    for (const c of samples) {
-      const req = buildRequest(world, route, c, opts.headers);
-      const fail = (problem: string) => stats.failures.push({ route: route.key, shape: req.shape, path: req.path.slice(0, 200), problem });
-      stats.requests++;
-      await rolledBack(world, async () => {
-        const before = changes();
-        let res: RawResponse;
-        try {
-          res = await sendRaw(world.s.url, req);
-        } catch (err) {
-          return fail((err as Error).message);
-        }
-        stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-        const problem = violation(res, req.path);
-        if (problem) fail(problem);
-        // The counter also moves for a write the handler's own transaction undid; only a
-        // difference from the baseline is a write that stayed.
-        else if (res.status >= 400 && changes() !== before) {
-          const changed = differingTables(baseline, dbFingerprint(db));
-          if (changed.length) fail(`refused with ${res.status} but changed ${changed.join(', ')}`);
-        }
-      });
-    }
+    for (const c of samples) await check(route, buildRequest(world, route, c, opts.headers));
+    const sets = opts.headerSetsPerRoute ?? 0;
+    for (const req of headerRequests(world, route, opts.headers, stats.routes * sets, sets)) await check(route, req);
     opts.onRoute?.(route, stats);
   }
   return stats;
 }
-
 
 /** A digest of every table's rows (small test databases only). */
 export function dbFingerprint(db: Db): Map<string, string> {

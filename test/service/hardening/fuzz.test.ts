@@ -8,6 +8,8 @@ import { type FuzzRoute, discoverRoutes, fuzzRoutes, sendRaw } from '../../helpe
 const CASES_PER_ROUTE = Number(process.env.SANDLAB_FUZZ_CASES ?? 4);
 /** Each declared parameter alone set to each of these. */
 const SWEEP = [null, { nested: { deeper: [1] } }];
+/** Hostile header sets per route, taking turns: every set meets many routes in each run. */
+const HEADER_SETS_PER_ROUTE = Number(process.env.SANDLAB_FUZZ_HEADER_SETS ?? 2);
 
 let s: TestService;
 let world: World;
@@ -27,7 +29,7 @@ afterAll(async () => {
 
 describe('every route under hostile input', () => {
   it('answers every generated request without a 5xx, a dropped connection, a non-JSON 4xx or a write on refusal', async () => {
-    const stats = await fuzzRoutes(world, routes, { casesPerRoute: CASES_PER_ROUTE, seed: 18, headers: world.headers.admin, sweep: SWEEP });
+    const stats = await fuzzRoutes(world, routes, { casesPerRoute: CASES_PER_ROUTE, seed: 18, headers: world.headers.admin, sweep: SWEEP, headerSetsPerRoute: HEADER_SETS_PER_ROUTE });
     const statuses = [...stats.byStatus.entries()].sort(([a], [b]) => a - b).map(([k, v]) => `${k}:${v}`).join(' ');
     console.log(`fuzz: ${stats.requests} requests over ${stats.routes} routes (${routes.filter((r) => r.params.size).length} with declared parameters); statuses ${statuses}`);
     const report = stats.failures.map((f) => `${f.route} [${f.shape}] ${f.path}\n    ${f.problem}`).join('\n');
