@@ -31,7 +31,7 @@ function watchInjection(page: Page): { dialogs: string[]; pwned: () => Promise<u
     dialogs.push(d.message());
     void d.dismiss();
   });
-  return { dialogs, pwned: () => page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned ?? null) };
+  return { dialogs, pwned: () => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null) };
 }
 
 let source: TestService;
