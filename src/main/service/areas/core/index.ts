@@ -18,6 +18,8 @@ import { registerCustomAttributeRoutes } from './routes/custom_attributes';
 import { registerSshKeyRoutes } from './routes/ssh_keys';
 import { registerEmailRoutes } from './routes/emails';
 import { registerStarRoutes } from './routes/stars';
+import { registerAvatarRoutes } from './routes/avatars';
+import { sweepOrphanedAvatars } from './avatars';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -42,5 +44,13 @@ export const coreArea: Area = {
     registerSshKeyRoutes(router);
     registerEmailRoutes(router);
     registerStarRoutes(router);
+    registerAvatarRoutes(router);
+  },
+  start(svc) {
+    try {
+      sweepOrphanedAvatars(svc);
+    } catch (err) {
+      console.error('[sandlab] avatar sweep failed:', err);
+    }
   },
 };
