@@ -466,6 +466,11 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'PATCH /api/v4/user/status': signedIn,
   'GET /api/v4/users/:id/status': anyone,
 
+  // --- search (`authenticate!`, then what the caller can see of the group or project) -------------
+  'GET /api/v4/search': { ...signedIn, query: 'scope=users&search=root' },
+  'GET /api/v4/groups/:id/search': { ...group('guest'), query: 'scope=projects&search=world' },
+  'GET /api/v4/projects/:id/search': { ...project('guest'), query: 'scope=issues&search=world' },
+
   // --- avatars (files at GitLab's upload URLs: a private owner's stays hidden from those who cannot see it) --
   'GET /uploads/-/system/user/avatar/:owner_id/:filename': anyone,
   'GET /uploads/-/system/group/avatar/:owner_id/:filename': anyone,

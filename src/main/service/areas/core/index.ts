@@ -19,6 +19,7 @@ import { registerSshKeyRoutes } from './routes/ssh_keys';
 import { registerEmailRoutes } from './routes/emails';
 import { registerStarRoutes } from './routes/stars';
 import { registerAvatarRoutes } from './routes/avatars';
+import { registerSearchRoutes } from './routes/search';
 import { sweepOrphanedAvatars } from './avatars';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
@@ -45,6 +46,7 @@ export const coreArea: Area = {
     registerEmailRoutes(router);
     registerStarRoutes(router);
     registerAvatarRoutes(router);
+    registerSearchRoutes(router);
   },
   start(svc) {
     try {

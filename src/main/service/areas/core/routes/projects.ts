@@ -200,15 +200,16 @@ const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
   'container_registry_enabled',
 ];
 
-export function registerProjectRoutes(r: Router): void {
-  const listProjects = (rc: RequestContext, extra?: { where: string; args: unknown[] }) => {
-    const q = declared(rc.params, { simple: t.boolean() });
-    const { where, args, order, orderBy, sort } = projectListFilters(rc);
-    if (extra) addFilter(where, args, extra.where, ...extra.args);
-    const from = `FROM projects p WHERE ${where.join(' AND ')}`;
-    return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
-  };
+/** A page of the projects the caller can see, with GET /projects's filters (and `extra` conditions on alias `p`). */
+export function listProjects(rc: RequestContext, extra?: { where: string; args: unknown[] }): Record<string, unknown>[] {
+  const q = declared(rc.params, { simple: t.boolean() });
+  const { where, args, order, orderBy, sort } = projectListFilters(rc);
+  if (extra) addFilter(where, args, extra.where, ...extra.args);
+  const from = `FROM projects p WHERE ${where.join(' AND ')}`;
+  return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+}
 
+export function registerProjectRoutes(r: Router): void {
   r.get('/projects', (rc) => listProjects(rc), { auth: 'optional' });
 
   r.get(
