@@ -523,6 +523,29 @@ export class Repository {
     return result.tree;
   }
 
+  /**
+   * The tree of `onto` with `commit` undone (a revert without a worktree): both sides re-rooted on
+   * the commit, so merge-tree applies commit -> its parent onto `onto`. null on conflict.
+   */
+  async revertTree(commit: Commit, onto: string, person: Person): Promise<string | null> {
+    const ontoCommit = await this.commit(onto);
+    if (!ontoCommit) return null;
+    const parentTree = commit.parents[0] ? (await this.commit(commit.parents[0]))?.tree : EMPTY_TREE;
+    if (!parentTree) return null;
+    const side = (tree: string): Promise<string> => this.commitTree(tree, [commit.id], 'sandlab revert', person, person);
+    const result = await this.mergeTree(await side(ontoCommit.tree), await side(parentTree));
+    return result.tree;
+  }
+
+  /** The signature block a commit carries (gpgsig header), or null when it is unsigned. */
+  async commitSignature(sha: string): Promise<string | null> {
+    if (!SHA_RE.test(sha)) return null;
+    const raw = (await this.run(['cat-file', 'commit', sha])).stdout.toString('utf8');
+    const headers = raw.slice(0, raw.indexOf('\n\n') === -1 ? raw.length : raw.indexOf('\n\n'));
+    const m = /^gpgsig(?:-sha256)? (.*(?:\n .*)*)/m.exec(headers);
+    return m ? m[1].replace(/\n /g, '\n') : null;
+  }
+
   // --- archives -----------------------------------------------------------------------------
 
   /** `git archive` of a commit (optionally one path); the caller streams stdout. bzip2 comes from the system's `bzip2`. */
