@@ -296,6 +296,8 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const emptyRepo = !ec.svc.git.hasCommits(p.id);
   const readme = emptyRepo ? null : readmePath(ec.svc, p.id);
   const canAdmin = canAdminProject(ec, p, ns);
+  const server = new URL(ec.baseUrl);
+  const topics = list(p.topics);
   const out: Record<string, unknown> = {
     id: p.id,
     description: p.description,
@@ -305,9 +307,9 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     path_with_namespace: pathWithNs,
     created_at: p.created_at,
     default_branch: p.default_branch,
-    tag_list: list(p.topics),
-    topics: list(p.topics),
-    ssh_url_to_repo: `git@${new URL(ec.baseUrl).hostname}:${pathWithNs}.git`,
+    tag_list: topics,
+    topics,
+    ssh_url_to_repo: `git@${server.hostname}:${pathWithNs}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
     readme_url: readme ? `${webUrl}/-/blob/${p.default_branch}/${readme}` : null,
@@ -316,7 +318,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     star_count: starCount(ec.svc, p.id),
     last_activity_at: p.last_activity_at,
     namespace: namespaceBasic(ec, ns),
-    container_registry_image_prefix: `${new URL(ec.baseUrl).host}/${pathWithNs}`,
+    container_registry_image_prefix: `${server.host}/${pathWithNs}`,
     _links: {
       self: apiBase,
       issues: `${apiBase}/issues`,
