@@ -186,6 +186,10 @@ export function childExit(child: ChildProcess): Promise<{ code: number | null; s
 /** Pipes a readable into the child's stdin; a child that stops reading early does not crash us. */
 export function feedStdin(child: ChildProcess, input: Readable): void {
   child.stdin!.on('error', () => undefined);
-  input.on('error', () => child.kill('SIGKILL'));
+  // Closing stdin too: the child's 'close' waits for it, and nothing writes to it any more.
+  input.on('error', () => {
+    child.stdin!.destroy();
+    child.kill('SIGKILL');
+  });
   input.pipe(child.stdin!);
 }

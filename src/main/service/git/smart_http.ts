@@ -52,7 +52,12 @@ export function serviceRpc(
   const exit = childExit(child);
   const updates: RefUpdate[] = [];
   child.stdin!.on('error', () => undefined);
-  input.on('error', () => child.kill('SIGKILL'));
+  // A body that breaks (a client gone, gzip that is not gzip) ends git, and closes its stdin too:
+  // nothing writes to it any more, and the child's 'close' (the answer's end) waits for it.
+  input.on('error', () => {
+    child.stdin!.destroy();
+    child.kill('SIGKILL');
+  });
   if (service === 'git-receive-pack') input.pipe(new ReceiveCommandReader(updates)).pipe(child.stdin!);
   else input.pipe(child.stdin!);
   return { output: child.stdout!, exit, updates };

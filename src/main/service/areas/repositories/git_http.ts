@@ -88,9 +88,15 @@ async function infoRefs(rc: RequestContext): Promise<unknown> {
 async function rpc(rc: RequestContext, service: GitHttpService): Promise<unknown> {
   const where = repositoryPath(rc, `/${service}`);
   return answer(rc, where?.dotGit ? where : null, service, async (repo, project, actor) => {
-    let input: Readable = rc.bodyStream;
-    if (/gzip/i.test(header(rc, 'content-encoding') ?? '')) input = input.pipe(createGunzip());
+    const body = rc.bodyStream;
+    const input: Readable = /gzip/i.test(header(rc, 'content-encoding') ?? '') ? body.pipe(createGunzip()) : body;
     const call = serviceRpc(repo, service, input, header(rc, 'git-protocol'));
+    // git may stop reading early (a broken or endless body): the rest of the body is read and
+    // dropped, else the client's next request on this connection would wait behind it forever.
+    void call.exit.then(() => {
+      body.unpipe();
+      body.resume();
+    });
     const output = new PassThrough();
     call.output.pipe(output, { end: false });
     // The answer ends once the push has been taken in (events written, MRs refreshed), so a
@@ -111,11 +117,10 @@ async function rpc(rc: RequestContext, service: GitHttpService): Promise<unknown
 
 /** The updates of a push that took effect (a ref now where the client asked), processed as one change. */
 async function recordPush(svc: ServiceContext, repo: Repository, project: Project, user: User, updates: { ref: string; oldSha: string; newSha: string }[]): Promise<void> {
-  const applied = [];
-  for (const u of updates) {
-    const now = (await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', u.ref], { okCodes: [1, 128] })).stdout.toString().trim();
-    if ((u.newSha === ZERO_SHA && !now) || now === u.newSha) applied.push(u);
-  }
+  // Every ref read in one git call: a push of a thousand branches must not spawn a thousand.
+  const listed = (await repo.run(['for-each-ref', '--format=%(objectname) %(refname)'])).stdout.toString();
+  const current = new Map(listed.split('\n').filter(Boolean).map((line) => [line.slice(line.indexOf(' ') + 1), line.slice(0, line.indexOf(' '))]));
+  const applied = updates.filter((u) => (u.newSha === ZERO_SHA ? !current.has(u.ref) : current.get(u.ref) === u.newSha));
   await afterRefsChanged(svc, project.id, user.id, applied, repo);
 }
 
