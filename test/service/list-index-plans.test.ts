@@ -179,3 +179,17 @@ describe('issues of a group holding more than 10,000', () => {
     expect(res.body.map((i: any) => i.id)).toEqual(expected.slice(100, 200).map((x) => x.id));
   });
 });
+
+describe('search', () => {
+  it('finds the same substrings in a big scope (every match read once) and a small one (each record probed)', async () => {
+    const expected = seeded.filter((x) => `Issue ${x.iid}`.includes('Issue 100')).sort(byCreatedDesc);
+    const res = await s.get(`/projects/${big}/issues`, { query: { search: 'issue 100', per_page: '100' } });
+    expectCounted(res, expected.length, 100);
+    expect(res.body.map((i: any) => i.iid)).toEqual(expected.map((x) => x.iid));
+    const few = await s.get(`/projects/${small}/issues`, { query: { search: 'SMALL T' } });
+    expectCounted(few, 2, 20);
+    expect(few.body.map((i: any) => i.title)).toEqual(['Small three', 'Small two']);
+    const inGroup = await s.get(`/groups/${group}/issues`, { query: { search: 'small t', in: 'title' } });
+    expect(inGroup.body.map((i: any) => i.title)).toEqual(['Small three', 'Small two']);
+  });
+});

@@ -51,7 +51,7 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
 }
 
 function listIssues(rc: RequestContext, scope: Scope) {
-  const filters = workItemFilters(rc, ISSUE_STATES, 'Issue');
+  const filters = workItemFilters(rc, ISSUE_STATES, 'Issue', scope);
   const { where, args, order } = filters;
   const q = declared(rc.params, { confidential: t.boolean() });
   const conf = confidentialSql(rc);

@@ -39,7 +39,7 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 function listMergeRequests(rc: RequestContext, scope: Scope) {
-  const filters = workItemFilters(rc, MR_STATES, 'MergeRequest');
+  const filters = workItemFilters(rc, MR_STATES, 'MergeRequest', scope);
   const { where, args, order } = filters;
   const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
   const filtered = where.length;
