@@ -4,7 +4,9 @@
  * transfer of a ~5,000-record group tree from a source instance (both real `serve` processes).
  * Prints p50/p99 for both runs and their ratio (issue 18's goal: p99 during a migration within
  * 2x of idle). No pass/fail.
- * Run: npm run build && npx tsx bench/migration-latency.ts
+ * Run: npm run build && npx tsx bench/migration-latency.ts [--cpu-prof <dir>]
+ * (--cpu-prof: the destination writes a V8 CPU profile there when it stops, for a look at what
+ * holds its event loop during the migration.)
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -20,7 +22,9 @@ async function main(): Promise<void> {
   const dirs = [mkdtempSync(join(tmpdir(), 'sandlab-bench-src-')), mkdtempSync(join(tmpdir(), 'sandlab-bench-dst-'))];
   const env = { SANDLAB_ROOT_TOKEN: TOKEN };
   const source = await spawnServer(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dirs[0]], env);
-  const dest = await spawnServer(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dirs[1]], env);
+  const profDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : null;
+  const profArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+  const dest = await spawnServer(process.execPath, [...profArgs, CLI, 'serve', '--port', '0', '--data-dir', dirs[1]], env);
   try {
     const src = client(source.url);
     const dst = client(dest.url);

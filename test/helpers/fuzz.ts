@@ -167,7 +167,7 @@ export const hostileValue = (kind: string): fc.Arbitrary<unknown> =>
     fc.array(hostileString(), { maxLength: 3 }),
     fc.dictionary(fc.constantFrom('a', 'file_path', 'content', 'id', '__proto__', ''), hostileString(), { maxKeys: 3 }),
     fc.constantFrom(deep(200, true), deep(200, false), Array.from({ length: 2000 }, (_, i) => i)),
-    kind === 'integer' ? fc.constantFrom('12abc', ' 7 ', '+5', '007', '1_000') : fc.constant(''),
+    kind === 'integer' || kind === 'float' ? fc.constantFrom('12abc', ' 7 ', '+5', '007', '1_000', '1e999') : fc.constant(''),
     kind === 'date' || kind === 'dateTime' ? fc.constantFrom('2024-02-30', '0000-00-00', '9999-99-99T99:99', '2024-13-01') : fc.constant('x'),
   );
 

@@ -267,6 +267,7 @@ export async function buildWorld(s: TestService, clock: TestClock): Promise<Worl
     ':branch': 'topic',
     ':tag_name': 'v1',
     ':sha': 'main',
+    ':commit_id': 'main',
     ':event_id': '1',
     ':saml_group_name': 'world-saml',
     ':uid': 'world-uid',

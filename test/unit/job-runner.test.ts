@@ -120,21 +120,21 @@ describe('JobRunner', () => {
   it('cancels promptly: the state is canceled at once, the fetch is aborted and no later step runs', async () => {
     const { db } = openDb();
     let fetchAborted = false;
+    let fetching = false;
     const fakeFetch = ((_url: string, init: RequestInit) =>
-      new Promise((_, reject) =>
+      new Promise((_, reject) => {
+        fetching = true;
         init.signal!.addEventListener('abort', () => {
           fetchAborted = true;
           reject(init.signal!.reason);
-        }),
-      )) as unknown as typeof fetch;
+        });
+      })) as unknown as typeof fetch;
     const r = runner(db, { fetch: fakeFetch });
     const ran: string[] = [];
-    let fetching = false;
     r.define({
       kind: 'remote',
       async run(job) {
         await job.step('download', async () => {
-          fetching = true;
           await job.fetch('http://127.0.0.1:9/slow');
         });
         await job.step('after', () => ran.push('after'));
@@ -320,5 +320,68 @@ describe('JobRunner', () => {
     const chunksWhenTimerRan = await new Promise<number>((res) => setTimeout(() => res(chunks), 0));
     expect(chunksWhenTimerRan).toBeLessThan(200);
     await until(() => stateOf(r, id) === 'finished', 'the job');
+  });
+
+  it('writes records in short transactions, one savepoint each: a bad record is a failure, the rest land', async () => {
+    const { db } = openDb();
+    db.exec('CREATE TABLE rows (n INTEGER PRIMARY KEY)');
+    const r = runner(db);
+    const failed: number[] = [];
+    const slices: number[] = [];
+    let timerSawRows = -1;
+    r.define({
+      kind: 'bulk',
+      async run(job) {
+        const items = Array.from({ length: 3000 }, (_, i) => i);
+        // A timer set now runs between two slices, and sees what earlier slices committed.
+        setTimeout(() => (timerSawRows = (db.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n), 0);
+        await job.writeEach(
+          items,
+          (n) => {
+            db.prepare('INSERT INTO rows (n) VALUES (?)').run(n);
+            if (n % 1000 === 7) throw new Error(`record ${n} is bad`);
+            // Some work per record, so that 3,000 of them take longer than one slice.
+            for (let t = performance.now(); performance.now() - t < 0.02; );
+          },
+          { failed: (n) => failed.push(n), afterSlice: (slice) => slices.push(slice.length) },
+        );
+      },
+    });
+    r.start();
+    const id = r.enqueue('bulk', {}).id;
+    await until(() => stateOf(r, id) === 'finished', 'the job');
+    expect(failed).toEqual([7, 1007, 2007]);
+    expect((db.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n).toBe(2997);
+    expect(db.prepare('SELECT n FROM rows WHERE n IN (7, 1007, 2007)').all()).toEqual([]);
+    expect(slices.length).toBeGreaterThan(1);
+    expect(slices.reduce((a, b) => a + b, 0)).toBe(3000);
+    expect(timerSawRows).toBeGreaterThan(0);
+    expect(timerSawRows).toBeLessThan(2997);
+  });
+
+  it('lets requests being answered go first: a job waits for them before its next chunk', async () => {
+    const { db } = openDb();
+    const r = runner(db);
+    let chunks = 0;
+    r.define({
+      kind: 'chunked',
+      async run(job) {
+        for (let i = 0; i < 50; i++) {
+          chunks++;
+          await job.checkpoint();
+        }
+      },
+    });
+    r.start();
+    r.requestStarted();
+    const id = r.enqueue('chunked', {}).id;
+    await until(() => chunks >= 1, 'the first chunk');
+    // While the request is in flight each chunk waits for it (up to YIELD_MS); once it is answered,
+    // and traffic has been quiet a moment, the job runs through.
+    const whileAnswering = chunks;
+    r.requestEnded();
+    await until(() => stateOf(r, id) === 'finished', 'the job');
+    expect(whileAnswering).toBeLessThan(50);
+    expect(chunks).toBe(50);
   });
 });

@@ -94,6 +94,11 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     db.close();
     throw err;
   }
+  // Requests go before background jobs: the runner holds job work back while requests are answered.
+  app.server.on('request', (_req, res) => {
+    svc.jobs.requestStarted();
+    res.once('close', () => svc.jobs.requestEnded());
+  });
   let url = '';
   let closed = false;
   return {

@@ -442,6 +442,18 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/projects/:id/repository/compare': { ...project('reporter'), query: 'from=main&to=topic' },
   'GET /api/v4/projects/:id/repository/contributors': project('reporter'),
   'GET /api/v4/projects/:id/repository/merge_base': { ...project('reporter'), query: 'refs[]=main&refs[]=topic' },
+  // Cherry-pick and revert are pushes (authorize_push_to_branch!); statuses are :create_commit_status (Developer).
+  'POST /api/v4/projects/:id/repository/commits/:sha/cherry_pick': withBody(project('developer'), { branch: 'topic' }),
+  'POST /api/v4/projects/:id/repository/commits/:sha/revert': withBody(project('developer'), { branch: 'topic' }),
+  'GET /api/v4/projects/:id/repository/commits/:sha/merge_requests': project('reporter'),
+  'GET /api/v4/projects/:id/repository/commits/:sha/signature': project('reporter'),
+  'GET /api/v4/projects/:id/repository/commits/:sha/statuses': project('reporter'),
+  'POST /api/v4/projects/:id/statuses/:sha': withBody(project('developer'), { state: 'success' }),
+  // A commit's notes need its code readable first (find_noteable's :download_code).
+  'GET /api/v4/projects/:id/repository/commits/:commit_id/comments': project('reporter'),
+  'POST /api/v4/projects/:id/repository/commits/:commit_id/comments': withBody(project('reporter'), { note: 'x' }),
+  ...commitDiscussionRows('/projects/:id/repository/commits/:commit_id'),
+  'GET /api/v4/projects/:id/snapshot': admin,
 
   // --- user states, identities, status, activities ---------------------------------------------
   'POST /api/v4/users/:id/ban': admin,
@@ -551,6 +563,11 @@ function discussionRows(base: string, resolvable = true): Record<string, Row> {
     delete rows[`PUT ${p}/:discussion_id`];
   }
   return rows;
+}
+
+/** Threads on a commit: every call reads the commit's code first (Reporter on a private project). */
+function commitDiscussionRows(base: string): Record<string, Row> {
+  return Object.fromEntries(Object.entries(discussionRows(base)).map(([route, row]) => [route, { ...row, ...project('reporter') }]));
 }
 
 function epicRows(base: string): Record<string, Row> {

@@ -111,8 +111,7 @@ export class Git {
   ): Promise<void> {
     if (!/^https?:\/\//i.test(url)) throw new Error('only http(s) remotes can be fetched');
     const config = credentialConfig(auth);
-    await runGit(this.program(), ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--end-of-options', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
-      gitDir: repo.path,
+    await repo.run(['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--end-of-options', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
       config,
       timeoutMs,
       signal,

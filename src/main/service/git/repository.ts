@@ -60,6 +60,11 @@ export interface MergeResult {
  */
 export class Repository {
   private readonly reader: ObjectReader;
+  /**
+   * isEmpty's answer until git next runs on this repository (any command may move a ref), as
+   * GitLab caches `empty?` until a push expires it: every project entity asks.
+   */
+  private emptyMemo: boolean | null = null;
 
   constructor(
     private readonly program: GitProgram,
@@ -77,6 +82,7 @@ export class Repository {
 
   /** `git init --bare` with HEAD on `defaultBranch` (no sample hooks: nothing runs on push). */
   async create(defaultBranch: string): Promise<void> {
+    this.emptyMemo = null;
     if (this.exists()) return;
     await mkdir(dirname(this.path), { recursive: true });
     // Initialised beside and renamed into place: a half-created repository is never seen.
@@ -93,6 +99,7 @@ export class Repository {
 
   /** Moves the repository out of the way, then deletes it. */
   async remove(): Promise<void> {
+    this.emptyMemo = null;
     this.close();
     if (!existsSync(this.path)) return;
     const doomed = `${this.path}.deleted-${randomBytes(4).toString('hex')}`;
@@ -110,12 +117,22 @@ export class Repository {
     this.reader.close();
   }
 
-  run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
-    return runGit(this.program, args, { ...opts, gitDir: this.path });
+  /** Runs git on this repository (the only ways in besides create and remove: see emptyMemo). */
+  async run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+    this.emptyMemo = null;
+    try {
+      return await runGit(this.program, args, { ...opts, gitDir: this.path });
+    } finally {
+      this.emptyMemo = null;
+    }
   }
 
   spawn(args: string[], opts: Omit<RunOptions, 'input' | 'okCodes' | 'timeoutMs'> = {}): ChildProcess {
-    return spawnGit(this.program, args, { ...opts, gitDir: this.path });
+    this.emptyMemo = null;
+    const child = spawnGit(this.program, args, { ...opts, gitDir: this.path });
+    // A push (receive-pack) moves refs while it runs: forget again once it is done.
+    child.once('exit', () => (this.emptyMemo = null));
+    return child;
   }
 
   // --- refs ---------------------------------------------------------------------------------
@@ -136,6 +153,10 @@ export class Repository {
 
   /** True when no branch exists yet (GitLab's `empty_repo`). Filesystem only: cheap enough for every project entity. */
   isEmpty(): boolean {
+    return (this.emptyMemo ??= this.readIsEmpty());
+  }
+
+  private readIsEmpty(): boolean {
     if (!this.exists()) return true;
     const heads = join(this.path, 'refs', 'heads');
     const hasLoose = (dir: string): boolean => {
@@ -500,6 +521,29 @@ export class Repository {
     const side = (tree: string): Promise<string> => this.commitTree(tree, [parent], 'sandlab cherry-pick', person, person);
     const result = await this.mergeTree(await side(ontoCommit.tree), await side(commit.tree));
     return result.tree;
+  }
+
+  /**
+   * The tree of `onto` with `commit` undone (a revert without a worktree): both sides re-rooted on
+   * the commit, so merge-tree applies commit -> its parent onto `onto`. null on conflict.
+   */
+  async revertTree(commit: Commit, onto: string, person: Person): Promise<string | null> {
+    const ontoCommit = await this.commit(onto);
+    if (!ontoCommit) return null;
+    const parentTree = commit.parents[0] ? (await this.commit(commit.parents[0]))?.tree : EMPTY_TREE;
+    if (!parentTree) return null;
+    const side = (tree: string): Promise<string> => this.commitTree(tree, [commit.id], 'sandlab revert', person, person);
+    const result = await this.mergeTree(await side(ontoCommit.tree), await side(parentTree));
+    return result.tree;
+  }
+
+  /** The signature block a commit carries (gpgsig header), or null when it is unsigned. */
+  async commitSignature(sha: string): Promise<string | null> {
+    if (!SHA_RE.test(sha)) return null;
+    const raw = (await this.run(['cat-file', 'commit', sha])).stdout.toString('utf8');
+    const headers = raw.slice(0, raw.indexOf('\n\n') === -1 ? raw.length : raw.indexOf('\n\n'));
+    const m = /^gpgsig(?:-sha256)? (.*(?:\n .*)*)/m.exec(headers);
+    return m ? m[1].replace(/\n /g, '\n') : null;
   }
 
   // --- archives -----------------------------------------------------------------------------

@@ -114,7 +114,7 @@ type Elem<T> = T extends (infer E)[] ? E : T;
 type WithElem<T, V> = T extends unknown[] ? V[] : V;
 
 /** What a declared parameter is, by name (the fuzz suite generates wrong values from it). */
-export type FieldKind = 'string' | 'integer' | 'boolean' | 'date' | 'dateTime' | 'commaList' | 'commaIntegers' | 'idOrPath' | 'array' | 'hash' | 'any' | 'file';
+export type FieldKind = 'string' | 'integer' | 'float' | 'boolean' | 'date' | 'dateTime' | 'commaList' | 'commaIntegers' | 'idOrPath' | 'array' | 'hash' | 'any' | 'file';
 
 /** A declared parameter: how to coerce it, whether it is required, its allowed values. */
 export class Field<T, R extends boolean = false> {
@@ -149,6 +149,13 @@ const int = (v: unknown): Parsed<number> => {
   if (typeof v === 'number' && Number.isInteger(v)) return v;
   if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number.parseInt(v, 10);
   return INVALID;
+};
+
+/** Grape's Float: a finite number, or a string that is one. */
+const float = (v: unknown): Parsed<number> => {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  const n = typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v) ? Number.parseFloat(v) : NaN;
+  return Number.isFinite(n) ? n : INVALID;
 };
 
 const bool = (v: unknown): Parsed<boolean> => {
@@ -199,6 +206,7 @@ const commaIntegers = (v: unknown): Parsed<number[]> => {
 export const t = {
   string: () => new Field<string>('string', str),
   integer: () => new Field<number>('integer', int),
+  float: () => new Field<number>('float', float),
   boolean: () => new Field<boolean>('boolean', bool),
   /** `YYYY-MM-DD` */
   date: () => new Field<string>('date', date),

@@ -29,8 +29,14 @@
  * returns its recorded result. A crash can still land between the work and the record, so a step
  * must be idempotent: write its records in its own transaction (`inTransaction`) and check before
  * creating what an earlier attempt may already have created. Keys are free-form and may be built
- * at run time (`issues:3`). Long synchronous work (thousands of rows) is chunked: do a few hundred
- * rows per transaction and `await job.checkpoint()` between chunks, so requests keep being served.
+ * at run time (`issues:3`).
+ *
+ * ## Never stalling requests
+ * A job runs on the event loop that serves the API: synchronous work holds every request up while
+ * it runs. Write records through `job.writeEach(items, write, { failed })`: one savepoint per
+ * record, in transactions of at most a few milliseconds (`SLICE_MS`), yielding to the event loop
+ * between them. Other long synchronous loops `await job.checkpoint()` between short chunks. Git
+ * and network work is asynchronous (child processes, streams), never `*Sync`.
  *
  * ## Enqueueing
  *   svc.jobs.ensureCapacity(n)    // before accepting n jobs from a request: 503 + Retry-After when full
@@ -119,13 +125,24 @@ export interface JobContext<P> {
   readonly signal: AbortSignal;
   /** Runs `work` once; a recorded step is skipped and returns its recorded result. */
   step<T>(key: string, work: (signal: AbortSignal) => T | Promise<T>): Promise<T>;
-  /** Throws when the job was canceled; yields to the event loop between chunks of work. */
+  /**
+   * Throws when the job was canceled; yields to the event loop between chunks of work, until the
+   * job's next turn (requests being answered go first).
+   */
   checkpoint(): Promise<void>;
+  /**
+   * Writes `items` one at a time, each in its own savepoint: a record whose `write` throws goes to
+   * `failed` (inside the transaction, so a failure record can be written) and the rest go on.
+   * The records are committed in slices of at most SLICE_MS of work, with a `checkpoint` between
+   * slices, so thousands of rows never hold requests up. `afterSlice` runs at the end of each
+   * slice's transaction with the items that slice handled (counters).
+   */
+  writeEach<T>(items: readonly T[], write: (item: T) => void, opts: { failed: (item: T, err: unknown) => void; afterSlice?: (slice: T[]) => void }): Promise<void>;
   /** Merges into the stored progress and notifies subscribers. */
   progress(update: Partial<JobProgress>): void;
   /** The job's secret; throws SecretMissingError when memory no longer holds it. */
   secret(): string;
-  /** The service's fetch with this job's signal attached. */
+  /** The service's fetch with this job's signal attached, sent at the job's next turn. */
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
 }
 
@@ -177,6 +194,22 @@ export class QueueFullError extends ApiError {
 
 export const payloadOf = <P>(row: JobRow): P => JSON.parse(row.payload) as P;
 export const progressOf = (row: JobRow): JobProgress => JSON.parse(row.progress) as JobProgress;
+
+/**
+ * The longest a job writes before it lets the event loop serve requests again (ms). Small enough
+ * that five jobs writing at once add little to a request's wait; large enough that a slice
+ * commits dozens of records, so the commit's cost stays small beside the records'.
+ */
+export const SLICE_MS = 8;
+
+/**
+ * How long a job's next turn waits for the requests being answered before it goes anyway (ms):
+ * under a constant stream of requests a job still gets a turn every SLICE_MS + YIELD_MS.
+ */
+export const YIELD_MS = 16;
+
+/** Requests answered this recently still count as traffic: a client's next request is on its way. */
+const TRAFFIC_QUIET_MS = 100;
 
 const DEFAULT_SECRET_MISSING = 'Sandlab restarted and no longer holds the secret this job needs: supply it again to retry.';
 const SHUTDOWN_GRACE_MS = 5000;
@@ -327,6 +360,70 @@ export class JobRunner {
   /** Whether a job is running in this process now. */
   isRunning(id: number): boolean {
     return this.running.has(id);
+  }
+
+  // --- Requests go first ---------------------------------------------------------------------
+  // Jobs and requests share one event loop. Job work resumes through `turn()`: while requests
+  // are being answered, one job's work per turn of the loop, and each turn waits for the requests
+  // (at most YIELD_MS), so a running migration adds a slice, not its whole backlog, to a
+  // request's wait; with no requests lately, every waiting job goes on at once.
+
+  private requestsInFlight = 0;
+  private lastRequestEnded = -Infinity;
+  private onRequestsAnswered: (() => void) | null = null;
+  private readonly turns: (() => void)[] = [];
+  private dispatching = false;
+
+  /** The HTTP server's: a request arrived. */
+  requestStarted(): void {
+    this.requestsInFlight++;
+  }
+
+  /** The HTTP server's: a request was answered, or its client went away. */
+  requestEnded(): void {
+    this.requestsInFlight = Math.max(0, this.requestsInFlight - 1);
+    this.lastRequestEnded = performance.now();
+    if (this.requestsInFlight === 0) this.onRequestsAnswered?.();
+  }
+
+  /** For RunningJob: resolves at the job's next turn. */
+  turn(): Promise<void> {
+    return new Promise((resolve) => {
+      this.turns.push(resolve);
+      if (!this.dispatching) void this.dispatchTurns();
+    });
+  }
+
+  private async dispatchTurns(): Promise<void> {
+    this.dispatching = true;
+    try {
+      while (this.turns.length) {
+        // Whatever I/O is waiting (requests arriving) is read before the next job works.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // No traffic: every job waiting goes on. Else one job, once the requests in flight were
+        // answered (or YIELD_MS passed). The jobs' work runs right after this, up to their next await.
+        const quiet = this.requestsInFlight === 0 && performance.now() - this.lastRequestEnded > TRAFFIC_QUIET_MS;
+        if (quiet) for (const go of this.turns.splice(0)) go();
+        else {
+          if (this.requestsInFlight > 0) await this.requestsAnswered(YIELD_MS);
+          this.turns.shift()!();
+        }
+      }
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private requestsAnswered(maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onRequestsAnswered = null;
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      this.onRequestsAnswered = done;
+    });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -486,6 +583,11 @@ export class JobRunner {
     return key ? this.secrets.get(key) : undefined;
   }
 
+  /** For RunningJob. */
+  get database(): Db {
+    return this.db;
+  }
+
   get fetchImpl(): typeof fetch {
     return this.opts.fetch;
   }
@@ -531,8 +633,31 @@ class RunningJob<P> implements JobContext<P> {
 
   async checkpoint(): Promise<void> {
     this.signal.throwIfAborted();
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.runner.turn();
     this.signal.throwIfAborted();
+  }
+
+  async writeEach<T>(
+    items: readonly T[],
+    write: (item: T) => void,
+    opts: { failed: (item: T, err: unknown) => void; afterSlice?: (slice: T[]) => void },
+  ): Promise<void> {
+    for (let next = 0; next < items.length; ) {
+      await this.checkpoint();
+      const start = next;
+      inTransaction(this.runner.database, () => {
+        const until = performance.now() + SLICE_MS;
+        do {
+          const item = items[next++];
+          try {
+            inTransaction(this.runner.database, () => write(item));
+          } catch (err) {
+            opts.failed(item, err);
+          }
+        } while (next < items.length && performance.now() < until);
+        opts.afterSlice?.(items.slice(start, next));
+      });
+    }
   }
 
   progress(update: Partial<JobProgress>): void {
@@ -546,8 +671,11 @@ class RunningJob<P> implements JobContext<P> {
     return value;
   }
 
-  fetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+  async fetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     const signal = init.signal ? AbortSignal.any([this.signal, init.signal]) : this.signal;
+    // Sending a request and reading its answer cost the loop too: requests being answered go first.
+    await this.runner.turn();
+    signal.throwIfAborted();
     return this.runner.fetchImpl(input, { ...init, signal });
   }
 }

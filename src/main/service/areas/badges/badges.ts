@@ -4,6 +4,7 @@ import { validationError } from '../../http/errors';
 import { type Namespace, ancestorsOf, findNamespaceById } from '../core/namespaces';
 import type { Project } from '../core/projects';
 import { isoTime } from '../core/time';
+import { addressableUrlErrors } from '../../http/validators';
 
 export interface BadgeRow {
   id: number;
@@ -73,19 +74,8 @@ export function renderUrl(svc: ServiceContext, url: string, ctx: RenderContext):
   return url.replace(PLACEHOLDER_PATTERN, (_m, key: string) => encodeURI(String(PLACEHOLDERS[key](project, ctx, svc) ?? '')));
 }
 
-/** `addressable_url: true`: a parseable http(s) URL (placeholders allowed), else GitLab's messages. */
-function urlErrors(value: string): string[] {
-  if (!value) return ['must be a valid URL'];
-  let parsed: URL;
-  try {
-    parsed = new URL(value.replace(/%\{[a-z_]+\}/g, 'x'));
-  } catch {
-    return ['must be a valid URL'];
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return ['is blocked: Only allowed schemes are http, https'];
-  if (!parsed.hostname) return ['must be a valid URL'];
-  return [];
-}
+/** `addressable_url: true` with the placeholders standing for any value. */
+const urlErrors = (value: string): string[] => addressableUrlErrors(value.replace(/%\{[a-z_]+\}/g, 'x'));
 
 export interface BadgeInput {
   link_url: string;

@@ -24,41 +24,51 @@ interface Source {
   id: number;
   /** SQL over `badges` selecting the source's badges. */
   scope: { sql: string; args: unknown[] };
-  render: RenderContext;
+  /** The project badges render for (null: verbatim). */
+  project: Project | null;
 }
 
 const serverHost = (rc: RequestContext): string => new URL(rc.baseUrl).hostname;
 
-/** How a badge renders for `project` (null: verbatim), with what its repository holds. */
-async function renderContext(rc: RequestContext, project: Project | null): Promise<RenderContext> {
-  const facts = project ? await repositoryBadgeFacts(rc.svc, project) : { commitSha: null, latestTag: null };
+/** Placeholders whose values come from the repository (a git call each). */
+const REPOSITORY_PLACEHOLDER = /%\{(commit_sha|latest_tag)\}/;
+
+/**
+ * How `badges` render for the source's project. The repository is read only when one of their
+ * URLs names `%{commit_sha}` or `%{latest_tag}`: GitLab evaluates each placeholder lazily too,
+ * and the git calls would otherwise cost every badge read milliseconds.
+ */
+async function renderContext(rc: RequestContext, source: Source, badges: Pick<BadgeRow, 'link_url' | 'image_url'>[]): Promise<RenderContext> {
+  const project = source.project;
+  const needsRepository = project && badges.some((b) => REPOSITORY_PLACEHOLDER.test(b.link_url) || REPOSITORY_PLACEHOLDER.test(b.image_url));
+  const facts = needsRepository ? await repositoryBadgeFacts(rc.svc, project) : { commitSha: null, latestTag: null };
   return { project, serverHost: serverHost(rc), ...facts };
 }
 
-async function projectSource(rc: RequestContext, p: Project): Promise<Source> {
-  return { kind: 'project', id: p.id, scope: projectBadgesSql(rc.svc, p), render: await renderContext(rc, p) };
+/** A badge as shown on the source. */
+async function renderBadge(rc: RequestContext, source: Source, b: BadgeRow): Promise<Record<string, unknown>> {
+  return badge(rc.svc, b, await renderContext(rc, source, [b]));
+}
+
+function projectSource(rc: RequestContext, p: Project): Source {
+  return { kind: 'project', id: p.id, scope: projectBadgesSql(rc.svc, p), project: p };
 }
 
 /** GroupProjectsFinder(...).execute.first: the newest project of the group the caller can see. */
-async function groupSource(rc: RequestContext, g: Namespace): Promise<Source> {
+function groupSource(rc: RequestContext, g: Namespace): Source {
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const first = rc.svc.db
     .prepare(`SELECT * FROM projects p WHERE p.namespace_id = ? AND ${vis.sql} ORDER BY p.id DESC LIMIT 1`)
     .get(g.id, ...vis.args) as Project | undefined;
-  return {
-    kind: 'group',
-    id: g.id,
-    scope: { sql: "(kind = 'group' AND group_id = ?)", args: [g.id] },
-    render: await renderContext(rc, first ?? null),
-  };
+  return { kind: 'group', id: g.id, scope: { sql: "(kind = 'group' AND group_id = ?)", args: [g.id] }, project: first ?? null };
 }
 
-function loadSource(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number = Access.NO_ACCESS): Promise<Source> {
+function loadSource(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number = Access.NO_ACCESS): Source {
   return kind === 'projects' ? projectSource(rc, loadProject(rc, minLevel)) : groupSource(rc, loadGroup(rc, minLevel));
 }
 
 /** Writes and previews: signed in (401) and Maintainer of the source (403). */
-function loadSourceForWrite(rc: RequestContext, kind: 'projects' | 'groups'): Promise<Source> {
+function loadSourceForWrite(rc: RequestContext, kind: 'projects' | 'groups'): Source {
   rc.requireUser();
   return loadSource(rc, kind, Access.MAINTAINER);
 }
@@ -93,7 +103,7 @@ export function registerBadgeRoutes(r: Router): void {
     r.get(
       base,
       async (rc) => {
-        const source = await loadSource(rc, kind);
+        const source = loadSource(rc, kind);
         const q = declared(rc.params, { name: t.string() });
         const where = [source.scope.sql];
         const args = [...source.scope.args];
@@ -102,33 +112,35 @@ export function registerBadgeRoutes(r: Router): void {
           args.push(q.name);
         }
         const sql = `FROM badges WHERE ${where.join(' AND ')}`;
-        return paginateSql<BadgeRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: 'id' }).map((b) => badge(rc.svc, b, source.render));
+        const page = paginateSql<BadgeRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: 'id' });
+        const render = await renderContext(rc, source, page);
+        return page.map((b) => badge(rc.svc, b, render));
       },
       { auth: 'optional' },
     );
 
     r.get(`${base}/render`, async (rc) => {
-      const source = await loadSourceForWrite(rc, kind);
+      const source = loadSourceForWrite(rc, kind);
       const p = declared(rc.params, { link_url: t.string().required(), image_url: t.string().required() });
       const input = validateBadge({ link_url: p.link_url, image_url: p.image_url });
-      return basicBadgeDetails(rc.svc, { name: null, ...input }, source.render);
+      return basicBadgeDetails(rc.svc, { name: null, ...input }, await renderContext(rc, source, [input]));
     });
 
     r.get(`${base}/:badge_id`, async (rc) => {
-      const source = await loadSource(rc, kind);
-      return badge(rc.svc, loadBadge(rc, source), source.render);
+      const source = loadSource(rc, kind);
+      return renderBadge(rc, source, loadBadge(rc, source));
     }, { auth: 'optional' });
 
     r.post(base, async (rc) => {
-      const source = await loadSourceForWrite(rc, kind);
+      const source = loadSourceForWrite(rc, kind);
       const p = declared(rc.params, { link_url: t.string().required(), image_url: t.string().required(), name: t.string() });
       const input = validateBadge({ link_url: p.link_url, image_url: p.image_url, name: p.name });
       const owner = source.kind === 'project' ? { projectId: source.id } : { groupId: source.id };
-      return badge(rc.svc, createBadge(rc.svc, owner, input), source.render);
+      return renderBadge(rc, source, createBadge(rc.svc, owner, input));
     });
 
     r.put(`${base}/:badge_id`, async (rc) => {
-      const source = await loadSourceForWrite(rc, kind);
+      const source = loadSourceForWrite(rc, kind);
       const current = loadBadge(rc, source, false);
       const p = declared(rc.params, { link_url: t.string(), image_url: t.string(), name: t.string() });
       const input = validateBadge({
@@ -136,11 +148,11 @@ export function registerBadgeRoutes(r: Router): void {
         image_url: p.image_url ?? current.image_url,
         name: p.name,
       });
-      return badge(rc.svc, updateBadge(rc.svc, current, input), source.render);
+      return renderBadge(rc, source, updateBadge(rc.svc, current, input));
     });
 
     r.delete(`${base}/:badge_id`, async (rc) => {
-      const source = await loadSourceForWrite(rc, kind);
+      const source = loadSourceForWrite(rc, kind);
       const current = loadBadge(rc, source);
       requireOwnBadge(source, current);
       checkUnmodifiedSince(rc, current.updated_at);

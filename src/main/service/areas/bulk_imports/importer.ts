@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { ServiceContext } from '../../context';
-import { inTransaction } from '../../db/connection';
 import { ApiError } from '../../http/errors';
 import { type JobContext, payloadOf } from '../../jobs/runner';
 import { type User, findUserById } from '../core/users';
@@ -140,7 +139,7 @@ export class EntityRun {
   /**
    * Copies a source list: page by page (following the source's Link headers), skipping records
    * copied before, `prepare` fetching what the page's records need (threads, files, users), then
-   * one transaction per page with a savepoint per record. A list the source will not give is one
+   * a savepoint per record in short transactions (`job.writeEach`: requests go on meanwhile). A list the source will not give is one
    * failure record (its URL as source_url); the entity goes on with its other relations.
    */
   async copyList<T>(
@@ -179,19 +178,15 @@ export class EntityRun {
         fetched += items.length;
         const todo = items.filter((item) => this.mapped(relation.name, opts.key(item)) === undefined);
         if (opts.prepare && todo.length) await opts.prepare(todo);
-        inTransaction(this.svc.db, () => {
-          for (const item of todo) {
-            try {
-              inTransaction(this.svc.db, () => {
-                const id = opts.write(item);
-                if (id !== null) this.map(relation.name, opts.key(item), id, stats);
-              });
-            } catch (err) {
-              this.fail(relation, 'loader', err, opts.ref(item));
-            }
-          }
-          if (stats) this.counts(stats, { source: total ?? fetched, fetched });
-        });
+        await this.job.writeEach(
+          todo,
+          (item) => {
+            const id = opts.write(item);
+            if (id !== null) this.map(relation.name, opts.key(item), id, stats);
+          },
+          { failed: (item, err) => this.fail(relation, 'loader', err, opts.ref(item)) },
+        );
+        if (stats) this.counts(stats, { source: total ?? fetched, fetched });
       }
     } catch (err) {
       await pages.return(undefined).catch(() => undefined);

@@ -838,7 +838,8 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
     created_at: n.created_at,
     updated_at: n.updated_at,
     system: !!n.system,
-    noteable_id: n.noteable_id,
+    // A commit's notes carry its sha (commit_id), not a noteable id.
+    noteable_id: n.noteable_type === 'Commit' ? null : n.noteable_id,
     noteable_type: n.noteable_type,
     project_id: n.project_id,
     resolvable: !!n.resolvable,
@@ -854,7 +855,8 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
     out.resolved_by = userBasicById(ec, n.resolved_by_id);
     out.resolved_at = n.resolved_at;
   }
-  if (n.position) out.position = JSON.parse(n.position);
+  // A LegacyDiffNote (a commit comment on a line) keeps its line in position but shows none, as GitLab exposes position only for DiffNote.
+  if (n.position && n.type !== 'LegacyDiffNote') out.position = JSON.parse(n.position);
   return out;
 }
 

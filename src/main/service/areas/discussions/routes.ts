@@ -15,6 +15,8 @@ import { readPosition } from './position';
 import { checkUnmodifiedSince } from '../../http/conditional';
 import { rubyHash } from '../core/routes/groups';
 import { hasDiffToCheck, positionLineCode } from '../repositories/positions';
+import { ensureCommitNoteable, loadCommitNoteable } from '../repositories/commit_notes';
+import type { Noteable } from '../core/notes';
 
 /** Who may comment: anyone signed in on a public project, Guests and up elsewhere. */
 export function requireCommenter(rc: RequestContext, project: Project): number {
@@ -26,15 +28,22 @@ export function requireCommenter(rc: RequestContext, project: Project): number {
 
 const canSeeInternal = (rc: RequestContext, project: Project): boolean => effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
 
-/** /projects/:id/{issues,merge_requests}/:iid/discussions: threads of notes. */
+type DiscussionKind = 'issues' | 'merge_requests' | 'commits';
+
+/** The noteable in the path: an issue or merge request by iid, or a commit (its code readable: Reporter on a private project). */
+async function noteableOf(rc: RequestContext, kind: DiscussionKind): Promise<Noteable> {
+  return kind === 'commits' ? loadCommitNoteable(rc) : loadNoteable(rc, kind);
+}
+
+/** /projects/:id/{issues,merge_requests}/:iid/discussions and /projects/:id/repository/commits/:sha/discussions: threads of notes. */
 export function registerDiscussionRoutes(r: Router): void {
-  for (const kind of ['issues', 'merge_requests'] as const) {
-    const base = `/projects/:id/${kind}/:noteable_iid/discussions`;
+  for (const kind of ['issues', 'merge_requests', 'commits'] as const) {
+    const base = kind === 'commits' ? '/projects/:id/repository/commits/:commit_id/discussions' : `/projects/:id/${kind}/:noteable_iid/discussions`;
 
     r.get(
       base,
-      (rc) => {
-        const noteable = loadNoteable(rc, kind);
+      async (rc) => {
+        const noteable = await noteableOf(rc, kind);
         const internal = canSeeInternal(rc, loadProject(rc)) ? '' : ' AND internal = 0';
         const sql = `FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal}`;
         const args = [noteable.type, noteable.id];
@@ -55,8 +64,8 @@ export function registerDiscussionRoutes(r: Router): void {
 
     r.get(
       `${base}/:discussion_id`,
-      (rc) => {
-        const noteable = loadNoteable(rc, kind);
+      async (rc) => {
+        const noteable = await noteableOf(rc, kind);
         const notes = findDiscussion(rc, noteable, rc.path.discussion_id);
         const visible = canSeeInternal(rc, loadProject(rc)) ? notes : notes.filter((n) => !n.internal);
         if (!visible.length) throw notFound('Discussion');
@@ -68,8 +77,8 @@ export function registerDiscussionRoutes(r: Router): void {
     // The notes of one thread (not paginated); python-gitlab's `discussion.notes.list()`.
     r.get(
       `${base}/:discussion_id/notes`,
-      (rc) => {
-        const noteable = loadNoteable(rc, kind);
+      async (rc) => {
+        const noteable = await noteableOf(rc, kind);
         const internal = canSeeInternal(rc, loadProject(rc));
         const notes = discussionNotes(rc, noteable, rc.path.discussion_id).filter((n) => internal || !n.internal);
         if (!notes.length) throw notFound('Notes');
@@ -81,8 +90,8 @@ export function registerDiscussionRoutes(r: Router): void {
     // One note, found on the noteable as GitLab's get_note does (python-gitlab's `discussion.notes.get(id)`).
     r.get(
       `${base}/:discussion_id/notes/:note_id`,
-      (rc) => {
-        const noteable = loadNoteable(rc, kind);
+      async (rc) => {
+        const noteable = await noteableOf(rc, kind);
         declared({ note_id: rc.path.note_id }, { note_id: t.integer().required() });
         const row = findNoteOn(rc, noteable, rc.path.note_id);
         if (row.internal && !canSeeInternal(rc, loadProject(rc))) throw notFound('Note');
@@ -92,19 +101,20 @@ export function registerDiscussionRoutes(r: Router): void {
     );
 
     r.post(base, async (rc) => {
-      const noteable = loadNoteable(rc, kind);
+      const noteable = await noteableOf(rc, kind);
       const project = loadProject(rc);
       const level = requireCommenter(rc, project);
       const p = declared(rc.params, { body: t.string().required(), internal: t.boolean(), confidential: t.boolean(), created_at: t.dateTime() });
-      const position = kind === 'merge_requests' ? readPosition(rc.params.position) : null;
+      const position = kind === 'issues' ? null : readPosition(rc.params.position);
       const internal = p.internal ?? p.confidential ?? false;
       if (internal && level < Access.PLANNER) throw forbidden();
       // DiffNote's `validates :line_code, presence: true, line_code: true` for text positions on a real diff.
-      if (position?.position_type === 'text' && hasDiffToCheck(rc.svc, noteable.id) && !(await positionLineCode(rc.svc, project, position))) {
+      const checkable = kind === 'commits' || hasDiffToCheck(rc.svc, noteable.id);
+      if (position?.position_type === 'text' && checkable && !(await positionLineCode(rc.svc, project, position))) {
         throw badRequest(`Note ${rubyHash({ line_code: ["can't be blank", 'must be a valid line code'] })}`);
       }
       const row = inTransaction(rc.svc.db, () =>
-        startDiscussion(rc, noteable, {
+        startDiscussion(rc, ensureCommitNoteable(rc.svc, noteable), {
           body: p.body,
           authorId: rc.user!.id,
           internal,
@@ -116,8 +126,8 @@ export function registerDiscussionRoutes(r: Router): void {
       return discussion(rc, [row], noteable.iid);
     });
 
-    r.post(`${base}/:discussion_id/notes`, (rc) => {
-      const noteable = loadNoteable(rc, kind);
+    r.post(`${base}/:discussion_id/notes`, async (rc) => {
+      const noteable = await noteableOf(rc, kind);
       const project = loadProject(rc);
       requireCommenter(rc, project);
       const p = declared(rc.params, { body: t.string().required(), created_at: t.dateTime() });
@@ -125,8 +135,8 @@ export function registerDiscussionRoutes(r: Router): void {
       return note(rc, row, noteable.iid);
     });
 
-    r.put(`${base}/:discussion_id`, (rc) => {
-      const noteable = loadNoteable(rc, kind);
+    r.put(`${base}/:discussion_id`, async (rc) => {
+      const noteable = await noteableOf(rc, kind);
       const project = loadProject(rc);
       const user = rc.requireUser();
       const p = declared(rc.params, { resolved: t.boolean().required() });
@@ -137,8 +147,8 @@ export function registerDiscussionRoutes(r: Router): void {
       return discussion(rc, discussionNotes(rc, noteable, rc.path.discussion_id), noteable.iid);
     });
 
-    r.put(`${base}/:discussion_id/notes/:note_id`, (rc) => {
-      const noteable = loadNoteable(rc, kind);
+    r.put(`${base}/:discussion_id/notes/:note_id`, async (rc) => {
+      const noteable = await noteableOf(rc, kind);
       const project = loadProject(rc);
       const user = rc.requireUser();
       requireExactlyOne(rc.params, ['body', 'resolved']);
@@ -159,8 +169,8 @@ export function registerDiscussionRoutes(r: Router): void {
       return note(rc, findNote(rc, current.id)!, noteable.iid);
     });
 
-    r.delete(`${base}/:discussion_id/notes/:note_id`, (rc) => {
-      const noteable = loadNoteable(rc, kind);
+    r.delete(`${base}/:discussion_id/notes/:note_id`, async (rc) => {
+      const noteable = await noteableOf(rc, kind);
       const project = loadProject(rc);
       const user = rc.requireUser();
       const current = noteInDiscussion(rc, findDiscussion(rc, noteable, rc.path.discussion_id), rc.path.note_id);

@@ -53,12 +53,29 @@ export function statsOf(diffs: DiffFile[]): CommitStats {
 
 /** Entities::CommitDetail: the commit, its stats when asked, and the (pipeline-less) status fields. */
 export function commitDetail(ec: EntityContext, project: Project, c: Commit, stats: CommitStats | null): Record<string, unknown> {
+  const pipeline = ec.svc.db.prepare('SELECT * FROM ci_pipelines WHERE project_id = ? AND sha = ? ORDER BY id DESC LIMIT 1').get(project.id, c.id) as
+    | { id: number; iid: number; sha: string; ref: string; status: string; source: string; created_at: string; updated_at: string }
+    | undefined;
   return {
     ...commitEntity(ec, project, c),
     ...(stats ? { stats } : {}),
-    status: null,
+    status: pipeline?.status ?? null,
     project_id: project.id,
-    last_pipeline: null,
+    // Entities::Ci::PipelineBasic of the newest pipeline (the statuses external systems posted).
+    last_pipeline: pipeline
+      ? {
+          id: pipeline.id,
+          iid: pipeline.iid,
+          project_id: project.id,
+          sha: pipeline.sha,
+          ref: pipeline.ref,
+          status: pipeline.status,
+          source: pipeline.source,
+          created_at: pipeline.created_at,
+          updated_at: pipeline.updated_at,
+          web_url: `${projectUrl(ec, project)}/-/pipelines/${pipeline.id}`,
+        }
+      : null,
   };
 }
 

@@ -5,6 +5,8 @@ import { registerGitHttpRoutes } from './git_http';
 import { registerBranchRoutes } from './routes/branches';
 import { registerTagRoutes } from './routes/tags';
 import { registerCommitRoutes } from './routes/commits';
+import { registerCommitNoteRoutes } from './routes/commit_notes';
+import { registerCommitStatusRoutes } from './routes/commit_statuses';
 import { registerFileRoutes } from './routes/files';
 import { registerRepositoryRoutes } from './routes/repository';
 import { registerMergeRequestDiffRoutes } from './routes/merge_requests';
@@ -21,6 +23,8 @@ export const repositoriesArea: Area = {
     registerBranchRoutes(router);
     registerTagRoutes(router);
     registerCommitRoutes(router);
+    registerCommitNoteRoutes(router);
+    registerCommitStatusRoutes(router);
     registerFileRoutes(router);
     registerRepositoryRoutes(router);
     registerMergeRequestDiffRoutes(router);

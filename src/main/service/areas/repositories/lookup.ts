@@ -51,3 +51,9 @@ export async function readTextAt(repo: Repository, commit: string, path: string)
   if (!entry || entry.type !== 'blob') return null;
   return (await repo.blob(entry.id))?.toString('utf8') ?? null;
 }
+
+/** Names of the branches (`heads`) or tags that contain `sha`, as `for-each-ref --contains` lists them. */
+export async function refsContaining(repo: Repository, sha: string, kind: 'heads' | 'tags'): Promise<string[]> {
+  const out = await repo.run(['for-each-ref', '--format=%(refname:lstrip=2)', `--contains=${sha}`, `refs/${kind}/`]);
+  return out.stdout.toString('utf8').split('\n').filter(Boolean);
+}

@@ -52,4 +52,56 @@ ALTER TABLE merge_requests ADD COLUMN merge_error TEXT;
 ALTER TABLE merge_requests ADD COLUMN behind_target INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    name: 'repositories/003_commit_notes_and_statuses',
+    sql: `
+-- Notes on a commit (GitLab keeps commit_id on the note and no noteable_id): one row per noted
+-- commit gives the notes table the integer noteable_id it indexes by.
+CREATE TABLE commit_noteables (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  sha TEXT NOT NULL,
+  UNIQUE (project_id, sha)
+);
+
+-- Statuses external systems post to a commit (POST /projects/:id/statuses/:sha), grouped as GitLab
+-- groups them into an \`external\` pipeline per sha and ref.
+CREATE TABLE ci_pipelines (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  iid INTEGER NOT NULL,
+  sha TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  source TEXT NOT NULL,
+  status TEXT NOT NULL,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX ci_pipelines_sha ON ci_pipelines (project_id, sha, id);
+
+CREATE TABLE commit_statuses (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  pipeline_id INTEGER NOT NULL REFERENCES ci_pipelines(id) ON DELETE CASCADE,
+  sha TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  name TEXT NOT NULL,
+  stage TEXT NOT NULL DEFAULT 'external',
+  status TEXT NOT NULL,
+  target_url TEXT,
+  description TEXT,
+  coverage REAL,
+  allow_failure INTEGER NOT NULL DEFAULT 0,
+  -- A newer status of the same name in the pipeline replaced this one (hidden unless all=true).
+  retried INTEGER NOT NULL DEFAULT 0,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX commit_statuses_pipeline ON commit_statuses (pipeline_id, name, id);
+`,
+  },
 ];

@@ -37,7 +37,7 @@ function notesVisibleSql(rc: RequestContext, projectId: number): string {
  * `400 Bad request - Note {:note=>["can't be blank"]}` on create (process_note_creation_result)
  * and `400 Bad request - Failed to save note {...}` on update (update_note).
  */
-function checkNoteBody(body: string, prefix: string): void {
+export function checkNoteBody(body: string, prefix: string): void {
   try {
     validateNoteBody(body);
   } catch (e) {

@@ -196,7 +196,7 @@ async function importMergedBy(run: ImportRun, client: ProviderAClient, repo: str
     await run.job.checkpoint();
     const pulls = await Promise.all(batch.map((mr) => client.pull(repo, mr.iid)));
     await run.users.prepare(pulls.map((p) => sourceUser(p.merged_by)));
-    run.importItems('pull_requests_merged_by', 'pull_request_merged_by', batch, (mr) => {
+    await run.importItems('pull_requests_merged_by', 'pull_request_merged_by', batch, (mr) => {
       const pr = pulls.find((p) => p.number === mr.iid)!;
       if (!pr.merged_by) return 'skipped';
       const merger = run.users.author(sourceUser(pr.merged_by));

@@ -1,5 +1,4 @@
 import type { ServiceContext } from '../../../context';
-import { inTransaction } from '../../../db/connection';
 import type { JobContext } from '../../../jobs/runner';
 import { type Project, findProjectById } from '../../core/projects';
 import type { Page } from '../providers/providera';
@@ -70,27 +69,30 @@ export class ImportRun {
       url = await this.job.step(`${opts.stage}:${n}`, async () => {
         const page = await opts.fetchPage(current);
         await opts.prepare?.(page.items);
-        this.importItems(opts.stage, opts.objectType, page.items, opts.each, opts.identify);
+        await this.importItems(opts.stage, opts.objectType, page.items, opts.each, opts.identify);
         return page.next;
       });
       this.job.progress({ message: `${opts.stage} (page ${n})` });
     }
   }
 
-  /** Writes a batch of records in one transaction, each in its own savepoint. */
-  importItems<T>(stage: string, objectType: string, items: T[], each: (item: T) => 'imported' | 'skipped', identify?: (item: T) => number | null): void {
-    inTransaction(this.svc.db, () => {
-      countObjects(this.svc, this.projectId, 'fetched', objectType, items.length);
-      let imported = 0;
-      for (const item of items) {
-        try {
-          if (inTransaction(this.svc.db, () => each(item)) === 'imported') imported++;
-        } catch (err) {
-          this.recordFailure(stage, objectType, err, identify?.(item) ?? null);
-        }
-      }
-      countObjects(this.svc, this.projectId, 'imported', objectType, imported);
-    });
+  /** Writes a batch of records, each in its own savepoint, in short transactions (`job.writeEach`). */
+  async importItems<T>(stage: string, objectType: string, items: T[], each: (item: T) => 'imported' | 'skipped', identify?: (item: T) => number | null): Promise<void> {
+    let imported = 0;
+    await this.job.writeEach(
+      items,
+      (item) => {
+        if (each(item) === 'imported') imported++;
+      },
+      {
+        failed: (item, err) => this.recordFailure(stage, objectType, err, identify?.(item) ?? null),
+        afterSlice: (slice) => {
+          countObjects(this.svc, this.projectId, 'fetched', objectType, slice.length);
+          countObjects(this.svc, this.projectId, 'imported', objectType, imported);
+          imported = 0;
+        },
+      },
+    );
   }
 
   /** A record (or a whole optimistic stage) that could not be imported; the import goes on. */

@@ -17,9 +17,9 @@ export interface Stage {
  */
 export const RATE_LIMIT_WAIT_MS = 60_000;
 
-/** How importers reach a provider from a job: the service's fetch, aborted with the job. */
+/** How importers reach a provider from a job: the job's fetch (the service's, aborted with the job, taking turns with requests). */
 export function providerOptions(svc: ServiceContext, job: JobContext<unknown>): Omit<ProviderHttpOptions, 'provider' | 'headers'> {
-  return { fetch: svc.fetch, now: svc.now, signal: job.signal, maxRateLimitWaitMs: RATE_LIMIT_WAIT_MS };
+  return { fetch: (input, init) => job.fetch(input instanceof Request ? input.url : input, init), now: svc.now, signal: job.signal, maxRateLimitWaitMs: RATE_LIMIT_WAIT_MS };
 }
 
 /**

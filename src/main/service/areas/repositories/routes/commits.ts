@@ -1,15 +1,19 @@
 import type { RequestContext, Router } from '../../../http/route';
+import type { MergeRequestRow } from '../../core/entities';
+import { mergeRequest } from '../../core/entities';
+import { committerOf } from '../people';
+import { createCommit, moveRef } from '../writes';
+import { latestMergeRequestDiff, versionCommits } from '../merge_requests';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
-import { grapeError } from '../../../http/errors';
+import { ApiError, grapeError, notFound } from '../../../http/errors';
 import { paginateArray, readPage, setPaginationHeaders } from '../../../http/pagination';
 import type { FileAction, Repository } from '../../../git';
 import type { Commit } from '../../../git/commits';
 import { isSafeTreePath } from '../../../git/names';
 import type { Project } from '../../core/projects';
 import { loadRepository, loadWritableRepository } from '../access';
-import { commitDetail, commitEntity, diffEntity, statsOf, type CommitStats } from '../entities';
-import { commitOr404, commitsById } from '../lookup';
-import { createCommit } from '../writes';
+import { commitDetail, commitEntity, diffEntity, fullTitle, statsOf, type CommitStats } from '../entities';
+import { commitOr404, commitsById, refsContaining } from '../lookup';
 
 const ACTIONS = ['create', 'delete', 'move', 'update', 'chmod'] as const;
 
@@ -172,11 +176,185 @@ export function registerCommitRoutes(r: Router): void {
       const refs: { type: string; name: string }[] = [];
       for (const [kind, type] of [['heads', 'branch'], ['tags', 'tag']] as const) {
         if (q.type !== 'all' && q.type !== type) continue;
-        const out = await repo.run(['for-each-ref', '--format=%(refname:lstrip=2)', `--contains=${c.id}`, `refs/${kind}/`]);
-        for (const name of out.stdout.toString('utf8').split('\n').filter(Boolean)) refs.push({ type, name });
+        for (const name of await refsContaining(repo, c.id, kind)) refs.push({ type, name });
       }
       return paginateArray(rc, refs);
     },
     { auth: 'optional' },
   );
+
+  // Commits::CherryPickService / RevertService: the change replayed onto the branch head as a new commit.
+  for (const action of ['cherry_pick', 'revert'] as const) {
+    r.post(`/projects/:id/repository/commits/:sha/${action}`, async (rc) => {
+      const p = declared(rc.params, { branch: t.string().required().notBlank(), dry_run: t.boolean().default(false), message: t.string() });
+      const { project, repo, user } = await loadWritableRepository(rc, 'You are not allowed to push into this branch');
+      const commit = await commitOr404(repo, rc.path.sha);
+      const head = await repo.refCommit(`refs/heads/${p.branch}`);
+      if (!head) throw notFound('Branch');
+      const merged = mergedMergeRequestOf(rc, project, commit);
+      const person = committerOf(rc.svc, user);
+      const tree = action === 'cherry_pick' ? await repo.cherryPickTree(commit, head, person) : await repo.revertTree(commit, head, person);
+      const headTree = (await repo.commit(head))!.tree;
+      if (!tree || tree === headTree) {
+        const status = `${merged ? 'Merge request' : 'Commit'} ${action === 'cherry_pick' ? 'cherry-pick' : 'revert'} failed`;
+        throw new ApiError(400, {
+          message: `${status}: ${CHANGE_FAILED}`,
+          error_code: tree ? 'empty' : 'conflict',
+          ...(p.dry_run ? { dry_run: 'error' } : {}),
+        });
+      }
+      if (p.dry_run) {
+        rc.status = 200;
+        return { dry_run: 'success' };
+      }
+      const message = p.message ?? (action === 'cherry_pick' ? await cherryPickMessage(rc, repo, commit, merged) : revertMessage(commit, merged));
+      // Gitaly's UserCherryPick keeps the picked commit's author; a revert is the user's own.
+      const author = action === 'cherry_pick' ? { ...commit.author } : person;
+      const sha = await repo.commitTree(tree, [head], message, author, person);
+      await moveRef(rc.svc, project, repo, user, `refs/heads/${p.branch}`, sha, head, 'Could not update the branch: it changed meanwhile');
+      rc.status = 201;
+      return commitEntity(rc, project, (await repo.commit(sha))!);
+    });
+  }
+
+  r.get(
+    '/projects/:id/repository/commits/:sha/merge_requests',
+    async (rc) => {
+      const q = declared(rc.params, { state: t.string() });
+      const { project, repo } = await loadRepository(rc);
+      const commit = await commitOr404(repo, rc.path.sha);
+      const ids = await mergeRequestIdsContaining(rc, project, repo, commit.id);
+      const states = q.state ? [q.state] : null;
+      const rows = ids
+        .map((id) => rc.svc.db.prepare('SELECT * FROM merge_requests WHERE id = ?').get(id) as MergeRequestRow)
+        .filter((m) => !states || states.includes(m.state));
+      return paginateArray(rc, rows).map((m) => mergeRequest(rc, m));
+    },
+    { auth: 'optional' },
+  );
+
+  r.get(
+    '/projects/:id/repository/commits/:sha/signature',
+    async (rc) => {
+      const { repo } = await loadRepository(rc);
+      const commit = await commitOr404(repo, rc.path.sha);
+      const block = await repo.commitSignature(commit.id);
+      if (!block) throw notFound('Signature');
+      return commitSignatureEntity(block);
+    },
+    { auth: 'optional' },
+  );
+}
+
+const CHANGE_FAILED =
+  "Can't perform this action automatically. It may have already been done, or a more recent commit may have updated some of this content. Please perform this action locally.";
+
+/** Commit#merged_merge_request: the merged merge request a merge commit closed, if any. */
+function mergedMergeRequestOf(rc: RequestContext, project: Project, commit: Commit): MergeRequestRow | undefined {
+  if (commit.parents.length < 2) return undefined;
+  return rc.svc.db
+    .prepare("SELECT * FROM merge_requests WHERE target_project_id = ? AND state = 'merged' AND merge_commit_sha = ? ORDER BY id LIMIT 1")
+    .get(project.id, commit.id) as MergeRequestRow | undefined;
+}
+
+/** Commit#cherry_pick_message: the message, the origin, and a merged merge request's commits (newest last). */
+async function cherryPickMessage(rc: RequestContext, repo: Repository, commit: Commit, merged: MergeRequestRow | undefined): Promise<string> {
+  const body = [`(cherry picked from commit ${commit.id})`];
+  const version = merged ? latestMergeRequestDiff(rc.svc, merged.id) : undefined;
+  const commits = version ? await versionCommits(repo, version) : [];
+  if (commits.length) {
+    body.push('');
+    for (const c of [...commits].reverse()) body.push(`${c.id.slice(0, 8)} ${fullTitle(c.message)}`);
+  }
+  return `${commit.message}\n\n${body.join('\n')}`;
+}
+
+/** Commit#revert_message */
+function revertMessage(commit: Commit, merged: MergeRequestRow | undefined): string {
+  const description = merged ? `This reverts merge request !${merged.iid}` : `This reverts commit ${commit.id}`;
+  return `Revert "${fullTitle(commit.message).trim()}"\n\n${description}`;
+}
+
+/**
+ * MergeRequestsFinder's `commit_sha`: merge requests whose latest version holds the commit, or
+ * that it merged or squashed into the target.
+ */
+async function mergeRequestIdsContaining(rc: RequestContext, project: Project, repo: Repository, sha: string): Promise<number[]> {
+  const candidates = rc.svc.db
+    .prepare(
+      `SELECT m.id, m.merge_commit_sha, m.squash_commit_sha, d.base_commit_sha, d.head_commit_sha
+         FROM merge_requests m
+         LEFT JOIN merge_request_diffs d ON d.id = (SELECT max(id) FROM merge_request_diffs WHERE merge_request_id = m.id)
+        WHERE m.target_project_id = ? ORDER BY m.id DESC`,
+    )
+    .all(project.id) as { id: number; merge_commit_sha: string | null; squash_commit_sha: string | null; base_commit_sha: string | null; head_commit_sha: string | null }[];
+  const out: number[] = [];
+  for (const c of candidates) {
+    if (c.merge_commit_sha === sha || c.squash_commit_sha === sha) out.push(c.id);
+    else if (c.head_commit_sha && (await repo.isAncestor(sha, c.head_commit_sha)) && !(c.base_commit_sha && (await repo.isAncestor(sha, c.base_commit_sha)))) out.push(c.id);
+  }
+  return out;
+}
+
+/**
+ * Entities::CommitSignature for a signed commit. Sandlab holds no GPG, SSH signing or X.509 keys,
+ * so a signature is never verified: GitLab's status for a key it does not know.
+ */
+function commitSignatureEntity(block: string): Record<string, unknown> {
+  if (block.includes('BEGIN SSH SIGNATURE')) {
+    return { signature_type: 'SSH', signature: { verification_status: 'unknown_key', key: null }, commit_source: 'gitaly' };
+  }
+  if (block.includes('BEGIN SIGNED MESSAGE')) {
+    return { signature_type: 'X509', signature: { verification_status: 'unverified', x509_certificate: null }, commit_source: 'gitaly' };
+  }
+  return {
+    signature_type: 'PGP',
+    signature: {
+      gpg_key_id: null,
+      gpg_key_primary_keyid: pgpIssuerKeyId(block),
+      gpg_key_user_name: null,
+      gpg_key_user_email: null,
+      verification_status: 'unknown_key',
+      gpg_key_subkey_id: null,
+    },
+    commit_source: 'gitaly',
+  };
+}
+
+/** The issuer key id (16 hex digits, upper case) of an armored OpenPGP v4 signature, or null. */
+function pgpIssuerKeyId(armored: string): string | null {
+  const body = armored
+    .split('\n')
+    .filter((l) => l && !l.startsWith('-----') && !l.startsWith('=') && !/^[A-Za-z-]+: /.test(l))
+    .join('');
+  const bytes = Buffer.from(body, 'base64');
+  // Packet header (new or old format), then a v4 signature: version, type, key and hash algorithms, subpackets.
+  let i = 0;
+  const tag = bytes[i++];
+  if (tag === undefined || !(tag & 0x80)) return null;
+  if (tag & 0x40) {
+    const len = bytes[i++];
+    if (len >= 192 && len < 224) i++;
+    else if (len === 255) i += 4;
+  } else i += [1, 2, 4, 0][tag & 3];
+  if (bytes[i] !== 4) return null;
+  i += 4;
+  for (let area = 0; area < 2; area++) {
+    const end = i + 2 + bytes.readUInt16BE(i);
+    i += 2;
+    while (i < end && end <= bytes.length) {
+      let len = bytes[i++];
+      if (len >= 192 && len < 255) len = ((len - 192) << 8) + bytes[i++] + 192;
+      else if (len === 255) {
+        len = bytes.readUInt32BE(i);
+        i += 4;
+      }
+      const type = bytes[i] & 0x7f;
+      if (type === 16) return bytes.subarray(i + 1, i + 9).toString('hex').toUpperCase();
+      if (type === 33) return bytes.subarray(i + len - 8, i + len).toString('hex').toUpperCase();
+      i += len;
+    }
+    i = end;
+  }
+  return null;
 }

@@ -4,6 +4,9 @@ import { apiError, notFound } from '../../../http/errors';
 import { paginateArray } from '../../../http/pagination';
 import { isSafeTreePath } from '../../../git/names';
 import { childExit } from '../../../git/runtime';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadRepository } from '../access';
 import { commitEntity, diffEntity, projectUrl, treeEntry } from '../entities';
 import { commitsById } from '../lookup';
@@ -82,6 +85,24 @@ export function registerRepositoryRoutes(r: Router): void {
       .header('content-transfer-encoding', 'binary')
       .send(child.stdout);
   };
+
+  // Project snapshots: the bare repository as a tar (Gitaly's GetSnapshot), for administrators.
+  r.get('/projects/:id/snapshot', async (rc) => {
+    rc.requireAdmin();
+    const q = declared(rc.params, { wiki: t.boolean().default(false) });
+    const { repo } = await loadRepository(rc);
+    // Sandlab projects have no wiki, so no wiki repository to snapshot.
+    if (q.wiki) throw notFound('Wiki repository');
+    const entries = ['HEAD', 'packed-refs', 'shallow', 'refs', 'objects'].filter((e) => existsSync(join(repo.path, e)));
+    const child = spawn('tar', ['-cf', '-', '-C', repo.path, ...entries], { stdio: ['ignore', 'pipe', 'ignore'] });
+    void childExit(child);
+    return rc.reply
+      .header('content-type', 'application/x-tar')
+      .header('content-disposition', 'attachment; filename="snapshot.tar"')
+      .header('content-transfer-encoding', 'binary')
+      .header('cache-control', 'private')
+      .send(child.stdout);
+  });
   r.get('/projects/:id/repository/archive', archive, { auth: 'optional' });
   r.get('/projects/:id/repository/archive.:format', archive, { auth: 'optional' });
 
