@@ -1,8 +1,9 @@
 /**
- * The request hot path against its ceiling. Sandlab (the built server, in its own process) and a
- * bare `node:http` server answering a same-sized fixed JSON body are driven in turn by Debian's
- * `wrk`, round after round in the same run; each request prints req/s, p50/p99, the server's CPU
- * time per request, and the ratios (median of the per-round ratios). Then RSS idle and after
+ * The request hot path against its ceiling. Sandlab (the built server, in its own process), a
+ * bare `node:http` server answering a same-sized fixed JSON body, and fastify alone answering it
+ * the way Sandlab's routes do (the floor of Sandlab's stack) are driven in turn by Debian's `wrk`,
+ * round after round in the same run; each request prints req/s, p50/p99, the server's CPU time
+ * per request, and the ratios to bare (median of the per-round ratios). Then RSS idle and after
  * load, and sustained issue creation through the API (1 and 8 clients) beside a bare server
  * reading the same POST.
  *
@@ -14,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type WrkResult, cpuMs, ensureBuilt, ensureWrk, fmt, machineLine, median, num, rssMb, runWrk, spawnBare, spawnSandlab, stop } from './lib';
+import { type WrkResult, cpuMs, ensureBuilt, ensureWrk, fmt, machineLine, median, num, rssMb, runWrk, spawnBare, spawnFastifyFloor, spawnSandlab, stop } from './lib';
 import { TOKEN, type Target, bareRoutes, prepareTargets, requestHeaders } from './targets';
 
 const { values: opts } = parseArgs({
@@ -41,37 +42,40 @@ async function main(): Promise<void> {
   ensureWrk();
   ensureBuilt();
   console.log(`machine: ${machineLine()}`);
-  console.log(`wrk -t1 -c${connections} -d${seconds}s, ${rounds} rounds, Sandlab and bare node:http in turn\n`);
+  console.log(`wrk -t1 -c${connections} -d${seconds}s, ${rounds} rounds, Sandlab, bare node:http and the fastify floor in turn\n`);
   const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
   const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
   const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs, cli: opts.cli });
   let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
+  let floor: Awaited<ReturnType<typeof spawnFastifyFloor>> | null = null;
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(sandlab.child.pid!);
     const targets = (await prepareTargets(sandlab.url, { reads: !opts['writes-only'], writes: !opts['reads-only'] })).filter((t) => !opts.only || new RegExp(opts.only).test(t.name));
     bare = await spawnBare(bareRoutes(targets));
-    const servers = { sandlab, bare };
+    floor = await spawnFastifyFloor(bareRoutes(targets));
+    const servers = { sandlab, bare, floor };
 
     // Server CPU time per request beside the wall-clock figures: far steadier when other
     // processes load the machine, and its ratio is the throughput ratio of a CPU-bound server.
-    const run = (side: 'sandlab' | 'bare', i: number, t: Target, secs: number): Measured => {
+    const run = (side: keyof typeof servers, i: number, t: Target, secs: number): Measured => {
       const server = servers[side];
       const before = cpuMs(server.child.pid!);
-      const url = side === 'bare' ? `${server.url}/r${i}` : `${server.url}${t.path}`;
+      const url = side === 'sandlab' ? `${server.url}${t.path}` : `${server.url.replace('localhost', '127.0.0.1')}/r${i}`;
       const r = runWrk(url, { seconds: secs, connections: t.connections ?? connections, headers: requestHeaders(t), method: t.method, body: t.body });
       return { ...r, cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / Math.max(1, r.requests) };
     };
 
-    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[] }));
+    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[] }));
     for (const [i, t] of targets.entries()) {
       run('bare', i, t, 1); // warm-up
+      run('floor', i, t, 1);
       run('sandlab', i, t, 1);
     }
     for (let round = 0; round < rounds; round++) {
       for (const [i, t] of targets.entries()) {
         // Alternate which goes first, so drift in the machine's speed falls on both sides.
-        const order = round % 2 ? (['sandlab', 'bare'] as const) : (['bare', 'sandlab'] as const);
+        const order = round % 2 ? (['sandlab', 'floor', 'bare'] as const) : (['bare', 'floor', 'sandlab'] as const);
         for (const side of order) results[i][side].push(run(side, i, t, seconds));
       }
     }
@@ -81,20 +85,26 @@ async function main(): Promise<void> {
       `${num(median(r.map((x) => x.rps))).padStart(7)} req/s  p50 ${fmt(median(r.map((x) => x.p50)), 2)} ms  p99 ${fmt(median(r.map((x) => x.p99)), 2)} ms  ` +
       `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 0)} us/req`;
     for (const [i, t] of targets.entries()) {
-      const { sandlab: s, bare: b } = results[i];
+      const { sandlab: s, bare: b, floor: f } = results[i];
       const ratios = s.map((x, k) => x.rps / b[k].rps);
       const cpuRatios = s.map((x, k) => b[k].cpuUs / x.cpuUs);
       const socketErrors = s.reduce((n, x) => n + x.errors, 0);
       console.log(`${t.name}  [${t.bare.status}, ${t.bare.body.length} B body, ${t.connections ?? connections} connections]`);
       console.log(`  sandlab   ${line(s)}${socketErrors ? `  socket errors ${socketErrors}` : ''}`);
       console.log(`  node:http ${line(b)}`);
+      console.log(`  fastify   ${line(f)}`);
       console.log(
         `  ratio req/s ${fmt(median(ratios), 2)} (rounds: ${ratios.map((r) => fmt(r, 2)).join(' ')}), ` +
-          `CPU per request ${fmt(median(cpuRatios), 2)} (rounds: ${cpuRatios.map((r) => fmt(r, 2)).join(' ')})${t.goal ? `  goal >= ${t.goal}` : ''}\n`,
+          `CPU per request ${fmt(median(cpuRatios), 2)} (rounds: ${cpuRatios.map((r) => fmt(r, 2)).join(' ')})${t.goal ? `  goal >= ${t.goal}` : ''}`,
       );
+      // The stack's own ceiling: fastify alone, with nothing of Sandlab's.
+      const floorRatios = f.map((x, k) => x.rps / b[k].rps);
+      const floorCpuRatios = f.map((x, k) => b[k].cpuUs / x.cpuUs);
+      console.log(`  fastify floor: ratio req/s ${fmt(median(floorRatios), 2)}, CPU per request ${fmt(median(floorCpuRatios), 2)}\n`);
     }
     console.log(`RSS idle ${fmt(idleRss)} MB, after load ${fmt(loadedRss)} MB`);
   } finally {
+    if (floor) await stop(floor.child);
     if (bare) await stop(bare.child);
     await stop(sandlab.child);
     rmSync(dataDir, { recursive: true, force: true });

@@ -95,6 +95,26 @@ process.on('SIGTERM', () => { s.closeAllConnections(); s.close(() => process.exi
   return spawnNode(['-e', source], { BARE_ROUTES: JSON.stringify(routes) }, wrapper);
 }
 
+/**
+ * The ceiling of Sandlab's own stack: a fastify app with Sandlab's router options answering each
+ * path as the bare server does, the way Sandlab's routes answer (an async handler, the security
+ * headers, `application/json`, a Buffer body). What separates it from the bare server is fastify's
+ * per-request cost; what separates Sandlab from it is Sandlab's own.
+ */
+export function spawnFastifyFloor(routes: Record<string, BareRoute>) {
+  const source = `
+const app = require(${JSON.stringify(join(ROOT, 'node_modules/fastify'))})({ logger: false, routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 } });
+for (const [path, r] of Object.entries(JSON.parse(process.env.BARE_ROUTES))) {
+  const body = Buffer.from(r.body);
+  app.route({ method: ['GET', 'POST'], url: path, handler: async (req, reply) =>
+    reply.code(r.status).header('x-frame-options', 'SAMEORIGIN').header('x-content-type-options', 'nosniff').header('content-type', 'application/json').send(body) });
+}
+app.listen({ port: 0, host: '127.0.0.1' }).then((url) => console.log('listening on ' + url));
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+`;
+  return spawnNode(['-e', source], { BARE_ROUTES: JSON.stringify(routes) });
+}
+
 /** A fixed JSON body of exactly `bytes` bytes. */
 export function jsonOfSize(bytes: number): string {
   const shell = '{"pad":""}';

@@ -3,7 +3,7 @@ import { type ApiResult, TestService } from '../helpers/service';
 import { insertImportedIssue } from '../../src/main/service/areas/core/imported';
 
 /**
- * Lists past 10,000 records read other indexes than small ones (core/013): a label filter counts
+ * Lists past 10,000 records read other indexes than small ones (core/014): a label filter counts
  * from the label rows, a group of many records walks the instance-wide order index, a page past
  * the first 10,000 rows is not counted at all. Whatever the plan, the answer is the one the
  * records say: these tests compute it from the seeded records and compare rows, order and headers.

@@ -77,6 +77,35 @@ describe('answers byte for byte', () => {
     expect(res).toBe(answer('200 OK', ...routeJson(JSON.parse(body))));
   });
 
+  it('a project with a description and topics, the same bytes on every read', async () => {
+    const p = await s.createProject({ name: 'described', description: 'A **bold** _start_ :smile:', topics: 'alpha,beta' });
+    const first = await get(`/api/v4/projects/${p.id}`);
+    const body = JSON.parse(Buffer.from(first.slice(first.indexOf('\r\n\r\n') + 4), 'latin1').toString('utf8'));
+    expect(body).toMatchObject({
+      description_html: '<p data-sourcepos="1:1-1:26" dir="auto">A <strong>bold</strong> <em>start</em> <gl-emoji data-name="smile">😄</gl-emoji></p>',
+      tag_list: ['alpha', 'beta'],
+      topics: ['alpha', 'beta'],
+      ssh_url_to_repo: 'git@127.0.0.1:root/described.git',
+      container_registry_image_prefix: '127.0.0.1/root/described',
+      empty_repo: true,
+    });
+    expect(Buffer.from(first, 'latin1').toString('utf8')).toBe(answer('200 OK', ...routeJson(body)));
+    expect(await get(`/api/v4/projects/${p.id}`)).toBe(first);
+  });
+
+  it('creating an issue', async () => {
+    const request = JSON.stringify({ title: 'Raw issue', description: 'Made *here*', labels: 'bench,perf' });
+    const res = await raw(
+      `POST /api/v4/projects/${projectId}/issues HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(request)}\r\nConnection: close\r\n\r\n${request}`,
+    );
+    const created = JSON.parse(res.slice(res.indexOf('\r\n\r\n') + 4));
+    expect(created).toMatchObject({ title: 'Raw issue', description: 'Made *here*', labels: ['bench', 'perf'], state: 'opened', project_id: projectId });
+    expect(res).toBe(answer('201 Created', ...routeJson(created)));
+    const read = await get(`/api/v4/projects/${projectId}/issues/${created.iid}`);
+    expect(read.slice(read.indexOf('\r\n\r\n') + 4)).toBe(JSON.stringify(created));
+  });
+
   it('no credentials where they are required', async () => {
     expect(await get('/api/v4/user', null)).toBe(answer('401 Unauthorized', ...json({ message: '401 Unauthorized' })));
   });

@@ -466,6 +466,20 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'PATCH /api/v4/user/status': signedIn,
   'GET /api/v4/users/:id/status': anyone,
 
+  // --- search (`authenticate!`, then what the caller can see of the group or project) -------------
+  'GET /api/v4/search': { ...signedIn, query: 'scope=users&search=root' },
+  'GET /api/v4/groups/:id/search': { ...group('guest'), query: 'scope=projects&search=world' },
+  'GET /api/v4/projects/:id/search': { ...project('guest'), query: 'scope=issues&search=world' },
+
+  // --- avatars (files at GitLab's upload URLs: a private owner's stays hidden from those who cannot see it) --
+  'GET /uploads/-/system/user/avatar/:owner_id/:filename': anyone,
+  'GET /uploads/-/system/group/avatar/:owner_id/:filename': anyone,
+  'GET /uploads/-/system/project/avatar/:owner_id/:filename': anyone,
+  'GET /uploads/-/system/projects/topic/avatar/:owner_id/:filename': anyone,
+  'GET /api/v4/groups/:id/avatar': group('guest'),
+  'GET /api/v4/projects/:id/avatar': project('guest'),
+  'PUT /api/v4/user/avatar': signedIn,
+
   // --- topics (read by anyone; written by administrators) --------------------------------------
   'GET /api/v4/topics': anyone,
   'GET /api/v4/topics/:id': anyone,

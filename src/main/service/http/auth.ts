@@ -23,18 +23,23 @@ export interface Credentials {
 
 /** Reads credentials from headers and parameters, as GitLab's APIGuard does. */
 export function readCredentials(headers: Record<string, string | string[] | undefined>, params: Record<string, unknown>): Credentials {
-  const header = (name: string): string | null => {
-    const v = headers[name];
-    return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
-  };
-  const param = (name: string): string | null => (typeof params[name] === 'string' && params[name] ? (params[name] as string) : null);
-  const authz = header('authorization');
+  const authz = header(headers, 'authorization');
   const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
   return {
-    privateToken: header('private-token') ?? param('private_token') ?? bearer ?? param('access_token'),
-    jobToken: header('job-token') ?? param('job_token'),
-    sudo: header('sudo') ?? param('sudo'),
+    privateToken: header(headers, 'private-token') ?? param(params, 'private_token') ?? bearer ?? param(params, 'access_token'),
+    jobToken: header(headers, 'job-token') ?? param(params, 'job_token'),
+    sudo: header(headers, 'sudo') ?? param(params, 'sudo'),
   };
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const v = headers[name];
+  return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
+}
+
+function param(params: Record<string, unknown>, name: string): string | null {
+  const v = params[name];
+  return typeof v === 'string' && v ? v : null;
 }
 
 /**

@@ -172,7 +172,24 @@ export function renderMarkdown(text: string, opts: RenderOptions): string {
   return sanitizeRenderedHtml(md.render(text, env)).replace(/\n+$/, '');
 }
 
-/** A `*_html` field: GitLab Flavored Markdown without reference lookups; '' for no text. */
+/** Rendered `*_html` fields by source text: without reference lookups the HTML depends on the text alone. */
+const renderedFields = new Map<string, string>();
+/** Bounds the memory they take: a few megabytes at most. */
+const RENDERED_FIELDS_KEPT = 500;
+const RENDERED_FIELD_MAX_LENGTH = 2000;
+
+/**
+ * A `*_html` field: GitLab Flavored Markdown without reference lookups; '' for no text. Remembered
+ * per text (entities such as a project or a label list render the same descriptions on every read).
+ */
 export function markdownField(text: string | null | undefined): string {
-  return text ? renderMarkdown(text, { gfm: true }) : '';
+  if (!text) return '';
+  let html = renderedFields.get(text);
+  if (html === undefined) {
+    html = renderMarkdown(text, { gfm: true });
+    if (text.length > RENDERED_FIELD_MAX_LENGTH) return html;
+    if (renderedFields.size >= RENDERED_FIELDS_KEPT) renderedFields.clear();
+    renderedFields.set(text, html);
+  }
+  return html;
 }

@@ -144,9 +144,23 @@ function build(row: Row): ApplicationSettings {
   return { id: 1, ...defaults, ...JSON.parse(row.overrides), created_at: row.created_at, updated_at: row.updated_at } as ApplicationSettings;
 }
 
-/** The current settings; cheap to call on every request (memoized until the next write). */
+/** The settings last built per database, with the row they were built from. */
+const lastBuilt = new WeakMap<ServiceContext['db'], { row: Row; settings: ApplicationSettings }>();
+
+/**
+ * The current settings; cheap to call on every request (memoized until the next write). A write
+ * to any other table ends the memo too: the row is read again, but the settings built from it are
+ * reused while it is unchanged (and with them what is memoized per settings object).
+ */
 export function applicationSettings(svc: ServiceContext): ApplicationSettings {
-  return cachedLookup(svc.db, 'application_settings', () => build(readRow(svc)))!;
+  return cachedLookup(svc.db, 'application_settings', () => {
+    const row = readRow(svc);
+    const last = lastBuilt.get(svc.db);
+    if (last && last.row.overrides === row.overrides && last.row.created_at === row.created_at && last.row.updated_at === row.updated_at) return last.settings;
+    const settings = build(row);
+    lastBuilt.set(svc.db, { row, settings });
+    return settings;
+  })!;
 }
 
 /**

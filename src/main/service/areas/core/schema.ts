@@ -632,13 +632,23 @@ CREATE INDEX project_stars_user ON project_stars (user_id);
 `,
   },
   {
+    name: 'core/013_avatars',
+    sql: `
+-- The file name of each owner's avatar (GitLab's Avatarable \`avatar\` column); the file is under <dataDir>/avatars/.
+ALTER TABLE users ADD COLUMN avatar TEXT;
+ALTER TABLE namespaces ADD COLUMN avatar TEXT;
+ALTER TABLE projects ADD COLUMN avatar TEXT;
+ALTER TABLE topics ADD COLUMN avatar TEXT;
+`,
+  },
+  {
     // Filtered lists at scale. Each common filter of a project's issues (state, author, milestone)
     // and merge requests (state) has an index that leads with the project and the filter and keeps
     // the default order, so a page reads matching rows in order and the capped count
     // (COUNT_LIMIT + 1 rows) reads index entries only. Lists over many projects (a group, the
     // instance) walk the instance-wide order indexes. Label rows carry their record's project and
     // state, so a label filter counts from the label index and label counts never read the records.
-    name: 'core/013_list_filter_indexes',
+    name: 'core/014_list_filter_indexes',
     sql: `
 CREATE INDEX issues_project_state_created ON issues (project_id, state, created_at, id);
 CREATE INDEX issues_project_author_created ON issues (project_id, author_id, created_at, id);

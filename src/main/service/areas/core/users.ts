@@ -9,6 +9,8 @@ export interface User {
   name: string;
   email: string;
   public_email: string | null;
+  /** The avatar's file name (core/avatars.ts). */
+  avatar: string | null;
   password_digest: string | null;
   state: string;
   admin: number;
@@ -108,6 +110,15 @@ export function tokenScopes(token: PersonalAccessToken): string[] {
   return scopes;
 }
 
+/** `last_used_at` as a time, parsed once per token row (rows come from the lookup cache). */
+const parsedLastUsed = new WeakMap<PersonalAccessToken, number>();
+
+function lastUsedMs(token: PersonalAccessToken): number {
+  let ms = parsedLastUsed.get(token);
+  if (ms === undefined) parsedLastUsed.set(token, (ms = Date.parse(token.last_used_at!)));
+  return ms;
+}
+
 /** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */
 export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken): boolean {
   return token.expires_at !== null && token.expires_at <= svc.now().toISOString().slice(0, 10);
@@ -139,6 +150,6 @@ export function insertToken(svc: ServiceContext, t: NewToken): { row: PersonalAc
 /** Records use at most once a minute per token, so authenticated reads stay cheap. */
 export function touchToken(svc: ServiceContext, token: PersonalAccessToken): void {
   const now = svc.now();
-  if (token.last_used_at && now.getTime() - Date.parse(token.last_used_at) < 60_000) return;
+  if (token.last_used_at && now.getTime() - lastUsedMs(token) < 60_000) return;
   svc.db.prepare('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?').run(isoTime(now), token.id);
 }

@@ -212,7 +212,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
 
 /**
  * The capped count of a project's issues or merge requests filtered by one label (and perhaps a
- * state) from the label rows' index (core/013), instead of walking the records in list order
+ * state) from the label rows' index (core/014), instead of walking the records in list order
  * and probing each one's labels: a label on a tenth of a million records would read 100,000
  * records to find 10,001. `extra` is any remaining condition on the record `x` (confidentiality),
  * joined only when there is one. DISTINCT because one record can carry titles that differ only
@@ -236,7 +236,7 @@ export function labelRowsCount(
   };
 }
 
-/** Order columns with an instance-wide index (core/013), which a scope of many projects can walk. */
+/** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */
 const INSTANCE_ORDER_INDEXES = ['created_at', 'updated_at'];
 
 /**

@@ -181,7 +181,7 @@ const ISSUABLE_TYPE: Record<string, string> = { issues: 'Issue', merge_requests:
 /**
  * SQL for the label rows `il` of `table`'s records with these exact titles in the projects of
  * `projects`, joined to their projects `p`, with its arguments. Label rows carry their record's
- * project and state (core/013), so counting reads the label index only, never the records: the
+ * project and state (core/014), so counting reads the label index only, never the records: the
  * NOCASE comparison seeks the index, the binary one keeps the match exact.
  */
 function labelRowsSql(table: 'issues' | 'merge_requests', titles: string[], projects: { sql: string; args: unknown[] }): { sql: string; args: unknown[] } {

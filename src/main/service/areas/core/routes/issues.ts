@@ -50,7 +50,7 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
   };
 }
 
-function listIssues(rc: RequestContext, scope: Scope) {
+export function listIssues(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
   const filters = workItemFilters(rc, ISSUE_STATES, 'Issue', scope);
   const { where, args, order } = filters;
   const q = declared(rc.params, { confidential: t.boolean() });

@@ -38,7 +38,7 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
   'merge_after',
 ];
 
-function listMergeRequests(rc: RequestContext, scope: Scope) {
+export function listMergeRequests(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
   const filters = workItemFilters(rc, MR_STATES, 'MergeRequest', scope);
   const { where, args, order } = filters;
   const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
