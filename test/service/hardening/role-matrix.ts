@@ -92,6 +92,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // Only an account idle for 90 days can be deactivated (User#can_be_deactivated?).
   'POST /api/v4/users/:id/deactivate': { ...admin, path: { ':id': '$idle' } },
   'POST /api/v4/users/:id/activate': admin,
+  'GET /api/v4/users/:user_id/memberships': admin,
   'POST /api/v4/users/:id/personal_access_tokens': admin,
   'GET /api/v4/personal_access_tokens': signedIn,
   'GET /api/v4/personal_access_tokens/self': signedIn,
@@ -465,6 +466,20 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'PUT /api/v4/user/status': signedIn,
   'PATCH /api/v4/user/status': signedIn,
   'GET /api/v4/users/:id/status': anyone,
+
+  // --- search (`authenticate!`, then what the caller can see of the group or project) -------------
+  'GET /api/v4/search': { ...signedIn, query: 'scope=users&search=root' },
+  'GET /api/v4/groups/:id/search': { ...group('guest'), query: 'scope=projects&search=world' },
+  'GET /api/v4/projects/:id/search': { ...project('guest'), query: 'scope=issues&search=world' },
+
+  // --- avatars (files at GitLab's upload URLs: a private owner's stays hidden from those who cannot see it) --
+  'GET /uploads/-/system/user/avatar/:owner_id/:filename': anyone,
+  'GET /uploads/-/system/group/avatar/:owner_id/:filename': anyone,
+  'GET /uploads/-/system/project/avatar/:owner_id/:filename': anyone,
+  'GET /uploads/-/system/projects/topic/avatar/:owner_id/:filename': anyone,
+  'GET /api/v4/groups/:id/avatar': group('guest'),
+  'GET /api/v4/projects/:id/avatar': project('guest'),
+  'PUT /api/v4/user/avatar': signedIn,
 
   // --- topics (read by anyone; written by administrators) --------------------------------------
   'GET /api/v4/topics': anyone,

@@ -11,6 +11,7 @@ import { Access, canReadProject, effectiveGroupAccess, effectiveProjectAccess, p
 import { isSubscribed } from './participants';
 import { applicationSettings } from '../application_settings/settings';
 import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
+import { avatarUrl } from './avatars';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
 export interface EntityContext {
@@ -32,7 +33,7 @@ export function userBasic(ec: EntityContext, u: User): Record<string, unknown> {
     name: u.name,
     state: u.state,
     locked: u.state === 'blocked',
-    avatar_url: null,
+    avatar_url: avatarUrl(ec.baseUrl, 'user', u.id, u.avatar),
     web_url: `${ec.baseUrl}/${u.username}`,
   };
 }
@@ -146,6 +147,13 @@ export function namespaceWebUrl(ec: EntityContext, ns: Namespace): string {
   return ns.kind === 'group' ? `${ec.baseUrl}/groups/${ns.full_path}` : `${ec.baseUrl}/${ns.full_path}`;
 }
 
+/** A namespace's avatar: a group's own, or its user's for a personal namespace. */
+function namespaceAvatarUrl(ec: EntityContext, ns: Namespace): string | null {
+  if (ns.kind === 'group') return avatarUrl(ec.baseUrl, 'group', ns.id, ns.avatar);
+  const owner = ns.owner_id ? findUserById(ec.svc, ns.owner_id) : undefined;
+  return owner ? avatarUrl(ec.baseUrl, 'user', owner.id, owner.avatar) : null;
+}
+
 /** The `namespace` object inside a project. */
 export function namespaceBasic(ec: EntityContext, ns: Namespace): Record<string, unknown> {
   return {
@@ -155,7 +163,7 @@ export function namespaceBasic(ec: EntityContext, ns: Namespace): Record<string,
     kind: ns.kind,
     full_path: ns.full_path,
     parent_id: ns.parent_id,
-    avatar_url: null,
+    avatar_url: namespaceAvatarUrl(ec, ns),
     web_url: namespaceWebUrl(ec, ns),
   };
 }
@@ -230,7 +238,7 @@ export function group(ec: EntityContext, g: Namespace): Record<string, unknown> 
     default_branch: get('default_branch'),
     default_branch_protection: protection.level,
     default_branch_protection_defaults: protection.defaults,
-    avatar_url: null,
+    avatar_url: avatarUrl(ec.baseUrl, 'group', g.id, g.avatar),
     request_access_enabled: bool(g.request_access_enabled),
     full_name: fullName(ec.svc, g),
     full_path: g.full_path,
@@ -306,7 +314,7 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     web_url: webUrl,
     readme_url: readme ? `${webUrl}/-/blob/${p.default_branch}/${readme}` : null,
     forks_count: 0,
-    avatar_url: null,
+    avatar_url: avatarUrl(ec.baseUrl, 'project', p.id, p.avatar),
     star_count: starCount(ec.svc, p.id),
     last_activity_at: p.last_activity_at,
     namespace: namespaceBasic(ec, ns),

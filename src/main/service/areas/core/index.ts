@@ -18,6 +18,9 @@ import { registerCustomAttributeRoutes } from './routes/custom_attributes';
 import { registerSshKeyRoutes } from './routes/ssh_keys';
 import { registerEmailRoutes } from './routes/emails';
 import { registerStarRoutes } from './routes/stars';
+import { registerAvatarRoutes } from './routes/avatars';
+import { registerSearchRoutes } from './routes/search';
+import { sweepOrphanedAvatars } from './avatars';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
 export const coreArea: Area = {
@@ -42,5 +45,14 @@ export const coreArea: Area = {
     registerSshKeyRoutes(router);
     registerEmailRoutes(router);
     registerStarRoutes(router);
+    registerAvatarRoutes(router);
+    registerSearchRoutes(router);
+  },
+  start(svc) {
+    try {
+      sweepOrphanedAvatars(svc);
+    } catch (err) {
+      console.error('[sandlab] avatar sweep failed:', err);
+    }
   },
 };

@@ -14,6 +14,7 @@ export interface Namespace {
   visibility: Visibility;
   request_access_enabled: number;
   settings: string;
+  avatar: string | null;
   created_at: string;
   updated_at: string;
 }

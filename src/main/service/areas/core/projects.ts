@@ -15,6 +15,7 @@ export interface Project {
   request_access_enabled: number;
   topics: string;
   settings: string;
+  avatar: string | null;
   import_url: string | null;
   import_type: string | null;
   import_status: string;

@@ -631,5 +631,14 @@ CREATE TABLE project_stars (
 CREATE INDEX project_stars_user ON project_stars (user_id);
 `,
   },
+  {
+    name: 'core/013_avatars',
+    sql: `
+-- The file name of each owner's avatar (GitLab's Avatarable \`avatar\` column); the file is under <dataDir>/avatars/.
+ALTER TABLE users ADD COLUMN avatar TEXT;
+ALTER TABLE namespaces ADD COLUMN avatar TEXT;
+ALTER TABLE projects ADD COLUMN avatar TEXT;
+ALTER TABLE topics ADD COLUMN avatar TEXT;
+`,
+  },
 ];
-

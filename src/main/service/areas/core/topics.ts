@@ -1,11 +1,14 @@
 import type { ServiceContext } from '../../context';
 import { isoTime } from './time';
+import { avatarUrl } from './avatars';
+import type { EntityContext } from './entities';
 
 export interface TopicRow {
   id: number;
   name: string;
   title: string;
   description: string | null;
+  avatar: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -25,14 +28,14 @@ export function topicProjectsCount(svc: ServiceContext, name: string): number {
 }
 
 /** Entities::Projects::Topic. */
-export function topicEntity(svc: ServiceContext, t: TopicRow): Record<string, unknown> {
+export function topicEntity(ec: EntityContext, t: TopicRow): Record<string, unknown> {
   return {
     id: t.id,
     name: t.name,
     title: t.title,
     description: t.description,
-    total_projects_count: topicProjectsCount(svc, t.name),
+    total_projects_count: topicProjectsCount(ec.svc, t.name),
     organization_id: 1,
-    avatar_url: null,
+    avatar_url: avatarUrl(ec.baseUrl, 'topic', t.id, t.avatar),
   };
 }

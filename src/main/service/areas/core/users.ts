@@ -9,6 +9,8 @@ export interface User {
   name: string;
   email: string;
   public_email: string | null;
+  /** The avatar's file name (core/avatars.ts). */
+  avatar: string | null;
   password_digest: string | null;
   state: string;
   admin: number;

@@ -16,6 +16,7 @@ import { likeEscape } from './users';
 import { projectListFilters } from './projects';
 import { customAttributesFilter } from './custom_attributes';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { readAvatarParam, writeAvatar } from '../avatars';
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const RESERVED_TOP_LEVEL = new Set(['api', 'admin', 'groups', 'projects', 'users', 'uploads', 'help', 'dashboard', 'explore', 'search', '-']);
@@ -114,8 +115,10 @@ export function registerGroupRoutes(r: Router): void {
       description: t.string(),
       visibility: t.string().values(VISIBILITIES),
       request_access_enabled: t.boolean(),
+      avatar: t.any(),
       ...groupSettingsSpec(),
     });
+    const avatar = readAvatarParam(p.avatar);
     requireAdminFor(rc, p);
     let parent: Namespace | undefined;
     if (p.parent_id != null) {
@@ -140,7 +143,8 @@ export function registerGroupRoutes(r: Router): void {
     applyGroupSettings(settings, p);
     Object.assign(errors, groupSettingsErrors(settings));
     if (Object.keys(errors).length) throw apiError(400, `Failed to save group ${rubyHash(errors)}`);
-    const created = insertGroup(rc.svc, {
+    const created = inTransaction(rc.svc.db, () => {
+      const row = insertGroup(rc.svc, {
       name: p.name,
       path: p.path,
       parent: parent ?? null,
@@ -149,8 +153,11 @@ export function registerGroupRoutes(r: Router): void {
       requestAccessEnabled: p.request_access_enabled ?? undefined,
       settings,
       ownerId: user.id,
+      });
+      if (avatar) writeAvatar(rc.svc, 'group', row.id, avatar);
+      return row;
     });
-    return groupDetail(rc, created);
+    return groupDetail(rc, findNamespaceById(rc.svc, created.id)!);
   });
 
   r.put('/groups/:id', (rc) => {
@@ -161,8 +168,10 @@ export function registerGroupRoutes(r: Router): void {
       description: t.string(),
       visibility: t.string().values(VISIBILITIES),
       request_access_enabled: t.boolean(),
+      avatar: t.any(),
       ...groupSettingsSpec(),
     });
+    const avatar = readAvatarParam(p.avatar);
     requireAdminFor(rc, p);
     const errors: Record<string, string[]> = p.path !== undefined ? validateNamespacePath(p.path ?? '', !g.parent_id) : {};
     const parent = g.parent_id ? findNamespaceById(rc.svc, g.parent_id)! : undefined;
@@ -191,6 +200,7 @@ export function registerGroupRoutes(r: Router): void {
           g.id,
         );
       if (newFullPath !== g.full_path) renameFullPaths(rc, g, newFullPath);
+      if (avatar !== undefined) writeAvatar(rc.svc, 'group', g.id, avatar);
     });
     return groupDetail(rc, findNamespaceById(rc.svc, g.id)!);
   });

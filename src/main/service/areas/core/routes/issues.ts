@@ -50,7 +50,7 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
   };
 }
 
-function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] }) {
+export function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] }): Record<string, unknown>[] {
   const { where, args, order } = workItemFilters(rc, ISSUE_STATES, 'Issue');
   const q = declared(rc.params, { confidential: t.boolean() });
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));

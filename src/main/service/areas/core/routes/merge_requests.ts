@@ -38,7 +38,7 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
   'merge_after',
 ];
 
-function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }) {
+export function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }): Record<string, unknown>[] {
   const { where, args, order } = workItemFilters(rc, MR_STATES, 'MergeRequest');
   const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);

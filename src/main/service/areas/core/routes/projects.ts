@@ -23,6 +23,7 @@ import { customAttributesFilter } from './custom_attributes';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 
 /** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
 export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string; orderBy: string; sort: SortDirection } {
@@ -199,15 +200,16 @@ const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
   'container_registry_enabled',
 ];
 
-export function registerProjectRoutes(r: Router): void {
-  const listProjects = (rc: RequestContext, extra?: { where: string; args: unknown[] }) => {
-    const q = declared(rc.params, { simple: t.boolean() });
-    const { where, args, order, orderBy, sort } = projectListFilters(rc);
-    if (extra) addFilter(where, args, extra.where, ...extra.args);
-    const from = `FROM projects p WHERE ${where.join(' AND ')}`;
-    return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
-  };
+/** A page of the projects the caller can see, with GET /projects's filters (and `extra` conditions on alias `p`). */
+export function listProjects(rc: RequestContext, extra?: { where: string; args: unknown[] }): Record<string, unknown>[] {
+  const q = declared(rc.params, { simple: t.boolean() });
+  const { where, args, order, orderBy, sort } = projectListFilters(rc);
+  if (extra) addFilter(where, args, extra.where, ...extra.args);
+  const from = `FROM projects p WHERE ${where.join(' AND ')}`;
+  return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+}
 
+export function registerProjectRoutes(r: Router): void {
   r.get('/projects', (rc) => listProjects(rc), { auth: 'optional' });
 
   r.get(
@@ -249,7 +251,7 @@ export function registerProjectRoutes(r: Router): void {
         id: g.id,
         web_url: namespaceWebUrl(rc, g),
         name: g.name,
-        avatar_url: null,
+        avatar_url: avatarUrl(rc.baseUrl, 'group', g.id, g.avatar),
         full_name: fullName(rc.svc, g),
         full_path: g.full_path,
       }));
@@ -282,8 +284,10 @@ export function registerProjectRoutes(r: Router): void {
       topics: t.commaList(),
       tag_list: t.commaList(),
       initialize_with_readme: t.boolean(),
+      avatar: t.any(),
       ...projectSettingsSpec(),
     });
+    const avatar = readAvatarParam(p.avatar);
     // `at_least_one_of` counts a null as given; a blank name then fails validation, not the slug.
     const name = p.name ?? p.path ?? '';
     const path = p.path ?? slugify(name);
@@ -307,8 +311,8 @@ export function registerProjectRoutes(r: Router): void {
     if (Object.keys(errors).length) throw validationError(errors);
     // A README commit needs git: say so before anything is created.
     if (p.initialize_with_readme && !rc.svc.git.available) throw new GitMissingError(rc.svc.git.reason!);
-    const created = inTransaction(rc.svc.db, () =>
-      insertProject(rc.svc, user, ns!, {
+    const created = inTransaction(rc.svc.db, () => {
+      const row = insertProject(rc.svc, user, ns!, {
         name,
         path,
         description: p.description ?? null,
@@ -318,8 +322,10 @@ export function registerProjectRoutes(r: Router): void {
         requestAccessEnabled: p.request_access_enabled !== false,
         topics: p.topics ?? p.tag_list ?? [],
         settings,
-      }),
-    );
+      });
+      if (avatar) writeAvatar(rc.svc, 'project', row.id, avatar);
+      return row;
+    });
     await createProjectRepository(rc.svc, created, user, !!p.initialize_with_readme);
     return project(rc, findProjectById(rc.svc, created.id)!);
   });
@@ -339,8 +345,10 @@ export function registerProjectRoutes(r: Router): void {
       topics: t.commaList(),
       tag_list: t.commaList(),
       archived: t.boolean(),
+      avatar: t.any(),
       ...projectSettingsSpec(),
     });
+    const avatar = readAvatarParam(p.avatar);
     const errors = validateProjectNamePath(p.name ?? proj.name, p.path ?? proj.path);
     if (p.path && p.path.toLowerCase() !== proj.path.toLowerCase() && rc.svc.db.prepare('SELECT 1 FROM projects WHERE namespace_id = ? AND lower(path) = lower(?) AND id != ?').get(proj.namespace_id, p.path, proj.id)) {
       errors.path = ['has already been taken'];
@@ -381,6 +389,7 @@ export function registerProjectRoutes(r: Router): void {
           isoTime(rc.svc.now()),
           proj.id,
         );
+      if (avatar !== undefined) writeAvatar(rc.svc, 'project', proj.id, avatar);
     });
     return project(rc, findProjectById(rc.svc, proj.id)!);
   });

@@ -7,6 +7,7 @@ import { addFilter } from '../../../db/filter';
 import { type TopicRow, topicEntity } from '../topics';
 import { isoTime } from '../time';
 import { likeEscape } from './users';
+import { readAvatarParam, writeAvatar } from '../avatars';
 
 function loadTopic(rc: RequestContext, id = rc.path.id): TopicRow {
   const n = declared({ id }, { id: t.integer() }).id;
@@ -44,40 +45,44 @@ export function registerTopicRoutes(r: Router): void {
       const rows = rc.svc.db.prepare(`SELECT * ${sql}`).all(...args) as TopicRow[];
       // Projects::TopicsFinder: most used first, then by name.
       const sorted = rows
-        .map((row) => ({ row, entity: topicEntity(rc.svc, row) }))
+        .map((row) => ({ row, entity: topicEntity(rc, row) }))
         .sort((a, b) => (b.entity.total_projects_count as number) - (a.entity.total_projects_count as number) || a.row.name.localeCompare(b.row.name));
       return paginate(rc, { count: () => sorted.length, rows: (limit, offset) => sorted.slice(offset, offset + limit) }).map((x) => x.entity);
     },
     { auth: 'optional' },
   );
 
-  r.get('/topics/:id', (rc) => topicEntity(rc.svc, loadTopic(rc)), { auth: 'optional' });
+  r.get('/topics/:id', (rc) => topicEntity(rc, loadTopic(rc)), { auth: 'optional' });
 
   r.post('/topics', (rc) => {
     rc.requireAdmin();
-    const p = declared(rc.params, { name: t.string().required(), title: t.string().required(), description: t.string() });
+    const p = declared(rc.params, { name: t.string().required(), title: t.string().required(), description: t.string(), avatar: t.any() });
+    const avatar = readAvatarParam(p.avatar);
     if (nameTaken(rc, p.name, null)) throw validationError({ name: ['has already been taken'] });
     const now = isoTime(rc.svc.now());
     const row = inTransaction(rc.svc.db, () => {
       const info = rc.svc.db.prepare('INSERT INTO topics (name, title, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(p.name, p.title, p.description ?? null, now, now);
+      if (avatar) writeAvatar(rc.svc, 'topic', Number(info.lastInsertRowid), avatar);
       return rc.svc.db.prepare('SELECT * FROM topics WHERE id = ?').get(Number(info.lastInsertRowid)) as TopicRow;
     });
-    return topicEntity(rc.svc, row);
+    return topicEntity(rc, row);
   });
 
   r.put('/topics/:id', (rc) => {
     rc.requireAdmin();
     const current = loadTopic(rc);
-    const p = declared(rc.params, { name: t.string(), title: t.string(), description: t.string() });
+    const p = declared(rc.params, { name: t.string(), title: t.string(), description: t.string(), avatar: t.any() });
+    const avatar = readAvatarParam(p.avatar);
     if (p.name && nameTaken(rc, p.name, current.id)) throw validationError({ name: ['has already been taken'] });
     const row = inTransaction(rc.svc.db, () => {
       if (p.name && p.name !== current.name) renameOnProjects(rc, current.name, p.name);
       rc.svc.db
         .prepare('UPDATE topics SET name = ?, title = ?, description = ?, updated_at = ? WHERE id = ?')
         .run(p.name ?? current.name, p.title ?? current.title, p.description === undefined ? current.description : p.description, isoTime(rc.svc.now()), current.id);
+      if (avatar !== undefined) writeAvatar(rc.svc, 'topic', current.id, avatar);
       return rc.svc.db.prepare('SELECT * FROM topics WHERE id = ?').get(current.id) as TopicRow;
     });
-    return topicEntity(rc.svc, row);
+    return topicEntity(rc, row);
   });
 
   r.delete('/topics/:id', (rc) => {
@@ -101,6 +106,6 @@ export function registerTopicRoutes(r: Router): void {
       renameOnProjects(rc, source.name, target.name);
       rc.svc.db.prepare('DELETE FROM topics WHERE id = ?').run(source.id);
     });
-    return topicEntity(rc.svc, target);
+    return topicEntity(rc, target);
   });
 }

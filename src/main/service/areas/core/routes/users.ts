@@ -26,6 +26,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext } from '../../../http/route';
 import { tokenFilterParams, tokenListQuery } from '../tokens';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { readAvatarParam, writeAvatar } from '../avatars';
 
 const READ_USER = ['read_api', 'read_user'];
 const PASSWORD_PARAMS = ['password', 'reset_password', 'force_random_password'];
@@ -135,6 +136,7 @@ export function registerUserRoutes(r: Router): void {
         provider: t.string(),
         extern_uid: t.string(),
         group_id_for_saml: t.integer(),
+        avatar: t.any(),
       });
     } catch (e) {
       const error = e instanceof ApiError ? e.body?.error : undefined;
@@ -143,10 +145,11 @@ export function registerUserRoutes(r: Router): void {
       throw grapeError(400, [m?.[1], AT_LEAST_PASSWORD, m ? m[2] : error].filter(Boolean).join(', '));
     }
     requireAtLeastOne(rc.params, PASSWORD_PARAMS);
+    const avatar = readAvatarParam(p.avatar);
     const admin = rc.requireAdmin();
     if (p.group_id_for_saml != null && !findGroupByRef(rc.svc, String(p.group_id_for_saml))) throw notFound('Group');
-    const user = inTransaction(rc.svc.db, () =>
-      createUser(rc.svc, {
+    const user = inTransaction(rc.svc.db, () => {
+      const created = createUser(rc.svc, {
         username: p.username,
         name: p.name,
         email: p.email,
@@ -168,9 +171,11 @@ export function registerUserRoutes(r: Router): void {
           p.provider && p.extern_uid
             ? { provider: p.provider, externUid: p.extern_uid, samlGroupId: p.group_id_for_saml ?? null }
             : null,
-      }),
-    );
-    return userFor(rc, user);
+      });
+      if (avatar) writeAvatar(rc.svc, 'user', created.id, avatar);
+      return created;
+    });
+    return userFor(rc, findUserById(rc.svc, user.id)!);
   });
 
   r.put('/users/:id', (rc) => {
@@ -185,7 +190,9 @@ export function registerUserRoutes(r: Router): void {
       provider: t.string(),
       extern_uid: t.string(),
       group_id_for_saml: t.integer(),
+      avatar: t.any(),
     });
+    const avatar = readAvatarParam(p.avatar);
     if (p.password != null && p.password.length < 8) throw validationError({ password: ['is too short (minimum is 8 characters)'] });
     if (
       p.provider &&
@@ -243,6 +250,7 @@ export function registerUserRoutes(r: Router): void {
           .prepare("UPDATE namespaces SET name = ?, path = ?, full_path = ? WHERE kind = 'user' AND owner_id = ?")
           .run(p.username, p.username, p.username, user.id);
       }
+      if (avatar !== undefined) writeAvatar(rc.svc, 'user', user.id, avatar);
     });
     return userFor(rc, loadUser(rc));
   });
@@ -362,6 +370,24 @@ export function registerUserRoutes(r: Router): void {
     },
     { auth: 'optional', scopes: READ_USER },
   );
+
+  // GET /users/:user_id/memberships (admins): the user's direct memberships as Entities::Membership.
+  r.get('/users/:user_id/memberships', (rc) => {
+    rc.requireAdmin();
+    const q = declared({ ...rc.params, user_id: rc.path.user_id }, { user_id: t.integer().required(), type: t.string().values(['Project', 'Namespace']) });
+    const user = loadUser(rc, String(q.user_id));
+    const where = ['m.user_id = ?', 'm.requested_at IS NULL'];
+    const args: unknown[] = [user.id];
+    if (q.type) addFilter(where, args, 'm.source_type = ?', q.type);
+    const rows = paginateSql<{ source_id: number; source_type: string; access_level: number; source_name: string | null }>(rc, rc.svc.db, {
+      select: `m.source_id, m.source_type, m.access_level,
+        CASE m.source_type WHEN 'Project' THEN (SELECT name FROM projects WHERE id = m.source_id) ELSE (SELECT name FROM namespaces WHERE id = m.source_id) END AS source_name`,
+      from: `FROM members m WHERE ${where.join(' AND ')}`,
+      args,
+      order: 'm.id',
+    });
+    return rows.map((m) => ({ source_id: m.source_id, source_name: m.source_name, source_type: m.source_type, access_level: m.access_level }));
+  });
 
   // --- personal access tokens ---------------------------------------------------------------
 

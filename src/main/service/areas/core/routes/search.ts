@@ -1,0 +1,234 @@
+import { RequestContext, type Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { paginateArray, paginateSql } from '../../../http/pagination';
+import { addFilter } from '../../../db/filter';
+import { selfAndDescendantIds } from '../namespaces';
+import { type Project, findProjectById } from '../projects';
+import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import { type EntityContext, type NoteRow, milestone, note, userBasic } from '../entities';
+import type { MilestoneRow } from '../milestones';
+import type { User } from '../users';
+import { loadSource, memberListSql } from '../members';
+import { likeEscape } from './users';
+import { listIssues } from './issues';
+import { listMergeRequests } from './merge_requests';
+import { listProjects } from './projects';
+import { type SnippetRow, canReadSnippet, currentPaths } from '../../snippets/snippets';
+import { snippet } from '../../snippets/entities';
+import { loadRepository } from '../../repositories/access';
+import { commitDetail } from '../../repositories/entities';
+import { commitsById } from '../../repositories/lookup';
+
+/**
+ * The search API (GitLab's basic search, lib/api/search.rb): one term over the records of a scope,
+ * instance-wide, in a group, or in a project, each answered with the entity its own list uses.
+ * Signed-in callers only (`authenticate!`), as GitLab.
+ */
+type Level = 'global' | 'group' | 'project';
+
+const SCOPES: Record<Level, readonly string[]> = {
+  global: ['projects', 'issues', 'merge_requests', 'milestones', 'snippet_titles', 'users'],
+  group: ['projects', 'issues', 'merge_requests', 'milestones', 'users'],
+  project: ['issues', 'merge_requests', 'milestones', 'notes', 'wiki_blobs', 'commits', 'blobs', 'users'],
+};
+
+/** Where the search looks: the projects (and groups) of the level the caller can see. */
+interface Where {
+  level: Level;
+  /** SQL over `p` (projects) for the projects searched. */
+  projects: { sql: string; args: unknown[] };
+  groupIds: number[];
+  project: Project | null;
+}
+
+/** A context whose parameters are only the search's own, as the scope's list reads them. */
+function subRequest(rc: RequestContext, params: Record<string, unknown>): RequestContext {
+  const keep = Object.fromEntries(['page', 'per_page'].filter((k) => rc.params[k] !== undefined).map((k) => [k, rc.params[k]]));
+  return new RequestContext(rc.svc, rc.req, rc.reply, { ...keep, ...params } as RequestContext['params'], rc.path, rc.queryPairs, rc.auth);
+}
+
+const like = (term: string): string => `%${likeEscape(term.toLowerCase())}%`;
+
+export function registerSearchRoutes(r: Router): void {
+  r.get('/search', (rc) => search(rc, { level: 'global', projects: visibleProjectsSql(rc.svc, rc.user), groupIds: [], project: null }));
+
+  r.get(
+    '/groups/:id/search',
+    (rc) => {
+      const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
+      const vis = visibleProjectsSql(rc.svc, rc.user);
+      return search(rc, {
+        level: 'group',
+        projects: { sql: `p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`, args: [...ids, ...vis.args] },
+        groupIds: ids,
+        project: null,
+      });
+    },
+  );
+
+  r.get(
+    '/projects/:id/search',
+    (rc) => {
+      const project = loadProject(rc);
+      return search(rc, { level: 'project', projects: { sql: 'p.id = ?', args: [project.id] }, groupIds: [], project });
+    },
+  );
+}
+
+async function search(rc: RequestContext, where: Where): Promise<unknown[]> {
+  const q = declared(rc.params, {
+    scope: t.string().required().values([...SCOPES[where.level]]),
+    search: t.string().required(),
+    state: t.string().values(['all', 'opened', 'closed', 'merged']),
+    confidential: t.boolean(),
+    include_archived: t.boolean().default(false),
+    ref: t.string(),
+  });
+  rc.reply.header('x-search-type', 'basic');
+  const term = q.search;
+  const listed = { search: term, state: q.state ?? undefined };
+  const inProjects = { where: `x.project_id IN (SELECT p.id FROM projects p WHERE ${where.projects.sql})`, args: where.projects.args };
+  switch (q.scope) {
+    case 'projects':
+      return listProjects(subRequest(rc, { search: term, ...(q.include_archived ? {} : { archived: false }) }), { where: where.projects.sql, args: where.projects.args });
+    case 'issues':
+      return listIssues(subRequest(rc, { ...listed, confidential: q.confidential ?? undefined }), inProjects);
+    case 'merge_requests':
+      return listMergeRequests(subRequest(rc, listed), inProjects);
+    case 'milestones':
+      return searchMilestones(rc, where, term);
+    case 'snippet_titles':
+      return searchSnippets(rc, term);
+    case 'users':
+      return searchUsers(rc, where, term);
+    case 'notes':
+      return searchNotes(rc, where.project!, term);
+    case 'commits':
+      return searchCommits(rc, term, q.ref ?? null);
+    case 'blobs':
+      return searchBlobs(rc, term, q.ref ?? null);
+    default:
+      // wiki_blobs: Sandlab projects and groups have no wikis, so nothing matches.
+      return paginateArray(rc, []);
+  }
+}
+
+/** Milestones of the projects searched (and of the group tree, at group level) by title or description. */
+function searchMilestones(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
+  const owners = [`m.project_id IN (SELECT p.id FROM projects p WHERE ${where.projects.sql})`];
+  const args: unknown[] = [...where.projects.args];
+  if (where.groupIds.length) {
+    owners.push(`m.group_id IN (${where.groupIds.map(() => '?').join(',')})`);
+    args.push(...where.groupIds);
+  }
+  const conditions = [`(${owners.join(' OR ')})`];
+  addFilter(conditions, args, "(lower(m.title) LIKE ? ESCAPE '\\' OR lower(coalesce(m.description, '')) LIKE ? ESCAPE '\\')", like(term), like(term));
+  return paginateSql<MilestoneRow>(rc, rc.svc.db, { select: 'm.*', from: `FROM milestones m WHERE ${conditions.join(' AND ')}`, args, order: 'm.id DESC' }).map((m) =>
+    milestone(rc, m),
+  );
+}
+
+/** snippet_titles: snippets the caller can read whose title or a file name matches. */
+function searchSnippets(rc: RequestContext, term: string): Record<string, unknown>[] {
+  const needle = term.toLowerCase();
+  const rows = (rc.svc.db.prepare('SELECT * FROM snippets ORDER BY id DESC').all() as SnippetRow[]).filter((s) => {
+    const project = s.project_id === null ? null : (findProjectById(rc.svc, s.project_id) ?? undefined);
+    if (project === undefined || !canReadSnippet(rc.svc, rc.user, s, project)) return false;
+    return s.title.toLowerCase().includes(needle) || currentPaths(rc.svc, s.id).some((p) => p.toLowerCase().includes(needle));
+  });
+  return paginateArray(rc, rows).map((s) => snippet(rc, s));
+}
+
+/** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
+function searchUsers(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
+  const conditions = ["u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
+  const args: unknown[] = [like(term), like(term)];
+  if (where.level !== 'global') {
+    const source = loadSource(rc, where.level === 'project' ? 'projects' : 'groups');
+    const members = memberListSql(rc.svc, source, true);
+    conditions.push(`u.id IN (SELECT m.user_id ${members.from})`);
+    args.push(...members.args);
+  }
+  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM users u WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
+}
+
+/** Notes of the project's issues, merge requests and snippets whose text matches, hidden as the caller's own reads hide them. */
+function searchNotes(rc: RequestContext, project: Project, term: string): Record<string, unknown>[] {
+  const conditions = ['n.project_id = ?', 'n.system = 0', "lower(n.body) LIKE ? ESCAPE '\\'"];
+  const args: unknown[] = [project.id, like(term)];
+  const level = effectiveProjectAccess(rc.svc, rc.user, project);
+  if (level < Access.PLANNER) {
+    conditions.push('n.internal = 0');
+    // Notes on confidential issues only for their author and assignees below Planner.
+    const uid = rc.user?.id ?? -1;
+    addFilter(
+      conditions,
+      args,
+      "NOT (n.noteable_type = 'Issue' AND EXISTS (SELECT 1 FROM issues i WHERE i.id = n.noteable_id AND i.confidential = 1 AND i.author_id != ? AND NOT EXISTS (SELECT 1 FROM json_each(i.assignee_ids) WHERE value = ?)))",
+      uid,
+      uid,
+    );
+  }
+  const iidOf = (n: NoteRow): number | null => {
+    const table = n.noteable_type === 'Issue' ? 'issues' : n.noteable_type === 'MergeRequest' ? 'merge_requests' : null;
+    return table ? ((rc.svc.db.prepare(`SELECT iid FROM ${table} WHERE id = ?`).get(n.noteable_id) as { iid: number } | undefined)?.iid ?? null) : null;
+  };
+  return paginateSql<NoteRow>(rc, rc.svc.db, { select: 'n.*', from: `FROM notes n WHERE ${conditions.join(' AND ')}`, args, order: 'n.id DESC' }).map((n) =>
+    note(rc as EntityContext, n, iidOf(n)),
+  );
+}
+
+/** Commits on `ref` (the default branch) whose message matches, newest first. */
+async function searchCommits(rc: RequestContext, term: string, ref: string | null): Promise<Record<string, unknown>[]> {
+  const { project, repo } = await loadRepository(rc);
+  const head = await repo.resolveCommit(ref || project.default_branch);
+  if (!head) return paginateArray(rc, []);
+  const out = await repo.run(['log', '--format=%H', '-i', '--fixed-strings', `--grep=${term}`, head, '--']);
+  const ids = out.stdout.toString('utf8').split('\n').filter(Boolean);
+  return paginateArray(rc, await commitsById(repo, ids)).map((c) => commitDetail(rc, project, c, null));
+}
+
+/**
+ * Blobs at `ref` (the default branch) whose text or path matches: Gitlab::Search::FoundBlob, one per
+ * matching line with the lines around it (GitLab's basic search keeps two on each side).
+ */
+async function searchBlobs(rc: RequestContext, term: string, ref: string | null): Promise<Record<string, unknown>[]> {
+  const { project, repo } = await loadRepository(rc);
+  const refName = ref || project.default_branch;
+  const head = await repo.resolveCommit(refName);
+  if (!head) return paginateArray(rc, []);
+  const grep = await repo.run(['grep', '-I', '-i', '-n', '--fixed-strings', '-C', '2', '--full-name', '-e', term, head, '--'], { okCodes: [1] });
+  const found: Record<string, unknown>[] = [];
+  // `<sha>:<path>:<line>:<text>` for matches, `-` instead of `:` for context, `--` between groups.
+  let current: { path: string; start: number; lines: string[] } | null = null;
+  const flush = () => {
+    if (!current) return;
+    const filename = current.path;
+    found.push({
+      basename: filename.replace(/\.[^/.]*$/, ''),
+      data: `${current.lines.join('\n')}\n`,
+      path: filename,
+      filename,
+      id: null,
+      ref: refName,
+      startline: current.start,
+      project_id: project.id,
+    });
+    current = null;
+  };
+  const prefix = `${head}:`;
+  for (const line of grep.stdout.toString('utf8').split('\n')) {
+    if (line === '--') {
+      flush();
+      continue;
+    }
+    if (!line.startsWith(prefix)) continue;
+    const m = /^(.*?)[:-](\d+)[:-](.*)$/.exec(line.slice(prefix.length));
+    if (!m) continue;
+    if (current && (current as { path: string }).path !== m[1]) flush();
+    current ??= { path: m[1], start: Number(m[2]), lines: [] };
+    current.lines.push(m[3]);
+  }
+  flush();
+  return paginateArray(rc, found);
+}
