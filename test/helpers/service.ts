@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService, type Service, type ServiceOptions } from '../../src/main/service';
+import { registerDataDir, registerSecret, registerSecretsIn, sweepingAfterRun } from './secrets-registry';
 
 export const ROOT_TOKEN = 'glpat-test-root-token-000000';
 
@@ -32,6 +33,8 @@ export class TestService {
 
   static async start(opts: Partial<ServiceOptions> = {}): Promise<TestService> {
     const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'sandlab-test-'));
+    registerDataDir(dataDir);
+    registerSecret(ROOT_TOKEN, opts.rootToken);
     const service = await createService({ dataDir, port: 0, rootToken: ROOT_TOKEN, ...opts });
     const url = await service.listen();
     return new TestService(service, url, dataDir);
@@ -39,7 +42,8 @@ export class TestService {
 
   async stop(): Promise<void> {
     await this.service.close();
-    rmSync(this.dataDir, { recursive: true, force: true });
+    // Kept for the secrets sweep after the run, which removes it.
+    if (!sweepingAfterRun()) rmSync(this.dataDir, { recursive: true, force: true });
   }
 
   /** Calls `/api/v4<path>` as root unless `token` says otherwise (null = anonymous). */
@@ -47,6 +51,9 @@ export class TestService {
     const headers: Record<string, string> = { ...opts.headers };
     const token = opts.token === undefined ? ROOT_TOKEN : opts.token;
     if (token) headers['private-token'] = token;
+    registerSecret(token);
+    registerSecretsIn(opts.body);
+    registerSecretsIn(opts.form);
     let body: string | FormData | undefined;
     if (opts.multipart) body = opts.multipart;
     else if (opts.form) {
@@ -68,6 +75,8 @@ export class TestService {
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    // A token the service hands out once (personal, project, deploy, alert, job tokens).
+    registerSecretsIn(parsed);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 
