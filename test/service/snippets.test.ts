@@ -253,6 +253,14 @@ describe('project snippets: read, list, delete and access', () => {
     expect((await s.get(`/projects/${pub.id}/snippets/${internal.body.id}`, { token })).status).toBe(200);
     const listed = (await s.get(`/projects/${pub.id}/snippets`, { token })).body.map((x: any) => x.id);
     expect(listed).toEqual([internal.body.id, open.body.id]);
+    // An external user lists the public ones only; a Guest of the project lists all of them, its own or not.
+    const external = await s.createUser({ external: true });
+    expect((await s.get(`/projects/${pub.id}/snippets`, { token: external.token })).body.map((x: any) => x.id)).toEqual([open.body.id]);
+    const guest = await s.createUser();
+    await s.addMember('projects', pub.id, guest.user.id, 10);
+    const all = await s.get(`/projects/${pub.id}/snippets`, { token: guest.token });
+    expect(all.body.map((x: any) => x.id)).toEqual([internal.body.id, open.body.id, priv.body.id]);
+    expect(all.headers.get('x-total')).toBe('3');
     expect((await s.get(`/projects/${pub.id}/snippets`, { token: null })).status).toBe(401);
     // A non-member can read but not change or delete.
     expect((await s.put(`/projects/${pub.id}/snippets/${open.body.id}`, { title: 'x' }, { token })).status).toBe(403);

@@ -104,3 +104,23 @@ describe('user status', () => {
     expect((await s.put('/user/status', {}, { token: u.token })).body.message).toBeNull();
   });
 });
+
+describe('GET /users/:user_id/memberships', () => {
+  it("lists a user's direct memberships of groups and projects for administrators, filtered by type", async () => {
+    const { user, token } = await s.createUser();
+    const group = await s.createGroup({ name: 'Members club' });
+    const project = await s.createProject({ name: 'Members project' });
+    await s.addMember('groups', group.id, user.id, 30);
+    await s.addMember('projects', project.id, user.id, 20);
+    const all = await s.get(`/users/${user.id}/memberships`);
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual([
+      { source_id: group.id, source_name: 'Members club', source_type: 'Namespace', access_level: 30 },
+      { source_id: project.id, source_name: 'Members project', source_type: 'Project', access_level: 20 },
+    ]);
+    expect((await s.get(`/users/${user.id}/memberships`, { query: { type: 'Project' } })).body.map((m: any) => m.source_id)).toEqual([project.id]);
+    expect((await s.get(`/users/${user.id}/memberships`, { query: { type: 'Invalid' } })).body).toEqual({ error: 'type does not have a valid value' });
+    expect((await s.get(`/users/${user.id}/memberships`, { token })).status).toBe(403);
+    expect((await s.get('/users/999999/memberships')).body).toEqual({ message: '404 User Not Found' });
+  });
+});

@@ -92,6 +92,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // Only an account idle for 90 days can be deactivated (User#can_be_deactivated?).
   'POST /api/v4/users/:id/deactivate': { ...admin, path: { ':id': '$idle' } },
   'POST /api/v4/users/:id/activate': admin,
+  'GET /api/v4/users/:user_id/memberships': admin,
   'POST /api/v4/users/:id/personal_access_tokens': admin,
   'GET /api/v4/personal_access_tokens': signedIn,
   'GET /api/v4/personal_access_tokens/self': signedIn,

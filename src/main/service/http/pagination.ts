@@ -102,18 +102,20 @@ export interface PageSource<T> {
 /**
  * One page of a list: sets the headers and returns the rows. Up to COUNT_LIMIT rows the total is
  * counted and sent; past it (GitLab's `without_count`) one extra row says whether a next page
- * exists, so a list of a million rows is never counted.
+ * exists, so a list of a million rows is never counted. The page is read first (with that extra
+ * row): a row past COUNT_LIMIT already says "uncounted" and a short page ends the list, so only
+ * a full page within the first COUNT_LIMIT rows (or an empty page past the end) pays for a count.
  */
 export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPerPage = 20): T[] {
   const page = readPage(rc.params, defaultPerPage);
-  const total = source.count(COUNT_LIMIT + 1);
-  if (total <= COUNT_LIMIT) {
-    setPaginationHeaders(rc, page, total);
-    return source.rows(page.perPage, page.offset);
-  }
-  const rows = source.rows(page.perPage + 1, page.offset);
-  setUncountedPaginationHeaders(rc, page, rows.length > page.perPage);
-  return rows.slice(0, page.perPage);
+  const fetched = source.rows(page.perPage + 1, page.offset);
+  const hasNext = fetched.length > page.perPage;
+  const rows = fetched.slice(0, page.perPage);
+  const pageSettlesTotal = page.offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || page.offset === 0));
+  const total = pageSettlesTotal ? page.offset + fetched.length : source.count(COUNT_LIMIT + 1);
+  if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
+  else setUncountedPaginationHeaders(rc, page, hasNext);
+  return rows;
 }
 
 /** Pagination of a list already in memory. */
@@ -132,6 +134,12 @@ export interface SqlList<T> {
   order: string;
   /** Lists that offer GitLab's keyset pagination (`pagination=keyset`). */
   keyset?: Keyset<T>;
+  /**
+   * FROM and WHERE clauses with exactly one row per row of `from`, read from a narrower index
+   * (a label's rows instead of the records in list order): the capped count then reads index
+   * entries only.
+   */
+  countFrom?: { from: string; args: unknown[] };
 }
 
 /** Counts the rows of `from`, stopping at `cap` (a LIMIT probe instead of a full count). */
@@ -158,7 +166,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   return paginate(
     rc,
     {
-      count: (cap) => countUpTo(db, list.from, list.args, cap),
+      count: (cap) => (list.countFrom ? countUpTo(db, list.countFrom.from, list.countFrom.args, cap) : countUpTo(db, list.from, list.args, cap)),
       rows: (limit, offset) => db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} LIMIT ? OFFSET ?`).all(...list.args, limit, offset) as T[],
     },
     defaultPerPage,

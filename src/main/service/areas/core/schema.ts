@@ -641,4 +641,60 @@ ALTER TABLE projects ADD COLUMN avatar TEXT;
 ALTER TABLE topics ADD COLUMN avatar TEXT;
 `,
   },
+  {
+    // Filtered lists at scale. Each common filter of a project's issues (state, author, milestone)
+    // and merge requests (state) has an index that leads with the project and the filter and keeps
+    // the default order, so a page reads matching rows in order and the capped count
+    // (COUNT_LIMIT + 1 rows) reads index entries only. Lists over many projects (a group, the
+    // instance) walk the instance-wide order indexes. Label rows carry their record's project and
+    // state, so a label filter counts from the label index and label counts never read the records.
+    name: 'core/014_list_filter_indexes',
+    sql: `
+CREATE INDEX issues_project_state_created ON issues (project_id, state, created_at, id);
+CREATE INDEX issues_project_author_created ON issues (project_id, author_id, created_at, id);
+CREATE INDEX issues_project_milestone_created ON issues (project_id, milestone_id, created_at, id);
+CREATE INDEX issues_created ON issues (created_at, id);
+CREATE INDEX issues_updated ON issues (updated_at, id);
+CREATE INDEX merge_requests_project_state_created ON merge_requests (project_id, state, created_at, id);
+CREATE INDEX merge_requests_created ON merge_requests (created_at, id);
+CREATE INDEX merge_requests_updated ON merge_requests (updated_at, id);
+
+ALTER TABLE issuable_labels ADD COLUMN project_id INTEGER;
+ALTER TABLE issuable_labels ADD COLUMN state TEXT;
+UPDATE issuable_labels SET (project_id, state) = (SELECT project_id, state FROM issues WHERE id = issuable_id) WHERE issuable_type = 'Issue';
+UPDATE issuable_labels SET (project_id, state) = (SELECT project_id, state FROM merge_requests WHERE id = issuable_id) WHERE issuable_type = 'MergeRequest';
+CREATE INDEX issuable_labels_project ON issuable_labels (issuable_type, project_id, title COLLATE NOCASE, state, issuable_id);
+
+DROP TRIGGER issues_labels_insert;
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state FROM json_each(NEW.labels);
+END;
+DROP TRIGGER issues_labels_update;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_scope AFTER UPDATE OF project_id, state ON issues
+  WHEN NEW.project_id != OLD.project_id OR NEW.state != OLD.state BEGIN
+  UPDATE issuable_labels SET project_id = NEW.project_id, state = NEW.state WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+DROP TRIGGER merge_requests_labels_insert;
+CREATE TRIGGER merge_requests_labels_insert AFTER INSERT ON merge_requests WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state FROM json_each(NEW.labels);
+END;
+DROP TRIGGER merge_requests_labels_update;
+CREATE TRIGGER merge_requests_labels_update AFTER UPDATE OF labels ON merge_requests WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_scope AFTER UPDATE OF project_id, state ON merge_requests
+  WHEN NEW.project_id != OLD.project_id OR NEW.state != OLD.state BEGIN
+  UPDATE issuable_labels SET project_id = NEW.project_id, state = NEW.state WHERE issuable_type = 'MergeRequest' AND issuable_id = NEW.id;
+END;
+`,
+  },
 ];

@@ -1,4 +1,5 @@
 import { addFilter } from '../../db/filter';
+import { COUNT_LIMIT, countUpTo } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
@@ -105,11 +106,17 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  * The filters GitLab's issue and merge request lists share, as SQL on alias `x`.
  * `states` lists the values `state` may take besides `all`.
  */
-export function workItemFilters(
-  rc: RequestContext,
-  states: readonly string[],
-  type: 'Issue' | 'MergeRequest',
-): { where: string[]; args: unknown[]; order: string } {
+export interface WorkItemFilters {
+  where: string[];
+  args: unknown[];
+  order: string;
+  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
+  orderColumn: string;
+  /** The filters are one label title and perhaps a state, nothing else: see labelRowsCount. */
+  labelOnly: { title: string; state: string | null } | null;
+}
+
+export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
   const q = declared(rc.params, {
     state: t.string().values(['all', ...states]),
     labels: t.commaList(),
@@ -142,7 +149,7 @@ export function workItemFilters(
   }
   if (q.search) {
     const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
-    const search = searchCondition(type, [...new Set(fields)], q.search);
+    const search = searchCondition(rc, type, [...new Set(fields)], q.search, scope);
     addFilter(where, args, search.sql, ...search.args);
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
@@ -196,7 +203,53 @@ export function workItemFilters(
     if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}` };
+  const state = q.state && q.state !== 'all' ? q.state : null;
+  const [label, ...moreLabels] = q.labels ?? [];
+  const labelOnly =
+    label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && where.length === (state ? 2 : 1) ? { title: label, state } : null;
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly };
+}
+
+/**
+ * The capped count of a project's issues or merge requests filtered by one label (and perhaps a
+ * state) from the label rows' index (core/014), instead of walking the records in list order
+ * and probing each one's labels: a label on a tenth of a million records would read 100,000
+ * records to find 10,001. `extra` is any remaining condition on the record `x` (confidentiality),
+ * joined only when there is one. DISTINCT because one record can carry titles that differ only
+ * in case.
+ */
+export function labelRowsCount(
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  extra: { sql: string; args: unknown[] },
+): { from: string; args: unknown[] } | undefined {
+  if (!filters.labelOnly || scope.projectId === undefined) return undefined;
+  const { title, state } = filters.labelOnly;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const trivial = extra.sql === '1 = 1';
+  return {
+    from: `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_project
+      ${trivial ? '' : `CROSS JOIN ${table} x ON x.id = il.issuable_id`}
+      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE${state ? ' AND il.state = ?' : ''}${trivial ? '' : ` AND ${extra.sql}`})`,
+    args: [scope.projectId, title, ...(state ? [state] : []), ...(trivial ? [] : extra.args)],
+  };
+}
+
+/** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */
+const INSTANCE_ORDER_INDEXES = ['created_at', 'updated_at'];
+
+/**
+ * The scope's condition as a list query should use it. A scope of many projects (a group, the
+ * instance) holding more than COUNT_LIMIT records reads its page by walking the order's
+ * instance-wide index and checking each row's project (`+x.project_id` keeps the project index out
+ * of SQLite's choice); a smaller one reads its projects' records by the project index and sorts
+ * them. SQLite has no statistics to tell the two apart; a bounded count of the scope's records does.
+ */
+export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requests', scope: Scope, orderColumn: string): string {
+  if (!scope.unindexed || !INSTANCE_ORDER_INDEXES.includes(orderColumn)) return scope.where;
+  const many = countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, COUNT_LIMIT + 1) > COUNT_LIMIT;
+  return many ? scope.unindexed : scope.where;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
@@ -206,7 +259,7 @@ const MIN_INDEXED_SEARCH = 3;
  * `search` (with `in`) as a substring match on alias `x`, case-insensitive: through the trigram
  * full-text index (issues_search, merge_requests_search) from three characters, by LIKE below that.
  */
-function searchCondition(type: 'Issue' | 'MergeRequest', fields: string[], term: string): { sql: string; args: unknown[] } {
+function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fields: string[], term: string, scope: Scope): { sql: string; args: unknown[] } {
   if (!fields.length) return { sql: '0', args: [] };
   if ([...term].length < MIN_INDEXED_SEARCH) {
     const like = `%${likeEscape(term)}%`;
@@ -215,8 +268,18 @@ function searchCondition(type: 'Issue' | 'MergeRequest', fields: string[], term:
   const index = type === 'Issue' ? 'issues_search' : 'merge_requests_search';
   // One phrase (quotes doubled) within the chosen columns: the trigram tokenizer matches it as a substring.
   const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
+  // A scope of few records asks the index about each of them (tens of microseconds each); a bigger
+  // one reads every match of the instance once (a common term: 200,000 matches, ~100 ms) and keeps
+  // those in scope. Both are the same MATCH, so the rows are the same.
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  if (countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, SEARCH_PER_RECORD_LIMIT + 1) <= SEARCH_PER_RECORD_LIMIT) {
+    return { sql: `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = x.id)`, args: [query] };
+  }
   return { sql: `x.id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ?)`, args: [query] };
 }
+
+/** Up to this many records in scope, `search` probes the full-text index record by record. */
+const SEARCH_PER_RECORD_LIMIT = 1_000;
 
 export interface OpenClosedState<S extends string> {
   state: S;
@@ -239,16 +302,23 @@ export function applyStateEvent<S extends string>(
 export interface Scope {
   where: string;
   args: unknown[];
+  /** A project's own list: its id. */
+  projectId?: number;
+  /** A scope of many projects: `where` with its project condition kept out of index choice (see scopeCondition). */
+  unindexed?: string;
+}
+
+/** A project's own items (`/projects/:id/issues`, ...). */
+export function projectScope(project: Project): Scope {
+  return { where: 'x.project_id = ?', args: [project.id], projectId: project.id };
 }
 
 /** Items of the projects in a group and its subgroups that the caller can see (`/groups/:id/issues`, ...). */
 export function groupScope(rc: RequestContext): Scope {
   const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  return {
-    where: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
-    args: [...ids, ...vis.args],
-  };
+  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`;
+  return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args] };
 }
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
@@ -256,11 +326,12 @@ export function globalScope(rc: RequestContext): Scope {
   const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
-  const where = [`x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`];
+  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
+  const where: string[] = [];
   const args: unknown[] = [...vis.args];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
   if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
-  return { where: where.join(' AND '), args };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args };
 }
 
 /** Issuable's limits (issues, merge requests): a title of 1 to 255 characters, a description of at most 1 MiB. */

@@ -178,40 +178,18 @@ function labelProjectsSql(label: LabelRow): { sql: string; args: unknown[] } {
 /** The issuable_labels type of each table whose records carry labels. */
 const ISSUABLE_TYPE: Record<string, string> = { issues: 'Issue', merge_requests: 'MergeRequest', epics: 'Epic' };
 
-/** Up to this many records in a label's scope, counts start from the records; past it, from the label rows. */
-const RECORD_DRIVEN_COUNT_LIMIT = 10_000;
-
 /**
- * SQL joining the records `x` of `table` in the projects of `projects` to their label rows `il`
- * with these exact titles and to their projects `p`, with its arguments. SQLite has no statistics
- * to choose the loop order, so it is chosen here from a bounded count of the scope's records: a
- * small project loops over its own records (each probing its label rows by primary key), a big one
- * over the title index of the label rows (the NOCASE comparison finds them, the binary one keeps
- * the match exact), never over a million records.
+ * SQL for the label rows `il` of `table`'s records with these exact titles in the projects of
+ * `projects`, joined to their projects `p`, with its arguments. Label rows carry their record's
+ * project and state (core/014), so counting reads the label index only, never the records: the
+ * NOCASE comparison seeks the index, the binary one keeps the match exact.
  */
-function labelledSql(
-  svc: ServiceContext,
-  table: 'issues' | 'merge_requests',
-  titles: string[],
-  projects: { sql: string; args: unknown[] },
-): { sql: string; args: unknown[] } {
+function labelRowsSql(table: 'issues' | 'merge_requests', titles: string[], projects: { sql: string; args: unknown[] }): { sql: string; args: unknown[] } {
   const marks = titles.map(() => '?').join(', ');
-  const type = ISSUABLE_TYPE[table];
-  const records = svc.db
-    .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE project_id IN (${projects.sql}) LIMIT ${RECORD_DRIVEN_COUNT_LIMIT + 1})`)
-    .get(...projects.args) as { n: number };
-  if (records.n <= RECORD_DRIVEN_COUNT_LIMIT) {
-    return {
-      sql: `${table} x CROSS JOIN issuable_labels il ON il.issuable_type = '${type}' AND il.issuable_id = x.id
-        JOIN projects p ON p.id = x.project_id
-        WHERE il.title IN (${marks}) AND x.project_id IN (${projects.sql})`,
-      args: [...titles, ...projects.args],
-    };
-  }
   return {
-    sql: `issuable_labels il JOIN ${table} x ON x.id = il.issuable_id JOIN projects p ON p.id = x.project_id
-      WHERE il.issuable_type = '${type}' AND il.title COLLATE NOCASE IN (${marks}) AND il.title IN (${marks}) AND x.project_id IN (${projects.sql})`,
-    args: [...titles, ...titles, ...projects.args],
+    sql: `issuable_labels il INDEXED BY issuable_labels_project JOIN projects p ON p.id = il.project_id
+      WHERE il.issuable_type = '${ISSUABLE_TYPE[table]}' AND il.project_id IN (${projects.sql}) AND il.title COLLATE NOCASE IN (${marks}) AND il.title IN (${marks})`,
+    args: [...projects.args, ...titles, ...titles],
   };
 }
 
@@ -279,9 +257,9 @@ export function labelCounts(svc: ServiceContext, label: LabelRow, user: User | n
   const projects = labelProjectsSql(label);
   const vis = visibleProjectsSql(svc, user);
   const count = (table: 'issues' | 'merge_requests', state: string): number => {
-    const labelled = labelledSql(svc, table, [label.title], projects);
+    const labelled = labelRowsSql(table, [label.title], projects);
     return (
-      svc.db.prepare(`SELECT count(*) AS n FROM ${labelled.sql} AND x.state = ? AND ${vis.sql}`).get(...labelled.args, state, ...vis.args) as { n: number }
+      svc.db.prepare(`SELECT count(*) AS n FROM ${labelled.sql} AND il.state = ? AND ${vis.sql}`).get(...labelled.args, state, ...vis.args) as { n: number }
     ).n;
   };
   return {
@@ -303,9 +281,9 @@ export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: U
   for (const group of byScope.values()) {
     const projects = labelProjectsSql(group[0]);
     const tally = (table: 'issues' | 'merge_requests'): Map<string, number> => {
-      const labelled = labelledSql(svc, table, group.map((l) => l.title), projects);
+      const labelled = labelRowsSql(table, group.map((l) => l.title), projects);
       const rows = svc.db
-        .prepare(`SELECT il.title AS title, x.state AS state, count(*) AS n FROM ${labelled.sql} AND ${vis.sql} GROUP BY il.title, x.state`)
+        .prepare(`SELECT il.title AS title, il.state AS state, count(*) AS n FROM ${labelled.sql} AND ${vis.sql} GROUP BY il.title, il.state`)
         .all(...labelled.args, ...vis.args) as { title: string; state: string; n: number }[];
       return new Map(rows.map((r) => [`${r.state}\0${r.title}`, r.n]));
     };

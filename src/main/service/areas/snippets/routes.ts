@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { apiError, forbidden, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, paginateSql } from '../../http/pagination';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from '../uploads/disposition';
@@ -13,7 +13,6 @@ import {
   type SnippetFile,
   type SnippetRow,
   canAdminSnippet,
-  canReadSnippet,
   createSnippet,
   currentFiles,
   currentPaths,
@@ -22,6 +21,7 @@ import {
   findSnippet,
   findUserAgentDetail,
   isValidFilePath,
+  readableSnippetsSql,
   legacyUpdateAction,
   resolveRef,
   updateSnippet,
@@ -82,10 +82,9 @@ export function registerSnippetRoutes(r: Router): void {
   // --- project snippets (lib/api/project_snippets.rb) ---
   r.get('/projects/:id/snippets', (rc) => {
     const project = loadSnippetsProject(rc);
-    const visible = (rc.svc.db.prepare('SELECT * FROM snippets WHERE project_id = ? ORDER BY id DESC').all(project.id) as SnippetRow[]).filter(
-      (s) => canReadSnippet(rc.svc, rc.user, s, project),
-    );
-    return paginate(rc, { count: () => visible.length, rows: (limit, offset) => visible.slice(offset, offset + limit) }).map((s) => snippet(rc, s));
+    const readable = readableSnippetsSql(rc.svc, rc.user, project);
+    const from = `FROM snippets s WHERE s.project_id = ? AND ${readable.sql}`;
+    return paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from, args: [project.id, ...readable.args], order: 's.id DESC' }).map((s) => snippet(rc, s));
   });
 
   r.get('/projects/:id/snippets/:snippet_id', (rc) => snippet(rc, loadProjectSnippet(rc, loadSnippetsProject(rc), recordNotFound)), {
@@ -149,10 +148,9 @@ export function registerSnippetRoutes(r: Router): void {
 
   // --- personal snippets (lib/api/snippets.rb) ---
   const personalList = (rc: RequestContext, where: string, args: unknown[]): unknown[] => {
-    const rows = (rc.svc.db.prepare(`SELECT * FROM snippets WHERE project_id IS NULL AND ${where} ORDER BY id DESC`).all(...args) as SnippetRow[]).filter(
-      (s) => canReadSnippet(rc.svc, rc.user, s, null),
-    );
-    return paginate(rc, { count: () => rows.length, rows: (limit, offset) => rows.slice(offset, offset + limit) }).map((s) => snippet(rc, s));
+    const readable = readableSnippetsSql(rc.svc, rc.user, null);
+    const from = `FROM snippets s WHERE s.project_id IS NULL AND ${where} AND ${readable.sql}`;
+    return paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from, args: [...args, ...readable.args], order: 's.id DESC' }).map((s) => snippet(rc, s));
   };
 
   r.get('/snippets', (rc) => {

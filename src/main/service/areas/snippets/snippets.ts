@@ -136,6 +136,13 @@ export function canReadSnippet(svc: ServiceContext, user: User | null, snippet: 
   return false;
 }
 
+/** canReadSnippet as a condition on snippets `s` of one project (or personal ones: null), for lists read a page at a time. */
+export function readableSnippetsSql(svc: ServiceContext, user: User | null, project: Project | null): { sql: string; args: unknown[] } {
+  if (user && (user.admin || (project && effectiveProjectAccess(svc, user, project) >= Access.GUEST))) return { sql: '1 = 1', args: [] };
+  const visible = user && !user.external ? "s.visibility IN ('public', 'internal')" : "s.visibility = 'public'";
+  return user ? { sql: `(${visible} OR s.author_id = ?)`, args: [user.id] } : { sql: visible, args: [] };
+}
+
 /** `update_snippet` / `admin_snippet`: the author, a project Maintainer, or an admin. */
 export function canAdminSnippet(svc: ServiceContext, user: User, snippet: SnippetRow, project: Project | null): boolean {
   if (user.admin || user.id === snippet.author_id) return true;

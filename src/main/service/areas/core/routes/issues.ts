@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -50,15 +50,17 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
   };
 }
 
-export function listIssues(rc: RequestContext, scope: { where: string; args: unknown[] }): Record<string, unknown>[] {
-  const { where, args, order } = workItemFilters(rc, ISSUE_STATES, 'Issue');
+export function listIssues(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
+  const filters = workItemFilters(rc, ISSUE_STATES, 'Issue', scope);
+  const { where, args, order } = filters;
   const q = declared(rc.params, { confidential: t.boolean() });
-  if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
   const conf = confidentialSql(rc);
-  where.push(scope.where, conf.sql);
+  const countFrom = q.confidential === undefined ? labelRowsCount('Issue', scope, filters, conf) : undefined;
+  if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
+  where.push(scopeCondition(rc, 'issues', scope, filters.orderColumn), conf.sql);
   args.push(...scope.args, ...conf.args);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
-  return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order }).map((i) => issue(rc, i));
+  return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((i) => issue(rc, i));
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {
@@ -79,8 +81,7 @@ export function registerIssueRoutes(r: Router): void {
   r.get(
     '/projects/:id/issues',
     (rc) => {
-      const project = loadProject(rc);
-      return listIssues(rc, { where: 'x.project_id = ?', args: [project.id] });
+      return listIssues(rc, projectScope(loadProject(rc)));
     },
     { auth: 'optional' },
   );

@@ -9,7 +9,7 @@ import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entit
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -38,16 +38,21 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
   'merge_after',
 ];
 
-export function listMergeRequests(rc: RequestContext, scope: { where: string; args: unknown[] }): Record<string, unknown>[] {
-  const { where, args, order } = workItemFilters(rc, MR_STATES, 'MergeRequest');
+export function listMergeRequests(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
+  const filters = workItemFilters(rc, MR_STATES, 'MergeRequest', scope);
+  const { where, args, order } = filters;
   const q = declared(rc.params, { source_branch: t.string(), target_branch: t.string(), reviewer_id: t.integer(), view: t.string().values(['simple']) });
+  const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
   if (q.reviewer_id !== undefined) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.reviewer_ids) WHERE value = ?)', q.reviewer_id);
-  where.push(scope.where);
+  const countFrom = where.length === filtered ? labelRowsCount('MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
+  where.push(scopeCondition(rc, 'merge_requests', scope, filters.orderColumn));
   args.push(...scope.args);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
-  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order }).map((m) => (q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m)));
+  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((m) =>
+    q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m),
+  );
 }
 
 /** Entities::MergeRequestSimple, for `view=simple`. */
@@ -63,7 +68,7 @@ function reload(rc: RequestContext, id: number): MergeRequestRow {
 export function registerMergeRequestRoutes(r: Router): void {
   r.get(
     '/projects/:id/merge_requests',
-    (rc) => listMergeRequests(rc, { where: 'x.project_id = ?', args: [loadProject(rc).id] }),
+    (rc) => listMergeRequests(rc, projectScope(loadProject(rc))),
     { auth: 'optional' },
   );
 

@@ -371,6 +371,24 @@ export function registerUserRoutes(r: Router): void {
     { auth: 'optional', scopes: READ_USER },
   );
 
+  // GET /users/:user_id/memberships (admins): the user's direct memberships as Entities::Membership.
+  r.get('/users/:user_id/memberships', (rc) => {
+    rc.requireAdmin();
+    const q = declared({ ...rc.params, user_id: rc.path.user_id }, { user_id: t.integer().required(), type: t.string().values(['Project', 'Namespace']) });
+    const user = loadUser(rc, String(q.user_id));
+    const where = ['m.user_id = ?', 'm.requested_at IS NULL'];
+    const args: unknown[] = [user.id];
+    if (q.type) addFilter(where, args, 'm.source_type = ?', q.type);
+    const rows = paginateSql<{ source_id: number; source_type: string; access_level: number; source_name: string | null }>(rc, rc.svc.db, {
+      select: `m.source_id, m.source_type, m.access_level,
+        CASE m.source_type WHEN 'Project' THEN (SELECT name FROM projects WHERE id = m.source_id) ELSE (SELECT name FROM namespaces WHERE id = m.source_id) END AS source_name`,
+      from: `FROM members m WHERE ${where.join(' AND ')}`,
+      args,
+      order: 'm.id',
+    });
+    return rows.map((m) => ({ source_id: m.source_id, source_name: m.source_name, source_type: m.source_type, access_level: m.access_level }));
+  });
+
   // --- personal access tokens ---------------------------------------------------------------
 
   r.post('/users/:id/personal_access_tokens', (rc) => {
