@@ -51,11 +51,21 @@ export function statsOf(diffs: DiffFile[]): CommitStats {
   return { additions, deletions, total: additions + deletions };
 }
 
+/** A row of ci_pipelines: the external pipeline commit statuses are grouped into. */
+export interface PipelineRow {
+  id: number;
+  iid: number;
+  ref: string;
+  sha: string;
+  status: string;
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Entities::CommitDetail: the commit, its stats when asked, and the (pipeline-less) status fields. */
 export function commitDetail(ec: EntityContext, project: Project, c: Commit, stats: CommitStats | null): Record<string, unknown> {
-  const pipeline = ec.svc.db.prepare('SELECT * FROM ci_pipelines WHERE project_id = ? AND sha = ? ORDER BY id DESC LIMIT 1').get(project.id, c.id) as
-    | { id: number; iid: number; sha: string; ref: string; status: string; source: string; created_at: string; updated_at: string }
-    | undefined;
+  const pipeline = ec.svc.db.prepare('SELECT * FROM ci_pipelines WHERE project_id = ? AND sha = ? ORDER BY id DESC LIMIT 1').get(project.id, c.id) as PipelineRow | undefined;
   return {
     ...commitEntity(ec, project, c),
     ...(stats ? { stats } : {}),

@@ -10,6 +10,7 @@ import { userBasicById } from '../../core/entities';
 import { Access, effectiveProjectAccess } from '../../core/access';
 import { isoTime } from '../../core/time';
 import { loadRepository } from '../access';
+import type { PipelineRow } from '../entities';
 import { commitOr404, refsContaining } from '../lookup';
 
 export interface CommitStatusRow {
@@ -208,17 +209,6 @@ export function registerCommitStatusRoutes(r: Router): void {
     rc.status = 201;
     return commitStatusEntity(rc, saved);
   });
-}
-
-interface PipelineRow {
-  id: number;
-  iid: number;
-  ref: string;
-  sha: string;
-  status: string;
-  source: string;
-  created_at: string;
-  updated_at: string;
 }
 
 /** The newest pipeline of the commit (for `ref` and `pipeline_id` when given). */
