@@ -656,10 +656,9 @@ export interface NoteRow {
 }
 
 function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
-  const row = ec.svc.db
-    .prepare('SELECT n.full_path || \'/\' || p.path AS full_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ?')
-    .get(projectId) as { full_path: string };
-  return { fullPath: row.full_path, webUrl: `${ec.baseUrl}/${row.full_path}` };
+  const p = findProjectById(ec.svc, projectId)!;
+  const fullPath = `${findNamespaceById(ec.svc, p.namespace_id)!.full_path}/${p.path}`;
+  return { fullPath, webUrl: `${ec.baseUrl}/${fullPath}` };
 }
 
 const users = (ec: EntityContext, json: string): Record<string, unknown>[] =>
@@ -687,10 +686,15 @@ function votes(svc: ServiceContext, type: 'Issue' | 'MergeRequest', id: number):
 
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
-export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+/**
+ * Entities::Issue as lists show it. `subscribed` (single issues only, see issueDetail) is left
+ * `undefined` here, which JSON leaves out: one literal keeps the object's fast shape.
+ */
+export function issue(ec: EntityContext, i: IssueRow, subscribed?: boolean): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
   const assignees = users(ec, i.assignee_ids);
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
+  const { upvotes, downvotes } = votes(ec.svc, 'Issue', i.id);
   return {
     id: i.id,
     iid: i.iid,
@@ -710,7 +714,8 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     assignee: assignees[0] ?? null,
     user_notes_count: userNotesCount(ec, 'Issue', i.id),
     merge_requests_count: closingMergeRequestsCount(ec, i.id),
-    ...votes(ec.svc, 'Issue', i.id),
+    upvotes,
+    downvotes,
     due_date: i.due_date,
     confidential: !!i.confidential,
     discussion_locked: i.discussion_locked === null ? null : !!i.discussion_locked,
@@ -730,6 +735,7 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
     },
     references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${fullPath}#${i.iid}` },
     severity: 'UNKNOWN',
+    subscribed,
     moved_to_id: null,
     imported: i.imported_from !== 'none',
     imported_from: i.imported_from,
@@ -739,12 +745,7 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(issue(ec, i))) {
-    if (k === 'moved_to_id') out.subscribed = isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user);
-    out[k] = v;
-  }
-  return out;
+  return issue(ec, i, isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user));
 }
 
 /** Fields Entities::Issue adds to Entities::IssueBasic. */
