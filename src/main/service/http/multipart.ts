@@ -4,9 +4,13 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import Busboy, { type BusboyInstance } from '@fastify/busboy';
+import type Busboy from '@fastify/busboy';
+import type { BusboyInstance } from '@fastify/busboy';
+import { lazyRequire } from '../lazy-require';
 import { ApiError, badRequest, grapeError } from './errors';
 import type { FilePart } from './params';
+
+const busboy = lazyRequire<typeof Busboy>('@fastify/busboy');
 
 /** The body fastify hands over for `multipart/form-data`: the stream is read by `readMultipart`. */
 export const MULTIPART_BODY = Symbol('multipart');
@@ -34,7 +38,8 @@ export async function readMultipart(req: IncomingMessage, limits: MultipartLimit
   return new Promise((resolve, reject) => {
     let bb: BusboyInstance;
     try {
-      bb = new Busboy({
+      const BusboyParser = busboy();
+      bb = new BusboyParser({
         headers: req.headers as { 'content-type': string },
         limits: { parts: MAX_PARTS, fileSize: limits.maxFileBytes, fieldSize: limits.maxFieldBytes },
       });

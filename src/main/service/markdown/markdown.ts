@@ -1,5 +1,9 @@
-import MarkdownIt, { type MarkdownIt as Renderer, type StateCore, type Token } from 'markdown-it';
-import { full as emoji } from 'markdown-it-emoji';
+import type MarkdownIt from 'markdown-it';
+import type { MarkdownIt as Renderer, StateCore, Token } from 'markdown-it';
+import { lazyRequire } from '../lazy-require';
+
+const markdownIt = lazyRequire<typeof MarkdownIt>('markdown-it');
+const markdownItEmoji = lazyRequire<typeof import('markdown-it-emoji')>('markdown-it-emoji');
 import { sanitizeRenderedHtml } from './sanitize';
 
 /** A reference GitLab links in GitLab Flavored Markdown (`#1`, `!2`, `@user`), resolved by the caller. */
@@ -143,10 +147,11 @@ function textToken(state: StateCore, content: string): Token {
 }
 
 function createRenderer(gfm: boolean): Renderer {
-  const md = new MarkdownIt({ html: true, linkify: gfm, typographer: false });
+  const MarkdownItClass = markdownIt();
+  const md = new MarkdownItClass({ html: true, linkify: gfm, typographer: false });
   md.core.ruler.push('sandlab_sourcepos', sourcePositions);
   if (gfm) {
-    md.use(emoji, { shortcuts: {} });
+    md.use(markdownItEmoji().full, { shortcuts: {} });
     md.renderer.rules.emoji = (tokens, idx) => `<gl-emoji data-name="${tokens[idx].markup}">${tokens[idx].content}</gl-emoji>`;
     md.core.ruler.push('sandlab_task_lists', taskLists);
     md.core.ruler.push('sandlab_heading_anchors', headingAnchors);
@@ -163,10 +168,11 @@ function createRenderer(gfm: boolean): Renderer {
   return md;
 }
 
-const renderers = { gfm: createRenderer(true), plain: createRenderer(false) };
+let renderers: { gfm: Renderer; plain: Renderer } | null = null;
 
 /** Markdown to sanitized HTML, as GitLab's Markdown API and `*_html` fields answer it. */
 export function renderMarkdown(text: string, opts: RenderOptions): string {
+  renderers ??= { gfm: createRenderer(true), plain: createRenderer(false) };
   const md = opts.gfm ? renderers.gfm : renderers.plain;
   const env: Env = { resolver: opts.references };
   return sanitizeRenderedHtml(md.render(text, env)).replace(/\n+$/, '');

@@ -1,4 +1,7 @@
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
+import { lazyRequire } from '../lazy-require';
+
+const sanitizer = lazyRequire<typeof sanitizeHtml>('sanitize-html');
 
 /**
  * What survives in rendered Markdown, after GitLab's SanitizationFilter: the formatting tags, links
@@ -41,5 +44,5 @@ const OPTIONS: sanitizeHtml.IOptions = {
 };
 
 export function sanitizeRenderedHtml(html: string): string {
-  return sanitizeHtml(html, OPTIONS);
+  return sanitizer()(html, OPTIONS);
 }

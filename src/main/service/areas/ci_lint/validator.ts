@@ -1,9 +1,13 @@
-import { LineCounter, Scalar, parseDocument, stringify, isMap, isPair, isScalar, isSeq, visit, type Document } from 'yaml';
+import type { Document, Scalar } from 'yaml';
+import { lazyRequire } from '../../lazy-require';
 import { EntryConfigError } from './entries/framework';
 import { Bridge, Job, jobType } from './entries/jobs';
 import { Root } from './entries/root';
 import * as K from './keywords';
 import { type NormalizedJob, injectEdgeStages, logicalError, normalizeJobs, pipelineStages } from './processor';
+
+/** The YAML library, loaded on the first lint: it is large, and most runs of Sandlab never lint. */
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 /**
  * A GitLab CI configuration validator (Gitlab::Ci::YamlProcessor and Gitlab::Ci::Config::Entry):
@@ -148,6 +152,7 @@ interface LoadState {
 
 /** Loads one YAML document as GitLab does: a mapping, Ruby-symbol keys (`:job:`) read as names. */
 export function loadYaml(content: string, load?: LoadState): Hash {
+  const { LineCounter, parseDocument, isMap, isScalar } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(content, { uniqueKeys: false, merge: true, prettyErrors: false, lineCounter: lines });
   const err = doc.errors[0];
@@ -248,17 +253,18 @@ const rubyInspect = (v: unknown): string =>
   : String(v);
 
 function markReferences(doc: Document): void {
+  const { Scalar: YamlScalar, isMap, isScalar, isSeq, visit } = yaml();
   const tagged = (node: unknown): boolean => (isSeq(node) || isMap(node) || isScalar(node)) && (node as { tag?: string }).tag === '!reference';
   visit(doc, {
     Node(_, node) {
       if (!tagged(node) || (isScalar(node) && node.value instanceof Reference)) return undefined;
       if (isSeq(node)) {
         const path = node.items.map((i) => (isScalar(i) ? i.value : (i as { toJSON(): unknown }).toJSON()));
-        return new Scalar(new Reference(path, rubyInspect(path), path.length > 0 && path.every(isString)));
+        return new YamlScalar(new Reference(path, rubyInspect(path), path.length > 0 && path.every(isString)));
       }
-      if (isMap(node)) return new Scalar(new Reference([], rubyInspect(node.toJSON()), false));
+      if (isMap(node)) return new YamlScalar(new Reference([], rubyInspect(node.toJSON()), false));
       const text = String((node as Scalar).source ?? (node as Scalar).value ?? '');
-      return new Scalar(new Reference([], text === '' ? '[]' : JSON.stringify(text), false));
+      return new YamlScalar(new Reference([], text === '' ? '[]' : JSON.stringify(text), false));
     },
   });
 }
@@ -284,6 +290,7 @@ function resolveReferences(config: Hash): Hash {
 }
 
 function stripSymbolKeys(doc: Document): void {
+  const { isPair, isScalar, visit } = yaml();
   visit(doc, {
     Pair(_, pair) {
       if (isPair(pair) && isScalar(pair.key) && typeof pair.key.value === 'string' && /^:[^:\s]/.test(pair.key.value)) {
@@ -295,6 +302,7 @@ function stripSymbolKeys(doc: Document): void {
 
 /** merged_yaml: Ruby's `to_yaml` layout (`---` header, sequences not indented under their key). */
 export function dumpYaml(config: Hash): string {
+  const { stringify } = yaml();
   return `---\n${stringify(config, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
