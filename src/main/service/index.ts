@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request';
 import { type RouteInfo, buildApp } from './app';
+import type { HttpApp } from './http/server';
+import type { Router } from './http/route';
 import { areas } from './areas';
 import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
@@ -28,8 +30,11 @@ export interface ServiceOptions {
   nativeBinding?: string;
   /** The git program to run (default: SANDLAB_GIT, else `git` on PATH). */
   gitCommand?: string;
-  /** Extra plugins on the app after the API routes (`serve --ui` adds the built renderer at `/`). */
-  extendApp?: (app: FastifyInstance) => Promise<void> | void;
+  /**
+   * Extra routes after the API's (`serve --ui` adds the built renderer at `/`): raw routes on
+   * `app`, or API routes (auth, parameters, JSON answers) on `api` under /api/v4.
+   */
+  extendApp?: (app: HttpApp, api: Router) => Promise<void> | void;
 }
 
 export interface Service {
@@ -84,11 +89,12 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const { createdToken } = bootstrapRoot(svc, opts.rootToken);
   // Every kind is defined now: resume (or fail cleanly) what a previous run left unfinished.
   svc.jobs.start();
-  let app: FastifyInstance;
+  let app: HttpApp;
   const routes: RouteInfo[] = [];
   try {
-    app = await buildApp(svc, routes);
-    await opts.extendApp?.(app);
+    const built = buildApp(svc, routes);
+    app = built.app;
+    await opts.extendApp?.(app, built.router);
   } catch (err) {
     await svc.jobs.stop();
     db.close();
@@ -109,7 +115,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     createdRootToken: createdToken,
     async listen() {
       const host = opts.host ?? '127.0.0.1';
-      await app.listen({ host, port: opts.port ?? 0 });
+      await app.listen(host, opts.port ?? 0);
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : opts.port;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -131,7 +137,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       git.close();
       db.close();
     },
-    inject: (o) => app.inject(o),
+    // Loaded on first use: only the desktop window and tests inject, `serve` never does.
+    inject: async (o) => (await import('light-my-request')).inject(app.dispatch, o),
     routes,
   };
 }

@@ -8,7 +8,7 @@ import Busboy, { type BusboyInstance } from '@fastify/busboy';
 import { ApiError, badRequest, grapeError } from './errors';
 import type { FilePart } from './params';
 
-/** The body fastify hands over for `multipart/form-data`: the stream is read by `readMultipart`. */
+/** The body the HTTP layer hands over for `multipart/form-data`: the stream is read by `readMultipart`. */
 export const MULTIPART_BODY = Symbol('multipart');
 
 export interface MultipartLimits {
