@@ -137,8 +137,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       git.close();
       db.close();
     },
-    // Loaded on first use: only the desktop window and tests inject, `serve` never does.
-    inject: async (o) => (await import('light-my-request')).inject(app.dispatch, o),
+    // Loaded on first use (tens of ms): only the desktop window and tests inject, `serve` never does.
+    // require, not import(): the bundle resolves its externals through require (NODE_PATH, asar).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    inject: (o) => (require('light-my-request') as typeof import('light-my-request')).inject(app.dispatch, o),
     routes,
   };
 }
