@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import Busboy, { type BusboyInstance } from '@fastify/busboy';
+import type BusboyClass from '@fastify/busboy';
+import type { BusboyInstance } from '@fastify/busboy';
 import { ApiError, badRequest, grapeError } from './errors';
 import type { FilePart } from './params';
 
@@ -34,6 +35,9 @@ export async function readMultipart(req: IncomingMessage, limits: MultipartLimit
   return new Promise((resolve, reject) => {
     let bb: BusboyInstance;
     try {
+      // Loaded by the first multipart body, not at start.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const Busboy = require('@fastify/busboy') as typeof BusboyClass;
       bb = new Busboy({
         headers: req.headers as { 'content-type': string },
         limits: { parts: MAX_PARTS, fileSize: limits.maxFileBytes, fieldSize: limits.maxFieldBytes },

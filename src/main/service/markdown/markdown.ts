@@ -1,5 +1,5 @@
-import MarkdownIt, { type MarkdownIt as Renderer, type StateCore, type Token } from 'markdown-it';
-import { full as emoji } from 'markdown-it-emoji';
+import type MarkdownItClass from 'markdown-it';
+import type { MarkdownIt as Renderer, StateCore, Token } from 'markdown-it';
 import { sanitizeRenderedHtml } from './sanitize';
 
 /** A reference GitLab links in GitLab Flavored Markdown (`#1`, `!2`, `@user`), resolved by the caller. */
@@ -143,6 +143,10 @@ function textToken(state: StateCore, content: string): Token {
 }
 
 function createRenderer(gfm: boolean): Renderer {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded with the first render, not at start */
+  const MarkdownIt = require('markdown-it') as typeof MarkdownItClass;
+  const { full: emoji } = require('markdown-it-emoji') as typeof import('markdown-it-emoji');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const md = new MarkdownIt({ html: true, linkify: gfm, typographer: false });
   md.core.ruler.push('sandlab_sourcepos', sourcePositions);
   if (gfm) {
@@ -163,10 +167,12 @@ function createRenderer(gfm: boolean): Renderer {
   return md;
 }
 
-const renderers = { gfm: createRenderer(true), plain: createRenderer(false) };
+/** Built by the first render: most start-ups answer nothing that holds Markdown. */
+let renderers: { gfm: Renderer; plain: Renderer } | null = null;
 
 /** Markdown to sanitized HTML, as GitLab's Markdown API and `*_html` fields answer it. */
 export function renderMarkdown(text: string, opts: RenderOptions): string {
+  renderers ??= { gfm: createRenderer(true), plain: createRenderer(false) };
   const md = opts.gfm ? renderers.gfm : renderers.plain;
   const env: Env = { resolver: opts.references };
   return sanitizeRenderedHtml(md.render(text, env)).replace(/\n+$/, '');

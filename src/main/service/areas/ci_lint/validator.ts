@@ -1,4 +1,5 @@
-import { LineCounter, Scalar, parseDocument, stringify, isMap, isPair, isScalar, isSeq, visit, type Document } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document, Scalar } from 'yaml';
 import { EntryConfigError } from './entries/framework';
 import { Bridge, Job, jobType } from './entries/jobs';
 import { Root } from './entries/root';
@@ -146,8 +147,14 @@ interface LoadState {
   nonSymbolKeys: Set<string>;
 }
 
+/** The yaml library, loaded by the first lint rather than at start (only CI lint reads YAML). */
+let yamlModule: typeof Yaml | null = null;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = (): typeof Yaml => (yamlModule ??= require('yaml') as typeof Yaml);
+
 /** Loads one YAML document as GitLab does: a mapping, Ruby-symbol keys (`:job:`) read as names. */
 export function loadYaml(content: string, load?: LoadState): Hash {
+  const { LineCounter, parseDocument, isMap, isScalar } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(content, { uniqueKeys: false, merge: true, prettyErrors: false, lineCounter: lines });
   const err = doc.errors[0];
@@ -248,6 +255,7 @@ const rubyInspect = (v: unknown): string =>
   : String(v);
 
 function markReferences(doc: Document): void {
+  const { Scalar, isMap, isScalar, isSeq, visit } = yaml();
   const tagged = (node: unknown): boolean => (isSeq(node) || isMap(node) || isScalar(node)) && (node as { tag?: string }).tag === '!reference';
   visit(doc, {
     Node(_, node) {
@@ -284,6 +292,7 @@ function resolveReferences(config: Hash): Hash {
 }
 
 function stripSymbolKeys(doc: Document): void {
+  const { isPair, isScalar, visit } = yaml();
   visit(doc, {
     Pair(_, pair) {
       if (isPair(pair) && isScalar(pair.key) && typeof pair.key.value === 'string' && /^:[^:\s]/.test(pair.key.value)) {
@@ -295,7 +304,7 @@ function stripSymbolKeys(doc: Document): void {
 
 /** merged_yaml: Ruby's `to_yaml` layout (`---` header, sequences not indented under their key). */
 export function dumpYaml(config: Hash): string {
-  return `---\n${stringify(config, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })}`;
+  return `---\n${yaml().stringify(config, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
 // --- include -----------------------------------------------------------------------------------
