@@ -109,6 +109,21 @@ export class RouteTable<T> {
     for (let i = 0; i < leaf.names.length; i++) params[leaf.names[i]] = values[i];
     return { kind: 'found', route: leaf.route, params };
   }
+
+  /**
+   * The methods among `methods` with a route for `url` (a bad or over-long URL counts as a route,
+   * as it did for fastify's 405 check). The path is prepared once for all of them.
+   */
+  methodsMatching(url: string, methods: readonly string[]): string[] {
+    const prepared = prepare(url);
+    return methods.filter((method) => {
+      const tree = this.trees.get(method);
+      if (!tree) return false;
+      if (!('segments' in prepared)) return true;
+      const state = { tooLong: false };
+      return walk(tree, prepared, 0, [], state) !== null || state.tooLong;
+    });
+  }
 }
 
 /** A URL whose path is not valid percent-encoding (or an absolute URL that is not http(s)). */

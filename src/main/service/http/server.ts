@@ -301,7 +301,7 @@ export class HttpApp {
 
   private readonly notFound: RouteHandler = (req, reply) => {
     const path = req.url.split('?')[0];
-    const allowed = ROUTED_METHODS.filter((m) => m !== req.method && this.table.find(m, path) !== null);
+    const allowed = this.table.methodsMatching(path, ROUTED_METHODS).filter((m) => m !== req.method);
     this.opts.onNotFound(req, reply, allowed);
   };
 
