@@ -333,8 +333,6 @@ describe('JobRunner', () => {
       kind: 'bulk',
       async run(job) {
         const items = Array.from({ length: 3000 }, (_, i) => i);
-        // A timer set now runs between two slices, and sees what earlier slices committed.
-        setTimeout(() => (timerSawRows = (db.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n), 0);
         await job.writeEach(
           items,
           (n) => {
@@ -343,7 +341,13 @@ describe('JobRunner', () => {
             // Some work per record, so that 3,000 of them take longer than one slice.
             for (let t = performance.now(); performance.now() - t < 0.02; );
           },
-          { failed: (n) => failed.push(n), afterSlice: (slice) => slices.push(slice.length) },
+          {
+            failed: (n) => failed.push(n),
+            afterSlice: (slice) => {
+              // A timer set in the first slice runs before the next one, and sees what the first committed.
+              if (slices.push(slice.length) === 1) setTimeout(() => (timerSawRows = (db.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n), 0);
+            },
+          },
         );
       },
     });

@@ -4,10 +4,13 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type BusboyClass from '@fastify/busboy';
+import type Busboy from '@fastify/busboy';
 import type { BusboyInstance } from '@fastify/busboy';
+import { lazyRequire } from '../lazy-require';
 import { ApiError, badRequest, grapeError } from './errors';
 import type { FilePart } from './params';
+
+const busboy = lazyRequire<typeof Busboy>('@fastify/busboy');
 
 /** The body the HTTP layer hands over for `multipart/form-data`: the stream is read by `readMultipart`. */
 export const MULTIPART_BODY = Symbol('multipart');
@@ -35,10 +38,8 @@ export async function readMultipart(req: IncomingMessage, limits: MultipartLimit
   return new Promise((resolve, reject) => {
     let bb: BusboyInstance;
     try {
-      // Loaded by the first multipart body, not at start.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const Busboy = require('@fastify/busboy') as typeof BusboyClass;
-      bb = new Busboy({
+      const BusboyParser = busboy();
+      bb = new BusboyParser({
         headers: req.headers as { 'content-type': string },
         limits: { parts: MAX_PARTS, fileSize: limits.maxFileBytes, fieldSize: limits.maxFieldBytes },
       });

@@ -1,5 +1,9 @@
-import type MarkdownItClass from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import type { MarkdownIt as Renderer, StateCore, Token } from 'markdown-it';
+import { lazyRequire } from '../lazy-require';
+
+const markdownIt = lazyRequire<typeof MarkdownIt>('markdown-it');
+const markdownItEmoji = lazyRequire<typeof import('markdown-it-emoji')>('markdown-it-emoji');
 import { sanitizeRenderedHtml } from './sanitize';
 
 /** A reference GitLab links in GitLab Flavored Markdown (`#1`, `!2`, `@user`), resolved by the caller. */
@@ -143,14 +147,11 @@ function textToken(state: StateCore, content: string): Token {
 }
 
 function createRenderer(gfm: boolean): Renderer {
-  /* eslint-disable @typescript-eslint/no-require-imports -- loaded with the first render, not at start */
-  const MarkdownIt = require('markdown-it') as typeof MarkdownItClass;
-  const { full: emoji } = require('markdown-it-emoji') as typeof import('markdown-it-emoji');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const md = new MarkdownIt({ html: true, linkify: gfm, typographer: false });
+  const MarkdownItClass = markdownIt();
+  const md = new MarkdownItClass({ html: true, linkify: gfm, typographer: false });
   md.core.ruler.push('sandlab_sourcepos', sourcePositions);
   if (gfm) {
-    md.use(emoji, { shortcuts: {} });
+    md.use(markdownItEmoji().full, { shortcuts: {} });
     md.renderer.rules.emoji = (tokens, idx) => `<gl-emoji data-name="${tokens[idx].markup}">${tokens[idx].content}</gl-emoji>`;
     md.core.ruler.push('sandlab_task_lists', taskLists);
     md.core.ruler.push('sandlab_heading_anchors', headingAnchors);
@@ -167,7 +168,6 @@ function createRenderer(gfm: boolean): Renderer {
   return md;
 }
 
-/** Built by the first render: most start-ups answer nothing that holds Markdown. */
 let renderers: { gfm: Renderer; plain: Renderer } | null = null;
 
 /** Markdown to sanitized HTML, as GitLab's Markdown API and `*_html` fields answer it. */

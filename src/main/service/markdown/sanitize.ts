@@ -1,4 +1,7 @@
 import type sanitizeHtml from 'sanitize-html';
+import { lazyRequire } from '../lazy-require';
+
+const sanitizer = lazyRequire<typeof sanitizeHtml>('sanitize-html');
 
 /**
  * What survives in rendered Markdown, after GitLab's SanitizationFilter: the formatting tags, links
@@ -6,8 +9,6 @@ import type sanitizeHtml from 'sanitize-html';
  * writes. No script, style, iframe, form or event handler; no `javascript:`/`vbscript:`/`data:`
  * link (sanitize-html decodes entities and strips control characters before it checks a scheme).
  */
-let sanitize: typeof sanitizeHtml | null = null;
-
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
     'a', 'abbr', 'b', 'bdi', 'bdo', 'blockquote', 'br', 'caption', 'cite', 'code', 'dd', 'del', 'details', 'dfn', 'div', 'dl', 'dt', 'em',
@@ -43,8 +44,5 @@ const OPTIONS: sanitizeHtml.IOptions = {
 };
 
 export function sanitizeRenderedHtml(html: string): string {
-  // Loaded with the first render, not at start.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  sanitize ??= require('sanitize-html') as typeof sanitizeHtml;
-  return sanitize(html, OPTIONS);
+  return sanitizer()(html, OPTIONS);
 }

@@ -1,10 +1,13 @@
-import type * as Yaml from 'yaml';
 import type { Document, Scalar } from 'yaml';
+import { lazyRequire } from '../../lazy-require';
 import { EntryConfigError } from './entries/framework';
 import { Bridge, Job, jobType } from './entries/jobs';
 import { Root } from './entries/root';
 import * as K from './keywords';
 import { type NormalizedJob, injectEdgeStages, logicalError, normalizeJobs, pipelineStages } from './processor';
+
+/** The YAML library, loaded on the first lint: it is large, and most runs of Sandlab never lint. */
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 /**
  * A GitLab CI configuration validator (Gitlab::Ci::YamlProcessor and Gitlab::Ci::Config::Entry):
@@ -147,11 +150,6 @@ interface LoadState {
   nonSymbolKeys: Set<string>;
 }
 
-/** The yaml library, loaded by the first lint rather than at start (only CI lint reads YAML). */
-let yamlModule: typeof Yaml | null = null;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const yaml = (): typeof Yaml => (yamlModule ??= require('yaml') as typeof Yaml);
-
 /** Loads one YAML document as GitLab does: a mapping, Ruby-symbol keys (`:job:`) read as names. */
 export function loadYaml(content: string, load?: LoadState): Hash {
   const { LineCounter, parseDocument, isMap, isScalar } = yaml();
@@ -255,18 +253,18 @@ const rubyInspect = (v: unknown): string =>
   : String(v);
 
 function markReferences(doc: Document): void {
-  const { Scalar, isMap, isScalar, isSeq, visit } = yaml();
+  const { Scalar: YamlScalar, isMap, isScalar, isSeq, visit } = yaml();
   const tagged = (node: unknown): boolean => (isSeq(node) || isMap(node) || isScalar(node)) && (node as { tag?: string }).tag === '!reference';
   visit(doc, {
     Node(_, node) {
       if (!tagged(node) || (isScalar(node) && node.value instanceof Reference)) return undefined;
       if (isSeq(node)) {
         const path = node.items.map((i) => (isScalar(i) ? i.value : (i as { toJSON(): unknown }).toJSON()));
-        return new Scalar(new Reference(path, rubyInspect(path), path.length > 0 && path.every(isString)));
+        return new YamlScalar(new Reference(path, rubyInspect(path), path.length > 0 && path.every(isString)));
       }
-      if (isMap(node)) return new Scalar(new Reference([], rubyInspect(node.toJSON()), false));
+      if (isMap(node)) return new YamlScalar(new Reference([], rubyInspect(node.toJSON()), false));
       const text = String((node as Scalar).source ?? (node as Scalar).value ?? '');
-      return new Scalar(new Reference([], text === '' ? '[]' : JSON.stringify(text), false));
+      return new YamlScalar(new Reference([], text === '' ? '[]' : JSON.stringify(text), false));
     },
   });
 }
@@ -304,7 +302,8 @@ function stripSymbolKeys(doc: Document): void {
 
 /** merged_yaml: Ruby's `to_yaml` layout (`---` header, sequences not indented under their key). */
 export function dumpYaml(config: Hash): string {
-  return `---\n${yaml().stringify(config, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })}`;
+  const { stringify } = yaml();
+  return `---\n${stringify(config, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
 // --- include -----------------------------------------------------------------------------------
