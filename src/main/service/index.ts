@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request';
+import { lazyRequire } from './lazy-require';
 import { type RouteInfo, buildApp } from './app';
 import type { HttpApp } from './http/server';
 import type { Router } from './http/route';
@@ -49,6 +50,9 @@ export interface Service {
   /** Every API route the areas registered (method, pattern, auth), in registration order. */
   readonly routes: readonly RouteInfo[];
 }
+
+/** Only the desktop window and tests inject (tens of ms to load); `serve` never does. */
+const lightMyRequest = lazyRequire<typeof import('light-my-request')>('light-my-request');
 
 export const DEFAULT_LIMITS: Limits = {
   maxUploadBytes: 100 * 1024 * 1024,
@@ -137,10 +141,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       git.close();
       db.close();
     },
-    // Loaded on first use (tens of ms): only the desktop window and tests inject, `serve` never does.
-    // require, not import(): the bundle resolves its externals through require (NODE_PATH, asar).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    inject: (o) => (require('light-my-request') as typeof import('light-my-request')).inject(app.dispatch, o),
+    inject: (o) => lightMyRequest().inject(app.dispatch, o),
     routes,
   };
 }
