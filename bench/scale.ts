@@ -6,7 +6,7 @@
  * sequential runs after a warm-up, the server's main-thread CPU time (steady when other processes
  * load the machine) and the wall time the client saw, the CPU ratio, and the answer's headers.
  *
- * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7]
+ * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7] [--cli old/out/main/cli.js] [--only search]
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,9 +17,14 @@ const { values: opts } = parseArgs({
   options: {
     dir: { type: 'string', default: join(ROOT, 'bench/.data') },
     runs: { type: 'string', default: '7' },
+    /** An older build's out/main/cli.js, to time the same lists before a change. */
+    cli: { type: 'string' },
+    /** Time only the requests whose name contains this. */
+    only: { type: 'string' },
   },
 });
 const runs = Number(opts.runs);
+const cli = opts.cli ? resolve(opts.cli) : undefined;
 
 interface Timed {
   /** Wall time the client saw. */
@@ -68,10 +73,10 @@ async function main(): Promise<void> {
   console.log(`median of ${runs} sequential requests after one warm-up: server main-thread CPU and client wall time, milliseconds\n`);
 
   const t0 = performance.now();
-  const bigServer = await spawnSandlab(join(dir, 'big'), big.token);
+  const bigServer = await spawnSandlab(join(dir, 'big'), big.token, { cli });
   const firstAnswer = await timeGet(`${bigServer.url}/api/v4/projects/${big.bigProjectId}`, big.token, bigServer.child.pid!);
   const startMs = performance.now() - t0;
-  const smallServer = await spawnSandlab(join(dir, 'small'), small.token);
+  const smallServer = await spawnSandlab(join(dir, 'small'), small.token, { cli });
   try {
     const idleRss = rssMb(bigServer.child.pid!);
     console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);
@@ -87,12 +92,13 @@ async function main(): Promise<void> {
           `${fmt(b.ms, 1).padStart(9)} ${fmt(s.ms, 1).padStart(7)}   ${describe(b)}`,
       );
     const bigPid = bigServer.child.pid!;
-    for (const [name, path] of projectLists) {
+    const chosen = ([name]: [string, unknown]): boolean => !opts.only || name.includes(opts.only);
+    for (const [name, path] of projectLists.filter(chosen)) {
       const b = await measure(`${bigServer.url}/api/v4${path(big.bigProjectId)}`, big.token, bigPid);
       const s = await measure(`${bigServer.url}/api/v4${path(big.smallProjectId)}`, big.token, bigPid);
       row(name, b, s);
     }
-    for (const [name, path] of instanceWide(big)) {
+    for (const [name, path] of instanceWide(big).filter(chosen)) {
       const b = await measure(`${bigServer.url}/api/v4${path}`, big.token, bigPid);
       const s = await measure(`${smallServer.url}/api/v4${path.replace(String(big.groupId), String(small.groupId))}`, small.token, smallServer.child.pid!);
       row(name, b, s);
@@ -111,7 +117,7 @@ async function main(): Promise<void> {
       }
       return { ...samples[0], total: null, ms: median(samples.map((x) => x.ms)), cpu: median(samples.map((x) => x.cpu)) };
     };
-    row('first GET /projects/:id after a write', await afterWrite(big, bigServer.url, big.bigProjectId), await afterWrite(big, bigServer.url, big.smallProjectId));
+    if (chosen(['first GET /projects/:id after a write', null])) row('first GET /projects/:id after a write', await afterWrite(big, bigServer.url, big.bigProjectId), await afterWrite(big, bigServer.url, big.smallProjectId));
     console.log(`\nbig instance RSS after the lists: ${fmt(rssMb(bigServer.child.pid!))} MB`);
   } finally {
     await stop(bigServer.child);

@@ -193,3 +193,60 @@ describe('search', () => {
     expect(inGroup.body.map((i: any) => i.title)).toEqual(['Small three', 'Small two']);
   });
 });
+
+describe('search on a big project (the project\'s own range of the full-text index)', () => {
+  const titled = (x: Seed, term: string): boolean => `Issue ${x.iid}`.toLowerCase().includes(term.toLowerCase());
+
+  it('a term on every record: the first pages walk the list order, deeper ones read the matches, same rows either way', async () => {
+    const expected = seeded.filter((x) => titled(x, 'ssue')).sort(byCreatedDesc);
+    expect(expected.length).toBeGreaterThan(10_000);
+    const first = await s.get(`/projects/${big}/issues`, { query: { search: 'SSUE', per_page: '100' } });
+    expectUncounted(first, '2');
+    expect(first.body.map((i: any) => i.iid)).toEqual(expected.slice(0, 100).map((x) => x.iid));
+    const deep = await s.get(`/projects/${big}/issues`, { query: { search: 'ssue', per_page: '100', page: '15' } });
+    expectUncounted(deep, '16');
+    expect(deep.body.map((i: any) => i.iid)).toEqual(expected.slice(1_400, 1_500).map((x) => x.iid));
+    const last = await s.get(`/projects/${big}/issues`, { query: { search: 'ssue', per_page: '100', page: '101' } });
+    expectUncounted(last, '');
+    expect(last.body.map((i: any) => i.iid)).toEqual(expected.slice(10_000).map((x) => x.iid));
+  });
+
+  it('with another filter, counts the matches that pass it', async () => {
+    const expected = seeded.filter((x) => titled(x, 'issue') && x.state === 'closed').sort(byCreatedDesc);
+    const res = await s.get(`/projects/${big}/issues`, { query: { search: 'issue', state: 'closed', per_page: '100', page: '2' } });
+    expectCounted(res, expected.length, 100);
+    expect(res.body.map((i: any) => i.iid)).toEqual(expected.slice(100, 200).map((x) => x.iid));
+    const byTitle = await s.get(`/projects/${big}/issues`, { query: { search: 'issue 99', order_by: 'title', sort: 'asc', per_page: '5' } });
+    const titles = seeded.filter((x) => titled(x, 'issue 99')).map((x) => `Issue ${x.iid}`).sort();
+    expectCounted(byTitle, titles.length, 5);
+    expect(byTitle.body.map((i: any) => i.title)).toEqual(titles.slice(0, 5));
+  });
+
+  it('counts and lists only what a user outside the project may see', async () => {
+    const { token } = await s.createUser();
+    const some = seeded.filter((x) => titled(x, 'issue 5') && !x.confidential).sort(byCreatedDesc);
+    expect(some.length).toBeLessThan(seeded.filter((x) => titled(x, 'issue 5')).length);
+    const res = await s.get(`/projects/${big}/issues`, { query: { search: 'issue 5', per_page: '100', page: '2' }, token });
+    expectCounted(res, some.length, 100);
+    expect(res.body.map((i: any) => i.iid)).toEqual(some.slice(100, 200).map((x) => x.iid));
+    const all = seeded.filter((x) => !x.confidential).sort(byCreatedDesc);
+    const common = await s.get(`/projects/${big}/issues`, { query: { search: 'issue', per_page: '100', page: '3' }, token });
+    expectUncounted(common, '4');
+    expect(common.body.map((i: any) => i.iid)).toEqual(all.slice(200, 300).map((x) => x.iid));
+  });
+
+  it("finds a record in its project only, and follows it to another project", async () => {
+    const other = (await s.createProject({ name: 'other', namespace_id: group, visibility: 'public' })).id;
+    const wanderer = (await s.post(`/projects/${small}/issues`, { title: 'Wanderer issue 5' })).body;
+    const titles = async (project: number): Promise<string[]> =>
+      (await s.get(`/projects/${project}/issues`, { query: { search: 'wanderer' } })).body.map((i: any) => i.title);
+    expect(await titles(small)).toEqual(['Wanderer issue 5']);
+    expect(await titles(other)).toEqual([]);
+    // No REST endpoint moves an issue between projects yet; the index follows the record whatever moves it.
+    s.service.context.db.prepare('UPDATE issues SET project_id = ?, iid = 1 WHERE id = ?').run(other, wanderer.id);
+    expect(await titles(small)).toEqual([]);
+    expect(await titles(other)).toEqual(['Wanderer issue 5']);
+    const inBig = await s.get(`/projects/${big}/issues`, { query: { search: 'wanderer' } });
+    expectCounted(inBig, 0, 20);
+  });
+});

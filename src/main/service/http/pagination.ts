@@ -137,9 +137,9 @@ export interface SqlList<T> {
   /**
    * FROM and WHERE clauses with exactly one row per row of `from`, read from a narrower index
    * (a label's rows instead of the records in list order): the capped count then reads index
-   * entries only.
+   * entries only. Or the count itself, when the list already counted (capped at COUNT_LIMIT + 1).
    */
-  countFrom?: { from: string; args: unknown[] };
+  countFrom?: { from: string; args: unknown[] } | { counted: number };
 }
 
 /** Counts the rows of `from`, stopping at `cap` (a LIMIT probe instead of a full count). */
@@ -166,7 +166,10 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   return paginate(
     rc,
     {
-      count: (cap) => (list.countFrom ? countUpTo(db, list.countFrom.from, list.countFrom.args, cap) : countUpTo(db, list.from, list.args, cap)),
+      count: (cap) => {
+        const from = list.countFrom ?? { from: list.from, args: list.args };
+        return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
+      },
       rows: (limit, offset) => db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} LIMIT ? OFFSET ?`).all(...list.args, limit, offset) as T[],
     },
     defaultPerPage,

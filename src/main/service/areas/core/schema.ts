@@ -697,4 +697,50 @@ CREATE TRIGGER merge_requests_labels_scope AFTER UPDATE OF project_id, state ON 
 END;
 `,
   },
+  {
+    // Search scoped to a project. The full-text index's rowid is the record's scoped key,
+    // (project_id << 32) + id, so one project's matches are a rowid range the
+    // index seeks to instead of every match of the instance; the index keeps no copy of the text
+    // (contentless, deletable by rowid), and a move between projects re-files the record. Built
+    // once from the records and merged into one segment ('optimize'): a lookup of one record then
+    // reads one doclist per trigram instead of one per segment.
+    name: 'core/015_project_scoped_search',
+    sql: `
+DROP TRIGGER issues_search_insert;
+DROP TRIGGER issues_search_update;
+DROP TRIGGER issues_search_delete;
+DROP TABLE issues_search;
+CREATE VIRTUAL TABLE issues_search USING fts5(title, description, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO issues_search (rowid, title, description) SELECT (project_id << 32) + id, title, description FROM issues;
+INSERT INTO issues_search (issues_search) VALUES ('optimize');
+CREATE TRIGGER issues_search_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issues_search (rowid, title, description) VALUES ((NEW.project_id << 32) + NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER issues_search_update AFTER UPDATE OF project_id, title, description ON issues BEGIN
+  DELETE FROM issues_search WHERE rowid = (OLD.project_id << 32) + OLD.id;
+  INSERT INTO issues_search (rowid, title, description) VALUES ((NEW.project_id << 32) + NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER issues_search_delete AFTER DELETE ON issues BEGIN
+  DELETE FROM issues_search WHERE rowid = (OLD.project_id << 32) + OLD.id;
+END;
+
+DROP TRIGGER merge_requests_search_insert;
+DROP TRIGGER merge_requests_search_update;
+DROP TRIGGER merge_requests_search_delete;
+DROP TABLE merge_requests_search;
+CREATE VIRTUAL TABLE merge_requests_search USING fts5(title, description, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO merge_requests_search (rowid, title, description) SELECT (project_id << 32) + id, title, description FROM merge_requests;
+INSERT INTO merge_requests_search (merge_requests_search) VALUES ('optimize');
+CREATE TRIGGER merge_requests_search_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_requests_search (rowid, title, description) VALUES ((NEW.project_id << 32) + NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER merge_requests_search_update AFTER UPDATE OF project_id, title, description ON merge_requests BEGIN
+  DELETE FROM merge_requests_search WHERE rowid = (OLD.project_id << 32) + OLD.id;
+  INSERT INTO merge_requests_search (rowid, title, description) VALUES ((NEW.project_id << 32) + NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER merge_requests_search_delete AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM merge_requests_search WHERE rowid = (OLD.project_id << 32) + OLD.id;
+END;
+`,
+  },
 ];

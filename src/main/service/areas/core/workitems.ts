@@ -1,5 +1,5 @@
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, countUpTo } from '../../http/pagination';
+import { COUNT_LIMIT, countUpTo, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
@@ -114,6 +114,8 @@ export interface WorkItemFilters {
   orderColumn: string;
   /** The filters are one label title and perhaps a state, nothing else: see labelRowsCount. */
   labelOnly: { title: string; state: string | null } | null;
+  /** `search`, as `where[0]`: see searchRowsCount. */
+  search: SearchPlan | null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -146,11 +148,6 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     if (label.toLowerCase() === 'none') where.push("x.labels = '[]'");
     else if (label.toLowerCase() === 'any') where.push("x.labels != '[]'");
     else addFilter(where, args, hasLabel, label);
-  }
-  if (q.search) {
-    const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
-    const search = searchCondition(rc, type, [...new Set(fields)], q.search, scope);
-    addFilter(where, args, search.sql, ...search.args);
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
   if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
@@ -206,8 +203,18 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const state = q.state && q.state !== 'all' ? q.state : null;
   const [label, ...moreLabels] = q.labels ?? [];
   const labelOnly =
-    label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && where.length === (state ? 2 : 1) ? { title: label, state } : null;
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly };
+    label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search && where.length === (state ? 2 : 1)
+      ? { title: label, state }
+      : null;
+  // The search goes first, so searchRowsCount can replace it.
+  let search: SearchPlan | null = null;
+  if (q.search) {
+    const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
+    search = searchCondition(rc, type, [...new Set(fields)], q.search, scope);
+    where.unshift(search.sql);
+    args.unshift(...search.args);
+  }
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly, search };
 }
 
 /**
@@ -246,8 +253,11 @@ const INSTANCE_ORDER_INDEXES = ['created_at', 'updated_at'];
  * of SQLite's choice); a smaller one reads its projects' records by the project index and sorts
  * them. SQLite has no statistics to tell the two apart; a bounded count of the scope's records does.
  */
-export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requests', scope: Scope, orderColumn: string): string {
-  if (!scope.unindexed || !INSTANCE_ORDER_INDEXES.includes(orderColumn)) return scope.where;
+export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requests', scope: Scope, filters: WorkItemFilters): string {
+  // A project's search that reads the project's matches looks each one up by id (the project
+  // index kept out of SQLite's choice) rather than walking the project's records to find them.
+  if (scope.projectId !== undefined) return filters.search?.project && !filters.search.project.walk ? `+${scope.where}` : scope.where;
+  if (!scope.unindexed || !INSTANCE_ORDER_INDEXES.includes(filters.orderColumn)) return scope.where;
   const many = countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, COUNT_LIMIT + 1) > COUNT_LIMIT;
   return many ? scope.unindexed : scope.where;
 }
@@ -256,10 +266,24 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
 const MIN_INDEXED_SEARCH = 3;
 
 /**
+ * A record's rowid in the full-text indexes (core/015): (project_id << 32) + id, so a project's
+ * records are one rowid range.
+ */
+const SEARCH_KEY = '((x.project_id << 32) + x.id)';
+
+/** How `search` reads the full-text index: the condition on `x`, and for a project its range. */
+export interface SearchPlan {
+  sql: string;
+  args: unknown[];
+  /** A project's search: the MATCH query, the project, and its matches counted up to COUNT_LIMIT + 1. */
+  project?: { index: string; query: string; projectId: number; matches: number; walk: boolean };
+}
+
+/**
  * `search` (with `in`) as a substring match on alias `x`, case-insensitive: through the trigram
  * full-text index (issues_search, merge_requests_search) from three characters, by LIKE below that.
  */
-function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fields: string[], term: string, scope: Scope): { sql: string; args: unknown[] } {
+function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fields: string[], term: string, scope: Scope): SearchPlan {
   if (!fields.length) return { sql: '0', args: [] };
   if ([...term].length < MIN_INDEXED_SEARCH) {
     const like = `%${likeEscape(term)}%`;
@@ -268,18 +292,68 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   const index = type === 'Issue' ? 'issues_search' : 'merge_requests_search';
   // One phrase (quotes doubled) within the chosen columns: the trigram tokenizer matches it as a substring.
   const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
-  // A scope of few records asks the index about each of them (tens of microseconds each); a bigger
-  // one reads every match of the instance once (a common term: 200,000 matches, ~100 ms) and keeps
-  // those in scope. Both are the same MATCH, so the rows are the same.
+  const probe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
+  if (scope.projectId !== undefined) {
+    // A project reads its own matches (its rowid range), and sorts them: a common term on a big
+    // project has hundreds of thousands, so its first pages instead walk the list order and ask
+    // the index about each record (tens of microseconds each), stopping at the page's end. Both
+    // are the same MATCH, so the rows are the same.
+    const { projectId } = scope;
+    const inProject = projectMatches(index);
+    const matches = countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inProject}`, [query, projectId, projectId], COUNT_LIMIT + 1);
+    const page = readPage(rc.params);
+    const walk = matches > COUNT_LIMIT && page.offset + page.perPage <= SEARCH_WALK_ROWS;
+    const project = { index, query, projectId, matches, walk };
+    if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
+    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
+  }
+  // A group or the instance: a scope of few records asks the index about each of them; a bigger
+  // one reads every match of the instance once and keeps those in scope.
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   if (countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, SEARCH_PER_RECORD_LIMIT + 1) <= SEARCH_PER_RECORD_LIMIT) {
-    return { sql: `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = x.id)`, args: [query] };
+    return { sql: probe(SEARCH_KEY), args: [query] };
   }
-  return { sql: `x.id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ?)`, args: [query] };
+  return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
 }
+
+/**
+ * A project's matches: the MATCH and the project's rowid range, bound as the project id twice.
+ * The shift makes the bounds INTEGERs (better-sqlite3 binds every JavaScript number as a REAL,
+ * and the full-text index then reads the whole doclist instead of seeking to the range).
+ */
+const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295`;
 
 /** Up to this many records in scope, `search` probes the full-text index record by record. */
 const SEARCH_PER_RECORD_LIMIT = 1_000;
+
+/** A project's search walks the list order (when the term is common) for pages within this many rows. */
+const SEARCH_WALK_ROWS = 1_000;
+
+/**
+ * The capped count of a project's search from the full-text index: the project's matches (its
+ * rowid range, already counted when nothing else filters them), each joined to its record when
+ * another condition needs it, instead of walking the list order and probing record by record. `where` and `args` are the
+ * list's conditions with the search first (as workItemFilters puts it); `onlySearch` says the
+ * rest is the project scope alone, which the range already is.
+ */
+export function searchRowsCount(
+  type: 'Issue' | 'MergeRequest',
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+  onlySearch: boolean,
+): { from: string; args: unknown[] } | { counted: number } | undefined {
+  const project = filters.search?.project;
+  if (!project) return undefined;
+  if (onlySearch) return { counted: project.matches };
+  const { index, query, projectId } = project;
+  const matches = [query, projectId, projectId];
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  return {
+    from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
+    args: [...matches, ...args.slice(filters.search!.args.length)],
+  };
+}
 
 export interface OpenClosedState<S extends string> {
   state: S;

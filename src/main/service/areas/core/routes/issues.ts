@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -55,10 +55,12 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const { where, args, order } = filters;
   const q = declared(rc.params, { confidential: t.boolean() });
   const conf = confidentialSql(rc);
-  const countFrom = q.confidential === undefined ? labelRowsCount('Issue', scope, filters, conf) : undefined;
+  const labelCount = q.confidential === undefined ? labelRowsCount('Issue', scope, filters, conf) : undefined;
+  const onlySearch = where.length === 1 && q.confidential === undefined && conf.args.length === 0 && conf.sql === '1 = 1';
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
-  where.push(scopeCondition(rc, 'issues', scope, filters.orderColumn), conf.sql);
+  where.push(scopeCondition(rc, 'issues', scope, filters), conf.sql);
   args.push(...scope.args, ...conf.args);
+  const countFrom = labelCount ?? searchRowsCount('Issue', filters, where, args, onlySearch);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
   return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((i) => issue(rc, i));
 }
