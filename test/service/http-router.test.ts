@@ -86,9 +86,24 @@ describe('routing', () => {
   });
 
   it('matches a segment that is a static prefix and a parameter (archive.:format)', async () => {
-    const a = await raw('GET', '/api/v4/projects/root%2Frouted/repository/archive.zip');
-    expect(json(a)).not.toEqual({ error: '404 Not Found' });
-    expect((await raw('GET', '/api/v4/projects/root%2Frouted/repository/archive')).text).not.toBe('{"error":"404 Not Found"}');
+    expect((await s.post('/projects', { name: 'archived', initialize_with_readme: true })).status).toBe(201);
+    for (const format of ['zip', 'tar.gz']) {
+      const a = await raw('GET', `/api/v4/projects/root%2Farchived/repository/archive.${format}`);
+      expect(a.status).toBe(200);
+      expect(a.headers['content-disposition']).toMatch(new RegExp(`\\.${format.replace('.', '\\.')}"$`));
+    }
+    // The plain segment is its own route (tar.gz by default).
+    const plain = await raw('GET', '/api/v4/projects/root%2Farchived/repository/archive');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-disposition']).toMatch(/\.tar\.gz"$/);
+  });
+
+  it('gives a trailing * the rest of the path, slashes and all, decoded once', async () => {
+    const created = await s.post('/snippets', { title: 'nested', visibility: 'private', files: [{ file_path: 'dir/sub/a b.txt', content: 'deep' }] });
+    expect(created.status).toBe(201);
+    const a = await raw('GET', `/-/snippets/${created.body.id}/raw/main/dir/sub/a%20b.txt`);
+    expect(a.status).toBe(200);
+    expect(a.text).toBe('deep');
   });
 
   it('answers HEAD with the GET route: same headers, no body', async () => {
