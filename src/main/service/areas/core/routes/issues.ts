@@ -5,7 +5,7 @@ import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
-import { type IssueRow, issue, issueDetail } from '../entities';
+import { type IssueRow, issueDetail, issues } from '../entities';
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
@@ -62,7 +62,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   args.push(...scope.args, ...conf.args);
   const countFrom = labelCount ?? searchRowsCount('Issue', filters, where, args, onlySearch);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
-  return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((i) => issue(rc, i));
+  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {

@@ -5,7 +5,7 @@ import { apiError, forbidden, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
-import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
+import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
@@ -52,9 +52,8 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   args.push(...scope.args);
   const countFrom = labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
-  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((m) =>
-    q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m),
-  );
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
+  return q.view === 'simple' ? page.map(simple) : page;
 }
 
 /** Entities::MergeRequestSimple, for `view=simple`. */
