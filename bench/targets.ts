@@ -34,12 +34,16 @@ export async function prepareTargets(url: string, which: { reads: boolean; write
   const badge = (
     await api('POST', `/api/v4/projects/${project.id}/badges`, JSON.stringify({ link_url: 'https://example.com/%{project_path}', image_url: 'https://shields.io/%{default_branch}.svg' }))
   ).json as { id: number };
+  const issue = (
+    await api('POST', `/api/v4/projects/${project.id}/issues`, JSON.stringify({ title: 'A read issue', description: 'Read by the hot-path bench', labels: 'bench' }))
+  ).json as { iid: number };
   const issueBody = JSON.stringify({ title: 'A benchmark issue', description: 'Created by the hot-path bench', labels: 'bench,perf' });
   const specs: Omit<Target, 'bare'>[] = [];
   if (which.reads) {
     specs.push(
       { name: 'GET /projects/:id/badges/:badge_id (authenticated)', path: `/api/v4/projects/${project.id}/badges/${badge.id}`, token: true, goal: 0.7 },
       { name: 'GET /projects/:id (authenticated)', path: `/api/v4/projects/${project.id}`, token: true, goal: 0.7 },
+      { name: 'GET /projects/:id/issues/:iid (authenticated)', path: `/api/v4/projects/${project.id}/issues/${issue.iid}`, token: true, goal: 0.7 },
       { name: 'GET /version (authenticated)', path: '/api/v4/version', token: true, goal: 0.8 },
       { name: 'unknown path (404, anonymous)', path: '/api/v4/no/such/path', token: false, goal: 0.8 },
     );

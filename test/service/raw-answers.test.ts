@@ -52,7 +52,8 @@ const routeJson = (body: unknown, extra: string[] = []): [string[], string] => {
 
 describe('answers byte for byte', () => {
   it('GET /version', async () => {
-    const [headers, body] = routeJson({ version: (await s.get('/version')).body.version, revision: 'sandlab' });
+    const [headers, body] = routeJson({ version: '17.9.0', revision: 'sandlab' });
+    expect(await get('/api/v4/version')).toBe(answer('200 OK', headers, body));
     expect(await get('/api/v4/version')).toBe(answer('200 OK', headers, body));
   });
 
@@ -66,8 +67,18 @@ describe('answers byte for byte', () => {
   });
 
   it('a badge of a project', async () => {
-    const body = (await s.get(`/projects/${projectId}/badges/${badgeId}`)).text;
-    expect(await get(`/api/v4/projects/${projectId}/badges/${badgeId}`)).toBe(answer('200 OK', ...routeJson(JSON.parse(body))));
+    const badge = {
+      name: null,
+      id: badgeId,
+      link_url: 'https://example.com/%{project_path}',
+      image_url: 'https://shields.io/x.svg',
+      rendered_link_url: 'https://example.com/root/raw',
+      rendered_image_url: 'https://shields.io/x.svg',
+      kind: 'project',
+    };
+    const expected = answer('200 OK', ...routeJson(badge));
+    expect(await get(`/api/v4/projects/${projectId}/badges/${badgeId}`)).toBe(expected);
+    expect(await get(`/api/v4/projects/${projectId}/badges/${badgeId}`)).toBe(expected);
   });
 
   it('a project', async () => {
@@ -103,7 +114,8 @@ describe('answers byte for byte', () => {
     expect(created).toMatchObject({ title: 'Raw issue', description: 'Made *here*', labels: ['bench', 'perf'], state: 'opened', project_id: projectId });
     expect(res).toBe(answer('201 Created', ...routeJson(created)));
     const read = await get(`/api/v4/projects/${projectId}/issues/${created.iid}`);
-    expect(read.slice(read.indexOf('\r\n\r\n') + 4)).toBe(JSON.stringify(created));
+    expect(read).toBe(answer('200 OK', ...routeJson(created)));
+    expect(await get(`/api/v4/projects/${projectId}/issues/${created.iid}`)).toBe(read);
   });
 
   it('no credentials where they are required', async () => {

@@ -48,3 +48,45 @@ describe('cached lookups', () => {
     expect(read(3)).toBeUndefined();
   });
 });
+
+describe('rows read through shared statements', () => {
+  it('are plain objects keyed by column, in column order, as better-sqlite3 gives them', () => {
+    open();
+    db.prepare("INSERT INTO t (id, v) VALUES (2, 'two')").run();
+    const row = db.prepare('SELECT v, id, NULL AS "odd name", 1.5 AS "x""y" FROM t WHERE id = ?').get(1);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(JSON.stringify(row)).toBe('{"v":"one","id":1,"odd name":null,"x\\"y":1.5}');
+    expect(db.prepare('SELECT * FROM t ORDER BY id').all()).toEqual([
+      { id: 1, v: 'one' },
+      { id: 2, v: 'two' },
+    ]);
+    expect([...db.prepare('SELECT id FROM t ORDER BY id DESC').iterate()]).toEqual([{ id: 2 }, { id: 1 }]);
+    expect(db.prepare('SELECT * FROM t WHERE id = ?').get(99)).toBeUndefined();
+  });
+
+  it('keep the last of two columns with one name, at the first one\'s place', () => {
+    open();
+    const row = db.prepare("SELECT id, v, 'later' AS id FROM t WHERE id = 1").get();
+    expect(JSON.stringify(row)).toBe('{"id":"later","v":"one"}');
+  });
+
+  it('follow a table that gained a column since the statement was prepared', () => {
+    open();
+    const select = () => db.prepare('SELECT * FROM t WHERE id = 1').get();
+    expect(select()).toEqual({ id: 1, v: 'one' });
+    db.exec("ALTER TABLE t ADD COLUMN w TEXT DEFAULT 'new'");
+    expect(select()).toEqual({ id: 1, v: 'one', w: 'new' });
+  });
+
+  it('come back from writes with RETURNING as objects too', () => {
+    open();
+    expect(db.prepare("INSERT INTO t (id, v) VALUES (5, 'five') RETURNING id, v").get()).toEqual({ id: 5, v: 'five' });
+  });
+
+  it('never let a column named __proto__ change what a row is', () => {
+    open();
+    const row = db.prepare('SELECT v AS __proto__, id FROM t WHERE id = 1').get() as Record<string, unknown>;
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(row.id).toBe(1);
+  });
+});

@@ -28,13 +28,21 @@ function cacheStatements(db: Db, limit = 1000): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Database.Statement>();
   const state = lookupState(db);
+  // db.exec runs any SQL (schema changes included): it ends the generation too.
+  const exec = db.exec.bind(db);
+  db.exec = ((sql: string) => {
+    state.generation++;
+    return exec(sql);
+  }) as Db['exec'];
   db.prepare = ((sql: string) => {
     let stmt = cache.get(sql);
     if (stmt) {
       cache.delete(sql); // re-insert: most recently used last
     } else {
       stmt = prepare(sql);
-      if (!stmt.readonly) {
+      if (stmt.reader) readRowsThroughArrays(stmt);
+      if (stmt.readonly) rememberReads(db, stmt, state);
+      else {
         // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
         for (const method of ['run', 'get', 'all'] as const) {
           const call = (stmt[method] as (...a: unknown[]) => unknown).bind(stmt);
@@ -51,16 +59,154 @@ function cacheStatements(db: Db, limit = 1000): void {
   }) as Db['prepare'];
 }
 
+/**
+ * Rows as the same plain objects better-sqlite3 returns, built faster: the statement hands back
+ * arrays (raw mode) and a function compiled once per statement turns each into an object literal.
+ * better-sqlite3 sets each column by name on an empty object, re-deriving the object's shape
+ * column by column, which made materializing a row most of a small query's cost (a wide row of
+ * 100 columns ~3x slower than through the literal). Same keys in the same order, the last of two
+ * equal names winning, as before. Rebuilt when the statement's columns change under it (SQLite
+ * re-prepares `SELECT *` after a schema change).
+ */
+function readRowsThroughArrays(stmt: Database.Statement): void {
+  const names = (): string[] => stmt.columns().map((c) => c.name);
+  let columns = names();
+  // A column named __proto__ would set the prototype in a literal: leave such statements as they are.
+  if (columns.includes('__proto__')) return;
+  const compile = (cols: string[]) => new Function('r', `return {${cols.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (r: unknown[]) => unknown;
+  let toObject = compile(columns);
+  const object = (row: unknown[]): unknown => {
+    if (row.length !== columns.length) {
+      columns = names();
+      toObject = compile(columns);
+    }
+    return toObject(row);
+  };
+  stmt.raw(true);
+  const get = stmt.get.bind(stmt) as (...args: unknown[]) => unknown[] | undefined;
+  const all = stmt.all.bind(stmt) as (...args: unknown[]) => unknown[][];
+  const iterate = stmt.iterate.bind(stmt) as (...args: unknown[]) => IterableIterator<unknown[]>;
+  const modes = stmt as unknown as Record<'get' | 'all' | 'iterate', unknown>;
+  modes.get = (...args: unknown[]) => {
+    const row = get(...args);
+    return row === undefined ? undefined : object(row);
+  };
+  modes.all = (...args: unknown[]) => {
+    const rows = all(...args);
+    const out = new Array<unknown>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = object(rows[i]);
+    return out;
+  };
+  modes.iterate = function* (...args: unknown[]) {
+    for (const row of iterate(...args)) yield object(row);
+  };
+  // pluck(), raw() and expand() would hand the arrays to code expecting objects: nothing calls them.
+  for (const mode of ['pluck', 'raw', 'expand'] as const) {
+    (stmt as unknown as Record<string, unknown>)[mode] = () => {
+      throw new Error(`Statement.${mode}() is not available: statements are shared by SQL text (db/connection.ts)`);
+    };
+  }
+}
+
+/** SQL whose answer can change without a write: the clock, randomness, the connection's own counters. */
+const VOLATILE_SQL = /'now'|\b(random|randomblob|current_timestamp|current_date|current_time|last_insert_rowid|changes|total_changes)\b|^\s*pragma\b/i;
+/** Rows remembered across all statements before they are all let go (RSS stays bounded). */
+const MAX_REMEMBERED_ROWS = 5000;
+/** Larger answers (long lists) are read again each time. */
+const MAX_REMEMBERED_LIST = 100;
+
+/**
+ * A read statement answers the same for the same parameters until the next write: its answers are
+ * remembered per parameter list and dropped together with the cached lookups' generation (any
+ * write through this connection, db.prepare's wrapper counts them). Never inside a transaction (an
+ * uncommitted row must not outlive a rollback, and a transaction reads its own writes), never for
+ * SQL that reads the clock or a counter. Callers get their own copy of each row: some edit what
+ * they read. Every request reads its token, project and record again; most of those reads now
+ * cost a Map lookup instead of a round into SQLite and its file locks.
+ */
+function rememberReads(db: Db, stmt: Database.Statement, state: LookupState): void {
+  if (VOLATILE_SQL.test(stmt.source)) return;
+  const get = stmt.get.bind(stmt) as (...args: unknown[]) => Record<string, unknown> | undefined;
+  const all = stmt.all.bind(stmt) as (...args: unknown[]) => Record<string, unknown>[];
+  let generation = -1;
+  const rows = new Map<unknown, Record<string, unknown> | undefined>();
+  const lists = new Map<unknown, Record<string, unknown>[]>();
+  const current = (): boolean => {
+    if (db.inTransaction) return false;
+    if (generation !== state.generation) {
+      rows.clear();
+      lists.clear();
+      generation = state.generation;
+    }
+    return true;
+  };
+  const remember = (count: number): void => {
+    if (state.rememberedGeneration !== state.generation) {
+      state.rememberedGeneration = state.generation;
+      state.rememberedRows = 0;
+    }
+    state.rememberedRows += count;
+    // Let everything go at once past the bound: the next reads start afresh.
+    if (state.rememberedRows > MAX_REMEMBERED_ROWS) state.generation++;
+  };
+  const modes = stmt as unknown as Record<'get' | 'all', unknown>;
+  modes.get = (...args: unknown[]) => {
+    const key = current() ? parametersKey(args) : undefined;
+    if (key === undefined) return get(...args);
+    let row = rows.get(key);
+    if (row === undefined && !rows.has(key)) {
+      row = get(...args);
+      rows.set(key, row);
+      remember(1);
+    }
+    return row === undefined ? undefined : { ...row };
+  };
+  modes.all = (...args: unknown[]) => {
+    const key = current() ? parametersKey(args) : undefined;
+    if (key === undefined) return all(...args);
+    let list = lists.get(key);
+    if (!list) {
+      list = all(...args);
+      if (list.length > MAX_REMEMBERED_LIST) return list;
+      lists.set(key, list);
+      remember(list.length + 1);
+    }
+    const out = new Array<Record<string, unknown>>(list.length);
+    for (let i = 0; i < list.length; i++) out[i] = { ...list[i] };
+    return out;
+  };
+}
+
+/** One key per distinct parameter list (numbers, strings, nulls), or undefined for any other kind. */
+function parametersKey(args: unknown[]): unknown {
+  if (args.length === 1) {
+    const a = args[0];
+    if (typeof a === 'number') return a;
+    if (typeof a === 'string') return `s${a}`;
+  }
+  let key = '';
+  for (const a of args) {
+    if (typeof a === 'number') key += `d${a};`;
+    else if (typeof a === 'string') key += `s${a.length}:${a}`;
+    else if (a === null) key += 'n;';
+    else return undefined;
+  }
+  return key;
+}
+
 interface LookupState {
   generation: number;
   entries: Map<string, unknown>;
   entriesGeneration: number;
+  /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
+  rememberedRows: number;
+  rememberedGeneration: number;
 }
 const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entriesGeneration: 0 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
   return state;
 }
 

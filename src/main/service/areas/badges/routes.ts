@@ -15,6 +15,7 @@ import {
   validateBadge,
 } from './badges';
 import { badge, basicBadgeDetails } from './entities';
+import { serverOf } from '../core/entities';
 import { repositoryBadgeFacts } from '../repositories/tag_order';
 import { checkUnmodifiedSince } from '../../http/conditional';
 
@@ -28,7 +29,7 @@ interface Source {
   project: Project | null;
 }
 
-const serverHost = (rc: RequestContext): string => new URL(rc.baseUrl).hostname;
+const serverHost = (rc: RequestContext): string => serverOf(rc.baseUrl).hostname;
 
 /** Placeholders whose values come from the repository (a git call each). */
 const REPOSITORY_PLACEHOLDER = /%\{(commit_sha|latest_tag)\}/;
@@ -38,16 +39,17 @@ const REPOSITORY_PLACEHOLDER = /%\{(commit_sha|latest_tag)\}/;
  * URLs names `%{commit_sha}` or `%{latest_tag}`: GitLab evaluates each placeholder lazily too,
  * and the git calls would otherwise cost every badge read milliseconds.
  */
-async function renderContext(rc: RequestContext, source: Source, badges: Pick<BadgeRow, 'link_url' | 'image_url'>[]): Promise<RenderContext> {
+function renderContext(rc: RequestContext, source: Source, badges: Pick<BadgeRow, 'link_url' | 'image_url'>[]): RenderContext | Promise<RenderContext> {
   const project = source.project;
   const needsRepository = project && badges.some((b) => REPOSITORY_PLACEHOLDER.test(b.link_url) || REPOSITORY_PLACEHOLDER.test(b.image_url));
-  const facts = needsRepository ? await repositoryBadgeFacts(rc.svc, project) : { commitSha: null, latestTag: null };
-  return { project, serverHost: serverHost(rc), ...facts };
+  if (!needsRepository) return { project, serverHost: serverHost(rc), commitSha: null, latestTag: null };
+  return repositoryBadgeFacts(rc.svc, project).then((facts) => ({ project, serverHost: serverHost(rc), ...facts }));
 }
 
-/** A badge as shown on the source. */
-async function renderBadge(rc: RequestContext, source: Source, b: BadgeRow): Promise<Record<string, unknown>> {
-  return badge(rc.svc, b, await renderContext(rc, source, [b]));
+/** A badge as shown on the source (without a pass through the event loop when the repository is not read). */
+function renderBadge(rc: RequestContext, source: Source, b: BadgeRow): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const ctx = renderContext(rc, source, [b]);
+  return ctx instanceof Promise ? ctx.then((c) => badge(rc.svc, b, c)) : badge(rc.svc, b, ctx);
 }
 
 function projectSource(rc: RequestContext, p: Project): Source {
@@ -126,7 +128,7 @@ export function registerBadgeRoutes(r: Router): void {
       return basicBadgeDetails(rc.svc, { name: null, ...input }, await renderContext(rc, source, [input]));
     });
 
-    r.get(`${base}/:badge_id`, async (rc) => {
+    r.get(`${base}/:badge_id`, (rc) => {
       const source = loadSource(rc, kind);
       return renderBadge(rc, source, loadBadge(rc, source));
     }, { auth: 'optional' });

@@ -4,7 +4,7 @@ import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
-import { type Project, findProjectById, projectSettings } from './projects';
+import { type Project, findProjectById, projectSettings, projectTopics } from './projects';
 import { type GroupSettingName, groupBranchProtection, groupProjectCreationLevel, groupSetting } from './group_settings';
 import { type ProjectSettingName, projectSetting } from './project_settings';
 import { Access, canReadProject, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
@@ -21,7 +21,6 @@ export interface EntityContext {
 }
 
 const bool = (v: number | null | undefined): boolean => !!v;
-const list = (json: string): unknown[] => JSON.parse(json) as unknown[];
 
 // --- users -------------------------------------------------------------------------------------
 
@@ -280,11 +279,28 @@ export function fullName(svc: ServiceContext, ns: Namespace): string {
 
 // --- projects ----------------------------------------------------------------------------------
 
+/** The host parts of a base URL (`ssh_url_to_repo`, badge placeholders), parsed once per base URL. */
+const servers = new Map<string, { hostname: string; host: string }>();
+
+export function serverOf(baseUrl: string): { hostname: string; host: string } {
+  let server = servers.get(baseUrl);
+  if (!server) {
+    const url = new URL(baseUrl);
+    // Bounded: the Host header is the client's to choose.
+    if (servers.size >= 100) servers.clear();
+    servers.set(baseUrl, (server = { hostname: url.hostname, host: url.host }));
+  }
+  return server;
+}
+
 export function projectWebUrl(ec: EntityContext, p: Project, ns: Namespace): string {
   return `${ec.baseUrl}/${ns.full_path}/${p.path}`;
 }
 
-/** The full project record of GET /projects/:id (and lists without `simple`). */
+/**
+ * The full project record of GET /projects/:id (and lists without `simple`). Fields the viewer may
+ * not see are `undefined` (absent from the JSON answer).
+ */
 export function project(ec: EntityContext, p: Project): Record<string, unknown> {
   const ns = findNamespaceById(ec.svc, p.namespace_id)!;
   const s = projectSettings(p);
@@ -296,9 +312,12 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const emptyRepo = !ec.svc.git.hasCommits(p.id);
   const readme = emptyRepo ? null : readmePath(ec.svc, p.id);
   const canAdmin = canAdminProject(ec, p, ns);
-  const server = new URL(ec.baseUrl);
-  const topics = list(p.topics);
-  const out: Record<string, unknown> = {
+  const server = serverOf(ec.baseUrl);
+  const topics = projectTopics(p);
+  // One literal, without spreads or deletes: a field GitLab leaves out for this viewer is
+  // `undefined`, which JSON leaves out too, and the object keeps the fast shape JSON.stringify
+  // serializes quickly (a spread or a delete turned a 124-key entity into a slow dictionary).
+  return {
     id: p.id,
     description: p.description,
     name: p.name,
@@ -346,7 +365,27 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     service_desk_enabled: get('service_desk_enabled'),
     service_desk_address: null,
     can_create_merge_request_in: true,
-    ...Object.fromEntries(ACCESS_LEVELS.map((name) => [name, get(name)])),
+    // ProjectFeature's access levels, in the order Entities::Project exposes them.
+    issues_access_level: get('issues_access_level'),
+    repository_access_level: get('repository_access_level'),
+    merge_requests_access_level: get('merge_requests_access_level'),
+    forking_access_level: get('forking_access_level'),
+    wiki_access_level: get('wiki_access_level'),
+    builds_access_level: get('builds_access_level'),
+    snippets_access_level: get('snippets_access_level'),
+    pages_access_level: get('pages_access_level'),
+    analytics_access_level: get('analytics_access_level'),
+    container_registry_access_level: get('container_registry_access_level'),
+    security_and_compliance_access_level: get('security_and_compliance_access_level'),
+    releases_access_level: get('releases_access_level'),
+    environments_access_level: get('environments_access_level'),
+    feature_flags_access_level: get('feature_flags_access_level'),
+    infrastructure_access_level: get('infrastructure_access_level'),
+    monitor_access_level: get('monitor_access_level'),
+    model_experiments_access_level: get('model_experiments_access_level'),
+    model_registry_access_level: get('model_registry_access_level'),
+    package_registry_access_level: get('package_registry_access_level'),
+    requirements_access_level: get('requirements_access_level'),
     emails_disabled: !get('emails_enabled'),
     emails_enabled: get('emails_enabled'),
     show_diff_preview_in_email: get('show_diff_preview_in_email'),
@@ -355,9 +394,10 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     lfs_enabled: get('lfs_enabled'),
     creator_id: p.creator_id,
     mr_default_target_self: get('mr_default_target_self'),
-    ...(canAdmin ? { import_url: p.import_url, import_type: p.import_type } : {}),
+    import_url: canAdmin ? p.import_url : undefined,
+    import_type: canAdmin ? p.import_type : undefined,
     import_status: p.import_status,
-    ...(canAdmin ? { import_error: p.import_error } : {}),
+    import_error: canAdmin ? p.import_error : undefined,
     open_issues_count: openIssuesCount(ec.svc, p.id),
     description_html: markdownField(p.description),
     updated_at: p.updated_at,
@@ -413,20 +453,9 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
     security_and_compliance_enabled: featureOn('security_and_compliance_access_level'),
     marked_for_deletion_at: null,
     marked_for_deletion_on: null,
+    permissions: ec.user ? projectPermissions(ec, p, ns) : undefined,
   };
-  if (out.owner === undefined) delete out.owner;
-  if (ec.user) out.permissions = projectPermissions(ec, p, ns);
-  return out;
 }
-
-/** ProjectFeature's access levels, in the order Entities::Project exposes them. */
-const ACCESS_LEVELS = [
-  'issues_access_level', 'repository_access_level', 'merge_requests_access_level', 'forking_access_level', 'wiki_access_level',
-  'builds_access_level', 'snippets_access_level', 'pages_access_level', 'analytics_access_level', 'container_registry_access_level',
-  'security_and_compliance_access_level', 'releases_access_level', 'environments_access_level', 'feature_flags_access_level',
-  'infrastructure_access_level', 'monitor_access_level', 'model_experiments_access_level', 'model_registry_access_level',
-  'package_registry_access_level', 'requirements_access_level',
-] as const satisfies readonly ProjectSettingName[];
 
 /** Project#auto_devops_enabled?: the project's own choice, else the nearest group's, else the instance's. */
 function autoDevopsEnabled(svc: ServiceContext, settings: Record<string, unknown>, ns: Namespace): boolean {
@@ -627,13 +656,9 @@ export interface NoteRow {
 }
 
 function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
-  // Memoized until the next write: every row of a list page names its project.
-  const row = cachedLookup(ec.svc.db, `projectPath:${projectId}`, () =>
-    ec.svc.db
-      .prepare('SELECT n.full_path || \'/\' || p.path AS full_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ?')
-      .get(projectId),
-  ) as { full_path: string };
-  return { fullPath: row.full_path, webUrl: `${ec.baseUrl}/${row.full_path}` };
+  const p = findProjectById(ec.svc, projectId)!;
+  const fullPath = `${findNamespaceById(ec.svc, p.namespace_id)!.full_path}/${p.path}`;
+  return { fullPath, webUrl: `${ec.baseUrl}/${fullPath}` };
 }
 
 const users = (ec: EntityContext, json: string): Record<string, unknown>[] =>
@@ -690,8 +715,12 @@ const NO_VOTES = { upvotes: 0, downvotes: 0 };
 
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
-export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return issues(ec, [i])[0];
+/**
+ * Entities::Issue as lists show it. `subscribed` (single issues only, see issueDetail) is left
+ * `undefined` here, which JSON leaves out: one literal keeps the object's fast shape.
+ */
+export function issue(ec: EntityContext, i: IssueRow, subscribed?: boolean): Record<string, unknown> {
+  return issueWith(ec, i, issuableCounts(ec, 'Issue', [i.id]), subscribed);
 }
 
 /** Entities::Issue for each row of a list, what the rows share read once for all of them. */
@@ -700,10 +729,11 @@ export function issues(ec: EntityContext, rows: IssueRow[]): Record<string, unkn
   return rows.map((i) => issueWith(ec, i, counts));
 }
 
-function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts): Record<string, unknown> {
+function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed?: boolean): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
   const assignees = users(ec, i.assignee_ids);
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
+  const { upvotes, downvotes } = counts.votes.get(i.id) ?? NO_VOTES;
   return {
     id: i.id,
     iid: i.iid,
@@ -723,7 +753,8 @@ function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts): Reco
     assignee: assignees[0] ?? null,
     user_notes_count: counts.notes.get(i.id) ?? 0,
     merge_requests_count: closingMergeRequestsCount(ec, counts, i.id),
-    ...(counts.votes.get(i.id) ?? NO_VOTES),
+    upvotes,
+    downvotes,
     due_date: i.due_date,
     confidential: !!i.confidential,
     discussion_locked: i.discussion_locked === null ? null : !!i.discussion_locked,
@@ -743,6 +774,7 @@ function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts): Reco
     },
     references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${fullPath}#${i.iid}` },
     severity: 'UNKNOWN',
+    subscribed,
     moved_to_id: null,
     imported: i.imported_from !== 'none',
     imported_from: i.imported_from,
@@ -752,12 +784,7 @@ function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts): Reco
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(issue(ec, i))) {
-    if (k === 'moved_to_id') out.subscribed = isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user);
-    out[k] = v;
-  }
-  return out;
+  return issue(ec, i, isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user));
 }
 
 /** Fields Entities::Issue adds to Entities::IssueBasic. */

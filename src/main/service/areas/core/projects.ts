@@ -41,6 +41,20 @@ export function findProjectByRef(svc: ServiceContext, ref: string): Project | un
     | undefined;
 }
 
-export function projectSettings(p: Project): Record<string, unknown> {
-  return JSON.parse(p.settings) as Record<string, unknown>;
+/** Parsed once per row: rows come from the lookup cache, the same frozen object until the next write. */
+const parsedSettings = new WeakMap<Project, Readonly<Record<string, unknown>>>();
+const parsedTopics = new WeakMap<Project, readonly string[]>();
+
+/** The project's stored settings (read-only: copy them to change them). */
+export function projectSettings(p: Project): Readonly<Record<string, unknown>> {
+  let settings = parsedSettings.get(p);
+  if (!settings) parsedSettings.set(p, (settings = Object.freeze(JSON.parse(p.settings) as Record<string, unknown>)));
+  return settings;
+}
+
+/** The project's topics, in their stored order (read-only). */
+export function projectTopics(p: Project): readonly string[] {
+  let topics = parsedTopics.get(p);
+  if (!topics) parsedTopics.set(p, (topics = Object.freeze(JSON.parse(p.topics) as string[])));
+  return topics;
 }

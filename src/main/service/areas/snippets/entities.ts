@@ -1,5 +1,5 @@
 import type { EntityContext } from '../core/entities';
-import { userBasic } from '../core/entities';
+import { serverOf, userBasic } from '../core/entities';
 import { findNamespaceById } from '../core/namespaces';
 import { findProjectById } from '../core/projects';
 import { findUserById } from '../core/users';
@@ -42,7 +42,7 @@ export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknow
     project_id: s.project_id,
     web_url: web,
     raw_url: `${web}/raw`,
-    ssh_url_to_repo: `git@${new URL(ec.baseUrl).hostname}:${repoPath}`,
+    ssh_url_to_repo: `git@${serverOf(ec.baseUrl).hostname}:${repoPath}`,
     http_url_to_repo: `${ec.baseUrl}/${repoPath}`,
     file_name: paths[0] ?? null,
     files: paths.map((path) => ({ path, raw_url: `${web}/raw/${DEFAULT_REF}/${path}` })),

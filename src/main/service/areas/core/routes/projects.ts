@@ -360,7 +360,7 @@ export function registerProjectRoutes(r: Router): void {
       throw forbidden();
     }
     if (p.visibility && p.visibility !== proj.visibility) Object.assign(errors, restrictedVisibilityErrors(rc.svc, !!rc.user!.admin, p.visibility));
-    const settings = projectSettings(proj);
+    const settings = { ...projectSettings(proj) };
     applyProjectSettings(settings, p);
     Object.assign(errors, projectSettingsErrors(settings));
     if (Object.keys(errors).length) throw validationError(errors);

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+/**
+ * The hot path remembers what it read (tokens, users, projects, memberships, records, counts)
+ * until the next write. Every change below must show on the very next request, after the same
+ * request was answered (and so remembered) twice before it.
+ */
+let s: TestService;
+let now = new Date('2030-06-15T12:00:00Z');
+beforeAll(async () => {
+  s = await TestService.start({ clock: () => now });
+});
+afterAll(async () => s.stop());
+
+const twice = async (path: string, token?: string | null): Promise<number> => {
+  const first = await s.get(path, { token });
+  const second = await s.get(path, { token });
+  expect(second.text).toBe(first.text);
+  return second.status;
+};
+
+/** A private project with a badge and an issue, and a Developer member with a token. */
+async function privateProject(): Promise<{ id: number; badge: string; issue: string; user: any; token: string; memberPath: string }> {
+  const p = await s.createProject({ visibility: 'private' });
+  const badge = (await s.post(`/projects/${p.id}/badges`, { link_url: 'https://example.com/%{project_path}', image_url: 'https://example.com/b.svg' })).body;
+  const issue = (await s.post(`/projects/${p.id}/issues`, { title: 'Cached' })).body;
+  const { user, token } = await s.createUser();
+  await s.addMember('projects', p.id, user.id, 30);
+  return {
+    id: p.id,
+    badge: `/projects/${p.id}/badges/${badge.id}`,
+    issue: `/projects/${p.id}/issues/${issue.iid}`,
+    user,
+    token,
+    memberPath: `/projects/${p.id}/members/${user.id}`,
+  };
+}
+
+describe('what the hot path remembers gives way on the next request', () => {
+  it('a revoked token', async () => {
+    const p = await privateProject();
+    expect(await twice(p.badge, p.token)).toBe(200);
+    const [row] = (await s.get('/personal_access_tokens', { query: { user_id: p.user.id } })).body;
+    expect((await s.del(`/personal_access_tokens/${row.id}`)).status).toBe(204);
+    expect((await s.get(p.badge, { token: p.token })).status).toBe(401);
+  });
+
+  it('a token that expired, with nothing written in between', async () => {
+    const { user } = await s.createUser();
+    const token = (await s.post(`/users/${user.id}/personal_access_tokens`, { name: 'short', scopes: ['api'], expires_at: '2030-06-16' })).body.token;
+    expect(await twice('/version', token)).toBe(200);
+    now = new Date('2030-06-16T00:00:01Z');
+    const res = await s.get('/version', { token });
+    now = new Date('2030-06-15T12:00:00Z');
+    expect(res.status).toBe(401);
+    expect(res.body.error_description).toBe('Token is expired. You can either do re-authorization or token refresh.');
+  });
+
+  it('a member removed', async () => {
+    const p = await privateProject();
+    expect(await twice(p.badge, p.token)).toBe(200);
+    expect(await twice(p.issue, p.token)).toBe(200);
+    expect((await s.del(p.memberPath)).status).toBe(204);
+    expect((await s.get(p.badge, { token: p.token })).status).toBe(404);
+    expect((await s.get(p.issue, { token: p.token })).status).toBe(404);
+  });
+
+  it('a membership that expired, with nothing written in between', async () => {
+    const p = await privateProject();
+    expect((await s.put(p.memberPath, { access_level: 30, expires_at: '2030-06-16' })).status).toBe(200);
+    expect(await twice(p.issue, p.token)).toBe(200);
+    now = new Date('2030-06-17T00:00:01Z');
+    const res = await s.get(p.issue, { token: p.token });
+    now = new Date('2030-06-15T12:00:00Z');
+    expect(res.status).toBe(404);
+  });
+
+  it('a project made private', async () => {
+    const p = await s.createProject({ visibility: 'public' });
+    const badge = (await s.post(`/projects/${p.id}/badges`, { link_url: 'https://example.com/a', image_url: 'https://example.com/b' })).body;
+    expect(await twice(`/projects/${p.id}/badges/${badge.id}`, null)).toBe(200);
+    expect(await twice(`/projects/${p.id}`, null)).toBe(200);
+    expect((await s.put(`/projects/${p.id}`, { visibility: 'private' })).status).toBe(200);
+    expect((await s.get(`/projects/${p.id}/badges/${badge.id}`, { token: null })).status).toBe(404);
+    expect((await s.get(`/projects/${p.id}`, { token: null })).status).toBe(404);
+  });
+
+  it('a badge changed', async () => {
+    const p = await privateProject();
+    await twice(p.badge);
+    expect((await s.put(p.badge, { link_url: 'https://example.com/changed/%{project_id}' })).status).toBe(200);
+    expect((await s.get(p.badge)).body.rendered_link_url).toBe(`https://example.com/changed/${p.id}`);
+  });
+
+  it("an issue's notes, votes and subscription", async () => {
+    const p = await privateProject();
+    await twice(p.issue, p.token);
+    await s.post(`${p.issue}/notes`, { body: 'A comment' });
+    await s.post(`${p.issue}/award_emoji`, { name: 'thumbsup' });
+    await s.post(`${p.issue}/subscribe`, undefined, { token: p.token });
+    expect((await s.get(p.issue, { token: p.token })).body).toMatchObject({ user_notes_count: 1, upvotes: 1, subscribed: true });
+  });
+
+  it('an application setting', async () => {
+    const p = await s.createProject();
+    expect((await s.get(`/projects/${p.id}`)).body.auto_devops_enabled).toBe(true);
+    await twice(`/projects/${p.id}`);
+    expect((await s.put('/application/settings', { auto_devops_enabled: false })).status).toBe(200);
+    expect((await s.get(`/projects/${p.id}`)).body.auto_devops_enabled).toBe(false);
+    await s.put('/application/settings', { auto_devops_enabled: true });
+  });
+});
