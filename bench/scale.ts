@@ -83,13 +83,18 @@ async function main(): Promise<void> {
     console.log(`big instance RSS idle: ${fmt(idleRss)} MB\n`);
 
     const projectLists = projectScoped(big);
-    const header = `${'request'.padEnd(46)} ${'CPU big'.padStart(9)} ${'small'.padStart(7)} ${'ratio'.padStart(8)} ${'wall big'.padStart(9)} ${'small'.padStart(7)}   answer on big`;
+    // When the small side serves fewer rows than the big one (3 issues against a page of 20 or
+    // 100), `per row` compares the CPU per row served too: the big side's extra rows are work
+    // the small side never does.
+    const header = `${'request'.padEnd(46)} ${'CPU big'.padStart(9)} ${'small'.padStart(7)} ${'ratio'.padStart(8)} ${'per row'.padStart(8)} ${'wall big'.padStart(9)} ${'small'.padStart(7)}   answer on big (rows on small)`;
     console.log(header);
     console.log('-'.repeat(header.length + 20));
+    const perRow = (b: Timed, s: Timed): string =>
+      b.count > 0 && s.count > 0 && b.count !== s.count ? `${fmt(b.cpu / b.count / (s.cpu / s.count), 1)}x` : '';
     const row = (name: string, b: Timed, s: Timed): void =>
       console.log(
-        `${name.padEnd(46)} ${fmt(b.cpu, 2).padStart(9)} ${fmt(s.cpu, 2).padStart(7)} ${`${fmt(b.cpu / s.cpu, 1)}x`.padStart(8)} ` +
-          `${fmt(b.ms, 1).padStart(9)} ${fmt(s.ms, 1).padStart(7)}   ${describe(b)}`,
+        `${name.padEnd(46)} ${fmt(b.cpu, 2).padStart(9)} ${fmt(s.cpu, 2).padStart(7)} ${`${fmt(b.cpu / s.cpu, 1)}x`.padStart(8)} ${perRow(b, s).padStart(8)} ` +
+          `${fmt(b.ms, 1).padStart(9)} ${fmt(s.ms, 1).padStart(7)}   ${describe(b)} (${s.count})`,
       );
     const bigPid = bigServer.child.pid!;
     const chosen = ([name]: [string, unknown]): boolean => !opts.only || name.includes(opts.only);
