@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request';
 import { createService, type Service, type ServiceOptions } from './service';
 import { inTransaction } from './service/db/connection';
 import { findTokenByValue, insertToken, tokenExpired } from './service/areas/core/users';

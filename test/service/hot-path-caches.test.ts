@@ -102,6 +102,33 @@ describe('what the hot path remembers gives way on the next request', () => {
     expect((await s.get(p.issue, { token: p.token })).body).toMatchObject({ user_notes_count: 1, upvotes: 1, subscribed: true });
   });
 
+  it("an issue's milestone that passed its due date, with nothing written in between", async () => {
+    const p = await privateProject();
+    const m = (await s.post(`/projects/${p.id}/milestones`, { title: 'Soon', due_date: '2030-06-16' })).body;
+    expect((await s.put(p.issue, { milestone_id: m.id })).status).toBe(200);
+    await twice(p.issue);
+    expect((await s.get(p.issue)).body.milestone.expired).toBe(false);
+    now = new Date('2030-06-17T00:00:01Z');
+    const res = await s.get(p.issue);
+    const list = await s.get(`/projects/${p.id}/issues`);
+    now = new Date('2030-06-15T12:00:00Z');
+    expect(res.body.milestone.expired).toBe(true);
+    expect(list.body[0].milestone.expired).toBe(true);
+  });
+
+  it("a project's first commit", async () => {
+    const p = await s.createProject();
+    await twice(`/projects/${p.id}`);
+    expect((await s.get(`/projects/${p.id}`)).body.empty_repo).toBe(true);
+    const commit = await s.post(`/projects/${p.id}/repository/commits`, {
+      branch: 'main',
+      commit_message: 'First',
+      actions: [{ action: 'create', file_path: 'README.md', content: 'Hello' }],
+    });
+    expect(commit.status).toBe(201);
+    expect((await s.get(`/projects/${p.id}`)).body).toMatchObject({ empty_repo: false, readme_url: expect.stringContaining('/-/blob/main/README.md') });
+  });
+
   it('an application setting', async () => {
     const p = await s.createProject();
     expect((await s.get(`/projects/${p.id}`)).body.auto_devops_enabled).toBe(true);

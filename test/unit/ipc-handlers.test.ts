@@ -8,7 +8,6 @@ import { createIpcHandlers, registerIpcHandlers, UntrustedSenderError, type IpcD
 import { MemoryVault } from '../../src/main/secrets/vault';
 import { PreferencesService, preferencesStoreOptions } from '../../src/main/settings/preferences';
 import { ServiceHost } from '../../src/main/service-host';
-import { readMultipart } from '../../src/main/service/http/multipart';
 import { isFilePart } from '../../src/main/service/http/params';
 
 const APP: IpcSender = { sender: { id: 1 }, senderFrame: { url: 'file:///app/out/renderer/index.html' } };
@@ -37,21 +36,37 @@ beforeAll(async () => {
     appVersion: '0.0.0-test',
     serviceOptions: {
       // A route that echoes a multipart body, to see exactly what the api channel sent.
-      extendApp: (app) => {
-        app.post('/api/v4/test-echo-multipart', async (req) => {
-          const parts: Record<string, string> = {};
-          const limits = { maxFileBytes: 1_000_000, maxFieldBytes: 1_000_000, tmpDir: join(dir, 'tmp') };
-          for (const [name, value] of await readMultipart(req.raw, limits, [])) {
-            parts[name] = isFilePart(value) ? `${value.filename}:${value.mimetype}:${readFileSync(value.path, 'utf8')}` : String(value);
-          }
-          return parts;
-        });
+      extendApp: (_app, api) => {
+        api.post(
+          '/test-echo-multipart',
+          (rc) => {
+            rc.status = 200;
+            const parts: Record<string, string> = {};
+            for (const [name, value] of Object.entries(rc.params)) {
+              parts[name] = isFilePart(value) ? `${value.filename}:${value.mimetype}:${readFileSync(value.path, 'utf8')}` : String(value);
+            }
+            return parts;
+          },
+          { auth: 'none' },
+        );
         // What a JSON call carried, without repeating a secret: keys and whether the token arrived.
-        app.post('/api/v4/test-json-keys', async (req) => {
-          const conf = (req.body as { configuration: Record<string, unknown> }).configuration;
-          return { keys: Object.keys(conf).sort(), token_arrived: conf.access_token === 'glpat-source-secret-1' };
-        });
-        app.post('/api/v4/test-echo-json', async (req) => req.body);
+        api.post(
+          '/test-json-keys',
+          (rc) => {
+            rc.status = 200;
+            const conf = (rc.req.body as { configuration: Record<string, unknown> }).configuration;
+            return { keys: Object.keys(conf).sort(), token_arrived: conf.access_token === 'glpat-source-secret-1' };
+          },
+          { auth: 'none' },
+        );
+        api.post(
+          '/test-echo-json',
+          (rc) => {
+            rc.status = 200;
+            return rc.req.body;
+          },
+          { auth: 'none' },
+        );
       },
     },
   });

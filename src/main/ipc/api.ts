@@ -1,7 +1,7 @@
 import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable, Transform } from 'node:stream';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request';
 import type { ApiRequest, ApiResponse } from '../../shared/ipc';
 import { buildQueryString } from '../../shared/query';
 

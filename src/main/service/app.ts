@@ -1,4 +1,3 @@
-import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServiceContext } from './context';
 import { ApiError, serviceUnavailable, validationError } from './http/errors';
 import { isDatabaseBusy } from './db/connection';
@@ -6,6 +5,7 @@ import { FormBody, createRouter, sendJson, withSecurityHeaders, type Router } fr
 import { MULTIPART_BODY } from './http/multipart';
 import { parsePairs } from './http/params';
 import { areas } from './areas';
+import { type BodyParser, HttpApp, HttpLayerError, type HttpRequest } from './http/server';
 import { GitCommandError, GitMissingError, GitTimeoutError } from './git';
 
 /** Long enough for most locks another connection holds to clear; short enough to keep a client moving. */
@@ -32,97 +32,91 @@ function constraintAsValidationError(err: unknown): ApiError | null {
 /** A registered route as the hardening suites enumerate it (the role matrix, the fuzz suite). */
 export interface RouteInfo {
   method: string;
-  /** fastify's pattern, with `/api/v4` (`/api/v4/projects/:id/badges/:badge_id`). */
+  /** The route's pattern, with `/api/v4` (`/api/v4/projects/:id/badges/:badge_id`). */
   url: string;
   /** The route's `auth` option ('required', 'optional' or 'none'). */
   auth: string;
 }
 
-/** The fastify app: body parsers, GitLab's error bodies, security headers, every area's routes. */
-export async function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: false,
+/** The HTTP app: body parsers, GitLab's error bodies, security headers, every area's routes. */
+export function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): { app: HttpApp; router: Router } {
+  const keepText = (req: HttpRequest, text: string): undefined => {
+    req.rawBody = text;
+    return undefined;
+  };
+  const app: HttpApp = new HttpApp({
     bodyLimit: svc.limits.maxBodyBytes,
-    // Some clients send `//` or trailing slashes; GitLab routes them the same.
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
+    parsers: {
+      text: new Map<string, BodyParser>([
+        // JSON: an empty body is {} (some clients send the header without a body); raw text is kept.
+        [
+          'application/json',
+          (req, text) => {
+            req.rawBody = text;
+            if (!text.trim()) return {};
+            try {
+              return JSON.parse(text);
+            } catch {
+              throw new ApiError(400, { error: 'The request body is not valid JSON' });
+            }
+          },
+        ],
+        [
+          'application/x-www-form-urlencoded',
+          (req, text) => {
+            req.rawBody = text;
+            return new FormBody(parsePairs(text));
+          },
+        ],
+        // Plain text is the body itself (the alert receivers read it).
+        ['text/plain', (_req, text) => text],
+      ]),
+      // git's smart HTTP bodies (packs, possibly gzip-encoded) stay streams: the handler pipes them into git.
+      stream: new Set(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request']),
+      // Multipart bodies are left unread here: the route streams them (files to disk) with readMultipart.
+      unread: new Map([['multipart/form-data', MULTIPART_BODY]]),
+      // Anything else is kept as text for the routes that read raw bodies (webhook receivers).
+      fallback: keepText,
+    },
+    onError: (thrown, _req, reply) => {
+      // A client that went away mid-response (a download cancelled before the file streamed)
+      // leaves nothing to answer.
+      if (reply.raw.headersSent || reply.raw.destroyed) {
+        reply.hijack();
+        reply.raw.destroy();
+        return;
+      }
+      // A lock held elsewhere past the busy timeout is a busy answer, not a failure.
+      const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : (constraintAsValidationError(thrown) ?? thrown);
+      if (err instanceof ApiError) {
+        reply.headers(err.headers);
+        if (err.status === 304 || !err.body) return void withSecurityHeaders(reply.code(err.status)).send();
+        return void sendJson(reply, err.status, err.body);
+      }
+      if (err instanceof GitMissingError) return void sendJson(reply, 503, { message: `503 Service Unavailable - ${err.message}` });
+      if (err instanceof GitTimeoutError) return void sendJson(reply, 503, { message: '503 Service Unavailable - the git operation timed out' });
+      // A commit a stored record names that the repository no longer holds (Gitaly's NotFound).
+      if (err instanceof GitCommandError && MISSING_GIT_OBJECT.test(err.stderr)) return void sendJson(reply, 404, { message: '404 Commit Not Found' });
+      if (err instanceof HttpLayerError && err.code === 'BODY_TOO_LARGE') return void sendJson(reply, 413, { message: '413 Request Entity Too Large' });
+      if (err instanceof HttpLayerError && err.code === 'INVALID_MEDIA_TYPE') return void sendJson(reply, 415, { message: '415 Unsupported Media Type' });
+      const statusCode = (err as { statusCode?: number }).statusCode;
+      if (statusCode && statusCode >= 400 && statusCode < 500) return void sendJson(reply, statusCode, { error: (err as Error).message });
+      console.error('[sandlab] unhandled error:', err);
+      sendJson(reply, 500, { message: '500 Internal Server Error' });
+    },
+    onNotFound: (req, reply, allowed) => {
+      // Grape answers a known path with another method as 405 and lists what it allows.
+      if (allowed.length && req.url.startsWith('/api/v4/')) {
+        reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+        return void sendJson(reply, 405, { error: '405 Not Allowed' });
+      }
+      if (req.url.startsWith('/api/v3/')) {
+        return void sendJson(reply, 410, { error: 'API V3 is no longer supported. Use API V4 instead.' });
+      }
+      sendJson(reply, 404, { error: '404 Not Found' });
+    },
   });
-
-  // JSON: an empty body is {} (some clients send the header without a body); raw text is kept.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = body as string;
-    (req as typeof req & { rawBody?: string }).rawBody = text;
-    if (!text.trim()) return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError(400, { error: 'The request body is not valid JSON' }), undefined);
-    }
-  });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {
-    (req as typeof req & { rawBody?: string }).rawBody = body as string;
-    done(null, new FormBody(parsePairs(body as string)));
-  });
-  // git's smart HTTP bodies (packs, possibly gzip-encoded) stay streams: the handler pipes them into git.
-  app.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'], (_req, payload, done) => done(null, payload));
-  // Anything else is kept as text for the routes that read raw bodies (webhook receivers).
-  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
-    (req as typeof req & { rawBody?: string }).rawBody = body as string;
-    done(null, undefined);
-  });
-  // Multipart bodies are left unread here: the route streams them (files to disk) with readMultipart.
-  app.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null, MULTIPART_BODY));
-
-  app.setErrorHandler((thrown: Error, _req, reply) => {
-    // A client that went away mid-response (a download cancelled before the file streamed)
-    // leaves nothing to answer: fastify reports the stream's premature close here.
-    if (reply.raw.headersSent || reply.raw.destroyed) {
-      reply.hijack();
-      reply.raw.destroy();
-      return;
-    }
-    // A lock held elsewhere past the busy timeout is a busy answer, not a failure.
-    const err = isDatabaseBusy(thrown) ? serviceUnavailable(DATABASE_BUSY_RETRY_AFTER_SECONDS) : (constraintAsValidationError(thrown) ?? thrown);
-    if (err instanceof ApiError) {
-      reply.headers(err.headers);
-      if (err.status === 304 || !err.body) return withSecurityHeaders(reply.code(err.status)).send();
-      return sendJson(reply, err.status, err.body);
-    }
-    if (err instanceof GitMissingError) return sendJson(reply, 503, { message: `503 Service Unavailable - ${err.message}` });
-    if (err instanceof GitTimeoutError) return sendJson(reply, 503, { message: '503 Service Unavailable - the git operation timed out' });
-    // A commit a stored record names that the repository no longer holds (Gitaly's NotFound).
-    if (err instanceof GitCommandError && MISSING_GIT_OBJECT.test(err.stderr)) return sendJson(reply, 404, { message: '404 Commit Not Found' });
-    const code = (err as { code?: string }).code;
-    const statusCode = (err as { statusCode?: number }).statusCode;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendJson(reply, 413, { message: '413 Request Entity Too Large' });
-    }
-    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendJson(reply, 415, { message: '415 Unsupported Media Type' });
-    if (statusCode && statusCode >= 400 && statusCode < 500) {
-      return sendJson(reply, statusCode, { error: err.message });
-    }
-    console.error('[sandlab] unhandled error:', err);
-    return sendJson(reply, 500, { message: '500 Internal Server Error' });
-  });
-
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    // Grape answers a known path with another method as 405 and lists what it allows.
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => method !== req.method && app.findRoute({ method, url: path }));
-    if (allowed.length && path.startsWith('/api/v4/')) {
-      reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
-      return sendJson(reply, 405, { error: '405 Not Allowed' });
-    }
-    if (req.url.startsWith('/api/v3/')) {
-      return sendJson(reply, 410, { error: 'API V3 is no longer supported. Use API V4 instead.' });
-    }
-    return sendJson(reply, 404, { error: '404 Not Found' });
-  });
-
-  app.addHook('onRoute', (route) => {
-    const auth = (route.config as { auth?: string } | undefined)?.auth;
-    if (auth) for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
-  });
-  const router: Router = createRouter(app, svc);
+  const router: Router = createRouter(app, svc, routes);
   for (const area of areas) area.register(router, svc);
-  return app;
+  return { app, router };
 }

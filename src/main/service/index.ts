@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request';
+import { lazyRequire } from './lazy-require';
 import { type RouteInfo, buildApp } from './app';
+import type { HttpApp } from './http/server';
+import type { Router } from './http/route';
 import { areas } from './areas';
 import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
@@ -28,8 +31,11 @@ export interface ServiceOptions {
   nativeBinding?: string;
   /** The git program to run (default: SANDLAB_GIT, else `git` on PATH). */
   gitCommand?: string;
-  /** Extra plugins on the app after the API routes (`serve --ui` adds the built renderer at `/`). */
-  extendApp?: (app: FastifyInstance) => Promise<void> | void;
+  /**
+   * Extra routes after the API's (`serve --ui` adds the built renderer at `/`): raw routes on
+   * `app`, or API routes (auth, parameters, JSON answers) on `api` under /api/v4.
+   */
+  extendApp?: (app: HttpApp, api: Router) => Promise<void> | void;
 }
 
 export interface Service {
@@ -44,6 +50,9 @@ export interface Service {
   /** Every API route the areas registered (method, pattern, auth), in registration order. */
   readonly routes: readonly RouteInfo[];
 }
+
+/** Only the desktop window and tests inject (tens of ms to load); `serve` never does. */
+const lightMyRequest = lazyRequire<typeof import('light-my-request')>('light-my-request');
 
 export const DEFAULT_LIMITS: Limits = {
   maxUploadBytes: 100 * 1024 * 1024,
@@ -84,11 +93,12 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const { createdToken } = bootstrapRoot(svc, opts.rootToken);
   // Every kind is defined now: resume (or fail cleanly) what a previous run left unfinished.
   svc.jobs.start();
-  let app: FastifyInstance;
+  let app: HttpApp;
   const routes: RouteInfo[] = [];
   try {
-    app = await buildApp(svc, routes);
-    await opts.extendApp?.(app);
+    const built = buildApp(svc, routes);
+    app = built.app;
+    await opts.extendApp?.(app, built.router);
   } catch (err) {
     await svc.jobs.stop();
     db.close();
@@ -109,7 +119,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     createdRootToken: createdToken,
     async listen() {
       const host = opts.host ?? '127.0.0.1';
-      await app.listen({ host, port: opts.port ?? 0 });
+      await app.listen(host, opts.port ?? 0);
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : opts.port;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -131,7 +141,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       git.close();
       db.close();
     },
-    inject: (o) => app.inject(o),
+    inject: (o) => lightMyRequest().inject(app.dispatch, o),
     routes,
   };
 }

@@ -1,7 +1,7 @@
 import type { Role } from '../../helpers/world';
 
 /**
- * Who may call each endpoint: one row per route (method + fastify pattern; alert receivers'
+ * Who may call each endpoint: one row per route (method + route pattern; alert receivers'
  * `/:s1/.../:sN` and snippet raw paths' `/:p0/...` collapse to `/:namespace/:project`).
  * `role-matrix.test.ts` walks every row for anonymous, a non-member, Guest ... Owner, an admin, a
  * blocked user, an expired token, a `read_api` token and a CI job token against a private group

@@ -197,6 +197,7 @@ function parametersKey(args: unknown[]): unknown {
 interface LookupState {
   generation: number;
   entries: Map<string, unknown>;
+  entities: Map<string, unknown>;
   entriesGeneration: number;
   /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
   rememberedRows: number;
@@ -206,7 +207,7 @@ const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
   return state;
 }
 
@@ -217,17 +218,33 @@ function lookupState(db: Db): LookupState {
  * never served. Rows come back frozen: shared between requests, they must not be edited.
  */
 export function cachedLookup<T>(db: Db, key: string, load: () => T | undefined): T | undefined {
+  return remembered(db, 'entries', 10_000, key, load);
+}
+
+/**
+ * Memoizes a built entity (the project or issue a serializer makes from rows, counts and
+ * settings) until the next write, like cachedLookup: `key` must name everything the entity
+ * depends on besides the database (the viewer, the base URL, the date when it shows one, git's
+ * state). Entities are larger than rows, so fewer are kept. Frozen: callers copy to extend.
+ */
+export function cachedEntity<T extends object>(db: Db, key: string, build: () => T): T {
+  return remembered(db, 'entities', 1000, key, build)!;
+}
+
+function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key: string, load: () => T | undefined): T | undefined {
   if (db.inTransaction) return load();
   const state = lookupState(db);
   if (state.entriesGeneration !== state.generation) {
     state.entries.clear();
+    state.entities.clear();
     state.entriesGeneration = state.generation;
   }
-  if (state.entries.has(key)) return state.entries.get(key) as T | undefined;
+  const entries = state[store];
+  if (entries.has(key)) return entries.get(key) as T | undefined;
   const value = load();
   if (value && typeof value === 'object') Object.freeze(value);
-  if (state.entries.size >= 10_000) state.entries.clear();
-  state.entries.set(key, value);
+  if (entries.size >= limit) entries.clear();
+  entries.set(key, value);
   return value;
 }
 

@@ -12,7 +12,7 @@ import type { FilePart } from './params';
 
 const busboy = lazyRequire<typeof Busboy>('@fastify/busboy');
 
-/** The body fastify hands over for `multipart/form-data`: the stream is read by `readMultipart`. */
+/** The body the HTTP layer hands over for `multipart/form-data`: the stream is read by `readMultipart`. */
 export const MULTIPART_BODY = Symbol('multipart');
 
 export interface MultipartLimits {

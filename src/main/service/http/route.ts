@@ -1,13 +1,14 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteInfo } from '../app';
 import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
 import { type Auth, applySudo, authenticate, checkScopes, readCredentials } from './auth';
 import { forbidden, unauthorized } from './errors';
 import { MULTIPART_BODY, readMultipart } from './multipart';
 import { type FilePart, type Params, isFilePart, nestPairs, parsePairs } from './params';
+import type { HttpApp, HttpRequest, Reply } from './server';
 
 export const API_PREFIX = '/api/v4';
 
@@ -34,8 +35,8 @@ export class RequestContext {
   status: number | null = null;
   constructor(
     readonly svc: ServiceContext,
-    readonly req: FastifyRequest,
-    readonly reply: FastifyReply,
+    readonly req: HttpRequest,
+    readonly reply: Reply,
     readonly params: Params,
     /** Route parameters (`:id`), already URL-decoded once. */
     readonly path: Record<string, string>,
@@ -71,7 +72,7 @@ export class RequestContext {
   }
 
   get rawBody(): string | undefined {
-    return (this.req as FastifyRequest & { rawBody?: string }).rawBody;
+    return this.req.rawBody;
   }
 
   /** The request body as the stream it arrived as (content types the app leaves unparsed: git's packs). */
@@ -84,8 +85,7 @@ export class RequestContext {
  * Sends a JSON body with exactly `Content-Type: application/json`, as GitLab does: python-gitlab
  * 3.12 compares the header for equality and treats anything else (even with a charset) as raw.
  */
-export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  // A Buffer, because fastify appends "; charset=utf-8" to string payloads.
+export function sendJson(reply: Reply, status: number, body: unknown): Reply {
   return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(Buffer.from(JSON.stringify(body)));
 }
 
@@ -94,13 +94,12 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
  * by sendJson (answers from outside a route: errors, unknown paths), rather than in an async onSend
  * hook every request would pay for.
  */
-export function withSecurityHeaders(reply: FastifyReply): FastifyReply {
+export function withSecurityHeaders(reply: Reply): Reply {
   return reply.header('x-frame-options', 'SAMEORIGIN').header('x-content-type-options', 'nosniff');
 }
 
-export function requestBaseUrl(req: FastifyRequest): string {
-  const host = req.headers.host ?? `${req.hostname}`;
-  return `${req.protocol}://${host}`;
+export function requestBaseUrl(req: HttpRequest): string {
+  return `${req.protocol}://${req.host}`;
 }
 
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
@@ -122,14 +121,10 @@ export interface Router {
 }
 
 /** Builds the Router an area registers its routes on. */
-export function createRouter(app: FastifyInstance, svc: ServiceContext): Router {
+export function createRouter(app: HttpApp, svc: ServiceContext, routes: RouteInfo[] = []): Router {
   const add = (method: Method, url: string, handler: Handler, opts: RouteOptions = {}): void => {
-    app.route({
-      method,
-      url,
-      config: { auth: opts.auth ?? 'required' },
-      handler: async (req, reply) => runHandler(svc, req, reply, method, handler, opts),
-    });
+    app.route(method, url, (req, reply) => runHandler(svc, req, reply, method, handler, opts));
+    routes.push({ method, url, auth: opts.auth ?? 'required' });
   };
   return {
     get: (p, h, o) => add('GET', API_PREFIX + p, h, o),
@@ -143,8 +138,8 @@ export function createRouter(app: FastifyInstance, svc: ServiceContext): Router 
 
 async function runHandler(
   svc: ServiceContext,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: HttpRequest,
+  reply: Reply,
   method: Method,
   handler: Handler,
   opts: RouteOptions,
@@ -176,7 +171,7 @@ async function runHandler(
       checkScopes(auth, opts.scopes ?? (method === 'GET' ? ['read_api'] : []));
       if (creds.sudo) auth = applySudo(svc, auth, creds.sudo);
     }
-    const rc = new RequestContext(svc, req, reply, params, req.params as Record<string, string>, queryPairs, auth);
+    const rc = new RequestContext(svc, req, reply, params, req.params, queryPairs, auth);
     // Set before the handler runs, so the answers it sends itself (files, git's streams) carry them too.
     withSecurityHeaders(reply);
     const result = await handler(rc);

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { Reply } from './server';
 
 /**
  * GitLab's API rate limits (Rack::Attack `throttle_authenticated_api` / `throttle_unauthenticated_api`,
@@ -31,7 +31,7 @@ export class RateLimiter {
    * Counts one API request of `user` (or, anonymous, of `ip`) and answers 429 on `reply` when it
    * is over its limit. Returns true when it answered.
    */
-  refuse(limits: RateLimits, user: number | null, ip: string, reply: FastifyReply): boolean {
+  refuse(limits: RateLimits, user: number | null, ip: string, reply: Reply): boolean {
     const name = user === null ? 'throttle_unauthenticated_api' : 'throttle_authenticated_api';
     const throttle = user === null ? limits.unauthenticated : limits.authenticated;
     if (!throttle.enabled) return false;

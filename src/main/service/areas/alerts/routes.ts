@@ -212,7 +212,7 @@ export function presentedKey(authorization: string | undefined): string | null {
  */
 function readPayload(rc: RequestContext): unknown {
   const body = rc.req.body;
-  // fastify parses text/plain itself, so its text is the body rather than rawBody.
+  // text/plain is parsed as itself, so its text is the body rather than rawBody.
   const raw = rc.rawBody ?? (typeof body === 'string' ? body : undefined);
   if (raw !== undefined && Buffer.byteLength(raw) > rc.svc.limits.maxAlertPayloadBytes) {
     throw badRequest('Payload too large');

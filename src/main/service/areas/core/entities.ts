@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { cachedLookup } from '../../db/connection';
+import { cachedEntity, cachedLookup } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, tokenExpired } from './users';
@@ -12,6 +12,7 @@ import { isSubscribed } from './participants';
 import { applicationSettings } from '../application_settings/settings';
 import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
 import { avatarUrl } from './avatars';
+import { isoDate } from './time';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
 export interface EntityContext {
@@ -302,6 +303,11 @@ export function projectWebUrl(ec: EntityContext, p: Project, ns: Namespace): str
  * not see are `undefined` (absent from the JSON answer).
  */
 export function project(ec: EntityContext, p: Project): Record<string, unknown> {
+  const emptyRepo = !ec.svc.git.hasCommits(p.id);
+  return cachedEntity(ec.svc.db, `project:${p.id}:${ec.user?.id ?? 0}:${emptyRepo}:${ec.baseUrl}`, () => buildProject(ec, p, emptyRepo));
+}
+
+function buildProject(ec: EntityContext, p: Project, emptyRepo: boolean): Record<string, unknown> {
   const ns = findNamespaceById(ec.svc, p.namespace_id)!;
   const s = projectSettings(p);
   const get = (name: ProjectSettingName) => projectSetting(s, name);
@@ -309,7 +315,6 @@ export function project(ec: EntityContext, p: Project): Record<string, unknown> 
   const webUrl = projectWebUrl(ec, p, ns);
   const pathWithNs = `${ns.full_path}/${p.path}`;
   const apiBase = `${ec.baseUrl}/api/v4/projects/${p.id}`;
-  const emptyRepo = !ec.svc.git.hasCommits(p.id);
   const readme = emptyRepo ? null : readmePath(ec.svc, p.id);
   const canAdmin = canAdminProject(ec, p, ns);
   const server = serverOf(ec.baseUrl);
@@ -719,17 +724,28 @@ const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: 
  * Entities::Issue as lists show it. `subscribed` (single issues only, see issueDetail) is left
  * `undefined` here, which JSON leaves out: one literal keeps the object's fast shape.
  */
-export function issue(ec: EntityContext, i: IssueRow, subscribed?: boolean): Record<string, unknown> {
-  return issueWith(ec, i, issuableCounts(ec, 'Issue', [i.id]), subscribed);
+export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
+  return issues(ec, [i])[0];
 }
 
-/** Entities::Issue for each row of a list, what the rows share read once for all of them. */
+/**
+ * Entities::Issue for each row of a list: an entity remembered since the last write comes from
+ * the cache; the others read their counts (notes, thumbs, closing merge requests) in one batch.
+ */
 export function issues(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
-  const counts = issuableCounts(ec, 'Issue', rows.map((i) => i.id));
-  return rows.map((i) => issueWith(ec, i, counts));
+  let counts: IssuableCounts | undefined;
+  const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
+  return rows.map((i) => cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue', i), () => buildIssue(ec, i, batch(), undefined)));
 }
 
-function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed?: boolean): Record<string, unknown> {
+/**
+ * What an issue entity depends on besides the database: the viewer (merge requests they can see,
+ * their subscription), the base URL, and the date (its milestone's `expired`).
+ */
+const issueEntityKey = (ec: EntityContext, kind: string, i: IssueRow): string =>
+  `${kind}:${i.id}:${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
+
+function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
   const assignees = users(ec, i.assignee_ids);
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
@@ -784,7 +800,9 @@ function issueWith(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subsc
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return issue(ec, i, isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user));
+  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail', i), () =>
+    buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
+  );
 }
 
 /** Fields Entities::Issue adds to Entities::IssueBasic. */
@@ -792,7 +810,7 @@ const ISSUE_ONLY_FIELDS = ['has_tasks', 'task_status', '_links', 'references', '
 
 /** Entities::IssueBasic (a milestone's issues). */
 export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  const full = issue(ec, i);
+  const full = { ...issue(ec, i) };
   for (const key of ISSUE_ONLY_FIELDS) delete full[key];
   return full;
 }

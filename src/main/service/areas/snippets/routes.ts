@@ -1,5 +1,5 @@
-import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../http/route';
+import type { Reply } from '../../http/server';
 import { declared, t } from '../../http/params';
 import { apiError, forbidden, grapeError, notFound, recordNotFound } from '../../http/errors';
 import { paginate, paginateSql } from '../../http/pagination';
@@ -38,7 +38,7 @@ function requestUserAgent(rc: RequestContext): { userAgent: string; ipAddress: s
 }
 
 /** A file's bytes as GitLab's send_git_blob answers: text, inline, named. */
-function sendFile(reply: FastifyReply, file: SnippetFile): FastifyReply {
+function sendFile(reply: Reply, file: SnippetFile): Reply {
   const name = file.path.slice(file.path.lastIndexOf('/') + 1);
   return reply
     .code(200)
@@ -47,13 +47,13 @@ function sendFile(reply: FastifyReply, file: SnippetFile): FastifyReply {
     .send(Buffer.from(file.content, 'utf8'));
 }
 
-function sendFirstFile(rc: RequestContext, s: SnippetRow): FastifyReply {
+function sendFirstFile(rc: RequestContext, s: SnippetRow): Reply {
   const [first] = currentFiles(rc.svc, s.id);
   return sendFile(rc.reply, first ?? { path: 'snippet', content: '' });
 }
 
 /** `GET .../files/:ref/:file_path/raw`: any revision's file by ref. */
-function sendFileAtRef(rc: RequestContext, s: SnippetRow, filePath = rc.path.file_path): FastifyReply {
+function sendFileAtRef(rc: RequestContext, s: SnippetRow, filePath = rc.path.file_path): Reply {
   if (!isValidFilePath(filePath)) throw grapeError(400, 'file_path should be a valid file path');
   const rev = resolveRef(rc.svc, s.id, rc.path.ref);
   if (!rev) throw notFound('Reference');

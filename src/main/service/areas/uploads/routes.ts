@@ -1,6 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
-import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../http/route';
+import type { Reply } from '../../http/server';
 import { declared, t } from '../../http/params';
 import { badRequest, grapeError, notFound, recordNotFound } from '../../http/errors';
 import { paginate } from '../../http/pagination';
@@ -11,7 +11,7 @@ import { markdownUploadAdmin, projectUpload } from './entities';
 import { type UploadRow, destroyUpload, findUpload, findUploadBySecret, storeUpload, uploadPath } from './uploads';
 
 /** Streams the file from disk (never whole in memory) as an attachment with its type. */
-function sendUpload(rc: RequestContext, u: UploadRow | undefined): FastifyReply {
+function sendUpload(rc: RequestContext, u: UploadRow | undefined): Reply {
   if (!u) throw notFound();
   const path = uploadPath(rc.svc, u);
   let size: number;

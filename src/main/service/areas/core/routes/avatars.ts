@@ -1,6 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
-import type { FastifyReply } from 'fastify';
 import type { RequestContext, Router } from '../../../http/route';
+import type { Reply } from '../../../http/server';
 import { declared, t } from '../../../http/params';
 import { notFound } from '../../../http/errors';
 import { inTransaction } from '../../../db/connection';
@@ -13,7 +13,7 @@ import { findUserById } from '../users';
 import { type AvatarOwner, AVATAR_URL_SEGMENTS, avatarPath, avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 
 /** Streams an avatar file with its image type (`disposition` as the route serves it). */
-function sendAvatar(rc: RequestContext, path: string | null, filename: string, disposition: 'inline' | 'attachment'): FastifyReply {
+function sendAvatar(rc: RequestContext, path: string | null, filename: string, disposition: 'inline' | 'attachment'): Reply {
   if (!path) throw notFound('Avatar');
   return rc.reply
     .code(200)

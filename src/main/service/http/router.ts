@@ -1,0 +1,237 @@
+/**
+ * The route table: per method, a tree of path segments. Registering a route is a few map inserts
+ * (the service registers ~1,000 at start); a lookup walks one node per segment. It answers as
+ * find-my-way did for fastify (`ignoreTrailingSlash`, `ignoreDuplicateSlashes`, `maxParamLength`):
+ *
+ * - static segments win over `:param` segments, which win over a trailing `*`; a dead end backtracks;
+ * - `//` collapses to `/`, a trailing `/` is ignored, the query (`?`) and fragment (`#`) are not routed;
+ * - `%`-escapes are decoded once: a static segment matches its decoded form (but `%2F` never
+ *   splits a segment), a parameter is the segment fully decoded (`group%2Fproject` -> `group/project`);
+ * - a malformed escape anywhere in the path is a bad URL (400), a parameter longer than
+ *   `MAX_PARAM_LENGTH` fails its match, and a path that only failed for that is "too long" (414);
+ * - a segment may be a static prefix and a parameter (`archive.:format`).
+ */
+
+export const MAX_PARAM_LENGTH = 2048;
+
+interface PrefixParam<T> {
+  prefix: string;
+  node: Node<T>;
+}
+
+/** A registered route and its parameters' names, in path order (routes sharing a node may name them differently). */
+interface Leaf<T> {
+  route: T;
+  names: string[];
+}
+
+class Node<T> {
+  route: Leaf<T> | null = null;
+  statics: Map<string, Node<T>> | null = null;
+  prefixParams: PrefixParam<T>[] | null = null;
+  param: Node<T> | null = null;
+  wildcard: Leaf<T> | null = null;
+}
+
+export type Lookup<T> =
+  | { kind: 'found'; route: T; params: Record<string, string> }
+  | { kind: 'badUrl'; path: string }
+  | { kind: 'tooLong'; path: string };
+
+/** A request path split for routing: raw segments, and their decoded forms when they hold escapes. */
+interface Prepared {
+  segments: string[];
+  /** Each segment as static parts compare to it (decodeURI: reserved escapes such as %2F stay). */
+  staticForms: string[] | null;
+  /** The normalized path as the 414 answer names it. */
+  path: string;
+}
+
+export class RouteTable<T> {
+  private readonly trees = new Map<string, Node<T>>();
+
+  /** Adds `pattern` (`/api/v4/projects/:id/badges/:badge_id`) for `method`; a duplicate throws. */
+  add(method: string, pattern: string, route: T): void {
+    let tree = this.trees.get(method);
+    if (!tree) this.trees.set(method, (tree = new Node<T>()));
+    let node = tree;
+    const names: string[] = [];
+    const segments = splitSegments(trimPath(pattern));
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i];
+      if (seg === '*') {
+        if (i !== segments.length - 1) throw new Error(`route ${pattern}: '*' must end the pattern`);
+        if (node.wildcard) throw duplicate(method, pattern);
+        node.wildcard = { route, names: [...names, '*'] };
+        return;
+      }
+      const colon = seg.indexOf(':');
+      if (colon === 0) {
+        names.push(seg.slice(1));
+        node = node.param ??= new Node<T>();
+      } else if (colon > 0) {
+        const prefix = seg.slice(0, colon);
+        names.push(seg.slice(colon + 1));
+        node.prefixParams ??= [];
+        let entry = node.prefixParams.find((p) => p.prefix === prefix);
+        if (!entry) node.prefixParams.push((entry = { prefix, node: new Node<T>() }));
+        node = entry.node;
+      } else {
+        node.statics ??= new Map();
+        let next = node.statics.get(seg);
+        if (!next) node.statics.set(seg, (next = new Node<T>()));
+        node = next;
+      }
+    }
+    if (node.route) throw duplicate(method, pattern);
+    node.route = { route, names };
+  }
+
+  /** Whether any route is registered for `method`. */
+  has(method: string): boolean {
+    return this.trees.has(method);
+  }
+
+  /**
+   * Looks `url` (a request target: path, maybe a query) up among `method`'s routes. Null: no
+   * route (or no route at all for the method).
+   */
+  find(method: string, url: string): Lookup<T> | null {
+    const tree = this.trees.get(method);
+    if (!tree) return null;
+    const prepared = prepare(url);
+    if (!('segments' in prepared)) return prepared;
+    const values: string[] = [];
+    const state = { tooLong: false };
+    const leaf = walk(tree, prepared, 0, values, state);
+    if (leaf === null) return state.tooLong ? { kind: 'tooLong', path: prepared.path } : null;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < leaf.names.length; i++) params[leaf.names[i]] = values[i];
+    return { kind: 'found', route: leaf.route, params };
+  }
+
+  /**
+   * The methods among `methods` with a route for `url` (a bad or over-long URL counts as a route,
+   * as it did for fastify's 405 check). The path is prepared once for all of them.
+   */
+  methodsMatching(url: string, methods: readonly string[]): string[] {
+    const prepared = prepare(url);
+    return methods.filter((method) => {
+      const tree = this.trees.get(method);
+      if (!tree) return false;
+      if (!('segments' in prepared)) return true;
+      const state = { tooLong: false };
+      return walk(tree, prepared, 0, [], state) !== null || state.tooLong;
+    });
+  }
+}
+
+/** A URL whose path is not valid percent-encoding (or an absolute URL that is not http(s)). */
+export function badUrl(url: string): { kind: 'badUrl'; path: string } | null {
+  const prepared = prepare(url);
+  return 'segments' in prepared ? null : prepared;
+}
+
+function duplicate(method: string, pattern: string): Error {
+  return new Error(`Method '${method}' already declared for route '${pattern}'`);
+}
+
+function walk<T>(node: Node<T>, p: Prepared, i: number, values: string[], state: { tooLong: boolean }): Leaf<T> | null {
+  if (i === p.segments.length) return node.route;
+  const raw = p.segments[i];
+  const staticForm = p.staticForms ? p.staticForms[i] : raw;
+  const next = node.statics?.get(staticForm);
+  if (next) {
+    const found = walk(next, p, i + 1, values, state);
+    if (found !== null) return found;
+  }
+  if (node.prefixParams) {
+    for (const pp of node.prefixParams) {
+      if (!staticForm.startsWith(pp.prefix)) continue;
+      const value = decodeComponent(staticForm.slice(pp.prefix.length));
+      if (value.length > MAX_PARAM_LENGTH) {
+        state.tooLong = true;
+        continue;
+      }
+      values.push(value);
+      const found = walk(pp.node, p, i + 1, values, state);
+      if (found !== null) return found;
+      values.pop();
+    }
+  }
+  if (node.param) {
+    const value = p.staticForms ? decodeComponent(staticForm) : raw;
+    if (value.length > MAX_PARAM_LENGTH) {
+      state.tooLong = true;
+    } else {
+      values.push(value);
+      const found = walk(node.param, p, i + 1, values, state);
+      if (found !== null) return found;
+      values.pop();
+    }
+  }
+  if (node.wildcard !== null) {
+    const rest = p.segments.slice(i).join('/');
+    values.push(p.staticForms ? decodeURIComponent(rest) : rest);
+    return node.wildcard;
+  }
+  return null;
+}
+
+/** The path of a request target without its query or fragment, `//` collapsed, no trailing `/`. */
+function trimPath(path: string): string {
+  if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
+  return path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.slice(0, -1) : path;
+}
+
+const splitSegments = (path: string): string[] => (path === '/' || path === '' ? [] : path.slice(1).split('/'));
+
+function prepare(url: string): Prepared | { kind: 'badUrl'; path: string } {
+  let path = url;
+  if (path.charCodeAt(0) !== 47) {
+    const absolute = pathOfAbsoluteUrl(path);
+    if (absolute === null) return { kind: 'badUrl', path: url };
+    path = absolute;
+  }
+  const original = path;
+  let end = path.length;
+  const q = path.indexOf('?');
+  if (q >= 0) end = q;
+  const hash = path.indexOf('#');
+  if (hash >= 0 && hash < end) end = hash;
+  if (end < path.length) path = path.slice(0, end);
+  path = trimPath(path);
+  const segments = splitSegments(path);
+  if (path.indexOf('%') < 0) return { segments, staticForms: null, path };
+  // decodeURI leaves reserved escapes (%2F, %3F, ...) encoded; %25 is kept as itself, so a
+  // decoded segment never holds a `%` that was not an escape.
+  let decodedPath: string;
+  try {
+    decodedPath = decodeURI(path.replace(/%25/g, '%2525'));
+    for (const seg of segments) if (seg.includes('%')) decodeURIComponent(seg);
+  } catch {
+    return { kind: 'badUrl', path: original };
+  }
+  return { segments, staticForms: splitSegments(decodedPath), path: decodedPath };
+}
+
+/** Decodes the escapes decodeURI left in a static form (reserved characters, `%25`). */
+function decodeComponent(value: string): string {
+  return value.includes('%') ? decodeURIComponent(value) : value;
+}
+
+/** `http://host/path?q` -> `/path?q`; null for anything that is not an http(s) absolute URL. */
+function pathOfAbsoluteUrl(url: string): string | null {
+  if (url === '*') return url;
+  const m = /^(https?):\/\/([^/?#]+)/i.exec(url);
+  if (!m) return null;
+  try {
+    new URL(url);
+  } catch {
+    return null;
+  }
+  const rest = url.slice(m[0].length);
+  if (rest.includes('#')) return null;
+  if (rest === '') return '/';
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}

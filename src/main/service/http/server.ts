@@ -1,0 +1,456 @@
+import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { Readable, finished } from 'node:stream';
+import { RouteTable, badUrl } from './router';
+
+/**
+ * Sandlab's HTTP layer on node:http: the route table, body reading, a small reply object and the
+ * answers the framework gives itself (bad URLs, 503 while closing, unparseable requests). It keeps
+ * what fastify answered for each of these, so clients see the same bytes.
+ */
+
+/** One request: node's message plus what routing and body reading found. */
+export class HttpRequest {
+  body: unknown = undefined;
+  /** The body as text for the content types read as text (JSON, forms, anything unknown). */
+  rawBody: string | undefined = undefined;
+  constructor(
+    readonly raw: IncomingMessage,
+    /** Route parameters (`:id`, `*`), URL-decoded once. */
+    readonly params: Record<string, string>,
+  ) {}
+
+  get method(): string {
+    return this.raw.method!;
+  }
+
+  get url(): string {
+    return this.raw.url!;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.raw.headers;
+  }
+
+  /** The peer's address (undefined only once the socket is gone). */
+  get ip(): string {
+    return this.raw.socket?.remoteAddress as string;
+  }
+
+  /** No trust-proxy: the scheme of the connection itself. */
+  get protocol(): 'http' | 'https' {
+    return (this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
+  }
+
+  /** The Host header as the client sent it ('' without one). */
+  get host(): string {
+    return this.raw.headers.host ?? '';
+  }
+}
+
+type HeaderValue = string | number | string[];
+
+/**
+ * The answer being built: status and headers are kept until `send` writes them at once.
+ * `send` takes a Buffer, a string, a stream, undefined, or a plain value (as JSON).
+ */
+export class Reply {
+  private status = 200;
+  private readonly fields: Record<string, HeaderValue> = {};
+  private replied = false;
+  private hijacked = false;
+
+  constructor(
+    readonly raw: ServerResponse,
+    readonly request: HttpRequest,
+    private readonly onStreamError: (err: unknown, req: HttpRequest, reply: Reply) => void,
+  ) {}
+
+  get statusCode(): number {
+    return this.status;
+  }
+
+  /** Whether the answer has been handed over (or the response taken over with `hijack`). */
+  get sent(): boolean {
+    return this.replied || this.hijacked || this.raw.writableEnded;
+  }
+
+  code(status: number): this {
+    if (!(status >= 100 && status <= 599)) throw new Error(`Called reply with an invalid status code: ${status}`);
+    this.status = status;
+    return this;
+  }
+
+  header(name: string, value: HeaderValue): this {
+    this.fields[name.toLowerCase()] = value;
+    return this;
+  }
+
+  headers(values: Record<string, HeaderValue>): this {
+    for (const name of Object.keys(values)) this.header(name, values[name]);
+    return this;
+  }
+
+  getHeader(name: string): HeaderValue | undefined {
+    return this.fields[name.toLowerCase()];
+  }
+
+  removeHeader(name: string): this {
+    delete this.fields[name.toLowerCase()];
+    return this;
+  }
+
+  redirect(url: string, status = 302): this {
+    return this.header('location', url).code(status).send();
+  }
+
+  /** The response is the caller's from now on (it writes or destroys `raw` itself). */
+  hijack(): this {
+    this.hijacked = true;
+    return this;
+  }
+
+  /** Forgets that an answer was handed over (a stream that failed before its first byte). */
+  reopen(): void {
+    this.replied = false;
+  }
+
+  send(payload?: unknown): this {
+    if (this.sent) return this;
+    this.replied = true;
+    const res = this.raw;
+    const head = this.request.method === 'HEAD';
+    const fields = this.fields;
+    if (payload === undefined || payload === null) {
+      // GitLab's empty answers carry Content-Length: 0 (a HEAD answered by a GET route too).
+      if (head || (this.status >= 200 && this.status !== 204 && this.status !== 304)) fields['content-length'] = '0';
+      res.writeHead(this.status, fields);
+      res.end();
+      return this;
+    }
+    if (isStream(payload)) {
+      if (head || this.status === 204 || this.status < 200) {
+        if (!head) {
+          delete fields['content-type'];
+          delete fields['content-length'];
+        }
+        payload.on('error', () => undefined);
+        payload.resume();
+        res.writeHead(this.status, fields);
+        res.end();
+        return this;
+      }
+      this.pipe(payload);
+      return this;
+    }
+    let body: Buffer | string;
+    if (Buffer.isBuffer(payload)) {
+      body = payload;
+      if (fields['content-type'] === undefined) fields['content-type'] = 'application/octet-stream';
+    } else if (typeof payload === 'string') {
+      body = payload;
+      if (fields['content-type'] === undefined) fields['content-type'] = 'text/plain; charset=utf-8';
+    } else if (payload instanceof Uint8Array) {
+      body = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+      if (fields['content-type'] === undefined) fields['content-type'] = 'application/octet-stream';
+    } else {
+      body = JSON.stringify(payload);
+      if (fields['content-type'] === undefined) fields['content-type'] = 'application/json; charset=utf-8';
+    }
+    if (this.status === 204 || this.status < 200) {
+      delete fields['content-type'];
+      delete fields['content-length'];
+      res.writeHead(this.status, fields);
+      res.end();
+      return this;
+    }
+    const length = Buffer.byteLength(body);
+    if (head || fields['content-length'] === undefined || Number(fields['content-length']) !== length) fields['content-length'] = String(length);
+    res.writeHead(this.status, fields);
+    if (head) res.end();
+    else res.end(body);
+    return this;
+  }
+
+  /** Streams `source` into the response; a source that fails before its first byte is answered as an error. */
+  private pipe(source: Readable): void {
+    const res = this.raw;
+    let open = true;
+    finished(source, { readable: true, writable: false }, (err) => {
+      open = false;
+      if (!err) return;
+      if (res.headersSent || this.request.raw.destroyed) res.destroy();
+      else this.onStreamError(err, this.request, this);
+    });
+    finished(res, () => {
+      if (open) source.destroy();
+    });
+    res.statusCode = this.status;
+    for (const name of Object.keys(this.fields)) res.setHeader(name, this.fields[name]);
+    source.pipe(res);
+  }
+
+  /** Drops Content-Type and Content-Length before an error answer replaces the body. */
+  clearBodyHeaders(): void {
+    delete this.fields['content-type'];
+    delete this.fields['content-length'];
+  }
+}
+
+const isStream = (value: unknown): value is Readable => typeof (value as { pipe?: unknown }).pipe === 'function';
+
+/** A failure of the HTTP layer itself (body too large, bad media type), answered by the error handler. */
+export class HttpLayerError extends Error {
+  constructor(
+    readonly code: 'BODY_TOO_LARGE' | 'INVALID_MEDIA_TYPE' | 'INVALID_CONTENT_LENGTH' | 'BODY_STREAM',
+    message: string,
+    readonly statusCode: number,
+  ) {
+    super(message);
+  }
+}
+
+export type RouteHandler = (req: HttpRequest, reply: Reply) => unknown;
+export type ErrorHandler = (err: unknown, req: HttpRequest, reply: Reply) => void;
+
+/** What a content type's body becomes: the parsed value and, for text bodies, the text. */
+export type BodyParser = (req: HttpRequest, text: string) => unknown;
+
+export interface BodyParsers {
+  /** media type (`application/json`) -> parse the body read as text */
+  text: Map<string, BodyParser>;
+  /** media types whose body stays the request stream (git's packs) */
+  stream: Set<string>;
+  /** media types left unread, with the value `req.body` becomes (multipart) */
+  unread: Map<string, unknown>;
+  /** everything else: read as text */
+  fallback: BodyParser;
+}
+
+interface Route {
+  handler: RouteHandler;
+}
+
+/** Methods whose bodies are read (fastify's "bodywith"); other methods' bodies are never read. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** The methods the 405 answer considers. */
+const ROUTED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export interface HttpAppOptions {
+  bodyLimit: number;
+  parsers: BodyParsers;
+  onError: ErrorHandler;
+  /** Unknown path, or a known path with another method (`allowed` lists the methods it has). */
+  onNotFound: (req: HttpRequest, reply: Reply, allowed: string[]) => void;
+}
+
+/** The route table, the request pipeline and the node:http server around them. */
+export class HttpApp {
+  private readonly table = new RouteTable<Route>();
+  readonly server: Server;
+  private closing = false;
+
+  constructor(private readonly opts: HttpAppOptions) {
+    this.server = createServer(this.dispatch);
+    // As fastify configured node: keep-alive 72 s, no overall request timeout, node's 60 s for headers.
+    this.server.keepAliveTimeout = 72_000;
+    this.server.requestTimeout = 0;
+    this.server.setTimeout(0);
+    this.server.on('clientError', answerClientError);
+  }
+
+  /** Registers `handler` for `method` at `pattern`; every GET route answers HEAD too. */
+  route(method: string, pattern: string, handler: RouteHandler): void {
+    this.table.add(method, pattern, { handler });
+    if (method === 'GET') this.table.add('HEAD', pattern, { handler });
+  }
+
+  /** Answers one request (node's 'request' event, and inject()). */
+  readonly dispatch = (raw: IncomingMessage, res: ServerResponse): void => {
+    if (this.closing) {
+      res.setHeader('Connection', 'close');
+      writeRaw(res, 503, '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}');
+      return;
+    }
+    const url = raw.url!;
+    const method = raw.method!;
+    let found: { route: Route; params: Record<string, string> } | null = null;
+    if (this.table.has(method)) {
+      const lookup = this.table.find(method, url);
+      if (lookup?.kind === 'badUrl') return answerBadUrl(res, lookup.path);
+      if (lookup?.kind === 'tooLong') return answerTooLong(res, lookup.path);
+      if (lookup) found = lookup;
+    } else {
+      const bad = badUrl(url);
+      if (bad) return answerBadUrl(res, bad.path);
+    }
+    const req = new HttpRequest(raw, found ? found.params : {});
+    const reply = new Reply(res, req, this.handleError);
+    const run = found ? found.route.handler : this.notFound;
+    if (BODY_METHODS.has(method)) this.readBody(req, reply, run);
+    else this.run(run, req, reply);
+  };
+
+  private run(handler: RouteHandler, req: HttpRequest, reply: Reply): void {
+    try {
+      const result = handler(req, reply) as Promise<unknown> | undefined;
+      if (result && typeof result.then === 'function') result.then(undefined, (err) => this.handleError(err, req, reply));
+    } catch (err) {
+      this.handleError(err, req, reply);
+    }
+  }
+
+  private readonly notFound: RouteHandler = (req, reply) => {
+    const path = req.url.split('?')[0];
+    const allowed = this.table.methodsMatching(path, ROUTED_METHODS).filter((m) => m !== req.method);
+    this.opts.onNotFound(req, reply, allowed);
+  };
+
+  private readonly handleError = (err: unknown, req: HttpRequest, reply: Reply): void => {
+    reply.reopen();
+    reply.clearBodyHeaders();
+    try {
+      this.opts.onError(err, req, reply);
+    } catch (failed) {
+      console.error('[sandlab] error handler failed:', failed);
+      reply.raw.destroy();
+    }
+  };
+
+  /** Reads the body as its content type asks, then runs `handler` (fastify's content-type parsers). */
+  private readBody(req: HttpRequest, reply: Reply, handler: RouteHandler): void {
+    const headers = req.headers;
+    const ct = headers['content-type'];
+    let mediaType = '';
+    if (ct === undefined) {
+      const length = headers['content-length'];
+      if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return this.run(handler, req, reply);
+    } else {
+      const parsed = parseMediaType(ct);
+      if (parsed === null) return this.handleError(new HttpLayerError('INVALID_MEDIA_TYPE', 'Unsupported Media Type', 415), req, reply);
+      mediaType = parsed;
+    }
+    const { parsers } = this.opts;
+    if (parsers.stream.has(mediaType)) {
+      req.body = req.raw;
+      return this.run(handler, req, reply);
+    }
+    if (parsers.unread.has(mediaType)) {
+      req.body = parsers.unread.get(mediaType);
+      return this.run(handler, req, reply);
+    }
+    const parse = parsers.text.get(mediaType) ?? parsers.fallback;
+    readText(req.raw, this.opts.bodyLimit, (err, text) => {
+      let failure: unknown = err;
+      if (!failure) {
+        try {
+          req.body = parse(req, text!);
+        } catch (parseErr) {
+          failure = parseErr;
+        }
+      }
+      if (failure) {
+        // A body the service refused is not read further: the connection ends with the answer.
+        reply.header('connection', 'close');
+        return this.handleError(failure, req, reply);
+      }
+      this.run(handler, req, reply);
+    });
+  }
+
+  listen(host: string, port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+  }
+
+  /** Stops accepting: idle connections end, requests in flight finish, later ones get 503. */
+  close(): Promise<void> {
+    this.closing = true;
+    return new Promise((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeIdleConnections();
+    });
+  }
+}
+
+/** Reads a body as UTF-8 text up to `limit` bytes (413 past it; 400 when it does not match Content-Length). */
+function readText(stream: IncomingMessage, limit: number, done: (err: Error | null, text?: string) => void): void {
+  const declared = Number(stream.headers['content-length']);
+  if (declared > limit) return done(new HttpLayerError('BODY_TOO_LARGE', 'Request body is too large', 413));
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const cleanup = (): void => {
+    stream.removeListener('data', onData);
+    stream.removeListener('end', onEnd);
+    stream.removeListener('error', onEnd);
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit) {
+      cleanup();
+      return done(new HttpLayerError('BODY_TOO_LARGE', 'Request body is too large', 413));
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (err?: Error): void => {
+    cleanup();
+    if (err) return done(new HttpLayerError('BODY_STREAM', err.message, 400));
+    if (!Number.isNaN(declared) && received !== declared) {
+      return done(new HttpLayerError('INVALID_CONTENT_LENGTH', 'Request body size did not match Content-Length', 400));
+    }
+    done(null, chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
+  };
+  stream.on('data', onData);
+  stream.on('end', onEnd);
+  stream.on('error', onEnd);
+  stream.resume();
+}
+
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+const SUBTYPE = /^[\w!#$%&'*+.^`|~-]+\s*$/;
+
+/** `Application/JSON; charset=utf-8` -> `application/json`; null when it is not a media type. */
+export function parseMediaType(header: string): string | null {
+  const semi = header.indexOf(';');
+  const media = (semi < 0 ? header : header.slice(0, semi)).toLowerCase();
+  const slash = media.indexOf('/');
+  if (slash < 0) return null;
+  const type = media.slice(0, slash).trimStart();
+  const subtype = media.slice(slash + 1).trimEnd();
+  return TOKEN.test(type) && SUBTYPE.test(subtype) ? `${type}/${subtype}` : null;
+}
+
+function writeRaw(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const answerBadUrl = (res: ServerResponse, path: string): void =>
+  writeRaw(res, 400, JSON.stringify({ error: 'Bad Request', code: 'FST_ERR_BAD_URL', message: `'${path}' is not a valid url component`, statusCode: 400 }));
+
+const answerTooLong = (res: ServerResponse, path: string): void =>
+  writeRaw(res, 414, JSON.stringify({ error: 'Bad Request', code: 'FST_ERR_MAX_PARAM_LENGTH', message: `'${path}' is exceeding the max param length`, statusCode: 414 }));
+
+/** A request node could not parse (or that timed out): a JSON answer written on the socket, then it closes. */
+function answerClientError(err: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let message = 'Client Error';
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'Client Timeout';
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = 'Exceeded maximum allowed HTTP header size';
+  }
+  const label = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status];
+  const body = `{"error":"${label}","message":"${message}","statusCode":${status}}`;
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${label}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json\r\n\r\n${body}`);
+  socket.destroy(err);
+}
