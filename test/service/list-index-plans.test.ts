@@ -154,6 +154,24 @@ describe('pages past the first 10,000 rows', () => {
   });
 });
 
+describe('totals of a big project, unfiltered or by state (from the state counters)', () => {
+  it('leave out a total past 10,000 and count a state of fewer exactly, confidential issues only for those who see them', async () => {
+    const all = [...seeded].sort(byCreatedDesc);
+    const first = await s.get(`/projects/${big}/issues`, { query: { per_page: '100' } });
+    expectUncounted(first, '2');
+    expect(first.body.map((i: any) => i.iid)).toEqual(all.slice(0, 100).map((x) => x.iid));
+    const opened = all.filter((x) => x.state === 'opened');
+    expect(opened.length).toBeLessThanOrEqual(10_000);
+    const res = await s.get(`/projects/${big}/issues`, { query: { state: 'opened', per_page: '100', page: '2' } });
+    expectCounted(res, opened.length, 100);
+    expect(res.body.map((i: any) => i.iid)).toEqual(opened.slice(100, 200).map((x) => x.iid));
+    const { token } = await s.createUser();
+    const visible = opened.filter((x) => !x.confidential);
+    expect(visible.length).toBeLessThan(opened.length);
+    expectCounted(await s.get(`/projects/${big}/issues`, { query: { state: 'opened' }, token }), visible.length, 20);
+  });
+});
+
 describe('issues of a group holding more than 10,000', () => {
   it('list every project in created_at order, ties broken by id, uncounted', async () => {
     const smallIssues = (await s.get(`/projects/${small}/issues`, { query: { per_page: '100' } })).body.map((i: any) => ({

@@ -66,14 +66,16 @@ export const DEFAULT_LIMITS: Limits = {
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const git = await openGit(opts.dataDir, () => locateGit(opts.gitCommand));
-  // Said once at start: everything else works without git, repository endpoints answer 503.
-  if (!git.available) process.stderr.write(`[sandlab] repositories are unavailable: ${git.reason}\n`);
+  // `git --version` runs while the database opens and migrates: neither waits for the other.
+  const gitOpening = openGit(opts.dataDir, () => locateGit(opts.gitCommand));
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const db = openDatabase(join(opts.dataDir, 'sandlab.db'), [...jobMigrations, ...areas.flatMap((a) => a.migrations)], {
     nativeBinding: opts.nativeBinding,
     busyTimeoutMs: limits.databaseBusyTimeoutMs,
   });
+  const git = await gitOpening;
+  // Said once at start: everything else works without git, repository endpoints answer 503.
+  if (!git.available) process.stderr.write(`[sandlab] repositories are unavailable: ${git.reason}\n`);
   const now = opts.clock ?? (() => new Date());
   const outbound = opts.fetch ?? globalThis.fetch;
   const svc: ServiceContext = {

@@ -669,25 +669,54 @@ function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string
 const users = (ec: EntityContext, json: string): Record<string, unknown>[] =>
   (JSON.parse(json) as number[]).map((id) => userBasicById(ec, id)).filter((u): u is Record<string, unknown> => u !== null);
 
-function userNotesCount(ec: EntityContext, type: string, id: number): number {
-  return (ec.svc.db.prepare('SELECT count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = 0').get(type, id) as { n: number }).n;
+/**
+ * What issues or merge requests show of other tables, read for a whole page at once (one query
+ * per table, not one per row): user notes, thumbs up and down, and for issues the projects of
+ * the merge requests that close each one.
+ */
+interface IssuableCounts {
+  notes: Map<number, number>;
+  votes: Map<number, { upvotes: number; downvotes: number }>;
+  closingProjects: Map<number, number[]>;
+}
+
+function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: number[]): IssuableCounts {
+  const db = ec.svc.db;
+  const idList = JSON.stringify(ids);
+  const notes = db
+    .prepare(
+      'SELECT noteable_id AS id, count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id IN (SELECT value FROM json_each(?)) AND system = 0 GROUP BY noteable_id',
+    )
+    .all(type, idList) as { id: number; n: number }[];
+  const votes = db
+    .prepare(
+      `SELECT awardable_id AS id, sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM award_emoji
+        WHERE awardable_type = ? AND awardable_id IN (SELECT value FROM json_each(?)) GROUP BY awardable_id`,
+    )
+    .all(type, idList) as { id: number; up: number; down: number }[];
+  const closingProjects = new Map<number, number[]>();
+  if (type === 'Issue') {
+    const closing = db
+      .prepare(
+        `SELECT c.issue_id AS id, m.project_id AS project_id FROM merge_requests_closing_issues c JOIN merge_requests m ON m.id = c.merge_request_id
+          WHERE c.issue_id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(idList) as { id: number; project_id: number }[];
+    for (const r of closing) closingProjects.set(r.id, [...(closingProjects.get(r.id) ?? []), r.project_id]);
+  }
+  return {
+    notes: new Map(notes.map((r) => [r.id, r.n])),
+    votes: new Map(votes.map((r) => [r.id, { upvotes: r.up, downvotes: r.down }])),
+    closingProjects,
+  };
 }
 
 /** Issue#merge_requests_count: the merge requests (visible to the viewer) that close the issue. */
-function closingMergeRequestsCount(ec: EntityContext, issueId: number): number {
-  const rows = ec.svc.db
-    .prepare('SELECT m.project_id FROM merge_requests_closing_issues c JOIN merge_requests m ON m.id = c.merge_request_id WHERE c.issue_id = ?')
-    .all(issueId) as { project_id: number }[];
-  return rows.filter((r) => canReadProject(ec.svc, ec.user, findProjectById(ec.svc, r.project_id)!)).length;
+function closingMergeRequestsCount(ec: EntityContext, counts: IssuableCounts, issueId: number): number {
+  return (counts.closingProjects.get(issueId) ?? []).filter((id) => canReadProject(ec.svc, ec.user, findProjectById(ec.svc, id)!)).length;
 }
 
-/** `upvotes`/`downvotes`: the thumbsup and thumbsdown awards on an issue or merge request. */
-function votes(svc: ServiceContext, type: 'Issue' | 'MergeRequest', id: number): { upvotes: number; downvotes: number } {
-  const row = svc.db
-    .prepare("SELECT sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM award_emoji WHERE awardable_type = ? AND awardable_id = ?")
-    .get(type, id) as { up: number | null; down: number | null };
-  return { upvotes: row.up ?? 0, downvotes: row.down ?? 0 };
-}
+const NO_VOTES = { upvotes: 0, downvotes: 0 };
 
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
@@ -696,7 +725,17 @@ const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: 
  * `undefined` here, which JSON leaves out: one literal keeps the object's fast shape.
  */
 export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue', i), () => buildIssue(ec, i, undefined));
+  return issues(ec, [i])[0];
+}
+
+/**
+ * Entities::Issue for each row of a list: an entity remembered since the last write comes from
+ * the cache; the others read their counts (notes, thumbs, closing merge requests) in one batch.
+ */
+export function issues(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
+  let counts: IssuableCounts | undefined;
+  const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
+  return rows.map((i) => cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue', i), () => buildIssue(ec, i, batch(), undefined)));
 }
 
 /**
@@ -706,11 +745,11 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
 const issueEntityKey = (ec: EntityContext, kind: string, i: IssueRow): string =>
   `${kind}:${i.id}:${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
 
-function buildIssue(ec: EntityContext, i: IssueRow, subscribed: boolean | undefined): Record<string, unknown> {
+function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
   const assignees = users(ec, i.assignee_ids);
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
-  const { upvotes, downvotes } = votes(ec.svc, 'Issue', i.id);
+  const { upvotes, downvotes } = counts.votes.get(i.id) ?? NO_VOTES;
   return {
     id: i.id,
     iid: i.iid,
@@ -728,8 +767,8 @@ function buildIssue(ec: EntityContext, i: IssueRow, subscribed: boolean | undefi
     author: userBasicById(ec, i.author_id),
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
-    user_notes_count: userNotesCount(ec, 'Issue', i.id),
-    merge_requests_count: closingMergeRequestsCount(ec, i.id),
+    user_notes_count: counts.notes.get(i.id) ?? 0,
+    merge_requests_count: closingMergeRequestsCount(ec, counts, i.id),
     upvotes,
     downvotes,
     due_date: i.due_date,
@@ -761,7 +800,9 @@ function buildIssue(ec: EntityContext, i: IssueRow, subscribed: boolean | undefi
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail', i), () => buildIssue(ec, i, isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)));
+  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail', i), () =>
+    buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
+  );
 }
 
 /** Fields Entities::Issue adds to Entities::IssueBasic. */
@@ -775,6 +816,16 @@ export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unkno
 }
 
 export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
+  return mergeRequests(ec, [m])[0];
+}
+
+/** Entities::MergeRequest for each row of a list, what the rows share read once for all of them. */
+export function mergeRequests(ec: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
+  const counts = issuableCounts(ec, 'MergeRequest', rows.map((m) => m.id));
+  return rows.map((m) => mergeRequestWith(ec, m, counts));
+}
+
+function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
   const assignees = users(ec, m.assignee_ids);
   const draft = isDraftTitle(m.title);
@@ -794,8 +845,8 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
     closed_at: m.closed_at,
     target_branch: m.target_branch,
     source_branch: m.source_branch,
-    user_notes_count: userNotesCount(ec, 'MergeRequest', m.id),
-    ...votes(ec.svc, 'MergeRequest', m.id),
+    user_notes_count: counts.notes.get(m.id) ?? 0,
+    ...(counts.votes.get(m.id) ?? NO_VOTES),
     author: userBasicById(ec, m.author_id),
     assignees,
     assignee: assignees[0] ?? null,
@@ -946,6 +997,7 @@ export function milestone(ec: EntityContext, m: MilestoneRow): Record<string, un
 /** The `milestone` object of an issue or merge request (null without one). */
 function milestoneOf(ec: EntityContext, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
-  const m = findMilestoneById(ec.svc, id);
+  // Memoized until the next write: the rows of a list page share a few milestones.
+  const m = cachedLookup(ec.svc.db, `milestone:${id}`, () => findMilestoneById(ec.svc, id));
   return m ? milestone(ec, m) : null;
 }

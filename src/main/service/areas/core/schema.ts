@@ -742,5 +742,106 @@ CREATE TRIGGER merge_requests_search_delete AFTER DELETE ON merge_requests BEGIN
   DELETE FROM merge_requests_search WHERE rowid = (OLD.project_id << 32) + OLD.id;
 END;
 `,
+  },  {
+    // Label counts (GET labels?with_counts=true) without counting label rows: a counter per
+    // record type, project, exact title, state and confidentiality, kept by triggers on the label
+    // rows (which follow every label, state, project and delete change of their records, renamed
+    // and deleted labels included). Label rows of issues carry the issue's confidentiality too, and
+    // the confidential ones have their own small index: what a caller below Planner may see of
+    // them (their own, their assigned) is counted from it.
+    name: 'core/016_label_counts',
+    sql: `
+ALTER TABLE issuable_labels ADD COLUMN confidential INTEGER NOT NULL DEFAULT 0;
+UPDATE issuable_labels SET confidential = 1
+  WHERE issuable_type = 'Issue' AND issuable_id IN (SELECT id FROM issues WHERE confidential = 1);
+CREATE INDEX issuable_labels_confidential ON issuable_labels (issuable_type, project_id, title, state) WHERE confidential = 1;
+
+DROP TRIGGER issues_labels_insert;
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential FROM json_each(NEW.labels);
+END;
+DROP TRIGGER issues_labels_update;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_confidential AFTER UPDATE OF confidential ON issues WHEN NEW.confidential != OLD.confidential BEGIN
+  UPDATE issuable_labels SET confidential = NEW.confidential WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+
+CREATE TABLE label_counts (
+  issuable_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  state TEXT NOT NULL,
+  confidential INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, project_id, title, state, confidential)
+) WITHOUT ROWID;
+INSERT INTO label_counts (issuable_type, project_id, title, state, confidential, n)
+  SELECT issuable_type, project_id, title, state, confidential, count(*) FROM issuable_labels
+  WHERE project_id IS NOT NULL GROUP BY issuable_type, project_id, title, state, confidential;
+CREATE TRIGGER issuable_labels_count_insert AFTER INSERT ON issuable_labels WHEN NEW.project_id IS NOT NULL BEGIN
+  INSERT INTO label_counts (issuable_type, project_id, title, state, confidential, n)
+    VALUES (NEW.issuable_type, NEW.project_id, NEW.title, NEW.state, NEW.confidential, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER issuable_labels_count_delete AFTER DELETE ON issuable_labels WHEN OLD.project_id IS NOT NULL BEGIN
+  UPDATE label_counts SET n = n - 1 WHERE issuable_type = OLD.issuable_type AND project_id = OLD.project_id
+    AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+END;
+CREATE TRIGGER issuable_labels_count_update AFTER UPDATE OF project_id, state, confidential, title ON issuable_labels BEGIN
+  UPDATE label_counts SET n = n - 1 WHERE issuable_type = OLD.issuable_type AND project_id = OLD.project_id
+    AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+  INSERT INTO label_counts (issuable_type, project_id, title, state, confidential, n)
+    SELECT NEW.issuable_type, NEW.project_id, NEW.title, NEW.state, NEW.confidential, 1 WHERE NEW.project_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
+  {
+    // A project's issues and merge requests counted per state by triggers, so the count of an
+    // unfiltered or state-filtered list (X-Total, up to 10,000) reads one row instead of walking
+    // 10,001 index entries. Every write path, cascades included, goes through the triggers.
+    name: 'core/017_issuable_state_counts',
+    sql: `
+CREATE TABLE issuable_state_counts (
+  issuable_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, project_id, state)
+) WITHOUT ROWID;
+INSERT INTO issuable_state_counts (issuable_type, project_id, state, n) SELECT 'Issue', project_id, state, count(*) FROM issues GROUP BY project_id, state;
+INSERT INTO issuable_state_counts (issuable_type, project_id, state, n) SELECT 'MergeRequest', project_id, state, count(*) FROM merge_requests GROUP BY project_id, state;
+CREATE TRIGGER issues_state_count_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issuable_state_counts (issuable_type, project_id, state, n) VALUES ('Issue', NEW.project_id, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER issues_state_count_delete AFTER DELETE ON issues BEGIN
+  UPDATE issuable_state_counts SET n = n - 1 WHERE issuable_type = 'Issue' AND project_id = OLD.project_id AND state = OLD.state;
+END;
+CREATE TRIGGER issues_state_count_update AFTER UPDATE OF project_id, state ON issues
+  WHEN NEW.project_id != OLD.project_id OR NEW.state != OLD.state BEGIN
+  UPDATE issuable_state_counts SET n = n - 1 WHERE issuable_type = 'Issue' AND project_id = OLD.project_id AND state = OLD.state;
+  INSERT INTO issuable_state_counts (issuable_type, project_id, state, n) VALUES ('Issue', NEW.project_id, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER merge_requests_state_count_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO issuable_state_counts (issuable_type, project_id, state, n) VALUES ('MergeRequest', NEW.project_id, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER merge_requests_state_count_delete AFTER DELETE ON merge_requests BEGIN
+  UPDATE issuable_state_counts SET n = n - 1 WHERE issuable_type = 'MergeRequest' AND project_id = OLD.project_id AND state = OLD.state;
+END;
+CREATE TRIGGER merge_requests_state_count_update AFTER UPDATE OF project_id, state ON merge_requests
+  WHEN NEW.project_id != OLD.project_id OR NEW.state != OLD.state BEGIN
+  UPDATE issuable_state_counts SET n = n - 1 WHERE issuable_type = 'MergeRequest' AND project_id = OLD.project_id AND state = OLD.state;
+  INSERT INTO issuable_state_counts (issuable_type, project_id, state, n) VALUES ('MergeRequest', NEW.project_id, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
   },
 ];

@@ -116,6 +116,8 @@ export interface WorkItemFilters {
   labelOnly: { title: string; state: string | null } | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
+  /** No filter but perhaps a state (null: all states): see stateCount. */
+  stateOnly: { state: string | null } | null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -206,6 +208,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search && where.length === (state ? 2 : 1)
       ? { title: label, state }
       : null;
+  const stateOnly = !q.search && where.length === (state ? 1 : 0) ? { state } : null;
   // The search goes first, so searchRowsCount can replace it.
   let search: SearchPlan | null = null;
   if (q.search) {
@@ -214,7 +217,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly, search };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly, search, stateOnly };
 }
 
 /**
@@ -241,6 +244,20 @@ export function labelRowsCount(
       WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE${state ? ' AND il.state = ?' : ''}${trivial ? '' : ` AND ${extra.sql}`})`,
     args: [scope.projectId, title, ...(state ? [state] : []), ...(trivial ? [] : extra.args)],
   };
+}
+
+/**
+ * The count of a project's issues or merge requests in one state (or all), from the state
+ * counters (core/017) instead of walking the list, when nothing else filters the list: the
+ * caller decides that it sees every record counted (confidential issues included).
+ */
+export function stateCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): { counted: number } | undefined {
+  if (scope.projectId === undefined || !filters.stateOnly) return undefined;
+  const { state } = filters.stateOnly;
+  const row = rc.svc.db
+    .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
+    .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
+  return { counted: row.n };
 }
 
 /** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */

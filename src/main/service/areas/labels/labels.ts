@@ -3,7 +3,7 @@ import { conflict, notFound, validationError } from '../../http/errors';
 import type { User } from '../core/users';
 import { type Namespace, findNamespaceById, selfAndAncestorIds, selfAndDescendantIds } from '../core/namespaces';
 import type { Project } from '../core/projects';
-import { visibleProjectsSql } from '../core/access';
+import { Access, memberProjectsSql, visibleProjectsSql } from '../core/access';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { normalizeColor } from './colors';
@@ -178,21 +178,6 @@ function labelProjectsSql(label: LabelRow): { sql: string; args: unknown[] } {
 /** The issuable_labels type of each table whose records carry labels. */
 const ISSUABLE_TYPE: Record<string, string> = { issues: 'Issue', merge_requests: 'MergeRequest', epics: 'Epic' };
 
-/**
- * SQL for the label rows `il` of `table`'s records with these exact titles in the projects of
- * `projects`, joined to their projects `p`, with its arguments. Label rows carry their record's
- * project and state (core/014), so counting reads the label index only, never the records: the
- * NOCASE comparison seeks the index, the binary one keeps the match exact.
- */
-function labelRowsSql(table: 'issues' | 'merge_requests', titles: string[], projects: { sql: string; args: unknown[] }): { sql: string; args: unknown[] } {
-  const marks = titles.map(() => '?').join(', ');
-  return {
-    sql: `issuable_labels il INDEXED BY issuable_labels_project JOIN projects p ON p.id = il.project_id
-      WHERE il.issuable_type = '${ISSUABLE_TYPE[table]}' AND il.project_id IN (${projects.sql}) AND il.title COLLATE NOCASE IN (${marks}) AND il.title IN (${marks})`,
-    args: [...projects.args, ...titles, ...titles],
-  };
-}
-
 const hasTable = (svc: ServiceContext, name: string): boolean =>
   !!svc.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
 
@@ -254,22 +239,16 @@ export interface LabelCounts {
 
 /** Issues and merge requests carrying the label that the user can see. */
 export function labelCounts(svc: ServiceContext, label: LabelRow, user: User | null): LabelCounts {
-  const projects = labelProjectsSql(label);
-  const vis = visibleProjectsSql(svc, user);
-  const count = (table: 'issues' | 'merge_requests', state: string): number => {
-    const labelled = labelRowsSql(table, [label.title], projects);
-    return (
-      svc.db.prepare(`SELECT count(*) AS n FROM ${labelled.sql} AND il.state = ? AND ${vis.sql}`).get(...labelled.args, state, ...vis.args) as { n: number }
-    ).n;
-  };
-  return {
-    open_issues_count: count('issues', 'opened'),
-    closed_issues_count: count('issues', 'closed'),
-    open_merge_requests_count: count('merge_requests', 'opened'),
-  };
+  return labelCountsMany(svc, [label], user).get(label.id)!;
 }
 
-/** Counts for many labels at once: one grouped query per table and label scope, not three per label. */
+/**
+ * Counts for many labels at once, from the label counters (core/016): per title and state, summed
+ * over the label's projects the user can see, one grouped query per table and label scope.
+ * Confidential issues count as the issue lists show them (confidentialSql): all of them for an
+ * administrator and in projects where the user is Planner or above; elsewhere only those the
+ * user authored or is assigned to, read from the confidential label rows' own index.
+ */
 export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: User | null): Map<number, LabelCounts> {
   const out = new Map<number, LabelCounts>();
   const byScope = new Map<string, LabelRow[]>();
@@ -278,14 +257,44 @@ export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: U
     byScope.set(key, [...(byScope.get(key) ?? []), l]);
   }
   const vis = visibleProjectsSql(svc, user);
+  const planner = user && !user.admin ? memberProjectsSql(svc, user, 'pp', Access.PLANNER) : null;
+  const plannerProjects = planner ? `(SELECT pp.id FROM projects pp WHERE ${planner.sql})` : '';
   for (const group of byScope.values()) {
     const projects = labelProjectsSql(group[0]);
+    const titles = group.map((l) => l.title);
+    const marks = titles.map(() => '?').join(', ');
     const tally = (table: 'issues' | 'merge_requests'): Map<string, number> => {
-      const labelled = labelRowsSql(table, group.map((l) => l.title), projects);
-      const rows = svc.db
-        .prepare(`SELECT il.title AS title, il.state AS state, count(*) AS n FROM ${labelled.sql} AND ${vis.sql} GROUP BY il.title, il.state`)
-        .all(...labelled.args, ...vis.args) as { title: string; state: string; n: number }[];
-      return new Map(rows.map((r) => [`${r.state}\0${r.title}`, r.n]));
+      const counts = new Map<string, number>();
+      const add = (rows: { title: string; state: string; n: number }[]): void => {
+        for (const r of rows) counts.set(`${r.state}\0${r.title}`, (counts.get(`${r.state}\0${r.title}`) ?? 0) + r.n);
+      };
+      const type = ISSUABLE_TYPE[table];
+      const confidential =
+        table !== 'issues' || user?.admin ? '' : user ? ` AND (c.confidential = 0 OR c.project_id IN ${plannerProjects})` : ' AND c.confidential = 0';
+      add(
+        svc.db
+          .prepare(
+            `SELECT c.title AS title, c.state AS state, sum(c.n) AS n FROM label_counts c JOIN projects p ON p.id = c.project_id
+              WHERE c.issuable_type = '${type}' AND c.project_id IN (${projects.sql}) AND c.title IN (${marks}) AND ${vis.sql}${confidential}
+              GROUP BY c.title, c.state`,
+          )
+          .all(...projects.args, ...titles, ...vis.args, ...(confidential && planner ? planner.args : [])) as { title: string; state: string; n: number }[],
+      );
+      if (table === 'issues' && planner && user) {
+        add(
+          svc.db
+            .prepare(
+              `SELECT il.title AS title, il.state AS state, count(*) AS n
+                FROM issuable_labels il INDEXED BY issuable_labels_confidential JOIN projects p ON p.id = il.project_id JOIN issues x ON x.id = il.issuable_id
+                WHERE il.issuable_type = 'Issue' AND il.confidential = 1 AND il.project_id IN (${projects.sql}) AND il.title IN (${marks}) AND ${vis.sql}
+                  AND il.project_id NOT IN ${plannerProjects}
+                  AND (x.author_id = ? OR EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?))
+                GROUP BY il.title, il.state`,
+            )
+            .all(...projects.args, ...titles, ...vis.args, ...planner.args, user.id, user.id) as { title: string; state: string; n: number }[],
+        );
+      }
+      return counts;
     };
     const issues = tally('issues');
     const mrs = tally('merge_requests');

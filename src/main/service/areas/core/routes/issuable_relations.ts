@@ -9,7 +9,7 @@ import {
   type MergeRequestRow,
   issueBasic,
   issueDetail,
-  mergeRequest,
+  mergeRequests,
   mergeRequestDetail,
   userBasicById,
 } from '../entities';
@@ -73,11 +73,12 @@ export function registerIssuableRelationRoutes(r: Router): void {
     (rc) => {
       const { project, issue: i } = loadIssueRoute(rc);
       const where = 'm.project_id = ? AND m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?)';
-      return paginate(rc, {
+      const page = paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM merge_requests m WHERE ${where}`).get(project.id, i.id) as { n: number }).n,
         rows: (limit, offset) =>
           rc.svc.db.prepare(`SELECT m.* FROM merge_requests m WHERE ${where} ORDER BY m.id DESC LIMIT ? OFFSET ?`).all(project.id, i.id, limit, offset) as MergeRequestRow[],
-      }).map((m) => mergeRequest(rc, m));
+      });
+      return mergeRequests(rc, page);
     },
     { auth: 'optional' },
   );

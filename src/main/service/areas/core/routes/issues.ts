@@ -5,12 +5,12 @@ import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
-import { type IssueRow, issue, issueDetail } from '../entities';
+import { type IssueRow, issueDetail, issues } from '../entities';
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, stateCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -50,6 +50,15 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
   };
 }
 
+/** The caller sees every confidential issue of the scope's project (confidentialSql's rule: an administrator, or Planner and above). */
+function seesConfidential(rc: RequestContext, scope: Scope): boolean {
+  const user = rc.user;
+  if (!user || scope.projectId === undefined) return false;
+  if (user.admin) return true;
+  const planner = memberProjectsSql(rc.svc, user, 'p', Access.PLANNER);
+  return !!rc.svc.db.prepare(`SELECT 1 FROM projects p WHERE p.id = ? AND ${planner.sql}`).get(scope.projectId, ...planner.args);
+}
+
 export function listIssues(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
   const filters = workItemFilters(rc, ISSUE_STATES, 'Issue', scope);
   const { where, args, order } = filters;
@@ -60,9 +69,12 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
   where.push(scopeCondition(rc, 'issues', scope, filters), conf.sql);
   args.push(...scope.args, ...conf.args);
-  const countFrom = labelCount ?? searchRowsCount('Issue', filters, where, args, onlySearch);
+  const countFrom =
+    labelCount ??
+    searchRowsCount('Issue', filters, where, args, onlySearch) ??
+    (q.confidential === undefined && seesConfidential(rc, scope) ? stateCount(rc, 'Issue', scope, filters) : undefined);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
-  return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((i) => issue(rc, i));
+  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {

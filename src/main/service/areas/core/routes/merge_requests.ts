@@ -5,11 +5,11 @@ import { apiError, forbidden, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
-import { type MergeRequestRow, mergeRequest, mergeRequestDetail } from '../entities';
+import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, stateCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -46,15 +46,16 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
   if (q.reviewer_id !== undefined) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.reviewer_ids) WHERE value = ?)', q.reviewer_id);
-  const labelCount = where.length === filtered ? labelRowsCount('MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
+  const noMoreFilters = where.length === filtered;
+  const labelCount = noMoreFilters ? labelRowsCount('MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
   where.push(scopeCondition(rc, 'merge_requests', scope, filters));
   args.push(...scope.args);
-  const countFrom = labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch);
+  const countFrom =
+    labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? stateCount(rc, 'MergeRequest', scope, filters) : undefined);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
-  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }).map((m) =>
-    q.view === 'simple' ? simple(mergeRequest(rc, m)) : mergeRequest(rc, m),
-  );
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
+  return q.view === 'simple' ? page.map(simple) : page;
 }
 
 /** Entities::MergeRequestSimple, for `view=simple`. */

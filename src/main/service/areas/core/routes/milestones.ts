@@ -5,7 +5,7 @@ import { paginate } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { addFilter } from '../../../db/filter';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
-import { type IssueRow, type MergeRequestRow, issueBasic, mergeRequest, milestone } from '../entities';
+import { type IssueRow, type MergeRequestRow, issueBasic, mergeRequests, milestone } from '../entities';
 import {
   type MilestoneParent,
   type MilestoneRow,
@@ -148,13 +148,14 @@ export function registerMilestoneRoutes(r: Router): void {
       const scope = issuableScope(rc, parent);
       const where = `x.milestone_id = ? AND ${scope.sql}`;
       const args = [m.id, ...scope.args];
-      return paginate(rc, {
+      const page = paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM merge_requests x WHERE ${where}`).get(...args) as { n: number }).n,
         rows: (limit, offset) =>
           rc.svc.db
             .prepare(`SELECT x.* FROM merge_requests x WHERE ${where} ORDER BY x.id DESC LIMIT ? OFFSET ?`)
             .all(...args, limit, offset) as MergeRequestRow[],
-      }).map((mr) => mergeRequest(rc, mr));
+      });
+      return mergeRequests(rc, page);
     });
   }
 

@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../../http/route';
 import type { MergeRequestRow } from '../../core/entities';
-import { mergeRequest } from '../../core/entities';
+import { mergeRequests } from '../../core/entities';
 import { committerOf } from '../people';
 import { createCommit, moveRef } from '../writes';
 import { latestMergeRequestDiff, versionCommits } from '../merge_requests';
@@ -228,7 +228,7 @@ export function registerCommitRoutes(r: Router): void {
       const rows = ids
         .map((id) => rc.svc.db.prepare('SELECT * FROM merge_requests WHERE id = ?').get(id) as MergeRequestRow)
         .filter((m) => !states || states.includes(m.state));
-      return paginateArray(rc, rows).map((m) => mergeRequest(rc, m));
+      return mergeRequests(rc, paginateArray(rc, rows));
     },
     { auth: 'optional' },
   );
