@@ -41,8 +41,13 @@ export async function connect(page: Page, workspace = ''): Promise<void> {
 
 /** Picks the header's current project through the picker (Ctrl+K, type, Enter). */
 export async function pickProject(page: Page, path: string): Promise<void> {
-  await page.keyboard.press('Control+k');
   const search = page.getByRole('combobox', { name: 'Search projects' });
+  // The shortcut's listener is attached once the shell has rendered after connecting: a press in
+  // the moment before that opens nothing, so press again until the picker is there.
+  await expect(async () => {
+    if (!(await search.isVisible())) await page.keyboard.press('Control+k');
+    await expect(search).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15000 });
   await search.fill(path.split('/').pop()!);
   await expect(page.getByRole('option', { name: path })).toBeVisible();
   await page.getByRole('option', { name: path }).click();
