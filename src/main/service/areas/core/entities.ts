@@ -678,6 +678,8 @@ interface IssuableCounts {
   notes: Map<number, number>;
   votes: Map<number, { upvotes: number; downvotes: number }>;
   closingProjects: Map<number, number[]>;
+  /** Milestone entities by id, built once for the rows that share them. */
+  milestones: Map<number, Record<string, unknown> | null>;
 }
 
 function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: number[]): IssuableCounts {
@@ -708,6 +710,7 @@ function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: 
     notes: new Map(notes.map((r) => [r.id, r.n])),
     votes: new Map(votes.map((r) => [r.id, { upvotes: r.up, downvotes: r.down }])),
     closingProjects,
+    milestones: new Map(),
   };
 }
 
@@ -735,15 +738,18 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
 export function issues(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
   let counts: IssuableCounts | undefined;
   const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
-  return rows.map((i) => cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue', i), () => buildIssue(ec, i, batch(), undefined)));
+  const key = issueEntityKey(ec, 'issue');
+  return rows.map((i) => cachedEntity(ec.svc.db, key(i), () => buildIssue(ec, i, batch(), undefined)));
 }
 
 /**
  * What an issue entity depends on besides the database: the viewer (merge requests they can see,
- * their subscription), the base URL, and the date (its milestone's `expired`).
+ * their subscription), the base URL, and the date (its milestone's `expired`), read once per list.
  */
-const issueEntityKey = (ec: EntityContext, kind: string, i: IssueRow): string =>
-  `${kind}:${i.id}:${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
+function issueEntityKey(ec: EntityContext, kind: string): (i: IssueRow) => string {
+  const shared = `${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
+  return (i) => `${kind}:${i.id}:${shared}`;
+}
 
 function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
   const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
@@ -762,7 +768,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
     closed_at: i.closed_at,
     closed_by: userBasicById(ec, i.closed_by_id),
     labels: JSON.parse(i.labels),
-    milestone: milestoneOf(ec, i.milestone_id),
+    milestone: milestoneOf(ec, counts, i.milestone_id),
     assignees,
     author: userBasicById(ec, i.author_id),
     type: i.issue_type.toUpperCase(),
@@ -800,7 +806,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail', i), () =>
+  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail')(i), () =>
     buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
@@ -856,7 +862,7 @@ function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: Issuabl
     labels: JSON.parse(m.labels),
     draft,
     work_in_progress: draft,
-    milestone: milestoneOf(ec, m.milestone_id),
+    milestone: milestoneOf(ec, counts, m.milestone_id),
     merge_when_pipeline_succeeds: false,
     merge_status: m.merge_status ?? (m.state === 'opened' ? 'can_be_merged' : 'unchecked'),
     detailed_merge_status: detailedMergeStatus(ec, m, draft),
@@ -994,10 +1000,15 @@ export function milestone(ec: EntityContext, m: MilestoneRow): Record<string, un
   };
 }
 
-/** The `milestone` object of an issue or merge request (null without one). */
-function milestoneOf(ec: EntityContext, id: number | null): Record<string, unknown> | null {
+/** The `milestone` object of an issue or merge request (null without one), built once per page for the rows that share it. */
+function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
-  // Memoized until the next write: the rows of a list page share a few milestones.
-  const m = cachedLookup(ec.svc.db, `milestone:${id}`, () => findMilestoneById(ec.svc, id));
-  return m ? milestone(ec, m) : null;
+  let entity = counts.milestones.get(id);
+  if (entity === undefined) {
+    // The row is memoized until the next write too: consecutive pages share a few milestones.
+    const m = cachedLookup(ec.svc.db, `milestone:${id}`, () => findMilestoneById(ec.svc, id));
+    entity = m ? milestone(ec, m) : null;
+    counts.milestones.set(id, entity);
+  }
+  return entity;
 }
