@@ -285,8 +285,8 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   if (type !== 'Issue') return undefined;
   const where = ['project_id = ?'];
   const args: unknown[] = [scope.projectId];
-  if (authorId !== null) addFilter(where, args, 'author_id = ?', authorId);
-  if (milestone !== null) addFilter(where, args, 'milestone_id IN (SELECT id FROM milestones WHERE title = ?)', milestone);
+  if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
+  if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
   if (state) addFilter(where, args, 'state = ?', state);
   if (!seesAll) where.push('confidential = 0');
   const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
