@@ -666,13 +666,30 @@ function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string
   return { fullPath, webUrl: `${ec.baseUrl}/${fullPath}` };
 }
 
-const users = (ec: EntityContext, json: string): Record<string, unknown>[] =>
-  (JSON.parse(json) as number[]).map((id) => userBasicById(ec, id)).filter((u): u is Record<string, unknown> => u !== null);
+/** UserBasic entities of a JSON list of user ids (assignees, reviewers), each built once per page. */
+const usersOf = (ec: EntityContext, counts: IssuableCounts, json: string): Record<string, unknown>[] =>
+  json === '[]' ? [] : (JSON.parse(json) as number[]).map((id) => userOf(ec, counts, id)).filter((u): u is Record<string, unknown> => u !== null);
+
+/** UserBasic by id (null when there is none or the user is gone), built once per page for the rows that share it. */
+function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
+  if (id === null) return null;
+  let entity = counts.users.get(id);
+  if (entity === undefined) counts.users.set(id, (entity = userBasicById(ec, id)));
+  return entity;
+}
+
+/** A project's full path and web URL, read once per page. */
+function projectPathOnPage(ec: EntityContext, counts: IssuableCounts, projectId: number): { fullPath: string; webUrl: string } {
+  let path = counts.projects.get(projectId);
+  if (!path) counts.projects.set(projectId, (path = projectPathOf(ec, projectId)));
+  return path;
+}
 
 /**
  * What issues or merge requests show of other tables, read for a whole page at once (one query
  * per table, not one per row): user notes, thumbs up and down, and for issues the projects of
- * the merge requests that close each one.
+ * the merge requests that close each one; and the entities the rows share (users, projects,
+ * milestones), each built once.
  */
 interface IssuableCounts {
   notes: Map<number, number>;
@@ -680,6 +697,8 @@ interface IssuableCounts {
   closingProjects: Map<number, number[]>;
   /** Milestone entities by id, built once for the rows that share them. */
   milestones: Map<number, Record<string, unknown> | null>;
+  users: Map<number, Record<string, unknown> | null>;
+  projects: Map<number, { fullPath: string; webUrl: string }>;
 }
 
 function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: number[]): IssuableCounts {
@@ -711,6 +730,8 @@ function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: 
     votes: new Map(votes.map((r) => [r.id, { upvotes: r.up, downvotes: r.down }])),
     closingProjects,
     milestones: new Map(),
+    users: new Map(),
+    projects: new Map(),
   };
 }
 
@@ -720,6 +741,9 @@ function closingMergeRequestsCount(ec: EntityContext, counts: IssuableCounts, is
 }
 
 const NO_VOTES = { upvotes: 0, downvotes: 0 };
+
+/** The request's entity context as plain values, read once for a page of rows (the base URL is computed from the request). */
+const pageContext = (ec: EntityContext): EntityContext => ({ svc: ec.svc, baseUrl: ec.baseUrl, user: ec.user });
 
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
@@ -735,7 +759,8 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
  * Entities::Issue for each row of a list: an entity remembered since the last write comes from
  * the cache; the others read their counts (notes, thumbs, closing merge requests) in one batch.
  */
-export function issues(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
+export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
+  const ec = pageContext(requestEc);
   let counts: IssuableCounts | undefined;
   const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
   const key = issueEntityKey(ec, 'issue');
@@ -752,8 +777,8 @@ function issueEntityKey(ec: EntityContext, kind: string): (i: IssueRow) => strin
 }
 
 function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
-  const assignees = users(ec, i.assignee_ids);
+  const { fullPath, webUrl } = projectPathOnPage(ec, counts, i.project_id);
+  const assignees = usersOf(ec, counts, i.assignee_ids);
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
   const { upvotes, downvotes } = counts.votes.get(i.id) ?? NO_VOTES;
   return {
@@ -766,11 +791,11 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
     created_at: i.created_at,
     updated_at: i.updated_at,
     closed_at: i.closed_at,
-    closed_by: userBasicById(ec, i.closed_by_id),
+    closed_by: userOf(ec, counts, i.closed_by_id),
     labels: JSON.parse(i.labels),
     milestone: milestoneOf(ec, counts, i.milestone_id),
     assignees,
-    author: userBasicById(ec, i.author_id),
+    author: userOf(ec, counts, i.author_id),
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
     user_notes_count: counts.notes.get(i.id) ?? 0,
@@ -826,15 +851,17 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
 }
 
 /** Entities::MergeRequest for each row of a list, what the rows share read once for all of them. */
-export function mergeRequests(ec: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
+export function mergeRequests(requestEc: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
+  const ec = pageContext(requestEc);
   const counts = issuableCounts(ec, 'MergeRequest', rows.map((m) => m.id));
   return rows.map((m) => mergeRequestWith(ec, m, counts));
 }
 
 function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
-  const assignees = users(ec, m.assignee_ids);
+  const { fullPath, webUrl } = projectPathOnPage(ec, counts, m.project_id);
+  const assignees = usersOf(ec, counts, m.assignee_ids);
   const draft = isDraftTitle(m.title);
+  const { upvotes, downvotes } = counts.votes.get(m.id) ?? NO_VOTES;
   return {
     id: m.id,
     iid: m.iid,
@@ -844,19 +871,20 @@ function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: Issuabl
     state: m.state,
     created_at: m.created_at,
     updated_at: m.updated_at,
-    merged_by: userBasicById(ec, m.merged_by_id),
-    merge_user: userBasicById(ec, m.merged_by_id),
+    merged_by: userOf(ec, counts, m.merged_by_id),
+    merge_user: userOf(ec, counts, m.merged_by_id),
     merged_at: m.merged_at,
-    closed_by: userBasicById(ec, m.closed_by_id),
+    closed_by: userOf(ec, counts, m.closed_by_id),
     closed_at: m.closed_at,
     target_branch: m.target_branch,
     source_branch: m.source_branch,
     user_notes_count: counts.notes.get(m.id) ?? 0,
-    ...(counts.votes.get(m.id) ?? NO_VOTES),
-    author: userBasicById(ec, m.author_id),
+    upvotes,
+    downvotes,
+    author: userOf(ec, counts, m.author_id),
     assignees,
     assignee: assignees[0] ?? null,
-    reviewers: users(ec, m.reviewer_ids),
+    reviewers: usersOf(ec, counts, m.reviewer_ids),
     source_project_id: m.source_project_id,
     target_project_id: m.target_project_id,
     labels: JSON.parse(m.labels),
