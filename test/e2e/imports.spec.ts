@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PROVIDER_PORTS } from '../../playwright.config';
-import { startStandIns, type StandIns } from '../helpers/stand-ins/scenarios';
+import { HOSTILE_PROVIDER_MESSAGE, startStandIns, type StandIns } from '../helpers/stand-ins/scenarios';
 import { api, connect, screenshot, watchProblems } from './helpers';
 
 // The Imports workspace in Chromium behind `serve --ui`, importing from stand-ins of the providers
@@ -22,7 +22,7 @@ test('imports a GitHub repository picked from the list, follows it live, and ope
   await page.getByLabel('Personal access token').first().fill('gh-e2e-token');
   await page.getByRole('button', { name: 'Show repositories' }).click();
   const repos = page.getByRole('table', { name: 'GitHub repositories' });
-  await expect(repos.getByRole('row')).toHaveCount(4);
+  await expect(repos.getByRole('row')).toHaveCount(5);
   await expect(repos.getByRole('row', { name: /octo\/launchpad/ })).toContainText('private');
   await screenshot(page, 'imports-repositories');
 
@@ -116,4 +116,30 @@ test('imports from Bitbucket Server by its URL, and the GitHub gists as snippets
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.getByRole('table', { name: 'Your imports' }).getByRole('row', { name: /root\/station/ }).click();
   await screenshot(page, 'imports-dark');
+});
+
+test('a provider\'s hostile error message ends the import and shows as text, running nothing', async ({ page, baseURL }) => {
+  let pwnedDialogs = 0;
+  page.on('dialog', (d) => {
+    pwnedDialogs++;
+    void d.dismiss();
+  });
+  await connect(page, 'imports');
+  await page.getByLabel('Personal access token').first().fill('gh-e2e-token');
+  await page.getByRole('button', { name: 'Show repositories' }).click();
+  await page.getByRole('button', { name: 'Import octo/hostile-probe' }).click();
+  await page.getByRole('form', { name: 'Import octo/hostile-probe' }).getByRole('button', { name: 'Start import' }).click();
+  const row = page.getByRole('table', { name: 'Your imports' }).getByRole('row', { name: /root\/hostile-probe/ });
+  await expect(row).toContainText('failed', { timeout: 20_000 });
+  // The API holds the provider's words as they came.
+  const status = await api<{ import_error: string }>(baseURL!, 'GET', '/projects/root%2Fhostile-probe/import');
+  expect(status.body.import_error).toContain(HOSTILE_PROVIDER_MESSAGE);
+  await row.click();
+  const detail = page.getByTestId('import-detail');
+  await expect(detail).toContainText(HOSTILE_PROVIDER_MESSAGE);
+  expect(await detail.locator('img, script, [onerror]').count()).toBe(0);
+  await screenshot(page, 'imports-hostile-error');
+  await page.waitForTimeout(300); // an onerror of a broken image would fire after a moment
+  expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null)).toBeNull();
+  expect(pwnedDialogs).toBe(0);
 });

@@ -102,6 +102,8 @@ export interface ARepo {
   delayMs?: number;
   /** Logins whose tokens get 404 for this repository (no access). */
   hiddenFrom?: string[];
+  /** A failing provider: this path under the repository (such as `/issues`) answers this error. */
+  failing?: { path: string; status: number; message: string };
 }
 
 export interface AGist {
@@ -215,6 +217,7 @@ export class ProviderAStandIn extends StandInServer {
     if (!repo || !this.visible(repo, login)) return this.notFound();
     if (rest === '') return this.answer(this.repoJson(repo, base));
     if (repo.delayMs) await sleep(repo.delayMs);
+    if (repo.failing?.path === rest) return { status: repo.failing.status, headers: this.rateHeaders(), body: { message: repo.failing.message, documentation_url: DOCS } };
     const repoUrl = `${base}/repos/${repo.owner}/${repo.name}`;
     let m: RegExpExecArray | null;
     switch (rest) {

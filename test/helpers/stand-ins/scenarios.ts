@@ -16,6 +16,8 @@ export interface StandIns {
 }
 
 const SHA = 'd'.repeat(40);
+/** What the e2e scenario's failing repository answers: an error message made of markup and script. */
+export const HOSTILE_PROVIDER_MESSAGE = 'Boom <img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=1</script>';
 const day = (d: number) => Date.UTC(2024, 0, d);
 
 export const SCENARIOS: Record<string, (s: StandIns) => void | Promise<void>> = {
@@ -74,6 +76,8 @@ export const SCENARIOS: Record<string, (s: StandIns) => void | Promise<void>> = 
       delayMs: 400,
       issues: Array.from({ length: 40 }, (_, i) => ({ number: i + 1, title: `Orbit ${i + 1}`, user: 'octo' })),
     });
+    // A hostile provider: its error message is markup the GUI must show as text.
+    gh.addRepo({ id: 504, owner: 'octo', name: 'hostile-probe', failing: { path: '/issues', status: 500, message: HOSTILE_PROVIDER_MESSAGE } });
     gh.addGist({ id: 'e2e1', owner: 'octo', description: 'Launch checklist', public: true, files: { 'checklist.md': '- fuel\n- go' } });
     gh.addGist({ id: 'e2e2', owner: 'octo', description: 'Too big', public: true, files: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, String(i)])) });
     s.providerb_server.addUser({ name: 'admin', emailAddress: 'admin@example.com', displayName: 'Admin' }, 'bbs-e2e-token');
