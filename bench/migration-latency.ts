@@ -5,7 +5,7 @@
  * Prints p50/p99 for both runs and their ratio (issue 18's goal: p99 during a migration within
  * 2x of idle). No pass/fail.
  * Beside the latencies, for each phase: the destination's event-loop delay (how long something
- * held its loop: bench/loop-probe.cjs), the CPU each process used (source, destination, the
+ * held its loop: bench/loop-probe.mjs), the CPU each process used (source, destination, the
  * readers, i.e. this process) in % of one core, and how long the destination's main thread was
  * ready to run but waited for a core (run-queue wait: the other processes' share of the tail).
  *
@@ -17,13 +17,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuMs, fmt, load, percentile, spawnServer, stop, type LoadResult } from './lib';
 import { TOKEN, client, seed } from './group-tree';
 
 const { values: opts } = parseArgs({ options: { cli: { type: 'string' }, profile: { type: 'string' } } });
 const CLI = resolve(opts.cli ?? join(__dirname, '..', 'out', 'main', 'cli.js'));
-const PROBE = join(__dirname, 'loop-probe.cjs');
+const PROBE = pathToFileURL(join(__dirname, 'loop-probe.mjs')).href;
 const CONCURRENCY = 4;
 
 /** Run-queue wait and CPU of a process's main thread so far, ms (Linux schedstat). */
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
   const env = { SANDLAB_ROOT_TOKEN: TOKEN };
   const source = await spawnServer(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dirs[0]], env);
   const probeFile = join(dirs[1], 'probe.jsonl');
-  const dest = await spawnServer(process.execPath, ['--require', PROBE, CLI, 'serve', '--port', '0', '--data-dir', dirs[1]], { ...env, SANDLAB_PROBE_FILE: probeFile });
+  const dest = await spawnServer(process.execPath, ['--import', PROBE, CLI, 'serve', '--port', '0', '--data-dir', dirs[1]], { ...env, SANDLAB_PROBE_FILE: probeFile });
   /** Ends a phase in the destination's probe (its event-loop delay since the last mark). */
   const mark = async (label: string) => {
     writeFileSync(`${probeFile}.cmd`, label);
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
       entities: [{ source_type: 'group_entity', source_full_path: 'bench', destination_namespace: '', destination_slug: 'bench-copy' }],
     });
     let status = started.status;
+    let last = started;
     let rounds = 0;
     // Measure in short rounds while the migration runs; keep the rounds it was running through.
     const during: LoadResult[][] = [];
@@ -101,7 +103,8 @@ async function main(): Promise<void> {
       const before = usage();
       const busy = await reads(3);
       const after = usage();
-      status = (await dst('GET', `/bulk_imports/${started.id}`)).status;
+      last = await dst('GET', `/bulk_imports/${started.id}`);
+      status = last.status;
       const running = status === 'created' || status === 'started';
       await mark(running ? 'during' : 'ended');
       if (running) {
@@ -121,7 +124,9 @@ async function main(): Promise<void> {
 
     console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared with other work)`);
     console.log(`build: ${CLI}`);
-    console.log(`source: ${seeded} records; migration ${started.id}: ${status}, ${entities.length} entities, ${failures} failures, ${rounds} rounds of reads`);
+    // The import's updated_at is when its last entity ended.
+    const took = (Date.parse(last.updated_at) - Date.parse(started.created_at)) / 1000;
+    console.log(`source: ${seeded} records; migration ${started.id}: ${status} in ${fmt(took)} s, ${entities.length} entities, ${failures} failures, ${rounds} rounds of reads`);
     console.log(`reads: ${CONCURRENCY} keep-alive clients, GET /projects/:id and GET /projects/:id/issues?per_page=20, as root`);
     const show = (label: string, results: LoadResult[]) => {
       const all = results.flatMap((x) => x.latencies).sort((x, y) => x - y);

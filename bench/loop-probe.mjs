@@ -1,5 +1,5 @@
 /*
- * Preloaded into a server a bench script spawns (`node --require bench/loop-probe.cjs ...`): at each
+ * Preloaded into a server a bench script spawns (`node --import bench/loop-probe.mjs ...`): at each
  * SIGUSR2 it appends one JSON line to $SANDLAB_PROBE_FILE with the event-loop delay since the
  * previous signal (p50/p99/max ms; the histogram of how late the loop came back to a 1 ms timer,
  * i.e. how long something held it) and starts afresh. The line's label is what the bench wrote
@@ -7,10 +7,9 @@
  * `profile-stop <file>` also start a V8 CPU profile of the main thread and write it, so a profile
  * covers exactly one phase of the bench.
  */
-'use strict';
-const { appendFileSync, readFileSync, writeFileSync } = require('node:fs');
-const { monitorEventLoopDelay } = require('node:perf_hooks');
-const inspector = require('node:inspector');
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import inspector from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const file = process.env.SANDLAB_PROBE_FILE;
 if (file) {
