@@ -129,6 +129,22 @@ describe('what the hot path remembers gives way on the next request', () => {
     expect((await s.get(`/projects/${p.id}`)).body).toMatchObject({ empty_repo: false, readme_url: expect.stringContaining('/-/blob/main/README.md') });
   });
 
+  it('the answer bytes kept with a project, an issue and a list of issues', async () => {
+    const p = await privateProject();
+    await s.post(`/projects/${p.id}/issues`, { title: 'Second' });
+    const list = `/projects/${p.id}/issues`;
+    for (const path of [`/projects/${p.id}`, p.issue, list]) await twice(path);
+    // A list of remembered entities is joined from their bytes: the same text JSON makes of it.
+    const listed = await s.get(list);
+    expect(listed.body.map((i: any) => i.title)).toEqual(['Second', 'Cached']);
+    expect(listed.text).toBe(JSON.stringify(listed.body));
+    expect((await s.put(`/projects/${p.id}`, { description: 'Changed' })).status).toBe(200);
+    expect((await s.get(`/projects/${p.id}`)).body.description).toBe('Changed');
+    expect((await s.put(p.issue, { title: 'Renamed' })).status).toBe(200);
+    expect((await s.get(p.issue)).body.title).toBe('Renamed');
+    expect((await s.get(list)).body.map((i: any) => i.title)).toEqual(['Second', 'Renamed']);
+  });
+
   it('an application setting', async () => {
     const p = await s.createProject();
     expect((await s.get(`/projects/${p.id}`)).body.auto_devops_enabled).toBe(true);

@@ -231,6 +231,36 @@ export function cachedEntity<T extends object>(db: Db, key: string, build: () =>
   return remembered(db, 'entities', 1000, key, build)!;
 }
 
+/**
+ * The JSON bytes of each entity cachedEntity handed out, made on its first answer (null until
+ * then). The entity is frozen and no longer handed out after the next write, so its bytes give
+ * way with it; objects not in here (anything built for one request) are serialized each time.
+ */
+const entityJson = new WeakMap<object, Buffer | null>();
+
+/** `value` as JSON bytes: a remembered entity's bytes are made once, and a list of them is joined from theirs. */
+export function jsonBytes(value: unknown): Buffer {
+  if (typeof value === 'object' && value !== null) {
+    const known = entityJson.get(value);
+    if (known) return known;
+    if (known === null) {
+      const bytes = Buffer.from(JSON.stringify(value));
+      entityJson.set(value, bytes);
+      return bytes;
+    }
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && entityJson.has(v))) {
+      const parts: Buffer[] = [];
+      for (let i = 0; i < value.length; i++) parts.push(i ? COMMA : OPEN, jsonBytes(value[i]));
+      parts.push(CLOSE);
+      return Buffer.concat(parts);
+    }
+  }
+  return Buffer.from(JSON.stringify(value));
+}
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
 function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key: string, load: () => T | undefined): T | undefined {
   if (db.inTransaction) return load();
   const state = lookupState(db);
@@ -242,7 +272,10 @@ function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key
   const entries = state[store];
   if (entries.has(key)) return entries.get(key) as T | undefined;
   const value = load();
-  if (value && typeof value === 'object') Object.freeze(value);
+  if (value && typeof value === 'object') {
+    Object.freeze(value);
+    if (store === 'entities') entityJson.set(value, null);
+  }
   if (entries.size >= limit) entries.clear();
   entries.set(key, value);
   return value;

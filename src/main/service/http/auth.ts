@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context';
 import type { PersonalAccessToken, User } from '../areas/core/users';
 import { findTokenByValue, findUserById, findUserByIdOrUsername, tokenExpired, tokenScopes, touchToken } from '../areas/core/users';
+import type { HttpRequest } from './server';
 import { ApiError, forbidden, insufficientScope, invalidToken, unauthorized } from './errors';
 
 /** Who a request acts as, and with which token. */
@@ -22,18 +23,22 @@ export interface Credentials {
 }
 
 /** Reads credentials from headers and parameters, as GitLab's APIGuard does. */
-export function readCredentials(headers: Record<string, string | string[] | undefined>, params: Record<string, unknown>): Credentials {
-  const authz = header(headers, 'authorization');
-  const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
+export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): Credentials {
   return {
-    privateToken: header(headers, 'private-token') ?? param(params, 'private_token') ?? bearer ?? param(params, 'access_token'),
-    jobToken: header(headers, 'job-token') ?? param(params, 'job_token'),
-    sudo: header(headers, 'sudo') ?? param(params, 'sudo'),
+    privateToken: header(req, 'private-token') ?? param(params, 'private_token') ?? bearer(req) ?? param(params, 'access_token'),
+    jobToken: header(req, 'job-token') ?? param(params, 'job_token'),
+    sudo: header(req, 'sudo') ?? param(params, 'sudo'),
   };
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
-  const v = headers[name];
+/** `Authorization: Bearer <token>`'s token ('' for a blank one, which stops the search); null without one. */
+function bearer(req: Pick<HttpRequest, 'header'>): string | null {
+  const authz = header(req, 'authorization');
+  return (authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim()) ?? null;
+}
+
+function header(req: Pick<HttpRequest, 'header'>, name: string): string | null {
+  const v = req.header(name);
   return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
 }
 
@@ -46,7 +51,7 @@ function param(params: Record<string, unknown>, name: string): string | null {
  * Resolves credentials to an Auth, or null when none were sent. Unknown, expired and revoked
  * tokens answer 401 whatever the route, as GitLab does.
  */
-export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl = ''): Auth | null {
+export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl: () => string = () => ''): Auth | null {
   if (creds.privateToken) {
     const token = findTokenByValue(svc, creds.privateToken);
     if (!token) throw unauthorized();
@@ -70,11 +75,11 @@ export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl = 
  * APIGuard#find_current_user!: a blocked, banned or deactivated account's tokens authenticate
  * but are refused with Gitlab::Auth::UserAccessDenied's reason (403).
  */
-function checkAccountAllowed(user: User, baseUrl: string): void {
+function checkAccountAllowed(user: User, baseUrl: () => string): void {
   if (user.state === 'blocked' || user.state === 'banned') throw forbidden('Your account has been blocked.');
   if (user.state === 'deactivated') {
     throw forbidden(
-      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${baseUrl}`,
+      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${baseUrl()}`,
     );
   }
 }

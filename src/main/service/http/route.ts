@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
 import { type Auth, applySudo, authenticate, checkScopes, readCredentials } from './auth';
 import { forbidden, unauthorized } from './errors';
+import { jsonBytes } from '../db/connection';
 import { MULTIPART_BODY, readMultipart } from './multipart';
 import { type FilePart, type Params, isFilePart, nestPairs, parsePairs } from './params';
 import type { HttpApp, HttpRequest, Reply } from './server';
@@ -86,7 +87,7 @@ export class RequestContext {
  * 3.12 compares the header for equality and treats anything else (even with a charset) as raw.
  */
 export function sendJson(reply: Reply, status: number, body: unknown): Reply {
-  return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(Buffer.from(JSON.stringify(body)));
+  return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(jsonBytes(body));
 }
 
 /**
@@ -120,11 +121,31 @@ export interface Router {
   rootRoute(method: Method, path: string, handler: Handler, opts?: RouteOptions): void;
 }
 
+/** A route as the pipeline runs it: its handler, and its options resolved once at registration. */
+interface RouteSpec {
+  handler: Handler;
+  auth: 'required' | 'optional' | 'none';
+  /** Scopes any one of which suffices besides `api`. */
+  scopes: readonly string[];
+  /** The status of a JSON answer when the handler sets none. */
+  status: number;
+}
+
+const READ_SCOPES: readonly string[] = Object.freeze(['read_api']);
+const NO_SCOPES: readonly string[] = Object.freeze([]);
+const NO_PAIRS: [string, string][] = Object.freeze([]) as unknown as [string, string][];
+
 /** Builds the Router an area registers its routes on. */
 export function createRouter(app: HttpApp, svc: ServiceContext, routes: RouteInfo[] = []): Router {
   const add = (method: Method, url: string, handler: Handler, opts: RouteOptions = {}): void => {
-    app.route(method, url, (req, reply) => runHandler(svc, req, reply, method, handler, opts));
-    routes.push({ method, url, auth: opts.auth ?? 'required' });
+    const spec: RouteSpec = {
+      handler,
+      auth: opts.auth ?? 'required',
+      scopes: opts.scopes ?? (method === 'GET' ? READ_SCOPES : NO_SCOPES),
+      status: method === 'POST' ? 201 : 200,
+    };
+    app.route(method, url, (req, reply) => runHandler(svc, req, reply, spec));
+    routes.push({ method, url, auth: spec.auth });
   };
   return {
     get: (p, h, o) => add('GET', API_PREFIX + p, h, o),
@@ -136,53 +157,67 @@ export function createRouter(app: HttpApp, svc: ServiceContext, routes: RouteInf
   };
 }
 
-async function runHandler(
-  svc: ServiceContext,
-  req: HttpRequest,
-  reply: Reply,
-  method: Method,
-  handler: Handler,
-  opts: RouteOptions,
-): Promise<unknown> {
+/**
+ * One request through a route: parameters, authentication, rate limits, scopes, the handler, the
+ * answer. Synchronous until a handler (or a multipart body) is asynchronous: most reads answer in
+ * the tick their request arrived in, without a promise per request.
+ */
+function runHandler(svc: ServiceContext, req: HttpRequest, reply: Reply, route: RouteSpec): unknown {
+  const url = req.url;
+  const q = url.indexOf('?');
+  const queryPairs = q < 0 ? NO_PAIRS : parsePairs(url.slice(q + 1));
+  const params: Params = queryPairs.length ? nestPairs(queryPairs) : {};
+  if (req.body === MULTIPART_BODY) return runWithUploads(svc, req, reply, route, queryPairs, params);
+  mergeBody(req.body, params);
+  return answer(svc, req, reply, route, queryPairs, params);
+}
+
+/** A multipart request: its files are on disk while the handler runs, and deleted after unless it moved them. */
+async function runWithUploads(svc: ServiceContext, req: HttpRequest, reply: Reply, route: RouteSpec, queryPairs: [string, string][], params: Params): Promise<unknown> {
   const files: FilePart[] = [];
   try {
-    const q = req.url.indexOf('?');
-    const queryPairs = q < 0 ? [] : parsePairs(req.url.slice(q + 1));
-    const params = nestPairs(queryPairs);
-    if (req.body === MULTIPART_BODY) {
-      const limits = { maxFileBytes: svc.limits.maxUploadBytes, maxFieldBytes: svc.limits.maxBodyBytes, tmpDir: join(svc.dataDir, 'tmp') };
-      nestPairs(await readMultipart(req.raw, limits, files), params);
-    } else {
-      mergeBody(req.body, params);
-    }
+    const limits = { maxFileBytes: svc.limits.maxUploadBytes, maxFieldBytes: svc.limits.maxBodyBytes, tmpDir: join(svc.dataDir, 'tmp') };
+    nestPairs(await readMultipart(req.raw, limits, files), params);
+    return await answer(svc, req, reply, route, queryPairs, params);
+  } finally {
+    if (files.length) await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
+  }
+}
 
-    const creds = readCredentials(req.headers, params);
-    let auth: Auth | null = null;
+function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: RouteSpec, queryPairs: [string, string][], params: Params): unknown {
+  let auth: Auth | null = null;
+  if (route.auth !== 'none') {
+    const creds = readCredentials(req, params);
     try {
-      auth = opts.auth === 'none' ? null : authenticate(svc, creds, requestBaseUrl(req));
+      auth = authenticate(svc, creds, () => requestBaseUrl(req));
     } catch (err) {
       // A bad token counts against the caller's IP, as an anonymous request does.
       if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), null, req.ip, reply)) return reply;
       throw err;
     }
-    if (svc.rateLimits && opts.auth !== 'none' && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, req.ip, reply)) return reply;
-    if (!auth && (opts.auth ?? 'required') === 'required') throw unauthorized();
+    if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, req.ip, reply)) return reply;
+    if (!auth && route.auth === 'required') throw unauthorized();
     if (auth) {
-      checkScopes(auth, opts.scopes ?? (method === 'GET' ? ['read_api'] : []));
+      checkScopes(auth, route.scopes);
       if (creds.sudo) auth = applySudo(svc, auth, creds.sudo);
     }
-    const rc = new RequestContext(svc, req, reply, params, req.params, queryPairs, auth);
-    // Set before the handler runs, so the answers it sends itself (files, git's streams) carry them too.
-    withSecurityHeaders(reply);
-    const result = await handler(rc);
-    if (result === reply || reply.sent) return reply;
-    if (result === undefined) return reply.code(rc.status ?? 204).send();
-    return sendJson(reply, rc.status ?? (method === 'POST' ? 201 : 200), result);
-  } finally {
-    // Handlers move the files they keep; whatever is left was not wanted.
-    if (files.length) await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
   }
+  const rc = new RequestContext(svc, req, reply, params, req.params, queryPairs, auth);
+  // Set before the handler runs, so the answers it sends itself (files, git's streams) carry them too.
+  withSecurityHeaders(reply);
+  const result = route.handler(rc);
+  if (isPromise(result)) return result.then((value) => finish(rc, route, value));
+  return finish(rc, route, result);
 }
+
+function finish(rc: RequestContext, route: RouteSpec, result: unknown): Reply {
+  const reply = rc.reply;
+  if (result === reply || reply.sent) return reply;
+  if (result === undefined) return reply.code(rc.status ?? 204).send();
+  return sendJson(reply, rc.status ?? route.status, result);
+}
+
+const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
 /** Merges a form or JSON body into `params`. */
 function mergeBody(body: unknown, params: Params): void {

@@ -31,6 +31,23 @@ export class HttpRequest {
     return this.raw.headers;
   }
 
+  /**
+   * One header (`name` in lower case) as `headers[name]` has it, read from the raw header list:
+   * node builds the whole `headers` object on first use, which most requests never need.
+   */
+  header(name: string): string | string[] | undefined {
+    const raw = this.raw.rawHeaders;
+    let value: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i];
+      if (key.length !== name.length || key.toLowerCase() !== name) continue;
+      // Sent more than once: node's rules join or drop the repeats.
+      if (value !== undefined) return this.raw.headers[name];
+      value = raw[i + 1];
+    }
+    return value;
+  }
+
   /** The peer's address (undefined only once the socket is gone). */
   get ip(): string {
     return this.raw.socket?.remoteAddress as string;
@@ -43,7 +60,7 @@ export class HttpRequest {
 
   /** The Host header as the client sent it ('' without one). */
   get host(): string {
-    return this.raw.headers.host ?? '';
+    return (this.header('host') as string | undefined) ?? '';
   }
 }
 
