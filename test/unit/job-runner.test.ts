@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/main/service/db/connection';
 import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { JobRunner, QueueFullError, type JobEvent, type JobKind, type JobState } from '../../src/main/service/jobs/runner';
+import { BUSY_SLICE_MS, JobRunner, QueueFullError, SLICE_MS, type JobEvent, type JobKind, type JobState } from '../../src/main/service/jobs/runner';
 
 const dirs: string[] = [];
 const dbs: Db[] = [];
@@ -387,5 +387,45 @@ describe('JobRunner', () => {
     await until(() => stateOf(r, id) === 'finished', 'the job');
     expect(whileAnswering).toBeLessThan(50);
     expect(chunks).toBe(50);
+  });
+
+  it('writes in short slices while requests are being answered, long ones once they are quiet', () => {
+    const { db } = openDb();
+    const r = runner(db);
+    expect(BUSY_SLICE_MS).toBeLessThan(SLICE_MS);
+    expect(r.sliceMs()).toBe(SLICE_MS);
+    r.requestStarted();
+    expect(r.sliceMs()).toBe(BUSY_SLICE_MS);
+    // A client's next request is on its way a moment after the last answer: still traffic.
+    r.requestEnded();
+    expect(r.sliceMs()).toBe(BUSY_SLICE_MS);
+  });
+
+  it('never starves a job under a constant stream of requests: its records all land', async () => {
+    const { db } = openDb();
+    db.exec('CREATE TABLE rows (n INTEGER PRIMARY KEY)');
+    const r = runner(db);
+    r.define({
+      kind: 'bulk',
+      async run(job) {
+        const items = Array.from({ length: 500 }, (_, i) => i);
+        await job.writeEach(items, (n) => void db.prepare('INSERT INTO rows (n) VALUES (?)').run(n), { failed: () => undefined });
+      },
+    });
+    r.start();
+    // One request always in flight: a new one starts before the last is answered.
+    r.requestStarted();
+    const traffic = setInterval(() => {
+      r.requestStarted();
+      r.requestEnded();
+    }, 1);
+    try {
+      const id = r.enqueue('bulk', {}).id;
+      await until(() => stateOf(r, id) === 'finished', 'the job', 20_000);
+    } finally {
+      clearInterval(traffic);
+      r.requestEnded();
+    }
+    expect((db.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n).toBe(500);
   });
 });

@@ -34,9 +34,11 @@
  * ## Never stalling requests
  * A job runs on the event loop that serves the API: synchronous work holds every request up while
  * it runs. Write records through `job.writeEach(items, write, { failed })`: one savepoint per
- * record, in transactions of at most a few milliseconds (`SLICE_MS`), yielding to the event loop
- * between them. Other long synchronous loops `await job.checkpoint()` between short chunks. Git
- * and network work is asynchronous (child processes, streams), never `*Sync`.
+ * record, in transactions of at most a few milliseconds (`SLICE_MS`; `BUSY_SLICE_MS` while
+ * requests are being answered), yielding to the event loop between them. Other long synchronous
+ * loops `await job.checkpoint()` between short chunks. Git and network work is asynchronous
+ * (child processes, streams), never `*Sync`. While requests come in, jobs take turns at most every
+ * `BUSY_TURN_EVERY_MS`, so they hold the loop for a fraction of the time and requests have the rest.
  *
  * ## Enqueueing
  *   svc.jobs.ensureCapacity(n)    // before accepting n jobs from a request: 503 + Retry-After when full
@@ -133,9 +135,10 @@ export interface JobContext<P> {
   /**
    * Writes `items` one at a time, each in its own savepoint: a record whose `write` throws goes to
    * `failed` (inside the transaction, so a failure record can be written) and the rest go on.
-   * The records are committed in slices of at most SLICE_MS of work, with a `checkpoint` between
-   * slices, so thousands of rows never hold requests up. `afterSlice` runs at the end of each
-   * slice's transaction with the items that slice handled (counters).
+   * The records are committed in slices of at most SLICE_MS of work (BUSY_SLICE_MS while requests
+   * are being answered), with a `checkpoint` between slices, so thousands of rows never hold
+   * requests up. `afterSlice` runs at the end of each slice's transaction with the items that
+   * slice handled (counters).
    */
   writeEach<T>(items: readonly T[], write: (item: T) => void, opts: { failed: (item: T, err: unknown) => void; afterSlice?: (slice: T[]) => void }): Promise<void>;
   /** Merges into the stored progress and notifies subscribers. */
@@ -203,10 +206,24 @@ export const progressOf = (row: JobRow): JobProgress => JSON.parse(row.progress)
 export const SLICE_MS = 8;
 
 /**
+ * The longest a job writes while requests are being answered (ms): a request that arrives while a
+ * slice runs waits for the rest of it, so under traffic a slice is a few records, not dozens.
+ */
+export const BUSY_SLICE_MS = 2;
+
+/**
  * How long a job's next turn waits for the requests being answered before it goes anyway (ms):
- * under a constant stream of requests a job still gets a turn every SLICE_MS + YIELD_MS.
+ * under a constant stream of requests a job still gets a turn every YIELD_MS or so.
  */
 export const YIELD_MS = 16;
+
+/**
+ * While requests are being answered, job turns start at most this often (ms): with slices of
+ * BUSY_SLICE_MS the jobs hold the loop for about a quarter of the time, and the requests have the
+ * rest (and a process that is not busy all the time is one the OS wakes at once when a request
+ * comes in).
+ */
+export const BUSY_TURN_EVERY_MS = 8;
 
 /** Requests answered this recently still count as traffic: a client's next request is on its way. */
 const TRAFFIC_QUIET_MS = 100;
@@ -364,15 +381,17 @@ export class JobRunner {
 
   // --- Requests go first ---------------------------------------------------------------------
   // Jobs and requests share one event loop. Job work resumes through `turn()`: while requests
-  // are being answered, one job's work per turn of the loop, and each turn waits for the requests
-  // (at most YIELD_MS), so a running migration adds a slice, not its whole backlog, to a
-  // request's wait; with no requests lately, every waiting job goes on at once.
+  // are being answered, one job's work per turn of the loop, each turn waits for the requests
+  // (at most YIELD_MS) and comes no sooner than BUSY_TURN_EVERY_MS after the last, and slices are
+  // short (BUSY_SLICE_MS), so a running migration adds a short slice, not its whole backlog, to
+  // a request's wait; with no requests lately, every waiting job goes on at once with long slices.
 
   private requestsInFlight = 0;
   private lastRequestEnded = -Infinity;
   private onRequestsAnswered: (() => void) | null = null;
   private readonly turns: (() => void)[] = [];
   private dispatching = false;
+  private lastTurn = -Infinity;
 
   /** The HTTP server's: a request arrived. */
   requestStarted(): void {
@@ -384,6 +403,16 @@ export class JobRunner {
     this.requestsInFlight = Math.max(0, this.requestsInFlight - 1);
     this.lastRequestEnded = performance.now();
     if (this.requestsInFlight === 0) this.onRequestsAnswered?.();
+  }
+
+  /** Requests are being answered, or were a moment ago: their clients' next ones are on the way. */
+  private get traffic(): boolean {
+    return this.requestsInFlight > 0 || performance.now() - this.lastRequestEnded <= TRAFFIC_QUIET_MS;
+  }
+
+  /** For RunningJob: how long its next slice of writes may run (ms). */
+  sliceMs(): number {
+    return this.traffic ? BUSY_SLICE_MS : SLICE_MS;
   }
 
   /** For RunningJob: resolves at the job's next turn. */
@@ -401,13 +430,16 @@ export class JobRunner {
         // Whatever I/O is waiting (requests arriving) is read before the next job works.
         await new Promise<void>((resolve) => setImmediate(resolve));
         // No traffic: every job waiting goes on. Else one job, once the requests in flight were
-        // answered (or YIELD_MS passed). The jobs' work runs right after this, up to their next await.
-        const quiet = this.requestsInFlight === 0 && performance.now() - this.lastRequestEnded > TRAFFIC_QUIET_MS;
-        if (quiet) for (const go of this.turns.splice(0)) go();
+        // answered (or YIELD_MS passed), and not sooner than BUSY_TURN_EVERY_MS after the last
+        // turn. The jobs' work runs right after this, up to their next await.
+        if (!this.traffic) for (const go of this.turns.splice(0)) go();
         else {
           if (this.requestsInFlight > 0) await this.requestsAnswered(YIELD_MS);
+          const early = this.lastTurn + BUSY_TURN_EVERY_MS - performance.now();
+          if (early > 0) await new Promise<void>((resolve) => setTimeout(resolve, early));
           this.turns.shift()!();
         }
+        this.lastTurn = performance.now();
       }
     } finally {
       this.dispatching = false;
@@ -646,7 +678,7 @@ class RunningJob<P> implements JobContext<P> {
       await this.checkpoint();
       const start = next;
       inTransaction(this.runner.database, () => {
-        const until = performance.now() + SLICE_MS;
+        const until = performance.now() + this.runner.sliceMs();
         do {
           const item = items[next++];
           try {
