@@ -6,7 +6,8 @@
  * sequential runs after a warm-up, the server's main-thread CPU time (steady when other processes
  * load the machine) and the wall time the client saw, the CPU ratio, and the answer's headers.
  *
- * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7] [--cli old/out/main/cli.js] [--only search] [--warm]
+ * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7] [--cli old/out/main/cli.js] [--only search] [--warm] [--cpu-prof DIR]
+ * (`--cpu-prof DIR`: the big instance's server writes a V8 CPU profile there; summarize it with bench/cpuprofile-summary.ts.)
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +24,8 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     /** Repeat each request without a write between samples (answers remembered between writes). */
     warm: { type: 'boolean', default: false },
+    /** The big instance's server writes its CPU profile (node --cpu-prof) into this directory. */
+    'cpu-prof': { type: 'string' },
   },
 });
 const runs = Number(opts.runs);
@@ -98,7 +101,8 @@ async function main(): Promise<void> {
   );
 
   const t0 = performance.now();
-  const bigServer = await spawnSandlab(join(dir, 'big'), big.token, { cli });
+  const profile = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(opts['cpu-prof'])] : [];
+  const bigServer = await spawnSandlab(join(dir, 'big'), big.token, { cli, nodeArgs: profile });
   const firstAnswer = await timeGet(`${bigServer.url}/api/v4/projects/${big.bigProjectId}`, big.token, bigServer.child.pid!);
   const startMs = performance.now() - t0;
   const smallServer = await spawnSandlab(join(dir, 'small'), small.token, { cli });

@@ -12,6 +12,7 @@ let s: TestService;
 let group: number;
 let big: number;
 let small: number;
+let otherAuthor: number;
 
 /** The seeded issues of the big project, as the tests expect to see them. */
 interface Seed {
@@ -22,6 +23,8 @@ interface Seed {
   confidential: boolean;
   createdAt: string;
   updatedAt: string;
+  authorId: number;
+  milestone: string | null;
 }
 const seeded: Seed[] = [];
 const N = 10_060;
@@ -32,12 +35,18 @@ const updatedAt = (i: number): string => new Date(Date.UTC(2025, 0, 1) - Math.fl
 const labelsOf = (i: number): string[] =>
   // `common` on all but every 1,000th; `rare` on every 500th, some of those also as `RARE` (one record, two rows).
   [...(i % 1000 ? ['common'] : []), ...(i % 500 === 0 ? ['rare'] : []), ...(i % 1500 === 0 ? ['RARE'] : [])];
+// Root writes all but every 997th; milestone `wide` is on all but every 1,000th, `narrow` on those.
+const authorOf = (i: number): number => (i % 997 ? 1 : otherAuthor);
+const milestoneOf = (i: number): string | null => (i % 1000 ? 'wide' : i % 2000 ? 'narrow' : null);
 
 beforeAll(async () => {
   s = await TestService.start();
   group = (await s.createGroup({ visibility: 'public' })).id;
   big = (await s.createProject({ name: 'big', namespace_id: group, visibility: 'public' })).id;
   small = (await s.createProject({ name: 'small', namespace_id: group, visibility: 'public' })).id;
+  otherAuthor = (await s.createUser()).user.id;
+  const milestoneIds = new Map<string, number>();
+  for (const title of ['wide', 'narrow']) milestoneIds.set(title, (await s.post(`/projects/${big}/milestones`, { title })).body.id);
   const ctx = s.service.context;
   ctx.db.transaction(() => {
     for (let i = 1; i <= N; i++) {
@@ -47,14 +56,25 @@ beforeAll(async () => {
         title: `Issue ${i}`,
         description: null,
         state,
-        authorId: 1,
+        authorId: authorOf(i),
+        milestoneId: milestoneIds.get(milestoneOf(i) ?? '') ?? null,
         labels: labelsOf(i),
         confidential: i % 1000 === 500,
         createdAt: createdAt(i),
         updatedAt: updatedAt(i),
         importedFrom: 'none',
       });
-      seeded.push({ iid: i, id: row.id, state, labels: labelsOf(i), confidential: i % 1000 === 500, createdAt: createdAt(i), updatedAt: updatedAt(i) });
+      seeded.push({
+        iid: i,
+        id: row.id,
+        state,
+        labels: labelsOf(i),
+        confidential: i % 1000 === 500,
+        createdAt: createdAt(i),
+        updatedAt: updatedAt(i),
+        authorId: authorOf(i),
+        milestone: milestoneOf(i),
+      });
     }
   })();
   for (const title of ['Small one', 'Small two', 'Small three']) await s.post(`/projects/${small}/issues`, { title, labels: 'rare' });
@@ -116,6 +136,15 @@ describe('a label filter on a project', () => {
     expect(res.body.map((i: any) => i.iid)).toEqual(expected.map((x) => x.iid));
   });
 
+  it('past 10,000 matches nobody is denied, is uncounted for a user outside the project too (from the label counters)', async () => {
+    const { token } = await s.createUser();
+    const expected = seeded.filter((x) => hasLabel(x, 'common') && !x.confidential).sort(byCreatedDesc);
+    expect(expected.length).toBeGreaterThan(10_000);
+    const res = await s.get(`/projects/${big}/issues`, { query: { labels: 'COMMON', per_page: '100', page: '3' }, token });
+    expectUncounted(res, '4');
+    expect(res.body.map((i: any) => i.iid)).toEqual(expected.slice(200, 300).map((x) => x.iid));
+  });
+
   it("follows a record's state: closing a labelled issue moves it between the state counts", async () => {
     const count = async (state: string): Promise<string | null> =>
       (await s.get(`/projects/${small}/issues`, { query: { labels: 'rare', state } })).headers.get('x-total');
@@ -169,6 +198,63 @@ describe('totals of a big project, unfiltered or by state (from the state counte
     const visible = opened.filter((x) => !x.confidential);
     expect(visible.length).toBeLessThan(opened.length);
     expectCounted(await s.get(`/projects/${big}/issues`, { query: { state: 'opened' }, token }), visible.length, 20);
+  });
+});
+
+describe('an author or milestone filter on a big project (from the filter counters)', () => {
+  const list = (query: Record<string, string>, token?: string) => s.get(`/projects/${big}/issues`, { query, token });
+
+  it('past 10,000 matches is uncounted, fewer are counted exactly, in created_at order', async () => {
+    const byRoot = seeded.filter((x) => x.authorId === 1).sort(byCreatedDesc);
+    expect(byRoot.length).toBeGreaterThan(10_000);
+    const res = await list({ author_id: '1', per_page: '100', page: '2' });
+    expectUncounted(res, '3');
+    expect(res.body.map((i: any) => i.iid)).toEqual(byRoot.slice(100, 200).map((x) => x.iid));
+    const openedByRoot = byRoot.filter((x) => x.state === 'opened');
+    expect(openedByRoot.length).toBeLessThanOrEqual(10_000);
+    const opened = await list({ author_id: '1', state: 'opened', per_page: '100', page: '4' });
+    expectCounted(opened, openedByRoot.length, 100);
+    expect(opened.body.map((i: any) => i.iid)).toEqual(openedByRoot.slice(300, 400).map((x) => x.iid));
+    const byOther = seeded.filter((x) => x.authorId === otherAuthor).sort(byCreatedDesc);
+    const other = await list({ author_id: String(otherAuthor) });
+    expectCounted(other, byOther.length, 20);
+    expect(other.body.map((i: any) => i.iid)).toEqual(byOther.map((x) => x.iid));
+    expectCounted(await list({ author_id: '0' }), 0, 20);
+  });
+
+  it('a milestone by title, with or without a state and an author', async () => {
+    const wide = seeded.filter((x) => x.milestone === 'wide').sort(byCreatedDesc);
+    expect(wide.length).toBeGreaterThan(10_000);
+    const res = await list({ milestone: 'wide', per_page: '100' });
+    expectUncounted(res, '2');
+    expect(res.body.map((i: any) => i.iid)).toEqual(wide.slice(0, 100).map((x) => x.iid));
+    const closedWide = wide.filter((x) => x.state === 'closed');
+    const closed = await list({ milestone: 'wide', state: 'closed', per_page: '100', page: '2' });
+    expectCounted(closed, closedWide.length, 100);
+    expect(closed.body.map((i: any) => i.iid)).toEqual(closedWide.slice(100, 200).map((x) => x.iid));
+    const narrowByOther = seeded.filter((x) => x.milestone === 'narrow' && x.authorId === otherAuthor);
+    expectCounted(await list({ milestone: 'narrow', author_id: String(otherAuthor) }), narrowByOther.length, 20);
+    const narrow = seeded.filter((x) => x.milestone === 'narrow').sort(byCreatedDesc);
+    const few = await list({ milestone: 'narrow' });
+    expectCounted(few, narrow.length, 20);
+    expect(few.body.map((i: any) => i.iid)).toEqual(narrow.map((x) => x.iid));
+    expectCounted(await list({ milestone: 'no such milestone' }), 0, 20);
+  });
+
+  it('for a user outside the project: uncounted when the issues they may see pass 10,000, counted exactly otherwise', async () => {
+    const { token } = await s.createUser();
+    const visibleByRoot = seeded.filter((x) => x.authorId === 1 && !x.confidential).sort(byCreatedDesc);
+    expect(visibleByRoot.length).toBeGreaterThan(10_000);
+    const res = await list({ author_id: '1', per_page: '100', page: '5' }, token);
+    expectUncounted(res, '6');
+    expect(res.body.map((i: any) => i.iid)).toEqual(visibleByRoot.slice(400, 500).map((x) => x.iid));
+    const openedWide = seeded.filter((x) => x.milestone === 'wide' && x.state === 'opened' && !x.confidential).sort(byCreatedDesc);
+    const opened = await list({ milestone: 'wide', state: 'opened', per_page: '100', page: '2' }, token);
+    expectCounted(opened, openedWide.length, 100);
+    expect(opened.body.map((i: any) => i.iid)).toEqual(openedWide.slice(100, 200).map((x) => x.iid));
+    const visible = seeded.filter((x) => !x.confidential);
+    expect(visible.length).toBeGreaterThan(10_000);
+    expectUncounted(await list({ per_page: '100', page: '2' }, token), '3');
   });
 });
 

@@ -118,6 +118,9 @@ describe('group service accounts', () => {
     expect(after.body.author).toMatchObject({ name: 'Ghost User', state: 'active' });
     const ghost = await s.get(`/users/${after.body.author.id}`);
     expect(ghost.body.user_type).toBe('ghost');
+    // The issue list's author filter (counted from the issue filter counters) follows the move.
+    const authored = async (userId: number) => (await s.get(`/projects/${project.id}/issues`, { query: { author_id: String(userId) } })).headers.get('x-total');
+    expect([await authored(sa.id), await authored(ghost.body.id)]).toEqual(['0', '1']);
   });
 
   it('refuses to soft-delete the sole owner of a group, and deletes that group with hard_delete', async () => {

@@ -666,18 +666,39 @@ function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string
   return { fullPath, webUrl: `${ec.baseUrl}/${fullPath}` };
 }
 
-const users = (ec: EntityContext, json: string): Record<string, unknown>[] =>
-  (JSON.parse(json) as number[]).map((id) => userBasicById(ec, id)).filter((u): u is Record<string, unknown> => u !== null);
+/** UserBasic entities of a JSON list of user ids (assignees, reviewers), each built once per page. */
+const usersOf = (ec: EntityContext, counts: IssuableCounts, json: string): Record<string, unknown>[] =>
+  json === '[]' ? [] : (JSON.parse(json) as number[]).map((id) => userOf(ec, counts, id)).filter((u): u is Record<string, unknown> => u !== null);
+
+/** UserBasic by id (null when there is none or the user is gone), built once per page for the rows that share it. */
+function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
+  if (id === null) return null;
+  let entity = counts.users.get(id);
+  if (entity === undefined) counts.users.set(id, (entity = userBasicById(ec, id)));
+  return entity;
+}
+
+/** A project's full path and web URL, read once per page. */
+function projectPathOnPage(ec: EntityContext, counts: IssuableCounts, projectId: number): { fullPath: string; webUrl: string } {
+  let path = counts.projects.get(projectId);
+  if (!path) counts.projects.set(projectId, (path = projectPathOf(ec, projectId)));
+  return path;
+}
 
 /**
  * What issues or merge requests show of other tables, read for a whole page at once (one query
  * per table, not one per row): user notes, thumbs up and down, and for issues the projects of
- * the merge requests that close each one.
+ * the merge requests that close each one; and the entities the rows share (users, projects,
+ * milestones), each built once.
  */
 interface IssuableCounts {
   notes: Map<number, number>;
   votes: Map<number, { upvotes: number; downvotes: number }>;
   closingProjects: Map<number, number[]>;
+  /** Milestone entities by id, built once for the rows that share them. */
+  milestones: Map<number, Record<string, unknown> | null>;
+  users: Map<number, Record<string, unknown> | null>;
+  projects: Map<number, { fullPath: string; webUrl: string }>;
 }
 
 function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: number[]): IssuableCounts {
@@ -708,6 +729,9 @@ function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: 
     notes: new Map(notes.map((r) => [r.id, r.n])),
     votes: new Map(votes.map((r) => [r.id, { upvotes: r.up, downvotes: r.down }])),
     closingProjects,
+    milestones: new Map(),
+    users: new Map(),
+    projects: new Map(),
   };
 }
 
@@ -717,6 +741,9 @@ function closingMergeRequestsCount(ec: EntityContext, counts: IssuableCounts, is
 }
 
 const NO_VOTES = { upvotes: 0, downvotes: 0 };
+
+/** The request's entity context as plain values, read once for a page of rows (the base URL is computed from the request). */
+const pageContext = (ec: EntityContext): EntityContext => ({ svc: ec.svc, baseUrl: ec.baseUrl, user: ec.user });
 
 const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 
@@ -732,22 +759,26 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
  * Entities::Issue for each row of a list: an entity remembered since the last write comes from
  * the cache; the others read their counts (notes, thumbs, closing merge requests) in one batch.
  */
-export function issues(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
+export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
+  const ec = pageContext(requestEc);
   let counts: IssuableCounts | undefined;
   const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
-  return rows.map((i) => cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue', i), () => buildIssue(ec, i, batch(), undefined)));
+  const key = issueEntityKey(ec, 'issue');
+  return rows.map((i) => cachedEntity(ec.svc.db, key(i), () => buildIssue(ec, i, batch(), undefined)));
 }
 
 /**
  * What an issue entity depends on besides the database: the viewer (merge requests they can see,
- * their subscription), the base URL, and the date (its milestone's `expired`).
+ * their subscription), the base URL, and the date (its milestone's `expired`), read once per list.
  */
-const issueEntityKey = (ec: EntityContext, kind: string, i: IssueRow): string =>
-  `${kind}:${i.id}:${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
+function issueEntityKey(ec: EntityContext, kind: string): (i: IssueRow) => string {
+  const shared = `${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
+  return (i) => `${kind}:${i.id}:${shared}`;
+}
 
 function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOf(ec, i.project_id);
-  const assignees = users(ec, i.assignee_ids);
+  const { fullPath, webUrl } = projectPathOnPage(ec, counts, i.project_id);
+  const assignees = usersOf(ec, counts, i.assignee_ids);
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
   const { upvotes, downvotes } = counts.votes.get(i.id) ?? NO_VOTES;
   return {
@@ -760,11 +791,11 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
     created_at: i.created_at,
     updated_at: i.updated_at,
     closed_at: i.closed_at,
-    closed_by: userBasicById(ec, i.closed_by_id),
+    closed_by: userOf(ec, counts, i.closed_by_id),
     labels: JSON.parse(i.labels),
-    milestone: milestoneOf(ec, i.milestone_id),
+    milestone: milestoneOf(ec, counts, i.milestone_id),
     assignees,
-    author: userBasicById(ec, i.author_id),
+    author: userOf(ec, counts, i.author_id),
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
     user_notes_count: counts.notes.get(i.id) ?? 0,
@@ -800,7 +831,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail', i), () =>
+  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail')(i), () =>
     buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
@@ -820,15 +851,17 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
 }
 
 /** Entities::MergeRequest for each row of a list, what the rows share read once for all of them. */
-export function mergeRequests(ec: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
+export function mergeRequests(requestEc: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
+  const ec = pageContext(requestEc);
   const counts = issuableCounts(ec, 'MergeRequest', rows.map((m) => m.id));
   return rows.map((m) => mergeRequestWith(ec, m, counts));
 }
 
 function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOf(ec, m.project_id);
-  const assignees = users(ec, m.assignee_ids);
+  const { fullPath, webUrl } = projectPathOnPage(ec, counts, m.project_id);
+  const assignees = usersOf(ec, counts, m.assignee_ids);
   const draft = isDraftTitle(m.title);
+  const { upvotes, downvotes } = counts.votes.get(m.id) ?? NO_VOTES;
   return {
     id: m.id,
     iid: m.iid,
@@ -838,25 +871,26 @@ function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: Issuabl
     state: m.state,
     created_at: m.created_at,
     updated_at: m.updated_at,
-    merged_by: userBasicById(ec, m.merged_by_id),
-    merge_user: userBasicById(ec, m.merged_by_id),
+    merged_by: userOf(ec, counts, m.merged_by_id),
+    merge_user: userOf(ec, counts, m.merged_by_id),
     merged_at: m.merged_at,
-    closed_by: userBasicById(ec, m.closed_by_id),
+    closed_by: userOf(ec, counts, m.closed_by_id),
     closed_at: m.closed_at,
     target_branch: m.target_branch,
     source_branch: m.source_branch,
     user_notes_count: counts.notes.get(m.id) ?? 0,
-    ...(counts.votes.get(m.id) ?? NO_VOTES),
-    author: userBasicById(ec, m.author_id),
+    upvotes,
+    downvotes,
+    author: userOf(ec, counts, m.author_id),
     assignees,
     assignee: assignees[0] ?? null,
-    reviewers: users(ec, m.reviewer_ids),
+    reviewers: usersOf(ec, counts, m.reviewer_ids),
     source_project_id: m.source_project_id,
     target_project_id: m.target_project_id,
     labels: JSON.parse(m.labels),
     draft,
     work_in_progress: draft,
-    milestone: milestoneOf(ec, m.milestone_id),
+    milestone: milestoneOf(ec, counts, m.milestone_id),
     merge_when_pipeline_succeeds: false,
     merge_status: m.merge_status ?? (m.state === 'opened' ? 'can_be_merged' : 'unchecked'),
     detailed_merge_status: detailedMergeStatus(ec, m, draft),
@@ -994,10 +1028,15 @@ export function milestone(ec: EntityContext, m: MilestoneRow): Record<string, un
   };
 }
 
-/** The `milestone` object of an issue or merge request (null without one). */
-function milestoneOf(ec: EntityContext, id: number | null): Record<string, unknown> | null {
+/** The `milestone` object of an issue or merge request (null without one), built once per page for the rows that share it. */
+function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
-  // Memoized until the next write: the rows of a list page share a few milestones.
-  const m = cachedLookup(ec.svc.db, `milestone:${id}`, () => findMilestoneById(ec.svc, id));
-  return m ? milestone(ec, m) : null;
+  let entity = counts.milestones.get(id);
+  if (entity === undefined) {
+    // The row is memoized until the next write too: consecutive pages share a few milestones.
+    const m = cachedLookup(ec.svc.db, `milestone:${id}`, () => findMilestoneById(ec.svc, id));
+    entity = m ? milestone(ec, m) : null;
+    counts.milestones.set(id, entity);
+  }
+  return entity;
 }

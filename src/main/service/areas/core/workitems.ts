@@ -116,8 +116,11 @@ export interface WorkItemFilters {
   labelOnly: { title: string; state: string | null } | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
-  /** No filter but perhaps a state (null: all states): see stateCount. */
-  stateOnly: { state: string | null } | null;
+  /**
+   * No filter but perhaps a state (null: all states), an author id and a milestone title (null:
+   * not filtered by them), which the counters count: see countersCount.
+   */
+  counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -165,6 +168,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   if (q.updated_before) addFilter(where, args, 'x.updated_at <= ?', q.updated_before);
   requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
   const milestoneFilter = q.milestone ?? q.milestone_id;
+  // A milestone by title (not a wildcard: None, Any, Upcoming, Started).
+  const milestoneTitle =
+    milestoneFilter != null && !['none', 'no milestone', 'any', 'upcoming', '#upcoming', 'started', '#started'].includes(milestoneFilter.toLowerCase()) ? milestoneFilter : null;
   if (milestoneFilter != null) {
     const cond = milestoneCondition(rc, milestoneFilter);
     addFilter(where, args, cond.sql, ...cond.args);
@@ -208,7 +214,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search && where.length === (state ? 2 : 1)
       ? { title: label, state }
       : null;
-  const stateOnly = !q.search && where.length === (state ? 1 : 0) ? { state } : null;
+  // Authors are ids from 1 (the counters keep no author as 0).
+  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
+  const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
+  const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
   // The search goes first, so searchRowsCount can replace it.
   let search: SearchPlan | null = null;
   if (q.search) {
@@ -217,7 +226,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly, search, stateOnly };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly, search, counted };
 }
 
 /**
@@ -226,16 +235,26 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
  * and probing each one's labels: a label on a tenth of a million records would read 100,000
  * records to find 10,001. `extra` is any remaining condition on the record `x` (confidentiality),
  * joined only when there is one. DISTINCT because one record can carry titles that differ only
- * in case.
+ * in case. When the label counters (core/016) already show more than COUNT_LIMIT records that
+ * every reader of the list sees (not confidential) under one spelling of the title, the list is
+ * uncounted and nothing is walked.
  */
 export function labelRowsCount(
+  rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
   filters: WorkItemFilters,
   extra: { sql: string; args: unknown[] },
-): { from: string; args: unknown[] } | undefined {
+): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly || scope.projectId === undefined) return undefined;
   const { title, state } = filters.labelOnly;
+  const visible = rc.svc.db
+    .prepare(
+      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts
+        WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''} AND confidential = 0 GROUP BY title)`,
+    )
+    .get(type, scope.projectId, title, ...(state ? [state] : [])) as { n: number };
+  if (visible.n > COUNT_LIMIT) return { counted: COUNT_LIMIT + 1 };
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const trivial = extra.sql === '1 = 1';
   return {
@@ -247,17 +266,32 @@ export function labelRowsCount(
 }
 
 /**
- * The count of a project's issues or merge requests in one state (or all), from the state
- * counters (core/017) instead of walking the list, when nothing else filters the list: the
- * caller decides that it sees every record counted (confidential issues included).
+ * The count of a project's issues or merge requests from counters kept by triggers instead of
+ * walking the list, when nothing else filters it: by state alone (core/017), or issues by author
+ * and milestone too (core/018). `seesAll`: the caller sees every record counted (confidential
+ * issues included) and gets the exact count; others get "more than COUNT_LIMIT" when the records
+ * nobody is denied (not confidential) already number that many, and a walk otherwise.
  */
-export function stateCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): { counted: number } | undefined {
-  if (scope.projectId === undefined || !filters.stateOnly) return undefined;
-  const { state } = filters.stateOnly;
-  const row = rc.svc.db
-    .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
-    .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
-  return { counted: row.n };
+export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  if (scope.projectId === undefined || !filters.counted) return undefined;
+  const { state, authorId, milestone } = filters.counted;
+  const db = rc.svc.db;
+  if (seesAll && authorId === null && milestone === null) {
+    const row = db
+      .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
+      .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
+    return { counted: row.n };
+  }
+  if (type !== 'Issue') return undefined;
+  const where = ['project_id = ?'];
+  const args: unknown[] = [scope.projectId];
+  if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
+  if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
+  if (state) addFilter(where, args, 'state = ?', state);
+  if (!seesAll) where.push('confidential = 0');
+  const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
+  if (seesAll) return { counted: n };
+  return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */

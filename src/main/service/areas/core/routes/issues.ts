@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, stateCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -64,7 +64,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const { where, args, order } = filters;
   const q = declared(rc.params, { confidential: t.boolean() });
   const conf = confidentialSql(rc);
-  const labelCount = q.confidential === undefined ? labelRowsCount('Issue', scope, filters, conf) : undefined;
+  const labelCount = q.confidential === undefined ? labelRowsCount(rc, 'Issue', scope, filters, conf) : undefined;
   const onlySearch = where.length === 1 && q.confidential === undefined && conf.args.length === 0 && conf.sql === '1 = 1';
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
   where.push(scopeCondition(rc, 'issues', scope, filters), conf.sql);
@@ -72,7 +72,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const countFrom =
     labelCount ??
     searchRowsCount('Issue', filters, where, args, onlySearch) ??
-    (q.confidential === undefined && seesConfidential(rc, scope) ? stateCount(rc, 'Issue', scope, filters) : undefined);
+    (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesConfidential(rc, scope)) : undefined);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
 }

@@ -9,7 +9,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, labelRowsCount, projectScope, scopeCondition, searchRowsCount, stateCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -47,12 +47,12 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
   if (q.reviewer_id !== undefined) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.reviewer_ids) WHERE value = ?)', q.reviewer_id);
   const noMoreFilters = where.length === filtered;
-  const labelCount = noMoreFilters ? labelRowsCount('MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
+  const labelCount = noMoreFilters ? labelRowsCount(rc, 'MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
   where.push(scopeCondition(rc, 'merge_requests', scope, filters));
   args.push(...scope.args);
   const countFrom =
-    labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? stateCount(rc, 'MergeRequest', scope, filters) : undefined);
+    labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
   return q.view === 'simple' ? page.map(simple) : page;
