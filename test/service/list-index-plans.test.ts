@@ -354,3 +354,70 @@ describe('search on a big project (the project\'s own range of the full-text ind
     expectCounted(inBig, 0, 20);
   });
 });
+
+describe('deep pages of a project (started after a row an earlier page read, core/019)', () => {
+  // Runs last: it writes to the big project. `current` follows every write the tests make.
+  const current = (): Seed[] => seeded;
+  const ids = (res: ApiResult): number[] => res.body.map((i: any) => i.id);
+  const page = (query: Record<string, string>, token?: string) => s.get(`/projects/${big}/issues`, { query: { per_page: '100', ...query }, token });
+  const newestFirst = (xs: Seed[]) => [...xs].sort(byCreatedDesc);
+
+  it('read in turn, asked again and jumped between, every page is the slice the records say', async () => {
+    const expected = newestFirst(current());
+    for (const n of [11, 12, 13, 12, 30, 13, 100, 101, 11]) {
+      const res = await page({ page: String(n) });
+      expect(ids(res)).toEqual(expected.slice((n - 1) * 100, n * 100).map((x) => x.id));
+      expect(res.headers.get('x-next-page')).toBe(n < 101 ? String(n + 1) : '');
+    }
+    const updatedAsc = [...current()].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id - b.id));
+    for (const n of [20, 21, 20]) expect(ids(await page({ page: String(n), order_by: 'updated_at', sort: 'asc' }))).toEqual(updatedAsc.slice((n - 1) * 100, n * 100).map((x) => x.id));
+    const titleAsc = [...current()].sort((a, b) => (`Issue ${a.iid}` < `Issue ${b.iid}` ? -1 : `Issue ${a.iid}` > `Issue ${b.iid}` ? 1 : a.id - b.id));
+    for (const n of [40, 41, 40]) expect(ids(await page({ page: String(n), order_by: 'title', sort: 'asc' }))).toEqual(titleAsc.slice((n - 1) * 100, n * 100).map((x) => x.id));
+    const closed = newestFirst(current().filter((x) => x.state === 'closed'));
+    for (const n of [11, 12, 11]) expect(ids(await page({ page: String(n), state: 'closed' }))).toEqual(closed.slice((n - 1) * 100, n * 100).map((x) => x.id));
+  });
+
+  it('follow every write to the project: an issue created among them, closed, dated anew, deleted', async () => {
+    const check = async (n: number, query: Record<string, string> = {}, filter: (x: Seed) => boolean = () => true): Promise<void> => {
+      const expected = newestFirst(current().filter(filter));
+      expect(ids(await page({ page: String(n), ...query }))).toEqual(expected.slice((n - 1) * 100, n * 100).map((x) => x.id));
+    };
+    await check(30);
+    await check(12, { state: 'closed' }, (x) => x.state === 'closed');
+    // Created with a date in the middle of the list (an administrator may date an issue): every page after it moves by one.
+    const middle = newestFirst(current())[2_950];
+    const created = await s.post(`/projects/${big}/issues`, { title: 'Dated', created_at: middle.createdAt });
+    expect(created.status).toBe(201);
+    seeded.push({ ...middle, iid: created.body.iid, id: created.body.id, labels: [], confidential: false, updatedAt: created.body.updated_at, milestone: null });
+    await check(30);
+    // Closed: it joins the closed list.
+    const toClose = newestFirst(current())[4_321];
+    expect((await s.put(`/projects/${big}/issues/${toClose.iid}`, { state_event: 'close' })).status).toBe(200);
+    toClose.state = 'closed';
+    toClose.updatedAt = (await s.get(`/projects/${big}/issues/${toClose.iid}`)).body.updated_at;
+    await check(12, { state: 'closed' }, (x) => x.state === 'closed');
+    await check(30);
+    // Dated anew without the API: the anchors follow the table, whatever writes it.
+    const moved = newestFirst(current())[500];
+    moved.createdAt = newestFirst(current())[9_000].createdAt;
+    s.service.context.db.prepare('UPDATE issues SET created_at = ? WHERE id = ?').run(moved.createdAt, moved.id);
+    await check(30);
+    await check(90);
+    // Deleted.
+    const gone = newestFirst(current())[1_000];
+    expect((await s.del(`/projects/${big}/issues/${gone.iid}`)).status).toBe(204);
+    seeded.splice(seeded.indexOf(gone), 1);
+    await check(30);
+    await check(11);
+  });
+
+  it('for a user who becomes a Planner, the confidential issues appear on their deep pages at once', async () => {
+    const { user, token } = await s.createUser();
+    const visible = newestFirst(current().filter((x) => !x.confidential));
+    for (const n of [40, 41]) expect(ids(await page({ page: String(n) }, token))).toEqual(visible.slice((n - 1) * 100, n * 100).map((x) => x.id));
+    await s.addMember('projects', big, user.id, 15);
+    const all = newestFirst(current());
+    expect(all.slice(3_900, 4_000)).not.toEqual(visible.slice(3_900, 4_000));
+    for (const n of [40, 41]) expect(ids(await page({ page: String(n) }, token))).toEqual(all.slice((n - 1) * 100, n * 100).map((x) => x.id));
+  });
+});

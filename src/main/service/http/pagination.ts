@@ -140,6 +140,80 @@ export interface SqlList<T> {
    * entries only. Or the count itself, when the list already counted (capped at COUNT_LIMIT + 1).
    */
   countFrom?: { from: string; args: unknown[] } | { counted: number };
+  /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
+  anchors?: PageAnchors<T>;
+}
+
+/**
+ * Where a deep offset page may start reading instead of walking the list from its first row: just
+ * after a row an earlier page of the same list read (a client reading every page in turn, a deep
+ * page asked again), found by its place in the order. `version` must change whenever a row may
+ * have entered, left or moved in the list; anchors of another version are forgotten. The order
+ * must be `column` then `idColumn`, both in `sort`'s direction, on columns that are never NULL.
+ */
+export interface PageAnchors<T> {
+  /** What decides the list's rows besides `version` (its SQL, arguments and order, the caller's view). */
+  key: string;
+  /** Read only when a page is deep enough to use anchors. */
+  version: () => number;
+  column: string;
+  idColumn: string;
+  sort: SortDirection;
+  value: (row: T) => string | number;
+  id: (row: T) => number;
+}
+
+/** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
+const ANCHORED_FROM_OFFSET = 1_000;
+/** Lists remembered per database, and anchors per list (beyond either, all are dropped and built again). */
+const ANCHORED_LISTS = 200;
+const ANCHORS_PER_LIST = 2_000;
+
+interface Anchor {
+  value: string | number;
+  id: number;
+}
+const anchorStores = new WeakMap<Db, Map<string, { version: number; at: Map<number, Anchor> }>>();
+
+/** The anchors of a list at its current version: offset -> the row just before it. */
+function anchorsOf(db: Db, key: string, version: number): Map<number, Anchor> {
+  let store = anchorStores.get(db);
+  if (!store) anchorStores.set(db, (store = new Map()));
+  let list = store.get(key);
+  if (!list || list.version !== version) {
+    if (!list && store.size >= ANCHORED_LISTS) store.clear();
+    list = { version, at: new Map() };
+    store.set(key, list);
+  }
+  if (list.at.size >= ANCHORS_PER_LIST) list.at.clear();
+  return list.at;
+}
+
+/**
+ * `limit` rows from `offset`, read from the nearest anchor at or before it (skipping only the rows
+ * between). Short of an anchor at this very offset, the row before the page is read too, to
+ * anchor it; the page's last row anchors the next page.
+ */
+function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: number, offset: number): T[] {
+  const at = anchorsOf(db, a.key, a.version());
+  let from = 0;
+  let anchor: Anchor | undefined;
+  for (const [o, an] of at) {
+    if (o <= offset && o > from) {
+      from = o;
+      anchor = an;
+    }
+  }
+  const lead = from === offset ? 0 : 1;
+  const after = anchor ? ` AND (${a.column}, ${a.idColumn}) ${a.sort === 'desc' ? '<' : '>'} (?, ?)` : '';
+  const rows = db
+    .prepare(`SELECT ${list.select} ${list.from}${after} ORDER BY ${list.order} LIMIT ? OFFSET ?`)
+    .all(...list.args, ...(anchor ? [anchor.value, anchor.id] : []), limit + lead, offset - lead - from) as T[];
+  const remember = (o: number, row: T): void => void at.set(o, { value: a.value(row), id: a.id(row) });
+  if (lead && rows.length) remember(offset, rows[0]);
+  const page = rows.slice(lead);
+  if (page.length) remember(offset + page.length, page[page.length - 1]);
+  return page;
 }
 
 /** Counts the rows of `from`, stopping at `cap` (a LIMIT probe instead of a full count). */
@@ -170,7 +244,10 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         const from = list.countFrom ?? { from: list.from, args: list.args };
         return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
       },
-      rows: (limit, offset) => db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} LIMIT ? OFFSET ?`).all(...list.args, limit, offset) as T[],
+      rows: (limit, offset) =>
+        list.anchors && offset >= ANCHORED_FROM_OFFSET
+          ? anchoredRows(db, list, list.anchors, limit, offset)
+          : (db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} LIMIT ? OFFSET ?`).all(...list.args, limit, offset) as T[]),
     },
     defaultPerPage,
   );

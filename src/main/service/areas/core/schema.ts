@@ -887,4 +887,24 @@ CREATE TRIGGER issues_filter_count_update AFTER UPDATE OF project_id, author_id,
 END;
 `,
   },
+  {
+    // Deep pages of a project's issues start after a row an earlier page read (PageAnchors) while
+    // the project's issues stay as they were: a version per project, moved on by every insert,
+    // update and delete of its issues (a move moves both projects'), tells the anchors apart.
+    name: 'core/019_issue_list_versions',
+    sql: `
+CREATE TABLE issue_list_versions (project_id INTEGER PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TRIGGER issues_list_version_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issue_list_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER issues_list_version_delete AFTER DELETE ON issues BEGIN
+  INSERT INTO issue_list_versions (project_id, version) VALUES (OLD.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER issues_list_version_update AFTER UPDATE ON issues BEGIN
+  INSERT INTO issue_list_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO issue_list_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id != NEW.project_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+`,
+  },
 ];

@@ -1,5 +1,5 @@
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, countUpTo, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
@@ -112,6 +112,7 @@ export interface WorkItemFilters {
   order: string;
   /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
   orderColumn: string;
+  sort: SortDirection;
   /** The filters are one label title and perhaps a state, nothing else: see labelRowsCount. */
   labelOnly: { title: string; state: string | null } | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
@@ -226,7 +227,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, labelOnly, search, counted };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, counted };
 }
 
 /**
@@ -292,6 +293,37 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
   if (seesAll) return { counted: n };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/** Order columns that are never NULL: a deep page can start after a row by its place in them. */
+const ANCHORED_ORDERS = ['created_at', 'updated_at', 'title'] as const;
+
+/**
+ * Anchors for deep pages (PageAnchors) of a project's issues filtered by nothing but the issues'
+ * own columns (state, author, confidentiality; not labels, search or a milestone's title, which
+ * other tables hold): their rows change only when the project's issues are written, which
+ * core/019 counts per project. `seesAll` (the caller sees confidential issues) is part of the
+ * key, as a role change shows or hides rows without an issue write.
+ */
+export function issueListAnchors(
+  rc: RequestContext,
+  scope: Scope,
+  filters: WorkItemFilters,
+  list: { from: string; args: unknown[] },
+  seesAll: boolean,
+): PageAnchors<IssueRow> | undefined {
+  const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
+  if (scope.projectId === undefined || !filters.counted || filters.counted.milestone !== null || !col) return undefined;
+  const projectId = scope.projectId;
+  return {
+    key: JSON.stringify([list.from, list.args, filters.order, seesAll]),
+    version: () => (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_list_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v,
+    column: `x.${col}`,
+    idColumn: 'x.id',
+    sort: filters.sort,
+    value: (row) => row[col],
+    id: (row) => row.id,
+  };
 }
 
 /** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */
