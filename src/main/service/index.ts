@@ -107,9 +107,11 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     throw err;
   }
   // Requests go before background jobs: the runner holds job work back while requests are answered.
+  // One shared listener ('close' comes once per response): nothing allocated per request.
+  const requestEnded = (): void => svc.jobs.requestEnded();
   app.server.on('request', (_req, res) => {
     svc.jobs.requestStarted();
-    res.once('close', () => svc.jobs.requestEnded());
+    res.on('close', requestEnded);
   });
   let url = '';
   let closed = false;

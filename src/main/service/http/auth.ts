@@ -23,22 +23,18 @@ export interface Credentials {
 }
 
 /** Reads credentials from headers and parameters, as GitLab's APIGuard does. */
-export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): Credentials {
+export function readCredentials(headers: Record<string, string | string[] | undefined>, params: Record<string, unknown>): Credentials {
+  const authz = header(headers, 'authorization');
+  const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
   return {
-    privateToken: header(req, 'private-token') ?? param(params, 'private_token') ?? bearer(req) ?? param(params, 'access_token'),
-    jobToken: header(req, 'job-token') ?? param(params, 'job_token'),
-    sudo: header(req, 'sudo') ?? param(params, 'sudo'),
+    privateToken: header(headers, 'private-token') ?? param(params, 'private_token') ?? bearer ?? param(params, 'access_token'),
+    jobToken: header(headers, 'job-token') ?? param(params, 'job_token'),
+    sudo: header(headers, 'sudo') ?? param(params, 'sudo'),
   };
 }
 
-/** `Authorization: Bearer <token>`'s token ('' for a blank one, which stops the search); null without one. */
-function bearer(req: Pick<HttpRequest, 'header'>): string | null {
-  const authz = header(req, 'authorization');
-  return (authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim()) ?? null;
-}
-
-function header(req: Pick<HttpRequest, 'header'>, name: string): string | null {
-  const v = req.header(name);
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const v = headers[name];
   return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
 }
 
@@ -51,7 +47,7 @@ function param(params: Record<string, unknown>, name: string): string | null {
  * Resolves credentials to an Auth, or null when none were sent. Unknown, expired and revoked
  * tokens answer 401 whatever the route, as GitLab does.
  */
-export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl: () => string = () => ''): Auth | null {
+export function authenticate(svc: ServiceContext, creds: Credentials, req: Pick<HttpRequest, 'baseUrl'> | null = null): Auth | null {
   if (creds.privateToken) {
     const token = findTokenByValue(svc, creds.privateToken);
     if (!token) throw unauthorized();
@@ -59,7 +55,7 @@ export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl: (
     if (tokenExpired(svc, token)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
     const user = findUserById(svc, token.user_id);
     if (!user) throw unauthorized();
-    checkAccountAllowed(user, baseUrl);
+    checkAccountAllowed(user, req);
     touchToken(svc, token);
     return { user, tokenUser: user, token, scopes: tokenScopes(token), jobTokenProjectId: null };
   }
@@ -75,11 +71,11 @@ export function authenticate(svc: ServiceContext, creds: Credentials, baseUrl: (
  * APIGuard#find_current_user!: a blocked, banned or deactivated account's tokens authenticate
  * but are refused with Gitlab::Auth::UserAccessDenied's reason (403).
  */
-function checkAccountAllowed(user: User, baseUrl: () => string): void {
+function checkAccountAllowed(user: User, req: Pick<HttpRequest, 'baseUrl'> | null): void {
   if (user.state === 'blocked' || user.state === 'banned') throw forbidden('Your account has been blocked.');
   if (user.state === 'deactivated') {
     throw forbidden(
-      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${baseUrl()}`,
+      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${req?.baseUrl ?? ''}`,
     );
   }
 }

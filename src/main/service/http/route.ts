@@ -63,7 +63,7 @@ export class RequestContext {
 
   /** scheme://host[:port] exactly as the client reached us, for web_url and Link headers. */
   get baseUrl(): string {
-    return requestBaseUrl(this.req);
+    return this.req.baseUrl;
   }
 
   /** The request path without the query string, still URL-encoded. */
@@ -97,10 +97,6 @@ export function sendJson(reply: Reply, status: number, body: unknown): Reply {
  */
 export function withSecurityHeaders(reply: Reply): Reply {
   return reply.header('x-frame-options', 'SAMEORIGIN').header('x-content-type-options', 'nosniff');
-}
-
-export function requestBaseUrl(req: HttpRequest): string {
-  return `${req.protocol}://${req.host}`;
 }
 
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
@@ -187,15 +183,15 @@ async function runWithUploads(svc: ServiceContext, req: HttpRequest, reply: Repl
 function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: RouteSpec, queryPairs: [string, string][], params: Params): unknown {
   let auth: Auth | null = null;
   if (route.auth !== 'none') {
-    const creds = readCredentials(req, params);
+    const creds = readCredentials(req.headers, params);
     try {
-      auth = authenticate(svc, creds, () => requestBaseUrl(req));
+      auth = authenticate(svc, creds, req);
     } catch (err) {
       // A bad token counts against the caller's IP, as an anonymous request does.
-      if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), null, req.ip, reply)) return reply;
+      if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), null, reply)) return reply;
       throw err;
     }
-    if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, req.ip, reply)) return reply;
+    if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, reply)) return reply;
     if (!auth && route.auth === 'required') throw unauthorized();
     if (auth) {
       checkScopes(auth, route.scopes);

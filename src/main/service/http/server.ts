@@ -31,23 +31,6 @@ export class HttpRequest {
     return this.raw.headers;
   }
 
-  /**
-   * One header (`name` in lower case) as `headers[name]` has it, read from the raw header list:
-   * node builds the whole `headers` object on first use, which most requests never need.
-   */
-  header(name: string): string | string[] | undefined {
-    const raw = this.raw.rawHeaders;
-    let value: string | undefined;
-    for (let i = 0; i < raw.length; i += 2) {
-      const key = raw[i];
-      if (key.length !== name.length || key.toLowerCase() !== name) continue;
-      // Sent more than once: node's rules join or drop the repeats.
-      if (value !== undefined) return this.raw.headers[name];
-      value = raw[i + 1];
-    }
-    return value;
-  }
-
   /** The peer's address (undefined only once the socket is gone). */
   get ip(): string {
     return this.raw.socket?.remoteAddress as string;
@@ -60,7 +43,12 @@ export class HttpRequest {
 
   /** The Host header as the client sent it ('' without one). */
   get host(): string {
-    return (this.header('host') as string | undefined) ?? '';
+    return this.raw.headers.host ?? '';
+  }
+
+  /** scheme://host[:port] exactly as the client reached us, for web_url and Link headers. */
+  get baseUrl(): string {
+    return `${this.protocol}://${this.host}`;
   }
 }
 

@@ -28,17 +28,17 @@ export class RateLimiter {
   constructor(private readonly now: () => Date) {}
 
   /**
-   * Counts one API request of `user` (or, anonymous, of `ip`) and answers 429 on `reply` when it
-   * is over its limit. Returns true when it answered.
+   * Counts one API request of `user` (or, anonymous, of the request's IP) and answers 429 on
+   * `reply` when it is over its limit. Returns true when it answered.
    */
-  refuse(limits: RateLimits, user: number | null, ip: string, reply: Reply): boolean {
+  refuse(limits: RateLimits, user: number | null, reply: Reply): boolean {
     const name = user === null ? 'throttle_unauthenticated_api' : 'throttle_authenticated_api';
     const throttle = user === null ? limits.unauthenticated : limits.authenticated;
     if (!throttle.enabled) return false;
     const period = Math.max(1, throttle.periodSeconds);
     const epoch = Math.floor(this.now().getTime() / 1000);
     const window = Math.floor(epoch / period);
-    const key = `${name}:${user ?? ip}`;
+    const key = `${name}:${user ?? reply.request.ip}`;
     let entry = this.windows.get(key);
     if (!entry || entry.window !== window) {
       if (!entry && this.windows.size >= MAX_TRACKED) this.sweep(window);
