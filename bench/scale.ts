@@ -153,6 +153,34 @@ async function main(): Promise<void> {
       return { ...samples[0], total: null, ms: median(samples.map((x) => x.ms)), cpu: median(samples.map((x) => x.cpu)) };
     };
     if (chosen(['first GET /projects/:id after a write', null])) row('first GET /projects/:id after a write', await afterWrite(big, bigServer.url, big.bigProjectId), await afterWrite(big, bigServer.url, big.smallProjectId));
+
+    // A deep page starts after a row an earlier page read while the project's issues are
+    // unwritten: after a write to an issue of the project it walks again; read in turn, each page
+    // starts where the previous one ended.
+    const touchIssue = (projectId: number) => async (): Promise<void> => {
+      const res = await fetch(`${bigServer.url}/api/v4/projects/${projectId}/issues/1`, {
+        method: 'PUT',
+        headers: { 'private-token': big.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: `touched ${++touches}` }),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`touch issue: ${res.status}`);
+    };
+    const deep = (id: number, page: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?page=${page}`;
+    if (chosen(['issues page 2500 after an issue write', null])) {
+      row(
+        'issues page 2500 after an issue write',
+        await measure(deep(big.bigProjectId, 2500), big.token, bigPid, touchIssue(big.bigProjectId)),
+        await measure(deep(big.smallProjectId, 2500), big.token, bigPid, touchIssue(big.smallProjectId)),
+      );
+    }
+    const inTurn = async (id: number): Promise<Timed> => {
+      await touchIssue(id)();
+      const pages: Timed[] = [];
+      for (let page = 2481; page <= 2500; page++) pages.push(await timeGet(deep(id, page), big.token, bigPid));
+      return { ...pages[pages.length - 1], ms: median(pages.map((x) => x.ms)), cpu: median(pages.map((x) => x.cpu)) };
+    };
+    if (chosen(['issues pages 2481-2500 in turn (each)', null])) row('issues pages 2481-2500 in turn (each)', await inTurn(big.bigProjectId), await inTurn(big.smallProjectId));
     console.log(`\nbig instance RSS after the lists: ${fmt(rssMb(bigServer.child.pid!))} MB`);
   } finally {
     await stop(bigServer.child);

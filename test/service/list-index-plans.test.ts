@@ -276,6 +276,15 @@ describe('issues of a group holding more than 10,000', () => {
     expect(asc.body.map((i: any) => i.id)).toEqual(byUpdatedAsc.slice(200, 300).map((x) => x.id));
   });
 
+  it('counts a filter of fewer than 10,000 exactly, through the projects of the group', async () => {
+    const expected = seeded.filter((x) => x.state === 'closed').sort(byCreatedDesc);
+    const res = await s.get(`/groups/${group}/issues`, { query: { state: 'closed', per_page: '100', page: '3' } });
+    expectCounted(res, expected.length, 100);
+    expect(res.body.map((i: any) => i.id)).toEqual(expected.slice(200, 300).map((x) => x.id));
+    const rare = seeded.filter((x) => hasLabel(x, 'rare')).length + 3;
+    expectCounted(await s.get(`/groups/${group}/issues`, { query: { labels: 'rare' } }), rare, 20);
+  });
+
   it('and the same filters answer the same at the instance level', async () => {
     const expected = seeded.filter((x) => x.state === 'closed').sort(byCreatedDesc);
     const res = await s.get('/issues', { query: { scope: 'all', state: 'closed', per_page: '100', page: '2' } });

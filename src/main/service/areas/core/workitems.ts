@@ -345,6 +345,16 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
   return many ? scope.unindexed : scope.where;
 }
 
+/**
+ * The capped count of a list whose page walks an instance-wide order index (scopeCondition's
+ * unindexed scope, `scopeSql` among `where`): the count has no order to keep, so it reads the
+ * scope's projects through the project indexes (10,001 index entries instead of a scan).
+ */
+export function indexedScopeCount(table: 'issues' | 'merge_requests', scope: Scope, where: string[], args: unknown[], scopeSql: string): { from: string; args: unknown[] } | undefined {
+  if (scopeSql === scope.where || scopeSql !== scope.unindexed) return undefined;
+  return { from: `FROM ${table} x WHERE ${where.map((w) => (w === scopeSql ? scope.where : w)).join(' AND ')}`, args };
+}
+
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
 const MIN_INDEXED_SEARCH = 3;
 

@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, issueListAnchors, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issueListAnchors, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -67,13 +67,15 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const labelCount = q.confidential === undefined ? labelRowsCount(rc, 'Issue', scope, filters, conf) : undefined;
   const onlySearch = where.length === 1 && q.confidential === undefined && conf.args.length === 0 && conf.sql === '1 = 1';
   if (q.confidential !== undefined) addFilter(where, args, 'x.confidential = ?', Number(q.confidential));
-  where.push(scopeCondition(rc, 'issues', scope, filters), conf.sql);
+  const scopeSql = scopeCondition(rc, 'issues', scope, filters);
+  where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
   const seesAll = filters.counted ? seesConfidential(rc, scope) : false;
   const countFrom =
     labelCount ??
     searchRowsCount('Issue', filters, where, args, onlySearch) ??
-    (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined);
+    (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
+    indexedScopeCount('issues', scope, where, args, scopeSql);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
   const anchors = issueListAnchors(rc, scope, filters, { from: sql, args }, seesAll);
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors }));

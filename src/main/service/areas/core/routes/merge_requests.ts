@@ -9,7 +9,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -49,10 +49,12 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const noMoreFilters = where.length === filtered;
   const labelCount = noMoreFilters ? labelRowsCount(rc, 'MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
-  where.push(scopeCondition(rc, 'merge_requests', scope, filters));
+  const scopeSql = scopeCondition(rc, 'merge_requests', scope, filters);
+  where.push(scopeSql);
   args.push(...scope.args);
   const countFrom =
-    labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined);
+    labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom }));
   return q.view === 'simple' ? page.map(simple) : page;
