@@ -192,7 +192,7 @@ function anchorsOf(db: Db, key: string, version: number): Map<number, Anchor> {
 /**
  * `limit` rows from `offset`, read from the nearest anchor at or before it (skipping only the rows
  * between). Short of an anchor at this very offset, the row before the page is read too, to
- * anchor it; the page's last row anchors the next page.
+ * anchor it; the row before the last one read anchors the next page.
  */
 function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: number, offset: number): T[] {
   const at = anchorsOf(db, a.key, a.version());
@@ -212,7 +212,9 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
   const remember = (o: number, row: T): void => void at.set(o, { value: a.value(row), id: a.id(row) });
   if (lead && rows.length) remember(offset, rows[0]);
   const page = rows.slice(lead);
-  if (page.length) remember(offset + page.length, page[page.length - 1]);
+  // The paginator reads one row past the page (is there a next one?): the next page in turn
+  // starts at that last row, so the row before it is the next page's anchor.
+  if (page.length > 1) remember(offset + page.length - 1, page[page.length - 2]);
   return page;
 }
 

@@ -299,25 +299,36 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 const ANCHORED_ORDERS = ['created_at', 'updated_at', 'title'] as const;
 
 /**
- * Anchors for deep pages (PageAnchors) of a project's issues filtered by nothing but the issues'
- * own columns (state, author, confidentiality; not labels, search or a milestone's title, which
- * other tables hold): their rows change only when the project's issues are written, which
- * core/019 counts per project. `seesAll` (the caller sees confidential issues) is part of the
- * key, as a role change shows or hides rows without an issue write.
+ * The version of a project's issue or merge request list: moved on by every insert, update and
+ * delete of its records (core/019, core/020 triggers), so what was read at one version holds
+ * until it moves.
  */
-export function issueListAnchors(
+export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number): number {
+  const table = type === 'Issue' ? 'issue_list_versions' : 'merge_request_list_versions';
+  return (rc.svc.db.prepare(`SELECT coalesce((SELECT version FROM ${table} WHERE project_id = ?), 0) AS v`).get(projectId) as { v: number }).v;
+}
+
+/**
+ * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
+ * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
+ * milestone's title, which other tables hold): their rows change only when the project's records
+ * are written, which listVersion counts. `seesAll` (the caller sees confidential issues) is part
+ * of the key, as a role change shows or hides rows without an issue write.
+ */
+export function issuableListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORDERS)[number], string>>(
   rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
   scope: Scope,
   filters: WorkItemFilters,
   list: { from: string; args: unknown[] },
   seesAll: boolean,
-): PageAnchors<IssueRow> | undefined {
+): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
   if (scope.projectId === undefined || !filters.counted || filters.counted.milestone !== null || !col) return undefined;
   const projectId = scope.projectId;
   return {
-    key: JSON.stringify([list.from, list.args, filters.order, seesAll]),
-    version: () => (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_list_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v,
+    key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
+    version: () => listVersion(rc, type, projectId),
     column: `x.${col}`,
     idColumn: 'x.id',
     sort: filters.sort,
