@@ -2,6 +2,7 @@ import { addFilter } from '../../db/filter';
 import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
+import type { Db } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
 import { recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
@@ -404,7 +405,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     // are the same MATCH, so the rows are the same.
     const { projectId } = scope;
     const inProject = projectMatches(index);
-    const matches = countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inProject}`, [query, projectId, projectId], COUNT_LIMIT + 1);
+    const matches = projectMatchCount(rc, type, index, query, projectId);
     const page = readPage(rc.params);
     const walk = matches > COUNT_LIMIT && page.offset + page.perPage <= SEARCH_WALK_ROWS;
     const project = { index, query, projectId, matches, walk };
@@ -426,6 +427,92 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
  * and the full-text index then reads the whole doclist instead of seeking to the range).
  */
 const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295`;
+
+/** Remembered match counts per database: `index|project|query` -> the count and the list version it was read at. */
+const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
+/** Match counts remembered per database (beyond it, all are dropped and read again). */
+const REMEMBERED_MATCH_COUNTS = 500;
+
+/**
+ * A project's matches of a search, counted up to COUNT_LIMIT + 1 from its range of the full-text
+ * index (10,001 matches of a common term cost milliseconds), and remembered until the project's
+ * records of that type are next written (listVersion; the index changes only with them). Not
+ * remembered inside a transaction, which may yet roll back to the version before it.
+ */
+function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): number {
+  const db = rc.svc.db;
+  const count = (): number => countUpTo(db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1);
+  if (db.inTransaction) return count();
+  let remembered = matchCounts.get(db);
+  if (!remembered) matchCounts.set(db, (remembered = new Map()));
+  const key = `${index}|${projectId}|${query}`;
+  const version = listVersion(rc, type, projectId);
+  const known = remembered.get(key);
+  if (known?.version === version) return known.matches;
+  if (!known && remembered.size >= REMEMBERED_MATCH_COUNTS) remembered.clear();
+  const matches = count();
+  remembered.set(key, { version, matches });
+  return matches;
+}
+
+/**
+ * The page of a project's search that walks the list order (SearchPlan's `walk`: a common term,
+ * an early page): the list's records without the search, in its order, a window at a time, each
+ * window checked against the full-text index at once — the project's matches between the
+ * window's lowest and highest id, one range read — instead of one probe per record. A window
+ * whose ids lie far apart (records dated out of id order) is probed record by record. The same
+ * MATCH either way, so the same rows as the search condition in SQL. `where` and `args`: the
+ * list's conditions with the search first (as workItemFilters puts it).
+ */
+export function searchWalkRows<T extends { id: number }>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): ((limit: number, offset: number) => T[]) | undefined {
+  const project = filters.search?.project;
+  if (!project?.walk) return undefined;
+  const db = rc.svc.db;
+  const { index, query, projectId } = project;
+  const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
+  const restArgs = args.slice(filters.search!.args.length);
+  const matching = (ids: number[]): Set<number> => {
+    const lo = Math.min(...ids);
+    const hi = Math.max(...ids);
+    if (hi - lo <= ids.length * SEARCH_WINDOW_SPREAD) {
+      const found = db
+        .prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`)
+        .all(query, projectId, lo, projectId, hi) as { id: number }[];
+      return new Set(found.map((r) => r.id));
+    }
+    // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
+    const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
+    return new Set(ids.filter((id) => probe.get(query, projectId, id)));
+  };
+  return (limit, offset) => {
+    const matched: number[] = [];
+    let read = 0;
+    for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); matched.length < offset + limit; window *= 2) {
+      const ids = (db.prepare(`SELECT x.id ${rest} LIMIT ? OFFSET ?`).all(...restArgs, window, read) as { id: number }[]).map((r) => r.id);
+      read += ids.length;
+      if (ids.length) {
+        const found = matching(ids);
+        for (const id of ids) if (found.has(id)) matched.push(id);
+      }
+      if (ids.length < window) break;
+    }
+    const pageIds = matched.slice(offset, offset + limit);
+    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return pageIds.map((id) => byId.get(id)!);
+  };
+}
+
+/** The first window of a search's walk, in records (more when the page lies deeper). */
+const SEARCH_WINDOW = 200;
+/** A window's ids spread over more than this many ids per record are probed one by one instead of read as a range. */
+const SEARCH_WINDOW_SPREAD = 20;
 
 /** Up to this many records in scope, `search` probes the full-text index record by record. */
 const SEARCH_PER_RECORD_LIMIT = 1_000;
