@@ -174,6 +174,15 @@ async function main(): Promise<void> {
         await measure(deep(big.smallProjectId, 2500), big.token, bigPid, touchIssue(big.smallProjectId)),
       );
     }
+    // The project's search count is remembered until its issues are next written: after an issue write it is counted again.
+    const searched = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?search=crash`;
+    if (chosen(['issues search=crash after an issue write', null])) {
+      row(
+        'issues search=crash after an issue write',
+        await measure(searched(big.bigProjectId), big.token, bigPid, touchIssue(big.bigProjectId)),
+        await measure(searched(big.smallProjectId), big.token, bigPid, touchIssue(big.smallProjectId)),
+      );
+    }
     const inTurn = async (id: number): Promise<Timed> => {
       await touchIssue(id)();
       const pages: Timed[] = [];
@@ -205,6 +214,8 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
     ['issues order_by=title', (id) => `/projects/${id}/issues?order_by=title`],
     ['issues per_page=100&order_by=updated_at', (id) => `/projects/${id}/issues?per_page=100&order_by=updated_at`],
     ['merge requests page 1', (id) => `/projects/${id}/merge_requests`],
+    ['merge requests page 400 (deep)', (id) => `/projects/${id}/merge_requests?page=400`],
+    ['merge requests search=change', (id) => `/projects/${id}/merge_requests?search=change`],
     ['merge requests state=opened&per_page=100', (id) => `/projects/${id}/merge_requests?state=opened&per_page=100`],
     ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
     ['project events', (id) => `/projects/${id}/events`],

@@ -158,6 +158,29 @@ describe("a project's remembered match count follows every write to its records"
     expect(await total()).toBe(expected());
   });
 
+  it('past 10,000 matches, stays uncounted through writes that leave more than 10,000, and is counted again at 10,000', async () => {
+    const search = () => searchMrs({ search: 'alpha', per_page: '20' });
+    const alpha = (): Seed[] => matching('alpha');
+    expect(alpha().length).toBeGreaterThan(10_001);
+    expectUncounted(await search(), '2');
+    // One statement, one write per record: all but one of the matches past 10,000 lose the term.
+    const db = s.service.context.db;
+    const drop = (xs: Seed[]): void => {
+      for (const x of xs) x.description = null;
+      db.prepare(`UPDATE merge_requests SET description = NULL WHERE id IN (${xs.map((x) => x.id).join(',')})`).run();
+    };
+    drop(alpha().slice(-(alpha().length - 10_001)));
+    expect(alpha()).toHaveLength(10_001);
+    const still = await search();
+    expectUncounted(still, '2');
+    expect(iids(still)).toEqual(alpha().slice(0, 20).map((x) => x.iid));
+    drop(alpha().slice(-1));
+    const counted = await search();
+    expect(counted.headers.get('x-total')).toBe('10000');
+    expect(counted.headers.get('x-total-pages')).toBe('500');
+    expect(iids(counted)).toEqual(alpha().slice(0, 20).map((x) => x.iid));
+  });
+
   it('issues: created, retitled, deleted', async () => {
     // Pages of 5: a full page leaves the total to the count.
     const expectFound = async (ns: number[]): Promise<void> => {

@@ -399,15 +399,21 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
   const probe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
   if (scope.projectId !== undefined) {
-    // A project reads its own matches (its rowid range), and sorts them: a common term on a big
-    // project has hundreds of thousands, so its first pages instead walk the list order and ask
-    // the index about each record (tens of microseconds each), stopping at the page's end. Both
-    // are the same MATCH, so the rows are the same.
+    // A project reads its own matches (its rowid range), and sorts them: a common term has
+    // thousands, so its first pages instead walk the list order and check it against the index a
+    // window at a time (searchWalkRows), stopping at the page's end. The walk reads about
+    // `records / matches` index entries per row it needs, and the sort reads every match's
+    // record: the walk goes first when it reads fewer than SEARCH_WALK_PER_MATCH entries per
+    // match. Both are the same MATCH, so the rows are the same.
     const { projectId } = scope;
     const inProject = projectMatches(index);
     const matches = projectMatchCount(rc, type, index, query, projectId);
     const page = readPage(rc.params);
-    const walk = matches > COUNT_LIMIT && page.offset + page.perPage <= SEARCH_WALK_ROWS;
+    const wanted = page.offset + page.perPage + 1;
+    const records = (
+      rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }
+    ).n;
+    const walk = matches > 0 && page.offset + page.perPage <= SEARCH_WALK_ROWS && wanted * records <= SEARCH_WALK_PER_MATCH * matches * matches;
     const project = { index, query, projectId, matches, walk };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
@@ -432,23 +438,32 @@ const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowi
 const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
 const REMEMBERED_MATCH_COUNTS = 500;
+/** Matches counted past COUNT_LIMIT + 1, so that a common term stays "more than COUNT_LIMIT" through this many writes without a recount. */
+const MATCH_COUNT_SLACK = 1_000;
 
 /**
- * A project's matches of a search, counted up to COUNT_LIMIT + 1 from its range of the full-text
- * index (10,001 matches of a common term cost milliseconds), and remembered until the project's
- * records of that type are next written (listVersion; the index changes only with them). Not
- * remembered inside a transaction, which may yet roll back to the version before it.
+ * A project's matches of a search, counted from its range of the full-text index (10,001
+ * matches of a common term cost milliseconds), and remembered while the project's records of
+ * that type stay unwritten (listVersion; the index changes only with them). Each write moves the
+ * version by one and a project's matches by at most one (a record in or out of the project, or
+ * retitled), so a count that exceeded COUNT_LIMIT by more than the writes since still does: it
+ * is counted a little past COUNT_LIMIT (MATCH_COUNT_SLACK) and served as that lower bound until
+ * the writes use up the margin. Not remembered inside a transaction, which may yet roll back to
+ * the version before it.
  */
 function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): number {
   const db = rc.svc.db;
-  const count = (): number => countUpTo(db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1);
+  const count = (): number => countUpTo(db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
   if (db.inTransaction) return count();
   let remembered = matchCounts.get(db);
   if (!remembered) matchCounts.set(db, (remembered = new Map()));
   const key = `${index}|${projectId}|${query}`;
   const version = listVersion(rc, type, projectId);
   const known = remembered.get(key);
-  if (known?.version === version) return known.matches;
+  if (known && version >= known.version) {
+    const atLeast = known.matches - (version - known.version);
+    if (version === known.version || atLeast > COUNT_LIMIT) return atLeast;
+  }
   if (!known && remembered.size >= REMEMBERED_MATCH_COUNTS) remembered.clear();
   const matches = count();
   remembered.set(key, { version, matches });
@@ -519,6 +534,8 @@ const SEARCH_PER_RECORD_LIMIT = 1_000;
 
 /** A project's search walks the list order (when the term is common) for pages within this many rows. */
 const SEARCH_WALK_ROWS = 1_000;
+/** Index entries a search's walk may read per match before reading the matches and sorting them costs less. */
+const SEARCH_WALK_PER_MATCH = 15;
 
 /**
  * The capped count of a project's search from the full-text index: the project's matches (its
