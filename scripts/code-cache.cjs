@@ -5,8 +5,8 @@
 // A cache file is `<source>.cache` in `.code-cache/` beside the bundle: the SHA-256 of the source it
 // was made from, then V8's data. A cache made from other source is never offered to V8 (V8 itself
 // checks only the source's length); one from another V8 or other flags V8 rejects itself
-// (`cachedDataRejected`). Either way the file compiles as usual and a fresh cache is written when
-// the process exits, so it also holds the functions the run compiled lazily (start-up, first
+// (`cachedDataRejected`). Either way the file compiles as usual and a fresh cache is written a
+// little later, so it also holds the functions the run compiled lazily (start-up, the first
 // requests). A missing, unreadable or unwritable cache only costs the compile.
 //
 // CommonJS, so serve.mjs loads it with require (synchronous) instead of another ESM import.
@@ -21,11 +21,12 @@ const HASH_BYTES = 32;
 
 /**
  * Requires `entry` (a CommonJS file) with every file under `root` it loads compiled through the
- * code cache in `root/.code-cache`. Returns the module's exports, how each file's cache went
- * (`used`, `missing`, `stale` or `rejected`), and `save()`, which writes the caches that were not
- * used (it runs by itself at a clean exit, unless `saveAtExit` is false).
+ * code cache in `root/.code-cache`. Returns the module's exports and how each file's cache went
+ * (`used`, `missing`, `stale` or `rejected`). Caches that were not used are written once, when the
+ * process has run `saveAfterMs` (its start and first requests: what the next start needs) or at a
+ * clean exit before that, whichever comes first.
  */
-function requireWithCodeCache(entry, { root = dirname(entry), saveAtExit = true } = {}) {
+function requireWithCodeCache(entry, { root = dirname(entry), saveAfterMs = 2000 } = {}) {
   const cacheDir = join(root, '.code-cache');
   /** @type {Map<string, { script: vm.Script, hash: Buffer, status: string }>} */
   const compiled = new Map();
@@ -59,7 +60,10 @@ function requireWithCodeCache(entry, { root = dirname(entry), saveAtExit = true 
   } finally {
     Module.prototype._compile = original;
   }
+  let saved = false;
   const save = () => {
+    if (saved) return;
+    saved = true;
     for (const [filename, { script, hash, status }] of compiled) {
       if (status === 'used') continue;
       const cacheFile = join(cacheDir, `${basename(filename)}.cache`);
@@ -79,13 +83,14 @@ function requireWithCodeCache(entry, { root = dirname(entry), saveAtExit = true 
       }
     }
   };
-  if (saveAtExit && [...compiled.values()].some((c) => c.status !== 'used')) {
+  if ([...compiled.values()].some((c) => c.status !== 'used')) {
+    setTimeout(save, saveAfterMs).unref();
     process.once('exit', (code) => {
       if (code === 0) save();
     });
   }
   const statuses = Object.fromEntries([...compiled].map(([filename, c]) => [filename, c.status]));
-  return { exports, statuses, save };
+  return { exports, statuses };
 }
 
 module.exports = { requireWithCodeCache };

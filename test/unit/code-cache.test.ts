@@ -15,12 +15,12 @@ let root: string;
 let outside: string;
 
 /** Requires `<root>/entry.js` through the code cache in a new Node process; what it printed, parsed. */
-function start(exitCode = 0): { value: string; statuses: Record<string, string>; status: number | null } {
+function start(exitCode = 0, { saveAfterMs = 2000, liveMs = 0 } = {}): { value: string; statuses: Record<string, string>; status: number | null } {
   const script = `
     const { requireWithCodeCache } = require(${JSON.stringify(codeCache)});
-    const { exports, statuses } = requireWithCodeCache(${JSON.stringify(join(root, 'entry.js'))});
+    const { exports, statuses } = requireWithCodeCache(${JSON.stringify(join(root, 'entry.js'))}, { saveAfterMs: ${saveAfterMs} });
     process.stdout.write(JSON.stringify({ value: exports.value, statuses }));
-    process.exitCode = ${exitCode};`;
+    setTimeout(() => process.exit(${exitCode}), ${liveMs});`;
   const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   if (run.stderr) throw new Error(run.stderr);
   const { value, statuses } = JSON.parse(run.stdout);
@@ -72,7 +72,12 @@ describe('the code cache of the built bundle', () => {
     expect(start().statuses['lib.js']).toBe('used');
   });
 
-  it('writes nothing when the process fails, and nothing when it cannot write', () => {
+  it('writes the cache while a long-lived process runs, whatever its exit', () => {
+    expect(start(1, { saveAfterMs: 50, liveMs: 1000 })).toMatchObject({ value: 'APPLE true', status: 1 });
+    expect(start().statuses).toEqual({ 'entry.js': 'used', 'lib.js': 'used' });
+  });
+
+  it('writes nothing when the process fails before, and nothing when it cannot write', () => {
     expect(start(1)).toMatchObject({ value: 'APPLE true', status: 1 });
     expect(existsSync(join(root, '.code-cache'))).toBe(false);
     // A file where the cache directory would be: the start still works, no cache appears.
