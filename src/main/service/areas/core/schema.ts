@@ -926,4 +926,10 @@ CREATE TRIGGER merge_requests_list_version_update AFTER UPDATE ON merge_requests
 END;
 `,
   },
+  {
+    // A project's events filtered by action (`?action=closed`) read their own index entries in id
+    // order: the page and the capped count of 10,001 no longer read every event's row to check it.
+    name: 'core/021_project_event_actions',
+    sql: `CREATE INDEX events_project_action ON events (project_id, action, id);`,
+  },
 ];
