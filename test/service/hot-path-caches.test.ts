@@ -46,6 +46,18 @@ describe('what the hot path remembers gives way on the next request', () => {
     expect((await s.get(p.badge, { token: p.token })).status).toBe(401);
   });
 
+  it("a token's owner blocked, then deleted", async () => {
+    const { user, token } = await s.createUser();
+    expect(await twice('/version', token)).toBe(200);
+    expect((await s.post(`/users/${user.id}/block`)).status).toBe(201);
+    const blocked = await s.get('/version', { token });
+    expect([blocked.status, blocked.body.message]).toEqual([403, '403 Forbidden - Your account has been blocked.']);
+    expect((await s.post(`/users/${user.id}/unblock`)).status).toBe(201);
+    expect(await twice('/version', token)).toBe(200);
+    expect((await s.del(`/users/${user.id}`, { query: { hard_delete: true } })).status).toBe(204);
+    expect((await s.get('/version', { token })).status).toBe(401);
+  });
+
   it('a token that expired, with nothing written in between', async () => {
     const { user } = await s.createUser();
     const token = (await s.post(`/users/${user.id}/personal_access_tokens`, { name: 'short', scopes: ['api'], expires_at: '2030-06-16' })).body.token;

@@ -123,8 +123,40 @@ function lastUsedMs(token: PersonalAccessToken): number {
 }
 
 /** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */
-export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken): boolean {
-  return token.expires_at !== null && token.expires_at <= svc.now().toISOString().slice(0, 10);
+export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): boolean {
+  return token.expires_at !== null && token.expires_at <= utcDay(now);
+}
+
+/** The last day utcDay made, and the instants it spans: most calls fall on the same day. */
+let lastDay = { from: 0, to: 0, day: '' };
+
+/** `now`'s day in UTC (`2030-06-15`), made once per day instead of once per request. */
+export function utcDay(now: Date): string {
+  const ms = now.getTime();
+  if (ms >= lastDay.from && ms < lastDay.to) return lastDay.day;
+  const from = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+  lastDay = { from, to: from + 86_400_000, day: now.toISOString().slice(0, 10) };
+  return lastDay.day;
+}
+
+/** A presented token value's row, its owner (undefined when gone) and its scopes. */
+export interface TokenIdentity {
+  token: PersonalAccessToken;
+  user: User | undefined;
+  scopes: string[];
+}
+
+/**
+ * What a token value authenticates as, resolved together: one remembered lookup per request
+ * instead of the token's, the owner's and the scopes' each. Like every cached lookup it lasts
+ * until the next write (a revoked token, a blocked or deleted owner); expiry depends on the
+ * clock and is checked by the caller on every request.
+ */
+export function findIdentityByTokenValue(svc: ServiceContext, value: string): TokenIdentity | undefined {
+  return cachedLookup(svc.db, `identity:${value}`, () => {
+    const token = findTokenByValue(svc, value);
+    return token && { token, user: findUserById(svc, token.user_id), scopes: tokenScopes(token) };
+  });
 }
 
 export interface NewToken {
@@ -151,8 +183,7 @@ export function insertToken(svc: ServiceContext, t: NewToken): { row: PersonalAc
 }
 
 /** Records use at most once a minute per token, so authenticated reads stay cheap. */
-export function touchToken(svc: ServiceContext, token: PersonalAccessToken): void {
-  const now = svc.now();
+export function touchToken(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): void {
   if (token.last_used_at && now.getTime() - lastUsedMs(token) < 60_000) return;
   svc.db.prepare('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?').run(isoTime(now), token.id);
 }
