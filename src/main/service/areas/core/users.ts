@@ -1,7 +1,7 @@
 import { hash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
-import { isoTime } from './time';
+import { isoDate, isoTime } from './time';
 
 export interface User {
   id: number;
@@ -124,19 +124,7 @@ function lastUsedMs(token: PersonalAccessToken): number {
 
 /** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */
 export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): boolean {
-  return token.expires_at !== null && token.expires_at <= utcDay(now);
-}
-
-/** The last day utcDay made, and the instants it spans: most calls fall on the same day. */
-let lastDay = { from: 0, to: 0, day: '' };
-
-/** `now`'s day in UTC (`2030-06-15`), made once per day instead of once per request. */
-export function utcDay(now: Date): string {
-  const ms = now.getTime();
-  if (ms >= lastDay.from && ms < lastDay.to) return lastDay.day;
-  const from = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
-  lastDay = { from, to: from + 86_400_000, day: now.toISOString().slice(0, 10) };
-  return lastDay.day;
+  return token.expires_at !== null && token.expires_at <= isoDate(now);
 }
 
 /** A presented token value's row, its owner (undefined when gone) and its scopes. */
