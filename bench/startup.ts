@@ -2,25 +2,51 @@
  * Start-up to the first authenticated answer: spawn -> `GET /api/v4/user` answered 200, through
  * `npm run serve` and `node scripts/serve.mjs`, on a fresh data dir and on one that already
  * exists (migrated, root created). `node -e 0` is the floor (a Node process that does nothing).
+ * Each figure is the wall time and the CPU time (user + system) the server's processes had used
+ * by then (clock ticks of 10 ms: read the medians).
  * With `--before <checkout>` (a built checkout of another revision: its out/main/cli.js and
  * scripts/serve.mjs), both revisions run in turn, round after round, in the same minutes.
+ * With `--data <dir>` (a data dir made by bench/build-scale.ts: a million issues), the existing
+ * data dir is a copy of it per revision (never the original) and the token its manifest's; the
+ * copy's first open, which may run new migrations once, is printed apart and not counted.
  *
- *   npx tsx bench/startup.ts [--runs 7] [--before /path/to/checkout]
+ *   npx tsx bench/startup.ts [--runs 7] [--before /path/to/checkout] [--data /path/to/big]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, ensureBuilt, fmt, machineLine, median } from './lib';
 
-const TOKEN = 'glpat-startup-bench-token-0001';
-
-const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '7' }, before: { type: 'string' } } });
+const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '7' }, before: { type: 'string' }, data: { type: 'string' } } });
 const runs = Number(opts.runs);
+const manifest = opts.data && existsSync(join(opts.data, 'bench-manifest.json')) ? JSON.parse(readFileSync(join(opts.data, 'bench-manifest.json'), 'utf8')) : undefined;
+const TOKEN: string = manifest?.token ?? 'glpat-startup-bench-token-0001';
 
-/** ms from spawn to the first 200 of an authenticated request. */
-function firstAnswer(cmd: string, args: string[], cwd: string, dataDir: string): Promise<number> {
+/** CPU time (user + system) of every live process in a process group, in ms (Linux /proc). */
+function groupCpuMs(pgid: number): number {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      // After "pid (comm) ": pgrp is field 5, utime 14 and stime 15 (clock ticks, 100 per second).
+      if (Number(fields[2]) === pgid) ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ms;
+}
+
+interface Start {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** Wall time from spawn to the first 200 of an authenticated request, and the CPU used by then. */
+function firstAnswer(cmd: string, args: string[], cwd: string, dataDir: string): Promise<Start> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(cmd, [...args, '--port', '0', '--data-dir', dataDir], { cwd, env: { ...process.env, SANDLAB_ROOT_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
@@ -34,9 +60,10 @@ function firstAnswer(cmd: string, args: string[], cwd: string, dataDir: string):
         const res = await fetch(`${url}/api/v4/user`, { headers: { 'private-token': TOKEN } });
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`first answer ${res.status}`);
-        const ms = performance.now() - started;
+        const wallMs = performance.now() - started;
+        const cpuMs = groupCpuMs(child.pid!);
         // npm runs the server as its child: end the whole group.
-        child.once('exit', () => resolve(ms));
+        child.once('exit', () => resolve({ wallMs, cpuMs }));
         process.kill(-child.pid!, 'SIGTERM');
       } catch (err) {
         process.kill(-child.pid!, 'SIGKILL');
@@ -47,14 +74,22 @@ function firstAnswer(cmd: string, args: string[], cwd: string, dataDir: string):
   });
 }
 
-function floorMs(): number {
+/** CPU time (user + system) this process's waited-for children have used, in ms (Linux /proc). */
+function childrenCpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+}
+
+function floor(): Start {
   const started = performance.now();
+  const cpuBefore = childrenCpuMs();
   spawnSync(process.execPath, ['-e', '0']);
-  return performance.now() - started;
+  return { wallMs: performance.now() - started, cpuMs: childrenCpuMs() - cpuBefore };
 }
 
 interface Variant {
   name: string;
+  label: string;
   root: string;
   cmd: string;
   args: string[];
@@ -67,26 +102,42 @@ async function main(): Promise<void> {
   const roots: [string, string][] = [['now', ROOT]];
   if (opts.before) roots.unshift(['before', opts.before]);
   const variants: Variant[] = roots.flatMap(([label, root]) => [
-    { name: `${label}: npm run serve`, root, cmd: 'npm', args: ['run', '--silent', 'serve', '--'] },
-    { name: `${label}: node scripts/serve.mjs`, root, cmd: process.execPath, args: ['scripts/serve.mjs'] },
+    { name: `${label}: npm run serve`, label, root, cmd: 'npm', args: ['run', '--silent', 'serve', '--'] },
+    { name: `${label}: node scripts/serve.mjs`, label, root, cmd: process.execPath, args: ['scripts/serve.mjs'] },
   ]);
-  const existing = new Map(variants.map((v) => [v.name, mkdtempSync(join(tmpdir(), 'sandlab-startup-'))]));
-  const times = new Map<string, number[]>();
-  const record = (key: string, ms: number): void => void times.set(key, [...(times.get(key) ?? []), ms]);
-  // The existing data dirs are made (migrated, root created) before the first timed round.
-  for (const v of variants) await firstAnswer(v.cmd, v.args, v.root, existing.get(v.name)!);
+  // One existing data dir per revision (an older revision may not know a newer one's migrations).
+  const existing = new Map(roots.map(([label]) => [label, mkdtempSync(join(tmpdir(), 'sandlab-startup-'))]));
+  if (opts.data) {
+    for (const dir of existing.values()) cpSync(opts.data, dir, { recursive: true, verbatimSymlinks: true });
+    console.log(`existing data dir: copies of ${opts.data}${manifest ? ` (${JSON.stringify(manifest.counts)})` : ''}`);
+  }
+  const starts = new Map<string, Start[]>();
+  const record = (key: string, start: Start): void => void starts.set(key, [...(starts.get(key) ?? []), start]);
+  // The existing data dirs are made (migrated, root created) before the first timed round; a copy
+  // of --data may migrate once here.
+  for (const [label, root] of roots) {
+    const first = await firstAnswer(process.execPath, ['scripts/serve.mjs'], root, existing.get(label)!);
+    console.log(`${label}: first open of the existing data dir (one-time migrations, not counted): ${fmt(first.wallMs, 0)} ms`);
+  }
+  for (const v of variants) await firstAnswer(v.cmd, v.args, v.root, existing.get(v.label)!);
   for (let round = 0; round < runs; round++) {
-    record('node -e 0 (floor)', floorMs());
+    record('node -e 0 (floor)', floor());
     for (const v of variants) {
       const fresh = mkdtempSync(join(tmpdir(), 'sandlab-startup-'));
       record(`${v.name}, fresh data dir`, await firstAnswer(v.cmd, v.args, v.root, fresh));
       rmSync(fresh, { recursive: true, force: true });
-      record(`${v.name}, existing data dir`, await firstAnswer(v.cmd, v.args, v.root, existing.get(v.name)!));
+      record(`${v.name}, existing data dir`, await firstAnswer(v.cmd, v.args, v.root, existing.get(v.label)!));
     }
   }
   for (const dir of existing.values()) rmSync(dir, { recursive: true, force: true });
-  const width = Math.max(...[...times.keys()].map((k) => k.length));
-  for (const [key, xs] of times) console.log(`  ${key.padEnd(width)}  ${fmt(median(xs), 0).padStart(5)} ms  (min ${fmt(Math.min(...xs), 0)}, max ${fmt(Math.max(...xs), 0)})`);
+  console.log(`\nload average after the runs: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const width = Math.max(...[...starts.keys()].map((k) => k.length));
+  console.log(`  ${''.padEnd(width)}  wall ms (min-max)      CPU ms (user+sys)`);
+  for (const [key, xs] of starts) {
+    const wall = xs.map((x) => x.wallMs);
+    const cpu = xs.map((x) => x.cpuMs);
+    console.log(`  ${key.padEnd(width)}  ${fmt(median(wall), 0).padStart(5)} (${fmt(Math.min(...wall), 0)}-${fmt(Math.max(...wall), 0)})`.padEnd(width + 26) + `  ${fmt(median(cpu), 0).padStart(5)}`);
+  }
 }
 
 main().catch((err) => {

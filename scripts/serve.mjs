@@ -1,6 +1,6 @@
 // `npm run serve -- --port <n|0> --data-dir <dir> [--host 127.0.0.1] [--ui]`
 // Runs the built headless service, building first only when the build (or, for --ui, the built
-// renderer) is missing.
+// renderer) is missing. The bundle compiles through V8's code cache (scripts/code-cache.cjs).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
@@ -18,4 +18,5 @@ if (!existsSync(cli) || (wantsUi && !existsSync(join(root, 'out', 'renderer', 'i
   });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-createRequire(import.meta.url)(cli);
+const require = createRequire(import.meta.url);
+require('./code-cache.cjs').requireWithCodeCache(cli);

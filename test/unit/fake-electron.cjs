@@ -3,7 +3,6 @@
 // it (IPC calls from trusted and untrusted senders, link handling, quit) and prints a JSON report
 // as its last stdout line. Used by test/unit/build.test.ts. CommonJS on purpose: it must hook
 // require('electron') before the built main loads.
-/* eslint-disable @typescript-eslint/no-require-imports */
 const Module = require('node:module');
 const { EventEmitter } = require('node:events');
 const { tmpdir } = require('node:os');
