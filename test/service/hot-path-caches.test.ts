@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { request } from 'node:http';
+import { ROOT_TOKEN, TestService } from '../helpers/service';
 
 /**
  * The hot path remembers what it read (tokens, users, projects, memberships, records, counts)
@@ -19,6 +20,21 @@ const twice = async (path: string, token?: string | null): Promise<number> => {
   expect(second.text).toBe(first.text);
   return second.status;
 };
+
+/** GET `path` with the Host header a client behind another name would send. */
+function getWithHost(path: string, host: string): Promise<any> {
+  const { hostname, port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: `/api/v4${path}`, headers: { host, 'private-token': ROOT_TOKEN }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** A private project with a badge and an issue, and a Developer member with a token. */
 async function privateProject(): Promise<{ id: number; badge: string; issue: string; user: any; token: string; memberPath: string }> {
@@ -44,6 +60,18 @@ describe('what the hot path remembers gives way on the next request', () => {
     const [row] = (await s.get('/personal_access_tokens', { query: { user_id: p.user.id } })).body;
     expect((await s.del(`/personal_access_tokens/${row.id}`)).status).toBe(204);
     expect((await s.get(p.badge, { token: p.token })).status).toBe(401);
+  });
+
+  it("a token's owner blocked, then deleted", async () => {
+    const { user, token } = await s.createUser();
+    expect(await twice('/version', token)).toBe(200);
+    expect((await s.post(`/users/${user.id}/block`)).status).toBe(201);
+    const blocked = await s.get('/version', { token });
+    expect([blocked.status, blocked.body.message]).toEqual([403, '403 Forbidden - Your account has been blocked.']);
+    expect((await s.post(`/users/${user.id}/unblock`)).status).toBe(201);
+    expect(await twice('/version', token)).toBe(200);
+    expect((await s.del(`/users/${user.id}`, { query: { hard_delete: true } })).status).toBe(204);
+    expect((await s.get('/version', { token })).status).toBe(401);
   });
 
   it('a token that expired, with nothing written in between', async () => {
@@ -91,6 +119,17 @@ describe('what the hot path remembers gives way on the next request', () => {
     await twice(p.badge);
     expect((await s.put(p.badge, { link_url: 'https://example.com/changed/%{project_id}' })).status).toBe(200);
     expect((await s.get(p.badge)).body.rendered_link_url).toBe(`https://example.com/changed/${p.id}`);
+  });
+
+  it("a badge's project renamed, and the host a client reached us at", async () => {
+    const p = await s.createProject({ path: 'before-rename' });
+    const path = `/projects/${p.id}/badges/${(await s.post(`/projects/${p.id}/badges`, { link_url: 'https://%{gitlab_server}/%{project_path}', image_url: 'https://example.com/b.svg' })).body.id}`;
+    await twice(path);
+    expect((await s.get(path)).body.rendered_link_url).toBe('https://127.0.0.1/root/before-rename');
+    expect((await getWithHost(path, 'sandlab.example:8443')).rendered_link_url).toBe('https://sandlab.example/root/before-rename');
+    expect((await s.put(`/projects/${p.id}`, { path: 'after-rename' })).status).toBe(200);
+    expect((await s.get(path)).body.rendered_link_url).toBe('https://127.0.0.1/root/after-rename');
+    expect((await getWithHost(path, 'other.example')).rendered_link_url).toBe('https://other.example/root/after-rename');
   });
 
   it("an issue's notes, votes and subscription", async () => {

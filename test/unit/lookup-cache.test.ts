@@ -90,3 +90,18 @@ describe('rows read through shared statements', () => {
     expect(row.id).toBe(1);
   });
 });
+
+describe('the shared statements', () => {
+  it('keep a statement in use while thousands of one-off statements come and go', () => {
+    open();
+    const hot = db.prepare('SELECT v FROM t WHERE id = ?');
+    for (let i = 0; i < 3000; i++) {
+      db.prepare(`SELECT ${i} AS n FROM t`);
+      if (i % 50 === 0) expect(db.prepare('SELECT v FROM t WHERE id = ?')).toBe(hot);
+    }
+    expect(db.prepare('SELECT v FROM t WHERE id = ?')).toBe(hot);
+    expect(db.prepare('SELECT v FROM t WHERE id = ?').get(1)).toEqual({ v: 'one' });
+    // A one-off statement met again after the churn is prepared anew and still answers.
+    expect(db.prepare('SELECT 5 AS n FROM t').get()).toEqual({ n: 5 });
+  });
+});

@@ -1,13 +1,30 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from './migrations';
 import { applyMigrations } from './migrations';
 
 export type Db = Database.Database;
 
+/**
+ * better-sqlite3's binding for this Node, where `npm install` builds it. Named directly because
+ * better-sqlite3's own lookup (the `bindings` package) tries a dozen places first, ~3 ms of a start.
+ */
+function nodeBinding(): string | undefined {
+  try {
+    const path = join(dirname(createRequire(__filename).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Opens the data dir's database: WAL for concurrent readers, foreign keys enforced. */
 export function openDatabase(file: string, migrations: Migration[], opts: { nativeBinding?: string; busyTimeoutMs?: number } = {}): Db {
   // nativeBinding: the Electron app loads a better-sqlite3 binding built for Electron's ABI.
-  const db = new Database(file, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
+  const nativeBinding = opts.nativeBinding ?? nodeBinding();
+  const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -21,12 +38,22 @@ export function openDatabase(file: string, migrations: Migration[], opts: { nati
 
 /**
  * Reuses prepared statements by SQL text: preparing is most of the cost of a small query, and the
- * same few hundred statements serve every request. Bounded, oldest dropped first, because some
- * SQL is built with a variable number of placeholders.
+ * same few hundred statements serve every request. Bounded, because some SQL is built with a
+ * variable number of placeholders: when full, the oldest statement not used since the last
+ * eviction pass goes (a used one gets a second chance at the back). A hit only sets a flag,
+ * where moving the entry to the back cost a Map delete and insert on every prepare.
  */
 function cacheStatements(db: Db, limit = 1000): void {
   const prepare = db.prepare.bind(db);
-  const cache = new Map<string, Database.Statement>();
+  const cache = new Map<string, { stmt: Database.Statement; used: boolean }>();
+  const evictOne = (): void => {
+    for (const [sql, entry] of cache) {
+      cache.delete(sql);
+      if (!entry.used) return;
+      entry.used = false;
+      cache.set(sql, entry);
+    }
+  };
   const state = lookupState(db);
   // db.exec runs any SQL (schema changes included): it ends the generation too.
   const exec = db.exec.bind(db);
@@ -35,26 +62,26 @@ function cacheStatements(db: Db, limit = 1000): void {
     return exec(sql);
   }) as Db['exec'];
   db.prepare = ((sql: string) => {
-    let stmt = cache.get(sql);
-    if (stmt) {
-      cache.delete(sql); // re-insert: most recently used last
-    } else {
-      stmt = prepare(sql);
-      if (stmt.reader) readRowsThroughArrays(stmt);
-      if (stmt.readonly) rememberReads(db, stmt, state);
-      else {
-        // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
-        for (const method of ['run', 'get', 'all'] as const) {
-          const call = (stmt[method] as (...a: unknown[]) => unknown).bind(stmt);
-          (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-            state.generation++;
-            return call(...args);
-          };
-        }
-      }
-      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+    const known = cache.get(sql);
+    if (known) {
+      known.used = true;
+      return known.stmt;
     }
-    cache.set(sql, stmt);
+    const stmt = prepare(sql);
+    if (stmt.reader) readRowsThroughArrays(stmt);
+    if (stmt.readonly) rememberReads(db, stmt, state);
+    else {
+      // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
+      for (const method of ['run', 'get', 'all'] as const) {
+        const call = (stmt[method] as (...a: unknown[]) => unknown).bind(stmt);
+        (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+          state.generation++;
+          return call(...args);
+        };
+      }
+    }
+    if (cache.size >= limit) evictOne();
+    cache.set(sql, { stmt, used: false });
     return stmt;
   }) as Db['prepare'];
 }
@@ -270,7 +297,8 @@ function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key
     state.entriesGeneration = state.generation;
   }
   const entries = state[store];
-  if (entries.has(key)) return entries.get(key) as T | undefined;
+  const known = entries.get(key);
+  if (known !== undefined || entries.has(key)) return known as T | undefined;
   const value = load();
   if (value && typeof value === 'object') {
     Object.freeze(value);

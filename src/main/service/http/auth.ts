@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context';
 import type { PersonalAccessToken, User } from '../areas/core/users';
-import { findTokenByValue, findUserById, findUserByIdOrUsername, tokenExpired, tokenScopes, touchToken } from '../areas/core/users';
+import { findIdentityByTokenValue, findUserByIdOrUsername, tokenExpired, touchToken } from '../areas/core/users';
 import type { HttpRequest } from './server';
 import { ApiError, forbidden, insufficientScope, invalidToken, unauthorized } from './errors';
 
@@ -49,15 +49,16 @@ function param(params: Record<string, unknown>, name: string): string | null {
  */
 export function authenticate(svc: ServiceContext, creds: Credentials, req: Pick<HttpRequest, 'baseUrl'> | null = null): Auth | null {
   if (creds.privateToken) {
-    const token = findTokenByValue(svc, creds.privateToken);
-    if (!token) throw unauthorized();
+    const identity = findIdentityByTokenValue(svc, creds.privateToken);
+    if (!identity) throw unauthorized();
+    const { token, user } = identity;
     if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.');
-    if (tokenExpired(svc, token)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
-    const user = findUserById(svc, token.user_id);
+    const now = svc.now();
+    if (tokenExpired(svc, token, now)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
     if (!user) throw unauthorized();
     checkAccountAllowed(user, req);
-    touchToken(svc, token);
-    return { user, tokenUser: user, token, scopes: tokenScopes(token), jobTokenProjectId: null };
+    touchToken(svc, token, now);
+    return { user, tokenUser: user, token, scopes: identity.scopes, jobTokenProjectId: null };
   }
   if (creds.jobToken) {
     const identity = svc.resolveJobToken?.(creds.jobToken) ?? null;

@@ -33,6 +33,54 @@ class Node<T> {
   wildcard: Leaf<T> | null = null;
 }
 
+/** A route found for a path: the leaf and its parameters' values, in path order. */
+interface Match<T> {
+  leaf: Leaf<T>;
+  values: string[];
+}
+
+/** What a path resolves to among one method's routes: a match, no route (null), or a refusal. */
+type Outcome<T> = Match<T> | { kind: 'badUrl'; path: string } | { kind: 'tooLong'; path: string } | null;
+
+/**
+ * Paths resolved lately, per method: clients repeat the same paths, and a path seen before skips
+ * splitting, decoding and walking (one Map lookup). Bounded, and let go at once when full: the
+ * paths are the clients' to choose. Long paths are walked every time.
+ */
+const MEMO_LIMIT = 2000;
+const MEMO_MAX_PATH = 256;
+
+class Tree<T> {
+  readonly root = new Node<T>();
+  readonly memo = new Map<string, Outcome<T>>();
+
+  /** `url`'s outcome: from the memo when its path (before `?`) was resolved before. */
+  match(url: string): Outcome<T> {
+    // Only origin-form targets: an absolute URL's or a malformed escape's 400 names the whole target, query included.
+    const q = url.indexOf('?');
+    const key = q < 0 ? url : url.slice(0, q);
+    if (key.charCodeAt(0) !== 47 || key.length > MEMO_MAX_PATH) return resolve(this.root, url);
+    const known = this.memo.get(key);
+    if (known !== undefined) return known;
+    const outcome = resolve(this.root, url);
+    if (outcome !== null && 'kind' in outcome && outcome.kind === 'badUrl') return outcome;
+    if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
+    this.memo.set(key, outcome);
+    return outcome;
+  }
+}
+
+/** Resolves `url` from the root of one method's routes. */
+function resolve<T>(root: Node<T>, url: string): Outcome<T> {
+  const prepared = prepare(url);
+  if (!('segments' in prepared)) return prepared;
+  const values: string[] = [];
+  const state = { tooLong: false };
+  const leaf = walk(root, prepared, 0, values, state);
+  if (leaf !== null) return { leaf, values };
+  return state.tooLong ? { kind: 'tooLong', path: prepared.path } : null;
+}
+
 export type Lookup<T> =
   | { kind: 'found'; route: T; params: Record<string, string> }
   | { kind: 'badUrl'; path: string }
@@ -48,13 +96,15 @@ interface Prepared {
 }
 
 export class RouteTable<T> {
-  private readonly trees = new Map<string, Node<T>>();
+  private readonly trees = new Map<string, Tree<T>>();
 
   /** Adds `pattern` (`/api/v4/projects/:id/badges/:badge_id`) for `method`; a duplicate throws. */
   add(method: string, pattern: string, route: T): void {
     let tree = this.trees.get(method);
-    if (!tree) this.trees.set(method, (tree = new Node<T>()));
-    let node = tree;
+    if (!tree) this.trees.set(method, (tree = new Tree<T>()));
+    // A path resolved before may resolve to the new route now.
+    tree.memo.clear();
+    let node = tree.root;
     const names: string[] = [];
     const segments = splitSegments(trimPath(pattern));
     for (let i = 0; i < segments.length; i++) {
@@ -99,12 +149,10 @@ export class RouteTable<T> {
   find(method: string, url: string): Lookup<T> | null {
     const tree = this.trees.get(method);
     if (!tree) return null;
-    const prepared = prepare(url);
-    if (!('segments' in prepared)) return prepared;
-    const values: string[] = [];
-    const state = { tooLong: false };
-    const leaf = walk(tree, prepared, 0, values, state);
-    if (leaf === null) return state.tooLong ? { kind: 'tooLong', path: prepared.path } : null;
+    const outcome = tree.match(url);
+    if (outcome === null || 'kind' in outcome) return outcome;
+    const { leaf, values } = outcome;
+    // Each request gets its own parameters: the memo's values stay as they were found.
     const params: Record<string, string> = {};
     for (let i = 0; i < leaf.names.length; i++) params[leaf.names[i]] = values[i];
     return { kind: 'found', route: leaf.route, params };
@@ -112,16 +160,12 @@ export class RouteTable<T> {
 
   /**
    * The methods among `methods` with a route for `url` (a bad or over-long URL counts as a route,
-   * as it did for fastify's 405 check). The path is prepared once for all of them.
+   * as it did for fastify's 405 check).
    */
   methodsMatching(url: string, methods: readonly string[]): string[] {
-    const prepared = prepare(url);
     return methods.filter((method) => {
       const tree = this.trees.get(method);
-      if (!tree) return false;
-      if (!('segments' in prepared)) return true;
-      const state = { tooLong: false };
-      return walk(tree, prepared, 0, [], state) !== null || state.tooLong;
+      return tree !== undefined && tree.match(url) !== null;
     });
   }
 }

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context';
+import { cachedEntity } from '../../db/connection';
 import { type BadgeRow, type RenderContext, renderUrl } from './badges';
 
 /** Entities::BasicBadgeDetails: what `render` answers. */
@@ -24,4 +25,13 @@ export function badge(svc: ServiceContext, b: BadgeRow, ctx: RenderContext): Rec
     rendered_image_url: details.rendered_image_url,
     kind: b.kind,
   };
+}
+
+/**
+ * Entities::Badge remembered until the next write, with its answer bytes (cachedEntity): the key
+ * names all it depends on besides the database. Only for a row read in the same synchronous run
+ * (a row read before an await may be older than the generation the entity would be kept in).
+ */
+export function rememberedBadge(svc: ServiceContext, b: BadgeRow, ctx: RenderContext): Record<string, unknown> {
+  return cachedEntity(svc.db, `badge:${b.id}:${ctx.project?.id ?? 0}:${ctx.serverHost}:${ctx.commitSha}:${ctx.latestTag}`, () => badge(svc, b, ctx));
 }

@@ -14,7 +14,7 @@ import {
   updateBadge,
   validateBadge,
 } from './badges';
-import { badge, basicBadgeDetails } from './entities';
+import { badge, basicBadgeDetails, rememberedBadge } from './entities';
 import { serverOf } from '../core/entities';
 import { repositoryBadgeFacts } from '../repositories/tag_order';
 import { checkUnmodifiedSince } from '../../http/conditional';
@@ -46,10 +46,13 @@ function renderContext(rc: RequestContext, source: Source, badges: Pick<BadgeRow
   return repositoryBadgeFacts(rc.svc, project).then((facts) => ({ project, serverHost: serverHost(rc), ...facts }));
 }
 
-/** A badge as shown on the source (without a pass through the event loop when the repository is not read). */
+/**
+ * A badge as shown on the source: remembered when the repository is not read (no pass through the
+ * event loop between reading the row and rendering it), rendered afresh after the repository's answer.
+ */
 function renderBadge(rc: RequestContext, source: Source, b: BadgeRow): Record<string, unknown> | Promise<Record<string, unknown>> {
   const ctx = renderContext(rc, source, [b]);
-  return ctx instanceof Promise ? ctx.then((c) => badge(rc.svc, b, c)) : badge(rc.svc, b, ctx);
+  return ctx instanceof Promise ? ctx.then((c) => badge(rc.svc, b, c)) : rememberedBadge(rc.svc, b, ctx);
 }
 
 function projectSource(rc: RequestContext, p: Project): Source {

@@ -1,7 +1,7 @@
 import { hash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
-import { isoTime } from './time';
+import { isoDate, isoTime } from './time';
 
 export interface User {
   id: number;
@@ -123,8 +123,28 @@ function lastUsedMs(token: PersonalAccessToken): number {
 }
 
 /** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */
-export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken): boolean {
-  return token.expires_at !== null && token.expires_at <= svc.now().toISOString().slice(0, 10);
+export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): boolean {
+  return token.expires_at !== null && token.expires_at <= isoDate(now);
+}
+
+/** A presented token value's row, its owner (undefined when gone) and its scopes. */
+export interface TokenIdentity {
+  token: PersonalAccessToken;
+  user: User | undefined;
+  scopes: string[];
+}
+
+/**
+ * What a token value authenticates as, resolved together: one remembered lookup per request
+ * instead of the token's, the owner's and the scopes' each. Like every cached lookup it lasts
+ * until the next write (a revoked token, a blocked or deleted owner); expiry depends on the
+ * clock and is checked by the caller on every request.
+ */
+export function findIdentityByTokenValue(svc: ServiceContext, value: string): TokenIdentity | undefined {
+  return cachedLookup(svc.db, `identity:${value}`, () => {
+    const token = findTokenByValue(svc, value);
+    return token && { token, user: findUserById(svc, token.user_id), scopes: tokenScopes(token) };
+  });
 }
 
 export interface NewToken {
@@ -151,8 +171,7 @@ export function insertToken(svc: ServiceContext, t: NewToken): { row: PersonalAc
 }
 
 /** Records use at most once a minute per token, so authenticated reads stay cheap. */
-export function touchToken(svc: ServiceContext, token: PersonalAccessToken): void {
-  const now = svc.now();
+export function touchToken(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): void {
   if (token.last_used_at && now.getTime() - lastUsedMs(token) < 60_000) return;
   svc.db.prepare('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?').run(isoTime(now), token.id);
 }

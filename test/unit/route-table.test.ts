@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { RouteTable } from '../../src/main/service/http/router';
+
+/**
+ * The route table remembers the paths it resolved (http/router.ts): a path seen before must
+ * resolve exactly as a fresh walk would, whatever was added or asked in between.
+ */
+const found = (t: RouteTable<string>, method: string, url: string) => {
+  const r = t.find(method, url);
+  return r && r.kind === 'found' ? { route: r.route, params: r.params } : r;
+};
+
+describe('the route table resolving a path it saw before', () => {
+  it('gives each request its own parameters, decoded as the first time', () => {
+    const t = new RouteTable<string>();
+    t.add('GET', '/projects/:id/badges/:badge_id', 'badge');
+    const first = t.find('GET', '/projects/a%2Fb/badges/7?x=1');
+    expect(first).toEqual({ kind: 'found', route: 'badge', params: { id: 'a/b', badge_id: '7' } });
+    if (first?.kind === 'found') first.params.id = 'changed by a handler';
+    expect(found(t, 'GET', '/projects/a%2Fb/badges/7?y=2')).toEqual({ route: 'badge', params: { id: 'a/b', badge_id: '7' } });
+    expect(found(t, 'GET', '/projects/a%2Fb/badges/8')).toEqual({ route: 'badge', params: { id: 'a/b', badge_id: '8' } });
+  });
+
+  it('finds a route added after the path was resolved (to nothing, then to a parameter route)', () => {
+    const t = new RouteTable<string>();
+    expect(t.find('GET', '/version')).toBeNull();
+    t.add('GET', '/:name', 'param');
+    expect(found(t, 'GET', '/version')).toEqual({ route: 'param', params: { name: 'version' } });
+    t.add('GET', '/version', 'static');
+    expect(found(t, 'GET', '/version')).toEqual({ route: 'static', params: {} });
+    expect(t.methodsMatching('/version', ['GET', 'POST'])).toEqual(['GET']);
+    t.add('POST', '/version', 'post');
+    expect(t.methodsMatching('/version', ['GET', 'POST'])).toEqual(['GET', 'POST']);
+  });
+
+  it('names the whole target, query included, in every bad URL answer', () => {
+    const t = new RouteTable<string>();
+    t.add('GET', '/a/:x', 'a');
+    expect(t.find('GET', '/a/%zz?q=1')).toEqual({ kind: 'badUrl', path: '/a/%zz?q=1' });
+    expect(t.find('GET', '/a/%zz?q=2')).toEqual({ kind: 'badUrl', path: '/a/%zz?q=2' });
+    expect(t.find('GET', `/a/${'x'.repeat(3000)}`)).toEqual({ kind: 'tooLong', path: `/a/${'x'.repeat(3000)}` });
+  });
+
+  it('resolves every path right past the bound of remembered paths', () => {
+    const t = new RouteTable<string>();
+    t.add('GET', '/items/:id', 'item');
+    for (let i = 0; i < 5000; i++) expect(found(t, 'GET', `/items/${i}`)).toEqual({ route: 'item', params: { id: String(i) } });
+    expect(found(t, 'GET', '/items/3')).toEqual({ route: 'item', params: { id: '3' } });
+  });
+});
