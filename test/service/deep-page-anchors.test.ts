@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
 
 /**
  * Deep pages of a project's merge requests (core/020) and issues (core/019) start after a row an
@@ -154,6 +154,111 @@ describe("deep pages of a project's issues", () => {
       expect(ids(await page(31))).toEqual(newestFirst(issues).slice(1_500, 1_550).map((x) => x.id));
     });
     expect(reads).toHaveLength(1);
+    expect(reads[0].args.at(-1)).toBe(0);
+  });
+});
+
+describe("deep pages of a project's events (core/022)", () => {
+  const events: number[] = [];
+  const page = (n: number, query: Record<string, string> = {}) => s.get(`/projects/${project}/events`, { query: { per_page: '100', page: String(n), ...query } });
+  /** The project's events, newest first (the project's own `created` event among them). */
+  const newest = (): number[] => [...events].sort((a, b) => b - a);
+  const insert = (i: number): number =>
+    Number(
+      s.service.context.db
+        .prepare("INSERT INTO events (project_id, author_id, action, created_at) VALUES (?, 1, ?, ?)")
+        .run(project, i % 4 ? 'created' : 'closed', new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()).lastInsertRowid,
+    );
+
+  beforeAll(() => {
+    events.push(...(s.service.context.db.prepare('SELECT id FROM events WHERE project_id = ?').all(project) as { id: number }[]).map((e) => e.id));
+    s.service.context.db.transaction(() => {
+      for (let i = 1; i <= N; i++) events.push(insert(i));
+    })();
+  });
+
+  it('read in turn, asked again, in either order, and after events come and go, every page is the slice the events say', async () => {
+    for (const n of [11, 12, 13, 12, 25, 11]) expect(ids(await page(n))).toEqual(newest().slice((n - 1) * 100, n * 100));
+    const oldest = [...events].sort((a, b) => a - b);
+    for (const n of [14, 15, 14]) expect(ids(await page(n, { sort: 'asc' }))).toEqual(oldest.slice((n - 1) * 100, n * 100));
+    // A new event (an issue created through the API) moves every page by one.
+    expect((await s.post(`/projects/${project}/issues`, { title: 'Eventful' })).status).toBe(201);
+    events.push(...(s.service.context.db.prepare('SELECT id FROM events WHERE project_id = ? AND id > ?').all(project, Math.max(...events)) as { id: number }[]).map((e) => e.id));
+    for (const n of [12, 13]) expect(ids(await page(n))).toEqual(newest().slice((n - 1) * 100, n * 100));
+    // Deleted (as a cascade deletes them): the pages after it move back.
+    const gone = newest()[500];
+    s.service.context.db.prepare('DELETE FROM events WHERE id = ?').run(gone);
+    events.splice(events.indexOf(gone), 1);
+    for (const n of [12, 13]) expect(ids(await page(n))).toEqual(newest().slice((n - 1) * 100, n * 100));
+  });
+
+  it('a page read after the one before it skips no row', async () => {
+    await page(15, { action: 'created' });
+    const reads = await pagedReads(async () => {
+      const created = new Set(s.service.context.db.prepare("SELECT id FROM events WHERE project_id = ? AND action = 'created'").all(project).map((e: any) => e.id));
+      expect(ids(await page(16, { action: 'created' }))).toEqual(newest().filter((id) => created.has(id)).slice(1_500, 1_600));
+    });
+    expect(reads).toHaveLength(1);
+    expect(reads[0].sql).toContain('(e.id, e.id) < (?, ?)');
+    expect(reads[0].args.at(-1)).toBe(0);
+  });
+});
+
+describe("deep pages of a record's notes (core/022)", () => {
+  interface NoteSeed {
+    id: number;
+    createdAt: string;
+    updatedAt: string;
+  }
+  const notes: NoteSeed[] = [];
+  const page = (n: number, query: Record<string, string> = {}) => s.get(`/projects/${project}/issues/1/notes`, { query: { per_page: '100', page: String(n), ...query } });
+  const newest = (): number[] => [...notes].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id)).map((x) => x.id);
+  const updatedAsc = (): number[] => [...notes].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id - b.id)).map((x) => x.id);
+
+  beforeAll(() => {
+    const issue = issues.find((x) => x.iid === 1)!;
+    s.service.context.db.transaction(() => {
+      for (let i = 1; i <= N; i++) {
+        const row = insertImportedNote(s.service.context, project, {
+          noteableType: 'Issue',
+          noteableId: issue.id,
+          authorId: 1,
+          body: `Note ${i}`,
+          createdAt: createdAt(i),
+          updatedAt: updatedAt(i),
+          importedFrom: 'none',
+        });
+        notes.push({ id: row.id, createdAt: createdAt(i), updatedAt: updatedAt(i) });
+      }
+    })();
+  });
+
+  it('read in turn, asked again, by either order, and after notes are added, edited and deleted, every page is the slice the notes say', async () => {
+    for (const n of [11, 12, 13, 12, 26, 11]) expect(ids(await page(n))).toEqual(newest().slice((n - 1) * 100, n * 100));
+    for (const n of [14, 15, 14]) expect(ids(await page(n, { order_by: 'updated_at', sort: 'asc' }))).toEqual(updatedAsc().slice((n - 1) * 100, n * 100));
+    const added = await s.post(`/projects/${project}/issues/1/notes`, { body: 'A new note' });
+    expect(added.status).toBe(201);
+    notes.push({ id: added.body.id, createdAt: added.body.created_at, updatedAt: added.body.updated_at });
+    for (const n of [12, 13]) expect(ids(await page(n))).toEqual(newest().slice((n - 1) * 100, n * 100));
+    // Edited: it moves to the end of the updated_at order.
+    const edited = notes.find((x) => x.id === updatedAsc()[50])!;
+    const put = await s.put(`/projects/${project}/issues/1/notes/${edited.id}`, { body: 'Edited' });
+    expect(put.status).toBe(200);
+    edited.updatedAt = put.body.updated_at;
+    for (const n of [14, 15]) expect(ids(await page(n, { order_by: 'updated_at', sort: 'asc' }))).toEqual(updatedAsc().slice((n - 1) * 100, n * 100));
+    const gone = newest()[300];
+    expect((await s.del(`/projects/${project}/issues/1/notes/${gone}`)).status).toBe(204);
+    notes.splice(notes.findIndex((x) => x.id === gone), 1);
+    for (const n of [12, 13]) expect(ids(await page(n))).toEqual(newest().slice((n - 1) * 100, n * 100));
+  });
+
+  it('a page read after the one before it skips no row', async () => {
+    await page(20);
+    const reads = await pagedReads(async () => {
+      expect(ids(await page(21))).toEqual(newest().slice(2_000, 2_100));
+    });
+    expect(reads).toHaveLength(1);
+    expect(reads[0].sql).toContain('(created_at, id) < (?, ?)');
     expect(reads[0].args.at(-1)).toBe(0);
   });
 });

@@ -932,4 +932,43 @@ END;
     name: 'core/021_project_event_actions',
     sql: `CREATE INDEX events_project_action ON events (project_id, action, id);`,
   },
+  {
+    // Deep pages of a project's events and of a record's notes start after a row an earlier page
+    // read (PageAnchors) while those events or notes stay as they were: a version per project
+    // (events) and per noteable (notes), moved on by every insert, update and delete (cascades included).
+    name: 'core/022_event_and_note_list_versions',
+    sql: `
+CREATE TABLE event_list_versions (project_id INTEGER PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TRIGGER events_list_version_insert AFTER INSERT ON events WHEN NEW.project_id IS NOT NULL BEGIN
+  INSERT INTO event_list_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER events_list_version_delete AFTER DELETE ON events WHEN OLD.project_id IS NOT NULL BEGIN
+  INSERT INTO event_list_versions (project_id, version) VALUES (OLD.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER events_list_version_update AFTER UPDATE ON events BEGIN
+  INSERT INTO event_list_versions (project_id, version) SELECT NEW.project_id, 1 WHERE NEW.project_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO event_list_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id IS NOT NULL AND OLD.project_id IS NOT NEW.project_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TABLE note_list_versions (
+  noteable_type TEXT NOT NULL,
+  noteable_id INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (noteable_type, noteable_id)
+) WITHOUT ROWID;
+CREATE TRIGGER notes_list_version_insert AFTER INSERT ON notes BEGIN
+  INSERT INTO note_list_versions (noteable_type, noteable_id, version) VALUES (NEW.noteable_type, NEW.noteable_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER notes_list_version_delete AFTER DELETE ON notes BEGIN
+  INSERT INTO note_list_versions (noteable_type, noteable_id, version) VALUES (OLD.noteable_type, OLD.noteable_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER notes_list_version_update AFTER UPDATE ON notes BEGIN
+  INSERT INTO note_list_versions (noteable_type, noteable_id, version) VALUES (NEW.noteable_type, NEW.noteable_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO note_list_versions (noteable_type, noteable_id, version) SELECT OLD.noteable_type, OLD.noteable_id, 1
+    WHERE OLD.noteable_type != NEW.noteable_type OR OLD.noteable_id != NEW.noteable_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+`,
+  },
 ];

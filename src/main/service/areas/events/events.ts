@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../http/route';
 import { declared, t } from '../../http/params';
-import { paginateSql } from '../../http/pagination';
+import { type PageAnchors, type SortDirection, paginateSql } from '../../http/pagination';
 import { effectiveProjectAccess, memberProjectsSql, visibleProjectsSql } from '../core/access';
 import { findProjectById } from '../core/projects';
 import type { EventRow } from './entities';
@@ -73,8 +73,26 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   }
   const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
   const order = q.sort === 'asc' ? 'ASC' : 'DESC';
-  const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}` });
+  const anchors = source.kind === 'project' ? projectEventAnchors(rc, source.projectId, { from: sql, args }, q.sort as SortDirection) : undefined;
+  const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors });
   return rows.filter((e) => targetVisible(rc, e));
+}
+
+/**
+ * Anchors for deep pages (PageAnchors) of a project's events: its rows change only when the
+ * project's events are written, which core/022 counts per project. The project's visibility
+ * (the other condition) shows or hides the whole list at once, so rows never move under an anchor.
+ */
+function projectEventAnchors(rc: RequestContext, projectId: number, list: { from: string; args: unknown[] }, sort: SortDirection): PageAnchors<EventRow> {
+  return {
+    key: JSON.stringify(['events', list.from, list.args, sort]),
+    version: () => (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM event_list_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v,
+    column: 'e.id',
+    idColumn: 'e.id',
+    sort,
+    value: (row) => row.id,
+    id: (row) => row.id,
+  };
 }
 
 function nextDay(date: string): string {

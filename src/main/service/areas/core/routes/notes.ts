@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { ApiError, badRequest, forbidden, notFound } from '../../../http/errors';
-import { paginateSql } from '../../../http/pagination';
+import { type PageAnchors, type SortDirection, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type NoteRow, note } from '../entities';
@@ -65,7 +65,20 @@ export function registerNoteRoutes(r: Router): void {
         if (q.activity_filter === 'only_activity') where.push('system = 1');
         const sql = `FROM notes WHERE ${where.join(' AND ')}`;
         const args = [noteable.type, noteable.id];
-        return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}` }).map((n) => note(rc, n, noteable.iid));
+        const sort = q.sort as SortDirection;
+        // Deep pages start after a row an earlier page read while the record's notes are unwritten
+        // (core/022); the caller's view (internal notes) is in the SQL, so in the key.
+        const anchors: PageAnchors<NoteRow> = {
+          key: JSON.stringify(['notes', sql, args, q.order_by, sort]),
+          version: () =>
+            (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM note_list_versions WHERE noteable_type = ? AND noteable_id = ?), 0) AS v').get(...args) as { v: number }).v,
+          column: q.order_by,
+          idColumn: 'id',
+          sort,
+          value: (n) => (q.order_by === 'updated_at' ? n.updated_at : n.created_at),
+          id: (n) => n.id,
+        };
+        return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}`, anchors }).map((n) => note(rc, n, noteable.iid));
       },
       { auth: 'optional' },
     );
