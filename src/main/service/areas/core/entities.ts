@@ -726,7 +726,8 @@ function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: 
   const idList = JSON.stringify(ids);
   const notes = db
     .prepare(
-      'SELECT noteable_id AS id, count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id IN (SELECT value FROM json_each(?)) AND system = 0 GROUP BY noteable_id',
+      // user_notes_count from core/023's counters (the record's notes that are not system notes).
+      'SELECT noteable_id AS id, n FROM user_note_counts WHERE noteable_type = ? AND noteable_id IN (SELECT value FROM json_each(?))',
     )
     .all(type, idList) as { id: number; n: number }[];
   const votes = db
