@@ -131,6 +131,19 @@ describe('the built main process, run in Node with a stand-in electron module', 
   });
 });
 
+describe('the built main process code', () => {
+  it('is ASCII without doc comments: a start reads, hashes and compiles less (scripts/code-cache.cjs)', () => {
+    const files = ['main/cli.js', 'main/index.js', ...readdirSync(join(out, 'main/chunks')).map((f) => `main/chunks/${f}`)];
+    for (const file of files) {
+      const code = readFileSync(join(out, file), 'utf8');
+      expect(code, file).not.toMatch(/[^\x00-\x7f]/);
+      expect(code, file).not.toMatch(/\/\*\*\s/);
+    }
+    // A non-ASCII string in the source is escaped, not lost (git/commits.ts's ellipsis).
+    expect(readFileSync(join(out, files.find((f) => f.includes('chunks/service-'))!), 'utf8')).toContain('\\u2026');
+  });
+});
+
 describe('security helpers', () => {
   it('gives every window the secure preferences', () => {
     expect(secureWebPreferences('/p.js')).toMatchObject({ preload: '/p.js', contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });

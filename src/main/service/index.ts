@@ -10,7 +10,7 @@ import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
 import { bootstrapRoot } from './bootstrap';
 import { openGit } from './git';
-import { locateGit } from './git/runtime';
+import { defaultGitCommand } from './git/runtime';
 import { JobRunner } from './jobs/runner';
 import { RateLimiter } from './http/throttle';
 import { jobMigrations } from './jobs/schema';
@@ -51,6 +51,9 @@ export interface Service {
   readonly routes: readonly RouteInfo[];
 }
 
+/** How long after listening git is looked for (`git --version`) unless a request needed it sooner. */
+const GIT_PROBE_DELAY_MS = 500;
+
 /** Only the desktop window and tests inject (tens of ms to load); `serve` never does. */
 const lightMyRequest = lazyRequire<typeof import('light-my-request')>('light-my-request');
 
@@ -66,16 +69,12 @@ export const DEFAULT_LIMITS: Limits = {
 /** Opens the data dir, applies migrations, builds the HTTP app. Electron-free. */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   mkdirSync(opts.dataDir, { recursive: true });
-  // `git --version` runs while the database opens and migrates: neither waits for the other.
-  const gitOpening = openGit(opts.dataDir, () => locateGit(opts.gitCommand));
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const db = openDatabase(join(opts.dataDir, 'sandlab.db'), [...jobMigrations, ...areas.flatMap((a) => a.migrations)], {
     nativeBinding: opts.nativeBinding,
     busyTimeoutMs: limits.databaseBusyTimeoutMs,
   });
-  const git = await gitOpening;
-  // Said once at start: everything else works without git, repository endpoints answer 503.
-  if (!git.available) process.stderr.write(`[sandlab] repositories are unavailable: ${git.reason}\n`);
+  const git = openGit(opts.dataDir, opts.gitCommand ?? defaultGitCommand());
   const now = opts.clock ?? (() => new Date());
   const outbound = opts.fetch ?? globalThis.fetch;
   const svc: ServiceContext = {
@@ -115,6 +114,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   });
   let url = '';
   let closed = false;
+  let gitProbe: ReturnType<typeof setTimeout> | undefined;
   return {
     get url() {
       return url;
@@ -127,11 +127,20 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : opts.port;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      // git is looked for once the service answers, off the way to the first answer; said once:
+      // everything else works without git, repository endpoints answer 503.
+      gitProbe = setTimeout(() => {
+        void git.probe().then((found) => {
+          if (!found.ok && !closed) process.stderr.write(`[sandlab] repositories are unavailable: ${found.reason}\n`);
+        });
+      }, GIT_PROBE_DELAY_MS);
+      gitProbe.unref();
       return url;
     },
     async close() {
       if (closed) return;
       closed = true;
+      clearTimeout(gitProbe);
       // A streamed reply can still be finishing when close() starts; its keep-alive socket turns
       // idle only afterwards and would hold close() until the keep-alive timeout. Keep sweeping.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);

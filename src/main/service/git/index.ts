@@ -6,7 +6,8 @@
  *
  * Using it (from any area, with `svc.git`):
  *
- *   svc.git.available / svc.git.reason      is git usable here; if not, why (Sandlab still starts)
+ *   svc.git.available / svc.git.reason      is git usable here; if not, why (Sandlab still starts;
+ *                                           git is looked for after the start, or at its first use)
  *   await svc.git.ensure(project)           the project's bare repo, created on first use (throws
  *                                           GitMissingError when git is missing: the app answers 503)
  *   svc.git.repository(projectId)           the handle without touching the disk
@@ -30,7 +31,7 @@
  * Smart HTTP (clone/fetch/push) streams through smart_http.ts; the repositories area authenticates.
  */
 import { join } from 'node:path';
-import { GitMissingError, runGit, type GitLocation, type GitProgram } from './runtime';
+import { GitMissingError, locateGit, locateGitSync, runGit, type GitLocation, type GitProgram } from './runtime';
 import { Repository } from './repository';
 
 export { GitMissingError, GitCommandError, GitTimeoutError } from './runtime';
@@ -39,13 +40,30 @@ export type { RefInfo, TreeEntry, FileAction, Person } from './repository';
 
 export class Git {
   private readonly handles = new Map<number, Repository>();
+  private found: GitLocation | null = null;
+  private probing: Promise<GitLocation> | null = null;
 
   constructor(
-    private readonly location: GitLocation,
+    /** The git program to look for (SANDLAB_GIT, else `git` on PATH). */
+    private readonly command: string,
     /** `<dataDir>/repositories` */
     readonly root: string,
     private readonly tmpDir: string,
   ) {}
+
+  /**
+   * Where git is. Looked for by probe() once the service listens (running `git --version` costs a
+   * fork of the whole process: not on the way to the first answer); a use before that waits for it.
+   */
+  private get location(): GitLocation {
+    return (this.found ??= locateGitSync(this.command));
+  }
+
+  /** Looks for git without blocking (once; unless a use already has); resolves with what was found. */
+  probe(): Promise<GitLocation> {
+    if (this.found) return Promise.resolve(this.found);
+    return (this.probing ??= locateGit(this.command).then((found) => (this.found ??= found)));
+  }
 
   get available(): boolean {
     return this.location.ok;
@@ -53,16 +71,19 @@ export class Git {
 
   /** Why git cannot be used (null when it can). */
   get reason(): string | null {
-    return this.location.ok ? null : this.location.reason;
+    const location = this.location;
+    return location.ok ? null : location.reason;
   }
 
   get version(): string | null {
-    return this.location.ok ? this.location.program.version : null;
+    const location = this.location;
+    return location.ok ? location.program.version : null;
   }
 
   private program(): GitProgram {
-    if (!this.location.ok) throw new GitMissingError(this.location.reason);
-    return this.location.program;
+    const location = this.location;
+    if (!location.ok) throw new GitMissingError(location.reason);
+    return location.program;
   }
 
   /** `<root>/<project id>.git`, as a handle (nothing is created). */
@@ -82,14 +103,14 @@ export class Git {
     return repo;
   }
 
-  /** True when the project has a repository with at least one branch; never spawns git. */
+  /** True when the project has a repository with at least one branch; never spawns git (but the first look for it). */
   hasCommits(projectId: number): boolean {
-    if (!this.location.ok) return false;
+    if (!this.available) return false;
     return !this.repository(projectId).isEmpty();
   }
 
   async remove(projectId: number): Promise<void> {
-    if (!this.location.ok) return;
+    if (!this.available) return;
     const repo = this.repository(projectId);
     this.handles.delete(projectId);
     await repo.remove();
@@ -144,7 +165,7 @@ function credentialConfig(auth: RemoteAuth): [string, string][] {
   return credentials ? [['http.extraHeader', `Authorization: Basic ${Buffer.from(credentials).toString('base64')}`]] : [];
 }
 
-/** Finds git and sets up the adapter for a data dir. */
-export async function openGit(dataDir: string, locate: () => Promise<GitLocation>): Promise<Git> {
-  return new Git(await locate(), join(dataDir, 'repositories'), join(dataDir, 'tmp', 'git'));
+/** The adapter for a data dir; git itself is looked for later (Git.probe, or the first use). */
+export function openGit(dataDir: string, command: string): Git {
+  return new Git(command, join(dataDir, 'repositories'), join(dataDir, 'tmp', 'git'));
 }

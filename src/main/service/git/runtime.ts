@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
 /** Oldest git Sandlab works with: `merge-tree --write-tree` (merges without a worktree) arrived in 2.38. */
@@ -32,11 +32,14 @@ export interface GitProgram {
 
 export type GitLocation = { ok: true; program: GitProgram } | { ok: false; reason: string };
 
+/** The git program to run: `SANDLAB_GIT` when set, else `git` on PATH (Debian's git, Git for Windows, Xcode's). */
+export const defaultGitCommand = (): string => process.env.SANDLAB_GIT || 'git';
+
 /**
- * Finds git: `SANDLAB_GIT` when set, else `git` on PATH (Debian's git, Git for Windows, Xcode's).
- * Never throws: a missing or too old git is a reason Sandlab reports, not a crash.
+ * Finds git by running `git --version`. Never throws: a missing or too old git is a reason Sandlab
+ * reports, not a crash.
  */
-export async function locateGit(command = process.env.SANDLAB_GIT || 'git'): Promise<GitLocation> {
+export async function locateGit(command = defaultGitCommand()): Promise<GitLocation> {
   const out = await new Promise<{ code: number | null; stdout: string; error?: Error }>((resolve) => {
     let child: ChildProcess;
     try {
@@ -50,6 +53,16 @@ export async function locateGit(command = process.env.SANDLAB_GIT || 'git'): Pro
     child.on('error', (error) => resolve({ code: null, stdout, error }));
     child.on('close', (code) => resolve({ code, stdout }));
   });
+  return gitLocation(command, out);
+}
+
+/** locateGit, waiting for git (a few ms): for the first use of git before the background probe has answered. */
+export function locateGitSync(command = defaultGitCommand()): GitLocation {
+  const run = spawnSync(command, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true, encoding: 'utf8' });
+  return gitLocation(command, { code: run.status, stdout: run.stdout ?? '', error: run.error });
+}
+
+function gitLocation(command: string, out: { code: number | null; stdout: string; error?: Error }): GitLocation {
   if (out.error || out.code !== 0) {
     const why = (out.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? 'was not found on PATH' : 'could not be run';
     return { ok: false, reason: `git ${why}: Sandlab needs the git program (${MIN_GIT_VERSION.join('.')} or newer) for repositories` };

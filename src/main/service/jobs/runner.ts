@@ -230,6 +230,12 @@ export const BUSY_TURN_EVERY_MS = 16;
 /** Requests answered this recently still count as traffic: a client's next request is on its way. */
 const TRAFFIC_QUIET_MS = 100;
 
+/**
+ * Milliseconds on a monotonic clock. Not performance.now(): the first use of `performance` loads
+ * node:perf_hooks (~2 ms, on the first request's answer).
+ */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
 const DEFAULT_SECRET_MISSING = 'Sandlab restarted and no longer holds the secret this job needs: supply it again to retry.';
 const SHUTDOWN_GRACE_MS = 5000;
 const RETRY_AFTER_SECONDS = 30;
@@ -403,13 +409,13 @@ export class JobRunner {
   /** The HTTP server's: a request was answered, or its client went away. */
   requestEnded(): void {
     this.requestsInFlight = Math.max(0, this.requestsInFlight - 1);
-    this.lastRequestEnded = performance.now();
+    this.lastRequestEnded = monotonicMs();
     if (this.requestsInFlight === 0) this.onRequestsAnswered?.();
   }
 
   /** Requests are being answered, or were a moment ago: their clients' next ones are on the way. */
   private get traffic(): boolean {
-    return this.requestsInFlight > 0 || performance.now() - this.lastRequestEnded <= TRAFFIC_QUIET_MS;
+    return this.requestsInFlight > 0 || monotonicMs() - this.lastRequestEnded <= TRAFFIC_QUIET_MS;
   }
 
   /** For RunningJob: how long its next slice of writes may run (ms). */
@@ -437,11 +443,11 @@ export class JobRunner {
         if (!this.traffic) for (const go of this.turns.splice(0)) go();
         else {
           if (this.requestsInFlight > 0) await this.requestsAnswered(YIELD_MS);
-          const early = this.lastTurn + BUSY_TURN_EVERY_MS - performance.now();
+          const early = this.lastTurn + BUSY_TURN_EVERY_MS - monotonicMs();
           if (early > 0) await new Promise<void>((resolve) => setTimeout(resolve, early));
           this.turns.shift()!();
         }
-        this.lastTurn = performance.now();
+        this.lastTurn = monotonicMs();
       }
     } finally {
       this.dispatching = false;
@@ -680,7 +686,7 @@ class RunningJob<P> implements JobContext<P> {
       await this.checkpoint();
       const start = next;
       inTransaction(this.runner.database, () => {
-        const until = performance.now() + this.runner.sliceMs();
+        const until = monotonicMs() + this.runner.sliceMs();
         do {
           const item = items[next++];
           try {
@@ -688,7 +694,7 @@ class RunningJob<P> implements JobContext<P> {
           } catch (err) {
             opts.failed(item, err);
           }
-        } while (next < items.length && performance.now() < until);
+        } while (next < items.length && monotonicMs() < until);
         opts.afterSlice?.(items.slice(start, next));
       });
     }

@@ -30,8 +30,9 @@ export async function createProjectRepository(svc: ServiceContext, project: Proj
 
 /** Deletes the repositories of projects that are gone (one project, or a group's or user's), as the trigger noted them. */
 export async function removeDeletedRepositories(svc: ServiceContext): Promise<void> {
-  if (!svc.git.available) return;
   const ids = (svc.db.prepare('SELECT project_id FROM deleted_project_repositories').all() as { project_id: number }[]).map((r) => r.project_id);
+  // Asked only when there is something to remove: this sweep also runs at start, before git is looked for.
+  if (!ids.length || !svc.git.available) return;
   for (const id of ids) {
     await svc.git.remove(id);
     svc.db.prepare('DELETE FROM deleted_project_repositories WHERE project_id = ?').run(id);
