@@ -33,6 +33,8 @@ export interface ScaleManifest {
   authorId: number;
   labels: string[];
   milestone: string | null;
+  /** The big project's issue with many notes, once bench/scale-busy.ts added them. */
+  busyIssueIid?: number;
   counts: Record<string, number>;
   builtAt: string;
   seconds: number;

@@ -174,6 +174,15 @@ async function main(): Promise<void> {
         await measure(deep(big.smallProjectId, 2500), big.token, bigPid, touchIssue(big.smallProjectId)),
       );
     }
+    // The project's search count is remembered until its issues are next written: after an issue write it is counted again.
+    const searched = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?search=crash`;
+    if (chosen(['issues search=crash after an issue write', null])) {
+      row(
+        'issues search=crash after an issue write',
+        await measure(searched(big.bigProjectId), big.token, bigPid, touchIssue(big.bigProjectId)),
+        await measure(searched(big.smallProjectId), big.token, bigPid, touchIssue(big.smallProjectId)),
+      );
+    }
     const inTurn = async (id: number): Promise<Timed> => {
       await touchIssue(id)();
       const pages: Timed[] = [];
@@ -205,16 +214,31 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
     ['issues order_by=title', (id) => `/projects/${id}/issues?order_by=title`],
     ['issues per_page=100&order_by=updated_at', (id) => `/projects/${id}/issues?per_page=100&order_by=updated_at`],
     ['merge requests page 1', (id) => `/projects/${id}/merge_requests`],
+    ['merge requests page 400 (deep)', (id) => `/projects/${id}/merge_requests?page=400`],
+    ['merge requests search=change', (id) => `/projects/${id}/merge_requests?search=change`],
     ['merge requests state=opened&per_page=100', (id) => `/projects/${id}/merge_requests?state=opened&per_page=100`],
     ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
+    // The big project's busy issue (bench/scale-busy.ts: 200,000 notes) against the small project's issue #1.
+    ...busy(m, 'notes of the busy issue', ''),
+    ...busy(m, 'notes of the busy issue page 2000', '?page=2000'),
+    ...busy(m, 'notes of the busy issue order_by=updated_at&sort=asc', '?order_by=updated_at&sort=asc'),
     ['project events', (id) => `/projects/${id}/events`],
     ['project events page 500', (id) => `/projects/${id}/events?page=500`],
+    ['project events page 2500', (id) => `/projects/${id}/events?page=2500`],
+    ['project events action=closed', (id) => `/projects/${id}/events?action=closed`],
     ['project snippets', (id) => `/projects/${id}/snippets`],
     ['project labels', (id) => `/projects/${id}/labels`],
     ['project labels with_counts', (id) => `/projects/${id}/labels?with_counts=true`],
     ['project members/all', (id) => `/projects/${id}/members/all`],
   ];
   return lists;
+}
+
+/** A list of the busy issue's notes on the big project, of issue #1 on the small one (none without scale-busy.ts). */
+function busy(m: ScaleManifest, name: string, query: string): [string, (id: number) => string][] {
+  const iid = m.busyIssueIid;
+  if (!iid) return [];
+  return [[name, (id) => `/projects/${id}/issues/${id === m.bigProjectId ? iid : 1}/notes${query}`]];
 }
 
 /** Lists of the whole instance (or of the scale group), big instance against the small one. */

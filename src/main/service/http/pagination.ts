@@ -142,6 +142,8 @@ export interface SqlList<T> {
   countFrom?: { from: string; args: unknown[] } | { counted: number };
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
+  /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
+  rows?: (limit: number, offset: number) => T[];
 }
 
 /**
@@ -192,7 +194,7 @@ function anchorsOf(db: Db, key: string, version: number): Map<number, Anchor> {
 /**
  * `limit` rows from `offset`, read from the nearest anchor at or before it (skipping only the rows
  * between). Short of an anchor at this very offset, the row before the page is read too, to
- * anchor it; the page's last row anchors the next page.
+ * anchor it; the row before the last one read anchors the next page.
  */
 function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: number, offset: number): T[] {
   const at = anchorsOf(db, a.key, a.version());
@@ -209,10 +211,13 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
   const rows = db
     .prepare(`SELECT ${list.select} ${list.from}${after} ORDER BY ${list.order} LIMIT ? OFFSET ?`)
     .all(...list.args, ...(anchor ? [anchor.value, anchor.id] : []), limit + lead, offset - lead - from) as T[];
-  const remember = (o: number, row: T): void => void at.set(o, { value: a.value(row), id: a.id(row) });
+  // Inside a transaction the version may yet roll back under rows it no longer describes.
+  const remember = (o: number, row: T): void => void (db.inTransaction || at.set(o, { value: a.value(row), id: a.id(row) }));
   if (lead && rows.length) remember(offset, rows[0]);
   const page = rows.slice(lead);
-  if (page.length) remember(offset + page.length, page[page.length - 1]);
+  // The paginator reads one row past the page (is there a next one?): the next page in turn
+  // starts at that last row, so the row before it is the next page's anchor.
+  if (page.length > 1) remember(offset + page.length - 1, page[page.length - 2]);
   return page;
 }
 
@@ -245,7 +250,9 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
       },
       rows: (limit, offset) =>
-        list.anchors && offset >= ANCHORED_FROM_OFFSET
+        list.rows
+          ? list.rows(limit, offset)
+          : list.anchors && offset >= ANCHORED_FROM_OFFSET
           ? anchoredRows(db, list, list.anchors, limit, offset)
           : (db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} LIMIT ? OFFSET ?`).all(...list.args, limit, offset) as T[]),
     },

@@ -907,4 +907,29 @@ CREATE TRIGGER issues_list_version_update AFTER UPDATE ON issues BEGIN
 END;
 `,
   },
+  {
+    // The same for merge requests: deep pages (PageAnchors) and a project's remembered search
+    // counts hold while the project's merge requests stay as they were.
+    name: 'core/020_merge_request_list_versions',
+    sql: `
+CREATE TABLE merge_request_list_versions (project_id INTEGER PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TRIGGER merge_requests_list_version_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_request_list_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER merge_requests_list_version_delete AFTER DELETE ON merge_requests BEGIN
+  INSERT INTO merge_request_list_versions (project_id, version) VALUES (OLD.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER merge_requests_list_version_update AFTER UPDATE ON merge_requests BEGIN
+  INSERT INTO merge_request_list_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO merge_request_list_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id != NEW.project_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+`,
+  },
+  {
+    // A project's events filtered by action (`?action=closed`) read their own index entries in id
+    // order: the page and the capped count of 10,001 no longer read every event's row to check it.
+    name: 'core/021_project_event_actions',
+    sql: `CREATE INDEX events_project_action ON events (project_id, action, id);`,
+  },
 ];

@@ -2,6 +2,7 @@ import { addFilter } from '../../db/filter';
 import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
+import type { Db } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
 import { recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
@@ -299,25 +300,36 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 const ANCHORED_ORDERS = ['created_at', 'updated_at', 'title'] as const;
 
 /**
- * Anchors for deep pages (PageAnchors) of a project's issues filtered by nothing but the issues'
- * own columns (state, author, confidentiality; not labels, search or a milestone's title, which
- * other tables hold): their rows change only when the project's issues are written, which
- * core/019 counts per project. `seesAll` (the caller sees confidential issues) is part of the
- * key, as a role change shows or hides rows without an issue write.
+ * The version of a project's issue or merge request list: moved on by every insert, update and
+ * delete of its records (core/019, core/020 triggers), so what was read at one version holds
+ * until it moves.
  */
-export function issueListAnchors(
+export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number): number {
+  const table = type === 'Issue' ? 'issue_list_versions' : 'merge_request_list_versions';
+  return (rc.svc.db.prepare(`SELECT coalesce((SELECT version FROM ${table} WHERE project_id = ?), 0) AS v`).get(projectId) as { v: number }).v;
+}
+
+/**
+ * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
+ * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
+ * milestone's title, which other tables hold): their rows change only when the project's records
+ * are written, which listVersion counts. `seesAll` (the caller sees confidential issues) is part
+ * of the key, as a role change shows or hides rows without an issue write.
+ */
+export function issuableListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORDERS)[number], string>>(
   rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
   scope: Scope,
   filters: WorkItemFilters,
   list: { from: string; args: unknown[] },
   seesAll: boolean,
-): PageAnchors<IssueRow> | undefined {
+): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
   if (scope.projectId === undefined || !filters.counted || filters.counted.milestone !== null || !col) return undefined;
   const projectId = scope.projectId;
   return {
-    key: JSON.stringify([list.from, list.args, filters.order, seesAll]),
-    version: () => (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_list_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v,
+    key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
+    version: () => listVersion(rc, type, projectId),
     column: `x.${col}`,
     idColumn: 'x.id',
     sort: filters.sort,
@@ -387,15 +399,21 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
   const probe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
   if (scope.projectId !== undefined) {
-    // A project reads its own matches (its rowid range), and sorts them: a common term on a big
-    // project has hundreds of thousands, so its first pages instead walk the list order and ask
-    // the index about each record (tens of microseconds each), stopping at the page's end. Both
-    // are the same MATCH, so the rows are the same.
+    // A project reads its own matches (its rowid range), and sorts them: a common term has
+    // thousands, so its first pages instead walk the list order and check it against the index a
+    // window at a time (searchWalkRows), stopping at the page's end. The walk reads about
+    // `records / matches` index entries per row it needs, and the sort reads every match's
+    // record: the walk goes first when it reads fewer than SEARCH_WALK_PER_MATCH entries per
+    // match. Both are the same MATCH, so the rows are the same.
     const { projectId } = scope;
     const inProject = projectMatches(index);
-    const matches = countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inProject}`, [query, projectId, projectId], COUNT_LIMIT + 1);
+    const matches = projectMatchCount(rc, type, index, query, projectId);
     const page = readPage(rc.params);
-    const walk = matches > COUNT_LIMIT && page.offset + page.perPage <= SEARCH_WALK_ROWS;
+    const wanted = page.offset + page.perPage + 1;
+    const records = (
+      rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }
+    ).n;
+    const walk = matches > 0 && page.offset + page.perPage <= SEARCH_WALK_ROWS && wanted * records <= SEARCH_WALK_PER_MATCH * matches * matches;
     const project = { index, query, projectId, matches, walk };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
@@ -416,11 +434,108 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
  */
 const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295`;
 
+/** Remembered match counts per database: `index|project|query` -> the count and the list version it was read at. */
+const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
+/** Match counts remembered per database (beyond it, all are dropped and read again). */
+const REMEMBERED_MATCH_COUNTS = 500;
+/** Matches counted past COUNT_LIMIT + 1, so that a common term stays "more than COUNT_LIMIT" through this many writes without a recount. */
+const MATCH_COUNT_SLACK = 1_000;
+
+/**
+ * A project's matches of a search, counted from its range of the full-text index (10,001
+ * matches of a common term cost milliseconds), and remembered while the project's records of
+ * that type stay unwritten (listVersion; the index changes only with them). Each write moves the
+ * version by one and a project's matches by at most one (a record in or out of the project, or
+ * retitled), so a count that exceeded COUNT_LIMIT by more than the writes since still does: it
+ * is counted a little past COUNT_LIMIT (MATCH_COUNT_SLACK) and served as that lower bound until
+ * the writes use up the margin. Not remembered inside a transaction, which may yet roll back to
+ * the version before it.
+ */
+function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): number {
+  const db = rc.svc.db;
+  const count = (): number => countUpTo(db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  if (db.inTransaction) return count();
+  let remembered = matchCounts.get(db);
+  if (!remembered) matchCounts.set(db, (remembered = new Map()));
+  const key = `${index}|${projectId}|${query}`;
+  const version = listVersion(rc, type, projectId);
+  const known = remembered.get(key);
+  if (known && version >= known.version) {
+    const atLeast = known.matches - (version - known.version);
+    if (version === known.version || atLeast > COUNT_LIMIT) return atLeast;
+  }
+  if (!known && remembered.size >= REMEMBERED_MATCH_COUNTS) remembered.clear();
+  const matches = count();
+  remembered.set(key, { version, matches });
+  return matches;
+}
+
+/**
+ * The page of a project's search that walks the list order (SearchPlan's `walk`: a common term,
+ * an early page): the list's records without the search, in its order, a window at a time, each
+ * window checked against the full-text index at once — the project's matches between the
+ * window's lowest and highest id, one range read — instead of one probe per record. A window
+ * whose ids lie far apart (records dated out of id order) is probed record by record. The same
+ * MATCH either way, so the same rows as the search condition in SQL. `where` and `args`: the
+ * list's conditions with the search first (as workItemFilters puts it).
+ */
+export function searchWalkRows<T extends { id: number }>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): ((limit: number, offset: number) => T[]) | undefined {
+  const project = filters.search?.project;
+  if (!project?.walk) return undefined;
+  const db = rc.svc.db;
+  const { index, query, projectId } = project;
+  const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
+  const restArgs = args.slice(filters.search!.args.length);
+  const matching = (ids: number[]): Set<number> => {
+    const lo = Math.min(...ids);
+    const hi = Math.max(...ids);
+    if (hi - lo <= ids.length * SEARCH_WINDOW_SPREAD) {
+      const found = db
+        .prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`)
+        .all(query, projectId, lo, projectId, hi) as { id: number }[];
+      return new Set(found.map((r) => r.id));
+    }
+    // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
+    const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
+    return new Set(ids.filter((id) => probe.get(query, projectId, id)));
+  };
+  return (limit, offset) => {
+    const matched: number[] = [];
+    let read = 0;
+    for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); matched.length < offset + limit; window *= 2) {
+      const ids = (db.prepare(`SELECT x.id ${rest} LIMIT ? OFFSET ?`).all(...restArgs, window, read) as { id: number }[]).map((r) => r.id);
+      read += ids.length;
+      if (ids.length) {
+        const found = matching(ids);
+        for (const id of ids) if (found.has(id)) matched.push(id);
+      }
+      if (ids.length < window) break;
+    }
+    const pageIds = matched.slice(offset, offset + limit);
+    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return pageIds.map((id) => byId.get(id)!);
+  };
+}
+
+/** The first window of a search's walk, in records (more when the page lies deeper). */
+const SEARCH_WINDOW = 200;
+/** A window's ids spread over more than this many ids per record are probed one by one instead of read as a range. */
+const SEARCH_WINDOW_SPREAD = 20;
+
 /** Up to this many records in scope, `search` probes the full-text index record by record. */
 const SEARCH_PER_RECORD_LIMIT = 1_000;
 
 /** A project's search walks the list order (when the term is common) for pages within this many rows. */
 const SEARCH_WALK_ROWS = 1_000;
+/** Index entries a search's walk may read per match before reading the matches and sorting them costs less. */
+const SEARCH_WALK_PER_MATCH = 15;
 
 /**
  * The capped count of a project's search from the full-text index: the project's matches (its

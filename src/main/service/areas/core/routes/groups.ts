@@ -5,7 +5,7 @@ import { apiError, forbidden, notFound } from '../../../http/errors';
 import { type Keyset, OFFSET_PAGINATION_LIMIT, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
-import { group, groupDetail, project, projectSimple } from '../entities';
+import { group, groupDetail, project, projectsPage } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
@@ -247,7 +247,7 @@ export function registerGroupRoutes(r: Router): void {
       where.push(`p.namespace_id IN (${ids.map(() => '?').join(',')})`);
       args.push(...ids);
       const sql = `FROM projects p WHERE ${where.join(' AND ')}`;
-      return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from: sql, args, order }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+      return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from: sql, args, order }), !!q.simple);
     },
     { auth: 'optional' },
   );

@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issueListAnchors, labelRowsCount, projectScope, scopeCondition, searchRowsCount, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -77,8 +77,9 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
-  const anchors = issueListAnchors(rc, scope, filters, { from: sql, args }, seesAll);
-  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors }));
+  const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, { from: sql, args }, seesAll);
+  const rows = searchWalkRows<IssueRow>(rc, 'issues', filters, where, args);
+  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {

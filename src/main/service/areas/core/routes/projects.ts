@@ -5,7 +5,7 @@ import { apiError, forbidden, notFound, validationError } from '../../../http/er
 import { type Keyset, type SortDirection, paginateArray, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
-import { fullName, namespaceWebUrl, project, projectSimple } from '../entities';
+import { fullName, namespaceWebUrl, project, projectsPage } from '../entities';
 import { recordEvent } from '../events';
 import { type Namespace, type Visibility, VISIBILITIES, ancestorsOf, findNamespaceById, findNamespaceByFullPath, findNamespaceByRef, userNamespace, visibilityLevel } from '../namespaces';
 import { type Project, findProjectById, projectSettings } from '../projects';
@@ -206,7 +206,7 @@ export function listProjects(rc: RequestContext, extra?: { where: string; args: 
   const { where, args, order, orderBy, sort } = projectListFilters(rc);
   if (extra) addFilter(where, args, extra.where, ...extra.args);
   const from = `FROM projects p WHERE ${where.join(' AND ')}`;
-  return paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }).map((p) => (q.simple ? projectSimple(rc, p) : project(rc, p)));
+  return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }), !!q.simple);
 }
 
 export function registerProjectRoutes(r: Router): void {

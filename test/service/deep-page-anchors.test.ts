@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+
+/**
+ * Deep pages of a project's merge requests (core/020) and issues (core/019) start after a row an
+ * earlier page read (PageAnchors in http/pagination.ts). Whatever the anchors, every page is the
+ * slice the records say, before and after every kind of write; and a page read right after the one
+ * before it starts at its anchor without skipping a row.
+ */
+let s: TestService;
+let project: number;
+
+interface Seed {
+  id: number;
+  iid: number;
+  title: string;
+  state: string;
+  createdAt: string;
+  updatedAt: string;
+}
+const mrs: Seed[] = [];
+const issues: Seed[] = [];
+const N = 2_600;
+
+// Three records share each created_at (ties broken by id); updated_at runs the other way.
+const createdAt = (i: number): string => new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
+const updatedAt = (i: number): string => new Date(Date.UTC(2025, 0, 1) - Math.floor(i / 2) * 60_000).toISOString();
+const stateOf = (i: number): string => (i % 5 === 0 ? 'merged' : i % 7 === 0 ? 'closed' : 'opened');
+
+beforeAll(async () => {
+  s = await TestService.start();
+  project = (await s.createProject({ name: 'deep', visibility: 'public' })).id;
+  const ctx = s.service.context;
+  ctx.db.transaction(() => {
+    for (let i = 1; i <= N; i++) {
+      const common = { iid: i, title: `Item ${i}`, description: null, authorId: 1, createdAt: createdAt(i), updatedAt: updatedAt(i), importedFrom: 'none' };
+      const mr = insertImportedMergeRequest(ctx, project, {
+        ...common,
+        state: stateOf(i) as 'opened',
+        sourceBranch: `feature-${i}`,
+        targetBranch: 'main',
+        baseSha: '0'.repeat(40),
+        headSha: '1'.repeat(40),
+      });
+      mrs.push({ id: mr.id, iid: i, title: common.title, state: stateOf(i), createdAt: createdAt(i), updatedAt: updatedAt(i) });
+      const issue = insertImportedIssue(ctx, project, { ...common, state: i % 7 === 0 ? 'closed' : 'opened', labels: [], confidential: false });
+      issues.push({ id: issue.id, iid: i, title: common.title, state: i % 7 === 0 ? 'closed' : 'opened', createdAt: createdAt(i), updatedAt: updatedAt(i) });
+    }
+  })();
+}, 120_000);
+afterAll(async () => s.stop());
+
+const newestFirst = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+const updatedAsc = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id - b.id));
+const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
+
+/** The list's page of 100 as the records say it. */
+const slice = (xs: Seed[], n: number): number[] => xs.slice((n - 1) * 100, n * 100).map((x) => x.id);
+
+/**
+ * Runs `fn` and returns the arguments every paged read of a list (`... LIMIT ? OFFSET ?`) was
+ * given: the last is the number of rows the read skipped.
+ */
+async function pagedReads(fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
+  const db = s.service.context.db;
+  const prepare = db.prepare;
+  const seen: { sql: string; args: unknown[] }[] = [];
+  db.prepare = ((sql: string) => {
+    const stmt = prepare.call(db, sql);
+    if (!/LIMIT \? OFFSET \?$/.test(sql)) return stmt;
+    return new Proxy(stmt, {
+      get(target, key) {
+        if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }) as typeof db.prepare;
+  try {
+    await fn();
+  } finally {
+    db.prepare = prepare;
+  }
+  return seen;
+}
+
+describe("deep pages of a project's merge requests (core/020)", () => {
+  const page = (query: Record<string, string>) => s.get(`/projects/${project}/merge_requests`, { query: { per_page: '100', ...query } });
+
+  it('read in turn, asked again and jumped between, every page is the slice the records say', async () => {
+    for (const n of [11, 12, 13, 12, 25, 26, 27, 11]) {
+      const res = await page({ page: String(n) });
+      expect(ids(res)).toEqual(slice(newestFirst(mrs), n));
+      expect(res.headers.get('x-total')).toBe(String(N));
+      expect(res.headers.get('x-next-page')).toBe(n < 26 ? String(n + 1) : '');
+    }
+    for (const n of [15, 16, 15]) expect(ids(await page({ page: String(n), order_by: 'updated_at', sort: 'asc' }))).toEqual(slice(updatedAsc(mrs), n));
+    const merged = newestFirst(mrs.filter((x) => x.state === 'merged'));
+    expect(merged.length).toBeGreaterThan(500);
+    for (const n of [11, 12, 11]) expect(ids(await page({ page: String(n), state: 'opened' }))).toEqual(slice(newestFirst(mrs.filter((x) => x.state === 'opened')), n));
+  });
+
+  it('follow every write to the project: a merge request retitled, closed, dated anew, deleted', async () => {
+    const check = async (n: number, query: Record<string, string> = {}, filter: (x: Seed) => boolean = () => true, order = newestFirst): Promise<void> => {
+      expect(ids(await page({ page: String(n), ...query }))).toEqual(slice(order(mrs.filter(filter)), n));
+    };
+    await check(20);
+    await check(14, { order_by: 'updated_at', sort: 'asc' }, () => true, updatedAsc);
+    // Retitled through the API: updated_at moves it to the end of the updated_at order.
+    const retitled = newestFirst(mrs)[300];
+    const put = await s.put(`/projects/${project}/merge_requests/${retitled.iid}`, { title: 'Retitled' });
+    expect(put.status).toBe(200);
+    retitled.updatedAt = put.body.updated_at;
+    await check(14, { order_by: 'updated_at', sort: 'asc' }, () => true, updatedAsc);
+    // Closed: it leaves the open list.
+    const toClose = newestFirst(mrs.filter((x) => x.state === 'opened'))[200];
+    const closed = await s.put(`/projects/${project}/merge_requests/${toClose.iid}`, { state_event: 'close' });
+    expect(closed.body.state).toBe('closed');
+    toClose.state = 'closed';
+    toClose.updatedAt = closed.body.updated_at;
+    await check(11, { state: 'opened' }, (x) => x.state === 'opened');
+    await check(12, { state: 'opened' }, (x) => x.state === 'opened');
+    // Dated anew without the API: the anchors follow the table, whatever writes it.
+    const moved = newestFirst(mrs)[150];
+    moved.createdAt = newestFirst(mrs)[2_200].createdAt;
+    s.service.context.db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(moved.createdAt, moved.id);
+    await check(20);
+    await check(23);
+    // Deleted.
+    const gone = newestFirst(mrs)[100];
+    expect((await s.del(`/projects/${project}/merge_requests/${gone.iid}`)).status).toBe(204);
+    mrs.splice(mrs.indexOf(gone), 1);
+    await check(20);
+    await check(11);
+  });
+
+  it('a page read after the one before it skips no row: it starts at the row where that page ended', async () => {
+    await page({ page: '17', state: 'all' });
+    const reads = await pagedReads(async () => {
+      expect(ids(await page({ page: '18', state: 'all' }))).toEqual(slice(newestFirst(mrs), 18));
+    });
+    expect(reads).toHaveLength(1);
+    expect(reads[0].sql).toContain('(x.created_at, x.id) < (?, ?)');
+    expect(reads[0].args.at(-1)).toBe(0);
+  });
+});
+
+describe("deep pages of a project's issues", () => {
+  it('a page read after the one before it skips no row: it starts at the row where that page ended', async () => {
+    const page = (n: number) => s.get(`/projects/${project}/issues`, { query: { per_page: '50', page: String(n), state: 'all' } });
+    await page(30);
+    const reads = await pagedReads(async () => {
+      expect(ids(await page(31))).toEqual(newestFirst(issues).slice(1_500, 1_550).map((x) => x.id));
+    });
+    expect(reads).toHaveLength(1);
+    expect(reads[0].args.at(-1)).toBe(0);
+  });
+});

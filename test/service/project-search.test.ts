@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+
+/**
+ * `search` on a project's issues and merge requests (core/015's project ranges of the full-text
+ * index): a common term's early pages walk the list order a window at a time and check each window
+ * against the index at once (a range read, or record by record when the window's ids lie far
+ * apart); the project's match count is remembered until the project's records are next written.
+ * Whatever the plan, rows, order and headers are the ones the records say.
+ */
+let s: TestService;
+let project: number;
+let other: number;
+
+interface Seed {
+  id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: string;
+  createdAt: string;
+}
+const mrs: Seed[] = [];
+const N = 10_600;
+// `alpha` in the description of all but the newest 550: more than 10,000 matches, none among the newest.
+const descriptionOf = (i: number): string | null => (i <= 10_050 ? 'Alpha release' : null);
+const createdAt = (i: number): string => new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
+
+const mergeRequest = (projectId: number, iid: number, title: string, at: string, description: string | null = null) =>
+  insertImportedMergeRequest(s.service.context, projectId, {
+    iid,
+    title,
+    description,
+    state: iid % 7 === 0 ? 'closed' : 'opened',
+    authorId: 1,
+    sourceBranch: `feature-${iid}`,
+    targetBranch: 'main',
+    baseSha: '0'.repeat(40),
+    headSha: '1'.repeat(40),
+    createdAt: at,
+    updatedAt: at,
+    importedFrom: 'none',
+  });
+
+beforeAll(async () => {
+  s = await TestService.start();
+  project = (await s.createProject({ name: 'searched', visibility: 'public' })).id;
+  other = (await s.createProject({ name: 'other', visibility: 'public' })).id;
+  s.service.context.db.transaction(() => {
+    for (let i = 1; i <= N; i++) {
+      const mr = mergeRequest(project, i, `Change ${i}`, createdAt(i), descriptionOf(i));
+      mrs.push({ id: mr.id, iid: i, title: `Change ${i}`, description: descriptionOf(i), state: i % 7 === 0 ? 'closed' : 'opened', createdAt: createdAt(i) });
+    }
+    for (let i = 1; i <= 40; i++) {
+      insertImportedIssue(s.service.context, project, {
+        iid: i,
+        title: `Report ${i}`,
+        description: null,
+        state: 'opened',
+        authorId: 1,
+        labels: [],
+        confidential: false,
+        createdAt: createdAt(i),
+        updatedAt: createdAt(i),
+        importedFrom: 'none',
+      });
+    }
+  })();
+}, 120_000);
+afterAll(async () => s.stop());
+
+const newestFirst = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+const matching = (term: string, filter: (x: Seed) => boolean = () => true): Seed[] =>
+  newestFirst(mrs.filter((x) => `${x.title}\n${x.description ?? ''}`.toLowerCase().includes(term.toLowerCase()) && filter(x)));
+const iids = (res: ApiResult): number[] => res.body.map((x: any) => x.iid);
+const searchMrs = (query: Record<string, string>) => s.get(`/projects/${project}/merge_requests`, { query: { per_page: '100', ...query } });
+
+function expectUncounted(res: ApiResult, nextPage: string): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.has('x-total')).toBe(false);
+  expect(res.headers.get('link')).not.toContain('rel="last"');
+  expect(res.headers.get('x-next-page')).toBe(nextPage);
+}
+
+describe("a common term on a project's merge requests", () => {
+  it('pages within the first 1,000 matches walk the list order; deeper ones read the matches; the same rows either way', async () => {
+    const all = matching('hange');
+    expect(all.length).toBeGreaterThan(10_000);
+    for (const n of [1, 2, 10, 11, 30]) {
+      const res = await searchMrs({ search: 'HANGE', page: String(n) });
+      expectUncounted(res, String(n + 1));
+      expect(iids(res)).toEqual(all.slice((n - 1) * 100, n * 100).map((x) => x.iid));
+    }
+    // A term none of the newest records holds: the walk reads larger windows until it finds the page.
+    const alpha = matching('alpha');
+    expect(alpha.length).toBeGreaterThan(10_000);
+    for (const n of [1, 4]) {
+      const res = await searchMrs({ search: 'ALPHA', page: String(n) });
+      expectUncounted(res, String(n + 1));
+      expect(iids(res)).toEqual(alpha.slice((n - 1) * 100, n * 100).map((x) => x.iid));
+    }
+    // Fewer than 10,000 matches: counted, read from the index and sorted.
+    const res = await searchMrs({ search: 'ge 1', page: '3', per_page: '20' });
+    const ge1 = matching('ge 1');
+    expect(res.headers.get('x-total')).toBe(String(ge1.length));
+    expect(iids(res)).toEqual(ge1.slice(40, 60).map((x) => x.iid));
+  });
+
+  it('with a state, counts the matches that pass it and lists them in order', async () => {
+    const closed = matching('change', (x) => x.state === 'closed');
+    const res = await searchMrs({ search: 'change', state: 'closed', page: '3' });
+    expect(res.headers.get('x-total')).toBe(String(closed.length));
+    expect(iids(res)).toEqual(closed.slice(200, 300).map((x) => x.iid));
+    const alpha = matching('alpha', (x) => x.state === 'closed');
+    const first = await searchMrs({ search: 'alpha', state: 'closed' });
+    expect(first.headers.get('x-total')).toBe(String(alpha.length));
+    expect(iids(first)).toEqual(alpha.slice(0, 100).map((x) => x.iid));
+  });
+
+  it('records dated out of id order: a window whose ids lie far apart is checked record by record, same rows', async () => {
+    // The oldest records (lowest ids) become the newest: the first window spans every id.
+    const db = s.service.context.db;
+    for (const x of mrs.filter((m) => m.iid <= 30)) {
+      x.createdAt = new Date(Date.UTC(2030, 0, 1) + x.iid * 1000).toISOString();
+      db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(x.createdAt, x.id);
+    }
+    for (const n of [1, 2]) {
+      const res = await searchMrs({ search: 'change', page: String(n) });
+      expectUncounted(res, String(n + 1));
+      expect(iids(res)).toEqual(matching('change').slice((n - 1) * 100, n * 100).map((x) => x.iid));
+    }
+    expect(iids(await searchMrs({ search: 'change 2', per_page: '5' }))).toEqual(matching('change 2').slice(0, 5).map((x) => x.iid));
+  });
+});
+
+describe("a project's remembered match count follows every write to its records", () => {
+  it('merge requests: created, retitled, moved to another project, deleted', async () => {
+    const total = async (projectId = project): Promise<string | null> =>
+      (await s.get(`/projects/${projectId}/merge_requests`, { query: { search: 'change 77' } })).headers.get('x-total');
+    const expected = (): string => String(matching('change 77').length);
+    expect(await total()).toBe(expected());
+    const created = mergeRequest(project, N + 1, 'Change 77 again', createdAt(N + 1));
+    mrs.push({ id: created.id, iid: N + 1, title: 'Change 77 again', description: null, state: 'opened', createdAt: createdAt(N + 1) });
+    expect(await total()).toBe(expected());
+    const retitled = mrs.find((x) => x.iid === 770)!;
+    expect((await s.put(`/projects/${project}/merge_requests/770`, { title: 'Renamed' })).status).toBe(200);
+    retitled.title = 'Renamed';
+    expect(await total()).toBe(expected());
+    // No REST endpoint moves a merge request between projects; the count follows the table whatever writes it.
+    const moved = mrs.find((x) => x.iid === 77)!;
+    s.service.context.db.prepare('UPDATE merge_requests SET project_id = ?, iid = 1 WHERE id = ?').run(other, moved.id);
+    mrs.splice(mrs.indexOf(moved), 1);
+    expect(await total()).toBe(expected());
+    expect(await total(other)).toBe('1');
+    expect((await s.del(`/projects/${project}/merge_requests/2770`)).status).toBe(204);
+    mrs.splice(mrs.findIndex((x) => x.iid === 2770), 1);
+    expect(await total()).toBe(expected());
+  });
+
+  it('past 10,000 matches, stays uncounted through writes that leave more than 10,000, and is counted again at 10,000', async () => {
+    const search = () => searchMrs({ search: 'alpha', per_page: '20' });
+    const alpha = (): Seed[] => matching('alpha');
+    expect(alpha().length).toBeGreaterThan(10_001);
+    expectUncounted(await search(), '2');
+    // One statement, one write per record: all but one of the matches past 10,000 lose the term.
+    const db = s.service.context.db;
+    const drop = (xs: Seed[]): void => {
+      for (const x of xs) x.description = null;
+      db.prepare(`UPDATE merge_requests SET description = NULL WHERE id IN (${xs.map((x) => x.id).join(',')})`).run();
+    };
+    drop(alpha().slice(-(alpha().length - 10_001)));
+    expect(alpha()).toHaveLength(10_001);
+    const still = await search();
+    expectUncounted(still, '2');
+    expect(iids(still)).toEqual(alpha().slice(0, 20).map((x) => x.iid));
+    drop(alpha().slice(-1));
+    const counted = await search();
+    expect(counted.headers.get('x-total')).toBe('10000');
+    expect(counted.headers.get('x-total-pages')).toBe('500');
+    expect(iids(counted)).toEqual(alpha().slice(0, 20).map((x) => x.iid));
+  });
+
+  it('issues: created, retitled, deleted', async () => {
+    // Pages of 5: a full page leaves the total to the count.
+    const expectFound = async (ns: number[]): Promise<void> => {
+      const res = await s.get(`/projects/${project}/issues`, { query: { search: 'report 1', per_page: '5' } });
+      expect(res.headers.get('x-total')).toBe(String(ns.length));
+      expect(res.body.map((i: any) => i.title)).toEqual(ns.slice(0, 5).map((n) => `Report ${n}`));
+    };
+    await expectFound([19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1]);
+    expect((await s.post(`/projects/${project}/issues`, { title: 'Report 100' })).status).toBe(201);
+    await expectFound([100, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1]);
+    expect((await s.put(`/projects/${project}/issues/19`, { title: 'Done' })).status).toBe(200);
+    await expectFound([100, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1]);
+    expect((await s.del(`/projects/${project}/issues/18`)).status).toBe(204);
+    await expectFound([100, 17, 16, 15, 14, 13, 12, 11, 10, 1]);
+  });
+});
