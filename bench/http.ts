@@ -10,6 +10,8 @@
  * Run: npx tsx bench/http.ts [--seconds 5] [--connections 32] [--rounds 3] [--writes-only|--reads-only]
  *      [--cpu-prof DIR]   (profile the Sandlab process with node --cpu-prof)
  *      [--cli out/main/cli.js of another build] [--only REGEX of request names]
+ *      [--compare out/main/cli.js of another build]   (that build too, in the same rounds: before/after
+ *      figures from the same minutes, each beside the same bare runs)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,8 @@ const { values: opts } = parseArgs({
   options: {
     // Another build to measure (an older checkout's out/main/cli.js), for before/after figures.
     cli: { type: 'string' },
+    // A second build measured in the same rounds ("before"), beside the first ("after").
+    compare: { type: 'string' },
     // Only the requests whose name matches this regular expression.
     only: { type: 'string' },
     seconds: { type: 'string', default: '5' },
@@ -46,36 +50,45 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
   const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
   const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs, cli: opts.cli });
+  const compareDir = opts.compare ? mkdtempSync(join(tmpdir(), 'sandlab-bench-')) : null;
+  const before = opts.compare ? await spawnSandlab(compareDir!, TOKEN, { cli: opts.compare }) : null;
   let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
   let floor: Awaited<ReturnType<typeof spawnFastifyFloor>> | null = null;
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(sandlab.child.pid!);
-    const targets = (await prepareTargets(sandlab.url, { reads: !opts['writes-only'], writes: !opts['reads-only'] })).filter((t) => !opts.only || new RegExp(opts.only).test(t.name));
+    const which = { reads: !opts['writes-only'], writes: !opts['reads-only'] };
+    const targets = (await prepareTargets(sandlab.url, which)).filter((t) => !opts.only || new RegExp(opts.only).test(t.name));
+    if (before) {
+      // The same records on the other build's fresh data dir: the same paths, the same answers' sizes.
+      const theirs = await prepareTargets(before.url, which);
+      for (const t of targets) {
+        const twin = theirs.find((x) => x.name === t.name);
+        if (twin?.path !== t.path) throw new Error(`${t.name}: ${twin?.path} on the compared build, ${t.path} here`);
+        if (twin.bare.body.length !== t.bare.body.length) console.log(`note: ${t.name} answers ${twin.bare.body.length} B on the compared build, ${t.bare.body.length} B here`);
+      }
+    }
     bare = await spawnBare(bareRoutes(targets));
     floor = await spawnFastifyFloor(bareRoutes(targets));
-    const servers = { sandlab, bare, floor };
+    const servers = { sandlab, bare, floor, ...(before ? { before } : {}) } as Record<'sandlab' | 'bare' | 'floor' | 'before', { child: import('node:child_process').ChildProcess; url: string }>;
 
     // Server CPU time per request beside the wall-clock figures: far steadier when other
     // processes load the machine, and its ratio is the throughput ratio of a CPU-bound server.
     const run = (side: keyof typeof servers, i: number, t: Target, secs: number): Measured => {
       const server = servers[side];
       const before = cpuMs(server.child.pid!);
-      const url = side === 'sandlab' ? `${server.url}${t.path}` : `${server.url.replace('localhost', '127.0.0.1')}/r${i}`;
+      const url = side === 'sandlab' || side === 'before' ? `${server.url}${t.path}` : `${server.url.replace('localhost', '127.0.0.1')}/r${i}`;
       const r = runWrk(url, { seconds: secs, connections: t.connections ?? connections, headers: requestHeaders(t), method: t.method, body: t.body });
       return { ...r, cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / Math.max(1, r.requests) };
     };
 
-    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[] }));
-    for (const [i, t] of targets.entries()) {
-      run('bare', i, t, 1); // warm-up
-      run('floor', i, t, 1);
-      run('sandlab', i, t, 1);
-    }
+    const sides = (['bare', 'floor', 'sandlab', ...(before ? ['before'] : [])] as const) as readonly (keyof typeof servers)[];
+    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[], before: [] as Measured[] }));
+    for (const [i, t] of targets.entries()) for (const side of sides) run(side, i, t, 1); // warm-up
     for (let round = 0; round < rounds; round++) {
       for (const [i, t] of targets.entries()) {
         // Alternate which goes first, so drift in the machine's speed falls on both sides.
-        const order = round % 2 ? (['sandlab', 'floor', 'bare'] as const) : (['bare', 'floor', 'sandlab'] as const);
+        const order = round % 2 ? [...sides].reverse() : sides;
         for (const side of order) results[i][side].push(run(side, i, t, seconds));
       }
     }
@@ -85,7 +98,7 @@ async function main(): Promise<void> {
       `${num(median(r.map((x) => x.rps))).padStart(7)} req/s  p50 ${fmt(median(r.map((x) => x.p50)), 2)} ms  p99 ${fmt(median(r.map((x) => x.p99)), 2)} ms  ` +
       `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 0)} us/req`;
     for (const [i, t] of targets.entries()) {
-      const { sandlab: s, bare: b, floor: f } = results[i];
+      const { sandlab: s, bare: b, floor: f, before: o } = results[i];
       const ratios = s.map((x, k) => x.rps / b[k].rps);
       const cpuRatios = s.map((x, k) => b[k].cpuUs / x.cpuUs);
       const socketErrors = s.reduce((n, x) => n + x.errors, 0);
@@ -93,6 +106,11 @@ async function main(): Promise<void> {
       console.log(`  sandlab   ${line(s)}${socketErrors ? `  socket errors ${socketErrors}` : ''}`);
       console.log(`  node:http ${line(b)}`);
       console.log(`  fastify   ${line(f)}`);
+      if (o.length) {
+        const oCpu = o.map((x, k) => b[k].cpuUs / x.cpuUs);
+        console.log(`  compared  ${line(o)}`);
+        console.log(`  compared build: ratio req/s ${fmt(median(o.map((x, k) => x.rps / b[k].rps)), 2)}, CPU per request ${fmt(median(oCpu), 2)} (rounds: ${oCpu.map((r) => fmt(r, 2)).join(' ')})`);
+      }
       console.log(
         `  ratio req/s ${fmt(median(ratios), 2)} (rounds: ${ratios.map((r) => fmt(r, 2)).join(' ')}), ` +
           `CPU per request ${fmt(median(cpuRatios), 2)} (rounds: ${cpuRatios.map((r) => fmt(r, 2)).join(' ')})${t.goal ? `  goal >= ${t.goal}` : ''}`,
@@ -106,8 +124,10 @@ async function main(): Promise<void> {
   } finally {
     if (floor) await stop(floor.child);
     if (bare) await stop(bare.child);
+    if (before) await stop(before.child);
     await stop(sandlab.child);
     rmSync(dataDir, { recursive: true, force: true });
+    if (compareDir) rmSync(compareDir, { recursive: true, force: true });
   }
 }
 

@@ -118,6 +118,23 @@ describe('answers byte for byte', () => {
     expect(await get(`/api/v4/projects/${projectId}/issues/${created.iid}`)).toBe(read);
   });
 
+  it('a JSON answer with text beyond ASCII, built for one request and remembered: its length in bytes, its body in UTF-8', async () => {
+    const name = 'Größe 😄 \u2028 ü';
+    const label = await raw(
+      `POST /api/v4/projects/${projectId}/labels HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(JSON.stringify({ name, color: '#ff0000' }))}\r\nConnection: close\r\n\r\n${JSON.stringify({ name, color: '#ff0000' })}`,
+    );
+    const created = JSON.parse(Buffer.from(label.slice(label.indexOf('\r\n\r\n') + 4), 'latin1').toString('utf8'));
+    expect(created.name).toBe(name);
+    expect(Buffer.from(label, 'latin1').toString('utf8')).toBe(answer('201 Created', ...routeJson(created)));
+    const issue = (await s.post(`/projects/${projectId}/issues`, { title: `Über ${name}` })).body;
+    const first = Buffer.from(await get(`/api/v4/projects/${projectId}/issues/${issue.iid}`), 'latin1').toString('utf8');
+    const read = JSON.parse(first.slice(first.indexOf('\r\n\r\n') + 4));
+    expect(read).toMatchObject({ id: issue.id, title: `Über ${name}` });
+    expect(first).toBe(answer('200 OK', ...routeJson(read)));
+    expect(Buffer.from(await get(`/api/v4/projects/${projectId}/issues/${issue.iid}`), 'latin1').toString('utf8')).toBe(first);
+  });
+
   it('no credentials where they are required', async () => {
     expect(await get('/api/v4/user', null)).toBe(answer('401 Unauthorized', ...json({ message: '401 Unauthorized' })));
   });

@@ -259,34 +259,35 @@ export function cachedEntity<T extends object>(db: Db, key: string, build: () =>
 }
 
 /**
- * The JSON bytes of each entity cachedEntity handed out, made on its first answer (null until
- * then). The entity is frozen and no longer handed out after the next write, so its bytes give
+ * The JSON text of each entity cachedEntity handed out, made on its first answer (null until
+ * then). The entity is frozen and no longer handed out after the next write, so its text gives
  * way with it; objects not in here (anything built for one request) are serialized each time.
  */
-const entityJson = new WeakMap<object, Buffer | null>();
+const entityJson = new WeakMap<object, string | null>();
 
-/** `value` as JSON bytes: a remembered entity's bytes are made once, and a list of them is joined from theirs. */
-export function jsonBytes(value: unknown): Buffer {
+/**
+ * `value` as the JSON text of an answer: a remembered entity's text is made once, and a list of
+ * them is joined from theirs. Text rather than a Buffer: node writes an answer whose body is a
+ * string together with its head, in one write, where a Buffer body costs a second chunk (writev)
+ * and its own allocation (bench/RESULTS.md, hot path round 5).
+ */
+export function jsonBody(value: unknown): string {
   if (typeof value === 'object' && value !== null) {
     const known = entityJson.get(value);
     if (known) return known;
     if (known === null) {
-      const bytes = Buffer.from(JSON.stringify(value));
-      entityJson.set(value, bytes);
-      return bytes;
+      const text = JSON.stringify(value);
+      entityJson.set(value, text);
+      return text;
     }
     if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && entityJson.has(v))) {
-      const parts: Buffer[] = [];
-      for (let i = 0; i < value.length; i++) parts.push(i ? COMMA : OPEN, jsonBytes(value[i]));
-      parts.push(CLOSE);
-      return Buffer.concat(parts);
+      let text = '[';
+      for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + jsonBody(value[i]);
+      return `${text}]`;
     }
   }
-  return Buffer.from(JSON.stringify(value));
+  return JSON.stringify(value);
 }
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
 
 function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key: string, load: () => T | undefined): T | undefined {
   if (db.inTransaction) return load();

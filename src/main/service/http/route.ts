@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
 import { type Auth, applySudo, authenticate, checkScopes, readCredentials } from './auth';
 import { forbidden, unauthorized } from './errors';
-import { jsonBytes } from '../db/connection';
+import { jsonBody } from '../db/connection';
 import { MULTIPART_BODY, readMultipart } from './multipart';
 import { type FilePart, type Params, isFilePart, nestPairs, parsePairs } from './params';
 import type { HttpApp, HttpRequest, Reply } from './server';
@@ -87,7 +87,7 @@ export class RequestContext {
  * 3.12 compares the header for equality and treats anything else (even with a charset) as raw.
  */
 export function sendJson(reply: Reply, status: number, body: unknown): Reply {
-  return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(jsonBytes(body));
+  return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(jsonBody(body));
 }
 
 /**
