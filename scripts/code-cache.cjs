@@ -12,7 +12,7 @@
 // CommonJS, so serve.mjs loads it with require (synchronous) instead of another ESM import.
 'use strict';
 const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { basename, dirname, join, sep } = require('node:path');
 const vm = require('node:vm');
@@ -27,6 +27,8 @@ const HASH_BYTES = 32;
  * clean exit before that, whichever comes first.
  */
 function requireWithCodeCache(entry, { root = dirname(entry), saveAfterMs = 2000 } = {}) {
+  // Node names a module by its real path: a symlinked checkout or out/ is still under the root.
+  root = realpathSync(root);
   const cacheDir = join(root, '.code-cache');
   /** @type {Map<string, { script: vm.Script, hash: Buffer, status: string }>} */
   const compiled = new Map();

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +142,26 @@ describe('the built main process code', () => {
     }
     // A non-ASCII string in the source is escaped, not lost (git/commits.ts's ellipsis).
     expect(readFileSync(join(out, files.find((f) => f.includes('chunks/service-'))!), 'utf8')).toContain('\\u2026');
+  });
+
+  it("gets V8's code cache from the build's last step (postbuild: one start, one request, a clean stop)", () => {
+    // A checkout whose out/ is this build (a symlink) and whose scripts are the real ones.
+    const checkout = mkdtempSync(join(tmpdir(), 'sandlab-warm-checkout-'));
+    try {
+      symlinkSync(out, join(checkout, 'out'));
+      mkdirSync(join(checkout, 'scripts'));
+      for (const f of ['serve.mjs', 'code-cache.cjs', 'warm-code-cache.mjs']) cpSync(join(root, 'scripts', f), join(checkout, 'scripts', f));
+      const r = spawnSync(process.execPath, [join(checkout, 'scripts/warm-code-cache.mjs')], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(root, 'node_modules') } });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const service = readdirSync(join(out, 'main/chunks')).find((f) => f.startsWith('service-'))!;
+      const cache = readFileSync(join(out, 'main/.code-cache', `${service}.cache`));
+      // The SHA-256 of the source it was made from, then V8's data.
+      expect(cache.subarray(0, 32)).toEqual(createHash('sha256').update(readFileSync(join(out, 'main/chunks', service), 'utf8')).digest());
+      expect(cache.length).toBeGreaterThan(100_000);
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
   });
 });
 
