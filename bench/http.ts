@@ -12,6 +12,7 @@
  *      [--cli out/main/cli.js of another build] [--only REGEX of request names]
  *      [--compare out/main/cli.js of another build]   (that build too, in the same rounds: before/after
  *      figures from the same minutes, each beside the same bare runs)
+ *      [--headers-floor]   (also a bare node:http server sending Sandlab's head: what node charges for it)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,8 @@ const { values: opts } = parseArgs({
     cli: { type: 'string' },
     // A second build measured in the same rounds ("before"), beside the first ("after").
     compare: { type: 'string' },
+    // Also bare node:http with Sandlab's head (its headers, keep-alive timeout).
+    'headers-floor': { type: 'boolean', default: false },
     // Only the requests whose name matches this regular expression.
     only: { type: 'string' },
     seconds: { type: 'string', default: '5' },
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
   const before = opts.compare ? await spawnSandlab(compareDir!, TOKEN, { cli: opts.compare }) : null;
   let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
   let floor: Awaited<ReturnType<typeof spawnFastifyFloor>> | null = null;
+  let heads: Awaited<ReturnType<typeof spawnBare>> | null = null;
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(sandlab.child.pid!);
@@ -70,7 +74,11 @@ async function main(): Promise<void> {
     }
     bare = await spawnBare(bareRoutes(targets));
     floor = await spawnFastifyFloor(bareRoutes(targets));
-    const servers = { sandlab, bare, floor, ...(before ? { before } : {}) } as Record<'sandlab' | 'bare' | 'floor' | 'before', { child: import('node:child_process').ChildProcess; url: string }>;
+    heads = opts['headers-floor'] ? await spawnBare(bareRoutes(targets), [], { sandlabHeaders: true }) : null;
+    const servers = { sandlab, bare, floor, ...(before ? { before } : {}), ...(heads ? { heads } : {}) } as Record<
+      'sandlab' | 'bare' | 'floor' | 'before' | 'heads',
+      { child: import('node:child_process').ChildProcess; url: string }
+    >;
 
     // Server CPU time per request beside the wall-clock figures: far steadier when other
     // processes load the machine, and its ratio is the throughput ratio of a CPU-bound server.
@@ -82,8 +90,8 @@ async function main(): Promise<void> {
       return { ...r, cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / Math.max(1, r.requests) };
     };
 
-    const sides = (['bare', 'floor', 'sandlab', ...(before ? ['before'] : [])] as const) as readonly (keyof typeof servers)[];
-    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[], before: [] as Measured[] }));
+    const sides = ['bare', 'floor', 'sandlab', ...(before ? ['before'] : []), ...(heads ? ['heads'] : [])] as (keyof typeof servers)[];
+    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[], before: [] as Measured[], heads: [] as Measured[] }));
     for (const [i, t] of targets.entries()) for (const side of sides) run(side, i, t, 1); // warm-up
     for (let round = 0; round < rounds; round++) {
       for (const [i, t] of targets.entries()) {
@@ -98,7 +106,7 @@ async function main(): Promise<void> {
       `${num(median(r.map((x) => x.rps))).padStart(7)} req/s  p50 ${fmt(median(r.map((x) => x.p50)), 2)} ms  p99 ${fmt(median(r.map((x) => x.p99)), 2)} ms  ` +
       `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 0)} us/req`;
     for (const [i, t] of targets.entries()) {
-      const { sandlab: s, bare: b, floor: f, before: o } = results[i];
+      const { sandlab: s, bare: b, floor: f, before: o, heads: h } = results[i];
       const ratios = s.map((x, k) => x.rps / b[k].rps);
       const cpuRatios = s.map((x, k) => b[k].cpuUs / x.cpuUs);
       const socketErrors = s.reduce((n, x) => n + x.errors, 0);
@@ -106,6 +114,7 @@ async function main(): Promise<void> {
       console.log(`  sandlab   ${line(s)}${socketErrors ? `  socket errors ${socketErrors}` : ''}`);
       console.log(`  node:http ${line(b)}`);
       console.log(`  fastify   ${line(f)}`);
+      if (h.length) console.log(`  node:http with Sandlab's head  ${line(h)}  CPU per request ${fmt(median(h.map((x, k) => b[k].cpuUs / x.cpuUs)), 2)} of bare`);
       if (o.length) {
         const oCpu = o.map((x, k) => b[k].cpuUs / x.cpuUs);
         console.log(`  compared  ${line(o)}`);
@@ -123,6 +132,7 @@ async function main(): Promise<void> {
     console.log(`RSS idle ${fmt(idleRss)} MB, after load ${fmt(loadedRss)} MB`);
   } finally {
     if (floor) await stop(floor.child);
+    if (heads) await stop(heads.child);
     if (bare) await stop(bare.child);
     if (before) await stop(before.child);
     await stop(sandlab.child);

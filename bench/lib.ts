@@ -78,17 +78,22 @@ export interface BareRoute {
 /**
  * The ceiling: a bare `node:http` server answering each path with a fixed JSON body (the same
  * size as Sandlab's answer it stands beside). POST bodies are read before answering.
+ * `sandlabHeaders`: the same, with the head Sandlab sends (its security headers, Content-Type,
+ * Content-Length as a string, keep-alive 72 s): what node itself charges for Sandlab's head.
  */
-export function spawnBare(routes: Record<string, BareRoute>, wrapper: string[] = []) {
+export function spawnBare(routes: Record<string, BareRoute>, wrapper: string[] = [], o: { sandlabHeaders?: boolean } = {}) {
+  const head = o.sandlabHeaders
+    ? `{ 'x-frame-options': 'SAMEORIGIN', 'x-content-type-options': 'nosniff', 'content-type': 'application/json', 'content-length': String(r.body.length) }`
+    : `{ 'content-type': 'application/json', 'content-length': r.body.length }`;
   const source = `
 const http = require('node:http');
 const routes = new Map(Object.entries(JSON.parse(process.env.BARE_ROUTES)).map(([p, r]) => [p, { status: r.status, body: Buffer.from(r.body) }]));
 const s = http.createServer((req, res) => {
   const r = routes.get(req.url) || { status: 404, body: Buffer.from('{"error":"404 Not Found"}') };
-  const answer = () => { res.writeHead(r.status, { 'content-type': 'application/json', 'content-length': r.body.length }); res.end(r.body); };
+  const answer = () => { res.writeHead(r.status, ${head}); res.end(r.body); };
   if (req.method === 'GET') answer(); else { req.resume(); req.on('end', answer); }
 });
-s.keepAliveTimeout = 60000;
+s.keepAliveTimeout = ${o.sandlabHeaders ? 72000 : 60000};
 s.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + s.address().port));
 process.on('SIGTERM', () => { s.closeAllConnections(); s.close(() => process.exit(0)); });
 `;

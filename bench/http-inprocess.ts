@@ -1,0 +1,91 @@
+/**
+ * Sandlab's own share of a hot-path request, without sockets: the built service (out/, or another
+ * build's) answers the requests of bench/targets.ts through its request handler directly, with a
+ * stand-in request and response that only record what they are given, so node's HTTP machinery
+ * and the kernel are left out. CPU microseconds per request (5 batches after a warm-up; the
+ * median and the lowest), for each build given, in turn. Far steadier than wrk on a loaded
+ * machine, but only the part Sandlab controls: compare builds with it, not with bare node:http.
+ *
+ * Run: npx tsx bench/http-inprocess.ts [--out out] [--compare <another build's out dir>] [--count 200000] [--only REGEX]
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT, ensureBuilt, machineLine } from './lib';
+
+const { values: opts } = parseArgs({
+  options: {
+    out: { type: 'string', default: resolve(ROOT, 'out') },
+    compare: { type: 'string' },
+    count: { type: 'string', default: '200000' },
+    only: { type: 'string' },
+  },
+});
+
+/** Runs in a child per build (a fresh process: builds never share a JIT). */
+const CHILD = `
+const { mkdtempSync, rmSync, readdirSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { EventEmitter } = require('node:events');
+const http = require('node:http');
+// The service's request handler, caught as it creates its server.
+let handler = null;
+const createServer = http.createServer;
+http.createServer = (listener) => ((handler = listener), createServer(listener));
+const [out, count, only] = process.argv.slice(1);
+const chunks = join(out, 'main/chunks');
+const { createService } = require(join(chunks, readdirSync(chunks).find((f) => f.startsWith('service-'))));
+const TOKEN = 'glpat-bench-root-token-00000001';
+class Res extends EventEmitter {
+  writableEnded = false; headersSent = false; destroyed = false; status = 0; body = undefined;
+  writeHead(status) { this.status = status; this.headersSent = true; return this; }
+  setHeader() {}
+  end(body) { this.writableEnded = true; this.body = body; }
+}
+(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandlab-inprocess-'));
+  const svc = await createService({ dataDir: dir, rootToken: TOKEN });
+  await svc.listen();
+  const { prepareTargets } = require(${JSON.stringify(resolve(__dirname, 'targets.ts'))});
+  const targets = (await prepareTargets(svc.url, { reads: true, writes: false })).filter((t) => !only || new RegExp(only).test(t.name));
+  const socket = { remoteAddress: '127.0.0.1', encrypted: false };
+  for (const t of targets) {
+    const headers = { host: '127.0.0.1', ...(t.token ? { 'private-token': TOKEN } : {}) };
+    const one = () => { const res = new Res(); handler({ url: t.path, method: 'GET', headers, socket }, res); return res; };
+    const first = one();
+    if (!first.writableEnded || first.status !== t.bare.status) throw new Error(t.name + ': answered ' + first.status);
+    const n = Number(count);
+    for (let i = 0; i < n / 4; i++) one();
+    const batches = [];
+    for (let k = 0; k < 5; k++) {
+      const t0 = process.cpuUsage();
+      for (let i = 0; i < n / 5; i++) one();
+      const d = process.cpuUsage(t0);
+      batches.push((d.user + d.system) / (n / 5));
+    }
+    batches.sort((a, b) => a - b);
+    console.log(JSON.stringify({ name: t.name, median: batches[2], lowest: batches[0] }));
+  }
+  await svc.close();
+  rmSync(dir, { recursive: true, force: true });
+})();
+`;
+
+function measure(out: string): Map<string, { median: number; lowest: number }> {
+  // tsx in the child: targets.ts is TypeScript.
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', CHILD, resolve(out), opts.count!, opts.only ?? ''], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${out}: ${r.stderr}`);
+  const lines = r.stdout.split('\n').filter((l) => l.startsWith('{'));
+  return new Map(lines.map((l) => JSON.parse(l) as { name: string; median: number; lowest: number }).map((x) => [x.name, x]));
+}
+
+ensureBuilt();
+console.log(`machine: ${machineLine()}`);
+const builds = [opts.out!, ...(opts.compare ? [opts.compare] : [])];
+const results = builds.map((b) => measure(b));
+for (const name of results[0].keys()) {
+  const cells = results.map((r) => `${r.get(name)!.median.toFixed(2).padStart(6)} (lowest ${r.get(name)!.lowest.toFixed(2)})`);
+  console.log(`${name.padEnd(52)} ${cells.join('   ')} us/req`);
+}
+console.log(`columns: ${builds.join('   ')}`);
