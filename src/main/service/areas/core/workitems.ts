@@ -493,8 +493,13 @@ export function searchWalkRows<T extends { id: number }>(
   const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
   const restArgs = args.slice(filters.search!.args.length);
   const matching = (ids: number[]): Set<number> => {
-    const lo = Math.min(...ids);
-    const hi = Math.max(...ids);
+    // A loop, not Math.min(...ids): a deep window holds more ids than a call takes arguments.
+    let lo = ids[0];
+    let hi = ids[0];
+    for (const id of ids) {
+      if (id < lo) lo = id;
+      if (id > hi) hi = id;
+    }
     if (hi - lo <= ids.length * SEARCH_WINDOW_SPREAD) {
       const found = db
         .prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`)
