@@ -263,3 +263,54 @@ describe("a group's epics", () => {
     expectCounted(await list({ state: 'closed' }, token), epics.filter((x) => x.state === 'closed').length, 100);
   });
 });
+
+describe("a project's labels, past 10,000, with its groups' labels", () => {
+  interface Label {
+    id: number;
+    title: string;
+    from: 'project' | 'parent' | 'grandparent';
+  }
+  const labels: Label[] = [];
+  let labelled: number;
+
+  beforeAll(async () => {
+    const grandparent = (await s.createGroup({ visibility: 'public' })).id;
+    const parent = (await s.createGroup({ visibility: 'public', parent_id: grandparent })).id;
+    labelled = (await s.createProject({ name: 'labelled', namespace_id: parent, visibility: 'public' })).id;
+    const insert = s.service.context.db.prepare(
+      "INSERT INTO labels (group_id, project_id, title, color, created_at, updated_at) VALUES (?, ?, ?, '#428bca', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')",
+    );
+    s.service.context.db.transaction(() => {
+      // Titles of the three owners interleave; the groups' ones also repeat a project title (a tie broken by id).
+      for (let i = 0; i < 10_050; i++) {
+        const title = `label-${String(i).padStart(5, '0')}`;
+        labels.push({ id: Number(insert.run(null, labelled, title).lastInsertRowid), title, from: 'project' });
+        if (i % 400 === 7) labels.push({ id: Number(insert.run(parent, null, `${title}-group`).lastInsertRowid), title: `${title}-group`, from: 'parent' });
+        if (i % 900 === 3) labels.push({ id: Number(insert.run(grandparent, null, title).lastInsertRowid), title, from: 'grandparent' });
+      }
+    })();
+  }, 120_000);
+
+  const byTitle = (xs: Label[]): Label[] => [...xs].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+  const list = (query: Record<string, string>) => s.get(`/projects/${labelled}/labels`, { query: { per_page: '100', ...query } });
+
+  it('lists all of them in title order, ties broken by id, uncounted past 10,000', async () => {
+    const all = byTitle(labels);
+    for (const n of [1, 2, 57, 103]) {
+      const res = await list({ page: String(n) });
+      expectUncounted(res, n < 103 ? String(n + 1) : '');
+      expect(ids(res)).toEqual(all.slice((n - 1) * 100, n * 100).map((l) => l.id));
+    }
+  });
+
+  it("without the ancestors' labels, and searched", async () => {
+    const mineAndParent = byTitle(labels.filter((l) => l.from !== 'grandparent'));
+    const res = await list({ include_ancestor_groups: 'false', page: '40' });
+    expect(ids(res)).toEqual(mineAndParent.slice(3_900, 4_000).map((l) => l.id));
+    const found = byTitle(labels.filter((l) => l.title.includes('label-0040')));
+    const searched = await list({ search: 'label-0040' });
+    expectCounted(searched, found.length, 100);
+    expect(ids(searched)).toEqual(found.map((l) => l.id));
+    expect(searched.body.filter((l: any) => l.is_project_label === false).length).toBe(found.filter((l) => l.from !== 'project').length);
+  });
+});

@@ -55,6 +55,25 @@ export function availableLabelsSql(svc: ServiceContext, parent: LabelParent, sco
   };
 }
 
+/**
+ * The labels available to a parent as a list reads them (FROM, alias `l`): a project's own labels
+ * and its groups' labels as two reads, each in its index's title order, merged (UNION ALL: a label
+ * belongs to a project or a group, never both), instead of one read of either kind sorted whole —
+ * a page of a project with a million labels then reads a page, not a million rows.
+ */
+export function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: LabelScope): { from: string; args: unknown[] } {
+  if (parent.kind === 'group') {
+    const avail = availableLabelsSql(svc, parent, scope);
+    return { from: `labels l WHERE ${avail.sql}`, args: avail.args };
+  }
+  const group = projectGroup(svc, parent.project);
+  const groupIds = group ? (scope.includeAncestorGroups ? selfAndAncestorIds(svc, group) : [group.id]) : [];
+  return {
+    from: `(SELECT * FROM labels WHERE project_id = ? UNION ALL SELECT * FROM labels WHERE group_id IN (${marks(groupIds)})) l WHERE 1 = 1`,
+    args: [parent.project.id, ...groupIds],
+  };
+}
+
 export function searchSql(search: string | undefined): { sql: string; args: unknown[] } {
   if (!search) return { sql: '1 = 1', args: [] };
   const like = `%${likeEscape(search)}%`;
