@@ -38,11 +38,16 @@ function projectGroup(svc: ServiceContext, project: Project): Namespace | null {
   return ns?.kind === 'group' ? ns : null;
 }
 
+/** The groups whose labels a project offers besides its own: its group, and that group's ancestors unless excluded. */
+function projectLabelGroupIds(svc: ServiceContext, project: Project, scope: LabelScope): number[] {
+  const group = projectGroup(svc, project);
+  return group ? (scope.includeAncestorGroups ? selfAndAncestorIds(svc, group) : [group.id]) : [];
+}
+
 /** SQL (on alias `l`) for the labels available to a parent under the include flags. */
 export function availableLabelsSql(svc: ServiceContext, parent: LabelParent, scope: LabelScope): { sql: string; args: unknown[] } {
   if (parent.kind === 'project') {
-    const group = projectGroup(svc, parent.project);
-    const groupIds = group ? (scope.includeAncestorGroups ? selfAndAncestorIds(svc, group) : [group.id]) : [];
+    const groupIds = projectLabelGroupIds(svc, parent.project, scope);
     return { sql: `(l.project_id = ? OR l.group_id IN (${marks(groupIds)}))`, args: [parent.project.id, ...groupIds] };
   }
   const below = scope.includeDescendantGroups ? selfAndDescendantIds(svc, parent.group.id) : [parent.group.id];
@@ -66,8 +71,7 @@ export function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, sc
     const avail = availableLabelsSql(svc, parent, scope);
     return { from: `labels l WHERE ${avail.sql}`, args: avail.args };
   }
-  const group = projectGroup(svc, parent.project);
-  const groupIds = group ? (scope.includeAncestorGroups ? selfAndAncestorIds(svc, group) : [group.id]) : [];
+  const groupIds = projectLabelGroupIds(svc, parent.project, scope);
   return {
     from: `(SELECT * FROM labels WHERE project_id = ? UNION ALL SELECT * FROM labels WHERE group_id IN (${marks(groupIds)})) l WHERE 1 = 1`,
     args: [parent.project.id, ...groupIds],
