@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
+import { createSnippet } from '../../src/main/service/areas/snippets/snippets';
 
 /**
  * Merge requests filtered by author or milestone (core/028) and a group's epics (epics/007) past
@@ -312,5 +313,72 @@ describe("a project's labels, past 10,000, with its groups' labels", () => {
     expectCounted(searched, found.length, 100);
     expect(ids(searched)).toEqual(found.map((l) => l.id));
     expect(searched.body.filter((l: any) => l.is_project_label === false).length).toBe(found.filter((l) => l.from !== 'project').length);
+  });
+});
+
+describe("a project's snippets past 10,000", () => {
+  interface Snip {
+    id: number;
+    visibility: 'public' | 'internal' | 'private';
+    authorId: number;
+  }
+  const snippets: Snip[] = [];
+  let snipped: number;
+
+  beforeAll(async () => {
+    snipped = (await s.createProject({ name: 'snipped', visibility: 'public' })).id;
+    await s.addMember('projects', snipped, other.user.id, 30);
+    const ctx = s.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 0; i < 10_050; i++) {
+        const visibility = (['public', 'internal', 'private'] as const)[i % 3];
+        const authorId = i % 97 ? 1 : other.user.id;
+        const row = createSnippet(ctx, { projectId: snipped, authorId, title: `Snippet ${i}`, visibility, files: [{ path: `s${i}.txt`, content: `${i}` }] });
+        snippets.push({ id: row.id, visibility, authorId });
+      }
+    })();
+  }, 120_000);
+
+  const newest = (xs: Snip[]): number[] => xs.map((x) => x.id).sort((a, b) => b - a);
+  const list = (query: Record<string, string>, token?: string) =>
+    s.get(`/projects/${snipped}/snippets`, { query: { per_page: '100', ...query }, token });
+
+  it('are uncounted for a member, counted exactly for those who see fewer than 10,000', async () => {
+    const all = newest(snippets);
+    const first = await list({});
+    expectUncounted(first, '2');
+    expect(ids(first)).toEqual(all.slice(0, 100));
+    const outsider = await s.createUser();
+    // Not a member: public and internal snippets, and their own private ones (none) or other's (here: the member's).
+    const seen = newest(snippets.filter((x) => x.visibility !== 'private'));
+    const res = await list({ page: '3' }, outsider.token);
+    expectCounted(res, seen.length, 100);
+    expect(ids(res)).toEqual(seen.slice(200, 300));
+    const external = await s.createUser({ external: true });
+    expectCounted(await list({ per_page: '1' }, external.token), snippets.filter((x) => x.visibility === 'public').length, 1);
+  });
+
+  it('deep pages read in turn, asked again and after every write are the slice the records say', async () => {
+    const page = async (n: number, token?: string): Promise<number[]> => ids(await list({ page: String(n) }, token));
+    for (const n of [11, 12, 13, 12, 100, 101, 11]) expect(await page(n)).toEqual(newest(snippets).slice((n - 1) * 100, n * 100));
+    const created = await s.post(`/projects/${snipped}/snippets`, { title: 'New', file_name: 'n.txt', content: 'n', visibility: 'private' });
+    expect(created.status).toBe(201);
+    snippets.push({ id: created.body.id, visibility: 'private', authorId: 1 });
+    for (const n of [11, 12]) expect(await page(n)).toEqual(newest(snippets).slice((n - 1) * 100, n * 100));
+    const outsider = await s.createUser();
+    const seen = () => newest(snippets.filter((x) => x.visibility !== 'private'));
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    // Made public: it enters the outsider's list and count.
+    const target = snippets.find((x) => x.visibility === 'private' && x.id < newest(snippets)[5_000])!;
+    expect((await s.put(`/projects/${snipped}/snippets/${target.id}`, { visibility: 'public' })).status).toBe(200);
+    target.visibility = 'public';
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
+    const gone = snippets.find((x) => x.visibility === 'public' && x.id < newest(snippets)[6_000])!;
+    expect((await s.del(`/projects/${snipped}/snippets/${gone.id}`)).status).toBe(204);
+    snippets.splice(snippets.indexOf(gone), 1);
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
+    for (const n of [60, 61]) expect(await page(n)).toEqual(newest(snippets).slice((n - 1) * 100, n * 100));
   });
 });
