@@ -374,6 +374,12 @@ describe("a project's snippets past 10,000", () => {
     target.visibility = 'public';
     expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
     expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
+    // Made private: it leaves them.
+    const hidden = snippets.find((x) => x.visibility === 'internal' && x.id < newest(snippets)[4_500])!;
+    expect((await s.put(`/projects/${snipped}/snippets/${hidden.id}`, { visibility: 'private' })).status).toBe(200);
+    hidden.visibility = 'private';
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
     const gone = snippets.find((x) => x.visibility === 'public' && x.id < newest(snippets)[6_000])!;
     expect((await s.del(`/projects/${snipped}/snippets/${gone.id}`)).status).toBe(204);
     snippets.splice(snippets.indexOf(gone), 1);
