@@ -23,7 +23,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '7' },
     /** An older build's out/main/cli.js, to time the same lists before a change. */
     cli: { type: 'string' },
-    /** Time only the requests whose name contains this. */
+    /** Time only the requests whose name contains this (or one of these, separated by `|`). */
     only: { type: 'string' },
     /** Repeat each request without a write between samples (answers remembered between writes). */
     warm: { type: 'boolean', default: false },
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       );
     const bigPid = bigServer.child.pid!;
     const touchBig = touchOf(bigServer.url, big);
-    const chosen = ([name]: [string, unknown]): boolean => !opts.only || name.includes(opts.only);
+    const chosen = ([name]: [string, unknown]): boolean => !opts.only || opts.only.split('|').some((part) => name.includes(part));
     for (const [name, path] of projectLists.filter(chosen)) {
       const b = await measure(`${bigServer.url}/api/v4${path(big.bigProjectId)}`, big.token, bigPid, touchBig);
       const s = await measure(`${bigServer.url}/api/v4${path(big.smallProjectId)}`, big.token, bigPid, touchBig);
