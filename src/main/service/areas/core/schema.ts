@@ -1021,6 +1021,10 @@ CREATE TRIGGER issues_order_version_update AFTER UPDATE ON issues
   INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
   INSERT INTO issue_order_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id != NEW.project_id
     ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+`,
+  },
+  {
     // A project's merge requests filtered by author or milestone (alone or with a state), as
     // core/014 and core/018 did for issues: an index per filter that keeps the default order, so a
     // page reads matching rows in order, and counters kept by triggers, so the capped count reads
