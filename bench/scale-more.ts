@@ -152,7 +152,6 @@ async function main(): Promise<void> {
       createLabel(svc, { kind: 'project', project }, { title: `scale-${String(i).padStart(7, '0')}`, color: ['#428bca', '#d9534f', '#5cb85c'][i % 3] });
     });
 
-    db.pragma('optimize');
     manifest.moreLists = true;
     manifest.counts['merge requests (big, added)'] = mergeRequests;
     manifest.counts['snippets (big, added)'] = snippets;
