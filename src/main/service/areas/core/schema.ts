@@ -999,4 +999,29 @@ CREATE TRIGGER notes_user_count_update AFTER UPDATE OF noteable_type, noteable_i
 END;
 `,
   },
+  {
+    // Deep pages of a project's issues by created_at or title start after an anchor row while the
+    // project's issues keep their rows and order (PageAnchors): a version per project moved on only
+    // by a write that may add, drop or move a row of such a list: an insert, a delete, a move, or
+    // a change to a column those lists filter or sort on (issuableListAnchors). Editing a
+    // description, labels or a due date no longer sends the next deep page back to the start.
+    name: 'core/024_issue_order_versions',
+    sql: `
+CREATE TABLE issue_order_versions (project_id INTEGER PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TRIGGER issues_order_version_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER issues_order_version_delete AFTER DELETE ON issues BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (OLD.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER issues_order_version_update AFTER UPDATE ON issues
+  WHEN NEW.id != OLD.id OR NEW.project_id != OLD.project_id OR NEW.created_at != OLD.created_at OR NEW.title != OLD.title
+    OR NEW.state != OLD.state OR NEW.author_id IS NOT OLD.author_id OR NEW.confidential != OLD.confidential
+    OR NEW.assignee_ids != OLD.assignee_ids BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO issue_order_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id != NEW.project_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+`,
+  },
 ];

@@ -310,11 +310,23 @@ export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
 }
 
 /**
+ * The version of a project's issue lists by created_at or title: moved on only by writes that may
+ * add, drop or move one of their rows (core/024): inserts, deletes, moves, and changes to id,
+ * project_id, created_at, title, state, author_id, confidential or assignee_ids (the columns
+ * those anchored lists filter and sort on, confidentialSql's assignees among them).
+ */
+function issueOrderVersion(rc: RequestContext, projectId: number): number {
+  return (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_order_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v;
+}
+
+/**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
  * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
  * milestone's title, which other tables hold): their rows change only when the project's records
- * are written, which listVersion counts. `seesAll` (the caller sees confidential issues) is part
- * of the key, as a role change shows or hides rows without an issue write.
+ * are written, which listVersion counts; issues by created_at or title only when a write touches
+ * what those lists read (issueOrderVersion): editing an issue's description keeps them. `seesAll`
+ * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
+ * without an issue write.
  */
 export function issuableListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORDERS)[number], string>>(
   rc: RequestContext,
@@ -329,7 +341,7 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   const projectId = scope.projectId;
   return {
     key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
-    version: () => listVersion(rc, type, projectId),
+    version: () => (type === 'Issue' && col !== 'updated_at' ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
     column: `x.${col}`,
     idColumn: 'x.id',
     sort: filters.sort,
