@@ -142,6 +142,15 @@ async function main(): Promise<void> {
       row(name, b, s);
     }
 
+    // The same 100-row page against a project of 1,000 issues (created once per data dir, through
+    // the API): the small project serves 3 rows, so its line compares 100 rows with 3.
+    const fair = 'issues per_page=100 vs a 1,000-issue project';
+    if (chosen([fair, null])) {
+      const mid = await midProject(bigServer.url, big);
+      const page = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?per_page=100&order_by=updated_at`;
+      row(fair, await measure(page(big.bigProjectId), big.token, bigPid, touchBig), await measure(page(mid), big.token, bigPid, touchBig));
+    }
+
     // The project's open-issue count is memoized between writes: the first read after a write pays for it.
     const afterWrite = async (m: ScaleManifest, url: string, projectId: number): Promise<Timed> => {
       const samples: Timed[] = [];
@@ -198,6 +207,30 @@ async function main(): Promise<void> {
     await stop(bigServer.child);
     await stop(smallServer.child);
   }
+}
+
+const MID_PATH = 'scale-mid';
+const MID_ISSUES = 1_000;
+
+/** The instance's project of MID_ISSUES issues (root's `scale-mid`), made through the API the first time. */
+async function midProject(url: string, m: ScaleManifest): Promise<number> {
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${url}/api/v4${path}`, {
+      method,
+      headers: { 'private-token': m.token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
+    return res.json();
+  };
+  const user = await api('GET', '/user');
+  const path = encodeURIComponent(`${user.username}/${MID_PATH}`);
+  const project = (await fetch(`${url}/api/v4/projects/${path}`, { headers: { 'private-token': m.token } })).ok
+    ? await api('GET', `/projects/${path}`)
+    : await api('POST', '/projects', { name: MID_PATH, path: MID_PATH });
+  const have = Number((await fetch(`${url}/api/v4/projects/${project.id}/issues?per_page=1`, { headers: { 'private-token': m.token } })).headers.get('x-total') ?? 0);
+  for (let i = have; i < MID_ISSUES; i++) await api('POST', `/projects/${project.id}/issues`, { title: `Mid issue ${i + 1}`, description: 'A project of a thousand issues', labels: i % 3 ? 'bug' : '' });
+  return project.id as number;
 }
 
 /** Lists of one project (or its group), as [name, path for a project id]. */
