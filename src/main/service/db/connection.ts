@@ -8,13 +8,20 @@ import { applyMigrations } from './migrations';
 export type Db = Database.Database;
 
 /**
- * better-sqlite3's binding for this Node, where `npm install` builds it. Named directly because
- * better-sqlite3's own lookup (the `bindings` package) tries a dozen places first, ~3 ms of a start.
+ * better-sqlite3's binding for this Node, where `npm install` builds it (`packageDir`: better-sqlite3's
+ * folder). Named directly because better-sqlite3's own lookup (the `bindings` package) tries a
+ * dozen places first, ~3 ms of a start, and because better-sqlite3's JavaScript is bundled
+ * (electron.vite.config.ts): from the bundle, `bindings` would search the bundle's folder instead
+ * of better-sqlite3's. A binding built elsewhere (a debug build) is found by that same search, run
+ * from better-sqlite3's folder.
  */
-function nodeBinding(): string | undefined {
+export function nodeBinding(packageDir?: string): string | undefined {
   try {
-    const path = join(dirname(createRequire(__filename).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
-    return existsSync(path) ? path : undefined;
+    const dir = packageDir ?? dirname(createRequire(__filename).resolve('better-sqlite3/package.json'));
+    const built = join(dir, 'build', 'Release', 'better_sqlite3.node');
+    if (existsSync(built)) return built;
+    const bindings = createRequire(join(dir, 'package.json'))('bindings') as (opts: object) => string;
+    return bindings({ bindings: 'better_sqlite3.node', module_root: dir, path: true });
   } catch {
     return undefined;
   }

@@ -28,14 +28,19 @@ export const ACTIVE_MEMBER_SQL = `m.user_id IS NOT NULL AND m.requested_at IS NU
 
 const today = (svc: ServiceContext): string => isoDate(svc.now());
 
-/** The user's own level in a group, inherited down from ancestor groups (max wins). */
+/**
+ * The user's own level in a group, inherited down from ancestor groups (max wins). The ancestors
+ * come first (CROSS JOIN keeps SQLite to that order) and each is looked up by (group, user): left
+ * to itself SQLite read all of the user's memberships by user_id (12,000 for an administrator who
+ * created the projects: ~2 ms for every project entity of a group after each write).
+ */
 export function groupAccessLevel(svc: ServiceContext, userId: number, groupId: number): number {
   const row = svc.db
     .prepare(
       `WITH RECURSIVE anc(id, parent_id) AS (
          SELECT id, parent_id FROM namespaces WHERE id = ?
          UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN anc ON n.id = anc.parent_id)
-       SELECT max(m.access_level) AS level FROM members m JOIN anc ON m.source_type = 'Namespace' AND m.source_id = anc.id
+       SELECT max(m.access_level) AS level FROM anc CROSS JOIN members m ON m.source_type = 'Namespace' AND m.source_id = anc.id
        WHERE m.user_id = ? AND ${ACTIVE_MEMBER_SQL}`,
     )
     .get(groupId, userId, today(svc)) as { level: number | null };
