@@ -5,8 +5,7 @@ import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/
 /**
  * `search` on a project's issues and merge requests (core/015's project ranges of the full-text
  * index): a common term's early pages walk the list order a window at a time and check each window
- * against the index at once (a range read, or record by record when the window's ids lie far
- * apart); the project's match count is remembered until the project's records are next written.
+ * against the index at once (a range read per dense stretch of its ids, a lone id probed); the project's match count is remembered until the project's records are next written.
  * Whatever the plan, rows, order and headers are the ones the records say.
  */
 let s: TestService;
@@ -118,11 +117,12 @@ describe("a common term on a project's merge requests", () => {
     expect(iids(first)).toEqual(alpha.slice(0, 100).map((x) => x.iid));
   });
 
-  it('records dated out of id order: a window whose ids lie far apart is checked record by record, same rows', async () => {
-    // The oldest records (lowest ids) become the newest: the first window spans every id.
+  it('records dated out of id order: a window whose ids lie far apart is read a dense stretch at a time, a lone id probed, same rows', async () => {
+    // The oldest records (lowest ids) become the newest, and one from the middle among them: the
+    // first window holds three stretches of ids far apart, one of them a single record.
     const db = s.service.context.db;
-    for (const x of mrs.filter((m) => m.iid <= 30)) {
-      x.createdAt = new Date(Date.UTC(2030, 0, 1) + x.iid * 1000).toISOString();
+    for (const x of mrs.filter((m) => m.iid <= 30 || m.iid === 5_000)) {
+      x.createdAt = new Date(Date.UTC(2030, 0, 1) + (x.iid % 1000) * 1000).toISOString();
       db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(x.createdAt, x.id);
     }
     for (const n of [1, 2]) {

@@ -506,23 +506,27 @@ export function searchWalkRows<T extends { id: number }>(
   const { index, query, projectId } = project;
   const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
   const restArgs = args.slice(filters.search!.args.length);
+  // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
+  const rangeRead = db.prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`);
+  const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
   const matching = (ids: number[]): Set<number> => {
-    // A loop, not Math.min(...ids): a deep window holds more ids than a call takes arguments.
-    let lo = ids[0];
-    let hi = ids[0];
-    for (const id of ids) {
-      if (id < lo) lo = id;
-      if (id > hi) hi = id;
+    // The window's ids in runs, each id within SEARCH_WINDOW_SPREAD of the one before: a run is
+    // read as one range; an id far from every other is probed alone. A window holding two dense
+    // stretches far apart (records dated out of id order, say an old import and recent work) then
+    // costs two range reads instead of one probe per record.
+    const sorted = [...ids].sort((a, b) => a - b);
+    const found = new Set<number>();
+    let start = 0;
+    for (let i = 1; i <= sorted.length; i++) {
+      if (i < sorted.length && sorted[i] - sorted[i - 1] <= SEARCH_WINDOW_SPREAD) continue;
+      if (i - start > 1) {
+        for (const r of rangeRead.all(query, projectId, sorted[start], projectId, sorted[i - 1]) as { id: number }[]) found.add(r.id);
+      } else if (probe.get(query, projectId, sorted[start])) {
+        found.add(sorted[start]);
+      }
+      start = i;
     }
-    if (hi - lo <= ids.length * SEARCH_WINDOW_SPREAD) {
-      const found = db
-        .prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`)
-        .all(query, projectId, lo, projectId, hi) as { id: number }[];
-      return new Set(found.map((r) => r.id));
-    }
-    // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
-    const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
-    return new Set(ids.filter((id) => probe.get(query, projectId, id)));
+    return found;
   };
   return (limit, offset) => {
     const matched: number[] = [];
@@ -545,7 +549,7 @@ export function searchWalkRows<T extends { id: number }>(
 
 /** The first window of a search's walk, in records (more when the page lies deeper). */
 const SEARCH_WINDOW = 200;
-/** A window's ids spread over more than this many ids per record are probed one by one instead of read as a range. */
+/** Ids of a window further apart than this are read as separate ranges (or probed one by one when alone). */
 const SEARCH_WINDOW_SPREAD = 20;
 
 /** Up to this many records in scope, `search` probes the full-text index record by record. */
