@@ -205,6 +205,30 @@ describe("a group's epics", () => {
     expectCounted(await list({ author_id: String(outsider.user.id) }, other.token), 0, 100);
   });
 
+  it('searched for a term on more than 10,000 epics, or on a few (the full-text index), finds what a substring match finds', async () => {
+    const common = newestFirst(epics.filter((x) => x.title.includes('Item 1')));
+    expect(common.length).toBeLessThan(10_000);
+    const res = await list({ search: 'item 1', page: '2' });
+    expectCounted(res, common.length, 100);
+    expect(ids(res)).toEqual(slice(common, 2));
+    const all = await list({ search: 'ITEM', page: '7' });
+    expectUncounted(all, '8');
+    expect(ids(all)).toEqual(slice(newestFirst(epics), 7));
+    const rare = newestFirst(epics.filter((x) => x.title.includes('Item 123')));
+    expect(ids(await list({ search: 'Item 123' }))).toEqual(rare.map((x) => x.id));
+    const made = await s.post(`/groups/${group}/epics`, { title: 'Straße Ü-Epic', description: 'Große Änderung' });
+    expect(made.status).toBe(201);
+    epics.push({ ...rare[0], id: made.body.id, iid: made.body.iid, title: 'Straße Ü-Epic', state: 'opened', confidential: false, authorId: 1, createdAt: made.body.created_at, updatedAt: made.body.updated_at });
+    expect(ids(await list({ search: 'ü-epic' }))).toEqual([]);
+    expect(ids(await list({ search: 'Ü-EPIC' }))).toEqual([made.body.id]);
+    expect(ids(await list({ search: 'Änderung' }))).toEqual([made.body.id]);
+    expect((await s.put(`/groups/${group}/epics/${made.body.iid}`, { title: 'Renamed epic' })).status).toBe(200);
+    epics[epics.length - 1].title = 'Renamed epic';
+    epics[epics.length - 1].updatedAt = (await s.get(`/groups/${group}/epics/${made.body.iid}`)).body.updated_at;
+    expect(ids(await list({ search: 'Ü-EPIC' }))).toEqual([]);
+    expect(ids(await list({ search: 'renamed EPIC' }))).toEqual([made.body.id]);
+  });
+
   it('read in turn, asked again and jumped between, every deep page is the slice the records say, in each order', async () => {
     const all = newestFirst(epics);
     for (const n of [11, 12, 13, 12, 30, 13, 100, 101, 11]) {
@@ -313,6 +337,26 @@ describe("a project's labels, past 10,000, with its groups' labels", () => {
     expectCounted(searched, found.length, 100);
     expect(ids(searched)).toEqual(found.map((l) => l.id));
     expect(searched.body.filter((l: any) => l.is_project_label === false).length).toBe(found.filter((l) => l.from !== 'project').length);
+  });
+
+  it('searched for a term on more than 10,000 labels, or on a few (the full-text index), finds what a substring match finds', async () => {
+    const common = byTitle(labels.filter((l) => l.title.includes('label-')));
+    expect(common.length).toBeGreaterThan(10_000);
+    const res = await list({ search: 'LABEL-', page: '3' });
+    expectUncounted(res, '4');
+    expect(ids(res)).toEqual(common.slice(200, 300).map((l) => l.id));
+    // Case folds in ASCII only, as before: the index's wider folding finds more, the substring match keeps what it matched.
+    const made = await s.post(`/projects/${labelled}/labels`, { name: 'Straße Ü-Label', color: '#123456', description: 'Große Änderung' });
+    expect(made.status).toBe(201);
+    expect(ids(await list({ search: 'ü-label' }))).toEqual([]);
+    expect(ids(await list({ search: 'Ü-LABEL' }))).toEqual([made.body.id]);
+    expect(ids(await list({ search: 'Änderung' }))).toEqual([made.body.id]);
+    // Renamed: found by its new name only.
+    expect((await s.put(`/projects/${labelled}/labels/${made.body.id}`, { new_name: 'Renamed one' })).status).toBe(200);
+    expect(ids(await list({ search: 'Ü-LABEL' }))).toEqual([]);
+    expect(ids(await list({ search: 'renamed ONE' }))).toEqual([made.body.id]);
+    expect((await s.del(`/projects/${labelled}/labels/${made.body.id}`)).status).toBe(204);
+    expect(ids(await list({ search: 'renamed ONE' }))).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context';
 import type { RequestContext } from '../../http/route';
 import { validationError } from '../../http/errors';
 import { addFilter } from '../../db/filter';
+import { rareTermCandidates } from '../../db/trigram';
 import type { PageAnchors, SortDirection } from '../../http/pagination';
 import type { User } from '../core/users';
 import { findUserById, findUserByUsername } from '../core/users';
@@ -373,6 +374,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   if (f.author_username !== undefined) addFilter(where, args, 'e.author_id = ?', findUserByUsername(svc, f.author_username)?.id ?? -1);
   if (f.labels?.length) labelsFilter(where, args, f.labels, false);
   if (f.search) {
+    const few = rareTermCandidates(svc.db, 'epics_search', 'e.id', f.search);
+    if (few) addFilter(where, args, few.sql, ...few.args);
     const like = `%${likeEscape(f.search)}%`;
     addFilter(where, args, "(e.title LIKE ? ESCAPE '\\' OR ifnull(e.description, '') LIKE ? ESCAPE '\\')", like, like);
   }

@@ -175,4 +175,25 @@ CREATE TRIGGER epics_list_version_update AFTER UPDATE ON epics BEGIN
 END;
 `,
   },
+  {
+    // Epic search (`search` on title and description) through a trigram full-text index, kept by
+    // triggers: a term few epics hold no longer reads every epic of a group with a million (see
+    // db/trigram.ts). Contentless: the index keeps no copy of the text.
+    name: 'epics/008_search',
+    sql: `
+CREATE VIRTUAL TABLE epics_search USING fts5(title, description, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO epics_search (rowid, title, description) SELECT id, title, description FROM epics;
+INSERT INTO epics_search (epics_search) VALUES ('optimize');
+CREATE TRIGGER epics_search_insert AFTER INSERT ON epics BEGIN
+  INSERT INTO epics_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER epics_search_update AFTER UPDATE OF title, description ON epics BEGIN
+  DELETE FROM epics_search WHERE rowid = OLD.id;
+  INSERT INTO epics_search (rowid, title, description) VALUES (NEW.id, NEW.title, NEW.description);
+END;
+CREATE TRIGGER epics_search_delete AFTER DELETE ON epics BEGIN
+  DELETE FROM epics_search WHERE rowid = OLD.id;
+END;
+`,
+  },
 ];

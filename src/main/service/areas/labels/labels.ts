@@ -7,6 +7,7 @@ import { Access, memberProjectsSql, visibleProjectsSql } from '../core/access';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { normalizeColor } from './colors';
+import { rareTermCandidates } from '../../db/trigram';
 
 export interface LabelRow {
   id: number;
@@ -78,10 +79,12 @@ export function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, sc
   };
 }
 
-export function searchSql(search: string | undefined): { sql: string; args: unknown[] } {
+export function searchSql(svc: ServiceContext, search: string | undefined): { sql: string; args: unknown[] } {
   if (!search) return { sql: '1 = 1', args: [] };
   const like = `%${likeEscape(search)}%`;
-  return { sql: "(l.title LIKE ? ESCAPE '\\' OR ifnull(l.description, '') LIKE ? ESCAPE '\\')", args: [like, like] };
+  const sql = "(l.title LIKE ? ESCAPE '\\' OR ifnull(l.description, '') LIKE ? ESCAPE '\\')";
+  const few = rareTermCandidates(svc.db, 'labels_search', 'l.id', search);
+  return few ? { sql: `${few.sql} AND ${sql}`, args: [...few.args, like, like] } : { sql, args: [like, like] };
 }
 
 export function findLabelById(svc: ServiceContext, id: number): LabelRow | undefined {

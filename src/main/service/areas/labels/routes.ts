@@ -46,7 +46,7 @@ export function registerLabelRoutes(r: Router): void {
         const scope = readScope(rc, kind);
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
         const avail = availableLabelsFrom(rc.svc, parent, scope);
-        const search = searchSql(q.search ?? undefined);
+        const search = searchSql(rc.svc, q.search ?? undefined);
         const sql = `FROM ${avail.from} AND ${search.sql}`;
         const args = [...avail.args, ...search.args];
         const rows = paginateSql<LabelRow>(rc, rc.svc.db, { select: 'l.*', from: sql, args, order: 'l.title, l.id' });
