@@ -375,7 +375,11 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   if (f.labels?.length) labelsFilter(where, args, f.labels, false);
   if (f.search) {
     const few = rareTermCandidates(svc.db, 'epics_search', 'e.id', f.search);
-    if (few) addFilter(where, args, few.sql, ...few.args);
+    if (few) {
+      addFilter(where, args, few.sql, ...few.args);
+      // Read the candidates by id and sort them, not the group's epics in order checking each (`+` keeps the group index out of SQLite's choice).
+      where[0] = `+${where[0]}`;
+    }
     const like = `%${likeEscape(f.search)}%`;
     addFilter(where, args, "(e.title LIKE ? ESCAPE '\\' OR ifnull(e.description, '') LIKE ? ESCAPE '\\')", like, like);
   }

@@ -67,24 +67,33 @@ export function availableLabelsSql(svc: ServiceContext, parent: LabelParent, sco
  * belongs to a project or a group, never both), instead of one read of either kind sorted whole —
  * a page of a project with a million labels then reads a page, not a million rows.
  */
-export function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: LabelScope): { from: string; args: unknown[] } {
+export function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: LabelScope, search: LabelSearch): { from: string; args: unknown[] } {
+  // A rare search term's candidates are read by id and sorted (`+` keeps the parents' indexes out of SQLite's choice).
+  const by = search.candidates ? '+' : '';
   if (parent.kind === 'group') {
     const avail = availableLabelsSql(svc, parent, scope);
-    return { from: `labels l WHERE ${avail.sql}`, args: avail.args };
+    return { from: `labels l WHERE ${by}${avail.sql} AND ${search.sql}`, args: [...avail.args, ...search.args] };
   }
   const groupIds = projectLabelGroupIds(svc, parent.project, scope);
   return {
-    from: `(SELECT * FROM labels WHERE project_id = ? UNION ALL SELECT * FROM labels WHERE group_id IN (${marks(groupIds)})) l WHERE 1 = 1`,
-    args: [parent.project.id, ...groupIds],
+    from: `(SELECT * FROM labels WHERE ${by}project_id = ? UNION ALL SELECT * FROM labels WHERE ${by}group_id IN (${marks(groupIds)})) l WHERE ${search.sql}`,
+    args: [parent.project.id, ...groupIds, ...search.args],
   };
 }
 
-export function searchSql(svc: ServiceContext, search: string | undefined): { sql: string; args: unknown[] } {
-  if (!search) return { sql: '1 = 1', args: [] };
+export interface LabelSearch {
+  sql: string;
+  args: unknown[];
+  /** The term is rare: `sql` reads its candidates from the full-text index. */
+  candidates: boolean;
+}
+
+export function searchSql(svc: ServiceContext, search: string | undefined): LabelSearch {
+  if (!search) return { sql: '1 = 1', args: [], candidates: false };
   const like = `%${likeEscape(search)}%`;
   const sql = "(l.title LIKE ? ESCAPE '\\' OR ifnull(l.description, '') LIKE ? ESCAPE '\\')";
   const few = rareTermCandidates(svc.db, 'labels_search', 'l.id', search);
-  return few ? { sql: `${few.sql} AND ${sql}`, args: [...few.args, like, like] } : { sql, args: [like, like] };
+  return few ? { sql: `${few.sql} AND ${sql}`, args: [...few.args, like, like], candidates: true } : { sql, args: [like, like], candidates: false };
 }
 
 export function findLabelById(svc: ServiceContext, id: number): LabelRow | undefined {

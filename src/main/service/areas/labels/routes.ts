@@ -45,10 +45,8 @@ export function registerLabelRoutes(r: Router): void {
         const parent = loadParent(rc, kind);
         const scope = readScope(rc, kind);
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
-        const avail = availableLabelsFrom(rc.svc, parent, scope);
-        const search = searchSql(rc.svc, q.search ?? undefined);
-        const sql = `FROM ${avail.from} AND ${search.sql}`;
-        const args = [...avail.args, ...search.args];
+        const { from, args } = availableLabelsFrom(rc.svc, parent, scope, searchSql(rc.svc, q.search ?? undefined));
+        const sql = `FROM ${from}`;
         const rows = paginateSql<LabelRow>(rc, rc.svc.db, { select: 'l.*', from: sql, args, order: 'l.title, l.id' });
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
         return rows.map((l) => label(rc, l, { counts: counts?.get(l.id) ?? false, fromProject: kind === 'projects' }));
