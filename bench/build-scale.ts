@@ -35,6 +35,8 @@ export interface ScaleManifest {
   milestone: string | null;
   /** The big project's issue with many notes, once bench/scale-busy.ts added them. */
   busyIssueIid?: number;
+  /** Once bench/scale-more.ts added its merge requests, snippets, epics and labels. */
+  moreLists?: boolean;
   counts: Record<string, number>;
   builtAt: string;
   seconds: number;

@@ -6,7 +6,8 @@
  * by the difference, then totals per kind (Sandlab's JavaScript, node's, V8 builtins, native code,
  * the kernel). One run of each: noisy on a loaded machine, read the larger differences.
  *
- * Run: npx tsx bench/http-perf-diff.ts [--path /api/v4/version] [--seconds 6] [--top 60] [--cli out/main/cli.js]
+ * Run: npx tsx bench/http-perf-diff.ts [--path /api/v4/version | --target REGEX] [--seconds 6] [--top 60] [--cli out/main/cli.js]
+ *      --target: the first bench/targets.ts read whose name matches (its project, badge or issue created first)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,12 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBuilt, ensureWrk, machineLine, runWrk, spawnSandlab, spawnServer, stop } from './lib';
-import { TOKEN } from './targets';
+import { TOKEN, prepareTargets } from './targets';
 
 const { values: opts } = parseArgs({
-  options: { path: { type: 'string', default: '/api/v4/version' }, seconds: { type: 'string', default: '6' }, top: { type: 'string', default: '60' }, cli: { type: 'string' } },
+  options: { path: { type: 'string', default: '/api/v4/version' }, target: { type: 'string' }, seconds: { type: 'string', default: '6' }, top: { type: 'string', default: '60' }, cli: { type: 'string' } },
 });
-const P = opts.path!;
+let P = opts.path!;
 const secs = Number(opts.seconds);
 const FREQ = 1999;
 /** Bare node:http answering Sandlab's answer to P (fetched once) with Sandlab's head. */
@@ -65,6 +66,11 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'perfdiff-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
   const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs: flags, cli: opts.cli });
+  if (opts.target) {
+    const target = (await prepareTargets(sandlab.url, { reads: true, writes: false })).find((t) => new RegExp(opts.target!).test(t.name));
+    if (!target) throw new Error(`no read matches ${opts.target}`);
+    P = target.path;
+  }
   const answer = await (await fetch(`${sandlab.url}${P}`, { headers: { 'private-token': TOKEN } })).text();
   const bare = await spawnServer(process.execPath, [...flags, '-e', bareSrc(answer)]);
   try {

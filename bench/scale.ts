@@ -6,6 +6,9 @@
  * sequential runs after a warm-up, the server's main-thread CPU time (steady when other processes
  * load the machine) and the wall time the client saw, the CPU ratio, and the answer's headers.
  *
+ * With bench/scale-more.ts's additions (a million merge requests, snippets, labels, epics) it times
+ * their lists too; with bench/scale-busy.ts's, the busy issue's notes.
+ *
  * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7] [--cli old/out/main/cli.js] [--only search] [--warm] [--cpu-prof DIR]
  * (`--cpu-prof DIR`: the big instance's server writes a V8 CPU profile there; summarize it with bench/cpuprofile-summary.ts.)
  */
@@ -20,7 +23,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '7' },
     /** An older build's out/main/cli.js, to time the same lists before a change. */
     cli: { type: 'string' },
-    /** Time only the requests whose name contains this. */
+    /** Time only the requests whose name contains this (or one of these, separated by `|`). */
     only: { type: 'string' },
     /** Repeat each request without a write between samples (answers remembered between writes). */
     warm: { type: 'boolean', default: false },
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
       );
     const bigPid = bigServer.child.pid!;
     const touchBig = touchOf(bigServer.url, big);
-    const chosen = ([name]: [string, unknown]): boolean => !opts.only || name.includes(opts.only);
+    const chosen = ([name]: [string, unknown]): boolean => !opts.only || opts.only.split('|').some((part) => name.includes(part));
     for (const [name, path] of projectLists.filter(chosen)) {
       const b = await measure(`${bigServer.url}/api/v4${path(big.bigProjectId)}`, big.token, bigPid, touchBig);
       const s = await measure(`${bigServer.url}/api/v4${path(big.smallProjectId)}`, big.token, bigPid, touchBig);
@@ -273,18 +276,47 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
     ['merge requests page 400 (deep)', (id) => `/projects/${id}/merge_requests?page=400`],
     ['merge requests search=change', (id) => `/projects/${id}/merge_requests?search=change`],
     ['merge requests state=opened&per_page=100', (id) => `/projects/${id}/merge_requests?state=opened&per_page=100`],
+    // With bench/scale-more.ts's million merge requests: its common filters and orders too.
+    ...more<(id: number) => string>(m, [
+      ['merge requests page 2500 (deep)', (id) => `/projects/${id}/merge_requests?page=2500`],
+      ['merge requests state=opened', (id) => `/projects/${id}/merge_requests?state=opened`],
+      ['merge requests state=merged', (id) => `/projects/${id}/merge_requests?state=merged`],
+      [`merge requests labels=${label}`, (id) => `/projects/${id}/merge_requests?labels=${label}`],
+      [`merge requests state=opened&labels=${label}`, (id) => `/projects/${id}/merge_requests?state=opened&labels=${label}`],
+      ['merge requests author_id', (id) => `/projects/${id}/merge_requests?author_id=${m.authorId}`],
+      ['merge requests milestone=v1', (id) => `/projects/${id}/merge_requests?milestone=v1`],
+      ['merge requests search=crash', (id) => `/projects/${id}/merge_requests?search=crash`],
+      ['merge requests search=Change 123456: (one)', (id) => `/projects/${id}/merge_requests?search=Change%20123456%3A`],
+      ['merge requests order_by=updated_at&sort=asc', (id) => `/projects/${id}/merge_requests?order_by=updated_at&sort=asc`],
+      ['merge requests order_by=title', (id) => `/projects/${id}/merge_requests?order_by=title`],
+      ['merge requests order_by=title page 2500', (id) => `/projects/${id}/merge_requests?order_by=title&page=2500`],
+      ['merge requests per_page=100', (id) => `/projects/${id}/merge_requests?per_page=100`],
+    ]),
     ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
     // The big project's busy issue (bench/scale-busy.ts: 200,000 notes) against the small project's issue #1.
     ...busy(m, 'notes of the busy issue', ''),
     ...busy(m, 'notes of the busy issue page 2000', '?page=2000'),
     ...busy(m, 'notes of the busy issue order_by=updated_at&sort=asc', '?order_by=updated_at&sort=asc'),
+    ...busy(m, 'notes of the busy issue sort=asc', '?sort=asc'),
+    ...busy(m, 'notes of the busy issue per_page=100', '?per_page=100'),
     ['project events', (id) => `/projects/${id}/events`],
     ['project events page 500', (id) => `/projects/${id}/events?page=500`],
     ['project events page 2500', (id) => `/projects/${id}/events?page=2500`],
     ['project events action=closed', (id) => `/projects/${id}/events?action=closed`],
     ['project snippets', (id) => `/projects/${id}/snippets`],
+    ...more<(id: number) => string>(m, [
+      ['project snippets page 2500 (deep)', (id) => `/projects/${id}/snippets?page=2500`],
+      ['project snippets per_page=100', (id) => `/projects/${id}/snippets?per_page=100`],
+    ]),
     ['project labels', (id) => `/projects/${id}/labels`],
     ['project labels with_counts', (id) => `/projects/${id}/labels?with_counts=true`],
+    ...more<(id: number) => string>(m, [
+      ['project labels page 2500 (deep)', (id) => `/projects/${id}/labels?page=2500`],
+      ['project labels search=bug', (id) => `/projects/${id}/labels?search=bug`],
+      ['project labels search=label-1', (id) => `/projects/${id}/labels?search=label-1`],
+      ['project labels search=scale-0123456 (one)', (id) => `/projects/${id}/labels?search=scale-0123456`],
+      ['project labels per_page=100', (id) => `/projects/${id}/labels?per_page=100`],
+    ]),
     ['project members/all', (id) => `/projects/${id}/members/all`],
   ];
   return lists;
@@ -297,10 +329,27 @@ function busy(m: ScaleManifest, name: string, query: string): [string, (id: numb
   return [[name, (id) => `/projects/${id}/issues/${id === m.bigProjectId ? iid : 1}/notes${query}`]];
 }
 
+/** Requests that need bench/scale-more.ts's records (a million merge requests, snippets, epics, labels). */
+function more<T>(m: ScaleManifest, lists: [string, T][]): [string, T][] {
+  return m.moreLists ? lists : [];
+}
+
 /** Lists of the whole instance (or of the scale group), big instance against the small one. */
 function instanceWide(m: ScaleManifest): [string, string][] {
   return [
     ['group epics', `/groups/${m.groupId}/epics`],
+    ...more(m, [
+      ['group epics page 2500 (deep)', `/groups/${m.groupId}/epics?page=2500`],
+      ['group epics state=opened', `/groups/${m.groupId}/epics?state=opened`],
+      ['group epics state=closed', `/groups/${m.groupId}/epics?state=closed`],
+      ['group epics labels=bug', `/groups/${m.groupId}/epics?labels=bug`],
+      ['group epics author_id', `/groups/${m.groupId}/epics?author_id=${m.authorId}`],
+      ['group epics search=performance', `/groups/${m.groupId}/epics?search=performance`],
+      ['group epics search=Epic 12345:', `/groups/${m.groupId}/epics?search=Epic%2012345%3A`],
+      ['group epics order_by=updated_at&sort=asc', `/groups/${m.groupId}/epics?order_by=updated_at&sort=asc`],
+      ['group epics order_by=title', `/groups/${m.groupId}/epics?order_by=title`],
+      ['group epics per_page=100', `/groups/${m.groupId}/epics?per_page=100`],
+    ]),
     ['group members', `/groups/${m.groupId}/members`],
     ['group issues', `/groups/${m.groupId}/issues`],
     ['projects', '/projects'],

@@ -9,6 +9,8 @@
  * With `--data <dir>` (a data dir made by bench/build-scale.ts: a million issues), the existing
  * data dir is a copy of it per revision (never the original) and the token its manifest's; the
  * copy's first open, which may run new migrations once, is printed apart and not counted.
+ * NODE_EXTRA_CA_CERTS, when set, costs every Node start (npm's too) the parsing of its
+ * certificates: `env -u NODE_EXTRA_CA_CERTS npx tsx bench/startup.ts ...` measures without it.
  *
  *   npx tsx bench/startup.ts [--runs 7] [--before /path/to/checkout] [--data /path/to/big]
  */
@@ -98,6 +100,10 @@ interface Variant {
 async function main(): Promise<void> {
   ensureBuilt();
   console.log(machineLine());
+  // Node 20 parses this file's certificates at every start, before any of our code (OpenSSL 3 is
+  // slow at it: ~85 ms of CPU for the 144 of Debian's bundle here, in npm and in the server alike).
+  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+  console.log(`NODE_EXTRA_CA_CERTS: ${extraCa ? `${extraCa} (parsed by every Node start: npm's and the server's)` : 'not set'}`);
   console.log(`start-up to the first authenticated 200 (GET /api/v4/user), median of ${runs} runs\n`);
   const roots: [string, string][] = [['now', ROOT]];
   if (opts.before) roots.unshift(['before', opts.before]);

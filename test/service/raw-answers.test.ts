@@ -57,13 +57,23 @@ describe('answers byte for byte', () => {
     expect(await get('/api/v4/version')).toBe(answer('200 OK', headers, body));
   });
 
-  it('an unknown path', async () => {
-    expect(await get('/api/v4/no/such/path', null)).toBe(answer('404 Not Found', ...json({ error: '404 Not Found' })));
+  it('an unknown path, every time, with or without a query', async () => {
+    for (const path of ['/api/v4/no/such/path', '/api/v4/no/such/path', '/api/v4/no/such/path?x=1']) {
+      expect(await get(path, null)).toBe(answer('404 Not Found', ...json({ error: '404 Not Found' })));
+    }
+  });
+
+  it('the old API version', async () => {
+    for (let i = 0; i < 2; i++) {
+      expect(await get('/api/v3/projects', null)).toBe(answer('410 Gone', ...json({ error: 'API V3 is no longer supported. Use API V4 instead.' })));
+    }
   });
 
   it('a known path with another method', async () => {
-    const res = await raw(`DELETE /api/v4/version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-    expect(res).toBe(answer('405 Method Not Allowed', ...json({ error: '405 Not Allowed' }, ['allow: GET, HEAD'])));
+    for (const path of ['/api/v4/version', '/api/v4/version?x=1']) {
+      const res = await raw(`DELETE ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      expect(res).toBe(answer('405 Method Not Allowed', ...json({ error: '405 Not Allowed' }, ['allow: GET, HEAD'])));
+    }
   });
 
   it('a badge of a project', async () => {

@@ -144,6 +144,16 @@ describe('the built main process code', () => {
     expect(readFileSync(join(out, files.find((f) => f.includes('chunks/service-'))!), 'utf8')).toContain('\\u2026');
   });
 
+  it("carries better-sqlite3's JavaScript (compiled from the code cache with the rest), not a require of it", () => {
+    for (const f of readdirSync(join(out, 'main/chunks'))) {
+      const code = readFileSync(join(out, 'main/chunks', f), 'utf8');
+      expect(code, f).not.toMatch(/require\("better-sqlite3(\/[^"]*)?"\)/);
+    }
+    const service = readFileSync(join(out, 'main/chunks', readdirSync(join(out, 'main/chunks')).find((f) => f.startsWith('service-'))!), 'utf8');
+    // better-sqlite3's own check of its options, from lib/database.js.
+    expect(service).toMatch(/nativeBinding\\?" option to be a string or addon object/);
+  });
+
   it("gets V8's code cache from the build's last step (postbuild: one start, one request, a clean stop)", () => {
     // A checkout whose out/ is this build (a symlink) and whose scripts are the real ones.
     const checkout = mkdtempSync(join(tmpdir(), 'sandlab-warm-checkout-'));

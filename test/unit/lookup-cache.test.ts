@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedLookup, inTransaction, openDatabase, type Db } from '../../src/main/service/db/connection';
+import { cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, type Db } from '../../src/main/service/db/connection';
 
 let dir: string;
 let db: Db;
@@ -88,6 +89,78 @@ describe('rows read through shared statements', () => {
     const row = db.prepare('SELECT v AS __proto__, id FROM t WHERE id = 1').get() as Record<string, unknown>;
     expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
     expect(row.id).toBe(1);
+  });
+});
+
+describe('remembered reads', () => {
+  /** A write from another connection: this one's remembered rows do not see it (they last until its own next write). */
+  const writeElsewhere = (sql: string): void => {
+    const other = new Database(join(dir, 'x.db'));
+    other.exec(sql);
+    other.close();
+  };
+
+  it('hand each caller its own copy of a remembered row, keyed and ordered as the first read', () => {
+    open();
+    const select = db.prepare('SELECT v, id, NULL AS "odd name" FROM t WHERE id = ?');
+    const first = select.get(1) as Record<string, unknown>;
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    const second = select.get(1) as Record<string, unknown>;
+    // Remembered: the row as first read, not SQLite's current one.
+    expect(second.v).toBe('one');
+    expect(second).not.toBe(first);
+    expect(JSON.stringify(second)).toBe('{"v":"one","id":1,"odd name":null}');
+    expect(Object.getPrototypeOf(second)).toBe(Object.prototype);
+    expect(Object.isFrozen(second)).toBe(false);
+    // A caller editing its row changes nobody else's.
+    first.v = 'edited by the first caller';
+    second.extra = true;
+    expect(select.get(1)).toEqual({ v: 'one', id: 1, 'odd name': null });
+    // The next write through this connection lets it go.
+    db.prepare('UPDATE t SET id = id WHERE id = 1').run();
+    expect((select.get(1) as Record<string, unknown>).v).toBe('changed elsewhere');
+  });
+
+  it('hand each caller its own copies of a remembered list', () => {
+    open();
+    db.prepare("INSERT INTO t (id, v) VALUES (2, 'two')").run();
+    const list = () => db.prepare('SELECT * FROM t ORDER BY id').all() as Record<string, unknown>[];
+    const first = list();
+    writeElsewhere('DELETE FROM t WHERE id = 2');
+    const second = list();
+    expect(second).toEqual([
+      { id: 1, v: 'one' },
+      { id: 2, v: 'two' },
+    ]);
+    expect(second[0]).not.toBe(first[0]);
+    first[0].v = 'edited';
+    second.pop();
+    expect(list()).toEqual([
+      { id: 1, v: 'one' },
+      { id: 2, v: 'two' },
+    ]);
+  });
+
+  it('copy rows with a column named __proto__ too', () => {
+    open();
+    const select = db.prepare('SELECT v AS __proto__, id FROM t WHERE id = ?');
+    const first = select.get(1) as Record<string, unknown>;
+    first.id = 42;
+    const second = select.get(1) as Record<string, unknown>;
+    expect(second).not.toBe(first);
+    expect(second.id).toBe(1);
+    expect(Object.getPrototypeOf(second)).toBe(Object.prototype);
+  });
+});
+
+describe('constant answer bodies', () => {
+  it('serialize as JSON.stringify does, once, and cannot be changed', () => {
+    const body = constantJson({ error: '404 Not Found', detail: ['é', 1, null] });
+    expect(jsonBody(body)).toBe('{"error":"404 Not Found","detail":["é",1,null]}');
+    expect(jsonBody(body)).toBe(jsonBody(body));
+    expect(Object.isFrozen(body)).toBe(true);
+    // A list holding one is joined like any remembered entity's.
+    expect(jsonBody([body, body])).toBe(JSON.stringify([body, body]));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ServiceContext } from './context';
 import { ApiError, serviceUnavailable, validationError } from './http/errors';
-import { isDatabaseBusy } from './db/connection';
+import { constantJson, isDatabaseBusy } from './db/connection';
 import { FormBody, createRouter, sendJson, withSecurityHeaders, type Router } from './http/route';
 import { MULTIPART_BODY } from './http/multipart';
 import { parsePairs } from './http/params';
@@ -29,6 +29,11 @@ function constraintAsValidationError(err: unknown): ApiError | null {
   return null;
 }
 
+/** The answers to requests no route takes: the same bodies every time, serialized once. */
+const NOT_ALLOWED = constantJson({ error: '405 Not Allowed' });
+const API_V3_GONE = constantJson({ error: 'API V3 is no longer supported. Use API V4 instead.' });
+const NOT_FOUND = constantJson({ error: '404 Not Found' });
+
 /** A registered route as the hardening suites enumerate it (the role matrix, the fuzz suite). */
 export interface RouteInfo {
   method: string;
@@ -46,6 +51,8 @@ export function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): { app: 
   };
   const app: HttpApp = new HttpApp({
     bodyLimit: svc.limits.maxBodyBytes,
+    // Requests go before background jobs: the runner holds job work back while requests are answered.
+    gauge: svc.jobs,
     parsers: {
       text: new Map<string, BodyParser>([
         // JSON: an empty body is {} (some clients send the header without a body); raw text is kept.
@@ -108,12 +115,12 @@ export function buildApp(svc: ServiceContext, routes: RouteInfo[] = []): { app: 
       // Grape answers a known path with another method as 405 and lists what it allows.
       if (allowed.length && req.url.startsWith('/api/v4/')) {
         reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
-        return void sendJson(reply, 405, { error: '405 Not Allowed' });
+        return void sendJson(reply, 405, NOT_ALLOWED);
       }
       if (req.url.startsWith('/api/v3/')) {
-        return void sendJson(reply, 410, { error: 'API V3 is no longer supported. Use API V4 instead.' });
+        return void sendJson(reply, 410, API_V3_GONE);
       }
-      sendJson(reply, 404, { error: '404 Not Found' });
+      sendJson(reply, 404, NOT_FOUND);
     },
   });
   const router: Router = createRouter(app, svc, routes);

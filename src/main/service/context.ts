@@ -38,6 +38,8 @@ export interface ServiceContext {
   db: Db;
   dataDir: string;
   now: () => Date;
+  /** The same clock in milliseconds, without a Date per call (every authenticated request reads it). */
+  nowMs: () => number;
   fetch: typeof fetch;
   limits: Limits;
   /** The git adapter (repositories); `git.available` is false, with `git.reason`, when git is missing. */

@@ -76,11 +76,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   });
   const git = openGit(opts.dataDir, opts.gitCommand ?? defaultGitCommand());
   const now = opts.clock ?? (() => new Date());
+  const clock = opts.clock;
+  const nowMs = clock ? () => clock().getTime() : Date.now;
   const outbound = opts.fetch ?? globalThis.fetch;
   const svc: ServiceContext = {
     db,
     dataDir: opts.dataDir,
     now,
+    nowMs,
     fetch: outbound,
     limits,
     git,
@@ -105,13 +108,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     db.close();
     throw err;
   }
-  // Requests go before background jobs: the runner holds job work back while requests are answered.
-  // One shared listener ('close' comes once per response): nothing allocated per request.
-  const requestEnded = (): void => svc.jobs.requestEnded();
-  app.server.on('request', (_req, res) => {
-    svc.jobs.requestStarted();
-    res.on('close', requestEnded);
-  });
   let url = '';
   let closed = false;
   let gitProbe: ReturnType<typeof setTimeout> | undefined;

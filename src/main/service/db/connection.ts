@@ -8,13 +8,20 @@ import { applyMigrations } from './migrations';
 export type Db = Database.Database;
 
 /**
- * better-sqlite3's binding for this Node, where `npm install` builds it. Named directly because
- * better-sqlite3's own lookup (the `bindings` package) tries a dozen places first, ~3 ms of a start.
+ * better-sqlite3's binding for this Node, where `npm install` builds it (`packageDir`: better-sqlite3's
+ * folder). Named directly because better-sqlite3's own lookup (the `bindings` package) tries a
+ * dozen places first, ~3 ms of a start, and because better-sqlite3's JavaScript is bundled
+ * (electron.vite.config.ts): from the bundle, `bindings` would search the bundle's folder instead
+ * of better-sqlite3's. A binding built elsewhere (a debug build) is found by that same search, run
+ * from better-sqlite3's folder.
  */
-function nodeBinding(): string | undefined {
+export function nodeBinding(packageDir?: string): string | undefined {
   try {
-    const path = join(dirname(createRequire(__filename).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
-    return existsSync(path) ? path : undefined;
+    const dir = packageDir ?? dirname(createRequire(__filename).resolve('better-sqlite3/package.json'));
+    const built = join(dir, 'build', 'Release', 'better_sqlite3.node');
+    if (existsSync(built)) return built;
+    const bindings = createRequire(join(dir, 'package.json'))('bindings') as (opts: object) => string;
+    return bindings({ bindings: 'better_sqlite3.node', module_root: dir, path: true });
   } catch {
     return undefined;
   }
@@ -68,8 +75,8 @@ function cacheStatements(db: Db, limit = 1000): void {
       return known.stmt;
     }
     const stmt = prepare(sql);
-    if (stmt.reader) readRowsThroughArrays(stmt);
-    if (stmt.readonly) rememberReads(db, stmt, state);
+    const rows = stmt.reader ? readRowsThroughArrays(stmt) : null;
+    if (stmt.readonly) rememberReads(db, stmt, state, rows);
     else {
       // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
       for (const method of ['run', 'get', 'all'] as const) {
@@ -95,11 +102,11 @@ function cacheStatements(db: Db, limit = 1000): void {
  * equal names winning, as before. Rebuilt when the statement's columns change under it (SQLite
  * re-prepares `SELECT *` after a schema change).
  */
-function readRowsThroughArrays(stmt: Database.Statement): void {
+function readRowsThroughArrays(stmt: Database.Statement): RowArrays | null {
   const names = (): string[] => stmt.columns().map((c) => c.name);
   let columns = names();
   // A column named __proto__ would set the prototype in a literal: leave such statements as they are.
-  if (columns.includes('__proto__')) return;
+  if (columns.includes('__proto__')) return null;
   const compile = (cols: string[]) => new Function('r', `return {${cols.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (r: unknown[]) => unknown;
   let toObject = compile(columns);
   const object = (row: unknown[]): unknown => {
@@ -133,6 +140,14 @@ function readRowsThroughArrays(stmt: Database.Statement): void {
       throw new Error(`Statement.${mode}() is not available: statements are shared by SQL text (db/connection.ts)`);
     };
   }
+  return { get, all, object };
+}
+
+/** A statement's rows as arrays, and the function that makes each the object callers get. */
+interface RowArrays {
+  get(...args: unknown[]): unknown[] | undefined;
+  all(...args: unknown[]): unknown[][];
+  object(row: unknown[]): unknown;
 }
 
 /** SQL whose answer can change without a write: the clock, randomness, the connection's own counters. */
@@ -151,13 +166,19 @@ const MAX_REMEMBERED_LIST = 100;
  * they read. Every request reads its token, project and record again; most of those reads now
  * cost a Map lookup instead of a round into SQLite and its file locks.
  */
-function rememberReads(db: Db, stmt: Database.Statement, state: LookupState): void {
+function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arrays: RowArrays | null): void {
   if (VOLATILE_SQL.test(stmt.source)) return;
-  const get = stmt.get.bind(stmt) as (...args: unknown[]) => Record<string, unknown> | undefined;
-  const all = stmt.all.bind(stmt) as (...args: unknown[]) => Record<string, unknown>[];
+  type Row = Record<string, unknown>;
+  // Rows are remembered as the arrays SQLite handed over and made into objects on each read by the
+  // statement's own literal (readRowsThroughArrays): a spread `{ ...row }` shared by every
+  // statement saw rows of every shape, went megamorphic and copied property by property in V8's
+  // runtime (~2 us for an issue row, bench/RESULTS.md).
+  const get = (arrays ? arrays.get : stmt.get.bind(stmt)) as (...args: unknown[]) => unknown[] | Row | undefined;
+  const all = (arrays ? arrays.all : stmt.all.bind(stmt)) as (...args: unknown[]) => (unknown[] | Row)[];
+  const copy = (arrays ? arrays.object : (row: Row) => ({ ...row })) as (row: unknown[] | Row) => Row;
   let generation = -1;
-  const rows = new Map<unknown, Record<string, unknown> | undefined>();
-  const lists = new Map<unknown, Record<string, unknown>[]>();
+  const rows = new Map<unknown, unknown[] | Row | undefined>();
+  const lists = new Map<unknown, (unknown[] | Row)[]>();
   const current = (): boolean => {
     if (db.inTransaction) return false;
     if (generation !== state.generation) {
@@ -179,27 +200,30 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState): vo
   const modes = stmt as unknown as Record<'get' | 'all', unknown>;
   modes.get = (...args: unknown[]) => {
     const key = current() ? parametersKey(args) : undefined;
-    if (key === undefined) return get(...args);
-    let row = rows.get(key);
-    if (row === undefined && !rows.has(key)) {
-      row = get(...args);
-      rows.set(key, row);
-      remember(1);
+    let row: unknown[] | Row | undefined;
+    if (key === undefined) row = get(...args);
+    else {
+      row = rows.get(key);
+      if (row === undefined && !rows.has(key)) {
+        row = get(...args);
+        rows.set(key, row);
+        remember(1);
+      }
     }
-    return row === undefined ? undefined : { ...row };
+    return row === undefined ? undefined : copy(row);
   };
   modes.all = (...args: unknown[]) => {
     const key = current() ? parametersKey(args) : undefined;
-    if (key === undefined) return all(...args);
-    let list = lists.get(key);
+    let list = key === undefined ? undefined : lists.get(key);
     if (!list) {
       list = all(...args);
-      if (list.length > MAX_REMEMBERED_LIST) return list;
-      lists.set(key, list);
-      remember(list.length + 1);
+      if (key !== undefined && list.length <= MAX_REMEMBERED_LIST) {
+        lists.set(key, list);
+        remember(list.length + 1);
+      }
     }
-    const out = new Array<Record<string, unknown>>(list.length);
-    for (let i = 0; i < list.length; i++) out[i] = { ...list[i] };
+    const out = new Array<Row>(list.length);
+    for (let i = 0; i < list.length; i++) out[i] = copy(list[i]);
     return out;
   };
 }
@@ -287,6 +311,16 @@ export function jsonBody(value: unknown): string {
     }
   }
   return JSON.stringify(value);
+}
+
+/**
+ * An answer body that never changes (the 404 for an unknown path): frozen, and its JSON text made
+ * once by jsonBody instead of on every answer.
+ */
+export function constantJson<T extends object>(value: T): Readonly<T> {
+  Object.freeze(value);
+  entityJson.set(value, null);
+  return value;
 }
 
 function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key: string, load: () => T | undefined): T | undefined {

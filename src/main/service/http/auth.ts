@@ -53,7 +53,8 @@ export function authenticate(svc: ServiceContext, creds: Credentials, req: Pick<
     if (!identity) throw unauthorized();
     const { token, user } = identity;
     if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.');
-    const now = svc.now();
+    // In milliseconds: no Date per request unless the token's last use is written.
+    const now = svc.nowMs();
     if (tokenExpired(svc, token, now)) throw invalidToken('Token is expired. You can either do re-authorization or token refresh.');
     if (!user) throw unauthorized();
     checkAccountAllowed(user, req);

@@ -240,8 +240,16 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** The methods the 405 answer considers. */
 const ROUTED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Told when a request arrives over the server and when it is answered or its client went away (the jobs runner). */
+export interface RequestGauge {
+  requestStarted(): void;
+  requestEnded(): void;
+}
+
 export interface HttpAppOptions {
   bodyLimit: number;
+  /** Counts the server's requests in flight (not inject()'s). */
+  gauge?: RequestGauge;
   parsers: BodyParsers;
   onError: ErrorHandler;
   /** Unknown path, or a known path with another method (`allowed` lists the methods it has). */
@@ -255,7 +263,7 @@ export class HttpApp {
   private closing = false;
 
   constructor(private readonly opts: HttpAppOptions) {
-    this.server = createServer(this.dispatch);
+    this.server = createServer(opts.gauge ? this.serveCounted : this.dispatch);
     // As fastify configured node: keep-alive 72 s, no overall request timeout, node's 60 s for headers.
     this.server.keepAliveTimeout = 72_000;
     this.server.requestTimeout = 0;
@@ -268,6 +276,24 @@ export class HttpApp {
     this.table.add(method, pattern, { handler });
     if (method === 'GET') this.table.add('HEAD', pattern, { handler });
   }
+
+  /**
+   * The server's one 'request' listener when requests are counted. Most answers are written
+   * before dispatch returns: those end at once, without a 'close' listener per response (and
+   * node emits 'request' to a single listener without copying a listener array).
+   */
+  private readonly serveCounted = (raw: IncomingMessage, res: ServerResponse): void => {
+    const gauge = this.opts.gauge!;
+    gauge.requestStarted();
+    try {
+      this.dispatch(raw, res);
+    } finally {
+      if (res.writableEnded) gauge.requestEnded();
+      else res.on('close', this.requestEnded);
+    }
+  };
+
+  private readonly requestEnded = (): void => this.opts.gauge!.requestEnded();
 
   /** Answers one request (node's 'request' event, and inject()). */
   readonly dispatch = (raw: IncomingMessage, res: ServerResponse): void => {
@@ -305,7 +331,9 @@ export class HttpApp {
   }
 
   private readonly notFound: RouteHandler = (req, reply) => {
-    const path = req.url.split('?')[0];
+    const url = req.url;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
     const allowed = this.table.methodsMatching(path, ROUTED_METHODS).filter((m) => m !== req.method);
     this.opts.onNotFound(req, reply, allowed);
   };

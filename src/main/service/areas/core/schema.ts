@@ -1025,6 +1025,48 @@ END;
 `,
   },
   {
+    // A project's merge requests filtered by author or milestone (alone or with a state), as
+    // core/014 and core/018 did for issues: an index per filter that keeps the default order, so a
+    // page reads matching rows in order, and counters kept by triggers, so the capped count reads
+    // a few counter rows instead of walking 10,001 index entries. No author or no milestone is
+    // kept as 0; the columns are `author` and `milestone` for the reason core/018 gives.
+    name: 'core/028_merge_request_filter_counts',
+    sql: `
+CREATE INDEX merge_requests_project_author_created ON merge_requests (project_id, author_id, created_at, id);
+CREATE INDEX merge_requests_project_milestone_created ON merge_requests (project_id, milestone_id, created_at, id);
+CREATE TABLE merge_request_filter_counts (
+  project_id INTEGER NOT NULL,
+  author INTEGER NOT NULL,
+  milestone INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (project_id, author, milestone, state)
+) WITHOUT ROWID;
+CREATE INDEX merge_request_filter_counts_milestone ON merge_request_filter_counts (project_id, milestone);
+INSERT INTO merge_request_filter_counts (project_id, author, milestone, state, n)
+  SELECT project_id, ifnull(author_id, 0), ifnull(milestone_id, 0), state, count(*) FROM merge_requests
+  GROUP BY project_id, ifnull(author_id, 0), ifnull(milestone_id, 0), state;
+CREATE TRIGGER merge_requests_filter_count_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_request_filter_counts (project_id, author, milestone, state, n)
+    VALUES (NEW.project_id, ifnull(NEW.author_id, 0), ifnull(NEW.milestone_id, 0), NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER merge_requests_filter_count_delete AFTER DELETE ON merge_requests BEGIN
+  UPDATE merge_request_filter_counts SET n = n - 1 WHERE project_id = OLD.project_id AND author = ifnull(OLD.author_id, 0)
+    AND milestone = ifnull(OLD.milestone_id, 0) AND state = OLD.state;
+END;
+CREATE TRIGGER merge_requests_filter_count_update AFTER UPDATE OF project_id, author_id, milestone_id, state ON merge_requests
+  WHEN NEW.project_id != OLD.project_id OR NEW.author_id IS NOT OLD.author_id OR NEW.milestone_id IS NOT OLD.milestone_id
+    OR NEW.state != OLD.state BEGIN
+  UPDATE merge_request_filter_counts SET n = n - 1 WHERE project_id = OLD.project_id AND author = ifnull(OLD.author_id, 0)
+    AND milestone = ifnull(OLD.milestone_id, 0) AND state = OLD.state;
+  INSERT INTO merge_request_filter_counts (project_id, author, milestone, state, n)
+    VALUES (NEW.project_id, ifnull(NEW.author_id, 0), ifnull(NEW.milestone_id, 0), NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
+  {
     // Which issue each of a project's recent inserts added (core/024's version it made): anchors of
     // an earlier version are moved along by the new rows in their list instead of dropped when
     // inserts are all that happened since (PageAnchors.inserted). The log keeps the last 100 per project.

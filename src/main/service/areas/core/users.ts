@@ -1,7 +1,7 @@
 import { hash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
-import { isoDate, isoTime } from './time';
+import { isoDateOfMs, isoTime } from './time';
 
 export interface User {
   id: number;
@@ -123,8 +123,8 @@ function lastUsedMs(token: PersonalAccessToken): number {
 }
 
 /** A token is expired from the start of its `expires_at` day (UTC), as in GitLab. */
-export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): boolean {
-  return token.expires_at !== null && token.expires_at <= isoDate(now);
+export function tokenExpired(svc: ServiceContext, token: PersonalAccessToken, nowMs: number = svc.nowMs()): boolean {
+  return token.expires_at !== null && token.expires_at <= isoDateOfMs(nowMs);
 }
 
 /** A presented token value's row, its owner (undefined when gone) and its scopes. */
@@ -171,7 +171,7 @@ export function insertToken(svc: ServiceContext, t: NewToken): { row: PersonalAc
 }
 
 /** Records use at most once a minute per token, so authenticated reads stay cheap. */
-export function touchToken(svc: ServiceContext, token: PersonalAccessToken, now: Date = svc.now()): void {
-  if (token.last_used_at && now.getTime() - lastUsedMs(token) < 60_000) return;
-  svc.db.prepare('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?').run(isoTime(now), token.id);
+export function touchToken(svc: ServiceContext, token: PersonalAccessToken, nowMs: number = svc.nowMs()): void {
+  if (token.last_used_at && nowMs - lastUsedMs(token) < 60_000) return;
+  svc.db.prepare('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?').run(isoTime(new Date(nowMs)), token.id);
 }

@@ -269,10 +269,11 @@ export function labelRowsCount(
 
 /**
  * The count of a project's issues or merge requests from counters kept by triggers instead of
- * walking the list, when nothing else filters it: by state alone (core/017), or issues by author
- * and milestone too (core/018). `seesAll`: the caller sees every record counted (confidential
- * issues included) and gets the exact count; others get "more than COUNT_LIMIT" when the records
- * nobody is denied (not confidential) already number that many, and a walk otherwise.
+ * walking the list, when nothing else filters it: by state alone (core/017), or by author and
+ * milestone too (issues: core/018, merge requests: core/028). `seesAll`: the caller sees every
+ * record counted (confidential issues included) and gets the exact count; others get "more than
+ * COUNT_LIMIT" when the records nobody is denied (not confidential) already number that many,
+ * and a walk otherwise.
  */
 export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
   if (scope.projectId === undefined || !filters.counted) return undefined;
@@ -284,14 +285,15 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
       .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
     return { counted: row.n };
   }
-  if (type !== 'Issue') return undefined;
   const where = ['project_id = ?'];
   const args: unknown[] = [scope.projectId];
   if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
   if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
   if (state) addFilter(where, args, 'state = ?', state);
+  // Merge requests are never confidential: whoever lists them sees them all.
   if (!seesAll) where.push('confidential = 0');
-  const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
+  const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
   if (seesAll) return { counted: n };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }

@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context';
 import type { RequestContext } from '../../http/route';
 import { validationError } from '../../http/errors';
 import { addFilter } from '../../db/filter';
+import type { PageAnchors, SortDirection } from '../../http/pagination';
 import type { User } from '../core/users';
 import { findUserById, findUserByUsername } from '../core/users';
 import { type Namespace, findNamespaceById, selfAndAncestorIds, selfAndDescendantIds } from '../core/namespaces';
@@ -345,8 +346,17 @@ function labelsFilter(where: string[], args: unknown[], labels: string[], negate
   args.push(...labels);
 }
 
+export interface EpicList {
+  sql: string;
+  args: unknown[];
+  order: string;
+  /** The list's count from the counters (epics/007), when nothing but a state and an author filters it. */
+  countFrom?: { counted: number };
+  anchors: PageAnchors<EpicRow>;
+}
+
 /** SQL (alias `e`) for the epics of the reference's list filters that the user may read. */
-export function epicListSql(svc: ServiceContext, user: User | null, group: Namespace, f: EpicListFilters): { sql: string; args: unknown[]; order: string } {
+export function epicListSql(svc: ServiceContext, user: User | null, group: Namespace, f: EpicListFilters): EpicList {
   const ids = new Set<number>([group.id]);
   if (f.include_descendant_groups) for (const id of selfAndDescendantIds(svc, group.id)) ids.add(id);
   if (f.include_ancestor_groups) for (const id of selfAndAncestorIds(svc, group)) ids.add(id);
@@ -388,8 +398,37 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   const notLabels = Array.isArray(not.labels) ? not.labels.map(String) : typeof not.labels === 'string' ? not.labels.split(',') : [];
   const cleaned = notLabels.map((l) => l.trim()).filter(Boolean);
   if (cleaned.length) labelsFilter(where, args, cleaned, true);
-  const column = f.order_by === 'title' ? 'e.title' : f.order_by === 'updated_at' ? 'e.updated_at' : 'e.created_at';
-  return { sql: `FROM epics e WHERE ${where.join(' AND ')}`, args, order: `${column} ${f.sort}, e.id ${f.sort}` };
+  const column = f.order_by === 'title' ? 'title' : f.order_by === 'updated_at' ? 'updated_at' : 'created_at';
+  const sort: SortDirection = f.sort === 'asc' ? 'asc' : 'desc';
+  const sql = `FROM epics e WHERE ${where.join(' AND ')}`;
+  const order = `e.${column} ${sort}, e.id ${sort}`;
+  const marks = (ids: number[]): string => ids.map(() => '?').join(',') || 'NULL';
+  // Every filter but these reads more than the counters keep; authors are ids from 1 (the counters keep no author as 0).
+  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
+  const countable =
+    !f.labels?.length && !f.search && !f.created_after && !f.created_before && !f.updated_after && !f.updated_before && f.confidential === undefined &&
+    !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
+  let countFrom: { counted: number } | undefined;
+  if (countable) {
+    const cw = [`group_id IN (${marks(readable)})`, `(confidential = 0 OR group_id IN (${marks(confidentialOk)}) OR author = ?)`];
+    const cargs: unknown[] = [...readable, ...confidentialOk, user?.id ?? -1];
+    if (authorId !== null) addFilter(cw, cargs, 'author = ?', authorId);
+    if (f.state !== 'all') addFilter(cw, cargs, 'state = ?', f.state);
+    countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM epic_counts WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
+  }
+  // Every filter reads the epics' own columns (labels through their rows, which follow the
+  // epics' labels): the rows change only with the groups' epics, which their versions count.
+  const anchors: PageAnchors<EpicRow> = {
+    key: JSON.stringify(['Epic', sql, args, order]),
+    version: () =>
+      (svc.db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM epic_list_versions WHERE group_id IN (${marks(readable)})`).get(...readable) as { v: number }).v,
+    column: `e.${column}`,
+    idColumn: 'e.id',
+    sort,
+    value: (row) => row[column],
+    id: (row) => row.id,
+  };
+  return { sql, args, order, countFrom, anchors };
 }
 
 export { findUserById };

@@ -109,7 +109,7 @@ export function registerEpicRoutes(r: Router): void {
           iids: t.array(t.integer()),
           not: t.hash(),
         });
-        const { sql, args, order } = epicListSql(rc.svc, rc.user, group, {
+        const { sql, args, order, countFrom, anchors } = epicListSql(rc.svc, rc.user, group, {
           ...f,
           author_id: f.author_id ?? undefined,
           author_username: f.author_username ?? undefined,
@@ -124,7 +124,9 @@ export function registerEpicRoutes(r: Router): void {
           iids: f.iids ?? undefined,
           not: f.not ?? undefined,
         });
-        return paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order }).map((e) => epic(rc, e, { from: group, withLabelsDetails: f.with_labels_details }));
+        return paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, anchors }).map((e) =>
+          epic(rc, e, { from: group, withLabelsDetails: f.with_labels_details }),
+        );
       },
       { auth: 'optional' },
     );

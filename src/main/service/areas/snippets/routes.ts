@@ -21,6 +21,7 @@ import {
   findSnippet,
   findUserAgentDetail,
   isValidFilePath,
+  projectSnippetList,
   readableSnippetsSql,
   legacyUpdateAction,
   resolveRef,
@@ -82,9 +83,8 @@ export function registerSnippetRoutes(r: Router): void {
   // --- project snippets (lib/api/project_snippets.rb) ---
   r.get('/projects/:id/snippets', (rc) => {
     const project = loadSnippetsProject(rc);
-    const readable = readableSnippetsSql(rc.svc, rc.user, project);
-    const from = `FROM snippets s WHERE s.project_id = ? AND ${readable.sql}`;
-    return paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from, args: [project.id, ...readable.args], order: 's.id DESC' }).map((s) => snippet(rc, s));
+    const list = projectSnippetList(rc.svc, rc.user, project);
+    return paginateSql<SnippetRow>(rc, rc.svc.db, list).map((s) => snippet(rc, s));
   });
 
   r.get('/projects/:id/snippets/:snippet_id', (rc) => snippet(rc, loadProjectSnippet(rc, loadSnippetsProject(rc), recordNotFound)), {

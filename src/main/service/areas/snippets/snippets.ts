@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context';
 import { inTransaction } from '../../db/connection';
+import type { PageAnchors, SqlList } from '../../http/pagination';
 import { apiError, forbidden } from '../../http/errors';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
@@ -137,10 +138,43 @@ export function canReadSnippet(svc: ServiceContext, user: User | null, snippet: 
 }
 
 /** canReadSnippet as a condition on snippets `s` of one project (or personal ones: null), for lists read a page at a time. */
-export function readableSnippetsSql(svc: ServiceContext, user: User | null, project: Project | null): { sql: string; args: unknown[] } {
+export function readableSnippetsSql(
+  svc: ServiceContext,
+  user: User | null,
+  project: Project | null,
+  columns = { visibility: 's.visibility', author: 's.author_id' },
+): { sql: string; args: unknown[] } {
   if (user && (user.admin || (project && effectiveProjectAccess(svc, user, project) >= Access.GUEST))) return { sql: '1 = 1', args: [] };
-  const visible = user && !user.external ? "s.visibility IN ('public', 'internal')" : "s.visibility = 'public'";
-  return user ? { sql: `(${visible} OR s.author_id = ?)`, args: [user.id] } : { sql: visible, args: [] };
+  const visible = user && !user.external ? `${columns.visibility} IN ('public', 'internal')` : `${columns.visibility} = 'public'`;
+  return user ? { sql: `(${visible} OR ${columns.author} = ?)`, args: [user.id] } : { sql: visible, args: [] };
+}
+
+/**
+ * A project's snippets the user may read, newest first, as a paginated list: counted from the
+ * counters (snippets/003; canReadSnippet's visibility and authorship are their keys) instead of
+ * walking the snippets, and deep pages started after a row an earlier page read while the
+ * project's snippets stay as they were.
+ */
+export function projectSnippetList(svc: ServiceContext, user: User | null, project: Project): SqlList<SnippetRow> {
+  const readable = readableSnippetsSql(svc, user, project);
+  const from = `FROM snippets s WHERE s.project_id = ? AND ${readable.sql}`;
+  const args = [project.id, ...readable.args];
+  const onCounters = readableSnippetsSql(svc, user, project, { visibility: 'visibility', author: 'author' });
+  const counted = svc.db
+    .prepare(`SELECT coalesce(sum(n), 0) AS counted FROM project_snippet_counts WHERE project_id = ? AND ${onCounters.sql}`)
+    .get(project.id, ...onCounters.args) as { counted: number };
+  const order = 's.id DESC';
+  const anchors: PageAnchors<SnippetRow> = {
+    key: JSON.stringify(['ProjectSnippet', from, args]),
+    version: () =>
+      (svc.db.prepare('SELECT coalesce((SELECT version FROM project_snippet_list_versions WHERE project_id = ?), 0) AS v').get(project.id) as { v: number }).v,
+    column: 's.id',
+    idColumn: 's.id',
+    sort: 'desc',
+    value: (row) => row.id,
+    id: (row) => row.id,
+  };
+  return { select: 's.*', from, args, order, countFrom: counted, anchors };
 }
 
 /** `update_snippet` / `admin_snippet`: the author, a project Maintainer, or an admin. */

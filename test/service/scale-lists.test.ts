@@ -1,0 +1,390 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
+import { createSnippet } from '../../src/main/service/areas/snippets/snippets';
+
+/**
+ * Merge requests filtered by author or milestone (core/028) and a group's epics (epics/007) past
+ * 10,000 records: counted from counters kept by triggers, deep pages started after a row an
+ * earlier page read. Whatever the mechanism, every answer is the one the records say: these
+ * tests compute it from the seeded records and compare rows, order and headers, before and after
+ * every kind of write.
+ */
+let s: TestService;
+let group: number;
+let project: number;
+let other: { user: any; token: string };
+
+interface Seed {
+  id: number;
+  iid: number;
+  title: string;
+  state: string;
+  authorId: number;
+  milestone: string | null;
+  confidential: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+const mrs: Seed[] = [];
+const epics: Seed[] = [];
+const N = 10_060;
+
+// Three records share each created_at (ties broken by id); updated_at runs the other way.
+const createdAt = (i: number): string => new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
+const updatedAt = (i: number): string => new Date(Date.UTC(2025, 0, 1) - Math.floor(i / 2) * 60_000).toISOString();
+const mrState = (i: number): string => (i % 11 === 0 ? 'merged' : i % 7 === 0 ? 'closed' : 'opened');
+// Root writes all but every 997th; milestone `wide` is on all but every 1,000th, `narrow` on those.
+const authorOf = (i: number): number => (i % 997 ? 1 : other.user.id);
+const milestoneOf = (i: number): string | null => (i % 1000 ? 'wide' : i % 2000 ? 'narrow' : null);
+
+beforeAll(async () => {
+  s = await TestService.start();
+  other = await s.createUser();
+  group = (await s.createGroup({ visibility: 'public' })).id;
+  project = (await s.createProject({ name: 'big', namespace_id: group, visibility: 'public' })).id;
+  const milestoneIds = new Map<string, number>();
+  for (const title of ['wide', 'narrow']) milestoneIds.set(title, (await s.post(`/projects/${project}/milestones`, { title })).body.id);
+  const ctx = s.service.context;
+  const insertEpic = ctx.db.prepare(
+    'INSERT INTO epics (id, group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  ctx.db.transaction(() => {
+    for (let i = 1; i <= N; i++) {
+      const common = { title: `Item ${i}`, authorId: authorOf(i), createdAt: createdAt(i), updatedAt: updatedAt(i) };
+      const mr = insertImportedMergeRequest(ctx, project, {
+        ...common,
+        iid: i,
+        description: null,
+        state: mrState(i) as 'opened',
+        milestoneId: milestoneIds.get(milestoneOf(i) ?? '') ?? null,
+        sourceBranch: `feature-${i}`,
+        targetBranch: 'main',
+        baseSha: '0'.repeat(40),
+        headSha: '1'.repeat(40),
+        importedFrom: 'none',
+      });
+      mrs.push({ ...common, id: mr.id, iid: i, state: mrState(i), milestone: milestoneOf(i), confidential: false });
+      // Epics: every 7th closed, every 1,000th (from 500) confidential.
+      const { id, iid } = nextEpicIds(ctx, group);
+      const epic = { ...common, id, iid, state: i % 7 === 0 ? 'closed' : 'opened', milestone: null, confidential: i % 1000 === 500 };
+      insertEpic.run(id, group, iid, epic.title, epic.state, Number(epic.confidential), epic.authorId, '[]', epic.createdAt, epic.updatedAt);
+      epics.push(epic);
+    }
+  })();
+}, 180_000);
+afterAll(async () => s.stop());
+
+const newestFirst = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+const updatedAsc = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id - b.id));
+const titleAsc = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
+/** The list's page of `per` as the records say it. */
+const slice = (xs: Seed[], n: number, per = 100): number[] => xs.slice((n - 1) * per, n * per).map((x) => x.id);
+
+function expectCounted(res: ApiResult, total: number, perPage: number): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('x-total')).toBe(String(total));
+  expect(res.headers.get('x-total-pages')).toBe(String(Math.max(1, Math.ceil(total / perPage))));
+  expect(res.headers.get('link')).toContain('rel="last"');
+}
+
+function expectUncounted(res: ApiResult, nextPage: string): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.has('x-total')).toBe(false);
+  expect(res.headers.has('x-total-pages')).toBe(false);
+  expect(res.headers.get('link')).not.toContain('rel="last"');
+  expect(res.headers.get('x-next-page')).toBe(nextPage);
+}
+
+describe("a project's merge requests by author and milestone", () => {
+  const list = (query: Record<string, string>) => s.get(`/projects/${project}/merge_requests`, { query: { per_page: '100', ...query } });
+
+  it('an author of more than 10,000 is uncounted, one of fewer counted exactly, with or without a state', async () => {
+    const root = newestFirst(mrs.filter((x) => x.authorId === 1));
+    expect(root.length).toBeGreaterThan(10_000);
+    const res = await list({ author_id: '1', page: '3' });
+    expectUncounted(res, '4');
+    expect(ids(res)).toEqual(slice(root, 3));
+    const theirs = newestFirst(mrs.filter((x) => x.authorId === other.user.id));
+    const mine = await list({ author_id: String(other.user.id), per_page: '5' });
+    expectCounted(mine, theirs.length, 5);
+    expect(ids(mine)).toEqual(slice(theirs, 1, 5));
+    const byName = await list({ author_username: other.user.username, state: 'opened' });
+    expectCounted(byName, theirs.filter((x) => x.state === 'opened').length, 100);
+    const rootMerged = newestFirst(root.filter((x) => x.state === 'merged'));
+    const merged = await list({ author_id: '1', state: 'merged', page: '2' });
+    expectCounted(merged, rootMerged.length, 100);
+    expect(ids(merged)).toEqual(slice(rootMerged, 2));
+  });
+
+  it('a milestone by title, with or without a state and an author', async () => {
+    const wide = newestFirst(mrs.filter((x) => x.milestone === 'wide'));
+    expect(wide.length).toBeGreaterThan(10_000);
+    const res = await list({ milestone: 'wide', page: '2' });
+    expectUncounted(res, '3');
+    expect(ids(res)).toEqual(slice(wide, 2));
+    const narrow = await list({ milestone: 'narrow' });
+    expectCounted(narrow, mrs.filter((x) => x.milestone === 'narrow').length, 100);
+    const wideClosed = newestFirst(wide.filter((x) => x.state === 'closed'));
+    const closed = await list({ milestone: 'wide', state: 'closed', page: '3' });
+    expectCounted(closed, wideClosed.length, 100);
+    expect(ids(closed)).toEqual(slice(wideClosed, 3));
+    const theirsWide = await list({ milestone: 'wide', author_id: String(other.user.id) });
+    expectCounted(theirsWide, wide.filter((x) => x.authorId === other.user.id).length, 100);
+  });
+
+  it('follow every write: a merge request closed, given a milestone, created, deleted', async () => {
+    // A page of one: a full page, so the total comes from a count, not from the page itself.
+    const count = async (query: Record<string, string>): Promise<string | null> => (await list({ ...query, per_page: '1' })).headers.get('x-total');
+    const theirs = () => mrs.filter((x) => x.authorId === other.user.id);
+    const target = newestFirst(theirs()).find((x) => x.state === 'opened')!;
+    expect((await s.put(`/projects/${project}/merge_requests/${target.iid}`, { state_event: 'close' })).status).toBe(200);
+    target.state = 'closed';
+    expect(await count({ author_id: String(other.user.id), state: 'closed' })).toBe(String(theirs().filter((x) => x.state === 'closed').length));
+    expect(await count({ author_id: String(other.user.id), state: 'opened' })).toBe(String(theirs().filter((x) => x.state === 'opened').length));
+
+    const narrowId = (await s.get(`/projects/${project}/milestones`, { query: { title: 'narrow' } })).body[0].id;
+    const moved = mrs.find((x) => x.milestone === 'wide' && x.state === 'opened')!;
+    expect((await s.put(`/projects/${project}/merge_requests/${moved.iid}`, { milestone_id: narrowId })).status).toBe(200);
+    moved.milestone = 'narrow';
+    expect(await count({ milestone: 'narrow' })).toBe(String(mrs.filter((x) => x.milestone === 'narrow').length));
+    expect(await count({ milestone: 'narrow', state: 'opened' })).toBe(String(mrs.filter((x) => x.milestone === 'narrow' && x.state === 'opened').length));
+
+    await s.addMember('projects', project, other.user.id, 30);
+    const created = await s.post(
+      `/projects/${project}/merge_requests`,
+      { source_branch: 'new', target_branch: 'main', title: 'New', milestone_id: narrowId },
+      { token: other.token },
+    );
+    expect(created.status).toBe(201);
+    mrs.push({ ...moved, id: created.body.id, iid: created.body.iid, authorId: other.user.id, state: 'opened', milestone: 'narrow' });
+    expect(await count({ author_id: String(other.user.id) })).toBe(String(theirs().length));
+    expect(await count({ milestone: 'narrow', author_id: String(other.user.id) })).toBe('1');
+
+    expect((await s.del(`/projects/${project}/merge_requests/${created.body.iid}`)).status).toBe(204);
+    mrs.pop();
+    expect(await count({ author_id: String(other.user.id) })).toBe(String(theirs().length));
+    expect(await count({ milestone: 'narrow' })).toBe(String(mrs.filter((x) => x.milestone === 'narrow').length));
+  });
+});
+
+describe("a group's epics", () => {
+  const list = (query: Record<string, string>, token?: string) => s.get(`/groups/${group}/epics`, { query: { per_page: '100', ...query }, token });
+  const visibleTo = (userId: number) => epics.filter((x) => !x.confidential || x.authorId === userId);
+
+  it('past 10,000 are uncounted; a state or an author of fewer counted exactly, in created_at order', async () => {
+    const all = newestFirst(epics);
+    const first = await list({});
+    expectUncounted(first, '2');
+    expect(ids(first)).toEqual(slice(all, 1));
+    const closed = newestFirst(epics.filter((x) => x.state === 'closed'));
+    const res = await list({ state: 'closed', page: '4' });
+    expectCounted(res, closed.length, 100);
+    expect(ids(res)).toEqual(slice(closed, 4));
+    const theirs = newestFirst(epics.filter((x) => x.authorId === other.user.id));
+    const byAuthor = await list({ author_id: String(other.user.id), per_page: '3' });
+    expectCounted(byAuthor, theirs.length, 3);
+    expect(ids(byAuthor)).toEqual(slice(theirs, 1, 3));
+    expectCounted(await list({ author_username: other.user.username, state: 'opened' }), theirs.filter((x) => x.state === 'opened').length, 100);
+    expectCounted(await list({ author_username: 'nobody-at-all' }), 0, 100);
+  });
+
+  it('counts only what a user outside the group may see: confidential epics hidden, save their own', async () => {
+    const outsider = await s.createUser();
+    const confidential = epics.find((x) => x.confidential && x.state === 'opened')!;
+    s.service.context.db.prepare('UPDATE epics SET author_id = ? WHERE id = ?').run(outsider.user.id, confidential.id);
+    confidential.authorId = outsider.user.id;
+    const closedSeen = newestFirst(visibleTo(outsider.user.id).filter((x) => x.state === 'closed'));
+    expect(closedSeen.length).toBeLessThan(epics.filter((x) => x.state === 'closed').length);
+    const res = await list({ state: 'closed', page: '2' }, outsider.token);
+    expectCounted(res, closedSeen.length, 100);
+    expect(ids(res)).toEqual(slice(closedSeen, 2));
+    expectCounted(await list({ author_id: String(outsider.user.id) }, outsider.token), 1, 100);
+    expectCounted(await list({ author_id: String(outsider.user.id) }, other.token), 0, 100);
+  });
+
+  it('read in turn, asked again and jumped between, every deep page is the slice the records say, in each order', async () => {
+    const all = newestFirst(epics);
+    for (const n of [11, 12, 13, 12, 30, 13, 100, 101, 11]) {
+      const res = await list({ page: String(n) });
+      expect(ids(res)).toEqual(slice(all, n));
+      expect(res.headers.get('x-next-page')).toBe(n < 101 ? String(n + 1) : '');
+    }
+    for (const n of [20, 21, 20]) expect(ids(await list({ page: String(n), order_by: 'updated_at', sort: 'asc' }))).toEqual(slice(updatedAsc(epics), n));
+    for (const n of [40, 41, 40]) expect(ids(await list({ page: String(n), order_by: 'title', sort: 'asc' }))).toEqual(slice(titleAsc(epics), n));
+    const opened = newestFirst(epics.filter((x) => x.state === 'opened'));
+    for (const n of [11, 12, 11]) expect(ids(await list({ page: String(n), state: 'opened' }))).toEqual(slice(opened, n));
+  });
+
+  it('follow every write: an epic created among them, closed, dated anew, deleted; and a user let in sees confidential ones at once', async () => {
+    const check = async (n: number, query: Record<string, string> = {}, filter: (x: Seed) => boolean = () => true): Promise<void> => {
+      expect(ids(await list({ page: String(n), ...query }))).toEqual(slice(newestFirst(epics.filter(filter)), n));
+    };
+    const closedCount = async (): Promise<string | null> => (await list({ state: 'closed' })).headers.get('x-total');
+    await check(30);
+    await check(12, { state: 'opened' }, (x) => x.state === 'opened');
+    // Created with a date in the middle of the list: every page after it moves by one.
+    const middle = newestFirst(epics)[2_950];
+    const created = await s.post(`/groups/${group}/epics`, { title: 'Dated', created_at: middle.createdAt });
+    expect(created.status).toBe(201);
+    epics.push({ ...middle, id: created.body.id, iid: created.body.iid, title: 'Dated', state: 'opened', confidential: false, updatedAt: created.body.updated_at });
+    await check(30);
+    // Closed: it joins the closed list and its count.
+    const toClose = newestFirst(epics).find((x, i) => i >= 4_321 && x.state === 'opened')!;
+    expect((await s.put(`/groups/${group}/epics/${toClose.iid}`, { state_event: 'close' })).status).toBe(200);
+    toClose.state = 'closed';
+    toClose.updatedAt = (await s.get(`/groups/${group}/epics/${toClose.iid}`)).body.updated_at;
+    expect(await closedCount()).toBe(String(epics.filter((x) => x.state === 'closed').length));
+    await check(12, { state: 'opened' }, (x) => x.state === 'opened');
+    await check(30);
+    // Dated anew without the API: the anchors follow the table, whatever writes it.
+    const moved = newestFirst(epics)[500];
+    moved.createdAt = newestFirst(epics)[9_000].createdAt;
+    s.service.context.db.prepare('UPDATE epics SET created_at = ? WHERE id = ?').run(moved.createdAt, moved.id);
+    await check(30);
+    await check(90);
+    // Deleted.
+    const gone = newestFirst(epics).find((x, i) => i > 1_000 && x.state === 'closed')!;
+    expect((await s.del(`/groups/${group}/epics/${gone.iid}`)).status).toBe(204);
+    epics.splice(epics.indexOf(gone), 1);
+    expect(await closedCount()).toBe(String(epics.filter((x) => x.state === 'closed').length));
+    await check(30);
+    await check(11);
+
+    // A user outside the group reads deep pages without the confidential epics; made a Planner, with them.
+    const { user, token } = await s.createUser();
+    const visible = newestFirst(visibleTo(user.id));
+    for (const n of [40, 41]) expect(ids(await list({ page: String(n) }, token))).toEqual(slice(visible, n));
+    await s.addMember('groups', group, user.id, 15);
+    const all = newestFirst(epics);
+    expect(slice(all, 40)).not.toEqual(slice(visible, 40));
+    for (const n of [40, 41]) expect(ids(await list({ page: String(n) }, token))).toEqual(slice(all, n));
+    expectCounted(await list({ state: 'closed' }, token), epics.filter((x) => x.state === 'closed').length, 100);
+  });
+});
+
+describe("a project's labels, past 10,000, with its groups' labels", () => {
+  interface Label {
+    id: number;
+    title: string;
+    from: 'project' | 'parent' | 'grandparent';
+  }
+  const labels: Label[] = [];
+  let labelled: number;
+
+  beforeAll(async () => {
+    const grandparent = (await s.createGroup({ visibility: 'public' })).id;
+    const parent = (await s.createGroup({ visibility: 'public', parent_id: grandparent })).id;
+    labelled = (await s.createProject({ name: 'labelled', namespace_id: parent, visibility: 'public' })).id;
+    const insert = s.service.context.db.prepare(
+      "INSERT INTO labels (group_id, project_id, title, color, created_at, updated_at) VALUES (?, ?, ?, '#428bca', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')",
+    );
+    s.service.context.db.transaction(() => {
+      // Titles of the three owners interleave; the groups' ones also repeat a project title (a tie broken by id).
+      for (let i = 0; i < 10_050; i++) {
+        const title = `label-${String(i).padStart(5, '0')}`;
+        labels.push({ id: Number(insert.run(null, labelled, title).lastInsertRowid), title, from: 'project' });
+        if (i % 400 === 7) labels.push({ id: Number(insert.run(parent, null, `${title}-group`).lastInsertRowid), title: `${title}-group`, from: 'parent' });
+        if (i % 900 === 3) labels.push({ id: Number(insert.run(grandparent, null, title).lastInsertRowid), title, from: 'grandparent' });
+      }
+    })();
+  }, 120_000);
+
+  const byTitle = (xs: Label[]): Label[] => [...xs].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+  const list = (query: Record<string, string>) => s.get(`/projects/${labelled}/labels`, { query: { per_page: '100', ...query } });
+
+  it('lists all of them in title order, ties broken by id, uncounted past 10,000', async () => {
+    const all = byTitle(labels);
+    for (const n of [1, 2, 57, 103]) {
+      const res = await list({ page: String(n) });
+      expectUncounted(res, n < 103 ? String(n + 1) : '');
+      expect(ids(res)).toEqual(all.slice((n - 1) * 100, n * 100).map((l) => l.id));
+    }
+  });
+
+  it("without the ancestors' labels, and searched", async () => {
+    const mineAndParent = byTitle(labels.filter((l) => l.from !== 'grandparent'));
+    const res = await list({ include_ancestor_groups: 'false', page: '40' });
+    expect(ids(res)).toEqual(mineAndParent.slice(3_900, 4_000).map((l) => l.id));
+    const found = byTitle(labels.filter((l) => l.title.includes('label-0040')));
+    const searched = await list({ search: 'label-0040' });
+    expectCounted(searched, found.length, 100);
+    expect(ids(searched)).toEqual(found.map((l) => l.id));
+    expect(searched.body.filter((l: any) => l.is_project_label === false).length).toBe(found.filter((l) => l.from !== 'project').length);
+  });
+});
+
+describe("a project's snippets past 10,000", () => {
+  interface Snip {
+    id: number;
+    visibility: 'public' | 'internal' | 'private';
+    authorId: number;
+  }
+  const snippets: Snip[] = [];
+  let snipped: number;
+
+  beforeAll(async () => {
+    snipped = (await s.createProject({ name: 'snipped', visibility: 'public' })).id;
+    await s.addMember('projects', snipped, other.user.id, 30);
+    const ctx = s.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 0; i < 10_050; i++) {
+        const visibility = (['public', 'internal', 'private'] as const)[i % 3];
+        const authorId = i % 97 ? 1 : other.user.id;
+        const row = createSnippet(ctx, { projectId: snipped, authorId, title: `Snippet ${i}`, visibility, files: [{ path: `s${i}.txt`, content: `${i}` }] });
+        snippets.push({ id: row.id, visibility, authorId });
+      }
+    })();
+  }, 120_000);
+
+  const newest = (xs: Snip[]): number[] => xs.map((x) => x.id).sort((a, b) => b - a);
+  const list = (query: Record<string, string>, token?: string) =>
+    s.get(`/projects/${snipped}/snippets`, { query: { per_page: '100', ...query }, token });
+
+  it('are uncounted for a member, counted exactly for those who see fewer than 10,000', async () => {
+    const all = newest(snippets);
+    const first = await list({});
+    expectUncounted(first, '2');
+    expect(ids(first)).toEqual(all.slice(0, 100));
+    const outsider = await s.createUser();
+    // Not a member: public and internal snippets, and their own private ones (none) or other's (here: the member's).
+    const seen = newest(snippets.filter((x) => x.visibility !== 'private'));
+    const res = await list({ page: '3' }, outsider.token);
+    expectCounted(res, seen.length, 100);
+    expect(ids(res)).toEqual(seen.slice(200, 300));
+    const external = await s.createUser({ external: true });
+    expectCounted(await list({ per_page: '1' }, external.token), snippets.filter((x) => x.visibility === 'public').length, 1);
+  });
+
+  it('deep pages read in turn, asked again and after every write are the slice the records say', async () => {
+    const page = async (n: number, token?: string): Promise<number[]> => ids(await list({ page: String(n) }, token));
+    for (const n of [11, 12, 13, 12, 100, 101, 11]) expect(await page(n)).toEqual(newest(snippets).slice((n - 1) * 100, n * 100));
+    const created = await s.post(`/projects/${snipped}/snippets`, { title: 'New', file_name: 'n.txt', content: 'n', visibility: 'private' });
+    expect(created.status).toBe(201);
+    snippets.push({ id: created.body.id, visibility: 'private', authorId: 1 });
+    for (const n of [11, 12]) expect(await page(n)).toEqual(newest(snippets).slice((n - 1) * 100, n * 100));
+    const outsider = await s.createUser();
+    const seen = () => newest(snippets.filter((x) => x.visibility !== 'private'));
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    // Made public: it enters the outsider's list and count.
+    const target = snippets.find((x) => x.visibility === 'private' && x.id < newest(snippets)[5_000])!;
+    expect((await s.put(`/projects/${snipped}/snippets/${target.id}`, { visibility: 'public' })).status).toBe(200);
+    target.visibility = 'public';
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
+    // Made private: it leaves them.
+    const hidden = snippets.find((x) => x.visibility === 'internal' && x.id < newest(snippets)[4_500])!;
+    expect((await s.put(`/projects/${snipped}/snippets/${hidden.id}`, { visibility: 'private' })).status).toBe(200);
+    hidden.visibility = 'private';
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
+    const gone = snippets.find((x) => x.visibility === 'public' && x.id < newest(snippets)[6_000])!;
+    expect((await s.del(`/projects/${snipped}/snippets/${gone.id}`)).status).toBe(204);
+    snippets.splice(snippets.indexOf(gone), 1);
+    expect(await page(40, outsider.token)).toEqual(seen().slice(3_900, 4_000));
+    expectCounted(await list({ per_page: '1' }, outsider.token), seen().length, 1);
+    for (const n of [60, 61]) expect(await page(n)).toEqual(newest(snippets).slice((n - 1) * 100, n * 100));
+  });
+});
