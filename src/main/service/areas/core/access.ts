@@ -4,7 +4,7 @@ import { forbidden, notFound } from '../../http/errors';
 import type { User } from './users';
 import { type Namespace, findGroupByRef, findNamespaceById } from './namespaces';
 import { type Project, findProjectByRef } from './projects';
-import { isoDate } from './time';
+import { today } from './time';
 
 /** GitLab's access levels. */
 export const Access = {
@@ -25,8 +25,6 @@ export const PROJECT_MEMBER_ACCESS_LEVELS = [10, 15, 20, 30, 40, 50] as const;
 
 /** SQL condition for a member row that grants access today (not a request, not an invite, not expired). */
 export const ACTIVE_MEMBER_SQL = `m.user_id IS NOT NULL AND m.requested_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)`;
-
-const today = (svc: ServiceContext): string => isoDate(svc.now());
 
 /**
  * The user's own level in a group, inherited down from ancestor groups (max wins). The ancestors

@@ -12,7 +12,7 @@ import { isSubscribed } from './participants';
 import { applicationSettings } from '../application_settings/settings';
 import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
 import { avatarUrl } from './avatars';
-import { isoDate } from './time';
+import { today } from './time';
 
 /** What an entity needs to know about the request: the base URL for links, and who is looking. */
 export interface EntityContext {
@@ -793,7 +793,7 @@ export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<strin
  * their subscription), the base URL, and the date (its milestone's `expired`), read once per list.
  */
 function issueEntityKey(ec: EntityContext, kind: string): (i: IssueRow) => string {
-  const shared = `${ec.user?.id ?? 0}:${isoDate(ec.svc.now())}:${ec.baseUrl}`;
+  const shared = `${ec.user?.id ?? 0}:${today(ec.svc)}:${ec.baseUrl}`;
   return (i) => `${kind}:${i.id}:${shared}`;
 }
 

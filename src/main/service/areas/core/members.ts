@@ -6,7 +6,7 @@ import type { MemberRow } from './entities';
 import { recordEvent } from './events';
 import { type Namespace, findNamespaceById, selfAndAncestorIds } from './namespaces';
 import type { Project } from './projects';
-import { isoDate, isoTime } from './time';
+import { isoTime, today } from './time';
 
 /** A group or a project as the owner of memberships (members, access requests, invitations). */
 export interface MemberSource {
@@ -121,7 +121,7 @@ export function checkGrant(rc: RequestContext, source: MemberSource, userId: num
       access_level: [`should be greater than or equal to ${ACCESS_LEVEL_NAMES[inherited]} inherited membership from group ${parent.name}`],
     });
   }
-  if (change.expiresAt && change.expiresAt <= isoDate(rc.svc.now())) {
+  if (change.expiresAt && change.expiresAt <= today(rc.svc)) {
     throw validationError({ expires_at: ['cannot be a date in the past'] });
   }
 }

@@ -4,7 +4,7 @@ import { apiError, recordNotFound } from '../../http/errors';
 import { recordEvent } from './events';
 import { type Namespace, findNamespaceById, selfAndAncestorIds } from './namespaces';
 import type { Project } from './projects';
-import { isoDate, isoTime } from './time';
+import { isoTime, today } from './time';
 import { rubyHash } from './routes/groups';
 
 export interface MilestoneRow {
@@ -203,5 +203,5 @@ export function updateMilestone(
 
 /** Is the milestone past its due date (Milestoneish#expired?). */
 export function milestoneExpired(svc: ServiceContext, m: MilestoneRow): boolean {
-  return m.due_date !== null && m.due_date < isoDate(svc.now());
+  return m.due_date !== null && m.due_date < today(svc);
 }

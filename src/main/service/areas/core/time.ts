@@ -7,6 +7,9 @@ let lastDay = { from: 0, to: 0, day: '' };
 /** `d`'s day in UTC (`2030-06-15`), made once per day instead of once per call. */
 export const isoDate = (d: Date): string => isoDateOfMs(d.getTime());
 
+/** Today's date (UTC) by the service's clock, without a Date per call. */
+export const today = (svc: { nowMs(): number }): string => isoDateOfMs(svc.nowMs());
+
 /** isoDate of an instant in milliseconds since the epoch. */
 export function isoDateOfMs(ms: number): string {
   if (ms >= lastDay.from && ms < lastDay.to) return lastDay.day;

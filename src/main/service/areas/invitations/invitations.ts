@@ -7,7 +7,7 @@ import type { MemberRow } from '../core/entities';
 import { recordEvent } from '../core/events';
 import { type MemberSource, addMember, checkGrant, directMember } from '../core/members';
 import { type User, findUserByEmail, findUserByIdOrUsername } from '../core/users';
-import { isoDate, isoTime } from '../core/time';
+import { isoTime, today } from '../core/time';
 
 export const EMAIL_RE = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
 
@@ -43,7 +43,7 @@ export function invite(rc: RequestContext, source: MemberSource, req: InviteRequ
   const levels: readonly number[] = source.type === 'Project' ? PROJECT_MEMBER_ACCESS_LEVELS : MEMBER_ACCESS_LEVELS;
   const common = (): string | null => {
     if (!levels.includes(req.accessLevel)) return 'Access level is not included in the list';
-    if (req.expiresAt && req.expiresAt <= isoDate(rc.svc.now())) return 'Expires at cannot be a date in the past';
+    if (req.expiresAt && req.expiresAt <= today(rc.svc)) return 'Expires at cannot be a date in the past';
     return null;
   };
   for (const ref of req.userIds) {
@@ -113,7 +113,7 @@ export function updateInvitation(rc: RequestContext, source: MemberSource, inv: 
   if (change.accessLevel !== undefined && !levels.includes(change.accessLevel)) {
     throw validationError({ access_level: ['is not included in the list'] });
   }
-  if (change.expiresAt && change.expiresAt <= isoDate(rc.svc.now())) throw validationError({ expires_at: ['cannot be a date in the past'] });
+  if (change.expiresAt && change.expiresAt <= today(rc.svc)) throw validationError({ expires_at: ['cannot be a date in the past'] });
   rc.svc.db
     .prepare('UPDATE members SET access_level = ?, expires_at = ?, updated_at = ? WHERE id = ?')
     .run(change.accessLevel ?? inv.access_level, change.expiresAt === undefined ? inv.expires_at : change.expiresAt, isoTime(rc.svc.now()), inv.id);

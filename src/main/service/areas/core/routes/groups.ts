@@ -9,7 +9,7 @@ import { group, groupDetail, project, projectsPage } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
-import { isoDate, isoTime } from '../time';
+import { isoTime, today } from '../time';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
@@ -50,13 +50,13 @@ export function registerGroupRoutes(r: Router): void {
         if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
         const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
         where.push(memberGroupsSql);
-        args.push(user.id, min, isoDate(rc.svc.now()));
+        args.push(user.id, min, today(rc.svc));
       } else if (!user) {
         where.push("g.visibility = 'public'");
       } else if (!user.admin) {
         // all_available: public and internal groups, plus the private ones the user belongs to.
         where.push(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`);
-        args.push(user.id, Access.MINIMAL_ACCESS, isoDate(rc.svc.now()));
+        args.push(user.id, Access.MINIMAL_ACCESS, today(rc.svc));
       }
       if (q.search) {
         where.push("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')");

@@ -6,7 +6,7 @@ import { addFilter } from '../../../db/filter';
 import { ACTIVE_MEMBER_SQL, Access, effectiveGroupAccess } from '../access';
 import { namespaceDetail } from '../entities';
 import { type Namespace, findNamespaceByRef } from '../namespaces';
-import { isoDate } from '../time';
+import { today } from '../time';
 import { likeEscape } from './users';
 
 /** GitLab's fuzzy_search: shorter queries than this match whole values only. */
@@ -34,7 +34,7 @@ export function registerNamespaceRoutes(r: Router): void {
         user.id,
         user.id,
         q.owned_only ? Access.OWNER : Access.GUEST,
-        isoDate(rc.svc.now()),
+        today(rc.svc),
       );
     }
     if (q.top_level_only) where.push('n.parent_id IS NULL');
