@@ -186,6 +186,29 @@ async function main(): Promise<void> {
         await measure(deep(big.smallProjectId, 2500), big.token, bigPid, touchIssue(big.smallProjectId)),
       );
     }
+    // A new issue moves every page of the newest-first list by one row: the anchors follow it.
+    // The issues are deleted afterwards, so the data dir keeps its counts from run to run.
+    const created: [number, number][] = [];
+    const newIssue = (projectId: number) => async (): Promise<void> => {
+      const res = await fetch(`${bigServer.url}/api/v4/projects/${projectId}/issues`, {
+        method: 'POST',
+        headers: { 'private-token': big.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `New ${++touches}` }),
+      });
+      if (!res.ok) throw new Error(`new issue: ${res.status}`);
+      created.push([projectId, ((await res.json()) as { iid: number }).iid]);
+    };
+    if (chosen(['issues page 2500 after a new issue', null])) {
+      row(
+        'issues page 2500 after a new issue',
+        await measure(deep(big.bigProjectId, 2500), big.token, bigPid, newIssue(big.bigProjectId)),
+        await measure(deep(big.smallProjectId, 2500), big.token, bigPid, newIssue(big.smallProjectId)),
+      );
+      for (const [projectId, iid] of created) {
+        const res = await fetch(`${bigServer.url}/api/v4/projects/${projectId}/issues/${iid}`, { method: 'DELETE', headers: { 'private-token': big.token } });
+        if (!res.ok) throw new Error(`delete issue: ${res.status}`);
+      }
+    }
     // The project's search count is remembered until its issues are next written: after an issue write it is counted again.
     const searched = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?search=crash`;
     if (chosen(['issues search=crash after an issue write', null])) {

@@ -4,8 +4,9 @@ import { insertImportedIssue } from '../../src/main/service/areas/core/imported'
 
 /**
  * Deep pages of a project's issues by created_at or title keep their anchors (PageAnchors) across
- * writes that cannot add, drop or move one of their rows (core/024: editing a description), and
- * drop them on every write that can: whatever was remembered, every page is what a fresh walk of
+ * writes that cannot add, drop or move one of their rows (core/024: editing a description), move
+ * them along by the new rows of their list after inserts (core/025), and drop them on every other
+ * write that can: whatever was remembered, every page is what a fresh walk of
  * the table gives, for every list and viewer, after every kind of write, through the API or not.
  */
 let s: TestService;
@@ -79,13 +80,16 @@ const lists = (): List[] => [
 async function checkEveryList(): Promise<void> {
   const db = s.service.context.db;
   for (const list of lists()) {
-    for (const n of [11, 12, 13, 12]) {
+    // Page 12 first: it starts from an anchor an earlier check left, whatever moved since.
+    for (const n of [12, 11, 13, 12]) {
       const res = await s.get(`/projects/${project}/issues`, { query: { per_page: '100', page: String(n), ...list.query }, token: list.token });
       const fresh = db
         .prepare(`SELECT id FROM issues WHERE project_id = ? AND ${list.where} ORDER BY ${list.order} LIMIT 100 OFFSET ?`)
         .all(project, ...list.args, (n - 1) * 100)
         .map((r: any) => r.id);
       expect(ids(res), `${list.name}, page ${n}`).toEqual(fresh);
+      const total = (db.prepare(`SELECT count(*) AS n FROM issues WHERE project_id = ? AND ${list.where}`).get(project, ...list.args) as { n: number }).n;
+      expect(res.headers.get('x-next-page'), `${list.name}, page ${n}`).toBe(total > n * 100 ? String(n + 1) : '');
     }
   }
 }
@@ -134,6 +138,21 @@ describe("deep pages of a project's issues across writes (core/024)", () => {
     expect(reads[0].args.at(-1)).toBe(0);
   });
 
+  it('a new issue moves the anchors along by one instead of dropping them', async () => {
+    const page = (n: number) => s.get(`/projects/${project}/issues`, { query: { per_page: '100', page: String(n) } });
+    await page(12);
+    expect((await s.post(`/projects/${project}/issues`, { title: 'Newest' })).status).toBe(201);
+    const reads = await pagedReads(async () => {
+      expect(ids(await page(13))).toEqual(
+        s.service.context.db.prepare('SELECT id FROM issues WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 1200').all(project).map((r: any) => r.id),
+      );
+    });
+    // The anchor page 12 left at offset 1,200 is at 1,201 now: the page reads its first row
+    // backwards from it, and the rest forwards, skipping nothing.
+    expect(reads.map((r) => r.sql.match(/\(x\.created_at, x\.id\) (\S+) \(\?, \?\)/)?.[1])).toEqual(['>=', '<']);
+    expect(reads.map((r) => r.args.at(-1))).toEqual([0, 0]);
+  });
+
   it('every page of every list is a fresh walk after every kind of write', async () => {
     const db = s.service.context.db;
     await checkEveryList();
@@ -144,6 +163,38 @@ describe("deep pages of a project's issues across writes (core/024)", () => {
 
     // A new issue through the API: the newest, every newest-first page moves by one.
     expect((await s.post(`/projects/${project}/issues`, { title: 'Brand new' })).status).toBe(201);
+    await checkEveryList();
+
+    // Several at once, each in some lists and not others: confidential, closed, by the second author.
+    for (const body of [{ title: 'Secret', confidential: true }, { title: 'Shut' }, { title: 'By another' }]) {
+      const created = await s.post(`/projects/${project}/issues`, body);
+      expect(created.status).toBe(201);
+      if (body.title === 'Shut') expect((await s.put(`/projects/${project}/issues/${created.body.iid}`, { state_event: 'close' })).status).toBe(200);
+      if (body.title === 'By another') db.prepare('UPDATE issues SET author_id = ? WHERE id = ?').run(author2, created.body.id);
+    }
+    await checkEveryList();
+    const imported = (title: string, i: number, extra: Partial<Parameters<typeof insertImportedIssue>[2]> = {}) =>
+      insertImportedIssue(s.service.context, project, {
+        iid: N + 200 + i,
+        title,
+        description: null,
+        authorId: i % 2 ? 1 : author2,
+        state: 'opened',
+        labels: [],
+        confidential: false,
+        createdAt: createdAt(N + 10 + i),
+        updatedAt: updatedAt(i),
+        importedFrom: 'none',
+        ...extra,
+      });
+    imported('Fresh one', 1);
+    imported('Fresh two', 2, { confidential: true });
+    imported('Fresh three', 3, { state: 'closed' });
+    await checkEveryList();
+
+    // A new issue and an older one closed, between two reads: more than inserts happened.
+    expect((await s.post(`/projects/${project}/issues`, { title: 'And another' })).status).toBe(201);
+    expect((await s.put(`/projects/${project}/issues/${newest(15, "state = 'opened'").iid}`, { state_event: 'close' })).status).toBe(200);
     await checkEveryList();
 
     // An issue written without the API, dated among the oldest and titled first.

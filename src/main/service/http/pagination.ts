@@ -163,6 +163,13 @@ export interface PageAnchors<T> {
   sort: SortDirection;
   value: (row: T) => string | number;
   id: (row: T) => number;
+  /**
+   * The ids of the rows the table gained between two versions (after `since`, up to `now`) when
+   * inserts are all that changed it, or null. With it, the anchors of an earlier version move
+   * along by the new rows of their list that sort before them instead of being forgotten. Only
+   * for orders whose values compare in JavaScript as in SQLite (numbers, ASCII text).
+   */
+  inserted?: (since: number, now: number) => number[] | null;
 }
 
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
@@ -178,43 +185,93 @@ interface Anchor {
 const anchorStores = new WeakMap<Db, Map<string, { version: number; at: Map<number, Anchor> }>>();
 
 /** The anchors of a list at its current version: offset -> the row just before it. */
-function anchorsOf(db: Db, key: string, version: number): Map<number, Anchor> {
+function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): Map<number, Anchor> {
+  const version = a.version();
   let store = anchorStores.get(db);
   if (!store) anchorStores.set(db, (store = new Map()));
-  let list = store.get(key);
-  if (!list || list.version !== version) {
-    if (!list && store.size >= ANCHORED_LISTS) store.clear();
-    list = { version, at: new Map() };
-    store.set(key, list);
+  let known = store.get(a.key);
+  if (!known || known.version !== version) {
+    const moved = known && known.version < version && known.at.size && !db.inTransaction ? movedAnchors(db, list, a, known, version) : null;
+    if (!known && store.size >= ANCHORED_LISTS) store.clear();
+    known = { version, at: moved ?? new Map() };
+    store.set(a.key, known);
   }
-  if (list.at.size >= ANCHORS_PER_LIST) list.at.clear();
-  return list.at;
+  if (known.at.size >= ANCHORS_PER_LIST) known.at.clear();
+  return known.at;
+}
+
+/**
+ * The anchors of an earlier version of the list, moved along by the rows inserted since
+ * (PageAnchors.inserted): each by the inserted rows that are in the list and sort before its row.
+ * Null when anything but inserts changed the table meanwhile.
+ */
+function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: { version: number; at: Map<number, Anchor> }, version: number): Map<number, Anchor> | null {
+  const ids = a.inserted?.(from.version, version);
+  if (!ids) return null;
+  // One id at a time: SQLite reads `id = ?` by the primary key, where `id IN (...)` walked the
+  // list's own index (a million rows) to check each against the list.
+  const inList = db.prepare(`SELECT ${a.column} AS value, ${a.idColumn} AS id ${list.from} AND ${a.idColumn} = ?`);
+  const added: Anchor[] = [];
+  for (const id of ids) {
+    const row = inList.get(...list.args, id) as Anchor | undefined;
+    if (row) added.push(row);
+  }
+  const first = a.sort === 'desc' ? 1 : -1;
+  const sortsBefore = (x: Anchor, y: Anchor): boolean =>
+    x.value === y.value ? (x.id - y.id) * first > 0 : (x.value > y.value ? 1 : -1) * first > 0;
+  const at = new Map<number, Anchor>();
+  for (const [offset, anchor] of from.at) {
+    let before = 0;
+    for (const x of added) if (sortsBefore(x, anchor)) before++;
+    at.set(offset + before, anchor);
+  }
+  return at;
 }
 
 /**
  * `limit` rows from `offset`, read from the nearest anchor at or before it (skipping only the rows
- * between). Short of an anchor at this very offset, the row before the page is read too, to
- * anchor it; the row before the last one read anchors the next page.
+ * between), or from one a few rows past it (an anchor that new rows moved along: the rows up to
+ * it are read backwards from it). Short of an anchor at this very offset, the row before the page
+ * is read too, to anchor it; the row before the last one read anchors the next page.
  */
 function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: number, offset: number): T[] {
-  const at = anchorsOf(db, a.key, a.version());
+  const at = anchorsOf(db, list, a);
   let from = 0;
   let anchor: Anchor | undefined;
+  let ahead: { offset: number; anchor: Anchor } | undefined;
   for (const [o, an] of at) {
     if (o <= offset && o > from) {
       from = o;
       anchor = an;
-    }
+    } else if (o > offset && o <= offset + limit && (!ahead || o < ahead.offset)) ahead = { offset: o, anchor: an };
   }
-  const lead = from === offset ? 0 : 1;
-  const after = anchor ? ` AND (${a.column}, ${a.idColumn}) ${a.sort === 'desc' ? '<' : '>'} (?, ?)` : '';
-  const rows = db
-    .prepare(`SELECT ${list.select} ${list.from}${after} ORDER BY ${list.order} LIMIT ? OFFSET ?`)
-    .all(...list.args, ...(anchor ? [anchor.value, anchor.id] : []), limit + lead, offset - lead - from) as T[];
+  const beyond = (an: Anchor, op: '<' | '>=') => ({
+    sql: ` AND (${a.column}, ${a.idColumn}) ${(a.sort === 'desc') === (op === '<') ? '<' : '>'}${op === '>=' ? '=' : ''} (?, ?)`,
+    args: [an.value, an.id],
+  });
+  const read = (where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] =>
+    db.prepare(`SELECT ${list.select} ${list.from}${where?.sql ?? ''} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...list.args, ...(where?.args ?? []), n, skip) as T[];
   // Inside a transaction the version may yet roll back under rows it no longer describes.
   const remember = (o: number, row: T): void => void (db.inTransaction || at.set(o, { value: a.value(row), id: a.id(row) }));
-  if (lead && rows.length) remember(offset, rows[0]);
-  const page = rows.slice(lead);
+
+  let page: T[] | undefined;
+  if (ahead && ahead.offset - offset < offset - from) {
+    // The anchor's row (at ahead.offset - 1) and the rows before it down to offset - 1, newest last.
+    const back = ahead.offset - offset + 1;
+    const reversed = list.order.replace(/\b(asc|desc)\b/gi, (d) => (d.toLowerCase() === 'asc' ? 'desc' : 'asc'));
+    const before = read(beyond(ahead.anchor, '>='), reversed, back, 0).reverse();
+    if (before.length === back) {
+      remember(offset, before[0]);
+      const rest = limit - (back - 1);
+      page = [...before.slice(1), ...(rest > 0 ? read(beyond(ahead.anchor, '<'), list.order, rest, 0) : [])];
+    }
+  }
+  if (!page) {
+    const lead = from === offset ? 0 : 1;
+    const rows = read(anchor ? beyond(anchor, '<') : null, list.order, limit + lead, offset - lead - from);
+    if (lead && rows.length) remember(offset, rows[0]);
+    page = rows.slice(lead);
+  }
   // The paginator reads one row past the page (is there a next one?): the next page in turn
   // starts at that last row, so the row before it is the next page's anchor.
   if (page.length > 1) remember(offset + page.length - 1, page[page.length - 2]);

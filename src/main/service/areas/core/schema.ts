@@ -1066,4 +1066,26 @@ CREATE TRIGGER merge_requests_filter_count_update AFTER UPDATE OF project_id, au
 END;
 `,
   },
+  {
+    // Which issue each of a project's recent inserts added (core/024's version it made): anchors of
+    // an earlier version are moved along by the new rows in their list instead of dropped when
+    // inserts are all that happened since (PageAnchors.inserted). The log keeps the last 100 per project.
+    name: 'core/025_issue_order_inserts',
+    sql: `
+CREATE TABLE issue_order_inserts (
+  project_id INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  issue_id INTEGER NOT NULL,
+  PRIMARY KEY (project_id, version)
+) WITHOUT ROWID;
+DROP TRIGGER issues_order_version_insert;
+CREATE TRIGGER issues_order_version_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO issue_order_inserts (project_id, version, issue_id)
+    SELECT project_id, version, NEW.id FROM issue_order_versions WHERE project_id = NEW.project_id;
+  DELETE FROM issue_order_inserts WHERE project_id = NEW.project_id
+    AND version <= (SELECT version - 100 FROM issue_order_versions WHERE project_id = NEW.project_id);
+END;
+`,
+  },
 ];

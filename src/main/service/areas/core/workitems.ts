@@ -321,12 +321,28 @@ function issueOrderVersion(rc: RequestContext, projectId: number): number {
   return (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_order_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v;
 }
 
+/** Past this many versions apart, anchors are built again rather than moved (core/025 keeps the last 100 inserts). */
+const MOVED_ANCHOR_VERSIONS = 100;
+
+/**
+ * The issues a project gained between two of its issueOrderVersions (after `since`, up to `now`),
+ * when inserts made every one of those versions (core/025); null when anything else did.
+ */
+function issuesInserted(rc: RequestContext, projectId: number, since: number, now: number): number[] | null {
+  if (now - since > MOVED_ANCHOR_VERSIONS) return null;
+  const rows = rc.svc.db
+    .prepare('SELECT issue_id FROM issue_order_inserts WHERE project_id = ? AND version > ? AND version <= ?')
+    .all(projectId, since, now) as { issue_id: number }[];
+  return rows.length === now - since ? rows.map((r) => r.issue_id) : null;
+}
+
 /**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
  * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
  * milestone's title, which other tables hold): their rows change only when the project's records
  * are written, which listVersion counts; issues by created_at or title only when a write touches
- * what those lists read (issueOrderVersion): editing an issue's description keeps them. `seesAll`
+ * what those lists read (issueOrderVersion): editing an issue's description keeps them, and after
+ * nothing but new issues the anchors by created_at move along by them (issuesInserted). `seesAll`
  * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
  * without an issue write.
  */
@@ -349,6 +365,8 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
     sort: filters.sort,
     value: (row) => row[col],
     id: (row) => row.id,
+    // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite.
+    inserted: type === 'Issue' && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
   };
 }
 
