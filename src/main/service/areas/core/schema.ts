@@ -1025,6 +1025,28 @@ END;
 `,
   },
   {
+    // Which issue each of a project's recent inserts added (core/024's version it made): anchors of
+    // an earlier version are moved along by the new rows in their list instead of dropped when
+    // inserts are all that happened since (PageAnchors.inserted). The log keeps the last 100 per project.
+    name: 'core/025_issue_order_inserts',
+    sql: `
+CREATE TABLE issue_order_inserts (
+  project_id INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  issue_id INTEGER NOT NULL,
+  PRIMARY KEY (project_id, version)
+) WITHOUT ROWID;
+DROP TRIGGER issues_order_version_insert;
+CREATE TRIGGER issues_order_version_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO issue_order_inserts (project_id, version, issue_id)
+    SELECT project_id, version, NEW.id FROM issue_order_versions WHERE project_id = NEW.project_id;
+  DELETE FROM issue_order_inserts WHERE project_id = NEW.project_id
+    AND version <= (SELECT version - 100 FROM issue_order_versions WHERE project_id = NEW.project_id);
+END;
+`,
+  },
+  {
     // A project's merge requests filtered by author or milestone (alone or with a state), as
     // core/014 and core/018 did for issues: an index per filter that keeps the default order, so a
     // page reads matching rows in order, and counters kept by triggers, so the capped count reads
@@ -1063,28 +1085,6 @@ CREATE TRIGGER merge_requests_filter_count_update AFTER UPDATE OF project_id, au
   INSERT INTO merge_request_filter_counts (project_id, author, milestone, state, n)
     VALUES (NEW.project_id, ifnull(NEW.author_id, 0), ifnull(NEW.milestone_id, 0), NEW.state, 1)
     ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-`,
-  },
-  {
-    // Which issue each of a project's recent inserts added (core/024's version it made): anchors of
-    // an earlier version are moved along by the new rows in their list instead of dropped when
-    // inserts are all that happened since (PageAnchors.inserted). The log keeps the last 100 per project.
-    name: 'core/025_issue_order_inserts',
-    sql: `
-CREATE TABLE issue_order_inserts (
-  project_id INTEGER NOT NULL,
-  version INTEGER NOT NULL,
-  issue_id INTEGER NOT NULL,
-  PRIMARY KEY (project_id, version)
-) WITHOUT ROWID;
-DROP TRIGGER issues_order_version_insert;
-CREATE TRIGGER issues_order_version_insert AFTER INSERT ON issues BEGIN
-  INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
-  INSERT INTO issue_order_inserts (project_id, version, issue_id)
-    SELECT project_id, version, NEW.id FROM issue_order_versions WHERE project_id = NEW.project_id;
-  DELETE FROM issue_order_inserts WHERE project_id = NEW.project_id
-    AND version <= (SELECT version - 100 FROM issue_order_versions WHERE project_id = NEW.project_id);
 END;
 `,
   },
