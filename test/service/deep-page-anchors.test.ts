@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
+import { pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -58,33 +59,6 @@ const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
 /** The list's page of 100 as the records say it. */
 const slice = (xs: Seed[], n: number): number[] => xs.slice((n - 1) * 100, n * 100).map((x) => x.id);
 
-/**
- * Runs `fn` and returns the arguments every paged read of a list (`... LIMIT ? OFFSET ?`) was
- * given: the last is the number of rows the read skipped.
- */
-async function pagedReads(fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
-  const db = s.service.context.db;
-  const prepare = db.prepare;
-  const seen: { sql: string; args: unknown[] }[] = [];
-  db.prepare = ((sql: string) => {
-    const stmt = prepare.call(db, sql);
-    if (!/LIMIT \? OFFSET \?$/.test(sql)) return stmt;
-    return new Proxy(stmt, {
-      get(target, key) {
-        if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }) as typeof db.prepare;
-  try {
-    await fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
-}
-
 describe("deep pages of a project's merge requests (core/020)", () => {
   const page = (query: Record<string, string>) => s.get(`/projects/${project}/merge_requests`, { query: { per_page: '100', ...query } });
 
@@ -137,7 +111,7 @@ describe("deep pages of a project's merge requests (core/020)", () => {
 
   it('a page read after the one before it skips no row: it starts at the row where that page ended', async () => {
     await page({ page: '17', state: 'all' });
-    const reads = await pagedReads(async () => {
+    const reads = await pagedReads(s, async () => {
       expect(ids(await page({ page: '18', state: 'all' }))).toEqual(slice(newestFirst(mrs), 18));
     });
     expect(reads).toHaveLength(1);
@@ -150,7 +124,7 @@ describe("deep pages of a project's issues", () => {
   it('a page read after the one before it skips no row: it starts at the row where that page ended', async () => {
     const page = (n: number) => s.get(`/projects/${project}/issues`, { query: { per_page: '50', page: String(n), state: 'all' } });
     await page(30);
-    const reads = await pagedReads(async () => {
+    const reads = await pagedReads(s, async () => {
       expect(ids(await page(31))).toEqual(newestFirst(issues).slice(1_500, 1_550).map((x) => x.id));
     });
     expect(reads).toHaveLength(1);
@@ -194,7 +168,7 @@ describe("deep pages of a project's events (core/022)", () => {
 
   it('a page read after the one before it skips no row', async () => {
     await page(15, { action: 'created' });
-    const reads = await pagedReads(async () => {
+    const reads = await pagedReads(s, async () => {
       const created = new Set(s.service.context.db.prepare("SELECT id FROM events WHERE project_id = ? AND action = 'created'").all(project).map((e: any) => e.id));
       expect(ids(await page(16, { action: 'created' }))).toEqual(newest().filter((id) => created.has(id)).slice(1_500, 1_600));
     });
@@ -254,7 +228,7 @@ describe("deep pages of a record's notes (core/022)", () => {
 
   it('a page read after the one before it skips no row', async () => {
     await page(20);
-    const reads = await pagedReads(async () => {
+    const reads = await pagedReads(s, async () => {
       expect(ids(await page(21))).toEqual(newest().slice(2_000, 2_100));
     });
     expect(reads).toHaveLength(1);

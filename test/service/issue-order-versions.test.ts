@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
+import { pagedReads } from '../helpers/lists';
 import { insertImportedIssue } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -98,37 +99,13 @@ async function checkEveryList(): Promise<void> {
 const newest = (offset: number, where = '1'): { id: number; iid: number } =>
   s.service.context.db.prepare(`SELECT id, iid FROM issues WHERE project_id = ? AND ${where} ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?`).get(project, offset) as any;
 
-/** Runs `fn` and returns every paged read of a list (`... LIMIT ? OFFSET ?`): its SQL and arguments, the skipped rows last. */
-async function pagedReads(fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
-  const db = s.service.context.db;
-  const prepare = db.prepare;
-  const seen: { sql: string; args: unknown[] }[] = [];
-  db.prepare = ((sql: string) => {
-    const stmt = prepare.call(db, sql);
-    if (!/LIMIT \? OFFSET \?$/.test(sql)) return stmt;
-    return new Proxy(stmt, {
-      get(target, key) {
-        if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }) as typeof db.prepare;
-  try {
-    await fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
-}
-
 describe("deep pages of a project's issues across writes (core/024)", () => {
   it('an edit that moves no row (a description) keeps the anchors: the next page starts where the last one ended', async () => {
     const page = (n: number) => s.get(`/projects/${project}/issues`, { query: { per_page: '100', page: String(n) } });
     await page(12);
     const edited = newest(3);
     expect((await s.put(`/projects/${project}/issues/${edited.iid}`, { description: 'Edited' })).status).toBe(200);
-    const reads = await pagedReads(async () => {
+    const reads = await pagedReads(s, async () => {
       expect(ids(await page(13))).toEqual(
         s.service.context.db.prepare('SELECT id FROM issues WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 1200').all(project).map((r: any) => r.id),
       );
@@ -142,7 +119,7 @@ describe("deep pages of a project's issues across writes (core/024)", () => {
     const page = (n: number) => s.get(`/projects/${project}/issues`, { query: { per_page: '100', page: String(n) } });
     await page(12);
     expect((await s.post(`/projects/${project}/issues`, { title: 'Newest' })).status).toBe(201);
-    const reads = await pagedReads(async () => {
+    const reads = await pagedReads(s, async () => {
       expect(ids(await page(13))).toEqual(
         s.service.context.db.prepare('SELECT id FROM issues WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 1200').all(project).map((r: any) => r.id),
       );

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
+import { expectCounted, expectUncounted } from '../helpers/lists';
 import { insertImportedIssue } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -84,21 +85,6 @@ afterAll(async () => s.stop());
 const byCreatedDesc = (a: { createdAt: string; id: number }, b: { createdAt: string; id: number }): number =>
   a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id;
 const hasLabel = (x: Seed, title: string): boolean => x.labels.some((l) => l.toLowerCase() === title.toLowerCase());
-
-function expectCounted(res: ApiResult, total: number, perPage: number): void {
-  expect(res.status).toBe(200);
-  expect(res.headers.get('x-total')).toBe(String(total));
-  expect(res.headers.get('x-total-pages')).toBe(String(Math.max(1, Math.ceil(total / perPage))));
-  expect(res.headers.get('link')).toContain('rel="last"');
-}
-
-function expectUncounted(res: ApiResult, nextPage: string): void {
-  expect(res.status).toBe(200);
-  expect(res.headers.has('x-total')).toBe(false);
-  expect(res.headers.has('x-total-pages')).toBe(false);
-  expect(res.headers.get('link')).not.toContain('rel="last"');
-  expect(res.headers.get('x-next-page')).toBe(nextPage);
-}
 
 describe('a label filter on a project', () => {
   it('past 10,000 matches is uncounted, and lists in created_at order with ties broken by id', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
+import { expectUncounted } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -74,13 +75,6 @@ const matching = (term: string, filter: (x: Seed) => boolean = () => true): Seed
   newestFirst(mrs.filter((x) => `${x.title}\n${x.description ?? ''}`.toLowerCase().includes(term.toLowerCase()) && filter(x)));
 const iids = (res: ApiResult): number[] => res.body.map((x: any) => x.iid);
 const searchMrs = (query: Record<string, string>) => s.get(`/projects/${project}/merge_requests`, { query: { per_page: '100', ...query } });
-
-function expectUncounted(res: ApiResult, nextPage: string): void {
-  expect(res.status).toBe(200);
-  expect(res.headers.has('x-total')).toBe(false);
-  expect(res.headers.get('link')).not.toContain('rel="last"');
-  expect(res.headers.get('x-next-page')).toBe(nextPage);
-}
 
 describe("a common term on a project's merge requests", () => {
   it('pages within the first 1,000 matches walk the list order; deeper ones read the matches; the same rows either way', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
+import { expectCounted, expectUncounted } from '../helpers/lists';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 import { createSnippet } from '../../src/main/service/areas/snippets/snippets';
@@ -82,21 +83,6 @@ const titleAsc = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.title < b.tit
 const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
 /** The list's page of `per` as the records say it. */
 const slice = (xs: Seed[], n: number, per = 100): number[] => xs.slice((n - 1) * per, n * per).map((x) => x.id);
-
-function expectCounted(res: ApiResult, total: number, perPage: number): void {
-  expect(res.status).toBe(200);
-  expect(res.headers.get('x-total')).toBe(String(total));
-  expect(res.headers.get('x-total-pages')).toBe(String(Math.max(1, Math.ceil(total / perPage))));
-  expect(res.headers.get('link')).toContain('rel="last"');
-}
-
-function expectUncounted(res: ApiResult, nextPage: string): void {
-  expect(res.status).toBe(200);
-  expect(res.headers.has('x-total')).toBe(false);
-  expect(res.headers.has('x-total-pages')).toBe(false);
-  expect(res.headers.get('link')).not.toContain('rel="last"');
-  expect(res.headers.get('x-next-page')).toBe(nextPage);
-}
 
 describe("a project's merge requests by author and milestone", () => {
   const list = (query: Record<string, string>) => s.get(`/projects/${project}/merge_requests`, { query: { per_page: '100', ...query } });

@@ -1,0 +1,46 @@
+import { expect } from 'vitest';
+import type { ApiResult, TestService } from './service';
+
+/** A counted list page: X-Total, X-Total-Pages and a rel="last" link. */
+export function expectCounted(res: ApiResult, total: number, perPage: number): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('x-total')).toBe(String(total));
+  expect(res.headers.get('x-total-pages')).toBe(String(Math.max(1, Math.ceil(total / perPage))));
+  expect(res.headers.get('link')).toContain('rel="last"');
+}
+
+/** A list past 10,000 rows, as GitLab answers it: no X-Total, X-Total-Pages or rel="last", still the next page. */
+export function expectUncounted(res: ApiResult, nextPage: string): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.has('x-total')).toBe(false);
+  expect(res.headers.has('x-total-pages')).toBe(false);
+  expect(res.headers.get('link')).not.toContain('rel="last"');
+  expect(res.headers.get('x-next-page')).toBe(nextPage);
+}
+
+/**
+ * Runs `fn` and returns every paged read of a list (`... LIMIT ? OFFSET ?`) the service made:
+ * its SQL and arguments, the last argument being the number of rows the read skipped.
+ */
+export async function pagedReads(s: TestService, fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
+  const db = s.service.context.db;
+  const prepare = db.prepare;
+  const seen: { sql: string; args: unknown[] }[] = [];
+  db.prepare = ((sql: string) => {
+    const stmt = prepare.call(db, sql);
+    if (!/LIMIT \? OFFSET \?$/.test(sql)) return stmt;
+    return new Proxy(stmt, {
+      get(target, key) {
+        if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }) as typeof db.prepare;
+  try {
+    await fn();
+  } finally {
+    db.prepare = prepare;
+  }
+  return seen;
+}
