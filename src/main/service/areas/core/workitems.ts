@@ -62,7 +62,7 @@ const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'];
  * keeps issues without a milestone): None, Any, Upcoming (each project's or group's next active
  * milestone due after today), Started (active and started), or a milestone title.
  */
-function milestoneCondition(rc: RequestContext, value: string): { sql: string; args: unknown[] } {
+function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   const today = rc.svc.now().toISOString().slice(0, 10);
   switch (value.toLowerCase()) {
     case 'none':
@@ -86,8 +86,26 @@ function milestoneCondition(rc: RequestContext, value: string): { sql: string; a
         args: [today],
       };
     default:
-      return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [value] };
+      return milestoneTitleCondition(rc, value, type, scope);
   }
+}
+
+/**
+ * A milestone by title. Many projects and groups may have a milestone of that title; a project's
+ * records carry those its filter counters (core/018, core/028) count. When that is one milestone
+ * (the usual case), the condition names its id, so the index on (project, milestone, created_at)
+ * reads the page in order; a title matching several (or none) stays a condition on the title,
+ * which holds the same records.
+ */
+function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
+  if (scope.projectId !== undefined) {
+    const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+    const carried = rc.svc.db
+      .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
+      .all(scope.projectId, title) as { milestone: number }[];
+    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0].milestone] };
+  }
+  return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
@@ -174,7 +192,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const milestoneTitle =
     milestoneFilter != null && !['none', 'no milestone', 'any', 'upcoming', '#upcoming', 'started', '#started'].includes(milestoneFilter.toLowerCase()) ? milestoneFilter : null;
   if (milestoneFilter != null) {
-    const cond = milestoneCondition(rc, milestoneFilter);
+    const cond = milestoneCondition(rc, milestoneFilter, type, scope);
     addFilter(where, args, cond.sql, ...cond.args);
   }
   if (q.my_reaction_emoji && rc.user) {
@@ -198,7 +216,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     }
     const notMilestone = not.milestone ?? not.milestone_id;
     if (notMilestone != null) {
-      const cond = milestoneCondition(rc, notMilestone);
+      const cond = milestoneCondition(rc, notMilestone, type, scope);
       addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
     }
     for (const label of not.labels ?? []) {
@@ -265,6 +283,29 @@ export function labelRowsCount(
       WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE${state ? ' AND il.state = ?' : ''}${trivial ? '' : ` AND ${extra.sql}`})`,
     args: [scope.projectId, title, ...(state ? [state] : []), ...(trivial ? [] : extra.args)],
   };
+}
+
+/**
+ * The page of a project's merge requests filtered by one label (and perhaps a state) in the
+ * default order (created_at), read from the label's rows in that order (core/030: merge-request
+ * label rows carry created_at) instead of walking the list in order and probing each record's
+ * labels, which reads every record newer than the label's newest. A record carrying the title in
+ * two spellings (differing in case) has two rows: only its lowest spelling is read. The same rows
+ * in the same order as the list's SQL (il.created_at is x.created_at, il.issuable_id is x.id).
+ */
+export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): ((limit: number, offset: number) => T[]) | undefined {
+  if (type !== 'MergeRequest' || !filters.labelOnly || scope.projectId === undefined || filters.orderColumn !== 'created_at') return undefined;
+  const { title, state } = filters.labelOnly;
+  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  const page = rc.svc.db.prepare(
+    `SELECT x.* FROM issuable_labels il INDEXED BY issuable_labels_created CROSS JOIN merge_requests x ON x.id = il.issuable_id
+      WHERE il.issuable_type = 'MergeRequest' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+        AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)
+      ORDER BY il.created_at ${sort}, il.issuable_id ${sort} LIMIT ? OFFSET ?`,
+  );
+  const args = [scope.projectId, title, ...(state ? [state] : [])];
+  return (limit, offset) => page.all(...args, limit, offset) as T[];
 }
 
 /**
