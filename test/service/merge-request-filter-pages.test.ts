@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -220,5 +220,78 @@ describe('merge requests by branch', () => {
       expect(plan.map((p) => p.detail).join('\n')).toContain(index);
     }
     expectCounted(await list({ source_branch: 'no-such-branch' }), 0, 20);
+  });
+});
+
+describe("a group's and the instance's merge requests by one label", () => {
+  let crowd: number;
+  let crowded: number;
+  let hidden: number;
+  const many: Seed[] = [];
+
+  beforeAll(async () => {
+    // A group of its own: one project with more than 10,000 merge requests labelled `many`, and a private one.
+    crowd = (await s.createGroup({ visibility: 'public' })).id;
+    crowded = (await s.createProject({ name: 'crowded', namespace_id: crowd, visibility: 'public' })).id;
+    hidden = (await s.createProject({ name: 'hidden', namespace_id: crowd, visibility: 'private' })).id;
+    const ctx = s.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= 10_030; i++) {
+        const projectId = i % 1000 === 7 ? hidden : crowded;
+        const seed = { iid: i, state: stateOf(i), labels: i % 500 === 0 ? ['many', 'MANY'] : ['many'], milestone: null, createdAt: createdAt(i), sourceBranch: 'b', targetBranch: 'main' };
+        const mr = insertImportedMergeRequest(ctx, projectId, {
+          iid: i, title: `Many ${i}`, description: null, state: seed.state as 'opened', authorId: 1, labels: seed.labels,
+          sourceBranch: 'b', targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40),
+          createdAt: seed.createdAt, updatedAt: seed.createdAt, importedFrom: 'none',
+        });
+        many.push({ ...seed, id: mr.id, iid: projectId === hidden ? -i : i });
+      }
+    })();
+  }, 60_000);
+
+  const group = (query: Record<string, string>, token?: string) => s.get(`/groups/${crowd}/merge_requests`, { query: { per_page: '100', ...query }, token });
+
+  it('past 10,000 records is uncounted, read from the label rows in created_at order', async () => {
+    const expected = newestFirst(many);
+    const reads = await pagedReads(s, async () => {
+      const first = await group({ labels: 'many' });
+      expectUncounted(first, '2');
+      expect(ids(first)).toEqual(expected.slice(0, 100).map((x) => x.id));
+      const third = await group({ labels: 'Many', page: '3' });
+      expectUncounted(third, '4');
+      expect(ids(third)).toEqual(expected.slice(200, 300).map((x) => x.id));
+    });
+    for (const r of reads) expect(r.sql).toContain('issuable_labels_title_created');
+    const all = await s.get('/merge_requests', { query: { scope: 'all', labels: 'many', per_page: '50', page: '2' } });
+    expectUncounted(all, '3');
+    expect(ids(all)).toEqual(expected.slice(50, 100).map((x) => x.id));
+    const asc = await group({ labels: 'many', sort: 'asc', page: '2' });
+    expect(ids(asc)).toEqual([...expected].reverse().slice(100, 200).map((x) => x.id));
+  });
+
+  it('with a state of fewer, counted exactly', async () => {
+    const merged = newestFirst(many.filter((x) => x.state === 'merged'));
+    const res = await group({ labels: 'many', state: 'merged', page: '2' });
+    expectCounted(res, merged.length, 100);
+    expect(ids(res)).toEqual(merged.slice(100, 200).map((x) => x.id));
+  });
+
+  it("only the projects the caller sees: a user outside the group misses the private project's", async () => {
+    const { token } = await s.createUser();
+    const visible = newestFirst(many.filter((x) => x.iid > 0));
+    expect(visible.length).toBeLessThan(many.length);
+    const res = await group({ labels: 'many', page: '2' }, token);
+    expect(ids(res)).toEqual(visible.slice(100, 200).map((x) => x.id));
+    const merged = newestFirst(visible.filter((x) => x.state === 'merged'));
+    const few = await s.get('/merge_requests', { query: { scope: 'all', labels: 'many', state: 'merged', per_page: '100' }, token });
+    expectCounted(few, merged.length, 100);
+    expect(ids(few)).toEqual(merged.slice(0, 100).map((x) => x.id));
+  });
+
+  it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {
+    const { token } = await s.createUser();
+    expectCounted(await s.get('/merge_requests', { query: { labels: 'many' }, token }), 0, 20);
+    const bug = await s.get('/merge_requests', { query: { scope: 'all', labels: 'bug', per_page: '100' } });
+    expect(ids(bug)).toEqual(newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))).slice(0, 100).map((x) => x.id));
   });
 });

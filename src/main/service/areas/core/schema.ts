@@ -1105,12 +1105,15 @@ CREATE INDEX merge_requests_project_target_branch ON merge_requests (project_id,
     // by the label triggers, and on a created_at change), indexed after project and title, so page
     // 1 reads its rows from the index instead of walking the list in order probing each record's
     // labels (the newest records may hold none of the label). The state rides along in the index
-    // for state=...&labels=.... Issue label rows leave created_at NULL (outside the index).
+    // for state=...&labels=.... A second index without the project serves a group's or the
+    // instance's list the same way. Issue label rows leave created_at NULL (outside the indexes).
     name: 'core/030_merge_request_label_dates',
     sql: `
 ALTER TABLE issuable_labels ADD COLUMN created_at TEXT;
 UPDATE issuable_labels SET created_at = (SELECT created_at FROM merge_requests WHERE id = issuable_id) WHERE issuable_type = 'MergeRequest';
 CREATE INDEX issuable_labels_created ON issuable_labels (issuable_type, project_id, title COLLATE NOCASE, created_at, issuable_id, state)
+  WHERE created_at IS NOT NULL;
+CREATE INDEX issuable_labels_title_created ON issuable_labels (issuable_type, title COLLATE NOCASE, created_at, issuable_id, state)
   WHERE created_at IS NOT NULL;
 
 DROP TRIGGER merge_requests_labels_insert;
