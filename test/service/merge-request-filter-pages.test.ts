@@ -288,6 +288,27 @@ describe("a group's and the instance's merge requests by one label", () => {
     expect(ids(few)).toEqual(merged.slice(0, 100).map((x) => x.id));
   });
 
+  it('by state alone or unfiltered, counted from the state counters of the projects the caller sees', async () => {
+    const { token } = await s.createUser();
+    for (const [caller, records] of [
+      [undefined, many],
+      [token, many.filter((x) => x.iid > 0)],
+    ] as const) {
+      for (const state of ['merged', 'closed', 'opened']) {
+        const expected = newestFirst(records.filter((x) => x.state === state));
+        const res = await group({ state, page: '2' }, caller);
+        expectCounted(res, expected.length, 100);
+        expect(ids(res)).toEqual(expected.slice(100, 200).map((x) => x.id));
+      }
+      expectUncounted(await group({}, caller), '2');
+    }
+    const inProjects = [...mrs, ...many.filter((x) => x.iid > 0)];
+    const closed = await s.get('/merge_requests', { query: { scope: 'all', state: 'closed', per_page: '100' }, token });
+    expectCounted(closed, inProjects.filter((x) => x.state === 'closed').length, 100);
+    expect(ids(closed)).toEqual(newestFirst(inProjects.filter((x) => x.state === 'closed')).slice(0, 100).map((x) => x.id));
+    expectCounted(await s.get('/merge_requests', { query: { state: 'closed' }, token }), 0, 20);
+  });
+
   it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {
     const { token } = await s.createUser();
     expectCounted(await s.get('/merge_requests', { query: { labels: 'many' }, token }), 0, 20);

@@ -1132,4 +1132,13 @@ CREATE TRIGGER merge_requests_labels_created AFTER UPDATE OF created_at ON merge
 END;
 `,
   },
+  {
+    // The label counters (core/016) by title: a label filter over many projects (a group's list,
+    // the instance's) sums the title's counters of the projects in scope, reading the title's
+    // rows instead of looking up every project of the scope.
+    name: 'core/031_label_counts_by_title',
+    sql: `
+CREATE INDEX label_counts_title ON label_counts (issuable_type, title COLLATE NOCASE, state, project_id);
+`,
+  },
 ];

@@ -302,10 +302,12 @@ function manyProjectsLabelCount(
   const { title, state } = label;
   const visible = rc.svc.db
     .prepare(
-      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts WHERE issuable_type = ? AND project_id IN (${scope.projects})
-        AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''} AND confidential = 0 GROUP BY title)`,
+      // By the title's counters (core/031), each checked against the scope's projects: not one
+      // lookup per project of the scope (an administrator's instance-wide list has them all).
+      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts INDEXED BY label_counts_title
+        WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''} AND +project_id IN (${scope.projects}) AND confidential = 0 GROUP BY title)`,
     )
-    .get(type, ...scope.args, title, ...(state ? [state] : [])) as { n: number };
+    .get(type, title, ...(state ? [state] : []), ...scope.args) as { n: number };
   return visible.n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
@@ -345,9 +347,19 @@ export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeReque
  * and a walk otherwise.
  */
 export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
-  if (scope.projectId === undefined || !filters.counted) return undefined;
+  if (!filters.counted) return undefined;
   const { state, authorId, milestone } = filters.counted;
   const db = rc.svc.db;
+  if (scope.projectId === undefined) {
+    // Merge requests of many projects (a group, the instance's scope=all), by state alone: the
+    // state counters of the scope's projects, each counter row checked against them (not one
+    // lookup per project). Issues have confidential ones a caller may not see: walked as before.
+    if (type !== 'MergeRequest' || !scope.projects || authorId !== null || milestone !== null) return undefined;
+    const row = db
+      .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${state ? ' AND state = ?' : ''} AND +project_id IN (${scope.projects})`)
+      .get(type, ...(state ? [state] : []), ...scope.args) as { n: number };
+    return { counted: row.n };
+  }
   if (seesAll && authorId === null && milestone === null) {
     const row = db
       .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
