@@ -312,6 +312,8 @@ describe("a group's and the instance's merge requests by one label", () => {
   it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {
     const { token } = await s.createUser();
     expectCounted(await s.get('/merge_requests', { query: { labels: 'many' }, token }), 0, 20);
+    // Another group: none of the label's 10,000 records are in it.
+    expectCounted(await s.get(`/groups/${group}/merge_requests`, { query: { labels: 'many' } }), 0, 20);
     const bug = await s.get('/merge_requests', { query: { scope: 'all', labels: 'bug', per_page: '100' } });
     expect(ids(bug)).toEqual(newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))).slice(0, 100).map((x) => x.id));
   });
