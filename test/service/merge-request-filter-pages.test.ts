@@ -249,15 +249,15 @@ describe("a group's and the instance's merge requests by one label", () => {
     })();
   }, 60_000);
 
-  const group = (query: Record<string, string>, token?: string) => s.get(`/groups/${crowd}/merge_requests`, { query: { per_page: '100', ...query }, token });
+  const crowdList = (query: Record<string, string>, token?: string) => s.get(`/groups/${crowd}/merge_requests`, { query: { per_page: '100', ...query }, token });
 
   it('past 10,000 records is uncounted, read from the label rows in created_at order', async () => {
     const expected = newestFirst(many);
     const reads = await pagedReads(s, async () => {
-      const first = await group({ labels: 'many' });
+      const first = await crowdList({ labels: 'many' });
       expectUncounted(first, '2');
       expect(ids(first)).toEqual(expected.slice(0, 100).map((x) => x.id));
-      const third = await group({ labels: 'Many', page: '3' });
+      const third = await crowdList({ labels: 'Many', page: '3' });
       expectUncounted(third, '4');
       expect(ids(third)).toEqual(expected.slice(200, 300).map((x) => x.id));
     });
@@ -265,13 +265,13 @@ describe("a group's and the instance's merge requests by one label", () => {
     const all = await s.get('/merge_requests', { query: { scope: 'all', labels: 'many', per_page: '50', page: '2' } });
     expectUncounted(all, '3');
     expect(ids(all)).toEqual(expected.slice(50, 100).map((x) => x.id));
-    const asc = await group({ labels: 'many', sort: 'asc', page: '2' });
+    const asc = await crowdList({ labels: 'many', sort: 'asc', page: '2' });
     expect(ids(asc)).toEqual([...expected].reverse().slice(100, 200).map((x) => x.id));
   });
 
   it('with a state of fewer, counted exactly', async () => {
     const merged = newestFirst(many.filter((x) => x.state === 'merged'));
-    const res = await group({ labels: 'many', state: 'merged', page: '2' });
+    const res = await crowdList({ labels: 'many', state: 'merged', page: '2' });
     expectCounted(res, merged.length, 100);
     expect(ids(res)).toEqual(merged.slice(100, 200).map((x) => x.id));
   });
@@ -280,7 +280,7 @@ describe("a group's and the instance's merge requests by one label", () => {
     const { token } = await s.createUser();
     const visible = newestFirst(many.filter((x) => x.iid > 0));
     expect(visible.length).toBeLessThan(many.length);
-    const res = await group({ labels: 'many', page: '2' }, token);
+    const res = await crowdList({ labels: 'many', page: '2' }, token);
     expect(ids(res)).toEqual(visible.slice(100, 200).map((x) => x.id));
     const merged = newestFirst(visible.filter((x) => x.state === 'merged'));
     const few = await s.get('/merge_requests', { query: { scope: 'all', labels: 'many', state: 'merged', per_page: '100' }, token });
@@ -296,11 +296,11 @@ describe("a group's and the instance's merge requests by one label", () => {
     ] as const) {
       for (const state of ['merged', 'closed', 'opened']) {
         const expected = newestFirst(records.filter((x) => x.state === state));
-        const res = await group({ state, page: '2' }, caller);
+        const res = await crowdList({ state, page: '2' }, caller);
         expectCounted(res, expected.length, 100);
         expect(ids(res)).toEqual(expected.slice(100, 200).map((x) => x.id));
       }
-      expectUncounted(await group({}, caller), '2');
+      expectUncounted(await crowdList({}, caller), '2');
     }
     const inProjects = [...mrs, ...many.filter((x) => x.iid > 0)];
     const closed = await s.get('/merge_requests', { query: { scope: 'all', state: 'closed', per_page: '100' }, token });
