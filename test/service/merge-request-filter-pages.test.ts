@@ -312,8 +312,13 @@ describe("a group's and the instance's merge requests by one label", () => {
   it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {
     const { token } = await s.createUser();
     expectCounted(await s.get('/merge_requests', { query: { labels: 'many' }, token }), 0, 20);
-    // Another group: none of the label's 10,000 records are in it.
-    expectCounted(await s.get(`/groups/${group}/merge_requests`, { query: { labels: 'many' } }), 0, 20);
+    // Another group: two of the label's records are in it (a full page of one, so the total is counted).
+    for (const branch of ['many-1', 'many-2']) {
+      expect((await s.post(`/projects/${sibling}/merge_requests`, { source_branch: branch, target_branch: 'main', title: branch, labels: 'many' })).status).toBe(201);
+    }
+    const two = await s.get(`/groups/${group}/merge_requests`, { query: { labels: 'many', per_page: '1' } });
+    expectCounted(two, 2, 1);
+    expect(two.body.map((x: any) => x.title)).toEqual(['many-2']);
     const bug = await s.get('/merge_requests', { query: { scope: 'all', labels: 'bug', per_page: '100' } });
     expect(ids(bug)).toEqual(newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))).slice(0, 100).map((x) => x.id));
   });
