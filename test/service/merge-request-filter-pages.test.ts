@@ -288,6 +288,16 @@ describe("a group's and the instance's merge requests by one label", () => {
     expect(ids(few)).toEqual(merged.slice(0, 100).map((x) => x.id));
   });
 
+  it("a group of more than 10,000 records walks the instance's order index; one of fewer reads its projects' records", async () => {
+    const crowdReads = await pagedReads(s, async () => expect(ids(await crowdList({}))).toEqual(newestFirst(many).slice(0, 100).map((x) => x.id)));
+    expect(crowdReads[0].sql).toContain('+x.project_id IN');
+    const fewReads = await pagedReads(s, async () => {
+      const res = await s.get(`/groups/${group}/merge_requests`, { query: { per_page: '100' } });
+      expect(ids(res)).toEqual(newestFirst(mrs).slice(0, 100).map((x) => x.id));
+    });
+    expect(fewReads[0].sql).not.toContain('+x.project_id IN');
+  });
+
   it('by state alone or unfiltered, counted from the state counters of the projects the caller sees', async () => {
     const { token } = await s.createUser();
     for (const [caller, records] of [

@@ -326,16 +326,15 @@ export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeReque
   // A project reads its own label rows; a group or the instance reads the title's rows of every
   // project (issuable_labels_title_created) and keeps those in scope.
   const inProject = scope.projectId !== undefined;
-  const page = rc.svc.db.prepare(
+  const page = (limit: number): string =>
     `SELECT x.* FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
       CROSS JOIN merge_requests x ON x.id = il.issuable_id
       WHERE il.issuable_type = 'MergeRequest'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
         AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
           AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}
-      ORDER BY il.created_at ${sort}, il.issuable_id ${sort} LIMIT ? OFFSET ?`,
-  );
+      ORDER BY il.created_at ${sort}, il.issuable_id ${sort} ${limitSql(limit)} OFFSET ?`;
   const args = inProject ? [scope.projectId, title, ...(state ? [state] : [])] : [title, ...(state ? [state] : []), ...scope.args];
-  return (limit, offset) => page.all(...args, limit, offset) as T[];
+  return (limit, offset) => rc.svc.db.prepare(page(limit)).all(...args, offset) as T[];
 }
 
 /**
@@ -355,10 +354,7 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
     // state counters of the scope's projects, each counter row checked against them (not one
     // lookup per project). Issues have confidential ones a caller may not see: walked as before.
     if (type !== 'MergeRequest' || !scope.projects || authorId !== null || milestone !== null) return undefined;
-    const row = db
-      .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${state ? ' AND state = ?' : ''} AND +project_id IN (${scope.projects})`)
-      .get(type, ...(state ? [state] : []), ...scope.args) as { n: number };
-    return { counted: row.n };
+    return { counted: scopeStateCount(rc, type, scope.projects, scope.args, state) };
   }
   if (seesAll && authorId === null && milestone === null) {
     const row = db
@@ -377,6 +373,18 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
   if (seesAll) return { counted: n };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * The records of many projects (`projects`: the SELECT of their ids), perhaps in one state, from
+ * the state counters (core/017): the type's counter rows, each checked against the projects,
+ * rather than one lookup per project (an administrator's instance has them all).
+ */
+function scopeStateCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', projects: string, args: unknown[], state: string | null): number {
+  const row = rc.svc.db
+    .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${state ? ' AND state = ?' : ''} AND +project_id IN (${projects})`)
+    .get(type, ...(state ? [state] : []), ...args) as { n: number };
+  return row.n;
 }
 
 /** Order columns that are never NULL: a deep page can start after a row by its place in them. */
@@ -459,15 +467,19 @@ const INSTANCE_ORDER_INDEXES = ['created_at', 'updated_at'];
  * instance) holding more than COUNT_LIMIT records reads its page by walking the order's
  * instance-wide index and checking each row's project (`+x.project_id` keeps the project index out
  * of SQLite's choice); a smaller one reads its projects' records by the project index and sorts
- * them. SQLite has no statistics to tell the two apart; a bounded count of the scope's records does.
+ * them. SQLite has no statistics to tell the two apart; the scope's records counted do (from the
+ * state counters when the scope is projects alone, else a bounded count).
  */
 export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requests', scope: Scope, filters: WorkItemFilters): string {
   // A project's search that reads the project's matches looks each one up by id (the project
   // index kept out of SQLite's choice) rather than walking the project's records to find them.
   if (scope.projectId !== undefined) return filters.search?.project && !filters.search.project.walk ? `+${scope.where}` : scope.where;
   if (!scope.unindexed || !INSTANCE_ORDER_INDEXES.includes(filters.orderColumn)) return scope.where;
-  const many = countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, COUNT_LIMIT + 1) > COUNT_LIMIT;
-  return many ? scope.unindexed : scope.where;
+  // A scope of projects and nothing else reads its records' number from the state counters.
+  const records = scope.projects
+    ? scopeStateCount(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope.projects, scope.args, null)
+    : countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, COUNT_LIMIT + 1);
+  return records > COUNT_LIMIT ? scope.unindexed : scope.where;
 }
 
 /**
