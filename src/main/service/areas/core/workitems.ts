@@ -1,5 +1,5 @@
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, limitSql, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
@@ -619,7 +619,7 @@ export function searchWalkRows<T extends { id: number }>(
     const matched: number[] = [];
     let read = 0;
     for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); matched.length < offset + limit; window *= 2) {
-      const ids = (db.prepare(`SELECT x.id ${rest} LIMIT ? OFFSET ?`).all(...restArgs, window, read) as { id: number }[]).map((r) => r.id);
+      const ids = (db.prepare(`SELECT x.id ${rest} ${limitSql(window)} OFFSET ?`).all(...restArgs, read) as { id: number }[]).map((r) => r.id);
       read += ids.length;
       if (ids.length) {
         const found = matching(ids);
