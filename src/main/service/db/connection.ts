@@ -245,10 +245,15 @@ function parametersKey(args: unknown[]): unknown {
   return key;
 }
 
+/** Remembered values by kind, then by id: the kinds are constant strings, the ids mostly numbers. */
+type Remembered = Map<string, Map<number | string, unknown>>;
+
 interface LookupState {
   generation: number;
-  entries: Map<string, unknown>;
-  entities: Map<string, unknown>;
+  entries: Remembered;
+  entities: Remembered;
+  /** How many values each store holds across its kinds (bounded as one). */
+  sizes: { entries: number; entities: number };
   entriesGeneration: number;
   /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
   rememberedRows: number;
@@ -258,7 +263,7 @@ const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
   return state;
 }
 
@@ -267,19 +272,22 @@ function lookupState(db: Db): LookupState {
  * next write of any kind: every request authenticates and resolves its project, and between
  * writes the answers cannot change. Never caches inside a transaction, so an uncommitted row is
  * never served. Rows come back frozen: shared between requests, they must not be edited.
+ * Keyed by `kind` (a constant) and `id` (the record's id, or a string naming the rest) rather
+ * than one string built per call: a fresh string is copied and hashed on every lookup, where a
+ * number hashes for free (the token, project and namespace lookups of every request).
  */
-export function cachedLookup<T>(db: Db, key: string, load: () => T | undefined): T | undefined {
-  return remembered(db, 'entries', 10_000, key, load);
+export function cachedLookup<T>(db: Db, kind: string, id: number | string, load: () => T | undefined): T | undefined {
+  return remembered(db, 'entries', 10_000, kind, id, load);
 }
 
 /**
  * Memoizes a built entity (the project or issue a serializer makes from rows, counts and
- * settings) until the next write, like cachedLookup: `key` must name everything the entity
+ * settings) until the next write, like cachedLookup: `kind` and `id` must name everything the entity
  * depends on besides the database (the viewer, the base URL, the date when it shows one, git's
  * state). Entities are larger than rows, so fewer are kept. Frozen: callers copy to extend.
  */
-export function cachedEntity<T extends object>(db: Db, key: string, build: () => T): T {
-  return remembered(db, 'entities', 1000, key, build)!;
+export function cachedEntity<T extends object>(db: Db, kind: string, id: number | string, build: () => T): T {
+  return remembered(db, 'entities', 1000, kind, id, build)!;
 }
 
 /**
@@ -323,24 +331,36 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
   return value;
 }
 
-function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key: string, load: () => T | undefined): T | undefined {
+function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: number | string, load: () => T | undefined): T | undefined {
   if (db.inTransaction) return load();
   const state = lookupState(db);
   if (state.entriesGeneration !== state.generation) {
     state.entries.clear();
     state.entities.clear();
+    state.sizes.entries = state.sizes.entities = 0;
     state.entriesGeneration = state.generation;
   }
-  const entries = state[store];
-  const known = entries.get(key);
-  if (known !== undefined || entries.has(key)) return known as T | undefined;
+  const kinds = state[store];
+  let entries = kinds.get(kind);
+  if (entries === undefined) kinds.set(kind, (entries = new Map()));
+  const known = entries.get(id);
+  if (known !== undefined || entries.has(id)) return known as T | undefined;
   const value = load();
   if (value && typeof value === 'object') {
     Object.freeze(value);
     if (store === 'entities') entityJson.set(value, null);
   }
-  if (entries.size >= limit) entries.clear();
-  entries.set(key, value);
+  // `load` may have let the store go (a write, or the bound reached by lookups it made): then
+  // `entries` is no longer the store's, and the value is not kept.
+  if (kinds.get(kind) !== entries) return value;
+  if (state.sizes[store] >= limit) {
+    kinds.clear();
+    kinds.set(kind, entries);
+    entries.clear();
+    state.sizes[store] = 0;
+  }
+  entries.set(id, value);
+  state.sizes[store]++;
   return value;
 }
 
