@@ -142,6 +142,49 @@ describe('remembered reads', () => {
     other.close();
   };
 
+  it('are remembered per list of parameter values, telling numbers, text and NULL apart at every position', () => {
+    open();
+    const read = (...args: unknown[]) => db.prepare('SELECT typeof(?) AS a, ? AS x, typeof(?) AS b, ? AS y, v FROM t WHERE id = 1').get(args[0], args[0], args[1], args[1]);
+    const answers = [
+      [1, 'a'],
+      ['1', 'a'],
+      [1, null],
+      [null, 1],
+      [null, null],
+      ['a', 1],
+      [1, 1],
+      [1.5, ''],
+    ].map((args) => [args, read(...args)] as const);
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    for (const [args, first] of answers) {
+      expect(read(...args)).toEqual(first);
+      expect(first).toMatchObject({ x: args[0], y: args[1], v: 'one' });
+    }
+    expect(answers.map(([, r]) => `${(r as { a: string }).a}/${(r as { b: string }).b}`)).toEqual([
+      'real/text',
+      'text/text',
+      'real/null',
+      'null/real',
+      'null/null',
+      'text/real',
+      'real/real',
+      'real/text',
+    ]);
+  });
+
+  it('leave a call with the wrong number of parameters to SQLite, and keep what they remember', () => {
+    open();
+    const select = () => db.prepare('SELECT v, ? AS a, ? AS b FROM t WHERE id = 1');
+    const first = select().get(1, 2);
+    expect(select().all(1, 2)).toEqual([first]);
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    expect(() => select().get(1, 2, 3)).toThrow(RangeError);
+    expect(() => select().get(1)).toThrow(RangeError);
+    expect(() => select().all(1, 2, 3)).toThrow(RangeError);
+    expect(select().get(1, 2)).toEqual(first);
+    expect(select().all(1, 2)).toEqual([first]);
+  });
+
   it('hand each caller its own copy of a remembered row, keyed and ordered as the first read', () => {
     open();
     const select = db.prepare('SELECT v, id, NULL AS "odd name" FROM t WHERE id = ?');

@@ -177,8 +177,8 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   const all = (arrays ? arrays.all : stmt.all.bind(stmt)) as (...args: unknown[]) => (unknown[] | Row)[];
   const copy = (arrays ? arrays.object : (row: Row) => ({ ...row })) as (row: unknown[] | Row) => Row;
   let generation = -1;
-  const rows = new Map<unknown, unknown[] | Row | undefined>();
-  const lists = new Map<unknown, (unknown[] | Row)[]>();
+  const rows: Answers = new Map();
+  const lists: Answers = new Map();
   const current = (): boolean => {
     if (db.inTransaction) return false;
     if (generation !== state.generation) {
@@ -197,28 +197,35 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     // Let everything go at once past the bound: the next reads start afresh.
     if (state.rememberedRows > MAX_REMEMBERED_ROWS) state.generation++;
   };
+  // How many parameters the statement's remembered answers were read with: a call with another
+  // count is SQLite's to refuse, never looked up among them.
+  let depth = -1;
+  const remembers = (args: unknown[]): boolean => current() && (depth === args.length || depth < 0) && keyable(args);
   const modes = stmt as unknown as Record<'get' | 'all', unknown>;
   modes.get = (...args: unknown[]) => {
-    const key = current() ? parametersKey(args) : undefined;
     let row: unknown[] | Row | undefined;
-    if (key === undefined) row = get(...args);
+    if (!remembers(args)) row = get(...args);
     else {
-      row = rows.get(key);
-      if (row === undefined && !rows.has(key)) {
+      const key = lastParameter(args);
+      const known = answersFor(rows, args, false);
+      row = known?.get(key) as unknown[] | Row | undefined;
+      if (row === undefined && !known?.has(key)) {
         row = get(...args);
-        rows.set(key, row);
+        depth = args.length;
+        answersFor(rows, args, true)!.set(key, row);
         remember(1);
       }
     }
     return row === undefined ? undefined : copy(row);
   };
   modes.all = (...args: unknown[]) => {
-    const key = current() ? parametersKey(args) : undefined;
-    let list = key === undefined ? undefined : lists.get(key);
+    const remembering = remembers(args);
+    let list = remembering ? (answersFor(lists, args, false)?.get(lastParameter(args)) as (unknown[] | Row)[] | undefined) : undefined;
     if (!list) {
       list = all(...args);
-      if (key !== undefined && list.length <= MAX_REMEMBERED_LIST) {
-        lists.set(key, list);
+      if (remembering && list.length <= MAX_REMEMBERED_LIST) {
+        depth = args.length;
+        answersFor(lists, args, true)!.set(lastParameter(args), list);
         remember(list.length + 1);
       }
     }
@@ -228,21 +235,39 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   };
 }
 
-/** One key per distinct parameter list (numbers, strings, nulls), or undefined for any other kind. */
-function parametersKey(args: unknown[]): unknown {
-  if (args.length === 1) {
-    const a = args[0];
-    if (typeof a === 'number') return a;
-    if (typeof a === 'string') return `s${a}`;
+/** A statement's remembered answers: one level of maps per parameter, keyed by the value itself. */
+type Answers = Map<unknown, unknown>;
+
+/** Parameters answers are remembered by: numbers, strings and nulls (Map tells 1 from '1'). */
+function keyable(args: unknown[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (typeof a !== 'number' && typeof a !== 'string' && a !== null) return false;
   }
-  let key = '';
-  for (const a of args) {
-    if (typeof a === 'number') key += `d${a};`;
-    else if (typeof a === 'string') key += `s${a.length}:${a}`;
-    else if (a === null) key += 'n;';
-    else return undefined;
+  return true;
+}
+
+const NO_PARAMETERS = Symbol('no parameters');
+const lastParameter = (args: unknown[]): unknown => (args.length ? args[args.length - 1] : NO_PARAMETERS);
+
+/**
+ * The map that holds the answer for `args` under their last value (lastParameter): one level per
+ * parameter before it, each keyed by the value itself, so a read builds no key string (a fresh
+ * string is copied and hashed on every lookup). `create`: make the missing levels (only once the
+ * statement has answered: a call SQLite refused leaves nothing behind). All of a statement's
+ * answers sit at one depth: it takes a fixed number of parameters (rememberReads checks).
+ */
+function answersFor(root: Answers, args: unknown[], create: boolean): Answers | undefined {
+  let map = root;
+  for (let i = 0; i < args.length - 1; i++) {
+    let next = map.get(args[i]) as Answers | undefined;
+    if (next === undefined) {
+      if (!create) return undefined;
+      map.set(args[i], (next = new Map()));
+    }
+    map = next;
   }
-  return key;
+  return map;
 }
 
 /** Remembered values by kind, then by id: the kinds are constant strings, the ids mostly numbers. */
