@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 import { createSnippet } from '../../src/main/service/areas/snippets/snippets';
@@ -275,6 +275,153 @@ describe("a group's epics", () => {
   });
 });
 
+describe("a group's epics by one label (epics/009) and by a common term (a remembered count)", () => {
+  const list = (query: Record<string, string>, token?: string) => s.get(`/groups/${group}/epics`, { query: { per_page: '100', ...query }, token });
+  // `wide` on all but every 1,000th epic (more than 10,000), `bug` on every 3rd, `Bug` on every 301st, `rare` on every 997th.
+  const labelsOf = new Map<number, string[]>();
+  const carrying = (title: string, xs: Seed[] = epics) => newestFirst(xs.filter((x) => (labelsOf.get(x.id) ?? []).includes(title)));
+  const relabel = (x: Seed, labels: string[]): void => {
+    labelsOf.set(x.id, labels);
+    s.service.context.db.prepare('UPDATE epics SET labels = ? WHERE id = ?').run(JSON.stringify(labels), x.id);
+  };
+
+  beforeAll(() => {
+    s.service.context.db.transaction(() => {
+      epics.forEach((x, i) => {
+        const labels = [i % 1000 ? 'wide' : '', i % 3 ? '' : 'bug', i % 301 ? '' : 'Bug', i % 997 ? '' : 'rare'].filter(Boolean);
+        relabel(x, labels);
+      });
+    })();
+  });
+
+  it('are counted from the counters, exactly for every reader, or uncounted past 10,000; the rows are the records\' own', async () => {
+    expect(carrying('wide').length).toBeGreaterThan(10_000);
+    const wide = await list({ labels: 'wide', page: '3' });
+    expectUncounted(wide, '4');
+    expect(ids(wide)).toEqual(slice(carrying('wide'), 3));
+    for (const [query, expected] of [
+      [{ labels: 'bug', page: '2' }, carrying('bug')],
+      [{ labels: 'Bug' }, carrying('Bug')],
+      [{ labels: 'bug', state: 'closed' }, carrying('bug').filter((x) => x.state === 'closed')],
+      [{ labels: 'bug', author_id: String(other.user.id) }, carrying('bug').filter((x) => x.authorId === other.user.id)],
+      [{ labels: 'wide', state: 'closed', page: '5' }, carrying('wide').filter((x) => x.state === 'closed')],
+      [{ labels: 'rare' }, carrying('rare')],
+      [{ labels: 'RARE' }, []],
+      [{ labels: 'nothing-has-it' }, []],
+    ] as [Record<string, string>, Seed[]][]) {
+      const res = await list(query);
+      expectCounted(res, expected.length, 100);
+      expect(ids(res)).toEqual(slice(expected, Number(query.page ?? 1)));
+    }
+    // Outside the group: confidential epics count only when their own.
+    const outsider = await s.createUser();
+    const seen = carrying('bug').filter((x) => !x.confidential || x.authorId === outsider.user.id);
+    expect(seen.length).toBeLessThan(carrying('bug').length);
+    const res = await list({ labels: 'bug', page: '3' }, outsider.token);
+    expectCounted(res, seen.length, 100);
+    expect(ids(res)).toEqual(slice(seen, 3));
+  });
+
+  it('follow every write: labels added and removed, through the API and outside it, an epic closed, made confidential, created, deleted, a label renamed', async () => {
+    const expectLists = async (): Promise<void> => {
+      for (const title of ['bug', 'rare']) {
+        for (const state of ['all', 'opened', 'closed']) {
+          const expected = carrying(title).filter((x) => state === 'all' || x.state === state);
+          const res = await list({ labels: title, state });
+          expectCounted(res, expected.length, 100);
+          expect(ids(res)).toEqual(slice(expected, 1));
+        }
+      }
+    };
+    await expectLists();
+    const [first, second, third] = carrying('bug').slice(5, 8);
+    expect((await s.put(`/groups/${group}/epics/${first.iid}`, { remove_labels: 'bug', add_labels: 'rare' })).status).toBe(200);
+    labelsOf.set(first.id, [...labelsOf.get(first.id)!.filter((l) => l !== 'bug'), 'rare']);
+    relabel(second, [...labelsOf.get(second.id)!, 'rare', 'rare']);
+    expect((await s.put(`/groups/${group}/epics/${third.iid}`, { state_event: 'close' })).status).toBe(200);
+    third.state = 'closed';
+    await expectLists();
+    // Closed and relabelled in one write, outside the API.
+    const fourth = carrying('bug').find((x) => x.state === 'opened')!;
+    s.service.context.db.prepare("UPDATE epics SET state = 'closed', labels = '[\"rare\"]' WHERE id = ?").run(fourth.id);
+    fourth.state = 'closed';
+    labelsOf.set(fourth.id, ['rare']);
+    await expectLists();
+    // Made confidential: an outsider no longer counts it.
+    const outsider = await s.createUser();
+    const secret = carrying('rare').find((x) => !x.confidential)!;
+    expect((await s.put(`/groups/${group}/epics/${secret.iid}`, { confidential: true })).status).toBe(200);
+    secret.confidential = true;
+    expectCounted(await list({ labels: 'rare' }, outsider.token), carrying('rare').filter((x) => !x.confidential).length, 100);
+    // Created with the label, deleted.
+    const made = await s.post(`/groups/${group}/epics`, { title: 'Labelled', labels: 'rare,bug' });
+    expect(made.status).toBe(201);
+    const seed = { ...secret, id: made.body.id, iid: made.body.iid, title: 'Labelled', state: 'opened', confidential: false, authorId: 1, createdAt: made.body.created_at, updatedAt: made.body.updated_at };
+    epics.push(seed);
+    labelsOf.set(seed.id, ['bug', 'rare']);
+    await expectLists();
+    const gone = carrying('rare').find((x) => x.id !== seed.id && x.state === 'opened')!;
+    expect((await s.del(`/groups/${group}/epics/${gone.iid}`)).status).toBe(204);
+    epics.splice(epics.indexOf(gone), 1);
+    await expectLists();
+    // The group's `rare` label renamed: its epics carry the new title.
+    const groupLabel = (await s.get(`/groups/${group}/labels`, { query: { search: 'rare' } })).body.find((l: any) => l.name === 'rare');
+    expect((await s.put(`/groups/${group}/labels/${groupLabel.id}`, { new_name: 'seldom' })).status).toBe(200);
+    for (const x of carrying('rare')) labelsOf.set(x.id, labelsOf.get(x.id)!.map((l) => (l === 'rare' ? 'seldom' : l)));
+    expect(carrying('rare')).toEqual([]);
+    expectCounted(await list({ labels: 'rare' }), 0, 100);
+    const seldom = carrying('seldom');
+    const res = await list({ labels: 'seldom' });
+    expectCounted(res, seldom.length, 100);
+    expect(ids(res)).toEqual(slice(seldom, 1));
+  });
+
+  it('a common term stays uncounted through writes, and is counted again once the writes could have brought it to 10,000', async () => {
+    // Every statement prepared while `fn` runs.
+    const prepared = async (fn: () => Promise<void>): Promise<string[]> => {
+      const db = s.service.context.db;
+      const prepare = db.prepare;
+      const seen: string[] = [];
+      db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+      try {
+        await fn();
+      } finally {
+        db.prepare = prepare;
+      }
+      return seen;
+    };
+    const counts = (sqls: string[]) => sqls.filter((q) => q.startsWith('SELECT count(*)') && q.includes('LIKE'));
+    const holding = () => newestFirst(epics.filter((x) => x.title.toLowerCase().includes('item')));
+    expect(holding().length).toBeGreaterThan(10_001);
+    // "Item" is in (almost) every title: counted once, a little past 10,000, then remembered.
+    expect(counts(await prepared(async () => expectUncounted(await list({ search: 'item' }), '2')))).toHaveLength(1);
+    expect(counts(await prepared(async () => expectUncounted(await list({ search: 'item' }), '2')))).toEqual([]);
+    // Retitled out of the term, outside the API, until 10,001 remain: still more than 10,000, not counted again.
+    const retitle = s.service.context.db.prepare("UPDATE epics SET title = 'Renamed away' WHERE id = ?");
+    s.service.context.db.transaction(() => {
+      for (const x of holding().slice(10_001)) {
+        retitle.run(x.id);
+        x.title = 'Renamed away';
+      }
+    })();
+    expect(holding()).toHaveLength(10_001);
+    const still = await prepared(async () => {
+      const res = await list({ search: 'item' });
+      expectUncounted(res, '2');
+      expect(ids(res)).toEqual(slice(holding(), 1));
+    });
+    expect(counts(still)).toEqual([]);
+    // One more through the API: 10,000 could be all that is left, so it is counted, and is.
+    const last = holding()[0];
+    expect((await s.put(`/groups/${group}/epics/${last.iid}`, { title: 'Away too' })).status).toBe(200);
+    last.title = 'Away too';
+    const first = await list({ search: 'item' });
+    expectCounted(first, 10_000, 100);
+    expect(ids(first)).toEqual(slice(holding(), 1));
+    expect(ids(await list({ search: 'item', page: '100' }))).toEqual(slice(holding(), 100));
+  });
+});
+
 describe("a project's labels, past 10,000, with its groups' labels", () => {
   interface Label {
     id: number;
@@ -343,6 +490,147 @@ describe("a project's labels, past 10,000, with its groups' labels", () => {
     expect(ids(await list({ search: 'renamed ONE' }))).toEqual([made.body.id]);
     expect((await s.del(`/projects/${labelled}/labels/${made.body.id}`)).status).toBe(204);
     expect(ids(await list({ search: 'renamed ONE' }))).toEqual([]);
+  });
+});
+
+describe("labels lists at scale: counted from each owner's counter, deep pages anchored (labels/003)", () => {
+  interface Owned {
+    id: number;
+    title: string;
+    owner: string;
+  }
+  let top: number;
+  let sub: number;
+  let inTop: number;
+  let inSub: number;
+  let elsewhere: number;
+  const owned: Owned[] = [];
+  const byTitle = (xs: Owned[]): Owned[] => [...xs].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+  const own = (...owners: string[]) => byTitle(owned.filter((l) => owners.includes(l.owner)));
+  const idsOf = (xs: Owned[], from = 0, to = xs.length): number[] => xs.slice(from, to).map((l) => l.id);
+
+  beforeAll(async () => {
+    top = (await s.createGroup({ visibility: 'public' })).id;
+    sub = (await s.createGroup({ visibility: 'public', parent_id: top })).id;
+    inTop = (await s.createProject({ name: 'in-top', namespace_id: top, visibility: 'public' })).id;
+    inSub = (await s.createProject({ name: 'in-sub', namespace_id: sub, visibility: 'public' })).id;
+    elsewhere = (await s.createProject({ name: 'elsewhere', namespace_id: group, visibility: 'public' })).id;
+    const insert = s.service.context.db.prepare(
+      "INSERT INTO labels (group_id, project_id, title, color, created_at, updated_at) VALUES (?, ?, ?, '#428bca', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')",
+    );
+    const add = (owner: string, groupId: number | null, projectId: number | null, title: string) =>
+      owned.push({ id: Number(insert.run(groupId, projectId, title).lastInsertRowid), title, owner });
+    s.service.context.db.transaction(() => {
+      // The top project's titles run through every other owner's; the same title in two owners is a tie broken by id.
+      for (let i = 0; i < 2_400; i++) add('inTop', null, inTop, `t-${String(i).padStart(5, '0')}`);
+      for (let i = 0; i < 40; i++) add('top', top, null, `t-${String(i * 53).padStart(5, '0')}`);
+      for (let i = 0; i < 30; i++) add('sub', sub, null, `t-${String(i * 71).padStart(5, '0')}-sub`);
+      for (let i = 0; i < 300; i++) add('inSub', null, inSub, `t-${String(i * 7).padStart(5, '0')}-p`);
+      for (let i = 0; i < 50; i++) add('elsewhere', null, elsewhere, `t-${String(i * 11).padStart(5, '0')}`);
+    })();
+  }, 60_000);
+
+  const page = (path: string, query: Record<string, string>) => s.get(path, { query: { per_page: '20', ...query } });
+
+  it("a project's list, its ancestors' and a group's with its projects' labels are counted exactly, through every write", async () => {
+    // The projects moved into the subgroup.
+    const moved: string[] = [];
+    const expectTotals = async (): Promise<void> => {
+      const project = await page(`/projects/${inSub}/labels`, {});
+      expectCounted(project, own('inSub', 'sub', 'top').length, 20);
+      expect(ids(project)).toEqual(idsOf(own('inSub', 'sub', 'top'), 0, 20));
+      expectCounted(await page(`/projects/${inSub}/labels`, { include_ancestor_groups: 'false' }), own('inSub', 'sub').length, 20);
+      expectCounted(await page(`/groups/${top}/labels`, {}), own('top').length, 20);
+      expectCounted(await page(`/groups/${top}/labels`, { include_descendant_groups: 'true' }), own('top', 'sub').length, 20);
+      const everything = own('top', 'sub', 'inTop', 'inSub', ...moved);
+      const withProjects = await page(`/groups/${top}/labels`, { include_descendant_groups: 'true', only_group_labels: 'false', page: '7' });
+      expectCounted(withProjects, everything.length, 20);
+      expect(ids(withProjects)).toEqual(idsOf(everything, 120, 140));
+      expectCounted(await page(`/groups/${sub}/labels`, { only_group_labels: 'false' }), own('sub', 'top', 'inSub', ...moved).length, 20);
+    };
+    await expectTotals();
+    // Created through the API in the project and in a group, and outside the API.
+    const made = await s.post(`/projects/${inSub}/labels`, { name: 'a-first', color: '#123456' });
+    expect(made.status).toBe(201);
+    owned.push({ id: made.body.id, title: 'a-first', owner: 'inSub' });
+    const madeInSub = await s.post(`/groups/${sub}/labels`, { name: 't-00100-sub', color: '#123456' });
+    expect(madeInSub.status).toBe(201);
+    owned.push({ id: madeInSub.body.id, title: 't-00100-sub', owner: 'sub' });
+    const direct = s.service.context.db
+      .prepare("INSERT INTO labels (group_id, project_id, title, color, created_at, updated_at) VALUES (?, NULL, 'm-direct', '#428bca', '2024-01-01', '2024-01-01')")
+      .run(top);
+    owned.push({ id: Number(direct.lastInsertRowid), title: 'm-direct', owner: 'top' });
+    await expectTotals();
+    // Deleted; promoted to the project's group (moving from the project to the group); the same title in the group already: merged away.
+    expect((await s.del(`/projects/${inSub}/labels/${made.body.id}`)).status).toBe(204);
+    owned.splice(owned.findIndex((l) => l.id === made.body.id), 1);
+    const promoted = owned.find((l) => l.owner === 'inSub' && l.title === 't-00014-p')!;
+    expect((await s.put(`/projects/${inSub}/labels/${promoted.id}/promote`, {})).status).toBe(200);
+    promoted.owner = 'sub';
+    const twin = s.service.context.db
+      .prepare("INSERT INTO labels (group_id, project_id, title, color, created_at, updated_at) VALUES (NULL, ?, 't-00014-p', '#428bca', '2024-01-01', '2024-01-01')")
+      .run(inSub);
+    expect((await s.put(`/projects/${inSub}/labels/${twin.lastInsertRowid}/promote`, {})).status).toBe(200);
+    await expectTotals();
+    // A project moved into the subgroup: the group's list with its projects' labels takes in its labels.
+    expect((await s.put(`/projects/${elsewhere}/transfer`, { namespace: sub })).status).toBe(200);
+    moved.push('elsewhere');
+    await expectTotals();
+    // The subgroup deleted with its labels: gone from every list and count.
+    const gone = await s.del(`/groups/${sub}`);
+    expect(gone.status).toBe(202);
+    await vi.waitFor(async () => expect((await s.get(`/groups/${sub}`)).status).toBe(404), { timeout: 30_000 });
+    for (let i = owned.length - 1; i >= 0; i--) if (['sub', 'inSub', 'elsewhere'].includes(owned[i].owner)) owned.splice(i, 1);
+    expectCounted(await page(`/groups/${top}/labels`, { include_descendant_groups: 'true', only_group_labels: 'false' }), own('top', 'inTop').length, 20);
+    expectCounted(await page(`/groups/${top}/labels`, { include_descendant_groups: 'true' }), own('top').length, 20);
+  });
+
+  it('deep pages, read in turn, asked again and after every kind of write, are the slice the records say', async () => {
+    const project = `/projects/${inTop}/labels`;
+    const check = async (n: number): Promise<void> => {
+      const all = own('inTop', 'top');
+      const res = await page(project, { per_page: '20', page: String(n) });
+      expect(ids(res)).toEqual(idsOf(all, (n - 1) * 20, n * 20));
+    };
+    for (const n of [51, 52, 53, 52, 120, 53, 122, 51]) await check(n);
+    // The next page in turn starts at the last one's anchor: it skips no rows.
+    const reads = await pagedReads(s, () => check(52));
+    expect(reads).toHaveLength(1);
+    expect(reads[0].sql).toContain('(l.title, l.id) > (?, ?)');
+    expect(reads[0].args.at(-1)).toBe(0);
+    // A label created before the deep pages' rows moves each of them by one.
+    const made = await s.post(project, { name: 't-00005-new', color: '#123456' });
+    owned.push({ id: made.body.id, title: 't-00005-new', owner: 'inTop' });
+    await check(52);
+    // Renamed from the start of the list to its end, and back.
+    const renamed = owned.find((l) => l.owner === 'inTop' && l.title === 't-00002')!;
+    expect((await s.put(`${project}/${renamed.id}`, { new_name: 'z-renamed' })).status).toBe(200);
+    renamed.title = 'z-renamed';
+    await check(52);
+    await check(122);
+    // In the group: created, and deleted.
+    const inGroup = await s.post(`/groups/${top}/labels`, { name: 't-00001-group', color: '#123456' });
+    owned.push({ id: inGroup.body.id, title: 't-00001-group', owner: 'top' });
+    await check(52);
+    const groupLabel = owned.find((l) => l.owner === 'top' && l.title === 't-00053')!;
+    expect((await s.del(`/groups/${top}/labels/${groupLabel.id}`)).status).toBe(204);
+    owned.splice(owned.indexOf(groupLabel), 1);
+    await check(52);
+    // Outside the API: deleted and retitled.
+    const dropped = owned.find((l) => l.owner === 'inTop' && l.title === 't-00003')!;
+    s.service.context.db.prepare('DELETE FROM labels WHERE id = ?').run(dropped.id);
+    owned.splice(owned.indexOf(dropped), 1);
+    await check(53);
+    const retitled = owned.find((l) => l.owner === 'inTop' && l.title === 't-02000')!;
+    s.service.context.db.prepare("UPDATE labels SET title = 'a-retitled' WHERE id = ?").run(retitled.id);
+    retitled.title = 'a-retitled';
+    await check(53);
+    // The group list with its projects' labels, deep.
+    const everything = own('top', 'inTop');
+    for (const n of [60, 61, 60]) {
+      const res = await page(`/groups/${top}/labels`, { only_group_labels: 'false', page: String(n) });
+      expect(ids(res)).toEqual(idsOf(everything, (n - 1) * 20, n * 20));
+    }
   });
 });
 

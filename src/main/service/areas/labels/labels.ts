@@ -8,6 +8,7 @@ import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { normalizeColor } from './colors';
 import { rareTermCandidates } from '../../db/trigram';
+import type { SqlList } from '../../http/pagination';
 
 export interface LabelRow {
   id: number;
@@ -45,15 +46,20 @@ function projectLabelGroupIds(svc: ServiceContext, project: Project, scope: Labe
   return group ? (scope.includeAncestorGroups ? selfAndAncestorIds(svc, group) : [group.id]) : [];
 }
 
+/** A group's labels come from these groups; with only_group_labels=false, also from the projects in `below`. */
+function groupLabelScope(svc: ServiceContext, group: Namespace, scope: LabelScope): { below: number[]; groupIds: number[] } {
+  const below = scope.includeDescendantGroups ? selfAndDescendantIds(svc, group.id) : [group.id];
+  const above = scope.includeAncestorGroups ? selfAndAncestorIds(svc, group).slice(1) : [];
+  return { below, groupIds: [...below, ...above] };
+}
+
 /** SQL (on alias `l`) for the labels available to a parent under the include flags. */
 export function availableLabelsSql(svc: ServiceContext, parent: LabelParent, scope: LabelScope): { sql: string; args: unknown[] } {
   if (parent.kind === 'project') {
     const groupIds = projectLabelGroupIds(svc, parent.project, scope);
     return { sql: `(l.project_id = ? OR l.group_id IN (${marks(groupIds)}))`, args: [parent.project.id, ...groupIds] };
   }
-  const below = scope.includeDescendantGroups ? selfAndDescendantIds(svc, parent.group.id) : [parent.group.id];
-  const above = scope.includeAncestorGroups ? selfAndAncestorIds(svc, parent.group).slice(1) : [];
-  const groupIds = [...below, ...above];
+  const { below, groupIds } = groupLabelScope(svc, parent.group, scope);
   if (scope.onlyGroupLabels) return { sql: `l.group_id IN (${marks(groupIds)})`, args: groupIds };
   return {
     sql: `(l.group_id IN (${marks(groupIds)}) OR l.project_id IN (SELECT id FROM projects WHERE namespace_id IN (${marks(below)})))`,
@@ -61,24 +67,66 @@ export function availableLabelsSql(svc: ServiceContext, parent: LabelParent, sco
   };
 }
 
+/** Beyond this many projects below a group, its list with their labels (only_group_labels=false) is one sorted read. */
+const MERGED_PROJECTS = 100;
+
 /**
- * The labels available to a parent as a list reads them (FROM, alias `l`): a project's own labels
- * and its groups' labels as two reads, each in its index's title order, merged (UNION ALL: a label
- * belongs to a project or a group, never both), instead of one read of either kind sorted whole —
- * a page of a project with a million labels then reads a page, not a million rows.
+ * The owners whose labels make up a parent's list: a project and its groups, a group's groups,
+ * and with only_group_labels=false the projects in its groups (up to MERGED_PROJECTS; null past).
  */
-export function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: LabelScope, search: LabelSearch): { from: string; args: unknown[] } {
-  // A rare search term's candidates are read by id and sorted (`+` keeps the parents' indexes out of SQLite's choice).
+function labelOwners(svc: ServiceContext, parent: LabelParent, scope: LabelScope): { projects: number[]; groups: number[] } | null {
+  if (parent.kind === 'project') return { projects: [parent.project.id], groups: projectLabelGroupIds(svc, parent.project, scope) };
+  const { below, groupIds } = groupLabelScope(svc, parent.group, scope);
+  if (scope.onlyGroupLabels) return { projects: [], groups: groupIds };
+  const projects = (
+    svc.db.prepare(`SELECT id FROM projects WHERE namespace_id IN (${marks(below)}) ORDER BY id LIMIT ?`).all(...below, MERGED_PROJECTS + 1) as { id: number }[]
+  ).map((p) => p.id);
+  return projects.length > MERGED_PROJECTS ? null : { projects, groups: groupIds };
+}
+
+/**
+ * The labels available to a parent as a list reads them (FROM, alias `l`): each owner's labels
+ * (labelOwners) read in its title index's order and merged (UNION ALL: a label belongs to one
+ * project or group), instead of every available label sorted — a page of a project with a
+ * million labels then reads a page, not a million rows.
+ */
+function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: LabelScope, search: LabelSearch): { from: string; args: unknown[]; owners: { projects: number[]; groups: number[] } | null } {
+  // A rare search term's candidates are read by id and sorted (`+` keeps the owners' indexes out of SQLite's choice).
   const by = search.candidates ? '+' : '';
-  if (parent.kind === 'group') {
+  const owners = labelOwners(svc, parent, scope);
+  if (!owners) {
     const avail = availableLabelsSql(svc, parent, scope);
-    return { from: `labels l WHERE ${by}${avail.sql} AND ${search.sql}`, args: [...avail.args, ...search.args] };
+    return { from: `labels l WHERE ${by}${avail.sql} AND ${search.sql}`, args: [...avail.args, ...search.args], owners };
   }
-  const groupIds = projectLabelGroupIds(svc, parent.project, scope);
-  return {
-    from: `(SELECT * FROM labels WHERE ${by}project_id = ? UNION ALL SELECT * FROM labels WHERE ${by}group_id IN (${marks(groupIds)})) l WHERE ${search.sql}`,
-    args: [parent.project.id, ...groupIds, ...search.args],
+  if (!owners.projects.length) {
+    return { from: `labels l WHERE ${by}l.group_id IN (${marks(owners.groups)}) AND ${search.sql}`, args: [...owners.groups, ...search.args], owners };
+  }
+  const legs = [...owners.projects.map(() => `SELECT * FROM labels WHERE ${by}project_id = ?`), `SELECT * FROM labels WHERE ${by}group_id IN (${marks(owners.groups)})`];
+  return { from: `(${legs.join(' UNION ALL ')}) l WHERE ${search.sql}`, args: [...owners.projects, ...owners.groups, ...search.args], owners };
+}
+
+/**
+ * A parent's labels list in title order (ties by id), `search` on title and description. Without
+ * a search, a list of a fixed set of owners is counted from their counters; its deep pages start
+ * from a row an earlier page read while none of their labels changed (labels/003).
+ */
+export function labelListSql(svc: ServiceContext, parent: LabelParent, scope: LabelScope, search: string | undefined): SqlList<LabelRow> {
+  const { from, args, owners } = availableLabelsFrom(svc, parent, scope, searchSql(svc, search));
+  const list: SqlList<LabelRow> = { select: 'l.*', from: `FROM ${from}`, args, order: 'l.title, l.id' };
+  if (!owners) return list;
+  const ofOwners = `FROM label_owner_counts WHERE (owner = 'project' AND owner_id IN (${marks(owners.projects)})) OR (owner = 'group' AND owner_id IN (${marks(owners.groups)}))`;
+  const ownerArgs = [...owners.projects, ...owners.groups];
+  if (!search) list.countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted ${ofOwners}`).get(...ownerArgs) as { counted: number };
+  list.anchors = {
+    key: JSON.stringify(['Label', list.from, args]),
+    version: () => (svc.db.prepare(`SELECT coalesce(sum(version), 0) AS v ${ofOwners}`).get(...ownerArgs) as { v: number }).v,
+    column: 'l.title',
+    idColumn: 'l.id',
+    sort: 'asc',
+    value: (row) => row.title,
+    id: (row) => row.id,
   };
+  return list;
 }
 
 export interface LabelSearch {
@@ -88,7 +136,7 @@ export interface LabelSearch {
   candidates: boolean;
 }
 
-export function searchSql(svc: ServiceContext, search: string | undefined): LabelSearch {
+function searchSql(svc: ServiceContext, search: string | undefined): LabelSearch {
   if (!search) return { sql: '1 = 1', args: [], candidates: false };
   const like = `%${likeEscape(search)}%`;
   const sql = "(l.title LIKE ? ESCAPE '\\' OR ifnull(l.description, '') LIKE ? ESCAPE '\\')";

@@ -5,7 +5,7 @@ import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
-import { type LabelParent, type LabelRow, type LabelScope, availableLabelsFrom, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, searchSql, setSubscription, updateLabel } from './labels';
+import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, labelListSql, setSubscription, updateLabel } from './labels';
 import { label } from './entities';
 import { ApiError } from '../../http/errors';
 import { checkUnmodifiedSince } from '../../http/conditional';
@@ -45,9 +45,7 @@ export function registerLabelRoutes(r: Router): void {
         const parent = loadParent(rc, kind);
         const scope = readScope(rc, kind);
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
-        const { from, args } = availableLabelsFrom(rc.svc, parent, scope, searchSql(rc.svc, q.search ?? undefined));
-        const sql = `FROM ${from}`;
-        const rows = paginateSql<LabelRow>(rc, rc.svc.db, { select: 'l.*', from: sql, args, order: 'l.title, l.id' });
+        const rows = paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined));
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
         return rows.map((l) => label(rc, l, { counts: counts?.get(l.id) ?? false, fromProject: kind === 'projects' }));
       },

@@ -52,4 +52,39 @@ CREATE TRIGGER labels_search_delete AFTER DELETE ON labels BEGIN
 END;
 `,
   },
+  {
+    // A group's or project's labels at scale: how many it owns and a version moved on by every
+    // insert, update and delete of them (cascades included; a promoted label moves from its
+    // project to its group), kept by triggers. A list of the labels of a few owners counts from
+    // the counters instead of walking 10,001 labels, and its deep pages start after a row an
+    // earlier page read (PageAnchors) while none of those owners' labels changed.
+    name: 'labels/003_list_counts',
+    sql: `
+CREATE TABLE label_owner_counts (
+  owner TEXT NOT NULL,
+  owner_id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (owner, owner_id)
+) WITHOUT ROWID;
+INSERT INTO label_owner_counts (owner, owner_id, n, version) SELECT 'group', group_id, count(*), 1 FROM labels WHERE group_id IS NOT NULL GROUP BY group_id;
+INSERT INTO label_owner_counts (owner, owner_id, n, version) SELECT 'project', project_id, count(*), 1 FROM labels WHERE project_id IS NOT NULL GROUP BY project_id;
+CREATE TRIGGER labels_owner_count_insert AFTER INSERT ON labels BEGIN
+  INSERT INTO label_owner_counts (owner, owner_id, n, version)
+    VALUES (iif(NEW.group_id IS NULL, 'project', 'group'), ifnull(NEW.group_id, NEW.project_id), 1, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1, version = version + 1;
+END;
+CREATE TRIGGER labels_owner_count_delete AFTER DELETE ON labels BEGIN
+  UPDATE label_owner_counts SET n = n - 1, version = version + 1
+    WHERE owner = iif(OLD.group_id IS NULL, 'project', 'group') AND owner_id = ifnull(OLD.group_id, OLD.project_id);
+END;
+CREATE TRIGGER labels_owner_count_update AFTER UPDATE ON labels BEGIN
+  UPDATE label_owner_counts SET n = n - 1, version = version + 1
+    WHERE owner = iif(OLD.group_id IS NULL, 'project', 'group') AND owner_id = ifnull(OLD.group_id, OLD.project_id);
+  INSERT INTO label_owner_counts (owner, owner_id, n, version)
+    VALUES (iif(NEW.group_id IS NULL, 'project', 'group'), ifnull(NEW.group_id, NEW.project_id), 1, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1, version = version + 1;
+END;
+`,
+  },
 ];
