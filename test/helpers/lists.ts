@@ -19,7 +19,7 @@ export function expectUncounted(res: ApiResult, nextPage: string): void {
 }
 
 /**
- * Runs `fn` and returns every paged read of a list (`... LIMIT ? OFFSET ?`) the service made:
+ * Runs `fn` and returns every paged read of a list (`... LIMIT n OFFSET ?`) the service made:
  * its SQL and arguments, the last argument being the number of rows the read skipped.
  */
 export async function pagedReads(s: TestService, fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
@@ -28,7 +28,7 @@ export async function pagedReads(s: TestService, fn: () => Promise<void>): Promi
   const seen: { sql: string; args: unknown[] }[] = [];
   db.prepare = ((sql: string) => {
     const stmt = prepare.call(db, sql);
-    if (!/LIMIT \? OFFSET \?$/.test(sql)) return stmt;
+    if (!/LIMIT \d+ OFFSET \?$/.test(sql)) return stmt;
     return new Proxy(stmt, {
       get(target, key) {
         if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));

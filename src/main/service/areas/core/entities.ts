@@ -45,14 +45,47 @@ export function userBasicById(ec: EntityContext, id: number | null): Record<stri
   return u ? userBasic(ec, u) : null;
 }
 
-function identities(ec: EntityContext, u: User): Record<string, unknown>[] {
-  return (
-    ec.svc.db.prepare('SELECT provider, extern_uid, saml_group_id FROM identities WHERE user_id = ? ORDER BY id').all(u.id) as {
-      provider: string;
-      extern_uid: string;
-      saml_group_id: number | null;
-    }[]
-  ).map((i) => ({ provider: i.provider, extern_uid: i.extern_uid, saml_provider_id: i.saml_group_id }));
+interface IdentityRow {
+  user_id: number;
+  provider: string;
+  extern_uid: string;
+  saml_group_id: number | null;
+}
+
+/** What the full user record shows of other tables: the user's identities and own namespace. */
+interface UserExtras {
+  identities: (userId: number) => Record<string, unknown>[];
+  namespaceId: (userId: number) => number | null;
+}
+
+const identityEntity = (i: IdentityRow): Record<string, unknown> => ({ provider: i.provider, extern_uid: i.extern_uid, saml_provider_id: i.saml_group_id });
+
+/** One user's extras, read when asked (GET /user, GET /users/:id). */
+const singleUserExtras = (ec: EntityContext): UserExtras => ({
+  identities: (userId) =>
+    (ec.svc.db.prepare('SELECT user_id, provider, extern_uid, saml_group_id FROM identities WHERE user_id = ? ORDER BY id').all(userId) as IdentityRow[]).map(identityEntity),
+  namespaceId: (userId) =>
+    (ec.svc.db.prepare("SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ? ORDER BY id").get(userId) as { id: number } | undefined)?.id ?? null,
+});
+
+/** A page of users' extras, one query per table for the whole page instead of two per user. */
+function pageUserExtras(ec: EntityContext, users: User[]): UserExtras {
+  const ids = JSON.stringify(users.map((u) => u.id));
+  const identities = new Map<number, Record<string, unknown>[]>();
+  const rows = ec.svc.db
+    .prepare('SELECT user_id, provider, extern_uid, saml_group_id FROM identities WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY id')
+    .all(ids) as IdentityRow[];
+  for (const i of rows) {
+    const list = identities.get(i.user_id);
+    if (list) list.push(identityEntity(i));
+    else identities.set(i.user_id, [identityEntity(i)]);
+  }
+  const namespaces = new Map<number, number>();
+  const owned = ec.svc.db
+    .prepare("SELECT owner_id, id FROM namespaces WHERE kind = 'user' AND owner_id IN (SELECT value FROM json_each(?)) ORDER BY id")
+    .all(ids) as { owner_id: number; id: number }[];
+  for (const n of owned) if (!namespaces.has(n.owner_id)) namespaces.set(n.owner_id, n.id);
+  return { identities: (userId) => identities.get(userId) ?? [], namespaceId: (userId) => namespaces.get(userId) ?? null };
 }
 
 /** The public profile (GET /users/:id by anyone). */
@@ -80,7 +113,7 @@ export function userPublic(ec: EntityContext, u: User): Record<string, unknown> 
 }
 
 /** The full record: the user themself (GET /user) or an admin looking. */
-export function userFull(ec: EntityContext, u: User): Record<string, unknown> {
+export function userFull(ec: EntityContext, u: User, extras: UserExtras = singleUserExtras(ec)): Record<string, unknown> {
   const out: Record<string, unknown> = {
     ...userPublic(ec, u),
     last_sign_in_at: null,
@@ -91,7 +124,7 @@ export function userFull(ec: EntityContext, u: User): Record<string, unknown> {
     color_scheme_id: 1,
     projects_limit: u.projects_limit,
     current_sign_in_at: null,
-    identities: identities(ec, u),
+    identities: extras.identities(u.id),
     can_create_group: bool(u.can_create_group),
     can_create_project: true,
     two_factor_enabled: false,
@@ -103,11 +136,10 @@ export function userFull(ec: EntityContext, u: User): Record<string, unknown> {
     scim_identities: [],
   };
   if (ec.user?.admin) {
-    const ns = ec.svc.db.prepare("SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?").get(u.id) as { id: number } | undefined;
     Object.assign(out, {
       is_admin: bool(u.admin),
       note: u.note,
-      namespace_id: ns?.id ?? null,
+      namespace_id: extras.namespaceId(u.id),
       created_by: userBasicById(ec, u.created_by_id),
       email_reset_offered_at: null,
       current_sign_in_ip: null,
@@ -122,6 +154,13 @@ export function userFull(ec: EntityContext, u: User): Record<string, unknown> {
 /** Which user shape a viewer gets. */
 export function userFor(ec: EntityContext, u: User): Record<string, unknown> {
   return ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u) : userPublic(ec, u);
+}
+
+/** userFor for each user of a page, what the full records show of other tables read for the page at once. */
+export function usersFor(ec: EntityContext, users: User[]): Record<string, unknown>[] {
+  const full = users.filter((u) => ec.user && (ec.user.admin || ec.user.id === u.id));
+  const extras = full.length > 1 ? pageUserExtras(ec, full) : undefined;
+  return users.map((u) => (ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u, extras) : userPublic(ec, u)));
 }
 
 export function personalAccessToken(svc: ServiceContext, t: PersonalAccessToken, plainValue?: string): Record<string, unknown> {
@@ -484,16 +523,21 @@ function readmePath(svc: ServiceContext, projectId: number): string | null {
   );
 }
 
-/** The caller's own and group levels in a project, memoized between writes. */
-function projectLevels(ec: EntityContext, p: Project, ns: Namespace): { own: number; group: number } {
+/**
+ * The caller's own and group levels in a project, memoized between writes. `pageOwn`: the
+ * caller's own levels in a page of projects, read at once (projectsPage).
+ */
+function projectLevels(ec: EntityContext, p: Project, ns: Namespace, pageOwn?: Map<number, number>): { own: number; group: number } {
   const user = ec.user!;
   return cachedLookup(ec.svc.db, 'project-permissions', `${p.id}:${user.id}`, () => {
-    const own = ec.svc.db
-      .prepare(
-        `SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`,
-      )
-      .get(p.id, user.id) as { access_level: number } | undefined;
-    return { own: own?.access_level ?? 0, group: ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0 };
+    const own = pageOwn
+      ? pageOwn.get(p.id)
+      : (
+          ec.svc.db
+            .prepare(`SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`)
+            .get(p.id, user.id) as { access_level: number } | undefined
+        )?.access_level;
+    return { own: own ?? 0, group: ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0 };
   })!;
 }
 
@@ -539,6 +583,21 @@ export function projectsPage(ec: EntityContext, rows: Project[], simple: boolean
     for (const p of rows) {
       cachedLookup(db, 'star-count', p.id, () => ({ n: stars.get(p.id) ?? 0 }));
       cachedLookup(db, 'open-issues', p.id, () => ({ n: open.get(p.id) ?? 0 }));
+    }
+    const user = ec.user;
+    if (user) {
+      // The viewer's own memberships of the page's projects (their `permissions`), one query.
+      const own = new Map<number, number>();
+      // By (project, user), each project in turn: SQLite would otherwise read all of the user's
+      // memberships (an administrator may hold thousands) to find the page's few.
+      const levels = db
+        .prepare(
+          `SELECT m.source_id, m.access_level FROM json_each(?) j CROSS JOIN members m ON m.source_type = 'Project' AND m.source_id = j.value AND m.user_id = ?
+            WHERE m.requested_at IS NULL`,
+        )
+        .all(ids, user.id) as { source_id: number; access_level: number }[];
+      for (const m of levels) own.set(m.source_id, m.access_level);
+      for (const p of rows) projectLevels(ec, p, findNamespaceById(ec.svc, p.namespace_id)!, own);
     }
   }
   return rows.map((p) => (simple ? projectSimple(ec, p) : project(ec, p)));

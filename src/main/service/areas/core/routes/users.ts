@@ -5,7 +5,7 @@ import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, record
 import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { createUser } from '../accounts';
-import { userBasic, userFor, userPublic, personalAccessToken } from '../entities';
+import { userBasic, userFor, usersFor, userPublic, personalAccessToken } from '../entities';
 import { markdownField } from '../../../markdown/markdown';
 import { isEmojiName } from '../../award_emoji/emoji';
 import {
@@ -101,7 +101,7 @@ export function registerUserRoutes(r: Router): void {
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
       const rows = paginateSql<User>(rc, rc.svc.db, { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) });
-      return rows.map((u) => (rc.user?.admin ? userFor(rc, u) : userBasic(rc, u)));
+      return rc.user?.admin ? usersFor(rc, rows) : rows.map((u) => userBasic(rc, u));
     },
     { auth: 'optional', scopes: READ_USER },
   );
