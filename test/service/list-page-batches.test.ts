@@ -26,6 +26,7 @@ beforeAll(async () => {
   await s.addMember('projects', projects[0], member.id, 40);
   await s.addMember('projects', projects[4], member.id, 30);
   for (let i = 0; i < 3; i++) users.push((await s.createUser()).user.id);
+  expect((await s.post(`/projects/${projects[0]}/issues`, { title: 'An issue' })).status).toBe(201);
   // Identities on two users, two on one of them.
   for (const [id, provider, uid] of [[users[1], 'ldapmain', 'cn=one'], [users[1], 'github', '111'], [users[3], 'ldapmain', 'cn=three']] as const) {
     expect((await s.put(`/users/${id}`, { provider, extern_uid: uid })).status).toBe(200);
@@ -63,6 +64,12 @@ describe('list statements', () => {
       '/groups',
       `/groups/${group}/projects`,
       `/groups/${group}/issues`,
+      '/namespaces',
+      '/todos',
+      `/projects/${projects[0]}/milestones`,
+      `/projects/${projects[0]}/starrers`,
+      `/projects/${projects[0]}/issues/1/award_emoji`,
+      `/projects/${projects[0]}/issues/1/discussions`,
     ];
     const sql = await preparedBy(async () => {
       for (const path of lists) {
