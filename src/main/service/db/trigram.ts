@@ -5,18 +5,18 @@ import { COUNT_LIMIT, countUpTo } from '../http/pagination';
 const MIN_TRIGRAM_TERM = 3;
 
 /**
- * For a `search` whose substring match (LIKE on title and description) would read every record
- * of a list when few match: the records the trigram full-text index `index` (title, description;
- * rowid = the record's id) finds the term in, as a condition on `idColumn` to AND with that LIKE.
+ * For a `search` whose substring match (LIKE on title and description, or `columns`) would read
+ * every record of a list when few match: the records the trigram full-text index `index` (those
+ * columns; rowid = the record's id) finds the term in, as a condition on `idColumn` to AND with that LIKE.
  * The index folds case as LIKE does and more (Unicode too), so it finds every record LIKE matches
  * and perhaps a few more, which LIKE then drops: the answer is LIKE's either way. Null when the
  * term is shorter than a trigram or matches more than COUNT_LIMIT records of the instance: a
  * common term is found soon enough walking the list in its order.
  */
-export function rareTermCandidates(db: Db, index: string, idColumn: string, term: string): { sql: string; args: unknown[] } | null {
+export function rareTermCandidates(db: Db, index: string, idColumn: string, term: string, columns = ['title', 'description']): { sql: string; args: unknown[] } | null {
   if ([...term].length < MIN_TRIGRAM_TERM) return null;
-  // One phrase (quotes doubled) within both columns: the trigram tokenizer matches it as a substring.
-  const query = `{title description} : "${term.replace(/"/g, '""')}"`;
+  // One phrase (quotes doubled) within any of the columns: the trigram tokenizer matches it as a substring.
+  const query = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
   if (countUpTo(db, `FROM ${index} WHERE ${index} MATCH ?`, [query], COUNT_LIMIT + 1) > COUNT_LIMIT) return null;
   return { sql: `${idColumn} IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ?)`, args: [query] };
 }

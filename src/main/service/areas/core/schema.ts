@@ -1088,4 +1088,25 @@ CREATE TRIGGER merge_requests_filter_count_update AFTER UPDATE OF project_id, au
 END;
 `,
   },
+  {
+    // Project search (\`search\` on name, path and description) through a trigram full-text index,
+    // kept by triggers, as labels/002 does for labels: a term few projects hold no longer reads
+    // every project of the instance with LIKE (see db/trigram.ts). Contentless: no copy of the text.
+    name: 'core/032_project_search',
+    sql: `
+CREATE VIRTUAL TABLE projects_search USING fts5(name, path, description, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO projects_search (rowid, name, path, description) SELECT id, name, path, description FROM projects;
+INSERT INTO projects_search (projects_search) VALUES ('optimize');
+CREATE TRIGGER projects_search_insert AFTER INSERT ON projects BEGIN
+  INSERT INTO projects_search (rowid, name, path, description) VALUES (NEW.id, NEW.name, NEW.path, NEW.description);
+END;
+CREATE TRIGGER projects_search_update AFTER UPDATE OF id, name, path, description ON projects BEGIN
+  DELETE FROM projects_search WHERE rowid = OLD.id;
+  INSERT INTO projects_search (rowid, name, path, description) VALUES (NEW.id, NEW.name, NEW.path, NEW.description);
+END;
+CREATE TRIGGER projects_search_delete AFTER DELETE ON projects BEGIN
+  DELETE FROM projects_search WHERE rowid = OLD.id;
+END;
+`,
+  },
 ];

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+/**
+ * GET /projects?search= matches name, path and description as a substring, case aside (LIKE).
+ * A term few projects hold is looked up in a trigram index (core/032) and checked with the same
+ * LIKE: the answer is LIKE's whatever the index holds, and the index follows every write.
+ */
+let s: TestService;
+const ids = new Map<string, number>();
+
+beforeAll(async () => {
+  s = await TestService.start();
+  for (const [name, description] of [
+    ['Alpha Kestrel', 'Falcons and hawks'],
+    ['beta-station', 'A weather STATION on the ridge'],
+    ['Gamma', 'Holds 100% of the "quoted" text_and_more'],
+    ['delta', null],
+  ] as const) {
+    ids.set(name, (await s.createProject({ name, description: description ?? undefined, visibility: 'public' })).id);
+  }
+});
+afterAll(async () => s.stop());
+
+const found = async (term: string, extra = ''): Promise<number[]> => {
+  const res = await s.get(`/projects?search=${encodeURIComponent(term)}&order_by=id&sort=asc${extra}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('x-total')).toBe(String(res.body.length));
+  return res.body.map((p: any) => p.id);
+};
+
+describe('project search', () => {
+  it('finds a term in the name, the path or the description, whatever its case', async () => {
+    expect(await found('kestrel')).toEqual([ids.get('Alpha Kestrel')]);
+    expect(await found('ALPHA-KES')).toEqual([ids.get('Alpha Kestrel')]);
+    expect(await found('station')).toEqual([ids.get('beta-station')]);
+    expect(await found('hawks')).toEqual([ids.get('Alpha Kestrel')]);
+    expect(await found('ridge')).toEqual([ids.get('beta-station')]);
+    expect(await found('nothing like it')).toEqual([]);
+  });
+
+  it('takes quotes, % and _ literally', async () => {
+    expect(await found('"quoted"')).toEqual([ids.get('Gamma')]);
+    expect(await found('100%')).toEqual([ids.get('Gamma')]);
+    expect(await found('text_and')).toEqual([ids.get('Gamma')]);
+    expect(await found('t_xt')).toEqual([]);
+  });
+
+  it('follows renames, new descriptions, new projects and deletions', async () => {
+    const delta = ids.get('delta')!;
+    expect(await found('osprey')).toEqual([]);
+    expect((await s.put(`/projects/${delta}`, { name: 'Osprey', description: 'Fish eagle' })).status).toBe(200);
+    expect(await found('osprey')).toEqual([delta]);
+    expect(await found('fish eag')).toEqual([delta]);
+    expect((await s.put(`/projects/${delta}`, { path: 'the-osprey-nest' })).status).toBe(200);
+    expect(await found('osprey-nest')).toEqual([delta]);
+    expect((await s.put(`/projects/${delta}`, { description: 'Sea bird' })).status).toBe(200);
+    expect(await found('fish eag')).toEqual([]);
+    const kite = (await s.createProject({ name: 'Kite', description: 'another osprey cousin', visibility: 'public' })).id;
+    expect(await found('osprey')).toEqual([delta, kite]);
+    expect((await s.del(`/projects/${kite}`)).status).toBe(202);
+    s.service.context.db.prepare('DELETE FROM projects WHERE id = ?').run(kite);
+    expect(await found('osprey')).toEqual([delta]);
+  });
+
+  it('reads the few matching projects through the index', async () => {
+    const db = s.service.context.db;
+    const prepare = db.prepare;
+    const seen: string[] = [];
+    db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+    try {
+      expect(await found('kestrel')).toEqual([ids.get('Alpha Kestrel')]);
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(seen.some((q) => /^SELECT p\.\* FROM projects p WHERE .*p\.id IN \(SELECT rowid FROM projects_search WHERE projects_search MATCH \?\)/s.test(q))).toBe(true);
+  });
+
+  it('with search_namespaces matches the namespace path as before', async () => {
+    const group = await s.createGroup({ path: 'raptors-group', visibility: 'public' });
+    const inGroup = (await s.createProject({ name: 'plain', namespace_id: group.id, visibility: 'public' })).id;
+    expect(await found('raptors-group', '&search_namespaces=true')).toEqual([inGroup]);
+    expect(await found('raptors-group')).toEqual([]);
+  });
+});
