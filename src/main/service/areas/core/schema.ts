@@ -1109,4 +1109,37 @@ CREATE TRIGGER projects_search_delete AFTER DELETE ON projects BEGIN
 END;
 `,
   },
+  {
+    // User and group search as core/032 does for projects: users by username and name (the
+    // exact e-mail match reads its own index), groups and other namespaces by name and path.
+    name: 'core/033_user_and_namespace_search',
+    sql: `
+CREATE VIRTUAL TABLE users_search USING fts5(username, name, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO users_search (rowid, username, name) SELECT id, username, name FROM users;
+INSERT INTO users_search (users_search) VALUES ('optimize');
+CREATE TRIGGER users_search_insert AFTER INSERT ON users BEGIN
+  INSERT INTO users_search (rowid, username, name) VALUES (NEW.id, NEW.username, NEW.name);
+END;
+CREATE TRIGGER users_search_update AFTER UPDATE OF id, username, name ON users BEGIN
+  DELETE FROM users_search WHERE rowid = OLD.id;
+  INSERT INTO users_search (rowid, username, name) VALUES (NEW.id, NEW.username, NEW.name);
+END;
+CREATE TRIGGER users_search_delete AFTER DELETE ON users BEGIN
+  DELETE FROM users_search WHERE rowid = OLD.id;
+END;
+CREATE VIRTUAL TABLE namespaces_search USING fts5(name, path, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO namespaces_search (rowid, name, path) SELECT id, name, path FROM namespaces;
+INSERT INTO namespaces_search (namespaces_search) VALUES ('optimize');
+CREATE TRIGGER namespaces_search_insert AFTER INSERT ON namespaces BEGIN
+  INSERT INTO namespaces_search (rowid, name, path) VALUES (NEW.id, NEW.name, NEW.path);
+END;
+CREATE TRIGGER namespaces_search_update AFTER UPDATE OF id, name, path ON namespaces BEGIN
+  DELETE FROM namespaces_search WHERE rowid = OLD.id;
+  INSERT INTO namespaces_search (rowid, name, path) VALUES (NEW.id, NEW.name, NEW.path);
+END;
+CREATE TRIGGER namespaces_search_delete AFTER DELETE ON namespaces BEGIN
+  DELETE FROM namespaces_search WHERE rowid = OLD.id;
+END;
+`,
+  },
 ];

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
 
 /**
- * GET /projects?search= matches name, path and description as a substring, case aside (LIKE).
- * A term few projects hold is looked up in a trigram index (core/032) and checked with the same
+ * GET /projects?search= matches name, path and description as a substring, case aside (LIKE);
+ * GET /users?search= username and name (or the whole e-mail), GET /groups?search= name and path.
+ * A term few records hold is looked up in a trigram index (core/032, core/033) and checked with the same
  * LIKE: the answer is LIKE's whatever the index holds, and the index follows every write.
  */
 let s: TestService;
@@ -81,5 +82,60 @@ describe('project search', () => {
     const inGroup = (await s.createProject({ name: 'plain', namespace_id: group.id, visibility: 'public' })).id;
     expect(await found('raptors-group', '&search_namespaces=true')).toEqual([inGroup]);
     expect(await found('raptors-group')).toEqual([]);
+  });
+});
+
+describe('user search (an administrator looking)', () => {
+  it('finds a term in the username or the name, and a whole e-mail, and follows renames', async () => {
+    const a = await s.createUser({ username: 'merlin_falco', name: 'Peregrine Watcher' });
+    const b = await s.createUser({ username: 'harrier', name: 'Marsh Hawk', email: 'marsh@example.org' });
+    const users = async (term: string): Promise<number[]> => {
+      const res = await s.get(`/users?search=${encodeURIComponent(term)}&order_by=id&sort=asc`);
+      expect(res.status).toBe(200);
+      return res.body.map((u: any) => u.id);
+    };
+    expect(await users('MERLIN')).toEqual([a.user.id]);
+    expect(await users('grine wat')).toEqual([a.user.id]);
+    expect(await users('marsh@example.org')).toEqual([b.user.id]);
+    expect(await users('MARSH@EXAMPLE.ORG')).toEqual([b.user.id]);
+    expect(await users('example.org')).toEqual([]);
+    expect(await users('n_fa')).toEqual([a.user.id]);
+    expect(await users('nxfa')).toEqual([]);
+    expect((await s.put(`/users/${b.user.id}`, { username: 'northern_harrier', name: 'Hen Harrier' })).status).toBe(200);
+    expect(await users('marsh hawk')).toEqual([]);
+    expect(await users('northern_h')).toEqual([b.user.id]);
+    expect(await users('hen harr')).toEqual([b.user.id]);
+  });
+});
+
+describe('group search', () => {
+  it('finds a term in the name or the path, and follows renames', async () => {
+    const g = await s.createGroup({ name: 'Owl Society', path: 'owl-society', visibility: 'public' });
+    const groups = async (term: string): Promise<number[]> => {
+      const res = await s.get(`/groups?search=${encodeURIComponent(term)}`);
+      expect(res.status).toBe(200);
+      return res.body.map((x: any) => x.id);
+    };
+    expect(await groups('OWL SOC')).toEqual([g.id]);
+    expect(await groups('owl-soc')).toEqual([g.id]);
+    expect((await s.put(`/groups/${g.id}`, { name: 'Barn Owls', path: 'barn-owls' })).status).toBe(200);
+    expect(await groups('owl soc')).toEqual([]);
+    expect(await groups('barn-ow')).toEqual([g.id]);
+    expect(await groups('barn ow')).toEqual([g.id]);
+  });
+
+  it('reads the few matching users and groups through their indexes', async () => {
+    const db = s.service.context.db;
+    const prepare = db.prepare;
+    const seen: string[] = [];
+    db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+    try {
+      expect((await s.get('/users?search=harrier')).status).toBe(200);
+      expect((await s.get('/groups?search=barn-ow')).status).toBe(200);
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(seen.some((q) => /FROM users WHERE .*id IN \(SELECT rowid FROM users_search WHERE users_search MATCH \?\) OR lower\(email\) = lower\(\?\)/s.test(q))).toBe(true);
+    expect(seen.some((q) => /g\.id IN \(SELECT rowid FROM namespaces_search WHERE namespaces_search MATCH \?\)/s.test(q))).toBe(true);
   });
 });
