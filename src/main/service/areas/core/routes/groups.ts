@@ -4,7 +4,6 @@ import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
 import { type Keyset, OFFSET_PAGINATION_LIMIT, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { rareTermCandidates } from '../../../db/trigram';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectsPage } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
@@ -60,9 +59,6 @@ export function registerGroupRoutes(r: Router): void {
         args.push(user.id, Access.MINIMAL_ACCESS, today(rc.svc));
       }
       if (q.search) {
-        // A term few namespaces hold: those the search index finds, checked with the same LIKE.
-        const few = rareTermCandidates(rc.svc.db, 'namespaces_search', 'g.id', q.search, ['name', 'path']);
-        if (few) addFilter(where, args, few.sql, ...few.args);
         where.push("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')");
         args.push(`%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
