@@ -291,6 +291,13 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
       ['merge requests order_by=title', (id) => `/projects/${id}/merge_requests?order_by=title`],
       ['merge requests order_by=title page 2500', (id) => `/projects/${id}/merge_requests?order_by=title&page=2500`],
       ['merge requests per_page=100', (id) => `/projects/${id}/merge_requests?per_page=100`],
+      ['merge requests sort=asc', (id) => `/projects/${id}/merge_requests?sort=asc`],
+      ['merge requests order_by=updated_at', (id) => `/projects/${id}/merge_requests?order_by=updated_at`],
+      ['merge requests state=closed', (id) => `/projects/${id}/merge_requests?state=closed`],
+      [`merge requests milestone=v1&labels=${label}`, (id) => `/projects/${id}/merge_requests?milestone=v1&labels=${label}`],
+      // One merge request's branch on each side (scale-more.ts's change-5, build-scale.ts's feature-1).
+      ['merge requests source_branch (one)', (id) => `/projects/${id}/merge_requests?source_branch=${id === m.bigProjectId ? 'change-5' : 'feature-1'}`],
+      ['merge requests target_branch=main', (id) => `/projects/${id}/merge_requests?target_branch=main`],
     ]),
     ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
     // The big project's busy issue (bench/scale-busy.ts: 200,000 notes) against the small project's issue #1.
@@ -362,6 +369,14 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ]),
     ['group members', `/groups/${m.groupId}/members`],
     ['group issues', `/groups/${m.groupId}/issues`],
+    ...more(m, [
+      ['group merge requests', `/groups/${m.groupId}/merge_requests`],
+      ['group merge requests labels=bug', `/groups/${m.groupId}/merge_requests?labels=bug`],
+      ['group merge requests state=merged', `/groups/${m.groupId}/merge_requests?state=merged`],
+      ['merge requests scope=all', '/merge_requests?scope=all'],
+      ['merge requests scope=all labels=bug', '/merge_requests?scope=all&labels=bug'],
+      ['merge requests scope=all order_by=updated_at', '/merge_requests?scope=all&order_by=updated_at'],
+    ]),
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
     ['projects pagination=keyset order_by=id', '/projects?pagination=keyset&order_by=id&sort=asc'],

@@ -275,6 +275,153 @@ describe("a group's epics", () => {
   });
 });
 
+describe("a group's epics by one label (epics/009) and by a common term (a remembered count)", () => {
+  const list = (query: Record<string, string>, token?: string) => s.get(`/groups/${group}/epics`, { query: { per_page: '100', ...query }, token });
+  // `wide` on all but every 1,000th epic (more than 10,000), `bug` on every 3rd, `Bug` on every 301st, `rare` on every 997th.
+  const labelsOf = new Map<number, string[]>();
+  const carrying = (title: string, xs: Seed[] = epics) => newestFirst(xs.filter((x) => (labelsOf.get(x.id) ?? []).includes(title)));
+  const relabel = (x: Seed, labels: string[]): void => {
+    labelsOf.set(x.id, labels);
+    s.service.context.db.prepare('UPDATE epics SET labels = ? WHERE id = ?').run(JSON.stringify(labels), x.id);
+  };
+
+  beforeAll(() => {
+    s.service.context.db.transaction(() => {
+      epics.forEach((x, i) => {
+        const labels = [i % 1000 ? 'wide' : '', i % 3 ? '' : 'bug', i % 301 ? '' : 'Bug', i % 997 ? '' : 'rare'].filter(Boolean);
+        relabel(x, labels);
+      });
+    })();
+  });
+
+  it('are counted from the counters, exactly for every reader, or uncounted past 10,000; the rows are the records\' own', async () => {
+    expect(carrying('wide').length).toBeGreaterThan(10_000);
+    const wide = await list({ labels: 'wide', page: '3' });
+    expectUncounted(wide, '4');
+    expect(ids(wide)).toEqual(slice(carrying('wide'), 3));
+    for (const [query, expected] of [
+      [{ labels: 'bug', page: '2' }, carrying('bug')],
+      [{ labels: 'Bug' }, carrying('Bug')],
+      [{ labels: 'bug', state: 'closed' }, carrying('bug').filter((x) => x.state === 'closed')],
+      [{ labels: 'bug', author_id: String(other.user.id) }, carrying('bug').filter((x) => x.authorId === other.user.id)],
+      [{ labels: 'wide', state: 'closed', page: '5' }, carrying('wide').filter((x) => x.state === 'closed')],
+      [{ labels: 'rare' }, carrying('rare')],
+      [{ labels: 'RARE' }, []],
+      [{ labels: 'nothing-has-it' }, []],
+    ] as [Record<string, string>, Seed[]][]) {
+      const res = await list(query);
+      expectCounted(res, expected.length, 100);
+      expect(ids(res)).toEqual(slice(expected, Number(query.page ?? 1)));
+    }
+    // Outside the group: confidential epics count only when their own.
+    const outsider = await s.createUser();
+    const seen = carrying('bug').filter((x) => !x.confidential || x.authorId === outsider.user.id);
+    expect(seen.length).toBeLessThan(carrying('bug').length);
+    const res = await list({ labels: 'bug', page: '3' }, outsider.token);
+    expectCounted(res, seen.length, 100);
+    expect(ids(res)).toEqual(slice(seen, 3));
+  });
+
+  it('follow every write: labels added and removed, through the API and outside it, an epic closed, made confidential, created, deleted, a label renamed', async () => {
+    const expectLists = async (): Promise<void> => {
+      for (const title of ['bug', 'rare']) {
+        for (const state of ['all', 'opened', 'closed']) {
+          const expected = carrying(title).filter((x) => state === 'all' || x.state === state);
+          const res = await list({ labels: title, state });
+          expectCounted(res, expected.length, 100);
+          expect(ids(res)).toEqual(slice(expected, 1));
+        }
+      }
+    };
+    await expectLists();
+    const [first, second, third] = carrying('bug').slice(5, 8);
+    expect((await s.put(`/groups/${group}/epics/${first.iid}`, { remove_labels: 'bug', add_labels: 'rare' })).status).toBe(200);
+    labelsOf.set(first.id, [...labelsOf.get(first.id)!.filter((l) => l !== 'bug'), 'rare']);
+    relabel(second, [...labelsOf.get(second.id)!, 'rare', 'rare']);
+    expect((await s.put(`/groups/${group}/epics/${third.iid}`, { state_event: 'close' })).status).toBe(200);
+    third.state = 'closed';
+    await expectLists();
+    // Closed and relabelled in one write, outside the API.
+    const fourth = carrying('bug').find((x) => x.state === 'opened')!;
+    s.service.context.db.prepare("UPDATE epics SET state = 'closed', labels = '[\"rare\"]' WHERE id = ?").run(fourth.id);
+    fourth.state = 'closed';
+    labelsOf.set(fourth.id, ['rare']);
+    await expectLists();
+    // Made confidential: an outsider no longer counts it.
+    const outsider = await s.createUser();
+    const secret = carrying('rare').find((x) => !x.confidential)!;
+    expect((await s.put(`/groups/${group}/epics/${secret.iid}`, { confidential: true })).status).toBe(200);
+    secret.confidential = true;
+    expectCounted(await list({ labels: 'rare' }, outsider.token), carrying('rare').filter((x) => !x.confidential).length, 100);
+    // Created with the label, deleted.
+    const made = await s.post(`/groups/${group}/epics`, { title: 'Labelled', labels: 'rare,bug' });
+    expect(made.status).toBe(201);
+    const seed = { ...secret, id: made.body.id, iid: made.body.iid, title: 'Labelled', state: 'opened', confidential: false, authorId: 1, createdAt: made.body.created_at, updatedAt: made.body.updated_at };
+    epics.push(seed);
+    labelsOf.set(seed.id, ['bug', 'rare']);
+    await expectLists();
+    const gone = carrying('rare').find((x) => x.id !== seed.id && x.state === 'opened')!;
+    expect((await s.del(`/groups/${group}/epics/${gone.iid}`)).status).toBe(204);
+    epics.splice(epics.indexOf(gone), 1);
+    await expectLists();
+    // The group's `rare` label renamed: its epics carry the new title.
+    const groupLabel = (await s.get(`/groups/${group}/labels`, { query: { search: 'rare' } })).body.find((l: any) => l.name === 'rare');
+    expect((await s.put(`/groups/${group}/labels/${groupLabel.id}`, { new_name: 'seldom' })).status).toBe(200);
+    for (const x of carrying('rare')) labelsOf.set(x.id, labelsOf.get(x.id)!.map((l) => (l === 'rare' ? 'seldom' : l)));
+    expect(carrying('rare')).toEqual([]);
+    expectCounted(await list({ labels: 'rare' }), 0, 100);
+    const seldom = carrying('seldom');
+    const res = await list({ labels: 'seldom' });
+    expectCounted(res, seldom.length, 100);
+    expect(ids(res)).toEqual(slice(seldom, 1));
+  });
+
+  it('a common term stays uncounted through writes, and is counted again once the writes could have brought it to 10,000', async () => {
+    // Every statement prepared while `fn` runs.
+    const prepared = async (fn: () => Promise<void>): Promise<string[]> => {
+      const db = s.service.context.db;
+      const prepare = db.prepare;
+      const seen: string[] = [];
+      db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+      try {
+        await fn();
+      } finally {
+        db.prepare = prepare;
+      }
+      return seen;
+    };
+    const counts = (sqls: string[]) => sqls.filter((q) => q.startsWith('SELECT count(*)') && q.includes('LIKE'));
+    const holding = () => newestFirst(epics.filter((x) => x.title.toLowerCase().includes('item')));
+    expect(holding().length).toBeGreaterThan(10_001);
+    // "Item" is in (almost) every title: counted once, a little past 10,000, then remembered.
+    expect(counts(await prepared(async () => expectUncounted(await list({ search: 'item' }), '2')))).toHaveLength(1);
+    expect(counts(await prepared(async () => expectUncounted(await list({ search: 'item' }), '2')))).toEqual([]);
+    // Retitled out of the term, outside the API, until 10,001 remain: still more than 10,000, not counted again.
+    const retitle = s.service.context.db.prepare("UPDATE epics SET title = 'Renamed away' WHERE id = ?");
+    s.service.context.db.transaction(() => {
+      for (const x of holding().slice(10_001)) {
+        retitle.run(x.id);
+        x.title = 'Renamed away';
+      }
+    })();
+    expect(holding()).toHaveLength(10_001);
+    const still = await prepared(async () => {
+      const res = await list({ search: 'item' });
+      expectUncounted(res, '2');
+      expect(ids(res)).toEqual(slice(holding(), 1));
+    });
+    expect(counts(still)).toEqual([]);
+    // One more through the API: 10,000 could be all that is left, so it is counted, and is.
+    const last = holding()[0];
+    expect((await s.put(`/groups/${group}/epics/${last.iid}`, { title: 'Away too' })).status).toBe(200);
+    last.title = 'Away too';
+    const first = await list({ search: 'item' });
+    expectCounted(first, 10_000, 100);
+    expect(ids(first)).toEqual(slice(holding(), 1));
+    expect(ids(await list({ search: 'item', page: '100' }))).toEqual(slice(holding(), 100));
+  });
+});
+
 describe("a project's labels, past 10,000, with its groups' labels", () => {
   interface Label {
     id: number;

@@ -137,9 +137,10 @@ export interface SqlList<T> {
   /**
    * FROM and WHERE clauses with exactly one row per row of `from`, read from a narrower index
    * (a label's rows instead of the records in list order): the capped count then reads index
-   * entries only. Or the count itself, when the list already counted (capped at COUNT_LIMIT + 1).
+   * entries only. Or the count itself, when the list already counted (capped at COUNT_LIMIT + 1),
+   * or how to count it (up to a cap, as PageSource.count), when counting is the list's own matter.
    */
-  countFrom?: { from: string; args: unknown[] } | { counted: number };
+  countFrom?: { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number };
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
@@ -323,6 +324,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
     {
       count: (cap) => {
         const from = list.countFrom ?? { from: list.from, args: list.args };
+        if ('count' in from) return from.count(cap);
         return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
       },
       rows: (limit, offset) =>

@@ -62,7 +62,7 @@ const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'];
  * keeps issues without a milestone): None, Any, Upcoming (each project's or group's next active
  * milestone due after today), Started (active and started), or a milestone title.
  */
-function milestoneCondition(rc: RequestContext, value: string): { sql: string; args: unknown[] } {
+function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   const today = rc.svc.now().toISOString().slice(0, 10);
   switch (value.toLowerCase()) {
     case 'none':
@@ -86,8 +86,26 @@ function milestoneCondition(rc: RequestContext, value: string): { sql: string; a
         args: [today],
       };
     default:
-      return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [value] };
+      return milestoneTitleCondition(rc, value, type, scope);
   }
+}
+
+/**
+ * A milestone by title. Many projects and groups may have a milestone of that title; a project's
+ * records carry those its filter counters (core/018, core/028) count. When that is one milestone
+ * (the usual case), the condition names its id, so the index on (project, milestone, created_at)
+ * reads the page in order; a title matching several (or none) stays a condition on the title,
+ * which holds the same records.
+ */
+function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
+  if (scope.projectId !== undefined) {
+    const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+    const carried = rc.svc.db
+      .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
+      .all(scope.projectId, title) as { milestone: number }[];
+    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0].milestone] };
+  }
+  return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
@@ -174,7 +192,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const milestoneTitle =
     milestoneFilter != null && !['none', 'no milestone', 'any', 'upcoming', '#upcoming', 'started', '#started'].includes(milestoneFilter.toLowerCase()) ? milestoneFilter : null;
   if (milestoneFilter != null) {
-    const cond = milestoneCondition(rc, milestoneFilter);
+    const cond = milestoneCondition(rc, milestoneFilter, type, scope);
     addFilter(where, args, cond.sql, ...cond.args);
   }
   if (q.my_reaction_emoji && rc.user) {
@@ -198,7 +216,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     }
     const notMilestone = not.milestone ?? not.milestone_id;
     if (notMilestone != null) {
-      const cond = milestoneCondition(rc, notMilestone);
+      const cond = milestoneCondition(rc, notMilestone, type, scope);
       addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
     }
     for (const label of not.labels ?? []) {
@@ -248,7 +266,8 @@ export function labelRowsCount(
   filters: WorkItemFilters,
   extra: { sql: string; args: unknown[] },
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
-  if (!filters.labelOnly || scope.projectId === undefined) return undefined;
+  if (!filters.labelOnly) return undefined;
+  if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   const { title, state } = filters.labelOnly;
   const visible = rc.svc.db
     .prepare(
@@ -265,6 +284,56 @@ export function labelRowsCount(
       WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE${state ? ' AND il.state = ?' : ''}${trivial ? '' : ` AND ${extra.sql}`})`,
     args: [scope.projectId, title, ...(state ? [state] : []), ...(trivial ? [] : extra.args)],
   };
+}
+
+/**
+ * A label filter over many projects (a group's list, the instance's scope=all): "more than
+ * COUNT_LIMIT" when the label counters (core/016) of the scope's projects already show that many
+ * records nobody is denied (not confidential) under one spelling of the title; otherwise the
+ * list is counted by walking it, as before.
+ */
+function manyProjectsLabelCount(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  label: { title: string; state: string | null },
+): { counted: number } | undefined {
+  if (!scope.projects) return undefined;
+  const { title, state } = label;
+  const visible = rc.svc.db
+    .prepare(
+      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts WHERE issuable_type = ? AND project_id IN (${scope.projects})
+        AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''} AND confidential = 0 GROUP BY title)`,
+    )
+    .get(type, ...scope.args, title, ...(state ? [state] : [])) as { n: number };
+  return visible.n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * The page of a project's merge requests filtered by one label (and perhaps a state) in the
+ * default order (created_at), read from the label's rows in that order (core/030: merge-request
+ * label rows carry created_at) instead of walking the list in order and probing each record's
+ * labels, which reads every record newer than the label's newest. A record carrying the title in
+ * two spellings (differing in case) has two rows: only its lowest spelling is read. The same rows
+ * in the same order as the list's SQL (il.created_at is x.created_at, il.issuable_id is x.id).
+ */
+export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): ((limit: number, offset: number) => T[]) | undefined {
+  if (type !== 'MergeRequest' || !filters.labelOnly || filters.orderColumn !== 'created_at') return undefined;
+  const { title, state } = filters.labelOnly;
+  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  // A project reads its own label rows; a group or the instance reads the title's rows of every
+  // project (issuable_labels_title_created) and keeps those in scope.
+  const inProject = scope.projectId !== undefined;
+  const page = rc.svc.db.prepare(
+    `SELECT x.* FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
+      CROSS JOIN merge_requests x ON x.id = il.issuable_id
+      WHERE il.issuable_type = 'MergeRequest'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+        AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}
+      ORDER BY il.created_at ${sort}, il.issuable_id ${sort} LIMIT ? OFFSET ?`,
+  );
+  const args = inProject ? [scope.projectId, title, ...(state ? [state] : [])] : [title, ...(state ? [state] : []), ...scope.args];
+  return (limit, offset) => page.all(...args, limit, offset) as T[];
 }
 
 /**
@@ -629,6 +698,8 @@ export interface Scope {
   projectId?: number;
   /** A scope of many projects: `where` with its project condition kept out of index choice (see scopeCondition). */
   unindexed?: string;
+  /** A scope of many projects and nothing else (`where` is `x.project_id IN (<projects>)`, `args` its arguments): the SELECT of their ids. */
+  projects?: string;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -640,8 +711,9 @@ export function projectScope(project: Project): Scope {
 export function groupScope(rc: RequestContext): Scope {
   const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`;
-  return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args] };
+  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`;
+  const projects = `x.project_id IN (${inGroup})`;
+  return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args], projects: inGroup };
 }
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
@@ -649,12 +721,13 @@ export function globalScope(rc: RequestContext): Scope {
   const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
-  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
+  const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}`;
+  const projects = `x.project_id IN (${visible})`;
   const where: string[] = [];
   const args: unknown[] = [...vis.args];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
   if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args, projects: where.length ? undefined : visible };
 }
 
 /** Issuable's limits (issues, merge requests): a title of 1 to 255 characters, a description of at most 1 MiB. */

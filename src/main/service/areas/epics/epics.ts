@@ -3,7 +3,8 @@ import type { RequestContext } from '../../http/route';
 import { validationError } from '../../http/errors';
 import { addFilter } from '../../db/filter';
 import { rareTermCandidates } from '../../db/trigram';
-import type { PageAnchors, SortDirection } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo } from '../../http/pagination';
+import type { Db } from '../../db/connection';
 import type { User } from '../core/users';
 import { findUserById, findUserByUsername } from '../core/users';
 import { type Namespace, findNamespaceById, selfAndAncestorIds, selfAndDescendantIds } from '../core/namespaces';
@@ -347,12 +348,56 @@ function labelsFilter(where: string[], args: unknown[], labels: string[], negate
   args.push(...labels);
 }
 
+/** A filter by one label (not None or Any): its title. */
+function singleLabel(labels: string[] | undefined): string | null {
+  return labels?.length === 1 && ![NONE, ANY].includes(labels[0].toLowerCase()) ? labels[0] : null;
+}
+
+/** Epics of the instance whose label rows a title finds case-insensitively, as the label filter first reads them (epics/009). */
+function labelCarriers(svc: ServiceContext, title: string): number {
+  return (svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM epic_label_counts WHERE title = ? COLLATE NOCASE').get(title) as { n: number }).n;
+}
+
+/** A count taken past COUNT_LIMIT + 1 by this much: "more than COUNT_LIMIT" holds through this many writes without a recount. */
+const COUNT_SLACK = 1_000;
+/** Remembered counts per database: the list's key -> its count and the list version it was read at. */
+const rememberedCounts = new WeakMap<Db, Map<string, { version: number; n: number }>>();
+/** Counts remembered per database (beyond it, all are dropped and counted again). */
+const REMEMBERED_COUNTS = 500;
+
+/**
+ * A list's count while its groups' epics stay unwritten (the version), and afterwards as a lower
+ * bound: each write moves the version by at least one and the list by at most one epic, so a
+ * count that passed COUNT_LIMIT by more than the writes since still does. `count` (when given)
+ * counts it again otherwise; without it, undefined unless remembered. Not remembered inside a
+ * transaction, which may yet roll back to the version before it.
+ */
+function rememberedCount(db: Db, key: string, version: () => number, count?: () => number): number | undefined {
+  let remembered = rememberedCounts.get(db);
+  if (!remembered) rememberedCounts.set(db, (remembered = new Map()));
+  const now = version();
+  const known = remembered.get(key);
+  if (known && now >= known.version) {
+    const atLeast = known.n - (now - known.version);
+    if (now === known.version || atLeast > COUNT_LIMIT) return atLeast;
+  }
+  if (!count) return undefined;
+  const n = count();
+  if (db.inTransaction) return n;
+  if (!known && remembered.size >= REMEMBERED_COUNTS) remembered.clear();
+  remembered.set(key, { version: now, n });
+  return n;
+}
+
 export interface EpicList {
   sql: string;
   args: unknown[];
   order: string;
-  /** The list's count from the counters (epics/007), when nothing but a state and an author filters it. */
-  countFrom?: { counted: number };
+  /**
+   * The list's count from the counters (epics/007, epics/009) when nothing but a state, an author
+   * and one label filters it; a common search term's remembered count.
+   */
+  countFrom?: { counted: number } | { count: (cap: number) => number };
   anchors: PageAnchors<EpicRow>;
 }
 
@@ -368,18 +413,15 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   const confidentialOk = readable.filter((id) => effectiveGroupAccess(svc, user, findNamespaceById(svc, id)!) >= Access.PLANNER);
   const where: string[] = [`e.group_id IN (${readable.map(() => '?').join(',') || 'NULL'})`];
   const args: unknown[] = [...readable];
-  where.push(`(e.confidential = 0 OR e.group_id IN (${confidentialOk.map(() => '?').join(',') || 'NULL'}) OR e.author_id = ?)`);
-  args.push(...confidentialOk, user?.id ?? -1);
+  // A Planner of every group sees every epic: no condition, so a count or a date range reads the group's index alone.
+  if (confidentialOk.length < readable.length) {
+    where.push(`(e.confidential = 0 OR e.group_id IN (${confidentialOk.map(() => '?').join(',') || 'NULL'}) OR e.author_id = ?)`);
+    args.push(...confidentialOk, user?.id ?? -1);
+  }
   if (f.author_id !== undefined) addFilter(where, args, 'e.author_id = ?', f.author_id);
   if (f.author_username !== undefined) addFilter(where, args, 'e.author_id = ?', findUserByUsername(svc, f.author_username)?.id ?? -1);
   if (f.labels?.length) labelsFilter(where, args, f.labels, false);
   if (f.search) {
-    const few = rareTermCandidates(svc.db, 'epics_search', 'e.id', f.search);
-    if (few) {
-      addFilter(where, args, few.sql, ...few.args);
-      // Read the candidates by id and sort them, not the group's epics in order checking each (`+` keeps the group index out of SQLite's choice).
-      where[0] = `+${where[0]}`;
-    }
     const like = `%${likeEscape(f.search)}%`;
     addFilter(where, args, "(e.title LIKE ? ESCAPE '\\' OR ifnull(e.description, '') LIKE ? ESCAPE '\\')", like, like);
   }
@@ -407,28 +449,52 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   if (cleaned.length) labelsFilter(where, args, cleaned, true);
   const column = f.order_by === 'title' ? 'title' : f.order_by === 'updated_at' ? 'updated_at' : 'created_at';
   const sort: SortDirection = f.sort === 'asc' ? 'asc' : 'desc';
+  const marks = (ids: number[]): string => ids.map(() => '?').join(',') || 'NULL';
+  const version = (): number =>
+    (svc.db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM epic_list_versions WHERE group_id IN (${marks(readable)})`).get(...readable) as { v: number }).v;
+  // The list's SQL without the full-text candidates below: what a search's remembered count is of.
+  const listKey = JSON.stringify(['Epic', where, args]);
+  // Rows read by id and sorted, not the group's epics walked in order checking each (`+` keeps the group index out of SQLite's choice).
+  let byId = false;
+  const label = singleLabel(f.labels);
+  if (label !== null && labelCarriers(svc, label) <= COUNT_LIMIT) {
+    addFilter(where, args, "e.id IN (SELECT issuable_id FROM issuable_labels WHERE issuable_type = 'Epic' AND title = ? COLLATE NOCASE)", label);
+    byId = true;
+  }
+  const commonSearch = f.search ? rememberedCount(svc.db, listKey, version) : undefined;
+  if (f.search && !(commonSearch !== undefined && commonSearch > COUNT_LIMIT)) {
+    const few = rareTermCandidates(svc.db, 'epics_search', 'e.id', f.search);
+    if (few) {
+      addFilter(where, args, few.sql, ...few.args);
+      byId = true;
+    }
+  }
+  if (byId) where[0] = `+${where[0]}`;
   const sql = `FROM epics e WHERE ${where.join(' AND ')}`;
   const order = `e.${column} ${sort}, e.id ${sort}`;
-  const marks = (ids: number[]): string => ids.map(() => '?').join(',') || 'NULL';
   // Every filter but these reads more than the counters keep; authors are ids from 1 (the counters keep no author as 0).
   const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
   const countable =
-    !f.labels?.length && !f.search && !f.created_after && !f.created_before && !f.updated_after && !f.updated_before && f.confidential === undefined &&
-    !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
-  let countFrom: { counted: number } | undefined;
+    (!f.labels?.length || label !== null) && !f.search && !f.created_after && !f.created_before && !f.updated_after && !f.updated_before &&
+    f.confidential === undefined && !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
+  let countFrom: EpicList['countFrom'];
   if (countable) {
     const cw = [`group_id IN (${marks(readable)})`, `(confidential = 0 OR group_id IN (${marks(confidentialOk)}) OR author = ?)`];
     const cargs: unknown[] = [...readable, ...confidentialOk, user?.id ?? -1];
     if (authorId !== null) addFilter(cw, cargs, 'author = ?', authorId);
     if (f.state !== 'all') addFilter(cw, cargs, 'state = ?', f.state);
-    countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM epic_counts WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
+    if (label !== null) addFilter(cw, cargs, 'title = ?', label);
+    const counters = label !== null ? 'epic_label_counts' : 'epic_counts';
+    countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM ${counters} WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
+  } else if (f.search && !byId) {
+    // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
+    countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, sql, args, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
   }
   // Every filter reads the epics' own columns (labels through their rows, which follow the
   // epics' labels): the rows change only with the groups' epics, which their versions count.
   const anchors: PageAnchors<EpicRow> = {
     key: JSON.stringify(['Epic', sql, args, order]),
-    version: () =>
-      (svc.db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM epic_list_versions WHERE group_id IN (${marks(readable)})`).get(...readable) as { v: number }).v,
+    version,
     column: `e.${column}`,
     idColumn: 'e.id',
     sort,

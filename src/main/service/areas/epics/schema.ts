@@ -196,4 +196,50 @@ CREATE TRIGGER epics_search_delete AFTER DELETE ON epics BEGIN
 END;
 `,
   },
+  {
+    // A group's epics by one label at scale: counters per label title, group, author, state and
+    // confidentiality, kept by triggers on the epics (their labels, group, author, state and
+    // confidentiality; an epic counts once per distinct title, as its label rows do). A filter by
+    // one label, alone or with a state or an author, counts from a few counter rows (exact for
+    // every reader, as epic_counts); a label few epics of the instance carry is read from its
+    // label rows instead of walking the group's epics to find them.
+    name: 'epics/009_label_counts',
+    sql: `
+CREATE TABLE epic_label_counts (
+  title TEXT NOT NULL,
+  group_id INTEGER NOT NULL,
+  author INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  confidential INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (title, group_id, author, state, confidential)
+) WITHOUT ROWID;
+-- How many epics of the instance a title names in any case (label filters read label rows case-insensitively first).
+CREATE INDEX epic_label_counts_title_nocase ON epic_label_counts (title COLLATE NOCASE);
+INSERT INTO epic_label_counts (title, group_id, author, state, confidential, n)
+  SELECT il.title, e.group_id, ifnull(e.author_id, 0), e.state, e.confidential, count(*)
+  FROM issuable_labels il JOIN epics e ON e.id = il.issuable_id WHERE il.issuable_type = 'Epic'
+  GROUP BY il.title, e.group_id, ifnull(e.author_id, 0), e.state, e.confidential;
+CREATE TRIGGER epics_label_count_insert AFTER INSERT ON epics WHEN NEW.labels != '[]' BEGIN
+  INSERT INTO epic_label_counts (title, group_id, author, state, confidential, n)
+    SELECT DISTINCT value, NEW.group_id, ifnull(NEW.author_id, 0), NEW.state, NEW.confidential, 1 FROM json_each(NEW.labels) WHERE true
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER epics_label_count_delete AFTER DELETE ON epics WHEN OLD.labels != '[]' BEGIN
+  UPDATE epic_label_counts SET n = n - 1
+    WHERE title IN (SELECT value FROM json_each(OLD.labels)) AND group_id = OLD.group_id AND author = ifnull(OLD.author_id, 0)
+      AND state = OLD.state AND confidential = OLD.confidential;
+END;
+CREATE TRIGGER epics_label_count_update AFTER UPDATE OF labels, group_id, author_id, state, confidential ON epics
+  WHEN NEW.labels != OLD.labels OR NEW.group_id != OLD.group_id OR NEW.author_id IS NOT OLD.author_id OR NEW.state != OLD.state
+    OR NEW.confidential != OLD.confidential BEGIN
+  UPDATE epic_label_counts SET n = n - 1
+    WHERE title IN (SELECT value FROM json_each(OLD.labels)) AND group_id = OLD.group_id AND author = ifnull(OLD.author_id, 0)
+      AND state = OLD.state AND confidential = OLD.confidential;
+  INSERT INTO epic_label_counts (title, group_id, author, state, confidential, n)
+    SELECT DISTINCT value, NEW.group_id, ifnull(NEW.author_id, 0), NEW.state, NEW.confidential, 1 FROM json_each(NEW.labels) WHERE true
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
 ];

@@ -9,7 +9,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -57,7 +57,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
   const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { from: sql, args }, true) : undefined;
-  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args);
+  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined);
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
   return q.view === 'simple' ? page.map(simple) : page;
 }

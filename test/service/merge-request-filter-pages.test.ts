@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
+import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+
+/**
+ * A project's merge requests by one label, by a milestone's title, by branch: each read another
+ * way than walking the list (the label's rows in created_at order, core/030; the one milestone
+ * the project's records carry; the branch indexes, core/029). Whatever the way, every answer is
+ * the one the records say: these tests compute it from the seeded records and compare rows and
+ * order, before and after every kind of write that moves them.
+ */
+let s: TestService;
+let group: number;
+let project: number;
+let sibling: number;
+const milestones = new Map<string, number>();
+
+interface Seed {
+  id: number;
+  iid: number;
+  state: string;
+  labels: string[];
+  milestone: string | null;
+  createdAt: string;
+  sourceBranch: string;
+  targetBranch: string;
+}
+const mrs: Seed[] = [];
+const N = 240;
+
+// Three records share each created_at (ties broken by id).
+const createdAt = (i: number): string => new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
+const stateOf = (i: number): string => (i % 11 === 0 ? 'merged' : i % 7 === 0 ? 'closed' : 'opened');
+// `bug` on every 3rd, none among the newest 30 (the list's first page holds none of it); `Bug` and `bug` both on every 30th.
+const labelsOf = (i: number): string[] =>
+  i > N - 30 ? ['other'] : [...(i % 3 === 0 ? ['bug'] : []), ...(i % 30 === 0 ? ['Bug'] : []), ...(i % 5 === 0 ? ['other'] : [])];
+// The project's `v1` on every 4th (none among the newest 30); the group's `v2` on every 9th.
+const milestoneOf = (i: number): string | null => (i % 4 === 0 && i <= N - 30 ? 'v1' : i % 9 === 0 ? 'v2' : null);
+
+beforeAll(async () => {
+  s = await TestService.start();
+  group = (await s.createGroup({ visibility: 'public' })).id;
+  project = (await s.createProject({ name: 'big', namespace_id: group, visibility: 'public' })).id;
+  sibling = (await s.createProject({ name: 'sibling', namespace_id: group, visibility: 'public' })).id;
+  // `v1` in both projects (one title, two milestones), `v2` in the group.
+  milestones.set('v1', (await s.post(`/projects/${project}/milestones`, { title: 'v1' })).body.id);
+  milestones.set('sibling v1', (await s.post(`/projects/${sibling}/milestones`, { title: 'v1' })).body.id);
+  milestones.set('v2', (await s.post(`/groups/${group}/milestones`, { title: 'v2' })).body.id);
+  const ctx = s.service.context;
+  ctx.db.transaction(() => {
+    for (let i = 1; i <= N; i++) {
+      const seed = { iid: i, state: stateOf(i), labels: labelsOf(i), milestone: milestoneOf(i), createdAt: createdAt(i), sourceBranch: `feature-${i % 60}`, targetBranch: i % 2 ? 'main' : 'stable' };
+      const mr = insertImportedMergeRequest(ctx, project, {
+        iid: i,
+        title: `Change ${i}`,
+        description: null,
+        state: seed.state as 'opened',
+        authorId: 1,
+        labels: seed.labels,
+        milestoneId: seed.milestone ? milestones.get(seed.milestone)! : null,
+        sourceBranch: seed.sourceBranch,
+        targetBranch: seed.targetBranch,
+        baseSha: '0'.repeat(40),
+        headSha: '1'.repeat(40),
+        createdAt: seed.createdAt,
+        updatedAt: seed.createdAt,
+        importedFrom: 'none',
+      });
+      mrs.push({ ...seed, id: mr.id });
+    }
+  })();
+}, 60_000);
+afterAll(async () => s.stop());
+
+const newestFirst = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
+const list = (query: Record<string, string>, id = project) => s.get(`/projects/${id}/merge_requests`, { query: { per_page: '20', ...query } });
+const hasLabel = (x: Seed, title: string): boolean => x.labels.some((l) => l.toLowerCase() === title.toLowerCase());
+
+/** Every page of the list, in turn, against the records' order. */
+async function expectPages(query: Record<string, string>, expected: Seed[], per = 20): Promise<void> {
+  const pages = Math.max(1, Math.ceil(expected.length / per));
+  for (let n = 1; n <= pages + 1; n++) {
+    const res = await list({ ...query, per_page: String(per), page: String(n) });
+    expectCounted(res, expected.length, per);
+    expect(ids(res)).toEqual(expected.slice((n - 1) * per, n * per).map((x) => x.id));
+  }
+}
+
+describe('merge requests by one label', () => {
+  it('read from the label rows in created_at order, every page as the records say, both sorts, any case', async () => {
+    const bug = newestFirst(mrs.filter((x) => hasLabel(x, 'bug')));
+    const reads = await pagedReads(s, () => expectPages({ labels: 'bug' }, bug));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const r of reads) expect(r.sql).toContain('issuable_labels_created');
+    await expectPages({ labels: 'BUG', sort: 'asc' }, [...bug].reverse(), 15);
+  });
+
+  it('counts a record carrying the title in two cases once', async () => {
+    const both = mrs.filter((x) => x.labels.includes('bug') && x.labels.includes('Bug'));
+    expect(both.length).toBeGreaterThan(0);
+    const res = await list({ labels: 'bug', per_page: '100' });
+    expect(new Set(ids(res)).size).toBe(ids(res).length);
+    expect(ids(res)).toEqual(newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))).slice(0, 100).map((x) => x.id));
+  });
+
+  it('with a state', async () => {
+    for (const state of ['opened', 'merged', 'closed']) {
+      await expectPages({ labels: 'bug', state }, newestFirst(mrs.filter((x) => hasLabel(x, 'bug') && x.state === state)));
+    }
+  });
+
+  it('in another order, or with another filter, as the records say', async () => {
+    const bug = mrs.filter((x) => hasLabel(x, 'bug'));
+    const byTitle = await list({ labels: 'bug', order_by: 'title', sort: 'asc', per_page: '100' });
+    expect(byTitle.body.map((x: any) => x.title)).toEqual(bug.map((x) => `Change ${x.iid}`).sort().slice(0, 100));
+    const onMain = newestFirst(bug.filter((x) => x.targetBranch === 'main'));
+    expect(ids(await list({ labels: 'bug', target_branch: 'main', per_page: '100' }))).toEqual(onMain.map((x) => x.id));
+  });
+
+  it('follows every write: labelled, unlabelled, closed, dated anew, created, deleted', async () => {
+    const check = async (): Promise<void> => {
+      await expectPages({ labels: 'bug' }, newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))));
+      await expectPages({ labels: 'bug', state: 'closed' }, newestFirst(mrs.filter((x) => hasLabel(x, 'bug') && x.state === 'closed')));
+    };
+    const newest = newestFirst(mrs)[0];
+    expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { add_labels: 'bug' })).status).toBe(200);
+    newest.labels = [...newest.labels, 'bug'];
+    const old = newestFirst(mrs.filter((x) => hasLabel(x, 'bug')))[5];
+    expect((await s.put(`/projects/${project}/merge_requests/${old.iid}`, { remove_labels: 'bug,Bug' })).status).toBe(200);
+    old.labels = old.labels.filter((l) => l.toLowerCase() !== 'bug');
+    const toClose = newestFirst(mrs.filter((x) => hasLabel(x, 'bug') && x.state === 'opened'))[3];
+    expect((await s.put(`/projects/${project}/merge_requests/${toClose.iid}`, { state_event: 'close' })).status).toBe(200);
+    toClose.state = 'closed';
+    await check();
+    // Dated anew without the API: the label rows follow the record, whatever writes it.
+    const redated = newestFirst(mrs.filter((x) => hasLabel(x, 'bug')))[30];
+    redated.createdAt = '2030-01-01T00:00:00.000Z';
+    s.service.context.db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(redated.createdAt, redated.id);
+    const created = await s.post(`/projects/${project}/merge_requests`, { source_branch: 'fresh', target_branch: 'main', title: 'Fresh', labels: 'BUG' });
+    expect(created.status).toBe(201);
+    mrs.push({ id: created.body.id, iid: created.body.iid, state: 'opened', labels: ['BUG'], milestone: null, createdAt: created.body.created_at, sourceBranch: 'fresh', targetBranch: 'main' });
+    await check();
+    const gone = newestFirst(mrs.filter((x) => hasLabel(x, 'bug')))[2];
+    expect((await s.del(`/projects/${project}/merge_requests/${gone.iid}`)).status).toBe(204);
+    mrs.splice(mrs.indexOf(gone), 1);
+    await check();
+  });
+});
+
+describe('merge requests and issues by a milestone title', () => {
+  it('the one milestone of that title the project carries: read by its id, every page as the records say', async () => {
+    const v1 = newestFirst(mrs.filter((x) => x.milestone === 'v1'));
+    const reads = await pagedReads(s, () => expectPages({ milestone: 'v1' }, v1));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const r of reads) expect(r.sql).toContain('x.milestone_id = ?');
+    await expectPages({ milestone: 'v1', state: 'merged' }, newestFirst(v1.filter((x) => x.state === 'merged')));
+    await expectPages({ milestone: 'v2' }, newestFirst(mrs.filter((x) => x.milestone === 'v2')));
+    expectCounted(await list({ milestone: 'v1' }, sibling), 0, 20);
+    expectCounted(await list({ milestone: 'no such milestone' }), 0, 20);
+  });
+
+  it('not[milestone] keeps the records without a milestone', async () => {
+    const notV1 = newestFirst(mrs.filter((x) => x.milestone !== 'v1'));
+    expect(notV1.some((x) => x.milestone === null)).toBe(true);
+    await expectPages({ 'not[milestone]': 'v1' }, notV1, 50);
+  });
+
+  it('a title two milestones of the project share: the records on either', async () => {
+    // A merge request of the sibling project moved here keeps its milestone (no REST endpoint moves one yet).
+    const ctx = s.service.context;
+    const moved = insertImportedMergeRequest(ctx, sibling, {
+      iid: 1, title: 'Moved', description: null, state: 'opened', authorId: 1, milestoneId: milestones.get('sibling v1')!,
+      sourceBranch: 'moved', targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40),
+      createdAt: '2023-06-01T00:00:00.000Z', updatedAt: '2023-06-01T00:00:00.000Z', importedFrom: 'none',
+    });
+    expectCounted(await list({ milestone: 'v1' }, sibling), 1, 20);
+    ctx.db.prepare('UPDATE merge_requests SET project_id = ?, iid = 100000 WHERE id = ?').run(project, moved.id);
+    const v1 = newestFirst(mrs.filter((x) => x.milestone === 'v1'));
+    const res = await list({ milestone: 'v1', per_page: '100' });
+    expectCounted(res, v1.length + 1, 100);
+    expect(ids(res)).toEqual([...v1.map((x) => x.id), moved.id]);
+    expect(ids(await list({ 'not[milestone]': 'v1', per_page: '100' }))).not.toContain(moved.id);
+    expectCounted(await list({ milestone: 'v1' }, sibling), 0, 20);
+    ctx.db.prepare('DELETE FROM merge_requests WHERE id = ?').run(moved.id);
+  });
+
+  it('issues the same way', async () => {
+    const ctx = s.service.context;
+    const issues = ctx.db.transaction(() =>
+      [1, 2, 3, 4, 5, 6].map((i) =>
+        insertImportedIssue(ctx, project, {
+          iid: i, title: `Issue ${i}`, description: null, state: 'opened', authorId: 1, labels: [], confidential: false,
+          milestoneId: i % 2 ? milestones.get('v1')! : i === 4 ? milestones.get('v2')! : null,
+          createdAt: createdAt(i), updatedAt: createdAt(i), importedFrom: 'none',
+        }),
+      ),
+    )();
+    const titles = async (query: Record<string, string>): Promise<string[]> =>
+      (await s.get(`/projects/${project}/issues`, { query })).body.map((i: any) => i.title);
+    expect(await titles({ milestone: 'v1' })).toEqual(['Issue 5', 'Issue 3', 'Issue 1']);
+    expect(await titles({ 'not[milestone]': 'v1' })).toEqual(['Issue 6', 'Issue 4', 'Issue 2']);
+    expect(await titles({ milestone: 'v2' })).toEqual(['Issue 4']);
+    expect(issues).toHaveLength(6);
+  });
+});
+
+describe('merge requests by branch', () => {
+  it('source and target branch, alone or together, from their indexes, as the records say', async () => {
+    const db = s.service.context.db;
+    for (const [query, filter, index] of [
+      [{ source_branch: 'feature-7' }, (x: Seed) => x.sourceBranch === 'feature-7', 'merge_requests_project_source_branch'],
+      [{ target_branch: 'stable' }, (x: Seed) => x.targetBranch === 'stable', 'merge_requests_project_target_branch'],
+      [{ source_branch: 'feature-8', target_branch: 'stable' }, (x: Seed) => x.sourceBranch === 'feature-8' && x.targetBranch === 'stable', '_branch'],
+    ] as const) {
+      const expected = newestFirst(mrs.filter(filter));
+      const reads = await pagedReads(s, () => expectPages(query, expected));
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${reads[0].sql}`).all(...reads[0].args) as { detail: string }[];
+      expect(plan.map((p) => p.detail).join('\n')).toContain(index);
+    }
+    expectCounted(await list({ source_branch: 'no-such-branch' }), 0, 20);
+  });
+});
+
+describe("a group's and the instance's merge requests by one label", () => {
+  let crowd: number;
+  let crowded: number;
+  let hidden: number;
+  const many: Seed[] = [];
+
+  beforeAll(async () => {
+    // A group of its own: one project with more than 10,000 merge requests labelled `many`, and a private one.
+    crowd = (await s.createGroup({ visibility: 'public' })).id;
+    crowded = (await s.createProject({ name: 'crowded', namespace_id: crowd, visibility: 'public' })).id;
+    hidden = (await s.createProject({ name: 'hidden', namespace_id: crowd, visibility: 'private' })).id;
+    const ctx = s.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= 10_030; i++) {
+        const projectId = i % 1000 === 7 ? hidden : crowded;
+        const seed = { iid: i, state: stateOf(i), labels: i % 500 === 0 ? ['many', 'MANY'] : ['many'], milestone: null, createdAt: createdAt(i), sourceBranch: 'b', targetBranch: 'main' };
+        const mr = insertImportedMergeRequest(ctx, projectId, {
+          iid: i, title: `Many ${i}`, description: null, state: seed.state as 'opened', authorId: 1, labels: seed.labels,
+          sourceBranch: 'b', targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40),
+          createdAt: seed.createdAt, updatedAt: seed.createdAt, importedFrom: 'none',
+        });
+        many.push({ ...seed, id: mr.id, iid: projectId === hidden ? -i : i });
+      }
+    })();
+  }, 60_000);
+
+  const group = (query: Record<string, string>, token?: string) => s.get(`/groups/${crowd}/merge_requests`, { query: { per_page: '100', ...query }, token });
+
+  it('past 10,000 records is uncounted, read from the label rows in created_at order', async () => {
+    const expected = newestFirst(many);
+    const reads = await pagedReads(s, async () => {
+      const first = await group({ labels: 'many' });
+      expectUncounted(first, '2');
+      expect(ids(first)).toEqual(expected.slice(0, 100).map((x) => x.id));
+      const third = await group({ labels: 'Many', page: '3' });
+      expectUncounted(third, '4');
+      expect(ids(third)).toEqual(expected.slice(200, 300).map((x) => x.id));
+    });
+    for (const r of reads) expect(r.sql).toContain('issuable_labels_title_created');
+    const all = await s.get('/merge_requests', { query: { scope: 'all', labels: 'many', per_page: '50', page: '2' } });
+    expectUncounted(all, '3');
+    expect(ids(all)).toEqual(expected.slice(50, 100).map((x) => x.id));
+    const asc = await group({ labels: 'many', sort: 'asc', page: '2' });
+    expect(ids(asc)).toEqual([...expected].reverse().slice(100, 200).map((x) => x.id));
+  });
+
+  it('with a state of fewer, counted exactly', async () => {
+    const merged = newestFirst(many.filter((x) => x.state === 'merged'));
+    const res = await group({ labels: 'many', state: 'merged', page: '2' });
+    expectCounted(res, merged.length, 100);
+    expect(ids(res)).toEqual(merged.slice(100, 200).map((x) => x.id));
+  });
+
+  it("only the projects the caller sees: a user outside the group misses the private project's", async () => {
+    const { token } = await s.createUser();
+    const visible = newestFirst(many.filter((x) => x.iid > 0));
+    expect(visible.length).toBeLessThan(many.length);
+    const res = await group({ labels: 'many', page: '2' }, token);
+    expect(ids(res)).toEqual(visible.slice(100, 200).map((x) => x.id));
+    const merged = newestFirst(visible.filter((x) => x.state === 'merged'));
+    const few = await s.get('/merge_requests', { query: { scope: 'all', labels: 'many', state: 'merged', per_page: '100' }, token });
+    expectCounted(few, merged.length, 100);
+    expect(ids(few)).toEqual(merged.slice(0, 100).map((x) => x.id));
+  });
+
+  it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {
+    const { token } = await s.createUser();
+    expectCounted(await s.get('/merge_requests', { query: { labels: 'many' }, token }), 0, 20);
+    const bug = await s.get('/merge_requests', { query: { scope: 'all', labels: 'bug', per_page: '100' } });
+    expect(ids(bug)).toEqual(newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))).slice(0, 100).map((x) => x.id));
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { areas } from '../../src/main/service/areas';
+import { jobMigrations } from '../../src/main/service/jobs/schema';
+import { openDatabase } from '../../src/main/service/db/connection';
+
+/**
+ * core/030 gives the label rows of the merge requests already in a data dir their record's
+ * created_at (the rows the label filter's page reads in order); issue label rows stay out of it.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'sandlab-label-dates-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('fills created_at on the label rows of the merge requests a data dir already holds', () => {
+  const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
+  const cut = all.findIndex((m) => m.name === 'core/030_merge_request_label_dates');
+  expect(cut).toBeGreaterThan(0);
+  const file = join(dir, 'sandlab.db');
+  const before = openDatabase(file, all.slice(0, cut));
+  before.pragma('foreign_keys = OFF');
+  const insert = before.prepare(
+    `INSERT INTO merge_requests (project_id, iid, title, state, author_id, labels, source_branch, target_branch, source_project_id, target_project_id, base_sha, start_sha, head_sha, created_at, updated_at)
+     VALUES (7, ?, 'MR', 'opened', 1, ?, 'b', 'main', 7, 7, 'a', 'a', 'a', ?, ?)`,
+  );
+  insert.run(1, '["bug","Bug"]', '2024-01-02T00:00:00.000Z', '2024-01-02T00:00:00.000Z');
+  insert.run(2, '["bug"]', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z');
+  before.prepare(`INSERT INTO issues (project_id, iid, title, state, author_id, labels, created_at, updated_at) VALUES (7, 1, 'I', 'opened', 1, '["bug"]', ?, ?)`).run(
+    '2024-01-03T00:00:00.000Z',
+    '2024-01-03T00:00:00.000Z',
+  );
+  before.close();
+
+  const after = openDatabase(file, all);
+  const rows = after.prepare('SELECT issuable_type, issuable_id, title, created_at FROM issuable_labels ORDER BY issuable_type, issuable_id, title').all();
+  expect(rows).toEqual([
+    { issuable_type: 'Issue', issuable_id: 1, title: 'bug', created_at: null },
+    { issuable_type: 'MergeRequest', issuable_id: 1, title: 'Bug', created_at: '2024-01-02T00:00:00.000Z' },
+    { issuable_type: 'MergeRequest', issuable_id: 1, title: 'bug', created_at: '2024-01-02T00:00:00.000Z' },
+    { issuable_type: 'MergeRequest', issuable_id: 2, title: 'bug', created_at: '2024-01-01T00:00:00.000Z' },
+  ]);
+  after.close();
+});
