@@ -57,6 +57,8 @@ describe('list statements', () => {
       `/projects/${projects[0]}/issues`,
       `/projects/${projects[0]}/issues?page=2&per_page=5`,
       `/projects/${projects[0]}/merge_requests`,
+      `/projects/${projects[0]}/merge_requests?labels=bug`,
+      `/groups/${group}/merge_requests?labels=bug`,
       '/projects',
       '/projects?pagination=keyset&order_by=id&sort=asc',
       '/users',
