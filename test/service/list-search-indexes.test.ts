@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
 
 /**
  * GET /projects?search= matches name, path and description as a substring, case aside (LIKE);
@@ -65,15 +66,9 @@ describe('project search', () => {
   });
 
   it('reads the few matching projects through the index', async () => {
-    const db = s.service.context.db;
-    const prepare = db.prepare;
-    const seen: string[] = [];
-    db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
-    try {
+    const seen = await preparedBy(s, async () => {
       expect(await found('kestrel')).toEqual([ids.get('Alpha Kestrel')]);
-    } finally {
-      db.prepare = prepare;
-    }
+    });
     expect(seen.some((q) => /^SELECT p\.\* FROM projects p WHERE .*p\.id IN \(SELECT rowid FROM projects_search WHERE projects_search MATCH \?\)/s.test(q))).toBe(true);
   });
 
@@ -125,15 +120,9 @@ describe('group search', () => {
   });
 
   it('reads the few matching users through the index', async () => {
-    const db = s.service.context.db;
-    const prepare = db.prepare;
-    const seen: string[] = [];
-    db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
-    try {
+    const seen = await preparedBy(s, async () => {
       expect((await s.get('/users?search=harrier')).status).toBe(200);
-    } finally {
-      db.prepare = prepare;
-    }
+    });
     expect(seen.some((q) => /FROM users WHERE .*id IN \(SELECT rowid FROM users_search WHERE users_search MATCH \?\) OR lower\(email\) = lower\(\?\)/s.test(q))).toBe(true);
   });
 });
