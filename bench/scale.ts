@@ -322,6 +322,8 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
       ['project labels search=bug', (id) => `/projects/${id}/labels?search=bug`],
       ['project labels search=label-1', (id) => `/projects/${id}/labels?search=label-1`],
       ['project labels search=scale-0123456 (one)', (id) => `/projects/${id}/labels?search=scale-0123456`],
+      ['project labels search=scale (common)', (id) => `/projects/${id}/labels?search=scale`],
+      ['project labels search=scale page 2500', (id) => `/projects/${id}/labels?search=scale&page=2500`],
       ['project labels per_page=100', (id) => `/projects/${id}/labels?per_page=100`],
     ]),
     ['project members/all', (id) => `/projects/${id}/members/all`],

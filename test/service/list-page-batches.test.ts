@@ -53,6 +53,8 @@ describe('list statements', () => {
       '/groups',
       `/groups/${group}/projects`,
       `/groups/${group}/issues`,
+      '/projects?search=grouped',
+      '/users?search=user',
       '/namespaces',
       '/todos',
       `/projects/${projects[0]}/milestones`,

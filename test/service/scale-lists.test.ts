@@ -598,6 +598,11 @@ describe("labels lists at scale: counted from each owner's counter, deep pages a
     expect(reads).toHaveLength(1);
     expect(reads[0].sql).toContain('(l.title, l.id) > (?, ?)');
     expect(reads[0].args.at(-1)).toBe(0);
+    // Another page size: a page just before an anchor (the one at 1,040) reads back from it.
+    const back = await pagedReads(s, async () => {
+      expect(ids(await page(project, { per_page: '7', page: '149' }))).toEqual(idsOf(own('inTop', 'top'), 1_036, 1_043));
+    });
+    expect(back[0].sql).toContain('(l.title, l.id) <= (?, ?)');
     // A label created before the deep pages' rows moves each of them by one.
     const made = await s.post(project, { name: 't-00005-new', color: '#123456' });
     owned.push({ id: made.body.id, title: 't-00005-new', owner: 'inTop' });

@@ -1,5 +1,5 @@
 import type { Db } from './connection';
-import { COUNT_LIMIT, countUpTo } from '../http/pagination';
+import { COUNT_LIMIT, limitSql } from '../http/pagination';
 
 /** Fewer characters than a trigram: the full-text index cannot match them. */
 const MIN_TRIGRAM_TERM = 3;
@@ -17,6 +17,11 @@ export function rareTermCandidates(db: Db, index: string, idColumn: string, term
   if ([...term].length < MIN_TRIGRAM_TERM) return null;
   // One phrase (quotes doubled) within any of the columns: the trigram tokenizer matches it as a substring.
   const query = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
-  if (countUpTo(db, `FROM ${index} WHERE ${index} MATCH ?`, [query], COUNT_LIMIT + 1) > COUNT_LIMIT) return null;
-  return { sql: `${idColumn} IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ?)`, args: [query] };
+  // The candidates' ids are read once and handed over as JSON: the list does not run the MATCH
+  // again (a phrase reads each of its trigrams' whole lists, a million entries for a common one).
+  const found = db
+    .prepare(`SELECT count(*) AS n, json_group_array(id) AS ids FROM (SELECT rowid AS id FROM ${index} WHERE ${index} MATCH ? ${limitSql(COUNT_LIMIT + 1)})`)
+    .get(query) as { n: number; ids: string };
+  if (found.n > COUNT_LIMIT) return null;
+  return { sql: `${idColumn} IN (SELECT value FROM json_each(?))`, args: [found.ids] };
 }

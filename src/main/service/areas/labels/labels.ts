@@ -112,7 +112,8 @@ function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: La
  */
 export function labelListSql(svc: ServiceContext, parent: LabelParent, scope: LabelScope, search: string | undefined): SqlList<LabelRow> {
   const { from, args, owners } = availableLabelsFrom(svc, parent, scope, searchSql(svc, search));
-  const list: SqlList<LabelRow> = { select: 'l.*', from: `FROM ${from}`, args, order: 'l.title, l.id' };
+  // Directions spelled out: an anchored page that reads back from a later anchor flips them.
+  const list: SqlList<LabelRow> = { select: 'l.*', from: `FROM ${from}`, args, order: 'l.title asc, l.id asc' };
   if (!owners) return list;
   const ofOwners = `FROM label_owner_counts WHERE (owner = 'project' AND owner_id IN (${marks(owners.projects)})) OR (owner = 'group' AND owner_id IN (${marks(owners.groups)}))`;
   const ownerArgs = [...owners.projects, ...owners.groups];
