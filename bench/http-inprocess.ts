@@ -6,7 +6,9 @@
  * median and the lowest), for each build given, in turn. Far steadier than wrk on a loaded
  * machine, but only the part Sandlab controls: compare builds with it, not with bare node:http.
  *
- * Run: npx tsx bench/http-inprocess.ts [--out out] [--compare <another build's out dir>] [--count 200000] [--only REGEX]
+ * Run: npx tsx bench/http-inprocess.ts [--out out] [--compare <another build's out dir>] [--count 200000] [--only REGEX] [--repeat 1]
+ *      --repeat N: run the builds N times in alternating order (a machine whose load changes from
+ *      one minute to the next then weighs on both), each figure the median of the N runs' lowest batches.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -19,6 +21,7 @@ const { values: opts } = parseArgs({
     compare: { type: 'string' },
     count: { type: 'string', default: '200000' },
     only: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
   },
 });
 
@@ -83,9 +86,20 @@ function measure(out: string): Map<string, { median: number; lowest: number }> {
 ensureBuilt();
 console.log(`machine: ${machineLine()}`);
 const builds = [opts.out!, ...(opts.compare ? [opts.compare] : [])];
-const results = builds.map((b) => measure(b));
-for (const name of results[0].keys()) {
-  const cells = results.map((r) => `${r.get(name)!.median.toFixed(2).padStart(6)} (lowest ${r.get(name)!.lowest.toFixed(2)})`);
+const repeat = Number(opts.repeat);
+const runs = builds.map(() => [] as Map<string, { median: number; lowest: number }>[]);
+for (let k = 0; k < repeat; k++) {
+  const order = builds.map((_, i) => i);
+  if (k % 2) order.reverse();
+  for (const i of order) runs[i].push(measure(builds[i]));
+}
+const mid = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const name of runs[0][0].keys()) {
+  const cells = runs.map((r) =>
+    repeat === 1
+      ? `${r[0].get(name)!.median.toFixed(2).padStart(6)} (lowest ${r[0].get(name)!.lowest.toFixed(2)})`
+      : `${mid(r.map((x) => x.get(name)!.lowest)).toFixed(2).padStart(6)} (runs' lowest: ${r.map((x) => x.get(name)!.lowest.toFixed(2)).join(' ')})`,
+  );
   console.log(`${name.padEnd(52)} ${cells.join('   ')} us/req`);
 }
 console.log(`columns: ${builds.join('   ')}`);

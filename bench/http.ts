@@ -13,6 +13,8 @@
  *      [--compare out/main/cli.js of another build]   (that build too, in the same rounds: before/after
  *      figures from the same minutes, each beside the same bare runs)
  *      [--headers-floor]   (also a bare node:http server sending Sandlab's head: what node charges for it)
+ *      [--twin]   (also a second, identical bare server: its ratio to bare is the run's own noise; on
+ *      2 shared cores single rounds of two identical servers differ by up to ±0.3-0.5, see bench/RESULTS.md)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,8 @@ const { values: opts } = parseArgs({
     compare: { type: 'string' },
     // Also bare node:http with Sandlab's head (its headers, keep-alive timeout).
     'headers-floor': { type: 'boolean', default: false },
+    // Also a second bare node:http server, identical to the first: how far two equal servers' rounds differ.
+    twin: { type: 'boolean', default: false },
     // Only the requests whose name matches this regular expression.
     only: { type: 'string' },
     seconds: { type: 'string', default: '5' },
@@ -58,6 +62,7 @@ async function main(): Promise<void> {
   let bare: Awaited<ReturnType<typeof spawnBare>> | null = null;
   let floor: Awaited<ReturnType<typeof spawnFastifyFloor>> | null = null;
   let heads: Awaited<ReturnType<typeof spawnBare>> | null = null;
+  let twin: Awaited<ReturnType<typeof spawnBare>> | null = null;
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(sandlab.child.pid!);
@@ -75,8 +80,9 @@ async function main(): Promise<void> {
     bare = await spawnBare(bareRoutes(targets));
     floor = await spawnFastifyFloor(bareRoutes(targets));
     heads = opts['headers-floor'] ? await spawnBare(bareRoutes(targets), [], { sandlabHeaders: true }) : null;
-    const servers = { sandlab, bare, floor, ...(before ? { before } : {}), ...(heads ? { heads } : {}) } as Record<
-      'sandlab' | 'bare' | 'floor' | 'before' | 'heads',
+    twin = opts.twin ? await spawnBare(bareRoutes(targets)) : null;
+    const servers = { sandlab, bare, floor, ...(before ? { before } : {}), ...(heads ? { heads } : {}), ...(twin ? { twin } : {}) } as Record<
+      'sandlab' | 'bare' | 'floor' | 'before' | 'heads' | 'twin',
       { child: import('node:child_process').ChildProcess; url: string }
     >;
 
@@ -90,8 +96,8 @@ async function main(): Promise<void> {
       return { ...r, cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / Math.max(1, r.requests) };
     };
 
-    const sides = ['bare', 'floor', 'sandlab', ...(before ? ['before'] : []), ...(heads ? ['heads'] : [])] as (keyof typeof servers)[];
-    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[], before: [] as Measured[], heads: [] as Measured[] }));
+    const sides = ['bare', 'floor', 'sandlab', ...(before ? ['before'] : []), ...(heads ? ['heads'] : []), ...(twin ? ['twin'] : [])] as (keyof typeof servers)[];
+    const results = targets.map(() => ({ sandlab: [] as Measured[], bare: [] as Measured[], floor: [] as Measured[], before: [] as Measured[], heads: [] as Measured[], twin: [] as Measured[] }));
     for (const [i, t] of targets.entries()) for (const side of sides) run(side, i, t, 1); // warm-up
     for (let round = 0; round < rounds; round++) {
       for (const [i, t] of targets.entries()) {
@@ -106,7 +112,7 @@ async function main(): Promise<void> {
       `${num(median(r.map((x) => x.rps))).padStart(7)} req/s  p50 ${fmt(median(r.map((x) => x.p50)), 2)} ms  p99 ${fmt(median(r.map((x) => x.p99)), 2)} ms  ` +
       `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 0)} us/req`;
     for (const [i, t] of targets.entries()) {
-      const { sandlab: s, bare: b, floor: f, before: o, heads: h } = results[i];
+      const { sandlab: s, bare: b, floor: f, before: o, heads: h, twin: w } = results[i];
       const ratios = s.map((x, k) => x.rps / b[k].rps);
       const cpuRatios = s.map((x, k) => b[k].cpuUs / x.cpuUs);
       const socketErrors = s.reduce((n, x) => n + x.errors, 0);
@@ -114,6 +120,10 @@ async function main(): Promise<void> {
       console.log(`  sandlab   ${line(s)}${socketErrors ? `  socket errors ${socketErrors}` : ''}`);
       console.log(`  node:http ${line(b)}`);
       console.log(`  fastify   ${line(f)}`);
+      if (w.length) {
+        const noise = w.map((x, k) => b[k].cpuUs / x.cpuUs);
+        console.log(`  node:http's twin  ${line(w)}  CPU per request ${fmt(median(noise), 2)} of bare (rounds: ${noise.map((r) => fmt(r, 2)).join(' ')}): the run's noise`);
+      }
       if (h.length) console.log(`  node:http with Sandlab's head  ${line(h)}  CPU per request ${fmt(median(h.map((x, k) => b[k].cpuUs / x.cpuUs)), 2)} of bare`);
       if (o.length) {
         const oCpu = o.map((x, k) => b[k].cpuUs / x.cpuUs);
@@ -133,6 +143,7 @@ async function main(): Promise<void> {
   } finally {
     if (floor) await stop(floor.child);
     if (heads) await stop(heads.child);
+    if (twin) await stop(twin.child);
     if (bare) await stop(bare.child);
     if (before) await stop(before.child);
     await stop(sandlab.child);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, type Db } from '../../src/main/service/db/connection';
+import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, type Db } from '../../src/main/service/db/connection';
 
 let dir: string;
 let db: Db;
@@ -13,7 +13,7 @@ const open = (): Db => {
   db.prepare('INSERT INTO t (id, v) VALUES (1, ?)').run('one');
   return db;
 };
-const read = (id: number) => cachedLookup(db, `t:${id}`, () => db.prepare('SELECT * FROM t WHERE id = ?').get(id) as { v: string } | undefined);
+const read = (id: number) => cachedLookup(db, 't', id, () => db.prepare('SELECT * FROM t WHERE id = ?').get(id) as { v: string } | undefined);
 
 afterEach(() => {
   db.close();
@@ -47,6 +47,48 @@ describe('cached lookups', () => {
       }),
     ).toThrow('roll back');
     expect(read(3)).toBeUndefined();
+  });
+
+  it('keep each kind apart, and a numeric id apart from the same digits as text', () => {
+    open();
+    const one = cachedLookup(db, 'a', 1, () => ({ v: 'a1' }));
+    expect(cachedLookup(db, 'b', 1, () => ({ v: 'b1' }))?.v).toBe('b1');
+    expect(cachedLookup(db, 'a', '1', () => ({ v: 'a"1"' }))?.v).toBe('a"1"');
+    expect(cachedLookup(db, 'a', 1, () => ({ v: 'again' }))).toBe(one);
+    // An entity and a lookup of the same kind and id are separate stores.
+    expect(cachedEntity(db, 'a', 1, () => ({ v: 'entity' })).v).toBe('entity');
+    expect(cachedLookup(db, 'a', 1, () => ({ v: 'again' }))).toBe(one);
+  });
+
+  it('let every kind go together once 10,000 values are held, and keep serving what comes after', () => {
+    open();
+    let loads = 0;
+    const lookup = (kind: string, id: number) => cachedLookup(db, kind, id, () => (loads++, { kind, id }));
+    for (let i = 0; i < 5000; i++) lookup('x', i);
+    for (let i = 0; i < 5000; i++) lookup('y', i);
+    expect(loads).toBe(10_000);
+    lookup('x', 0);
+    expect(loads).toBe(10_000);
+    const late = lookup('z', 1); // the 10,001st: the store starts afresh with it
+    expect(lookup('z', 1)).toBe(late);
+    lookup('x', 0);
+    lookup('y', 4999);
+    expect(loads).toBe(10_003);
+  });
+
+  it('never serve a value its own load read before a write', () => {
+    open();
+    let loads = 0;
+    const outer = () =>
+      cachedLookup(db, 'outer', 1, () => {
+        loads++;
+        const inner = read(1);
+        db.prepare('UPDATE t SET v = ? WHERE id = 1').run(`v${loads}`);
+        return { seen: inner?.v };
+      });
+    expect(outer()?.seen).toBe('one');
+    expect(outer()?.seen).toBe('v1');
+    expect(loads).toBe(2);
   });
 });
 
@@ -99,6 +141,49 @@ describe('remembered reads', () => {
     other.exec(sql);
     other.close();
   };
+
+  it('are remembered per list of parameter values, telling numbers, text and NULL apart at every position', () => {
+    open();
+    const read = (...args: unknown[]) => db.prepare('SELECT typeof(?) AS a, ? AS x, typeof(?) AS b, ? AS y, v FROM t WHERE id = 1').get(args[0], args[0], args[1], args[1]);
+    const answers = [
+      [1, 'a'],
+      ['1', 'a'],
+      [1, null],
+      [null, 1],
+      [null, null],
+      ['a', 1],
+      [1, 1],
+      [1.5, ''],
+    ].map((args) => [args, read(...args)] as const);
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    for (const [args, first] of answers) {
+      expect(read(...args)).toEqual(first);
+      expect(first).toMatchObject({ x: args[0], y: args[1], v: 'one' });
+    }
+    expect(answers.map(([, r]) => `${(r as { a: string }).a}/${(r as { b: string }).b}`)).toEqual([
+      'real/text',
+      'text/text',
+      'real/null',
+      'null/real',
+      'null/null',
+      'text/real',
+      'real/real',
+      'real/text',
+    ]);
+  });
+
+  it('leave a call with the wrong number of parameters to SQLite, and keep what they remember', () => {
+    open();
+    const select = () => db.prepare('SELECT v, ? AS a, ? AS b FROM t WHERE id = 1');
+    const first = select().get(1, 2);
+    expect(select().all(1, 2)).toEqual([first]);
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    expect(() => select().get(1, 2, 3)).toThrow(RangeError);
+    expect(() => select().get(1)).toThrow(RangeError);
+    expect(() => select().all(1, 2, 3)).toThrow(RangeError);
+    expect(select().get(1, 2)).toEqual(first);
+    expect(select().all(1, 2)).toEqual([first]);
+  });
 
   it('hand each caller its own copy of a remembered row, keyed and ordered as the first read', () => {
     open();

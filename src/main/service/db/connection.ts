@@ -177,8 +177,8 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   const all = (arrays ? arrays.all : stmt.all.bind(stmt)) as (...args: unknown[]) => (unknown[] | Row)[];
   const copy = (arrays ? arrays.object : (row: Row) => ({ ...row })) as (row: unknown[] | Row) => Row;
   let generation = -1;
-  const rows = new Map<unknown, unknown[] | Row | undefined>();
-  const lists = new Map<unknown, (unknown[] | Row)[]>();
+  const rows: Answers = new Map();
+  const lists: Answers = new Map();
   const current = (): boolean => {
     if (db.inTransaction) return false;
     if (generation !== state.generation) {
@@ -197,28 +197,35 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     // Let everything go at once past the bound: the next reads start afresh.
     if (state.rememberedRows > MAX_REMEMBERED_ROWS) state.generation++;
   };
+  // How many parameters the statement's remembered answers were read with: a call with another
+  // count is SQLite's to refuse, never looked up among them.
+  let depth = -1;
+  const remembers = (args: unknown[]): boolean => current() && (depth === args.length || depth < 0) && keyable(args);
   const modes = stmt as unknown as Record<'get' | 'all', unknown>;
   modes.get = (...args: unknown[]) => {
-    const key = current() ? parametersKey(args) : undefined;
     let row: unknown[] | Row | undefined;
-    if (key === undefined) row = get(...args);
+    if (!remembers(args)) row = get(...args);
     else {
-      row = rows.get(key);
-      if (row === undefined && !rows.has(key)) {
+      const key = lastParameter(args);
+      const known = answersFor(rows, args, false);
+      row = known?.get(key) as unknown[] | Row | undefined;
+      if (row === undefined && !known?.has(key)) {
         row = get(...args);
-        rows.set(key, row);
+        depth = args.length;
+        answersFor(rows, args, true)!.set(key, row);
         remember(1);
       }
     }
     return row === undefined ? undefined : copy(row);
   };
   modes.all = (...args: unknown[]) => {
-    const key = current() ? parametersKey(args) : undefined;
-    let list = key === undefined ? undefined : lists.get(key);
+    const remembering = remembers(args);
+    let list = remembering ? (answersFor(lists, args, false)?.get(lastParameter(args)) as (unknown[] | Row)[] | undefined) : undefined;
     if (!list) {
       list = all(...args);
-      if (key !== undefined && list.length <= MAX_REMEMBERED_LIST) {
-        lists.set(key, list);
+      if (remembering && list.length <= MAX_REMEMBERED_LIST) {
+        depth = args.length;
+        answersFor(lists, args, true)!.set(lastParameter(args), list);
         remember(list.length + 1);
       }
     }
@@ -228,27 +235,50 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   };
 }
 
-/** One key per distinct parameter list (numbers, strings, nulls), or undefined for any other kind. */
-function parametersKey(args: unknown[]): unknown {
-  if (args.length === 1) {
-    const a = args[0];
-    if (typeof a === 'number') return a;
-    if (typeof a === 'string') return `s${a}`;
+/** A statement's remembered answers: one level of maps per parameter, keyed by the value itself. */
+type Answers = Map<unknown, unknown>;
+
+/** Parameters answers are remembered by: numbers, strings and nulls (Map tells 1 from '1'). */
+function keyable(args: unknown[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (typeof a !== 'number' && typeof a !== 'string' && a !== null) return false;
   }
-  let key = '';
-  for (const a of args) {
-    if (typeof a === 'number') key += `d${a};`;
-    else if (typeof a === 'string') key += `s${a.length}:${a}`;
-    else if (a === null) key += 'n;';
-    else return undefined;
-  }
-  return key;
+  return true;
 }
+
+const NO_PARAMETERS = Symbol('no parameters');
+const lastParameter = (args: unknown[]): unknown => (args.length ? args[args.length - 1] : NO_PARAMETERS);
+
+/**
+ * The map that holds the answer for `args` under their last value (lastParameter): one level per
+ * parameter before it, each keyed by the value itself, so a read builds no key string (a fresh
+ * string is copied and hashed on every lookup). `create`: make the missing levels (only once the
+ * statement has answered: a call SQLite refused leaves nothing behind). All of a statement's
+ * answers sit at one depth: it takes a fixed number of parameters (rememberReads checks).
+ */
+function answersFor(root: Answers, args: unknown[], create: boolean): Answers | undefined {
+  let map = root;
+  for (let i = 0; i < args.length - 1; i++) {
+    let next = map.get(args[i]) as Answers | undefined;
+    if (next === undefined) {
+      if (!create) return undefined;
+      map.set(args[i], (next = new Map()));
+    }
+    map = next;
+  }
+  return map;
+}
+
+/** Remembered values by kind, then by id: the kinds are constant strings, the ids mostly numbers. */
+type Remembered = Map<string, Map<number | string, unknown>>;
 
 interface LookupState {
   generation: number;
-  entries: Map<string, unknown>;
-  entities: Map<string, unknown>;
+  entries: Remembered;
+  entities: Remembered;
+  /** How many values each store holds across its kinds (bounded as one). */
+  sizes: { entries: number; entities: number };
   entriesGeneration: number;
   /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
   rememberedRows: number;
@@ -258,7 +288,7 @@ const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
   return state;
 }
 
@@ -267,19 +297,22 @@ function lookupState(db: Db): LookupState {
  * next write of any kind: every request authenticates and resolves its project, and between
  * writes the answers cannot change. Never caches inside a transaction, so an uncommitted row is
  * never served. Rows come back frozen: shared between requests, they must not be edited.
+ * Keyed by `kind` (a constant) and `id` (the record's id, or a string naming the rest) rather
+ * than one string built per call: a fresh string is copied and hashed on every lookup, where a
+ * number hashes for free (the token, project and namespace lookups of every request).
  */
-export function cachedLookup<T>(db: Db, key: string, load: () => T | undefined): T | undefined {
-  return remembered(db, 'entries', 10_000, key, load);
+export function cachedLookup<T>(db: Db, kind: string, id: number | string, load: () => T | undefined): T | undefined {
+  return remembered(db, 'entries', 10_000, kind, id, load);
 }
 
 /**
  * Memoizes a built entity (the project or issue a serializer makes from rows, counts and
- * settings) until the next write, like cachedLookup: `key` must name everything the entity
+ * settings) until the next write, like cachedLookup: `kind` and `id` must name everything the entity
  * depends on besides the database (the viewer, the base URL, the date when it shows one, git's
  * state). Entities are larger than rows, so fewer are kept. Frozen: callers copy to extend.
  */
-export function cachedEntity<T extends object>(db: Db, key: string, build: () => T): T {
-  return remembered(db, 'entities', 1000, key, build)!;
+export function cachedEntity<T extends object>(db: Db, kind: string, id: number | string, build: () => T): T {
+  return remembered(db, 'entities', 1000, kind, id, build)!;
 }
 
 /**
@@ -323,24 +356,36 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
   return value;
 }
 
-function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, key: string, load: () => T | undefined): T | undefined {
+function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: number | string, load: () => T | undefined): T | undefined {
   if (db.inTransaction) return load();
   const state = lookupState(db);
   if (state.entriesGeneration !== state.generation) {
     state.entries.clear();
     state.entities.clear();
+    state.sizes.entries = state.sizes.entities = 0;
     state.entriesGeneration = state.generation;
   }
-  const entries = state[store];
-  const known = entries.get(key);
-  if (known !== undefined || entries.has(key)) return known as T | undefined;
+  const kinds = state[store];
+  let entries = kinds.get(kind);
+  if (entries === undefined) kinds.set(kind, (entries = new Map()));
+  const known = entries.get(id);
+  if (known !== undefined || entries.has(id)) return known as T | undefined;
   const value = load();
   if (value && typeof value === 'object') {
     Object.freeze(value);
     if (store === 'entities') entityJson.set(value, null);
   }
-  if (entries.size >= limit) entries.clear();
-  entries.set(key, value);
+  // `load` may have let the store go (a write, or the bound reached by lookups it made): then
+  // `entries` is no longer the store's, and the value is not kept.
+  if (kinds.get(kind) !== entries) return value;
+  if (state.sizes[store] >= limit) {
+    kinds.clear();
+    kinds.set(kind, entries);
+    entries.clear();
+    state.sizes[store] = 0;
+  }
+  entries.set(id, value);
+  state.sizes[store]++;
   return value;
 }
 

@@ -13,6 +13,8 @@ export class HttpRequest {
   body: unknown = undefined;
   /** The body as text for the content types read as text (JSON, forms, anything unknown). */
   rawBody: string | undefined = undefined;
+  /** baseUrl, made on first use: one string per request, hashed once by the lookups keyed by it. */
+  private base: string | undefined = undefined;
   constructor(
     readonly raw: IncomingMessage,
     /** Route parameters (`:id`, `*`), URL-decoded once. */
@@ -48,7 +50,7 @@ export class HttpRequest {
 
   /** scheme://host[:port] exactly as the client reached us, for web_url and Link headers. */
   get baseUrl(): string {
-    return `${this.protocol}://${this.host}`;
+    return (this.base ??= `${this.protocol}://${this.host}`);
   }
 }
 

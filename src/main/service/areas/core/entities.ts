@@ -343,7 +343,7 @@ export function projectWebUrl(ec: EntityContext, p: Project, ns: Namespace): str
  */
 export function project(ec: EntityContext, p: Project): Record<string, unknown> {
   const emptyRepo = !ec.svc.git.hasCommits(p.id);
-  return cachedEntity(ec.svc.db, `project:${p.id}:${ec.user?.id ?? 0}:${emptyRepo}:${ec.baseUrl}`, () => buildProject(ec, p, emptyRepo));
+  return cachedEntity(ec.svc.db, 'project', `${p.id}:${ec.user?.id ?? 0}:${emptyRepo}:${ec.baseUrl}`, () => buildProject(ec, p, emptyRepo));
 }
 
 function buildProject(ec: EntityContext, p: Project, emptyRepo: boolean): Record<string, unknown> {
@@ -517,7 +517,7 @@ function autoDevopsEnabled(svc: ServiceContext, settings: Record<string, unknown
 /** The README of the default branch, as the repositories area noted it after the last push. */
 function readmePath(svc: ServiceContext, projectId: number): string | null {
   return (
-    cachedLookup(svc.db, `readme:${projectId}`, () =>
+    cachedLookup(svc.db, 'readme', projectId, () =>
       svc.db.prepare('SELECT readme_path FROM project_repositories WHERE project_id = ?').get(projectId) as { readme_path: string | null } | undefined,
     )?.readme_path ?? null
   );
@@ -529,7 +529,7 @@ function readmePath(svc: ServiceContext, projectId: number): string | null {
  */
 function projectLevels(ec: EntityContext, p: Project, ns: Namespace, pageOwn?: Map<number, number>): { own: number; group: number } {
   const user = ec.user!;
-  return cachedLookup(ec.svc.db, `project-permissions:${p.id}:${user.id}`, () => {
+  return cachedLookup(ec.svc.db, 'project-permissions', `${p.id}:${user.id}`, () => {
     const own = pageOwn
       ? pageOwn.get(p.id)
       : (
@@ -581,8 +581,8 @@ export function projectsPage(ec: EntityContext, rows: Project[], simple: boolean
     const stars = byProject('SELECT project_id, count(*) AS n FROM project_stars WHERE project_id IN (SELECT value FROM json_each(?)) GROUP BY project_id');
     const open = byProject('SELECT project_id, opened AS n FROM project_issue_counts WHERE project_id IN (SELECT value FROM json_each(?))');
     for (const p of rows) {
-      cachedLookup(db, `star-count:${p.id}`, () => ({ n: stars.get(p.id) ?? 0 }));
-      cachedLookup(db, `open-issues:${p.id}`, () => ({ n: open.get(p.id) ?? 0 }));
+      cachedLookup(db, 'star-count', p.id, () => ({ n: stars.get(p.id) ?? 0 }));
+      cachedLookup(db, 'open-issues', p.id, () => ({ n: open.get(p.id) ?? 0 }));
     }
     const user = ec.user;
     if (user) {
@@ -604,13 +604,13 @@ export function projectsPage(ec: EntityContext, rows: Project[], simple: boolean
 }
 
 function starCount(svc: ServiceContext, projectId: number): number {
-  return cachedLookup(svc.db, `star-count:${projectId}`, () =>
+  return cachedLookup(svc.db, 'star-count', projectId, () =>
     svc.db.prepare('SELECT count(*) AS n FROM project_stars WHERE project_id = ?').get(projectId) as { n: number },
   )!.n;
 }
 
 function openIssuesCount(svc: ServiceContext, projectId: number): number {
-  return cachedLookup(svc.db, `open-issues:${projectId}`, () =>
+  return cachedLookup(svc.db, 'open-issues', projectId, () =>
     svc.db.prepare('SELECT coalesce((SELECT opened FROM project_issue_counts WHERE project_id = ?), 0) AS n').get(projectId) as { n: number },
   )!.n;
 }
@@ -843,17 +843,17 @@ export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<strin
   const ec = pageContext(requestEc);
   let counts: IssuableCounts | undefined;
   const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
-  const key = issueEntityKey(ec, 'issue');
-  return rows.map((i) => cachedEntity(ec.svc.db, key(i), () => buildIssue(ec, i, batch(), undefined)));
+  const key = issueEntityKey(ec);
+  return rows.map((i) => cachedEntity(ec.svc.db, 'issue', key(i), () => buildIssue(ec, i, batch(), undefined)));
 }
 
 /**
  * What an issue entity depends on besides the database: the viewer (merge requests they can see,
  * their subscription), the base URL, and the date (its milestone's `expired`), read once per list.
  */
-function issueEntityKey(ec: EntityContext, kind: string): (i: IssueRow) => string {
+function issueEntityKey(ec: EntityContext): (i: IssueRow) => string {
   const shared = `${ec.user?.id ?? 0}:${today(ec.svc)}:${ec.baseUrl}`;
-  return (i) => `${kind}:${i.id}:${shared}`;
+  return (i) => `${i.id}:${shared}`;
 }
 
 function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
@@ -911,7 +911,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return cachedEntity(ec.svc.db, issueEntityKey(ec, 'issue-detail')(i), () =>
+  return cachedEntity(ec.svc.db, 'issue-detail', issueEntityKey(ec)(i), () =>
     buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
@@ -1114,7 +1114,7 @@ function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | nul
   let entity = counts.milestones.get(id);
   if (entity === undefined) {
     // The row is memoized until the next write too: consecutive pages share a few milestones.
-    const m = cachedLookup(ec.svc.db, `milestone:${id}`, () => findMilestoneById(ec.svc, id));
+    const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id));
     entity = m ? milestone(ec, m) : null;
     counts.milestones.set(id, entity);
   }

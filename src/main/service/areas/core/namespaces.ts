@@ -29,7 +29,7 @@ export const capVisibility = (v: Visibility, ceiling: Visibility | null): Visibi
   ceiling && VISIBILITY_RANK[ceiling] < VISIBILITY_RANK[v] ? ceiling : v;
 
 export function findNamespaceById(svc: ServiceContext, id: number): Namespace | undefined {
-  return cachedLookup(svc.db, `namespace:${id}`, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined);
+  return cachedLookup(svc.db, 'namespace', id, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined);
 }
 
 export function findNamespaceByFullPath(svc: ServiceContext, fullPath: string): Namespace | undefined {

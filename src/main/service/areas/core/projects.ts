@@ -26,7 +26,7 @@ export interface Project {
 }
 
 export function findProjectById(svc: ServiceContext, id: number): Project | undefined {
-  return cachedLookup(svc.db, `project:${id}`, () => svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined);
+  return cachedLookup(svc.db, 'project', id, () => svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined);
 }
 
 /** A project by numeric id or full path (`group/sub/project`), case-insensitively. */

@@ -49,7 +49,7 @@ export interface PersonalAccessToken {
 export { TOKEN_SCOPES } from '../../../../shared/token-scopes';
 
 export function findUserById(svc: ServiceContext, id: number): User | undefined {
-  return cachedLookup(svc.db, `user:${id}`, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined);
+  return cachedLookup(svc.db, 'user', id, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined);
 }
 
 export function findUserByUsername(svc: ServiceContext, username: string): User | undefined {
@@ -95,7 +95,8 @@ export function generateToken(prefix = 'glpat-'): string {
 export function findTokenByValue(svc: ServiceContext, token: string): PersonalAccessToken | undefined {
   return cachedLookup(
     svc.db,
-    `token:${token}`,
+    'token',
+    token,
     () => svc.db.prepare('SELECT * FROM personal_access_tokens WHERE token_digest = ?').get(tokenDigest(token)) as PersonalAccessToken | undefined,
   );
 }
@@ -141,7 +142,7 @@ export interface TokenIdentity {
  * clock and is checked by the caller on every request.
  */
 export function findIdentityByTokenValue(svc: ServiceContext, value: string): TokenIdentity | undefined {
-  return cachedLookup(svc.db, `identity:${value}`, () => {
+  return cachedLookup(svc.db, 'identity', value, () => {
     const token = findTokenByValue(svc, value);
     return token && { token, user: findUserById(svc, token.user_id), scopes: tokenScopes(token) };
   });
