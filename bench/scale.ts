@@ -386,6 +386,11 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['groups page 90', '/groups?page=90'],
     ['users', '/users'],
     ['users pagination=keyset order_by=name', '/users?pagination=keyset&order_by=name&sort=asc'],
+    // A term 111 of the 10,000 projects, 5,000 users or 2,000 groups hold (one or none on the small instance).
+    ['projects search=project-12', '/projects?search=project-12'],
+    ['users search=user12', '/users?search=user12'],
+    ['groups search=group-12', '/groups?search=group-12'],
+    ['group projects', `/groups/${m.groupId}/projects`],
     ['events (instance)', '/events?scope=all'],
   ];
 }

@@ -44,3 +44,17 @@ export async function pagedReads(s: TestService, fn: () => Promise<void>): Promi
   }
   return seen;
 }
+
+/** The SQL statements the service prepared while `fn` ran (a statement is prepared at each use). */
+export async function preparedBy(s: TestService, fn: () => unknown): Promise<string[]> {
+  const db = s.service.context.db;
+  const prepare = db.prepare;
+  const seen: string[] = [];
+  db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+  try {
+    await fn();
+  } finally {
+    db.prepare = prepare;
+  }
+  return seen;
+}

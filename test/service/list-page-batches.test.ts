@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
 import { countUpTo } from '../../src/main/service/http/pagination';
 
 /**
@@ -26,26 +27,13 @@ beforeAll(async () => {
   await s.addMember('projects', projects[0], member.id, 40);
   await s.addMember('projects', projects[4], member.id, 30);
   for (let i = 0; i < 3; i++) users.push((await s.createUser()).user.id);
+  expect((await s.post(`/projects/${projects[0]}/issues`, { title: 'An issue' })).status).toBe(201);
   // Identities on two users, two on one of them.
   for (const [id, provider, uid] of [[users[1], 'ldapmain', 'cn=one'], [users[1], 'github', '111'], [users[3], 'ldapmain', 'cn=three']] as const) {
     expect((await s.put(`/users/${id}`, { provider, extern_uid: uid })).status).toBe(200);
   }
 });
 afterAll(async () => s.stop());
-
-/** The SQL statements prepared while `fn` ran. */
-async function preparedBy(fn: () => Promise<void>): Promise<string[]> {
-  const db = s.service.context.db;
-  const prepare = db.prepare;
-  const seen: string[] = [];
-  db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
-  try {
-    await fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
-}
 
 /** A write: every remembered read and entity is let go, so the next read builds its page afresh. */
 const touch = async (): Promise<void> => void (await s.put(`/projects/${projects[6]}`, { description: `touched ${Date.now()}` }));
@@ -56,6 +44,8 @@ describe('list statements', () => {
       `/projects/${projects[0]}/issues`,
       `/projects/${projects[0]}/issues?page=2&per_page=5`,
       `/projects/${projects[0]}/merge_requests`,
+      `/projects/${projects[0]}/merge_requests?labels=bug`,
+      `/groups/${group}/merge_requests?labels=bug`,
       '/projects',
       '/projects?pagination=keyset&order_by=id&sort=asc',
       '/users',
@@ -63,8 +53,16 @@ describe('list statements', () => {
       '/groups',
       `/groups/${group}/projects`,
       `/groups/${group}/issues`,
+      '/projects?search=grouped',
+      '/users?search=user',
+      '/namespaces',
+      '/todos',
+      `/projects/${projects[0]}/milestones`,
+      `/projects/${projects[0]}/starrers`,
+      `/projects/${projects[0]}/issues/1/award_emoji`,
+      `/projects/${projects[0]}/issues/1/discussions`,
     ];
-    const sql = await preparedBy(async () => {
+    const sql = await preparedBy(s, async () => {
       for (const path of lists) {
         await touch();
         expect((await s.get(path)).status).toBe(200);
@@ -76,12 +74,12 @@ describe('list statements', () => {
 });
 
 describe('capped counts', () => {
-  it('count a whole table as the table, and any other list up to the cap', () => {
+  it('count a whole table as the table, and any other list up to the cap', async () => {
     const db = s.service.context.db;
     const all = (db.prepare('SELECT count(*) AS n FROM projects').get() as { n: number }).n;
     expect(all).toBeGreaterThan(3);
     let n = 0;
-    const sql = preparedSync(() => (n = countUpTo(db, 'FROM projects p WHERE 1 = 1', [], 1000)));
+    const sql = await preparedBy(s, () => (n = countUpTo(db, 'FROM projects p WHERE 1 = 1', [], 1000)));
     expect(n).toBe(all);
     expect(sql).toEqual(['SELECT count(*) AS n FROM projects']);
     expect(countUpTo(db, 'FROM projects WHERE 1 = 1', [], 3)).toBe(3);
@@ -99,19 +97,6 @@ describe('capped counts', () => {
     }
   });
 });
-
-function preparedSync(fn: () => void): string[] {
-  const db = s.service.context.db;
-  const prepare = db.prepare;
-  const seen: string[] = [];
-  db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
-  try {
-    fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
-}
 
 describe("an administrator's page of users", () => {
   it('shows each user as GET /users/:id does, identities and namespace included', async () => {
@@ -135,7 +120,7 @@ describe("an administrator's page of users", () => {
 
   it('reads the identities and namespaces of the whole page with one statement each', async () => {
     await touch();
-    const sql = await preparedBy(async () => void (await s.get('/users?per_page=100')));
+    const sql = await preparedBy(s, async () => void (await s.get('/users?per_page=100')));
     expect(sql.filter((q) => /FROM identities/.test(q))).toHaveLength(1);
     expect(sql.filter((q) => /FROM namespaces WHERE kind = 'user'/.test(q))).toHaveLength(1);
   });
@@ -160,7 +145,7 @@ describe("a page of projects' permissions", () => {
 
   it("reads the viewer's memberships of the page by (project, user), one statement for the page", async () => {
     await touch();
-    const sql = await preparedBy(async () => void (await s.get('/projects?per_page=100', { token: member.token })));
+    const sql = await preparedBy(s, async () => void (await s.get('/projects?per_page=100', { token: member.token })));
     const own = sql.filter((q) => /FROM json_each\(\?\) j CROSS JOIN members m/.test(q));
     expect(own).toHaveLength(1);
     expect(sql.filter((q) => /FROM members WHERE source_type = 'Project' AND source_id = \? AND user_id = \?/.test(q))).toEqual([]);

@@ -1,27 +1,27 @@
 import type { Db } from './connection';
-import { COUNT_LIMIT } from '../http/pagination';
+import { COUNT_LIMIT, limitSql } from '../http/pagination';
 
 /** Fewer characters than a trigram: the full-text index cannot match them. */
 const MIN_TRIGRAM_TERM = 3;
 
 /**
- * For a `search` whose substring match (LIKE on title and description) would read every record
- * of a list when few match: the records the trigram full-text index `index` (title, description;
- * rowid = the record's id) finds the term in, as a condition on `idColumn` to AND with that LIKE.
+ * For a `search` whose substring match (LIKE on title and description, or `columns`) would read
+ * every record of a list when few match: the records the trigram full-text index `index` (those
+ * columns; rowid = the record's id) finds the term in, as a condition on `idColumn` to AND with that LIKE.
  * The index folds case as LIKE does and more (Unicode too), so it finds every record LIKE matches
  * and perhaps a few more, which LIKE then drops: the answer is LIKE's either way. Null when the
  * term is shorter than a trigram or matches more than COUNT_LIMIT records of the instance: a
  * common term is found soon enough walking the list in its order.
  */
-export function rareTermCandidates(db: Db, index: string, idColumn: string, term: string): { sql: string; args: unknown[] } | null {
+export function rareTermCandidates(db: Db, index: string, idColumn: string, term: string, columns = ['title', 'description']): { sql: string; args: unknown[] } | null {
   if ([...term].length < MIN_TRIGRAM_TERM) return null;
-  // One phrase (quotes doubled) within both columns: the trigram tokenizer matches it as a substring.
-  const query = `{title description} : "${term.replace(/"/g, '""')}"`;
+  // One phrase (quotes doubled) within any of the columns: the trigram tokenizer matches it as a substring.
+  const query = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
   // The candidates' ids are read once and handed over as JSON: the list does not run the MATCH
   // again (a phrase reads each of its trigrams' whole lists, a million entries for a common one).
   const found = db
-    .prepare(`SELECT count(*) AS n, json_group_array(id) AS ids FROM (SELECT rowid AS id FROM ${index} WHERE ${index} MATCH ? LIMIT ?)`)
-    .get(query, COUNT_LIMIT + 1) as { n: number; ids: string };
+    .prepare(`SELECT count(*) AS n, json_group_array(id) AS ids FROM (SELECT rowid AS id FROM ${index} WHERE ${index} MATCH ? ${limitSql(COUNT_LIMIT + 1)})`)
+    .get(query) as { n: number; ids: string };
   if (found.n > COUNT_LIMIT) return null;
   return { sql: `${idColumn} IN (SELECT value FROM json_each(?))`, args: [found.ids] };
 }

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { notFound, recordNotFound, unauthorized } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { checkUnmodifiedSince } from '../../http/conditional';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
@@ -90,8 +90,8 @@ export function registerAwardEmojiRoutes(r: Router): void {
             count: () => (rc.svc.db.prepare('SELECT count(*) AS n FROM award_emoji WHERE awardable_type = ? AND awardable_id = ?').get(type, id) as { n: number }).n,
             rows: (limit, offset) =>
               rc.svc.db
-                .prepare('SELECT * FROM award_emoji WHERE awardable_type = ? AND awardable_id = ? ORDER BY id LIMIT ? OFFSET ?')
-                .all(type, id, limit, offset) as AwardRow[],
+                .prepare(`SELECT * FROM award_emoji WHERE awardable_type = ? AND awardable_id = ? ORDER BY id ${limitSql(limit)} OFFSET ?`)
+                .all(type, id, offset) as AwardRow[],
           }).map((a) => awardEmoji(rc, a));
         },
         { auth: 'optional' },

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { forbidden, grapeError, notFound, recordNotFound, unprocessable } from '../../http/errors';
-import { paginate, setPaginationHeaders, readPage } from '../../http/pagination';
+import { paginate, setPaginationHeaders, readPage, limitSql } from '../../http/pagination';
 import { addFilter } from '../../db/filter';
 import { applicationSettings } from '../application_settings/settings';
 import type { User } from '../core/users';
@@ -65,7 +65,7 @@ function listRows<T>(rc: RequestContext, from: string, where: string[], args: un
   const order = sort ? `x.created_at ${sort}, x.id ${sort}` : 'x.id ASC';
   return paginate(rc, {
     count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as T[],
+    rows: (limit, offset) => rc.svc.db.prepare(`SELECT x.* ${sql} ORDER BY ${order} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as T[],
   });
 }
 

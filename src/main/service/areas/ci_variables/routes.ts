@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, t } from '../../http/params';
-import { paginate } from '../../http/pagination';
+import { paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { checkUnmodifiedSince } from '../../http/conditional';
 import { Access, loadGroup, loadProject } from '../core/access';
@@ -49,7 +49,7 @@ export function registerVariableRoutes(r: Router): void {
       const { sql, args } = listVariablesSql(owner);
       return paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as VariableRow[],
+        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id ${limitSql(limit)} OFFSET ?`).all(...args, offset) as VariableRow[],
       }).map(variable);
     });
 

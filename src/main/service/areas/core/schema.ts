@@ -1133,6 +1133,48 @@ END;
 `,
   },
   {
+    // Project search (\`search\` on name, path and description) through a trigram full-text index,
+    // kept by triggers, as labels/002 does for labels: a term few projects hold no longer reads
+    // every project of the instance with LIKE (see db/trigram.ts). Contentless: no copy of the text.
+    name: 'core/032_project_search',
+    sql: `
+CREATE VIRTUAL TABLE projects_search USING fts5(name, path, description, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO projects_search (rowid, name, path, description) SELECT id, name, path, description FROM projects;
+INSERT INTO projects_search (projects_search) VALUES ('optimize');
+CREATE TRIGGER projects_search_insert AFTER INSERT ON projects BEGIN
+  INSERT INTO projects_search (rowid, name, path, description) VALUES (NEW.id, NEW.name, NEW.path, NEW.description);
+END;
+CREATE TRIGGER projects_search_update AFTER UPDATE OF id, name, path, description ON projects BEGIN
+  DELETE FROM projects_search WHERE rowid = OLD.id;
+  INSERT INTO projects_search (rowid, name, path, description) VALUES (NEW.id, NEW.name, NEW.path, NEW.description);
+END;
+CREATE TRIGGER projects_search_delete AFTER DELETE ON projects BEGIN
+  DELETE FROM projects_search WHERE rowid = OLD.id;
+END;
+`,
+  },
+  {
+    // User search as core/032 does for projects: users by username and name (the exact e-mail
+    // match reads its own index). Groups (2,000 at scale) are left to LIKE: their few rows read
+    // faster than the index finds a common trigram's.
+    name: 'core/033_user_search',
+    sql: `
+CREATE VIRTUAL TABLE users_search USING fts5(username, name, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO users_search (rowid, username, name) SELECT id, username, name FROM users;
+INSERT INTO users_search (users_search) VALUES ('optimize');
+CREATE TRIGGER users_search_insert AFTER INSERT ON users BEGIN
+  INSERT INTO users_search (rowid, username, name) VALUES (NEW.id, NEW.username, NEW.name);
+END;
+CREATE TRIGGER users_search_update AFTER UPDATE OF id, username, name ON users BEGIN
+  DELETE FROM users_search WHERE rowid = OLD.id;
+  INSERT INTO users_search (rowid, username, name) VALUES (NEW.id, NEW.username, NEW.name);
+END;
+CREATE TRIGGER users_search_delete AFTER DELETE ON users BEGIN
+  DELETE FROM users_search WHERE rowid = OLD.id;
+END;
+`,
+  },
+  {
     // The label counters (core/016) by title: a label filter over many projects (a group's list,
     // the instance's) sums the title's counters of the projects in scope, reading the title's
     // rows instead of looking up every project of the scope.

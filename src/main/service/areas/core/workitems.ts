@@ -326,15 +326,16 @@ export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeReque
   // A project reads its own label rows; a group or the instance reads the title's rows of every
   // project (issuable_labels_title_created) and keeps those in scope.
   const inProject = scope.projectId !== undefined;
-  const page = (limit: number): string =>
+  const page = (
     `SELECT x.* FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
       CROSS JOIN merge_requests x ON x.id = il.issuable_id
       WHERE il.issuable_type = 'MergeRequest'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
         AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
           AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}
-      ORDER BY il.created_at ${sort}, il.issuable_id ${sort} ${limitSql(limit)} OFFSET ?`;
+      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`
+  );
   const args = inProject ? [scope.projectId, title, ...(state ? [state] : [])] : [title, ...(state ? [state] : []), ...scope.args];
-  return (limit, offset) => rc.svc.db.prepare(page(limit)).all(...args, offset) as T[];
+  return (limit, offset) => rc.svc.db.prepare(`${page} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as T[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
 import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note } from '../core/entities';
@@ -50,7 +50,7 @@ export function registerDiscussionRoutes(r: Router): void {
         const ids = paginate(rc, {
           count: () => (rc.svc.db.prepare(`SELECT count(DISTINCT discussion_id) AS n ${sql}`).get(...args) as { n: number }).n,
           rows: (limit, offset) =>
-            rc.svc.db.prepare(`SELECT discussion_id, min(id) AS first ${sql} GROUP BY discussion_id ORDER BY first LIMIT ? OFFSET ?`).all(...args, limit, offset) as {
+            rc.svc.db.prepare(`SELECT discussion_id, min(id) AS first ${sql} GROUP BY discussion_id ORDER BY first ${limitSql(limit)} OFFSET ?`).all(...args, offset) as {
               discussion_id: string;
             }[],
         });

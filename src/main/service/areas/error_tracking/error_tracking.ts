@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context';
 import { inTransaction } from '../../db/connection';
 import type { Project } from '../core/projects';
 import { isoTime } from '../core/time';
+import { limitSql } from '../../http/pagination';
 
 export interface ErrorTrackingSetting {
   project_id: number;
@@ -57,8 +58,8 @@ export function countClientKeys(svc: ServiceContext, project: Project): number {
 
 export function listClientKeys(svc: ServiceContext, project: Project, limit: number, offset: number): ClientKey[] {
   return svc.db
-    .prepare('SELECT * FROM error_tracking_client_keys WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?')
-    .all(project.id, limit, offset) as ClientKey[];
+    .prepare(`SELECT * FROM error_tracking_client_keys WHERE project_id = ? ORDER BY id ${limitSql(limit)} OFFSET ?`)
+    .all(project.id, offset) as ClientKey[];
 }
 
 export function findClientKey(svc: ServiceContext, project: Project, id: number): ClientKey | undefined {

@@ -2,7 +2,7 @@ import type { RequestContext, Router } from '../../http/route';
 import type { Reply } from '../../http/server';
 import { declared, t } from '../../http/params';
 import { apiError, forbidden, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginate, paginateSql } from '../../http/pagination';
+import { paginate, paginateSql, limitSql } from '../../http/pagination';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from '../uploads/disposition';
@@ -222,7 +222,7 @@ export function registerSnippetRoutes(r: Router): void {
     const sql = 'FROM snippet_revisions WHERE snippet_id = ?';
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(s.id) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(s.id, limit, offset) as RevisionRow[],
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC ${limitSql(limit)} OFFSET ?`).all(s.id, offset) as RevisionRow[],
     }).map((rev) => snippetRevision(rc, s, rev));
   };
   r.get('/projects/:id/snippets/:snippet_id/revisions', (rc) => revisions(rc, loadProjectSnippet(rc, loadSnippetsProject(rc))), { auth: 'optional' });

@@ -1,7 +1,7 @@
 import type { Router } from '../../http/route';
 import { declared, t } from '../../http/params';
 import { notFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, limitSql } from '../../http/pagination';
 import { spamLog } from './entities';
 import type { SpamLogRow } from './spam';
 
@@ -18,7 +18,7 @@ export function registerSpamLogRoutes(r: Router): void {
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM spam_logs ${where}`).get(...args) as { n: number }).n,
       rows: (limit, offset) =>
-        rc.svc.db.prepare(`SELECT * FROM spam_logs ${where} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as SpamLogRow[],
+        rc.svc.db.prepare(`SELECT * FROM spam_logs ${where} ORDER BY id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as SpamLogRow[],
     }).map(spamLog);
   });
 

@@ -3,7 +3,7 @@ import type { RequestContext, Router } from '../../http/route';
 import type { Reply } from '../../http/server';
 import { declared, t } from '../../http/params';
 import { badRequest, grapeError, notFound, recordNotFound } from '../../http/errors';
-import { paginate } from '../../http/pagination';
+import { paginate, limitSql } from '../../http/pagination';
 import { Access, loadProject } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from './disposition';
@@ -59,7 +59,7 @@ export function registerUploadRoutes(r: Router): void {
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(project.id) as { n: number }).n,
       rows: (limit, offset) =>
-        rc.svc.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(project.id, limit, offset) as UploadRow[],
+        rc.svc.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, id DESC ${limitSql(limit)} OFFSET ?`).all(project.id, offset) as UploadRow[],
     }).map((u) => markdownUploadAdmin(rc, u));
   });
 

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { notModified } from '../../../http/errors';
-import { paginate, paginateArray } from '../../../http/pagination';
+import { paginate, paginateArray, limitSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, canReadProject, effectiveProjectAccess, loadProject } from '../access';
 import {
@@ -76,7 +76,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
       const page = paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM merge_requests m WHERE ${where}`).get(project.id, i.id) as { n: number }).n,
         rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT m.* FROM merge_requests m WHERE ${where} ORDER BY m.id DESC LIMIT ? OFFSET ?`).all(project.id, i.id, limit, offset) as MergeRequestRow[],
+          rc.svc.db.prepare(`SELECT m.* FROM merge_requests m WHERE ${where} ORDER BY m.id DESC ${limitSql(limit)} OFFSET ?`).all(project.id, i.id, offset) as MergeRequestRow[],
       });
       return mergeRequests(rc, page);
     },

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginate, limitSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { addFilter } from '../../../db/filter';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
@@ -68,7 +68,7 @@ export function registerMilestoneRoutes(r: Router): void {
       return paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
         rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT m.* ${sql} ORDER BY m.due_date IS NULL, m.due_date, m.id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as MilestoneRow[],
+          rc.svc.db.prepare(`SELECT m.* ${sql} ORDER BY m.due_date IS NULL, m.due_date, m.id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as MilestoneRow[],
       }).map((m) => milestone(rc, m));
     });
 
@@ -137,7 +137,7 @@ export function registerMilestoneRoutes(r: Router): void {
       return paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM issues x WHERE ${where}`).get(...args) as { n: number }).n,
         rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT x.* FROM issues x WHERE ${where} ORDER BY x.id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as IssueRow[],
+          rc.svc.db.prepare(`SELECT x.* FROM issues x WHERE ${where} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as IssueRow[],
       }).map((i) => issueBasic(rc, i));
     });
 
@@ -152,8 +152,8 @@ export function registerMilestoneRoutes(r: Router): void {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM merge_requests x WHERE ${where}`).get(...args) as { n: number }).n,
         rows: (limit, offset) =>
           rc.svc.db
-            .prepare(`SELECT x.* FROM merge_requests x WHERE ${where} ORDER BY x.id DESC LIMIT ? OFFSET ?`)
-            .all(...args, limit, offset) as MergeRequestRow[],
+            .prepare(`SELECT x.* FROM merge_requests x WHERE ${where} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`)
+            .all(...args, offset) as MergeRequestRow[],
       });
       return mergeRequests(rc, page);
     });

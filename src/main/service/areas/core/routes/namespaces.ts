@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { notFound } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginate, limitSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { ACTIVE_MEMBER_SQL, Access, effectiveGroupAccess } from '../access';
 import { namespaceDetail } from '../entities';
@@ -47,7 +47,7 @@ export function registerNamespaceRoutes(r: Router): void {
     const sql = `FROM namespaces n ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT n.* ${sql} ORDER BY n.id LIMIT ? OFFSET ?`).all(...args, limit, offset) as Namespace[],
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT n.* ${sql} ORDER BY n.id ${limitSql(limit)} OFFSET ?`).all(...args, offset) as Namespace[],
     }).map((ns) => namespaceDetail(rc, ns));
   });
 

@@ -1,4 +1,5 @@
 import { addFilter } from '../../../db/filter';
+import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, forbidden, notFound, validationError } from '../../../http/errors';
@@ -73,6 +74,9 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
       where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\' OR (SELECT full_path FROM namespaces WHERE id = p.namespace_id) || '/' || p.path LIKE ? ESCAPE '\\')`);
       args.push(like, like, like, like);
     } else {
+      // A term few projects hold: those the search index finds, checked with the same LIKE.
+      const few = rareTermCandidates(rc.svc.db, 'projects_search', 'p.id', q.search, ['name', 'path', 'description']);
+      if (few) addFilter(where, args, few.sql, ...few.args);
       where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\')`);
       args.push(like, like, like);
     }

@@ -1,5 +1,5 @@
 import type { RequestContext, Router } from '../../../http/route';
-import { paginate } from '../../../http/pagination';
+import { paginate, limitSql } from '../../../http/pagination';
 import { notFound, recordNotFound } from '../../../http/errors';
 import { canReadGroup, canReadProject } from '../access';
 import { type EntityContext, milestone, userBasicById } from '../entities';
@@ -123,7 +123,7 @@ function eventRoutes<Row extends { id: number }>(
     const { cond, id } = load(rc);
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${cond.sql}`).get(...cond.args(id)) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * FROM ${table} WHERE ${cond.sql} ORDER BY id LIMIT ? OFFSET ?`).all(...cond.args(id), limit, offset) as Row[],
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * FROM ${table} WHERE ${cond.sql} ORDER BY id ${limitSql(limit)} OFFSET ?`).all(...cond.args(id), offset) as Row[],
     }).map((e) => render(rc, e));
   });
   r.get(`${base}/:event_id`, (rc) => {

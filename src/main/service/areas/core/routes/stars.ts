@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { notModified } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginate, limitSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { loadProject } from '../access';
 import { project, userBasic } from '../entities';
@@ -48,7 +48,7 @@ export function registerStarRoutes(r: Router): void {
       const rows = paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
         rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT s.user_id, s.created_at ${sql} ORDER BY s.created_at DESC, s.user_id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as {
+          rc.svc.db.prepare(`SELECT s.user_id, s.created_at ${sql} ORDER BY s.created_at DESC, s.user_id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as {
             user_id: number;
             created_at: string;
           }[],

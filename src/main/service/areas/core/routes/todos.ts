@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { recordNotFound } from '../../../http/errors';
-import { paginate } from '../../../http/pagination';
+import { paginate, limitSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { isoTime } from '../time';
 import { TODO_ACTIONS, TODO_ACTION_NAMES, TODO_TARGET_TYPES, type TodoRow, findTodo } from '../todos';
@@ -44,7 +44,7 @@ export function registerTodoRoutes(r: Router): void {
     const { sql, args } = todosQuery(rc);
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
-      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as TodoRow[],
+      rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as TodoRow[],
     }).map((row) => todo(rc, row));
   });
 

@@ -4,6 +4,7 @@ import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
+import { rareTermCandidates } from '../../../db/trigram';
 import { createUser } from '../accounts';
 import { userBasic, userFor, usersFor, userPublic, personalAccessToken } from '../entities';
 import { markdownField } from '../../../markdown/markdown';
@@ -73,6 +74,9 @@ export function registerUserRoutes(r: Router): void {
       const args: unknown[] = [];
       if (q.username) addFilter(where, args, 'lower(username) = lower(?)', q.username);
       if (q.search) {
+        // A term few users hold: those the search index finds (or the e-mail names), checked with the same LIKE.
+        const few = rareTermCandidates(rc.svc.db, 'users_search', 'id', q.search, ['username', 'name']);
+        if (few) addFilter(where, args, `(${few.sql} OR lower(email) = lower(?))`, ...few.args, q.search);
         where.push("(username LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR lower(email) = lower(?))");
         const like = `%${likeEscape(q.search)}%`;
         args.push(like, like, q.search);

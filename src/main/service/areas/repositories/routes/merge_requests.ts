@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, recordNotFound, unauthorized } from '../../../http/errors';
-import { paginate, paginateArray } from '../../../http/pagination';
+import { paginate, paginateArray, limitSql } from '../../../http/pagination';
 import type { Repository } from '../../../git';
 import { Access, effectiveProjectAccess, loadProject } from '../../core/access';
 import { type MergeRequestRow, mergeRequestDetail } from '../../core/entities';
@@ -107,7 +107,7 @@ export function registerMergeRequestDiffRoutes(r: Router): void {
       const sql = 'FROM merge_request_diffs WHERE merge_request_id = ?';
       return paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(mr.id) as { n: number }).n,
-        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(mr.id, limit, offset) as MergeRequestDiffRow[],
+        rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC ${limitSql(limit)} OFFSET ?`).all(mr.id, offset) as MergeRequestDiffRow[],
       }).map(versionEntity);
     },
     { auth: 'optional' },

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
+
+/**
+ * GET /projects?search= matches name, path and description as a substring, case aside (LIKE);
+ * GET /users?search= username and name (or the whole e-mail), GET /groups?search= name and path.
+ * A term few projects or users hold is looked up in a trigram index (core/032, core/033) and checked
+ * with the same LIKE: the answer is LIKE's whatever the index holds, and the index follows every write.
+ */
+let s: TestService;
+const ids = new Map<string, number>();
+
+beforeAll(async () => {
+  s = await TestService.start();
+  for (const [name, description] of [
+    ['Alpha Kestrel', 'Falcons and hawks'],
+    ['beta-station', 'A weather STATION on the ridge'],
+    ['Gamma', 'Holds 100% of the "quoted" text_and_more'],
+    ['delta', null],
+  ] as const) {
+    ids.set(name, (await s.createProject({ name, description: description ?? undefined, visibility: 'public' })).id);
+  }
+});
+afterAll(async () => s.stop());
+
+const found = async (term: string, extra = ''): Promise<number[]> => {
+  const res = await s.get(`/projects?search=${encodeURIComponent(term)}&order_by=id&sort=asc${extra}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('x-total')).toBe(String(res.body.length));
+  return res.body.map((p: any) => p.id);
+};
+
+describe('project search', () => {
+  it('finds a term in the name, the path or the description, whatever its case', async () => {
+    expect(await found('kestrel')).toEqual([ids.get('Alpha Kestrel')]);
+    expect(await found('ALPHA-KES')).toEqual([ids.get('Alpha Kestrel')]);
+    expect(await found('station')).toEqual([ids.get('beta-station')]);
+    expect(await found('hawks')).toEqual([ids.get('Alpha Kestrel')]);
+    expect(await found('ridge')).toEqual([ids.get('beta-station')]);
+    expect(await found('nothing like it')).toEqual([]);
+  });
+
+  it('takes quotes, % and _ literally', async () => {
+    expect(await found('"quoted"')).toEqual([ids.get('Gamma')]);
+    expect(await found('100%')).toEqual([ids.get('Gamma')]);
+    expect(await found('text_and')).toEqual([ids.get('Gamma')]);
+    expect(await found('t_xt')).toEqual([]);
+  });
+
+  it('follows renames, new descriptions, new projects and deletions', async () => {
+    const delta = ids.get('delta')!;
+    expect(await found('osprey')).toEqual([]);
+    expect((await s.put(`/projects/${delta}`, { name: 'Osprey', description: 'Fish eagle' })).status).toBe(200);
+    expect(await found('osprey')).toEqual([delta]);
+    expect(await found('fish eag')).toEqual([delta]);
+    expect((await s.put(`/projects/${delta}`, { path: 'the-osprey-nest' })).status).toBe(200);
+    expect(await found('osprey-nest')).toEqual([delta]);
+    expect((await s.put(`/projects/${delta}`, { description: 'Sea bird' })).status).toBe(200);
+    expect(await found('fish eag')).toEqual([]);
+    const kite = (await s.createProject({ name: 'Kite', description: 'another osprey cousin', visibility: 'public' })).id;
+    expect(await found('osprey')).toEqual([delta, kite]);
+    expect((await s.del(`/projects/${kite}`)).status).toBe(202);
+    s.service.context.db.prepare('DELETE FROM projects WHERE id = ?').run(kite);
+    expect(await found('osprey')).toEqual([delta]);
+  });
+
+  it('reads the few matching projects through the index', async () => {
+    const seen = await preparedBy(s, async () => {
+      expect(await found('kestrel')).toEqual([ids.get('Alpha Kestrel')]);
+    });
+    expect(seen.some((q) => /FROM projects_search WHERE projects_search MATCH \?/.test(q))).toBe(true);
+    expect(seen.some((q) => /^SELECT p\.\* FROM projects p WHERE .*p\.id IN \(SELECT value FROM json_each\(\?\)\)/s.test(q))).toBe(true);
+  });
+
+  it('with search_namespaces matches the namespace path as before', async () => {
+    const group = await s.createGroup({ path: 'raptors-group', visibility: 'public' });
+    const inGroup = (await s.createProject({ name: 'plain', namespace_id: group.id, visibility: 'public' })).id;
+    expect(await found('raptors-group', '&search_namespaces=true')).toEqual([inGroup]);
+    expect(await found('raptors-group')).toEqual([]);
+  });
+});
+
+describe('user search (an administrator looking)', () => {
+  it('finds a term in the username or the name, and a whole e-mail, and follows renames', async () => {
+    const a = await s.createUser({ username: 'merlin_falco', name: 'Peregrine Watcher' });
+    const b = await s.createUser({ username: 'harrier', name: 'Marsh Hawk', email: 'marsh@example.org' });
+    const users = async (term: string): Promise<number[]> => {
+      const res = await s.get(`/users?search=${encodeURIComponent(term)}&order_by=id&sort=asc`);
+      expect(res.status).toBe(200);
+      return res.body.map((u: any) => u.id);
+    };
+    expect(await users('MERLIN')).toEqual([a.user.id]);
+    expect(await users('grine wat')).toEqual([a.user.id]);
+    expect(await users('marsh@example.org')).toEqual([b.user.id]);
+    expect(await users('MARSH@EXAMPLE.ORG')).toEqual([b.user.id]);
+    expect(await users('example.org')).toEqual([]);
+    expect(await users('n_fa')).toEqual([a.user.id]);
+    expect(await users('nxfa')).toEqual([]);
+    expect((await s.put(`/users/${b.user.id}`, { username: 'northern_harrier', name: 'Hen Harrier' })).status).toBe(200);
+    expect(await users('marsh hawk')).toEqual([]);
+    expect(await users('northern_h')).toEqual([b.user.id]);
+    expect(await users('hen harr')).toEqual([b.user.id]);
+  });
+});
+
+describe('group search', () => {
+  it('finds a term in the name or the path, and follows renames', async () => {
+    const g = await s.createGroup({ name: 'Owl Society', path: 'owl-society', visibility: 'public' });
+    const groups = async (term: string): Promise<number[]> => {
+      const res = await s.get(`/groups?search=${encodeURIComponent(term)}`);
+      expect(res.status).toBe(200);
+      return res.body.map((x: any) => x.id);
+    };
+    expect(await groups('OWL SOC')).toEqual([g.id]);
+    expect(await groups('owl-soc')).toEqual([g.id]);
+    expect((await s.put(`/groups/${g.id}`, { name: 'Barn Owls', path: 'barn-owls' })).status).toBe(200);
+    expect(await groups('owl soc')).toEqual([]);
+    expect(await groups('barn-ow')).toEqual([g.id]);
+    expect(await groups('barn ow')).toEqual([g.id]);
+  });
+
+  it('reads the few matching users through the index', async () => {
+    const seen = await preparedBy(s, async () => {
+      expect((await s.get('/users?search=harrier')).status).toBe(200);
+    });
+    expect(seen.some((q) => /FROM users_search WHERE users_search MATCH \?/.test(q))).toBe(true);
+    expect(seen.some((q) => /FROM users WHERE .*\(id IN \(SELECT value FROM json_each\(\?\)\) OR lower\(email\) = lower\(\?\)\)/s.test(q))).toBe(true);
+  });
+});
