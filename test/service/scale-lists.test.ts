@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 import { createSnippet } from '../../src/main/service/areas/snippets/snippets';
@@ -377,19 +377,7 @@ describe("a group's epics by one label (epics/009) and by a common term (a remem
   });
 
   it('a common term stays uncounted through writes, and is counted again once the writes could have brought it to 10,000', async () => {
-    // Every statement prepared while `fn` runs.
-    const prepared = async (fn: () => Promise<void>): Promise<string[]> => {
-      const db = s.service.context.db;
-      const prepare = db.prepare;
-      const seen: string[] = [];
-      db.prepare = ((sql: string) => (seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
-      try {
-        await fn();
-      } finally {
-        db.prepare = prepare;
-      }
-      return seen;
-    };
+    const prepared = (fn: () => Promise<void>): Promise<string[]> => preparedBy(s, fn);
     const counts = (sqls: string[]) => sqls.filter((q) => q.startsWith('SELECT count(*)') && q.includes('LIKE'));
     const holding = () => newestFirst(epics.filter((x) => x.title.toLowerCase().includes('item')));
     expect(holding().length).toBeGreaterThan(10_001);
