@@ -8,7 +8,7 @@ import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { normalizeColor } from './colors';
 import { rareTermCandidates } from '../../db/trigram';
-import type { SqlList } from '../../http/pagination';
+import { type SqlList, limitSql } from '../../http/pagination';
 
 export interface LabelRow {
   id: number;
@@ -79,7 +79,7 @@ function labelOwners(svc: ServiceContext, parent: LabelParent, scope: LabelScope
   const { below, groupIds } = groupLabelScope(svc, parent.group, scope);
   if (scope.onlyGroupLabels) return { projects: [], groups: groupIds };
   const projects = (
-    svc.db.prepare(`SELECT id FROM projects WHERE namespace_id IN (${marks(below)}) ORDER BY id LIMIT ?`).all(...below, MERGED_PROJECTS + 1) as { id: number }[]
+    svc.db.prepare(`SELECT id FROM projects WHERE namespace_id IN (${marks(below)}) ORDER BY id ${limitSql(MERGED_PROJECTS + 1)}`).all(...below) as { id: number }[]
   ).map((p) => p.id);
   return projects.length > MERGED_PROJECTS ? null : { projects, groups: groupIds };
 }
