@@ -75,17 +75,23 @@ export interface EpicDates {
   due_date_from_inherited_source: string | null;
 }
 
+/** Whether the epic's dates come from its children (a date not fixed), so its children are read. */
+export const inheritsDates = (epic: EpicRow): boolean => !epic.start_date_is_fixed || !epic.due_date_is_fixed;
+
 /** Fixed dates when flagged, else inherited from child epics (earliest start, latest due). */
 export function epicDates(svc: ServiceContext, epic: EpicRow, depth = 0): EpicDates {
+  const children = depth < 10 && inheritsDates(epic) ? (svc.db.prepare('SELECT * FROM epics WHERE parent_id = ?').all(epic.id) as EpicRow[]) : [];
+  return epicDatesFrom(svc, epic, children, depth);
+}
+
+/** epicDates with the epic's children already read (none when its dates are fixed): a page of epics reads them at once. */
+export function epicDatesFrom(svc: ServiceContext, epic: EpicRow, children: EpicRow[], depth = 0): EpicDates {
   let start: string | null = null;
   let due: string | null = null;
-  if (depth < 10 && (!epic.start_date_is_fixed || !epic.due_date_is_fixed)) {
-    const children = svc.db.prepare('SELECT * FROM epics WHERE parent_id = ?').all(epic.id) as EpicRow[];
-    for (const child of children) {
-      const d = epicDates(svc, child, depth + 1);
-      if (d.start_date && (!start || d.start_date < start)) start = d.start_date;
-      if (d.due_date && (!due || d.due_date > due)) due = d.due_date;
-    }
+  for (const child of children) {
+    const d = epicDates(svc, child, depth + 1);
+    if (d.start_date && (!start || d.start_date < start)) start = d.start_date;
+    if (d.due_date && (!due || d.due_date > due)) due = d.due_date;
   }
   return {
     start_date: epic.start_date_is_fixed ? epic.start_date_fixed : start,
@@ -298,13 +304,20 @@ export interface AwardRow {
   updated_at: string;
 }
 
-export function awardCounts(svc: ServiceContext, epicId: number): { upvotes: number; downvotes: number } {
-  const row = svc.db
+export interface AwardCounts {
+  upvotes: number;
+  downvotes: number;
+}
+
+/** Thumbs up and down of each epic (by id; an epic without any is absent), one query for them all. */
+export function awardCountsOf(svc: ServiceContext, epicIds: number[]): Map<number, AwardCounts> {
+  const rows = svc.db
     .prepare(
-      "SELECT sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM epic_award_emoji WHERE epic_id = ?",
+      `SELECT epic_id, sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM epic_award_emoji
+        WHERE epic_id IN (SELECT value FROM json_each(?)) GROUP BY epic_id`,
     )
-    .get(epicId) as { up: number | null; down: number | null };
-  return { upvotes: row.up ?? 0, downvotes: row.down ?? 0 };
+    .all(JSON.stringify(epicIds)) as { epic_id: number; up: number; down: number }[];
+  return new Map(rows.map((r) => [r.epic_id, { upvotes: r.up, downvotes: r.down }]));
 }
 
 // --- list ----------------------------------------------------------------------------------------
