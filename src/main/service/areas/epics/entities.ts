@@ -51,7 +51,8 @@ function epicPage(ec: EntityContext, rows: EpicRow[], view: EpicView): EpicPage 
   const parents = new Map(byId('SELECT * FROM epics WHERE id IN (SELECT value FROM json_each(?))', parentIds).map((p) => [p.id, p]));
   const children = new Map<number, EpicRow[]>();
   const inheriting = rows.filter(inheritsDates).map((e) => e.id);
-  for (const child of byId('SELECT * FROM epics WHERE parent_id IN (SELECT value FROM json_each(?))', inheriting)) {
+  // By parent, each in turn (CROSS JOIN keeps the order): with `IN (...)` SQLite may read every epic instead.
+  for (const child of byId('SELECT c.* FROM json_each(?) j CROSS JOIN epics c ON c.parent_id = j.value', inheriting)) {
     const list = children.get(child.parent_id!);
     if (list) list.push(child);
     else children.set(child.parent_id!, [child]);

@@ -402,6 +402,29 @@ function rememberedCount(db: Db, key: string, version: () => number, count?: () 
   return n;
 }
 
+/** A list filtered by its creation dates, and at most a state, besides what every list reads (groups, confidentiality). */
+function createdOnly(f: EpicListFilters): boolean {
+  return (
+    (!!f.created_after || !!f.created_before) && f.author_id === undefined && f.author_username === undefined && !f.labels?.length && !f.search &&
+    !f.updated_after && !f.updated_before && f.confidential === undefined && !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length
+  );
+}
+
+/**
+ * How many epics of the groups the list holds at least, from the months wholly inside its creation
+ * range (epics/010): a created_at whose month sorts after the month of `created_after` sorts after
+ * it too (and before `created_before` likewise), whatever the rest of the text. Only the
+ * non-confidential epics count, which every reader of the groups sees.
+ */
+function createdAtLeast(svc: ServiceContext, groupIds: number[], f: EpicListFilters): number {
+  const where = [`group_id IN (${groupIds.map(() => '?').join(',') || 'NULL'})`, 'confidential = 0'];
+  const args: unknown[] = [...groupIds];
+  if (f.state !== 'all') addFilter(where, args, 'state = ?', f.state);
+  if (f.created_after) addFilter(where, args, 'month > substr(?, 1, 7)', f.created_after);
+  if (f.created_before) addFilter(where, args, 'month < substr(?, 1, 7)', f.created_before);
+  return (svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM epic_created_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
+}
+
 export interface EpicList {
   sql: string;
   args: unknown[];
@@ -499,6 +522,9 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     if (label !== null) addFilter(cw, cargs, 'title = ?', label);
     const counters = label !== null ? 'epic_label_counts' : 'epic_counts';
     countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM ${counters} WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
+  } else if (createdOnly(f)) {
+    // Past 10,000 by the months wholly in the range, else counted (epics/010).
+    countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, sql, args, cap)) };
   } else if (f.search && !byId) {
     // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
     countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, sql, args, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
