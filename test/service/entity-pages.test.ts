@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { ROOT_TOKEN, TestService } from '../helpers/service';
 import { preparedBy } from '../helpers/lists';
 
 // A page of entities reads what its rows show of other tables once for the page (parents,
@@ -256,5 +256,28 @@ describe('label pages', () => {
       ok(await s.get(`/projects/${project.id}/labels?per_page=100`, { token: dev.token }));
     });
     expect(sql.filter((q) => q.includes('label_subscriptions')).length).toBe(1);
+  });
+});
+
+describe('long answers', () => {
+  it('sends a page of over 16 KB whole, its non-ASCII text byte for byte, with the Content-Length of its bytes (GET and HEAD)', async () => {
+    const project = await s.createProject();
+    for (let i = 0; i < 60; i++) {
+      ok(await s.post(`/projects/${project.id}/labels`, { name: `läbel-${i} 🚀`, color: '#123456', description: `Ünïcødé ${'ü'.repeat(i)} 日本語 ${'🚀'.repeat(i % 5)} "quoted" \\ back` }));
+    }
+    const path = `/projects/${project.id}/labels?per_page=100`;
+    const res = await fetch(`${s.url}/api/v4${path}`, { headers: { 'private-token': ROOT_TOKEN } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(16_384);
+    expect(res.headers.get('content-length')).toBe(String(bytes.length));
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const page = JSON.parse(bytes.toString('utf8'));
+    expect(page).toHaveLength(60);
+    // The same text the labels' own (short) answers carry, and the same bytes JSON.stringify's text encodes to.
+    expect(bytes.equals(Buffer.from(JSON.stringify(page)))).toBe(true);
+    for (const row of page.slice(0, 5)) expect(text(row)).toBe(text(without(ok(await s.get(`/projects/${project.id}/labels/${row.id}`)), 'open_issues_count', 'closed_issues_count', 'open_merge_requests_count')));
+    const head = await fetch(`${s.url}/api/v4${path}`, { method: 'HEAD', headers: { 'private-token': ROOT_TOKEN } });
+    expect(head.headers.get('content-length')).toBe(String(bytes.length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 });
