@@ -319,6 +319,50 @@ describe("a group's and the instance's merge requests by one label", () => {
     expectCounted(await s.get('/merge_requests', { query: { state: 'closed' }, token }), 0, 20);
   });
 
+  it("an administrator's scope=all: every record of the instance, without a project condition, as a fresh query of the table says", async () => {
+    const db = s.service.context.db;
+    // Every merge request of the instance (none is without its project: a foreign key), in list order.
+    const table = (where = '1 = 1', args: unknown[] = [], order = 'm.created_at DESC, m.id DESC'): number[] =>
+      (db.prepare(`SELECT m.id FROM merge_requests m JOIN projects p ON p.id = m.project_id WHERE ${where} ORDER BY ${order}`).all(...args) as { id: number }[]).map((r) => r.id);
+    const all = (query: Record<string, string>) => s.get('/merge_requests', { query: { scope: 'all', per_page: '100', ...query } });
+    const reads = await pagedReads(s, async () => {
+      const first = await all({});
+      expectUncounted(first, '2');
+      expect(ids(first)).toEqual(table().slice(0, 100));
+      const deep = await all({ page: '40' });
+      expect(ids(deep)).toEqual(table().slice(3900, 4000));
+      const updated = await all({ order_by: 'updated_at', sort: 'asc', page: '3' });
+      expectUncounted(updated, '4');
+      expect(ids(updated)).toEqual(table('1 = 1', [], 'm.updated_at ASC, m.id ASC').slice(200, 300));
+    });
+    for (const r of reads) expect(r.sql).not.toContain('project_id IN');
+    for (const state of ['merged', 'closed']) {
+      const expected = table('m.state = ?', [state]);
+      const res = await all({ state, page: '2' });
+      expectCounted(res, expected.length, 100);
+      expect(ids(res)).toEqual(expected.slice(100, 200));
+    }
+    const openedRecords = table('m.state = ?', ['opened']);
+    const opened = await all({ state: 'opened' });
+    expectCounted(opened, openedRecords.length, 100);
+    expect(ids(opened)).toEqual(openedRecords.slice(0, 100));
+    const labelled = table("EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = 'MergeRequest' AND il.issuable_id = m.id AND il.title = 'bug' COLLATE NOCASE)");
+    const bug = await all({ labels: 'bug' });
+    expectCounted(bug, labelled.length, 100);
+    expect(ids(bug)).toEqual(labelled.slice(0, 100));
+    const searched = await all({ search: 'Many 1002' });
+    expect(ids(searched)).toEqual(table("m.title LIKE '%Many 1002%'"));
+    expectCounted(searched, table("m.title LIKE '%Many 1002%'").length, 100);
+    // The administrator's own (the default scope): by author, still without a project condition.
+    const own = await s.get('/merge_requests', { query: { per_page: '100', page: '3' } });
+    expect(ids(own)).toEqual(table('m.author_id = 1').slice(200, 300));
+    // Issues the same way: every issue, confidential ones included.
+    const issues = await s.get('/issues', { query: { scope: 'all', per_page: '100' } });
+    const everyIssue = (db.prepare('SELECT id FROM issues ORDER BY created_at DESC, id DESC').all() as { id: number }[]).map((r) => r.id);
+    expectCounted(issues, everyIssue.length, 100);
+    expect(ids(issues)).toEqual(everyIssue.slice(0, 100));
+  });
+
   it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {
     const { token } = await s.createUser();
     expectCounted(await s.get('/merge_requests', { query: { labels: 'many' }, token }), 0, 20);
