@@ -132,8 +132,8 @@ export interface WorkItemFilters {
   /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
   orderColumn: string;
   sort: SortDirection;
-  /** The filters are one label title and perhaps a state, nothing else: see labelRowsCount. */
-  labelOnly: { title: string; state: string | null } | null;
+  /** The filters are one label title and perhaps a state and a milestone title, nothing else: see labelRowsCount. */
+  labelOnly: { title: string; state: string | null; milestone: string | null } | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
   /**
@@ -231,8 +231,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const state = q.state && q.state !== 'all' ? q.state : null;
   const [label, ...moreLabels] = q.labels ?? [];
   const labelOnly =
-    label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search && where.length === (state ? 2 : 1)
-      ? { title: label, state }
+    label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search &&
+    where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0)
+      ? { title: label, state, milestone: milestoneTitle }
       : null;
   // Authors are ids from 1 (the counters keep no author as 0).
   const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
@@ -267,22 +268,27 @@ export function labelRowsCount(
   extra: { sql: string; args: unknown[] },
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
-  if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
-  const { title, state } = filters.labelOnly;
+  const { title, state, milestone } = filters.labelOnly;
+  if (scope.projectId === undefined) return milestone === null ? manyProjectsLabelCount(rc, type, scope, filters.labelOnly) : undefined;
+  // With a milestone's title: the counters and label rows by milestone (core/034), over every
+  // milestone of that title (the records of the project carry one of them, whichever it is).
+  const inMilestones = (column: string): string =>
+    milestone === null ? '' : ` AND ${column} IS NOT NULL AND ${column} IN (SELECT id FROM milestones WHERE title = ?)`;
+  const milestoneArgs = milestone === null ? [] : [milestone];
   const visible = rc.svc.db
     .prepare(
-      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts
-        WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''} AND confidential = 0 GROUP BY title)`,
+      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM ${milestone === null ? 'label_counts' : 'label_milestone_counts'}
+        WHERE issuable_type = ? AND project_id = ?${inMilestones('milestone')} AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''} AND confidential = 0 GROUP BY title)`,
     )
-    .get(type, scope.projectId, title, ...(state ? [state] : [])) as { n: number };
+    .get(type, scope.projectId, ...milestoneArgs, title, ...(state ? [state] : [])) as { n: number };
   if (visible.n > COUNT_LIMIT) return { counted: COUNT_LIMIT + 1 };
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const trivial = extra.sql === '1 = 1';
   return {
-    from: `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_project
+    from: `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY ${milestone === null ? 'issuable_labels_project' : 'issuable_labels_milestone'}
       ${trivial ? '' : `CROSS JOIN ${table} x ON x.id = il.issuable_id`}
-      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE${state ? ' AND il.state = ?' : ''}${trivial ? '' : ` AND ${extra.sql}`})`,
-    args: [scope.projectId, title, ...(state ? [state] : []), ...(trivial ? [] : extra.args)],
+      WHERE il.issuable_type = '${type}' AND il.project_id = ?${inMilestones('il.milestone')} AND il.title = ? COLLATE NOCASE${state ? ' AND il.state = ?' : ''}${trivial ? '' : ` AND ${extra.sql}`})`,
+    args: [scope.projectId, ...milestoneArgs, title, ...(state ? [state] : []), ...(trivial ? [] : extra.args)],
   };
 }
 
@@ -320,7 +326,7 @@ function manyProjectsLabelCount(
  * in the same order as the list's SQL (il.created_at is x.created_at, il.issuable_id is x.id).
  */
 export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): ((limit: number, offset: number) => T[]) | undefined {
-  if (type !== 'MergeRequest' || !filters.labelOnly || filters.orderColumn !== 'created_at') return undefined;
+  if (type !== 'MergeRequest' || !filters.labelOnly || filters.labelOnly.milestone !== null || filters.orderColumn !== 'created_at') return undefined;
   const { title, state } = filters.labelOnly;
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   // A project reads its own label rows; a group or the instance reads the title's rows of every
