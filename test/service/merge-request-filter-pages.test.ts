@@ -328,6 +328,55 @@ describe('merge requests by branch', () => {
   });
 });
 
+describe('merge requests by target branch, counted from the branch counters', () => {
+  const expectBranchCountersAsTheRecords = (): void => {
+    const db = s.service.context.db;
+    const fresh = db.prepare('SELECT project_id, target_branch, state, count(*) AS n FROM merge_requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3').all();
+    expect(db.prepare('SELECT project_id, target_branch, state, n FROM merge_request_branch_counts WHERE n != 0 ORDER BY 1, 2, 3').all()).toEqual(fresh);
+  };
+  const check = async (): Promise<void> => {
+    for (const branch of ['main', 'stable']) {
+      await expectPages({ target_branch: branch }, newestFirst(mrs.filter((x) => x.targetBranch === branch)), 50);
+      for (const state of ['opened', 'closed', 'merged']) {
+        await expectPages({ target_branch: branch, state }, newestFirst(mrs.filter((x) => x.targetBranch === branch && x.state === state)), 7);
+      }
+    }
+    expectBranchCountersAsTheRecords();
+  };
+
+  it('alone or with a state, from the counters, through retargets, closes, creates and deletes', async () => {
+    const counts = await preparedBy(s, () => expectPages({ target_branch: 'main' }, newestFirst(mrs.filter((x) => x.targetBranch === 'main')), 30));
+    expect(counts.some((sql) => sql.includes('merge_request_branch_counts'))).toBe(true);
+    await check();
+    const put = async (x: Seed, body: Record<string, unknown>): Promise<void> => {
+      expect((await s.put(`/projects/${project}/merge_requests/${x.iid}`, body)).status).toBe(200);
+    };
+    const retarget = newestFirst(mrs.filter((x) => x.targetBranch === 'main' && x.state === 'opened'))[2];
+    await put(retarget, { target_branch: 'stable' });
+    retarget.targetBranch = 'stable';
+    const closed = newestFirst(mrs.filter((x) => x.targetBranch === 'stable' && x.state === 'opened'))[4];
+    await put(closed, { state_event: 'close', target_branch: 'main' });
+    closed.state = 'closed';
+    closed.targetBranch = 'main';
+    const created = await s.post(`/projects/${project}/merge_requests`, { source_branch: 'branch-count', target_branch: 'stable', title: 'Branch count' });
+    expect(created.status).toBe(201);
+    mrs.push({ id: created.body.id, iid: created.body.iid, state: 'opened', labels: [], milestone: null, createdAt: created.body.created_at, sourceBranch: 'branch-count', targetBranch: 'stable' });
+    const gone = newestFirst(mrs.filter((x) => x.targetBranch === 'main'))[3];
+    expect((await s.del(`/projects/${project}/merge_requests/${gone.iid}`)).status).toBe(204);
+    mrs.splice(mrs.indexOf(gone), 1);
+    // Without the API: merged, and moved to another branch.
+    const merged = newestFirst(mrs.filter((x) => x.targetBranch === 'stable' && x.state === 'opened'))[1];
+    s.service.context.db.prepare("UPDATE merge_requests SET state = 'merged', target_branch = 'main' WHERE id = ?").run(merged.id);
+    merged.state = 'merged';
+    merged.targetBranch = 'main';
+    const moved = newestFirst(mrs.filter((x) => x.targetBranch === 'main' && x.state === 'opened'))[0];
+    s.service.context.db.prepare("UPDATE merge_requests SET target_branch = 'stable' WHERE id = ?").run(moved.id);
+    moved.targetBranch = 'stable';
+    await check();
+    expectCounted(await list({ target_branch: 'no-such-branch' }), 0, 20);
+  });
+});
+
 describe("a group's and the instance's merge requests by one label", () => {
   let crowd: number;
   let crowded: number;
@@ -396,6 +445,14 @@ describe("a group's and the instance's merge requests by one label", () => {
   it("a group of more than 10,000 records walks the instance's order index; one of fewer reads its projects' records", async () => {
     const crowdReads = await pagedReads(s, async () => expect(ids(await crowdList({}))).toEqual(newestFirst(many).slice(0, 100).map((x) => x.id)));
     expect(crowdReads[0].sql).toContain('+x.project_id IN');
+    // By state: the instance's (state, created_at) index, not every record in date order.
+    const db = s.service.context.db;
+    const stateReads = await pagedReads(s, async () => {
+      const res = await crowdList({ state: 'merged' });
+      expect(ids(res)).toEqual(newestFirst(many.filter((x) => x.state === 'merged')).slice(0, 100).map((x) => x.id));
+    });
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${stateReads[0].sql}`).all(...stateReads[0].args) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toContain('merge_requests_state_created');
     const fewReads = await pagedReads(s, async () => {
       const res = await s.get(`/groups/${group}/merge_requests`, { query: { per_page: '100' } });
       expect(ids(res)).toEqual(newestFirst(mrs).slice(0, 100).map((x) => x.id));

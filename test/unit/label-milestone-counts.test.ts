@@ -65,3 +65,31 @@ it('fills the milestone of the label rows a data dir already holds, and their co
   ]);
   after.close();
 });
+
+it('core/036 counts the merge requests a data dir already holds per project, target branch and state', () => {
+  const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
+  const cut = all.findIndex((m) => m.name === 'core/036_merge_request_state_branch_counts');
+  expect(cut).toBeGreaterThan(0);
+  const file = join(dir, 'branches.db');
+  const before = openDatabase(file, all.slice(0, cut));
+  before.pragma('foreign_keys = OFF');
+  const mr = before.prepare(
+    `INSERT INTO merge_requests (project_id, iid, title, state, author_id, labels, source_branch, target_branch, source_project_id, target_project_id, base_sha, start_sha, head_sha, created_at, updated_at)
+     VALUES (?, ?, 'MR', ?, 1, '[]', 'b', ?, 7, 7, 'a', 'a', 'a', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')`,
+  );
+  mr.run(7, 1, 'opened', 'main');
+  mr.run(7, 2, 'opened', 'main');
+  mr.run(7, 3, 'merged', 'main');
+  mr.run(7, 4, 'opened', 'stable');
+  mr.run(8, 1, 'opened', 'main');
+  before.close();
+
+  const after = openDatabase(file, all);
+  expect(after.prepare('SELECT project_id, target_branch, state, n FROM merge_request_branch_counts ORDER BY 1, 2, 3').all()).toEqual([
+    { project_id: 7, target_branch: 'main', state: 'merged', n: 1 },
+    { project_id: 7, target_branch: 'main', state: 'opened', n: 2 },
+    { project_id: 7, target_branch: 'stable', state: 'opened', n: 1 },
+    { project_id: 8, target_branch: 'main', state: 'opened', n: 1 },
+  ]);
+  after.close();
+});

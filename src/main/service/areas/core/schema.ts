@@ -1265,4 +1265,37 @@ CREATE TRIGGER issuable_labels_milestone_count_update AFTER UPDATE OF project_id
 END;
 `,
   },
+  {
+    // Merge requests by state over many projects (a group's list, the instance's) read their page
+    // from an instance-wide (state, created_at) index instead of walking every merge request in
+    // date order past the ones in other states. And a project's merge requests by target branch
+    // (alone or with a state) counted per branch and state by triggers, as core/017 counts states:
+    // the capped count read 10,001 index entries of a common branch (main) for every page.
+    name: 'core/036_merge_request_state_branch_counts',
+    sql: `
+CREATE INDEX merge_requests_state_created ON merge_requests (state, created_at, id);
+CREATE TABLE merge_request_branch_counts (
+  project_id INTEGER NOT NULL,
+  target_branch TEXT NOT NULL,
+  state TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (project_id, target_branch, state)
+) WITHOUT ROWID;
+INSERT INTO merge_request_branch_counts (project_id, target_branch, state, n)
+  SELECT project_id, target_branch, state, count(*) FROM merge_requests GROUP BY project_id, target_branch, state;
+CREATE TRIGGER merge_requests_branch_count_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_request_branch_counts (project_id, target_branch, state, n) VALUES (NEW.project_id, NEW.target_branch, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER merge_requests_branch_count_delete AFTER DELETE ON merge_requests BEGIN
+  UPDATE merge_request_branch_counts SET n = n - 1 WHERE project_id = OLD.project_id AND target_branch = OLD.target_branch AND state = OLD.state;
+END;
+CREATE TRIGGER merge_requests_branch_count_update AFTER UPDATE OF project_id, target_branch, state ON merge_requests
+  WHEN NEW.project_id != OLD.project_id OR NEW.target_branch != OLD.target_branch OR NEW.state != OLD.state BEGIN
+  UPDATE merge_request_branch_counts SET n = n - 1 WHERE project_id = OLD.project_id AND target_branch = OLD.target_branch AND state = OLD.state;
+  INSERT INTO merge_request_branch_counts (project_id, target_branch, state, n) VALUES (NEW.project_id, NEW.target_branch, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
 ];
