@@ -281,3 +281,42 @@ describe('long answers', () => {
     expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 });
+
+describe('snippet pages', () => {
+  it("shows each snippet of a page as its own GET does: the latest revision's files, each author", async () => {
+    const dev = await s.createUser();
+    const group = await s.createGroup({ visibility: 'public' });
+    const project = await s.createProject({ namespace_id: group.id, visibility: 'public' });
+    await s.addMember('projects', project.id, dev.user.id, 30);
+    const P = `/projects/${project.id}/snippets`;
+    const made: any[] = [];
+    for (let i = 0; i < 6; i++) {
+      const files = Array.from({ length: (i % 3) + 1 }, (_, k) => ({ file_path: `dir/f${(k * 7 + i) % 5}-${k}.txt`, content: `c${i}${k}` }));
+      made.push(ok(await s.post(P, { title: `Snippet ${i}`, visibility: 'public', files }, { token: i % 2 ? dev.token : undefined })));
+    }
+    // New revisions: one file renamed and one added; a file moved to another name.
+    ok(await s.put(`${P}/${made[1].id}`, { files: [{ action: 'create', file_path: 'a-first.txt', content: 'new' }] }, { token: dev.token }));
+    ok(await s.put(`${P}/${made[2].id}`, { files: [{ action: 'move', previous_path: made[2].files[0].path, file_path: 'zz-last.txt' }] }));
+    const outsider = await s.createUser();
+    for (const token of [undefined, dev.token, outsider.token]) {
+      const page = ok(await s.get(`${P}?per_page=100`, { token }));
+      expect(page.map((x: any) => x.id)).toEqual(made.map((x) => x.id).reverse());
+      for (const row of page) expect(text(row)).toBe(text(ok(await s.get(`${P}/${row.id}`, { token }))));
+    }
+    const page = ok(await s.get(`${P}?per_page=100`));
+    const files = (id: number) => page.find((x: any) => x.id === id).files.map((f: any) => f.path);
+    expect(files(made[1].id)).toEqual(['a-first.txt', ...made[1].files.map((f: any) => f.path)].sort());
+    expect(files(made[2].id)).toEqual([...made[2].files.slice(1).map((f: any) => f.path), 'zz-last.txt'].sort());
+    expect(page.find((x: any) => x.id === made[1].id).file_name).toBe('a-first.txt');
+    expect(files(made[0].id)).toEqual(made[0].files.map((f: any) => f.path));
+    // A dev's own e-mail is theirs to see; root's is shown to root.
+    expect(ok(await s.get(`${P}?per_page=100`, { token: dev.token })).find((x: any) => x.id === made[1].id).author.email).toBe(dev.user.email);
+
+    const sql = await preparedBy(s, async () => {
+      ok(await s.put(`/projects/${project.id}`, { description: 'a write, so nothing is remembered' }));
+      ok(await s.get(`${P}?per_page=100`));
+    });
+    expect(sql.filter((q) => q.includes('snippet_revisions')).length).toBe(1);
+    expect(sql.filter((q) => q.includes('snippet_revision_files')).length).toBe(1);
+  });
+});
