@@ -248,6 +248,13 @@ describe('label pages', () => {
     );
     expect(page[0].description_html).toContain('<strong>bug</strong>');
     expect(page[3]).toMatchObject({ name: 'team', is_project_label: false, priority: null, subscribed: true });
+    // Dark text on a light color, white on the others, each label its own.
+    expect(page.map((l: any) => [l.name, l.text_color])).toEqual([
+      ['bug', '#FFFFFF'],
+      ['docs', '#FFFFFF'],
+      ['feature', '#333333'],
+      ['team', '#FFFFFF'],
+    ]);
   });
 
   it('reads the subscriptions once for a page, not once per label', async () => {
@@ -318,5 +325,38 @@ describe('snippet pages', () => {
     });
     expect(sql.filter((q) => q.includes('snippet_revisions')).length).toBe(1);
     expect(sql.filter((q) => q.includes('snippet_revision_files')).length).toBe(1);
+  });
+});
+
+describe('note pages', () => {
+  it('shows each note of a page as its own GET does: authors, resolvers, system and internal notes', async () => {
+    const dev = await s.createUser();
+    const rep = await s.createUser();
+    const project = await s.createProject({ visibility: 'private' });
+    await s.addMember('projects', project.id, dev.user.id, 30);
+    await s.addMember('projects', project.id, rep.user.id, 20);
+    const M = `/projects/${project.id}/merge_requests`;
+    const mr = ok(await s.post(M, { source_branch: 'b', target_branch: 'main', title: 'MR' }));
+    const threads: any[] = [];
+    for (const [i, token] of [undefined, dev.token, rep.token, dev.token, undefined].entries()) {
+      threads.push(ok(await s.post(`${M}/${mr.iid}/discussions`, { body: `Thread ${i}` }, { token })));
+    }
+    ok(await s.post(`${M}/${mr.iid}/notes`, { body: 'Plain' }, { token: rep.token }));
+    ok(await s.post(`${M}/${mr.iid}/notes`, { body: 'Internal', internal: true }, { token: dev.token }));
+    ok(await s.put(`${M}/${mr.iid}/discussions/${threads[1].id}`, { resolved: true }));
+    ok(await s.put(`${M}/${mr.iid}/discussions/${threads[2].id}`, { resolved: true }, { token: dev.token }));
+    ok(await s.put(`${M}/${mr.iid}`, { labels: 'bug' }));
+    for (const token of [undefined, dev.token, rep.token]) {
+      const page = ok(await s.get(`${M}/${mr.iid}/notes?per_page=100`, { token }));
+      expect(page.length).toBeGreaterThanOrEqual(7);
+      const resolvers = page.filter((n: any) => n.resolved).map((n: any) => [n.body, n.author.id, n.resolved_by.id]);
+      expect(resolvers).toEqual([
+        ['Thread 2', rep.user.id, dev.user.id],
+        ['Thread 1', dev.user.id, 1],
+      ]);
+      for (const row of page) expect(text(row)).toBe(text(ok(await s.get(`${M}/${mr.iid}/notes/${row.id}`, { token }))));
+      const discussions = ok(await s.get(`${M}/${mr.iid}/discussions?per_page=100`, { token }));
+      for (const d of discussions) expect(text(d.notes)).toBe(text(d.notes.map((n: any) => page.find((x: any) => x.id === n.id))));
+    }
   });
 });
