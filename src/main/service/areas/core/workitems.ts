@@ -609,9 +609,13 @@ function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', i
   return matches;
 }
 
-/** A walk's progress: the list's first `read` records hold the `matched` ids (in list order); `done`: that is the whole list. */
+/**
+ * A walk's progress: the list's first `read` records hold the `matched` ids (in list order), the
+ * last of them `after` (its order value and id, to go on after it); `done`: that is the whole list.
+ */
 interface SearchWalk {
   read: number;
+  after: [string, number] | null;
   matched: number[];
   done: boolean;
 }
@@ -652,6 +656,19 @@ export function searchWalkRows<T extends { id: number }>(
   const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
   const restArgs = args.slice(filters.search!.args.length);
   const type = table === 'issues' ? 'Issue' : 'MergeRequest';
+  // An order on a column never NULL goes on after the last record read (by its place in the
+  // order) instead of stepping over every record read before again (OFFSET).
+  const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
+  const beyond = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '<' : '>'} (?, ?) ORDER BY ${filters.order}`;
+  // A window's ids as one JSON array: SQLite hands over one value instead of a row per record
+  // (the rows were most of a long walk's cost). The subquery's LIMIT keeps it from being
+  // flattened into the aggregate, which reads its rows in the subquery's order.
+  const windowIds = (walk: SearchWalk, size: number): number[] => {
+    const read = col && walk.after ? { sql: `SELECT x.id ${beyond} ${limitSql(size)}`, args: [...restArgs, ...walk.after] } : { sql: `SELECT x.id ${rest} ${limitSql(size)} OFFSET ?`, args: [...restArgs, walk.read] };
+    const { ids } = db.prepare(`SELECT json_group_array(id) AS ids FROM (${read.sql})`).get(...read.args) as { ids: string };
+    return JSON.parse(ids) as number[];
+  };
+  const orderValue = col ? db.prepare(`SELECT x.${col} AS value FROM ${table} x WHERE x.id = ?`) : undefined;
   // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
   const rangeRead = db.prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`);
   const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
@@ -660,7 +677,8 @@ export function searchWalkRows<T extends { id: number }>(
     // read as one range; an id far from every other is probed alone. A window holding two dense
     // stretches far apart (records dated out of id order, say an old import and recent work) then
     // costs two range reads instead of one probe per record.
-    const sorted = [...ids].sort((a, b) => a - b);
+    // A typed array sorts numbers without a comparator call per pair.
+    const sorted = Float64Array.from(ids).sort();
     const found = new Set<number>();
     let start = 0;
     for (let i = 1; i <= sorted.length; i++) {
@@ -681,11 +699,15 @@ export function searchWalkRows<T extends { id: number }>(
     const key = JSON.stringify([index, query, rest, restArgs]);
     const version = store ? listVersion(rc, type, projectId) : 0;
     const known = store?.get(key);
-    const walk: SearchWalk = known && known.version === version ? known : { read: 0, matched: [], done: false };
+    const walk: SearchWalk = known && known.version === version ? known : { read: 0, after: null, matched: [], done: false };
     const { matched } = walk;
     for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); !walk.done && matched.length < offset + limit; window *= 2) {
-      const ids = (db.prepare(`SELECT x.id ${rest} ${limitSql(window)} OFFSET ?`).all(...restArgs, walk.read) as { id: number }[]).map((r) => r.id);
+      const ids = windowIds(walk, window);
       walk.read += ids.length;
+      if (ids.length && orderValue) {
+        const last = ids[ids.length - 1];
+        walk.after = [(orderValue.get(last) as { value: string }).value, last];
+      }
       if (ids.length) {
         const found = matching(ids);
         for (const id of ids) if (found.has(id)) matched.push(id);
