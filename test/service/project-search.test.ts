@@ -260,3 +260,17 @@ describe("a common term's walk is remembered until the project's records of that
     }
   });
 });
+
+describe("an issue search's walk is not remembered for a caller whose view depends on memberships", () => {
+  it('a user made Planner sees the confidential issues at once, though no issue was written', async () => {
+    for (const n of [1, 2, 3]) {
+      expect((await s.post(`/projects/${project}/issues`, { title: `Report secret ${n}`, confidential: true })).status).toBe(201);
+    }
+    const { user, token } = await s.createUser();
+    const titles = async (): Promise<string[]> =>
+      (await s.get(`/projects/${project}/issues`, { query: { search: 'report', per_page: '10' }, token })).body.map((i: any) => i.title);
+    expect((await titles()).filter((t) => t.startsWith('Report secret'))).toEqual([]);
+    expect((await s.post(`/projects/${project}/members`, { user_id: user.id, access_level: 15 })).status).toBe(201);
+    expect((await titles()).slice(0, 3)).toEqual(['Report secret 3', 'Report secret 2', 'Report secret 1']);
+  });
+});
