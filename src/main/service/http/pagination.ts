@@ -289,6 +289,31 @@ export function limitSql(n: number): string {
   return `LIMIT ${n}`;
 }
 
+/**
+ * The count and the pages of a list of few rows (at most COUNT_LIMIT: those a search index found)
+ * from its ids, read once in the list's order: a sort of ids, where the list's own read sorts its
+ * whole rows to find a page and its count reads them all again. A page then reads its rows by id
+ * from `table` (the list's table and alias; the ids already passed the list's conditions).
+ */
+export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColumn: string): SqlList<T> {
+  let ids: number[] | undefined;
+  const all = (): number[] =>
+    (ids ??= (db.prepare(`SELECT ${idColumn} AS id ${list.from} ORDER BY ${list.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...list.args) as { id: number }[]).map(
+      (r) => r.id,
+    ));
+  return {
+    ...list,
+    countFrom: { count: () => all().length },
+    rows: (limit, offset) => {
+      // More rows than that after all: the list reads itself.
+      if (all().length > COUNT_LIMIT) return db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
+      const page = all().slice(offset, offset + limit);
+      if (!page.length) return [];
+      return db.prepare(`SELECT ${list.select} FROM ${table} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${list.order}`).all(JSON.stringify(page)) as T[];
+    },
+  };
+}
+
 /** A whole table, as lists write "no condition" (an administrator's unfiltered list). */
 const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1$/;
 
