@@ -58,6 +58,8 @@ class Res extends EventEmitter {
     ['users search', `/users?search=user12`, 'small:/users?search=user1'],
     ['groups search', `/groups?search=group-12`, 'small:/groups?search=group-1'],
     ['group projects', `/groups/${G}/projects`, `small:/groups/${small.groupId}/projects`],
+    ['project events', `/projects/${P}/events`, `/projects/${S}/events`],
+    ['events (instance)', `/events?scope=all`, 'small:/events?scope=all'],
   ].filter(([n]) => !only || new RegExp(only).test(n));
   const socket = { remoteAddress: '127.0.0.1', encrypted: false };
   const headers = { host: '127.0.0.1', 'private-token': TOKEN };
