@@ -6,7 +6,7 @@ import { areas } from '../../src/main/service/areas';
 import { jobMigrations } from '../../src/main/service/jobs/schema';
 import { openDatabase } from '../../src/main/service/db/connection';
 import { TestService } from '../helpers/service';
-import { expectCounted, expectUncounted, preparedBy } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 
 /**
  * A project's unfiltered events, and an administrator's events of every project, take their
@@ -99,6 +99,30 @@ describe('event list totals from counters', () => {
     const all = await s.get('/events', { query: { scope: 'all', per_page: '5', page: '2' } });
     expectCounted(all, counted(), 5);
     expect(all.body.map((e: any) => e.id)).toEqual(ids('1 = 1').slice(5, 10));
+  });
+
+  it('a page past the end: empty, with the headers reading it gives, and nothing read', async () => {
+    const n = counted('e.project_id = ?', quiet);
+    const reads = await pagedReads(s, async () => {
+      const past = await s.get(`/projects/${quiet}/events`, { query: { per_page: '10', page: '9' } });
+      expect(past.body).toEqual([]);
+      expectCounted(past, n, 10);
+      expect(past.headers.get('x-next-page')).toBe('');
+      expect(past.headers.get('x-prev-page')).toBe('8');
+      expect(past.headers.get('link')).toContain('page=8&per_page=10>; rel="prev"');
+      // Past 10,000 rows in: uncounted, as an empty page there always reads.
+      const far = await s.get(`/projects/${quiet}/events`, { query: { per_page: '20', page: '1001' } });
+      expect(far.body).toEqual([]);
+      expectUncounted(far, '');
+      expect(far.headers.get('x-prev-page')).toBe('1000');
+      const farAll = await s.get('/events', { query: { scope: 'all', per_page: '100', page: '200' } });
+      expect(farAll.body).toEqual([]);
+      expectUncounted(farAll, '');
+    });
+    expect(reads).toEqual([]);
+    // The last page still reads its rows.
+    const last = await s.get(`/projects/${quiet}/events`, { query: { per_page: '10', page: String(Math.ceil(n / 10)) } });
+    expect(last.body.map((e: any) => e.id)).toEqual(ids('e.project_id = ?', quiet).slice(Math.floor((n - 1) / 10) * 10));
   });
 
   it('filtered lists still count their own rows', async () => {

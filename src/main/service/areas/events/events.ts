@@ -84,13 +84,14 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
  * The total of an unfiltered events list from the counters core/035 keeps, when they hold it: a
  * project's events (visible or not, by the list's own condition on the project), or every project's
  * events for a caller who sees them all (the table's rows less those outside any project; events
- * of a deleted project go with it, by its foreign key). Otherwise the list counts itself.
+ * of a deleted project go with it, by its foreign key); a page past the end is then not read.
+ * Otherwise the list counts itself.
  */
-function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: string; args: unknown[] }, where: string[]): { count: () => number } | undefined {
+function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: string; args: unknown[] }, where: string[]): { total: () => number } | undefined {
   const db = rc.svc.db;
   if (source.kind === 'project') {
     return {
-      count: () =>
+      total: () =>
         (
           db
             .prepare(`SELECT coalesce((SELECT n FROM event_counts WHERE project_id = p.id), 0) AS n FROM projects p WHERE p.id = ? AND ${visible.sql}`)
@@ -100,7 +101,7 @@ function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: 
   }
   if (source.kind === 'memberProjects' && where.every((w) => w === '1 = 1')) {
     return {
-      count: () =>
+      total: () =>
         (db.prepare('SELECT (SELECT count(*) FROM events) - coalesce((SELECT n FROM event_counts WHERE project_id = 0), 0) AS n').get() as { n: number }).n,
     };
   }
