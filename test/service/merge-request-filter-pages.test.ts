@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -206,6 +206,111 @@ describe('merge requests and issues by a milestone title', () => {
   });
 });
 
+describe('merge requests and issues by a milestone title and one label', () => {
+  // The counters core/034 keeps, against a fresh count of the label rows and the records.
+  const expectCountersAsTheRecords = (): void => {
+    const db = s.service.context.db;
+    const fresh = db
+      .prepare(
+        `SELECT il.issuable_type, il.project_id, x.milestone_id AS milestone, il.title, il.state, il.confidential, count(*) AS n FROM issuable_labels il
+          JOIN (SELECT 'Issue' AS type, id, milestone_id FROM issues UNION ALL SELECT 'MergeRequest', id, milestone_id FROM merge_requests) x
+            ON x.type = il.issuable_type AND x.id = il.issuable_id
+          WHERE x.milestone_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
+      )
+      .all();
+    const kept = db
+      .prepare('SELECT issuable_type, project_id, milestone, title, state, confidential, n FROM label_milestone_counts WHERE n != 0 ORDER BY 1, 2, 3, 4, 5, 6')
+      .all();
+    expect(kept).toEqual(fresh);
+  };
+
+  it('counted from the label rows by milestone, every page as the records say, with a state, any case', async () => {
+    const pair = newestFirst(mrs.filter((x) => x.milestone === 'v1' && hasLabel(x, 'bug')));
+    expect(pair.length).toBeGreaterThan(10);
+    const counts = await preparedBy(s, () => expectPages({ milestone: 'v1', labels: 'bug' }, pair, 5));
+    expect(counts.some((sql) => sql.includes('label_milestone_counts'))).toBe(true);
+    expect(counts.some((sql) => sql.includes('INDEXED BY issuable_labels_milestone'))).toBe(true);
+    await expectPages({ milestone: 'v1', labels: 'BUG', state: 'opened' }, pair.filter((x) => x.state === 'opened'), 3);
+    await expectPages({ milestone: 'v2', labels: 'other' }, newestFirst(mrs.filter((x) => x.milestone === 'v2' && hasLabel(x, 'other'))), 2);
+    await expectPages({ milestone: 'v1', labels: 'no such label' }, []);
+    await expectPages({ milestone: 'no such milestone', labels: 'bug' }, []);
+    expectCountersAsTheRecords();
+  });
+
+  it('follows every write: a milestone set, changed and cleared, a label removed, a close, a deleted milestone', async () => {
+    const check = async (): Promise<void> => {
+      await expectPages({ milestone: 'v1', labels: 'bug' }, newestFirst(mrs.filter((x) => x.milestone === 'v1' && hasLabel(x, 'bug'))), 5);
+      await expectPages({ milestone: 'v2', labels: 'bug', state: 'closed' }, newestFirst(mrs.filter((x) => x.milestone === 'v2' && hasLabel(x, 'bug') && x.state === 'closed')), 2);
+      expectCountersAsTheRecords();
+    };
+    const put = async (x: Seed, body: Record<string, unknown>): Promise<void> => {
+      expect((await s.put(`/projects/${project}/merge_requests/${x.iid}`, body)).status).toBe(200);
+    };
+    const unmarked = newestFirst(mrs.filter((x) => x.milestone === null && hasLabel(x, 'bug')))[0];
+    await put(unmarked, { milestone_id: milestones.get('v1') });
+    unmarked.milestone = 'v1';
+    const moved = newestFirst(mrs.filter((x) => x.milestone === 'v1' && hasLabel(x, 'bug')))[4];
+    await put(moved, { milestone_id: milestones.get('v2'), state_event: 'close' });
+    moved.milestone = 'v2';
+    moved.state = 'closed';
+    const cleared = newestFirst(mrs.filter((x) => x.milestone === 'v1' && hasLabel(x, 'bug')))[2];
+    await put(cleared, { milestone_id: 0 });
+    cleared.milestone = null;
+    const unlabelled = newestFirst(mrs.filter((x) => x.milestone === 'v1' && hasLabel(x, 'bug')))[1];
+    await put(unlabelled, { remove_labels: unlabelled.labels.filter((l) => l.toLowerCase() === 'bug').join(',') });
+    unlabelled.labels = unlabelled.labels.filter((l) => l.toLowerCase() !== 'bug');
+    const labelled = newestFirst(mrs.filter((x) => x.milestone === 'v2' && !hasLabel(x, 'bug')))[0];
+    await put(labelled, { add_labels: 'bug', state_event: 'close' });
+    labelled.labels = [...labelled.labels, 'bug'];
+    labelled.state = 'closed';
+    // Without the API: a milestone written directly.
+    const direct = newestFirst(mrs.filter((x) => x.milestone === 'v2' && hasLabel(x, 'bug')))[0];
+    s.service.context.db.prepare('UPDATE merge_requests SET milestone_id = ? WHERE id = ?').run(milestones.get('v1'), direct.id);
+    direct.milestone = 'v1';
+    await check();
+    // A milestone deleted: its records keep their labels and lose the milestone.
+    const doomed = (await s.post(`/projects/${project}/milestones`, { title: 'doomed' })).body.id;
+    const onDoomed = newestFirst(mrs.filter((x) => x.milestone === 'v1' && hasLabel(x, 'bug'))).slice(0, 3);
+    for (const x of onDoomed) {
+      await put(x, { milestone_id: doomed });
+      x.milestone = 'doomed';
+    }
+    await expectPages({ milestone: 'doomed', labels: 'bug' }, newestFirst(onDoomed), 2);
+    expect((await s.del(`/projects/${project}/milestones/${doomed}`)).status).toBe(204);
+    for (const x of onDoomed) x.milestone = null;
+    await expectPages({ milestone: 'doomed', labels: 'bug' }, []);
+    await check();
+  });
+
+  it('issues the same way: confidential ones counted for who sees them', async () => {
+    const ctx = s.service.context;
+    const v1 = milestones.get('v1')!;
+    const made = ctx.db.transaction(() =>
+      Array.from({ length: 12 }, (_, k) =>
+        insertImportedIssue(ctx, project, {
+          iid: 100 + k, title: `Paired ${k}`, description: null, state: k % 4 === 3 ? 'closed' : 'opened', authorId: 1,
+          labels: k % 3 === 2 ? ['other'] : ['bug'], confidential: k % 5 === 0,
+          milestoneId: k < 10 ? v1 : null, createdAt: createdAt(1000 + k), updatedAt: createdAt(1000 + k), importedFrom: 'none',
+        }),
+      ),
+    )();
+    const paired = made.filter((_, k) => k < 10 && k % 3 !== 2).reverse();
+    const { token } = await s.createUser();
+    const issuesList = (query: Record<string, string>, caller?: string) => s.get(`/projects/${project}/issues`, { query: { milestone: 'v1', labels: 'bug', ...query }, token: caller });
+    for (const [caller, seen] of [
+      [undefined, paired],
+      [token, paired.filter((i) => !i.confidential)],
+    ] as const) {
+      const res = await issuesList({ per_page: '2', page: '2' }, caller);
+      expectCounted(res, seen.length, 2);
+      expect(ids(res)).toEqual(seen.slice(2, 4).map((i) => i.id));
+      const open = seen.filter((i) => i.state === 'opened');
+      expectCounted(await issuesList({ per_page: '2', state: 'opened' }, caller), open.length, 2);
+    }
+    expectCountersAsTheRecords();
+  });
+});
+
 describe('merge requests by branch', () => {
   it('source and target branch, alone or together, from their indexes, as the records say', async () => {
     const db = s.service.context.db;
@@ -220,6 +325,55 @@ describe('merge requests by branch', () => {
       expect(plan.map((p) => p.detail).join('\n')).toContain(index);
     }
     expectCounted(await list({ source_branch: 'no-such-branch' }), 0, 20);
+  });
+});
+
+describe('merge requests by target branch, counted from the branch counters', () => {
+  const expectBranchCountersAsTheRecords = (): void => {
+    const db = s.service.context.db;
+    const fresh = db.prepare('SELECT project_id, target_branch, state, count(*) AS n FROM merge_requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3').all();
+    expect(db.prepare('SELECT project_id, target_branch, state, n FROM merge_request_branch_counts WHERE n != 0 ORDER BY 1, 2, 3').all()).toEqual(fresh);
+  };
+  const check = async (): Promise<void> => {
+    for (const branch of ['main', 'stable']) {
+      await expectPages({ target_branch: branch }, newestFirst(mrs.filter((x) => x.targetBranch === branch)), 50);
+      for (const state of ['opened', 'closed', 'merged']) {
+        await expectPages({ target_branch: branch, state }, newestFirst(mrs.filter((x) => x.targetBranch === branch && x.state === state)), 7);
+      }
+    }
+    expectBranchCountersAsTheRecords();
+  };
+
+  it('alone or with a state, from the counters, through retargets, closes, creates and deletes', async () => {
+    const counts = await preparedBy(s, () => expectPages({ target_branch: 'main' }, newestFirst(mrs.filter((x) => x.targetBranch === 'main')), 30));
+    expect(counts.some((sql) => sql.includes('merge_request_branch_counts'))).toBe(true);
+    await check();
+    const put = async (x: Seed, body: Record<string, unknown>): Promise<void> => {
+      expect((await s.put(`/projects/${project}/merge_requests/${x.iid}`, body)).status).toBe(200);
+    };
+    const retarget = newestFirst(mrs.filter((x) => x.targetBranch === 'main' && x.state === 'opened'))[2];
+    await put(retarget, { target_branch: 'stable' });
+    retarget.targetBranch = 'stable';
+    const closed = newestFirst(mrs.filter((x) => x.targetBranch === 'stable' && x.state === 'opened'))[4];
+    await put(closed, { state_event: 'close', target_branch: 'main' });
+    closed.state = 'closed';
+    closed.targetBranch = 'main';
+    const created = await s.post(`/projects/${project}/merge_requests`, { source_branch: 'branch-count', target_branch: 'stable', title: 'Branch count' });
+    expect(created.status).toBe(201);
+    mrs.push({ id: created.body.id, iid: created.body.iid, state: 'opened', labels: [], milestone: null, createdAt: created.body.created_at, sourceBranch: 'branch-count', targetBranch: 'stable' });
+    const gone = newestFirst(mrs.filter((x) => x.targetBranch === 'main'))[3];
+    expect((await s.del(`/projects/${project}/merge_requests/${gone.iid}`)).status).toBe(204);
+    mrs.splice(mrs.indexOf(gone), 1);
+    // Without the API: merged, and moved to another branch.
+    const merged = newestFirst(mrs.filter((x) => x.targetBranch === 'stable' && x.state === 'opened'))[1];
+    s.service.context.db.prepare("UPDATE merge_requests SET state = 'merged', target_branch = 'main' WHERE id = ?").run(merged.id);
+    merged.state = 'merged';
+    merged.targetBranch = 'main';
+    const moved = newestFirst(mrs.filter((x) => x.targetBranch === 'main' && x.state === 'opened'))[0];
+    s.service.context.db.prepare("UPDATE merge_requests SET target_branch = 'stable' WHERE id = ?").run(moved.id);
+    moved.targetBranch = 'stable';
+    await check();
+    expectCounted(await list({ target_branch: 'no-such-branch' }), 0, 20);
   });
 });
 
@@ -291,6 +445,14 @@ describe("a group's and the instance's merge requests by one label", () => {
   it("a group of more than 10,000 records walks the instance's order index; one of fewer reads its projects' records", async () => {
     const crowdReads = await pagedReads(s, async () => expect(ids(await crowdList({}))).toEqual(newestFirst(many).slice(0, 100).map((x) => x.id)));
     expect(crowdReads[0].sql).toContain('+x.project_id IN');
+    // By state: the instance's (state, created_at) index, not every record in date order.
+    const db = s.service.context.db;
+    const stateReads = await pagedReads(s, async () => {
+      const res = await crowdList({ state: 'merged' });
+      expect(ids(res)).toEqual(newestFirst(many.filter((x) => x.state === 'merged')).slice(0, 100).map((x) => x.id));
+    });
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${stateReads[0].sql}`).all(...stateReads[0].args) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toContain('merge_requests_state_created');
     const fewReads = await pagedReads(s, async () => {
       const res = await s.get(`/groups/${group}/merge_requests`, { query: { per_page: '100' } });
       expect(ids(res)).toEqual(newestFirst(mrs).slice(0, 100).map((x) => x.id));
@@ -317,6 +479,75 @@ describe("a group's and the instance's merge requests by one label", () => {
     expectCounted(closed, inProjects.filter((x) => x.state === 'closed').length, 100);
     expect(ids(closed)).toEqual(newestFirst(inProjects.filter((x) => x.state === 'closed')).slice(0, 100).map((x) => x.id));
     expectCounted(await s.get('/merge_requests', { query: { state: 'closed' }, token }), 0, 20);
+  });
+
+  it('a milestone and a label past 10,000 records: uncounted from the counters, counted exactly again below', async () => {
+    const db = s.service.context.db;
+    const big = (await s.post(`/projects/${crowded}/milestones`, { title: 'big' })).body.id;
+    db.prepare('UPDATE merge_requests SET milestone_id = ? WHERE project_id = ?').run(big, crowded);
+    const inCrowded = newestFirst(many.filter((x) => x.iid > 0));
+    expect(inCrowded.length).toBeGreaterThan(10_000);
+    const pairList = (query: Record<string, string>) => s.get(`/projects/${crowded}/merge_requests`, { query: { milestone: 'big', labels: 'many', per_page: '100', ...query } });
+    const counts = await preparedBy(s, async () => {
+      const res = await pairList({ page: '2' });
+      expectUncounted(res, '3');
+      expect(ids(res)).toEqual(inCrowded.slice(100, 200).map((x) => x.id));
+    });
+    expect(counts.some((sql) => sql.includes('label_milestone_counts'))).toBe(true);
+    expect(counts.some((sql) => sql.includes('issuable_labels_milestone'))).toBe(false);
+    // 100 of them lose the milestone: 10,000 or fewer left, counted exactly.
+    const cleared = inCrowded.slice(0, 100);
+    db.prepare(`UPDATE merge_requests SET milestone_id = NULL WHERE id IN (${cleared.map(() => '?').join(',')})`).run(...cleared.map((x) => x.id));
+    const left = inCrowded.slice(100);
+    expect(left.length).toBeLessThanOrEqual(10_000);
+    const res = await pairList({ page: '3' });
+    expectCounted(res, left.length, 100);
+    expect(ids(res)).toEqual(left.slice(200, 300).map((x) => x.id));
+    db.prepare('UPDATE merge_requests SET milestone_id = NULL WHERE project_id = ?').run(crowded);
+  });
+
+  it("an administrator's scope=all: every record of the instance, without a project condition, as a fresh query of the table says", async () => {
+    const db = s.service.context.db;
+    // Every merge request of the instance (none is without its project: a foreign key), in list order.
+    const table = (where = '1 = 1', args: unknown[] = [], order = 'm.created_at DESC, m.id DESC'): number[] =>
+      (db.prepare(`SELECT m.id FROM merge_requests m JOIN projects p ON p.id = m.project_id WHERE ${where} ORDER BY ${order}`).all(...args) as { id: number }[]).map((r) => r.id);
+    const all = (query: Record<string, string>) => s.get('/merge_requests', { query: { scope: 'all', per_page: '100', ...query } });
+    const reads = await pagedReads(s, async () => {
+      const first = await all({});
+      expectUncounted(first, '2');
+      expect(ids(first)).toEqual(table().slice(0, 100));
+      const deep = await all({ page: '40' });
+      expect(ids(deep)).toEqual(table().slice(3900, 4000));
+      const updated = await all({ order_by: 'updated_at', sort: 'asc', page: '3' });
+      expectUncounted(updated, '4');
+      expect(ids(updated)).toEqual(table('1 = 1', [], 'm.updated_at ASC, m.id ASC').slice(200, 300));
+    });
+    for (const r of reads) expect(r.sql).not.toContain('project_id IN');
+    for (const state of ['merged', 'closed']) {
+      const expected = table('m.state = ?', [state]);
+      const res = await all({ state, page: '2' });
+      expectCounted(res, expected.length, 100);
+      expect(ids(res)).toEqual(expected.slice(100, 200));
+    }
+    const openedRecords = table('m.state = ?', ['opened']);
+    const opened = await all({ state: 'opened' });
+    expectCounted(opened, openedRecords.length, 100);
+    expect(ids(opened)).toEqual(openedRecords.slice(0, 100));
+    const labelled = table("EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = 'MergeRequest' AND il.issuable_id = m.id AND il.title = 'bug' COLLATE NOCASE)");
+    const bug = await all({ labels: 'bug' });
+    expectCounted(bug, labelled.length, 100);
+    expect(ids(bug)).toEqual(labelled.slice(0, 100));
+    const searched = await all({ search: 'Many 1002' });
+    expect(ids(searched)).toEqual(table("m.title LIKE '%Many 1002%'"));
+    expectCounted(searched, table("m.title LIKE '%Many 1002%'").length, 100);
+    // The administrator's own (the default scope): by author, still without a project condition.
+    const own = await s.get('/merge_requests', { query: { per_page: '100', page: '3' } });
+    expect(ids(own)).toEqual(table('m.author_id = 1').slice(200, 300));
+    // Issues the same way: every issue, confidential ones included.
+    const issues = await s.get('/issues', { query: { scope: 'all', per_page: '100' } });
+    const everyIssue = (db.prepare('SELECT id FROM issues ORDER BY created_at DESC, id DESC').all() as { id: number }[]).map((r) => r.id);
+    expectCounted(issues, everyIssue.length, 100);
+    expect(ids(issues)).toEqual(everyIssue.slice(0, 100));
   });
 
   it("the caller's own (the default scope) and the rest of the instance's labels too", async () => {

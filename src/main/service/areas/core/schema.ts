@@ -1183,4 +1183,139 @@ END;
 CREATE INDEX label_counts_title ON label_counts (issuable_type, title COLLATE NOCASE, state, project_id);
 `,
   },
+  {
+    // Issues and merge requests by a milestone's title and one label (`milestone=v1&labels=bug`):
+    // no counter held the pair, so the capped count walked the milestone's records probing each
+    // one's labels (~64,000 records at a million). Label rows now carry their record's milestone
+    // (kept by the label triggers and on a milestone change, the SET NULL of a deleted milestone
+    // included), counted per record type, project, milestone, exact title, state and
+    // confidentiality as core/016 counts labels; an index reads the pair's rows for an exact count
+    // when there are few. Epic label rows and records without a milestone stay out of both.
+    name: 'core/034_label_milestone_counts',
+    sql: `
+ALTER TABLE issuable_labels ADD COLUMN milestone INTEGER;
+UPDATE issuable_labels SET milestone = m.milestone_id FROM issues m
+  WHERE issuable_labels.issuable_type = 'Issue' AND m.id = issuable_labels.issuable_id AND m.milestone_id IS NOT NULL;
+UPDATE issuable_labels SET milestone = m.milestone_id FROM merge_requests m
+  WHERE issuable_labels.issuable_type = 'MergeRequest' AND m.id = issuable_labels.issuable_id AND m.milestone_id IS NOT NULL;
+CREATE INDEX issuable_labels_milestone ON issuable_labels (issuable_type, project_id, milestone, title COLLATE NOCASE, state, issuable_id)
+  WHERE milestone IS NOT NULL;
+
+DROP TRIGGER issues_labels_insert;
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential, milestone)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential, NEW.milestone_id FROM json_each(NEW.labels);
+END;
+DROP TRIGGER issues_labels_update;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential, milestone)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential, NEW.milestone_id FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_milestone AFTER UPDATE OF milestone_id ON issues WHEN NEW.milestone_id IS NOT OLD.milestone_id BEGIN
+  UPDATE issuable_labels SET milestone = NEW.milestone_id WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+DROP TRIGGER merge_requests_labels_insert;
+CREATE TRIGGER merge_requests_labels_insert AFTER INSERT ON merge_requests WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, created_at, milestone)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state, NEW.created_at, NEW.milestone_id FROM json_each(NEW.labels);
+END;
+DROP TRIGGER merge_requests_labels_update;
+CREATE TRIGGER merge_requests_labels_update AFTER UPDATE OF labels ON merge_requests WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, created_at, milestone)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state, NEW.created_at, NEW.milestone_id FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_milestone AFTER UPDATE OF milestone_id ON merge_requests WHEN NEW.milestone_id IS NOT OLD.milestone_id BEGIN
+  UPDATE issuable_labels SET milestone = NEW.milestone_id WHERE issuable_type = 'MergeRequest' AND issuable_id = NEW.id;
+END;
+
+CREATE TABLE label_milestone_counts (
+  issuable_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  milestone INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  state TEXT NOT NULL,
+  confidential INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, project_id, milestone, title, state, confidential)
+) WITHOUT ROWID;
+INSERT INTO label_milestone_counts (issuable_type, project_id, milestone, title, state, confidential, n)
+  SELECT issuable_type, project_id, milestone, title, state, confidential, count(*) FROM issuable_labels
+  WHERE project_id IS NOT NULL AND milestone IS NOT NULL GROUP BY issuable_type, project_id, milestone, title, state, confidential;
+CREATE TRIGGER issuable_labels_milestone_count_insert AFTER INSERT ON issuable_labels
+  WHEN NEW.project_id IS NOT NULL AND NEW.milestone IS NOT NULL BEGIN
+  INSERT INTO label_milestone_counts (issuable_type, project_id, milestone, title, state, confidential, n)
+    VALUES (NEW.issuable_type, NEW.project_id, NEW.milestone, NEW.title, NEW.state, NEW.confidential, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER issuable_labels_milestone_count_delete AFTER DELETE ON issuable_labels
+  WHEN OLD.project_id IS NOT NULL AND OLD.milestone IS NOT NULL BEGIN
+  UPDATE label_milestone_counts SET n = n - 1 WHERE issuable_type = OLD.issuable_type AND project_id = OLD.project_id
+    AND milestone = OLD.milestone AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+END;
+CREATE TRIGGER issuable_labels_milestone_count_update AFTER UPDATE OF project_id, milestone, state, confidential, title ON issuable_labels BEGIN
+  UPDATE label_milestone_counts SET n = n - 1 WHERE OLD.project_id IS NOT NULL AND OLD.milestone IS NOT NULL
+    AND issuable_type = OLD.issuable_type AND project_id = OLD.project_id AND milestone = OLD.milestone
+    AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+  INSERT INTO label_milestone_counts (issuable_type, project_id, milestone, title, state, confidential, n)
+    SELECT NEW.issuable_type, NEW.project_id, NEW.milestone, NEW.title, NEW.state, NEW.confidential, 1
+    WHERE NEW.project_id IS NOT NULL AND NEW.milestone IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
+  {
+    // Merge requests by state over many projects (a group's list, the instance's) read their page
+    // from an instance-wide (state, created_at) index instead of walking every merge request in
+    // date order past the ones in other states. And a project's merge requests by target branch
+    // (alone or with a state) counted per branch and state by triggers, as core/017 counts states:
+    // the capped count read 10,001 index entries of a common branch (main) for every page.
+    name: 'core/036_merge_request_state_branch_counts',
+    sql: `
+CREATE INDEX merge_requests_state_created ON merge_requests (state, created_at, id);
+CREATE TABLE merge_request_branch_counts (
+  project_id INTEGER NOT NULL,
+  target_branch TEXT NOT NULL,
+  state TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (project_id, target_branch, state)
+) WITHOUT ROWID;
+INSERT INTO merge_request_branch_counts (project_id, target_branch, state, n)
+  SELECT project_id, target_branch, state, count(*) FROM merge_requests GROUP BY project_id, target_branch, state;
+CREATE TRIGGER merge_requests_branch_count_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO merge_request_branch_counts (project_id, target_branch, state, n) VALUES (NEW.project_id, NEW.target_branch, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER merge_requests_branch_count_delete AFTER DELETE ON merge_requests BEGIN
+  UPDATE merge_request_branch_counts SET n = n - 1 WHERE project_id = OLD.project_id AND target_branch = OLD.target_branch AND state = OLD.state;
+END;
+CREATE TRIGGER merge_requests_branch_count_update AFTER UPDATE OF project_id, target_branch, state ON merge_requests
+  WHEN NEW.project_id != OLD.project_id OR NEW.target_branch != OLD.target_branch OR NEW.state != OLD.state BEGIN
+  UPDATE merge_request_branch_counts SET n = n - 1 WHERE project_id = OLD.project_id AND target_branch = OLD.target_branch AND state = OLD.state;
+  INSERT INTO merge_request_branch_counts (project_id, target_branch, state, n) VALUES (NEW.project_id, NEW.target_branch, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
+  {
+    // Each project's events counted by triggers (project_id 0: events outside any project), so a
+    // project's unfiltered events list, or an administrator's list of every project's, takes its
+    // total from here instead of walking 10,001 index entries to learn it has more than 10,000.
+    name: 'core/035_event_counts',
+    sql: `
+CREATE TABLE event_counts (project_id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+INSERT INTO event_counts (project_id, n) SELECT coalesce(project_id, 0), count(*) FROM events GROUP BY coalesce(project_id, 0);
+CREATE TRIGGER events_count_insert AFTER INSERT ON events BEGIN
+  INSERT INTO event_counts (project_id, n) VALUES (coalesce(NEW.project_id, 0), 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER events_count_delete AFTER DELETE ON events BEGIN
+  UPDATE event_counts SET n = n - 1 WHERE project_id = coalesce(OLD.project_id, 0);
+END;
+CREATE TRIGGER events_count_move AFTER UPDATE OF project_id ON events WHEN OLD.project_id IS NOT NEW.project_id BEGIN
+  UPDATE event_counts SET n = n - 1 WHERE project_id = coalesce(OLD.project_id, 0);
+  INSERT INTO event_counts (project_id, n) VALUES (coalesce(NEW.project_id, 0), 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
 ];

@@ -9,7 +9,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -52,14 +52,29 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const scopeSql = scopeCondition(rc, 'merge_requests', scope, filters);
   where.push(scopeSql);
   args.push(...scope.args);
+  const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const countFrom =
     labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
   const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { from: sql, args }, true) : undefined;
   const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined);
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
   return q.view === 'simple' ? page.map(simple) : page;
+}
+
+/**
+ * A project's merge requests by target branch, perhaps in one state, and nothing else: counted
+ * from the branch counters (core/036) instead of reading the branch's index entries up to 10,001.
+ */
+function targetBranchCount(rc: RequestContext, scope: Scope, filters: WorkItemFilters, branch: string): { counted: number } | undefined {
+  if (scope.projectId === undefined || !filters.counted || filters.counted.authorId !== null || filters.counted.milestone !== null) return undefined;
+  const { state } = filters.counted;
+  const row = rc.svc.db
+    .prepare(`SELECT coalesce(sum(n), 0) AS n FROM merge_request_branch_counts WHERE project_id = ? AND target_branch = ?${state ? ' AND state = ?' : ''}`)
+    .get(scope.projectId, branch, ...(state ? [state] : [])) as { n: number };
+  return { counted: row.n };
 }
 
 /** Entities::MergeRequestSimple, for `view=simple`. */

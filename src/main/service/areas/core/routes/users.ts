@@ -2,7 +2,7 @@ import type { Router } from '../../../http/route';
 import { customAttributesFilter } from './custom_attributes';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
-import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
+import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateSql } from '../../../http/pagination';
 import { constantJson, inTransaction } from '../../../db/connection';
 import { rareTermCandidates } from '../../../db/trigram';
 import { createUser } from '../accounts';
@@ -71,11 +71,14 @@ export function registerUserRoutes(r: Router): void {
       });
       const where: string[] = [];
       const args: unknown[] = [];
+      /** At most COUNT_LIMIT users can match (the search index's candidates and an e-mail). */
+      let fewRows = false;
       if (q.username) addFilter(where, args, 'lower(username) = lower(?)', q.username);
       if (q.search) {
         // A term few users hold: those the search index finds (or the e-mail names), checked with the same LIKE.
         const few = rareTermCandidates(rc.svc.db, 'users_search', 'id', q.search, ['username', 'name']);
         if (few) addFilter(where, args, `(${few.sql} OR lower(email) = lower(?))`, ...few.args, q.search);
+        fewRows = !!few;
         where.push("(username LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR lower(email) = lower(?))");
         const like = `%${likeEscape(q.search)}%`;
         args.push(like, like, q.search);
@@ -103,7 +106,8 @@ export function registerUserRoutes(r: Router): void {
       const sql = `WHERE ${where.length ? where.join(' AND ') : '1 = 1'}`;
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
-      const rows = paginateSql<User>(rc, rc.svc.db, { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) });
+      const list: SqlList<User> = { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) };
+      const rows = paginateSql<User>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'users', 'id') : list);
       return rc.user?.admin ? usersFor(rc, rows) : rows.map((u) => userBasic(rc, u));
     },
     { auth: 'optional', scopes: READ_USER },
