@@ -58,6 +58,13 @@ class Res extends EventEmitter {
     ['users search', `/users?search=user12`, 'small:/users?search=user1'],
     ['groups search', `/groups?search=group-12`, 'small:/groups?search=group-1'],
     ['group projects', `/groups/${G}/projects`, `small:/groups/${small.groupId}/projects`],
+    ['project events', `/projects/${P}/events`, `/projects/${S}/events`],
+    ['events (instance)', `/events?scope=all`, 'small:/events?scope=all'],
+    // 100 rows against the small side's few: the cost of each row's entity.
+    ['merge requests per_page=100', `/projects/${P}/merge_requests?per_page=100`, `/projects/${S}/merge_requests?per_page=100`],
+    ['project labels per_page=100', `/projects/${P}/labels?per_page=100`, `/projects/${S}/labels?per_page=100`],
+    ['group epics per_page=100', `/groups/${G}/epics?per_page=100`, `small:/groups/${small.groupId}/epics?per_page=100`],
+    ['group epics created_after', `/groups/${G}/epics?created_after=2024-01-01T00:00:00Z`, `small:/groups/${small.groupId}/epics?created_after=2024-01-01T00:00:00Z`],
   ].filter(([n]) => !only || new RegExp(only).test(n));
   const socket = { remoteAddress: '127.0.0.1', encrypted: false };
   const headers = { host: '127.0.0.1', 'private-token': TOKEN };

@@ -360,10 +360,11 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   const { state, authorId, milestone } = filters.counted;
   const db = rc.svc.db;
   if (scope.projectId === undefined) {
-    // Merge requests of many projects (a group, the instance's scope=all), by state alone: the
-    // state counters of the scope's projects, each counter row checked against them (not one
-    // lookup per project). Issues have confidential ones a caller may not see: walked as before.
-    if (type !== 'MergeRequest' || !(scope.projects || scope.instance) || authorId !== null || milestone !== null) return undefined;
+    // Records of many projects (a group, the instance's scope=all), by state alone: the state
+    // counters of the scope's projects, each counter row checked against them (not one lookup per
+    // project). Issues have confidential ones a caller may not see: counted so only for a caller
+    // who sees them all (an administrator), walked otherwise.
+    if ((type !== 'MergeRequest' && !seesAll) || !(scope.projects || scope.instance) || authorId !== null || milestone !== null) return undefined;
     return { counted: scopeStateCount(rc, type, scope, state) };
   }
   if (seesAll && authorId === null && milestone === null) {

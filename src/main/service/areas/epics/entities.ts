@@ -1,10 +1,10 @@
 import type { EntityContext } from '../core/entities';
 import { namespaceBasic, namespaceWebUrl, userBasicById } from '../core/entities';
 import { type Namespace, findNamespaceById } from '../core/namespaces';
-import { findLabelById, groupLabelsByTitle } from '../labels/labels';
 import { labelBasic } from '../labels/entities';
 import { textColorFor } from '../labels/colors';
-import { type AwardRow, type EpicRow, type LabelEventRow, type TodoRow, awardCounts, canAdminEpic, epicDates, findEpicById } from './epics';
+import { type LabelRow, findLabelById, groupLabelsByTitle } from '../labels/labels';
+import { type AwardCounts, type AwardRow, type EpicRow, type LabelEventRow, type TodoRow, awardCountsOf, canAdminEpic, epicDatesFrom, inheritsDates } from './epics';
 
 export interface EpicView {
   /** The group the epic is requested through (`references.relative`). */
@@ -28,19 +28,73 @@ function participates(ec: EntityContext, e: EpicRow): boolean {
   return !!ec.svc.db.prepare("SELECT 1 FROM notes WHERE noteable_type = 'Epic' AND noteable_id = ? AND author_id = ? LIMIT 1").get(e.id, ec.user.id);
 }
 
+/**
+ * What epics show of other rows, read for a whole page at once (one query per table, not one per
+ * epic): their parents, the children their dates come from, their thumbs, and per group the
+ * labels `with_labels_details` shows and whether the viewer administers its epics.
+ */
+interface EpicPage {
+  parents: Map<number, EpicRow>;
+  children: Map<number, EpicRow[]>;
+  awards: Map<number, AwardCounts>;
+  labels: Map<number, Map<string, LabelRow>>;
+  admin: Map<number, boolean>;
+}
+
+const NO_AWARDS: AwardCounts = { upvotes: 0, downvotes: 0 };
+const NO_CHILDREN: EpicRow[] = [];
+
+function epicPage(ec: EntityContext, rows: EpicRow[], view: EpicView): EpicPage {
+  const db = ec.svc.db;
+  const byId = (sql: string, ids: number[]): EpicRow[] => (ids.length ? (db.prepare(sql).all(JSON.stringify(ids)) as EpicRow[]) : []);
+  const parentIds = [...new Set(rows.map((e) => e.parent_id).filter((id): id is number => id !== null))];
+  const parents = new Map(byId('SELECT * FROM epics WHERE id IN (SELECT value FROM json_each(?))', parentIds).map((p) => [p.id, p]));
+  const children = new Map<number, EpicRow[]>();
+  const inheriting = rows.filter(inheritsDates).map((e) => e.id);
+  // By parent, each in turn (CROSS JOIN keeps the order): with `IN (...)` SQLite may read every epic instead.
+  for (const child of byId('SELECT c.* FROM json_each(?) j CROSS JOIN epics c ON c.parent_id = j.value', inheriting)) {
+    const list = children.get(child.parent_id!);
+    if (list) list.push(child);
+    else children.set(child.parent_id!, [child]);
+  }
+  const labels = new Map<number, Map<string, LabelRow>>();
+  if (view.withLabelsDetails) {
+    // Each title resolves the same among more titles: one read per group for the titles of all its epics.
+    const titles = new Map<number, Set<string>>();
+    for (const e of rows) for (const n of JSON.parse(e.labels) as string[]) (titles.get(e.group_id) ?? titles.set(e.group_id, new Set()).get(e.group_id)!).add(n);
+    for (const [groupId, names] of titles) labels.set(groupId, groupLabelsByTitle(ec.svc, findNamespaceById(ec.svc, groupId)!, [...names]));
+  }
+  return { parents, children, awards: awardCountsOf(ec.svc, rows.map((e) => e.id)), labels, admin: new Map() };
+}
+
 export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<string, unknown> {
+  return epics(ec, [e], view)[0];
+}
+
+/** The epic entity for each row of a page, what they show of other rows read for the page at once (EpicPage). */
+export function epics(ec: EntityContext, rows: EpicRow[], view: EpicView): Record<string, unknown>[] {
+  const page = epicPage(ec, rows, view);
+  return rows.map((e) => epicOnPage(ec, e, view, page));
+}
+
+function epicOnPage(ec: EntityContext, e: EpicRow, view: EpicView, page: EpicPage): Record<string, unknown> {
   const group = findNamespaceById(ec.svc, e.group_id)!;
-  const parent = e.parent_id ? findEpicById(ec.svc, e.parent_id) : undefined;
-  const dates = epicDates(ec.svc, e);
+  const parent = e.parent_id ? page.parents.get(e.parent_id) : undefined;
+  const dates = epicDatesFrom(ec.svc, e, page.children.get(e.id) ?? NO_CHILDREN);
   const api = `${ec.baseUrl}/api/v4`;
   const webUrl = `${namespaceWebUrl(ec, group)}/-/epics/${e.iid}`;
   const names = (JSON.parse(e.labels) as string[]).sort();
   let labels: unknown[] = names;
   if (view.withLabelsDetails) {
-    const found = groupLabelsByTitle(ec.svc, group, names);
+    const found = page.labels.get(e.group_id)!;
     labels = names.map((n) => (found.has(n) ? labelBasic(found.get(n)!) : { id: null, name: n }));
   }
-  const out: Record<string, unknown> = {
+  const awards = page.awards.get(e.id) ?? NO_AWARDS;
+  let admin = page.admin.get(e.group_id);
+  if (admin === undefined) page.admin.set(e.group_id, (admin = canAdminEpic(ec.svc, ec.user, e)));
+  // One literal: the fields this viewer does not get are `undefined`, which JSON leaves out, and
+  // every epic of a page has one shape (Object.assign after it made each a slower dictionary).
+  return {
     id: e.id,
     iid: e.iid,
     color: e.color,
@@ -63,7 +117,8 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
     updated_at: e.updated_at,
     closed_at: e.closed_at,
     labels,
-    ...awardCounts(ec.svc, e.id),
+    upvotes: awards.upvotes,
+    downvotes: awards.downvotes,
     work_item_id: null,
     imported: e.imported_from !== 'none',
     imported_from: e.imported_from,
@@ -73,23 +128,18 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
       group: `${api}/groups/${e.group_id}`,
       parent: parent ? `${api}/groups/${parent.group_id}/epics/${parent.iid}` : null,
     },
-  };
-  if (canAdminEpic(ec.svc, ec.user, e)) {
     // The deprecated *_from_milestones: GitLab's Epic model answers the rolled-up date when the
     // date is not fixed, else the sourcing milestone's (none here: Sandlab epics have no milestones).
-    Object.assign(out, {
-      start_date_is_fixed: !!e.start_date_is_fixed,
-      start_date_fixed: e.start_date_fixed,
-      start_date_from_milestones: e.start_date_is_fixed ? null : dates.start_date,
-      start_date_from_inherited_source: dates.start_date_from_inherited_source,
-      due_date_is_fixed: !!e.due_date_is_fixed,
-      due_date_fixed: e.due_date_fixed,
-      due_date_from_milestones: e.due_date_is_fixed ? null : dates.due_date,
-      due_date_from_inherited_source: dates.due_date_from_inherited_source,
-    });
-  }
-  if (view.single) out.subscribed = participates(ec, e);
-  return out;
+    start_date_is_fixed: admin ? !!e.start_date_is_fixed : undefined,
+    start_date_fixed: admin ? e.start_date_fixed : undefined,
+    start_date_from_milestones: admin ? (e.start_date_is_fixed ? null : dates.start_date) : undefined,
+    start_date_from_inherited_source: admin ? dates.start_date_from_inherited_source : undefined,
+    due_date_is_fixed: admin ? !!e.due_date_is_fixed : undefined,
+    due_date_fixed: admin ? e.due_date_fixed : undefined,
+    due_date_from_milestones: admin ? (e.due_date_is_fixed ? null : dates.due_date) : undefined,
+    due_date_from_inherited_source: admin ? dates.due_date_from_inherited_source : undefined,
+    subscribed: view.single ? participates(ec, e) : undefined,
+  };
 }
 
 /** Todo entity of a "marked" epic to-do. */

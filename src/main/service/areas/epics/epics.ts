@@ -75,17 +75,23 @@ export interface EpicDates {
   due_date_from_inherited_source: string | null;
 }
 
+/** Whether the epic's dates come from its children (a date not fixed), so its children are read. */
+export const inheritsDates = (epic: EpicRow): boolean => !epic.start_date_is_fixed || !epic.due_date_is_fixed;
+
 /** Fixed dates when flagged, else inherited from child epics (earliest start, latest due). */
 export function epicDates(svc: ServiceContext, epic: EpicRow, depth = 0): EpicDates {
+  const children = depth < 10 && inheritsDates(epic) ? (svc.db.prepare('SELECT * FROM epics WHERE parent_id = ?').all(epic.id) as EpicRow[]) : [];
+  return epicDatesFrom(svc, epic, children, depth);
+}
+
+/** epicDates with the epic's children already read (none when its dates are fixed): a page of epics reads them at once. */
+export function epicDatesFrom(svc: ServiceContext, epic: EpicRow, children: EpicRow[], depth = 0): EpicDates {
   let start: string | null = null;
   let due: string | null = null;
-  if (depth < 10 && (!epic.start_date_is_fixed || !epic.due_date_is_fixed)) {
-    const children = svc.db.prepare('SELECT * FROM epics WHERE parent_id = ?').all(epic.id) as EpicRow[];
-    for (const child of children) {
-      const d = epicDates(svc, child, depth + 1);
-      if (d.start_date && (!start || d.start_date < start)) start = d.start_date;
-      if (d.due_date && (!due || d.due_date > due)) due = d.due_date;
-    }
+  for (const child of children) {
+    const d = epicDates(svc, child, depth + 1);
+    if (d.start_date && (!start || d.start_date < start)) start = d.start_date;
+    if (d.due_date && (!due || d.due_date > due)) due = d.due_date;
   }
   return {
     start_date: epic.start_date_is_fixed ? epic.start_date_fixed : start,
@@ -298,13 +304,20 @@ export interface AwardRow {
   updated_at: string;
 }
 
-export function awardCounts(svc: ServiceContext, epicId: number): { upvotes: number; downvotes: number } {
-  const row = svc.db
+export interface AwardCounts {
+  upvotes: number;
+  downvotes: number;
+}
+
+/** Thumbs up and down of each epic (by id; an epic without any is absent), one query for them all. */
+export function awardCountsOf(svc: ServiceContext, epicIds: number[]): Map<number, AwardCounts> {
+  const rows = svc.db
     .prepare(
-      "SELECT sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM epic_award_emoji WHERE epic_id = ?",
+      `SELECT epic_id, sum(name = 'thumbsup') AS up, sum(name = 'thumbsdown') AS down FROM epic_award_emoji
+        WHERE epic_id IN (SELECT value FROM json_each(?)) GROUP BY epic_id`,
     )
-    .get(epicId) as { up: number | null; down: number | null };
-  return { upvotes: row.up ?? 0, downvotes: row.down ?? 0 };
+    .all(JSON.stringify(epicIds)) as { epic_id: number; up: number; down: number }[];
+  return new Map(rows.map((r) => [r.epic_id, { upvotes: r.up, downvotes: r.down }]));
 }
 
 // --- list ----------------------------------------------------------------------------------------
@@ -387,6 +400,29 @@ function rememberedCount(db: Db, key: string, version: () => number, count?: () 
   if (!known && remembered.size >= REMEMBERED_COUNTS) remembered.clear();
   remembered.set(key, { version: now, n });
   return n;
+}
+
+/** A list filtered by its creation dates, and at most a state, besides what every list reads (groups, confidentiality). */
+function createdOnly(f: EpicListFilters): boolean {
+  return (
+    (!!f.created_after || !!f.created_before) && f.author_id === undefined && f.author_username === undefined && !f.labels?.length && !f.search &&
+    !f.updated_after && !f.updated_before && f.confidential === undefined && !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length
+  );
+}
+
+/**
+ * How many epics of the groups the list holds at least, from the months wholly inside its creation
+ * range (epics/010): a created_at whose month sorts after the month of `created_after` sorts after
+ * it too (and before `created_before` likewise), whatever the rest of the text. Only the
+ * non-confidential epics count, which every reader of the groups sees.
+ */
+function createdAtLeast(svc: ServiceContext, groupIds: number[], f: EpicListFilters): number {
+  const where = [`group_id IN (${groupIds.map(() => '?').join(',') || 'NULL'})`, 'confidential = 0'];
+  const args: unknown[] = [...groupIds];
+  if (f.state !== 'all') addFilter(where, args, 'state = ?', f.state);
+  if (f.created_after) addFilter(where, args, 'month > substr(?, 1, 7)', f.created_after);
+  if (f.created_before) addFilter(where, args, 'month < substr(?, 1, 7)', f.created_before);
+  return (svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM epic_created_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
 }
 
 export interface EpicList {
@@ -486,6 +522,9 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     if (label !== null) addFilter(cw, cargs, 'title = ?', label);
     const counters = label !== null ? 'epic_label_counts' : 'epic_counts';
     countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM ${counters} WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
+  } else if (createdOnly(f)) {
+    // Past 10,000 by the months wholly in the range, else counted (epics/010).
+    countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, sql, args, cap)) };
   } else if (f.search && !byId) {
     // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
     countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, sql, args, COUNT_LIMIT + 1 + COUNT_SLACK))!) };

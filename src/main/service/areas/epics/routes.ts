@@ -8,7 +8,7 @@ import type { Namespace } from '../core/namespaces';
 import { type NoteRow, note } from '../core/entities';
 import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
-import { awardEmoji, epic, labelEvent, todo } from './entities';
+import { awardEmoji, epic, epics, labelEvent, todo } from './entities';
 import {
   ADMIN_EPIC,
   type AwardRow,
@@ -124,9 +124,10 @@ export function registerEpicRoutes(r: Router): void {
           iids: f.iids ?? undefined,
           not: f.not ?? undefined,
         });
-        return paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, anchors }).map((e) =>
-          epic(rc, e, { from: group, withLabelsDetails: f.with_labels_details }),
-        );
+        return epics(rc, paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, anchors }), {
+          from: group,
+          withLabelsDetails: f.with_labels_details,
+        });
       },
       { auth: 'optional' },
     );

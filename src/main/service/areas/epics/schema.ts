@@ -242,4 +242,40 @@ CREATE TRIGGER epics_label_count_update AFTER UPDATE OF labels, group_id, author
 END;
 `,
   },
+  {
+    // A group's epics created after (or before) a date at scale: counters per group, month of
+    // created_at, state and confidentiality, kept by triggers. The months wholly inside the range
+    // hold at least their count of the list's epics (the non-confidential ones, which every reader
+    // of the group sees): past 10,000 the list is "more than 10,000" without counting 10,001 of
+    // its index entries; otherwise it is counted as before.
+    name: 'epics/010_created_month_counts',
+    sql: `
+CREATE TABLE epic_created_counts (
+  group_id INTEGER NOT NULL,
+  month TEXT NOT NULL,
+  state TEXT NOT NULL,
+  confidential INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (group_id, month, state, confidential)
+) WITHOUT ROWID;
+INSERT INTO epic_created_counts (group_id, month, state, confidential, n)
+  SELECT group_id, substr(created_at, 1, 7), state, confidential, count(*) FROM epics GROUP BY group_id, substr(created_at, 1, 7), state, confidential;
+CREATE TRIGGER epics_created_count_insert AFTER INSERT ON epics BEGIN
+  INSERT INTO epic_created_counts (group_id, month, state, confidential, n) VALUES (NEW.group_id, substr(NEW.created_at, 1, 7), NEW.state, NEW.confidential, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER epics_created_count_delete AFTER DELETE ON epics BEGIN
+  UPDATE epic_created_counts SET n = n - 1
+    WHERE group_id = OLD.group_id AND month = substr(OLD.created_at, 1, 7) AND state = OLD.state AND confidential = OLD.confidential;
+END;
+CREATE TRIGGER epics_created_count_update AFTER UPDATE OF group_id, created_at, state, confidential ON epics
+  WHEN NEW.group_id != OLD.group_id OR substr(NEW.created_at, 1, 7) != substr(OLD.created_at, 1, 7) OR NEW.state != OLD.state
+    OR NEW.confidential != OLD.confidential BEGIN
+  UPDATE epic_created_counts SET n = n - 1
+    WHERE group_id = OLD.group_id AND month = substr(OLD.created_at, 1, 7) AND state = OLD.state AND confidential = OLD.confidential;
+  INSERT INTO epic_created_counts (group_id, month, state, confidential, n) VALUES (NEW.group_id, substr(NEW.created_at, 1, 7), NEW.state, NEW.confidential, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
 ];

@@ -302,6 +302,15 @@ export function isSubscribed(svc: ServiceContext, label: LabelRow, user: User | 
   return !!svc.db.prepare('SELECT 1 FROM label_subscriptions WHERE label_id = ? AND user_id = ?').get(label.id, user.id);
 }
 
+/** The labels of a page the user is subscribed to, one query for the page (by label and user, each in turn). */
+export function subscribedLabelIds(svc: ServiceContext, labels: LabelRow[], user: User | null): Set<number> {
+  if (!user || !labels.length) return new Set();
+  const rows = svc.db
+    .prepare('SELECT s.label_id FROM json_each(?) j CROSS JOIN label_subscriptions s ON s.label_id = j.value AND s.user_id = ?')
+    .all(JSON.stringify(labels.map((l) => l.id)), user.id) as { label_id: number }[];
+  return new Set(rows.map((r) => r.label_id));
+}
+
 /** Returns false when nothing changed (the route answers 304). */
 export function setSubscription(svc: ServiceContext, label: LabelRow, user: User, subscribed: boolean): boolean {
   if (isSubscribed(svc, label, user) === subscribed) return false;

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
 import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, labelListSql, setSubscription, updateLabel } from './labels';
-import { label } from './entities';
+import { label, labels } from './entities';
 import { ApiError } from '../../http/errors';
 import { checkUnmodifiedSince } from '../../http/conditional';
 
@@ -47,7 +47,7 @@ export function registerLabelRoutes(r: Router): void {
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
         const rows = paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined));
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
-        return rows.map((l) => label(rc, l, { counts: counts?.get(l.id) ?? false, fromProject: kind === 'projects' }));
+        return labels(rc, rows, counts, kind === 'projects');
       },
       { auth: 'optional' },
     );
