@@ -58,6 +58,8 @@ class Res extends EventEmitter {
     ['users search', `/users?search=user12`, 'small:/users?search=user1'],
     ['groups search', `/groups?search=group-12`, 'small:/groups?search=group-1'],
     ['group projects', `/groups/${G}/projects`, `small:/groups/${small.groupId}/projects`],
+    ['project events', `/projects/${P}/events`, `/projects/${S}/events`],
+    ['events (instance)', `/events?scope=all`, 'small:/events?scope=all'],
     // 100 rows against the small side's few: the cost of each row's entity.
     ['merge requests per_page=100', `/projects/${P}/merge_requests?per_page=100`, `/projects/${S}/merge_requests?per_page=100`],
     ['project labels per_page=100', `/projects/${P}/labels?per_page=100`, `/projects/${S}/labels?per_page=100`],

@@ -97,6 +97,8 @@ export interface PageSource<T> {
    */
   count: (cap: number) => number;
   rows: (limit: number, offset: number) => T[];
+  /** The list's exact length, when counters hold it: a page past the end is then answered without reading. */
+  total?: () => number;
 }
 
 /**
@@ -108,6 +110,14 @@ export interface PageSource<T> {
  */
 export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPerPage = 20): T[] {
   const page = readPage(rc.params, defaultPerPage);
+  if (source.total && page.offset > 0 && page.offset >= source.total()) {
+    // Past the end: the empty page's headers as reading it would set them (an offset past
+    // COUNT_LIMIT reads as uncounted), without walking the list to find nothing.
+    const total = page.offset > COUNT_LIMIT ? page.offset : source.total();
+    if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
+    else setUncountedPaginationHeaders(rc, page, false);
+    return [];
+  }
   const fetched = source.rows(page.perPage + 1, page.offset);
   const hasNext = fetched.length > page.perPage;
   const rows = fetched.slice(0, page.perPage);
@@ -138,9 +148,10 @@ export interface SqlList<T> {
    * FROM and WHERE clauses with exactly one row per row of `from`, read from a narrower index
    * (a label's rows instead of the records in list order): the capped count then reads index
    * entries only. Or the count itself, when the list already counted (capped at COUNT_LIMIT + 1),
-   * or how to count it (up to a cap, as PageSource.count), when counting is the list's own matter.
+   * or how to count it (up to a cap, as PageSource.count), when counting is the list's own matter,
+   * or its exact length from counters (PageSource.total: pages past it are not read).
    */
-  countFrom?: { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number };
+  countFrom?: { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | { total: () => number };
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
@@ -289,6 +300,31 @@ export function limitSql(n: number): string {
   return `LIMIT ${n}`;
 }
 
+/**
+ * The count and the pages of a list of few rows (at most COUNT_LIMIT: those a search index found)
+ * from its ids, read once in the list's order: a sort of ids, where the list's own read sorts its
+ * whole rows to find a page and its count reads them all again. A page then reads its rows by id
+ * from `table` (the list's table and alias; the ids already passed the list's conditions).
+ */
+export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColumn: string): SqlList<T> {
+  let ids: number[] | undefined;
+  const all = (): number[] =>
+    (ids ??= (db.prepare(`SELECT ${idColumn} AS id ${list.from} ORDER BY ${list.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...list.args) as { id: number }[]).map(
+      (r) => r.id,
+    ));
+  return {
+    ...list,
+    countFrom: { count: () => all().length },
+    rows: (limit, offset) => {
+      // More rows than that after all: the list reads itself.
+      if (all().length > COUNT_LIMIT) return db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
+      const page = all().slice(offset, offset + limit);
+      if (!page.length) return [];
+      return db.prepare(`SELECT ${list.select} FROM ${table} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${list.order}`).all(JSON.stringify(page)) as T[];
+    },
+  };
+}
+
 /** A whole table, as lists write "no condition" (an administrator's unfiltered list). */
 const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1$/;
 
@@ -319,11 +355,15 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
       );
     }
   }
+  let total: number | undefined;
+  const exact = list.countFrom && 'total' in list.countFrom ? list.countFrom.total : undefined;
   return paginate(
     rc,
     {
+      total: exact && (() => (total ??= exact())),
       count: (cap) => {
         const from = list.countFrom ?? { from: list.from, args: list.args };
+        if ('total' in from) return (total ??= from.total());
         if ('count' in from) return from.count(cap);
         return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
       },

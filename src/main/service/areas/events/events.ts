@@ -74,8 +74,38 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
   const order = q.sort === 'asc' ? 'ASC' : 'DESC';
   const anchors = source.kind === 'project' ? projectEventAnchors(rc, source.projectId, { from: sql, args }, q.sort as SortDirection) : undefined;
-  const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors });
+  const unfiltered = !q.action && !q.target_type && !q.before && !q.after;
+  const countFrom = unfiltered ? countedEvents(rc, source, visible, where) : undefined;
+  const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors, countFrom });
   return rows.filter((e) => targetVisible(rc, e));
+}
+
+/**
+ * The total of an unfiltered events list from the counters core/035 keeps, when they hold it: a
+ * project's events (visible or not, by the list's own condition on the project), or every project's
+ * events for a caller who sees them all (the table's rows less those outside any project; events
+ * of a deleted project go with it, by its foreign key); a page past the end is then not read.
+ * Otherwise the list counts itself.
+ */
+function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: string; args: unknown[] }, where: string[]): { total: () => number } | undefined {
+  const db = rc.svc.db;
+  if (source.kind === 'project') {
+    return {
+      total: () =>
+        (
+          db
+            .prepare(`SELECT coalesce((SELECT n FROM event_counts WHERE project_id = p.id), 0) AS n FROM projects p WHERE p.id = ? AND ${visible.sql}`)
+            .get(source.projectId, ...visible.args) as { n: number } | undefined
+        )?.n ?? 0,
+    };
+  }
+  if (source.kind === 'memberProjects' && where.every((w) => w === '1 = 1')) {
+    return {
+      total: () =>
+        (db.prepare('SELECT (SELECT count(*) FROM events) - coalesce((SELECT n FROM event_counts WHERE project_id = 0), 0) AS n').get() as { n: number }).n,
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
-import { type Keyset, OFFSET_PAGINATION_LIMIT, paginate, paginateSql } from '../../../http/pagination';
+import { type Keyset, type SqlList, OFFSET_PAGINATION_LIMIT, fewRowsByIds, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, projectsPage } from '../entities';
@@ -243,11 +243,11 @@ export function registerGroupRoutes(r: Router): void {
       const g = loadGroup(rc);
       const q = declared(rc.params, { include_subgroups: t.boolean(), simple: t.boolean() });
       const ids = q.include_subgroups ? selfAndDescendantIds(rc.svc, g.id) : [g.id];
-      const { where, args, order } = projectListFilters(rc);
+      const { where, args, order, fewRows } = projectListFilters(rc);
       where.push(`p.namespace_id IN (${ids.map(() => '?').join(',')})`);
       args.push(...ids);
-      const sql = `FROM projects p WHERE ${where.join(' AND ')}`;
-      return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from: sql, args, order }), !!q.simple);
+      const list: SqlList<Project> = { select: 'p.*', from: `FROM projects p WHERE ${where.join(' AND ')}`, args, order };
+      return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
     },
     { auth: 'optional' },
   );

@@ -50,11 +50,14 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
   };
 }
 
-/** The caller sees every confidential issue of the scope's project (confidentialSql's rule: an administrator, or Planner and above). */
+/**
+ * The caller sees every confidential issue of the scope (confidentialSql's rule: an administrator
+ * anywhere, or Planner and above in the scope's project).
+ */
 function seesConfidential(rc: RequestContext, scope: Scope): boolean {
   const user = rc.user;
+  if (user?.admin) return true;
   if (!user || scope.projectId === undefined) return false;
-  if (user.admin) return true;
   const planner = memberProjectsSql(rc.svc, user, 'p', Access.PLANNER);
   return !!rc.svc.db.prepare(`SELECT 1 FROM projects p WHERE p.id = ? AND ${planner.sql}`).get(scope.projectId, ...planner.args);
 }
@@ -78,7 +81,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
   const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, { from: sql, args }, seesAll);
-  const rows = searchWalkRows<IssueRow>(rc, 'issues', filters, where, args);
+  // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
+  const rows = searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0);
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
 }
 

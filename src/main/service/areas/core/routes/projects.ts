@@ -3,7 +3,7 @@ import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, forbidden, notFound, validationError } from '../../../http/errors';
-import { type Keyset, type SortDirection, paginateArray, paginateSql } from '../../../http/pagination';
+import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { fullName, namespaceWebUrl, project, projectsPage } from '../entities';
@@ -27,7 +27,8 @@ import { checkUnmodifiedSince } from '../../../http/conditional';
 import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 
 /** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
-export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string; orderBy: string; sort: SortDirection } {
+/** `fewRows`: at most COUNT_LIMIT projects can match (the search index's candidates). */
+export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string; orderBy: string; sort: SortDirection; fewRows: boolean } {
   const q = declared(rc.params, {
     search: t.string(),
     owned: t.boolean(),
@@ -45,6 +46,7 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     sort: t.string().values(['asc', 'desc']).default('desc'),
   });
   const vis = visibleProjectsSql(rc.svc, rc.user);
+  let fewRows = false;
   const where = [vis.sql];
   const args: unknown[] = [...vis.args];
   const user = rc.user;
@@ -77,6 +79,7 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
       // A term few projects hold: those the search index finds, checked with the same LIKE.
       const few = rareTermCandidates(rc.svc.db, 'projects_search', 'p.id', q.search, ['name', 'path', 'description']);
       if (few) addFilter(where, args, few.sql, ...few.args);
+      fewRows = !!few;
       where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\')`);
       args.push(like, like, like);
     }
@@ -95,7 +98,7 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
   if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
   const col =
     q.order_by === 'similarity' ? 'p.created_at' : q.order_by === 'star_count' ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)' : `p.${q.order_by}`;
-  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort };
+  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort, fewRows };
 }
 
 /** Gitlab::Pagination::Keyset for Project: `order_by=id` only, the next page through `id_after`/`id_before`. */
@@ -207,10 +210,11 @@ const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
 /** A page of the projects the caller can see, with GET /projects's filters (and `extra` conditions on alias `p`). */
 export function listProjects(rc: RequestContext, extra?: { where: string; args: unknown[] }): Record<string, unknown>[] {
   const q = declared(rc.params, { simple: t.boolean() });
-  const { where, args, order, orderBy, sort } = projectListFilters(rc);
+  const { where, args, order, orderBy, sort, fewRows } = projectListFilters(rc);
   if (extra) addFilter(where, args, extra.where, ...extra.args);
   const from = `FROM projects p WHERE ${where.join(' AND ')}`;
-  return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) }), !!q.simple);
+  const list: SqlList<Project> = { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) };
+  return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
 }
 
 export function registerProjectRoutes(r: Router): void {

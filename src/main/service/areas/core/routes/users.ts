@@ -2,8 +2,8 @@ import type { Router } from '../../../http/route';
 import { customAttributesFilter } from './custom_attributes';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
-import { type Keyset, type SortDirection, paginateSql } from '../../../http/pagination';
-import { inTransaction } from '../../../db/connection';
+import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateSql } from '../../../http/pagination';
+import { constantJson, inTransaction } from '../../../db/connection';
 import { rareTermCandidates } from '../../../db/trigram';
 import { createUser } from '../accounts';
 import { userBasic, userFor, usersFor, userPublic, personalAccessToken } from '../entities';
@@ -35,17 +35,16 @@ const AT_LEAST_PASSWORD = 'password, reset_password, force_random_password are m
 
 /** Users, the current user, and personal access tokens. */
 export function registerUserRoutes(r: Router): void {
-  r.get('/version', () => ({ version: SANDLAB_GITLAB_VERSION, revision: 'sandlab' }), { scopes: READ_USER });
-  r.get(
-    '/metadata',
-    () => ({
-      version: SANDLAB_GITLAB_VERSION,
-      revision: 'sandlab',
-      kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
-      enterprise: true,
-    }),
-    { scopes: READ_USER },
-  );
+  // The same answer every time: built and serialized once (jsonBody), not per request.
+  const version = constantJson({ version: SANDLAB_GITLAB_VERSION, revision: 'sandlab' });
+  const metadata = constantJson({
+    version: SANDLAB_GITLAB_VERSION,
+    revision: 'sandlab',
+    kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
+    enterprise: true,
+  });
+  r.get('/version', () => version, { scopes: READ_USER });
+  r.get('/metadata', () => metadata, { scopes: READ_USER });
 
   r.get('/user', (rc) => userFor(rc, rc.requireUser()), { scopes: READ_USER });
 
@@ -72,11 +71,14 @@ export function registerUserRoutes(r: Router): void {
       });
       const where: string[] = [];
       const args: unknown[] = [];
+      /** At most COUNT_LIMIT users can match (the search index's candidates and an e-mail). */
+      let fewRows = false;
       if (q.username) addFilter(where, args, 'lower(username) = lower(?)', q.username);
       if (q.search) {
         // A term few users hold: those the search index finds (or the e-mail names), checked with the same LIKE.
         const few = rareTermCandidates(rc.svc.db, 'users_search', 'id', q.search, ['username', 'name']);
         if (few) addFilter(where, args, `(${few.sql} OR lower(email) = lower(?))`, ...few.args, q.search);
+        fewRows = !!few;
         where.push("(username LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR lower(email) = lower(?))");
         const like = `%${likeEscape(q.search)}%`;
         args.push(like, like, q.search);
@@ -104,7 +106,8 @@ export function registerUserRoutes(r: Router): void {
       const sql = `WHERE ${where.length ? where.join(' AND ') : '1 = 1'}`;
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
-      const rows = paginateSql<User>(rc, rc.svc.db, { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) });
+      const list: SqlList<User> = { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) };
+      const rows = paginateSql<User>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'users', 'id') : list);
       return rc.user?.admin ? usersFor(rc, rows) : rows.map((u) => userBasic(rc, u));
     },
     { auth: 'optional', scopes: READ_USER },
