@@ -57,6 +57,26 @@ describe('answers byte for byte', () => {
     expect(await get('/api/v4/version')).toBe(answer('200 OK', headers, body));
   });
 
+  it('HEAD /version: the GET answer without its body', async () => {
+    const [headers] = routeJson({ version: '17.9.0', revision: 'sandlab' });
+    for (let i = 0; i < 2; i++) {
+      const res = await raw(`HEAD /api/v4/version HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`);
+      expect(res).toBe(answer('200 OK', headers, ''));
+    }
+  });
+
+  it('GET /metadata', async () => {
+    const metadata = {
+      version: '17.9.0',
+      revision: 'sandlab',
+      kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
+      enterprise: true,
+    };
+    const expected = answer('200 OK', ...routeJson(metadata));
+    expect(await get('/api/v4/metadata')).toBe(expected);
+    expect(await get('/api/v4/metadata')).toBe(expected);
+  });
+
   it('an unknown path, every time, with or without a query', async () => {
     for (const path of ['/api/v4/no/such/path', '/api/v4/no/such/path', '/api/v4/no/such/path?x=1']) {
       expect(await get(path, null)).toBe(answer('404 Not Found', ...json({ error: '404 Not Found' })));

@@ -63,6 +63,13 @@ describe('the code cache of the built bundle', () => {
     expect(start()).toEqual({ value: 'MANGO true', statuses: { 'entry.js': 'used', 'lib.js': 'used' }, status: 0 });
   });
 
+  it('reads a file that is not ASCII as UTF-8, from source and from its cache alike', () => {
+    // The bundle is ASCII and is read without decoding UTF-8; any other file must keep its text.
+    writeFileSync(join(root, 'lib.js'), `exports.word = 'cr\u00e8me \u2014 \u{1F34E}';\n`);
+    expect(start()).toEqual({ value: 'CR\u00c8ME \u2014 \u{1F34E} true', statuses: { 'entry.js': 'missing', 'lib.js': 'missing' }, status: 0 });
+    expect(start()).toEqual({ value: 'CR\u00c8ME \u2014 \u{1F34E} true', statuses: { 'entry.js': 'used', 'lib.js': 'used' }, status: 0 });
+  });
+
   it('runs the source when V8 rejects the cache (another Node, corrupt bytes), and replaces it', () => {
     start();
     const cache = readFileSync(cacheFile('lib.js'));

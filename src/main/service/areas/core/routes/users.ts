@@ -3,7 +3,7 @@ import { customAttributesFilter } from './custom_attributes';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateSql } from '../../../http/pagination';
-import { inTransaction } from '../../../db/connection';
+import { constantJson, inTransaction } from '../../../db/connection';
 import { rareTermCandidates } from '../../../db/trigram';
 import { createUser } from '../accounts';
 import { userBasic, userFor, usersFor, userPublic, personalAccessToken } from '../entities';
@@ -35,17 +35,16 @@ const AT_LEAST_PASSWORD = 'password, reset_password, force_random_password are m
 
 /** Users, the current user, and personal access tokens. */
 export function registerUserRoutes(r: Router): void {
-  r.get('/version', () => ({ version: SANDLAB_GITLAB_VERSION, revision: 'sandlab' }), { scopes: READ_USER });
-  r.get(
-    '/metadata',
-    () => ({
-      version: SANDLAB_GITLAB_VERSION,
-      revision: 'sandlab',
-      kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
-      enterprise: true,
-    }),
-    { scopes: READ_USER },
-  );
+  // The same answer every time: built and serialized once (jsonBody), not per request.
+  const version = constantJson({ version: SANDLAB_GITLAB_VERSION, revision: 'sandlab' });
+  const metadata = constantJson({
+    version: SANDLAB_GITLAB_VERSION,
+    revision: 'sandlab',
+    kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
+    enterprise: true,
+  });
+  r.get('/version', () => version, { scopes: READ_USER });
+  r.get('/metadata', () => metadata, { scopes: READ_USER });
 
   r.get('/user', (rc) => userFor(rc, rc.requireUser()), { scopes: READ_USER });
 
