@@ -218,6 +218,25 @@ async function main(): Promise<void> {
         await measure(searched(big.smallProjectId), big.token, bigPid, touchIssue(big.smallProjectId)),
       );
     }
+    // A common merge-request search's walk is remembered until the project's merge requests are
+    // next written: after a write to one of them it walks again.
+    const touchMergeRequest = (projectId: number) => async (): Promise<void> => {
+      const res = await fetch(`${bigServer.url}/api/v4/projects/${projectId}/merge_requests/1`, {
+        method: 'PUT',
+        headers: { 'private-token': big.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: `touched ${++touches}` }),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`touch merge request: ${res.status}`);
+    };
+    const mrSearched = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/merge_requests?search=crash`;
+    if (big.moreLists && chosen(['merge requests search=crash after an MR write', null])) {
+      row(
+        'merge requests search=crash after an MR write',
+        await measure(mrSearched(big.bigProjectId), big.token, bigPid, touchMergeRequest(big.bigProjectId)),
+        await measure(mrSearched(big.smallProjectId), big.token, bigPid, touchMergeRequest(big.smallProjectId)),
+      );
+    }
     const inTurn = async (id: number): Promise<Timed> => {
       await touchIssue(id)();
       const pages: Timed[] = [];

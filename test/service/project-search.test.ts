@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectUncounted } from '../helpers/lists';
+import { expectUncounted, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -189,5 +189,88 @@ describe("a project's remembered match count follows every write to its records"
     await expectFound([100, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1]);
     expect((await s.del(`/projects/${project}/issues/18`)).status).toBe(204);
     await expectFound([100, 17, 16, 15, 14, 13, 12, 11, 10, 1]);
+  });
+});
+
+describe("a common term's walk is remembered until the project's records of that type are written", () => {
+  // Each window the walk read: from the list's start ('start'), or after the last record an earlier window read ('after'); none: the page came from the remembered walk.
+  const windowReads = (statements: string[], table: string): string[] =>
+    statements.filter((sql) => sql.includes(`json_group_array(id) AS ids FROM (SELECT x.id FROM ${table} x`)).map((sql) => (sql.includes('OFFSET ?') ? 'start' : 'after'));
+
+  it('merge requests: the same page again and the next page go on from it; every write is seen', async () => {
+    const page = async (n: number, query: Record<string, string> = {}): Promise<string[]> => {
+      const reads = await preparedBy(s, async () => {
+        const res = await searchMrs({ search: 'alpha', per_page: '20', page: String(n), ...query });
+        const expected = matching('alpha', query.state ? (x) => x.state === query.state : undefined);
+        expect(iids(res)).toEqual(expected.slice((n - 1) * 20, n * 20).map((x) => x.iid));
+        if (expected.length > 10_000) expectUncounted(res, String(n + 1));
+        else expect(res.headers.get('x-total')).toBe(String(expected.length));
+      });
+      return windowReads(reads, 'merge_requests');
+    };
+    await page(1);
+    // A write to something else (the project, an issue) leaves the walk as it was.
+    expect((await s.put(`/projects/${project}`, { description: 'touched' })).status).toBe(200);
+    expect((await s.put(`/projects/${project}/issues/2`, { title: 'Report 2 again' })).status).toBe(200);
+    expect(await page(1)).toEqual([]);
+    // The next page goes on from where the first one stopped, not from the list's start.
+    const next = await page(2);
+    expect(next.length).toBeGreaterThan(0);
+    expect(next).not.toContain('start');
+    expect(await page(2)).toEqual([]);
+    expect(await page(1)).toEqual([]);
+    expect(await page(1, { state: 'closed' })).toContain('start');
+    expect(await page(1, { state: 'closed' })).toEqual([]);
+    // Every kind of write to the project's merge requests is seen.
+    const newest = newestFirst(mrs.filter((x) => !`${x.title}\n${x.description ?? ''}`.toLowerCase().includes('alpha')))[0];
+    expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { title: 'Alpha newest' })).status).toBe(200);
+    newest.title = 'Alpha newest';
+    expect(await page(1)).toContain('start');
+    expect(await page(1)).toEqual([]);
+    const created = await s.post(`/projects/${project}/merge_requests`, { source_branch: 'alpha-new', target_branch: 'main', title: 'Alpha created' });
+    expect(created.status).toBe(201);
+    mrs.push({ id: created.body.id, iid: created.body.iid, title: 'Alpha created', description: null, state: 'opened', createdAt: created.body.created_at });
+    await page(1);
+    const closing = matching('alpha', (x) => x.state === 'opened')[3];
+    expect((await s.put(`/projects/${project}/merge_requests/${closing.iid}`, { state_event: 'close' })).status).toBe(200);
+    closing.state = 'closed';
+    await page(1, { state: 'closed' });
+    await page(2);
+    expect((await s.del(`/projects/${project}/merge_requests/${newest.iid}`)).status).toBe(204);
+    mrs.splice(mrs.indexOf(newest), 1);
+    await page(1);
+    // Written without the API: dated anew.
+    const redated = matching('alpha')[30];
+    redated.createdAt = '2031-01-01T00:00:00.000Z';
+    s.service.context.db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(redated.createdAt, redated.id);
+    await page(1);
+    await page(2);
+    // Other orders, as a fresh query of the table says: by title (after the last record read), by merged_at (NULL for all: by OFFSET).
+    const db = s.service.context.db;
+    for (const [order_by, sort, sql] of [
+      ['title', 'asc', 'title ASC, id ASC'],
+      ['updated_at', 'desc', 'updated_at DESC, id DESC'],
+      ['merged_at', 'desc', 'merged_at DESC, id DESC'],
+    ] as const) {
+      const expected = (db.prepare(`SELECT iid FROM merge_requests WHERE project_id = ? AND (title LIKE '%alpha%' OR description LIKE '%alpha%') ORDER BY ${sql}`).all(project) as { iid: number }[]).map((r) => r.iid);
+      for (const n of [1, 2, 3]) {
+        const res = await searchMrs({ search: 'alpha', order_by, sort, per_page: '20', page: String(n) });
+        expect(iids(res)).toEqual(expected.slice((n - 1) * 20, n * 20));
+      }
+    }
+  });
+});
+
+describe("an issue search's walk is not remembered for a caller whose view depends on memberships", () => {
+  it('a user made Planner sees the confidential issues at once, though no issue was written', async () => {
+    for (const n of [1, 2, 3]) {
+      expect((await s.post(`/projects/${project}/issues`, { title: `Report secret ${n}`, confidential: true })).status).toBe(201);
+    }
+    const { user, token } = await s.createUser();
+    const titles = async (): Promise<string[]> =>
+      (await s.get(`/projects/${project}/issues`, { query: { search: 'report', per_page: '10' }, token })).body.map((i: any) => i.title);
+    expect((await titles()).filter((t) => t.startsWith('Report secret'))).toEqual([]);
+    expect((await s.post(`/projects/${project}/members`, { user_id: user.id, access_level: 15 })).status).toBe(201);
+    expect((await titles()).slice(0, 3)).toEqual(['Report secret 3', 'Report secret 2', 'Report secret 1']);
   });
 });

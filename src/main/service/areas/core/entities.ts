@@ -1050,12 +1050,27 @@ export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Recor
 }
 
 export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null): Record<string, unknown> {
+  return noteWith(ec, n, noteableIid, new Map());
+}
+
+/** The note entity of each note of a list, each user (author, resolver) built once for the list. */
+export function notes(ec: EntityContext, rows: NoteRow[], noteableIid: number | null): Record<string, unknown>[] {
+  const users = new Map<number | null, Record<string, unknown> | null>();
+  return rows.map((n) => noteWith(ec, n, noteableIid, users));
+}
+
+function noteWith(ec: EntityContext, n: NoteRow, noteableIid: number | null, users: Map<number | null, Record<string, unknown> | null>): Record<string, unknown> {
+  const user = (id: number | null): Record<string, unknown> | null => {
+    let entity = users.get(id);
+    if (entity === undefined) users.set(id, (entity = userBasicById(ec, id)));
+    return entity;
+  };
   const out: Record<string, unknown> = {
     id: n.id,
     type: n.type,
     body: n.body,
     attachment: null,
-    author: userBasicById(ec, n.author_id),
+    author: user(n.author_id),
     created_at: n.created_at,
     updated_at: n.updated_at,
     system: !!n.system,
@@ -1073,7 +1088,7 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
   };
   if (n.resolvable) {
     out.resolved = n.resolved_at !== null;
-    out.resolved_by = userBasicById(ec, n.resolved_by_id);
+    out.resolved_by = user(n.resolved_by_id);
     out.resolved_at = n.resolved_at;
   }
   // A LegacyDiffNote (a commit comment on a line) keeps its line in position but shows none, as GitLab exposes position only for DiffNote.

@@ -136,6 +136,8 @@ export interface WorkItemFilters {
   labelOnly: { title: string; state: string | null; milestone: string | null } | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
+  /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
+  searchAlone: boolean;
   /**
    * No filter but perhaps a state (null: all states), an author id and a milestone title (null:
    * not filtered by them), which the counters count: see countersCount.
@@ -241,13 +243,14 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
   // The search goes first, so searchRowsCount can replace it.
   let search: SearchPlan | null = null;
+  const searchAlone = !!q.search && where.length === (state ? 1 : 0);
   if (q.search) {
     const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
     search = searchCondition(rc, type, [...new Set(fields)], q.search, scope);
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, counted };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, searchAlone, counted };
 }
 
 /**
@@ -608,6 +611,23 @@ function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', i
 }
 
 /**
+ * A walk's progress: the list's first `read` records hold the `matched` ids (in list order), the
+ * last of them `after` (its order value and id, to go on after it); `done`: that is the whole list.
+ */
+interface SearchWalk {
+  read: number;
+  after: [string, number] | null;
+  matched: number[];
+  done: boolean;
+}
+/** Walks remembered per database: key -> the progress and the list version it was read at. */
+const searchWalks = new WeakMap<Db, Map<string, SearchWalk & { version: number }>>();
+/** Walks remembered per database (beyond it, all are dropped and walked again). */
+const REMEMBERED_WALKS = 100;
+/** A walk that matched more ids than this is not remembered (memory stays small). */
+const REMEMBERED_WALK_MATCHES = 2_000;
+
+/**
  * The page of a project's search that walks the list order (SearchPlan's `walk`: a common term,
  * an early page): the list's records without the search, in its order, a window at a time, each
  * window checked against the full-text index at once — the project's matches between the
@@ -615,6 +635,12 @@ function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', i
  * whose ids lie far apart (records dated out of id order) is probed record by record. The same
  * MATCH either way, so the same rows as the search condition in SQL. `where` and `args`: the
  * list's conditions with the search first (as workItemFilters puts it).
+ *
+ * `remember`: the list's other conditions read only the records' own columns (the caller says),
+ * so its rows change only when the project's records of this type are written, which listVersion
+ * counts (the full-text index changes only with them too): the walk's progress is remembered
+ * until then, and the next page, or the same one asked again, goes on from it instead of walking
+ * past the same records (a common term none of the newest records hold: ~25,000 records).
  */
 export function searchWalkRows<T extends { id: number }>(
   rc: RequestContext,
@@ -622,6 +648,7 @@ export function searchWalkRows<T extends { id: number }>(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
+  remember: boolean,
 ): ((limit: number, offset: number) => T[]) | undefined {
   const project = filters.search?.project;
   if (!project?.walk) return undefined;
@@ -629,6 +656,20 @@ export function searchWalkRows<T extends { id: number }>(
   const { index, query, projectId } = project;
   const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
   const restArgs = args.slice(filters.search!.args.length);
+  const type = table === 'issues' ? 'Issue' : 'MergeRequest';
+  // An order on a column never NULL goes on after the last record read (by its place in the
+  // order) instead of stepping over every record read before again (OFFSET).
+  const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
+  const beyond = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '<' : '>'} (?, ?) ORDER BY ${filters.order}`;
+  // A window's ids as one JSON array: SQLite hands over one value instead of a row per record
+  // (the rows were most of a long walk's cost). The subquery's LIMIT keeps it from being
+  // flattened into the aggregate, which reads its rows in the subquery's order.
+  const windowIds = (walk: SearchWalk, size: number): number[] => {
+    const read = col && walk.after ? { sql: `SELECT x.id ${beyond} ${limitSql(size)}`, args: [...restArgs, ...walk.after] } : { sql: `SELECT x.id ${rest} ${limitSql(size)} OFFSET ?`, args: [...restArgs, walk.read] };
+    const { ids } = db.prepare(`SELECT json_group_array(id) AS ids FROM (${read.sql})`).get(...read.args) as { ids: string };
+    return JSON.parse(ids) as number[];
+  };
+  const orderValue = col ? db.prepare(`SELECT x.${col} AS value FROM ${table} x WHERE x.id = ?`) : undefined;
   // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
   const rangeRead = db.prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`);
   const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
@@ -637,7 +678,8 @@ export function searchWalkRows<T extends { id: number }>(
     // read as one range; an id far from every other is probed alone. A window holding two dense
     // stretches far apart (records dated out of id order, say an old import and recent work) then
     // costs two range reads instead of one probe per record.
-    const sorted = [...ids].sort((a, b) => a - b);
+    // A typed array sorts numbers without a comparator call per pair.
+    const sorted = Float64Array.from(ids).sort();
     const found = new Set<number>();
     let start = 0;
     for (let i = 1; i <= sorted.length; i++) {
@@ -652,16 +694,31 @@ export function searchWalkRows<T extends { id: number }>(
     return found;
   };
   return (limit, offset) => {
-    const matched: number[] = [];
-    let read = 0;
-    for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); matched.length < offset + limit; window *= 2) {
-      const ids = (db.prepare(`SELECT x.id ${rest} ${limitSql(window)} OFFSET ?`).all(...restArgs, read) as { id: number }[]).map((r) => r.id);
-      read += ids.length;
+    // Not inside a transaction, which may yet roll back to the version before it.
+    const store = remember && !db.inTransaction ? searchWalks.get(db) ?? new Map<string, SearchWalk & { version: number }>() : undefined;
+    if (store) searchWalks.set(db, store);
+    const key = JSON.stringify([index, query, rest, restArgs]);
+    const version = store ? listVersion(rc, type, projectId) : 0;
+    const known = store?.get(key);
+    const walk: SearchWalk = known && known.version === version ? known : { read: 0, after: null, matched: [], done: false };
+    const { matched } = walk;
+    for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); !walk.done && matched.length < offset + limit; window *= 2) {
+      const ids = windowIds(walk, window);
+      walk.read += ids.length;
+      if (ids.length && orderValue) {
+        const last = ids[ids.length - 1];
+        walk.after = [(orderValue.get(last) as { value: string }).value, last];
+      }
       if (ids.length) {
         const found = matching(ids);
         for (const id of ids) if (found.has(id)) matched.push(id);
       }
-      if (ids.length < window) break;
+      if (ids.length < window) walk.done = true;
+    }
+    if (store && matched.length > REMEMBERED_WALK_MATCHES) store.delete(key);
+    else if (store && walk !== known) {
+      if (store.size >= REMEMBERED_WALKS) store.clear();
+      store.set(key, { ...walk, version });
     }
     const pageIds = matched.slice(offset, offset + limit);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];

@@ -81,7 +81,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
   const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, { from: sql, args }, seesAll);
-  const rows = searchWalkRows<IssueRow>(rc, 'issues', filters, where, args);
+  // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
+  const rows = searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0);
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
 }
 

@@ -59,7 +59,8 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
   const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { from: sql, args }, true) : undefined;
-  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined);
+  // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
+  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined);
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
   return q.view === 'simple' ? page.map(simple) : page;
 }
