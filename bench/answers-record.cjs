@@ -251,6 +251,10 @@ function seededRequests(m) {
     '/snippets',
     '/snippets/public',
     '/snippets/all',
+    `${G}/members?per_page=100`,
+    `${G}/members/all?per_page=100`,
+    `/groups/${m.subId}/members/all`,
+    `${P}/members/all?per_page=100`,
   ];
   const singles = [
     ...m.issueIids.flatMap((iid) => [`${P}/issues/${iid}`, `${P}/issues/${iid}/notes`, `${P}/issues/${iid}/related_merge_requests`, `${P}/issues/${iid}/closed_by`]),

@@ -65,6 +65,7 @@ class Res extends EventEmitter {
     ['project labels per_page=100', `/projects/${P}/labels?per_page=100`, `/projects/${S}/labels?per_page=100`],
     ['project snippets per_page=100', `/projects/${P}/snippets?per_page=100`, `/projects/${S}/snippets?per_page=100`],
     ['notes of issue #1 per_page=100', `/projects/${P}/issues/1/notes?per_page=100`, `/projects/${S}/issues/1/notes?per_page=100`],
+    ['group members per_page=100', `/groups/${G}/members?per_page=100`, `small:/groups/${small.groupId}/members?per_page=100`],
     ['group epics per_page=100', `/groups/${G}/epics?per_page=100`, `small:/groups/${small.groupId}/epics?per_page=100`],
     ['group epics created_after', `/groups/${G}/epics?created_after=2024-01-01T00:00:00Z`, `small:/groups/${small.groupId}/epics?created_after=2024-01-01T00:00:00Z`],
   ].filter(([n]) => !only || new RegExp(only).test(n));

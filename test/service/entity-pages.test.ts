@@ -360,3 +360,42 @@ describe('note pages', () => {
     }
   });
 });
+
+describe('member pages', () => {
+  it("shows each member of a page as its own GET does (e-mails as each viewer sees them, creators), the page's users read at once", async () => {
+    const owner = await s.createUser();
+    const group = await s.createGroup({ visibility: 'private' });
+    const sub = await s.createGroup({ parent_id: group.id, visibility: 'private' });
+    await s.addMember('groups', group.id, owner.user.id, 50);
+    const users: { user: any; token: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const u = await s.createUser();
+      users.push(u);
+      // Half added by the group's Owner, half by root: created_by differs.
+      const target = i % 3 === 2 ? sub.id : group.id;
+      ok(await s.post(`/groups/${target}/members`, { user_id: u.user.id, access_level: 10 + 10 * (i % 4) }, { token: i % 2 ? owner.token : undefined }));
+    }
+    for (const token of [undefined, owner.token, users[0].token]) {
+      for (const [path, single] of [
+        [`/groups/${group.id}/members?per_page=100`, (id: number) => `/groups/${group.id}/members/${id}`],
+        [`/groups/${sub.id}/members/all?per_page=100`, (id: number) => `/groups/${sub.id}/members/all/${id}`],
+      ] as const) {
+        const page = ok(await s.get(path, { token }));
+        expect(page.length).toBeGreaterThanOrEqual(4);
+        for (const row of page) expect(text(row)).toBe(text(ok(await s.get(single(row.id), { token }))));
+      }
+    }
+    const asMember = ok(await s.get(`/groups/${group.id}/members?per_page=100`, { token: users[0].token }));
+    expect(asMember.filter((m: any) => 'email' in m).map((m: any) => m.id)).toEqual([users[0].user.id]);
+    const creators = ok(await s.get(`/groups/${group.id}/members?per_page=100`)).map((m: any) => [m.id, m.created_by?.id ?? null]);
+    expect(creators).toContainEqual([users[1].user.id, owner.user.id]);
+    expect(creators).toContainEqual([users[0].user.id, 1]);
+
+    const sql = await preparedBy(s, async () => {
+      ok(await s.put(`/groups/${group.id}`, { description: 'a write, so nothing is remembered' }));
+      ok(await s.get(`/groups/${group.id}/members?per_page=100`));
+    });
+    // The caller's own user (authentication) and no other user one by one.
+    expect(sql.filter((q) => q === 'SELECT * FROM users WHERE id = ?').length).toBeLessThanOrEqual(1);
+  });
+});

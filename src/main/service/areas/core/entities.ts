@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context';
 import { cachedEntity, cachedLookup } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
-import { findUserById, tokenExpired } from './users';
+import { findUserById, rememberUsers, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings, projectTopics } from './projects';
 import { type GroupSettingName, groupBranchProtection, groupProjectCreationLevel, groupSetting } from './group_settings';
@@ -636,12 +636,25 @@ export interface MemberRow {
 
 /** A member: the user's basic fields plus the membership. */
 export function member(ec: EntityContext, m: MemberRow): Record<string, unknown> {
+  return memberWith(ec, m, new Map());
+}
+
+/** The members of a page: their users read in one query, each creator built once. */
+export function members(ec: EntityContext, rows: MemberRow[]): Record<string, unknown>[] {
+  rememberUsers(ec.svc, [...new Set(rows.map((m) => m.user_id!))]);
+  const creators = new Map<number | null, Record<string, unknown> | null>();
+  return rows.map((m) => memberWith(ec, m, creators));
+}
+
+function memberWith(ec: EntityContext, m: MemberRow, creators: Map<number | null, Record<string, unknown> | null>): Record<string, unknown> {
   const u = findUserById(ec.svc, m.user_id!)!;
+  let createdBy = creators.get(m.created_by_id);
+  if (createdBy === undefined) creators.set(m.created_by_id, (createdBy = userBasicById(ec, m.created_by_id)));
   const out: Record<string, unknown> = {
     ...userBasic(ec, u),
     access_level: m.access_level,
     created_at: m.created_at,
-    created_by: userBasicById(ec, m.created_by_id),
+    created_by: createdBy,
     expires_at: m.expires_at,
     group_saml_identity: null,
     membership_state: 'active',
