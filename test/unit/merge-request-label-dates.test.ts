@@ -8,7 +8,8 @@ import { openDatabase } from '../../src/main/service/db/connection';
 
 /**
  * core/030 gives the label rows of the merge requests already in a data dir their record's
- * created_at (the rows the label filter's page reads in order); issue label rows stay out of it.
+ * created_at (the rows the label filter's page reads in order); issue label rows get theirs from
+ * core/038 (test/unit/issue-label-dates.test.ts).
  */
 const dir = mkdtempSync(join(tmpdir(), 'sandlab-label-dates-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ it('fills created_at on the label rows of the merge requests a data dir already 
   const after = openDatabase(file, all);
   const rows = after.prepare('SELECT issuable_type, issuable_id, title, created_at FROM issuable_labels ORDER BY issuable_type, issuable_id, title').all();
   expect(rows).toEqual([
-    { issuable_type: 'Issue', issuable_id: 1, title: 'bug', created_at: null },
+    { issuable_type: 'Issue', issuable_id: 1, title: 'bug', created_at: '2024-01-03T00:00:00.000Z' },
     { issuable_type: 'MergeRequest', issuable_id: 1, title: 'Bug', created_at: '2024-01-02T00:00:00.000Z' },
     { issuable_type: 'MergeRequest', issuable_id: 1, title: 'bug', created_at: '2024-01-02T00:00:00.000Z' },
     { issuable_type: 'MergeRequest', issuable_id: 2, title: 'bug', created_at: '2024-01-01T00:00:00.000Z' },

@@ -321,29 +321,42 @@ function manyProjectsLabelCount(
 }
 
 /**
- * The page of a project's merge requests filtered by one label (and perhaps a state) in the
- * default order (created_at), read from the label's rows in that order (core/030: merge-request
- * label rows carry created_at) instead of walking the list in order and probing each record's
- * labels, which reads every record newer than the label's newest. A record carrying the title in
- * two spellings (differing in case) has two rows: only its lowest spelling is read. The same rows
- * in the same order as the list's SQL (il.created_at is x.created_at, il.issuable_id is x.id).
+ * The page of issues or merge requests filtered by one label (and perhaps a state) in the
+ * default order (created_at), read from the label's rows in that order (label rows carry their
+ * record's created_at: core/030 merge requests', core/038 issues') instead of walking the list in
+ * order and probing each record's labels, which reads every record newer than the label's newest.
+ * A record carrying the title in two spellings (differing in case) has two rows: only its lowest
+ * spelling is read. `extra`: what else the caller's view asks of the record (an issue's
+ * confidentiality), checked on the record. The same rows in the same order as the list's SQL
+ * (il.created_at is x.created_at, il.issuable_id is x.id).
  */
-export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): ((limit: number, offset: number) => T[]) | undefined {
-  if (type !== 'MergeRequest' || !filters.labelOnly || filters.labelOnly.milestone !== null || filters.orderColumn !== 'created_at') return undefined;
+export function labelRowsPage<T>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  extra: { sql: string; args: unknown[] } = { sql: '1 = 1', args: [] },
+): ((limit: number, offset: number) => T[]) | undefined {
+  if (!filters.labelOnly || filters.labelOnly.milestone !== null || filters.orderColumn !== 'created_at') return undefined;
+  // Issues over many projects only for the whole instance: a group's would read the title's rows
+  // of every project (a common title: 100,000 at scale) to keep the few in the group.
+  if (type === 'Issue' && scope.projectId === undefined && !scope.instance) return undefined;
   const { title, state } = filters.labelOnly;
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   // A project reads its own label rows; a group or the instance reads the title's rows of every
   // project (issuable_labels_title_created) and keeps those in scope.
   const inProject = scope.projectId !== undefined;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const trivial = extra.sql === '1 = 1';
   const page = (
     `SELECT x.* FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
-      CROSS JOIN merge_requests x ON x.id = il.issuable_id
-      WHERE il.issuable_type = 'MergeRequest'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
-        AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}
+      CROSS JOIN ${table} x ON x.id = il.issuable_id
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+        AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}${trivial ? '' : ` AND ${extra.sql}`}
       ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`
   );
-  const args = inProject ? [scope.projectId, title, ...(state ? [state] : [])] : [title, ...(state ? [state] : []), ...scope.args];
+  const args = [...(inProject ? [scope.projectId] : []), title, ...(state ? [state] : []), ...(inProject ? [] : scope.args), ...(trivial ? [] : extra.args)];
   return (limit, offset) => rc.svc.db.prepare(`${page} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as T[];
 }
 

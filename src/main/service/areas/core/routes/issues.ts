@@ -10,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -82,7 +82,9 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;
   const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, { from: sql, args }, seesAll);
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
-  const rows = searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0);
+  const rows =
+    searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
+    (q.confidential === undefined ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined);
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
 }
 
