@@ -624,7 +624,7 @@ interface SearchWalk {
 const searchWalks = new WeakMap<Db, Map<string, SearchWalk & { version: number }>>();
 /** Walks remembered per database (beyond it, all are dropped and walked again). */
 const REMEMBERED_WALKS = 100;
-/** A walk that matched more ids than this is not remembered (memory stays small). */
+/** A walk keeps at most this many matched ids (memory stays small; a walk serves pages within SEARCH_WALK_ROWS). */
 const REMEMBERED_WALK_MATCHES = 2_000;
 
 /**
@@ -704,19 +704,28 @@ export function searchWalkRows<T extends { id: number }>(
     const { matched } = walk;
     for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); !walk.done && matched.length < offset + limit; window *= 2) {
       const ids = windowIds(walk, window);
-      walk.read += ids.length;
-      if (ids.length && orderValue) {
-        const last = ids[ids.length - 1];
-        walk.after = [(orderValue.get(last) as { value: string }).value, last];
-      }
+      // The window's records up to its last match the walk keeps (all of them, short of
+      // REMEMBERED_WALK_MATCHES): the next window starts after the last one used.
+      let used = ids.length;
       if (ids.length) {
         const found = matching(ids);
-        for (const id of ids) if (found.has(id)) matched.push(id);
+        for (let i = 0; i < ids.length; i++) {
+          if (!found.has(ids[i])) continue;
+          matched.push(ids[i]);
+          if (matched.length >= REMEMBERED_WALK_MATCHES) {
+            used = i + 1;
+            break;
+          }
+        }
       }
-      if (ids.length < window) walk.done = true;
+      walk.read += used;
+      if (used && orderValue) {
+        const last = ids[used - 1];
+        walk.after = [(orderValue.get(last) as { value: string }).value, last];
+      }
+      if (used === ids.length && ids.length < window) walk.done = true;
     }
-    if (store && matched.length > REMEMBERED_WALK_MATCHES) store.delete(key);
-    else if (store && walk !== known) {
+    if (store && walk !== known) {
       if (store.size >= REMEMBERED_WALKS) store.clear();
       store.set(key, { ...walk, version });
     }
