@@ -105,6 +105,21 @@ describe('merge requests by one label', () => {
     expect(ids(res)).toEqual(newestFirst(mrs.filter((x) => hasLabel(x, 'bug'))).slice(0, 100).map((x) => x.id));
   });
 
+  it('a title of one spelling reads its rows without the two-spellings check; a second spelling brings it back', async () => {
+    const other = (): Seed[] => newestFirst(mrs.filter((x) => hasLabel(x, 'other')));
+    const one = await pagedReads(s, () => expectPages({ labels: 'other' }, other(), 25));
+    expect(one.length).toBeGreaterThan(0);
+    for (const r of one) expect(r.sql).not.toContain('NOT EXISTS');
+    const both = other()[7];
+    expect((await s.put(`/projects/${project}/merge_requests/${both.iid}`, { add_labels: 'OTHER' })).status).toBe(200);
+    both.labels = [...both.labels, 'OTHER'];
+    const two = await pagedReads(s, () => expectPages({ labels: 'Other' }, other(), 25));
+    for (const r of two) expect(r.sql).toContain('NOT EXISTS');
+    expect((await s.put(`/projects/${project}/merge_requests/${both.iid}`, { remove_labels: 'OTHER' })).status).toBe(200);
+    both.labels = both.labels.filter((l) => l !== 'OTHER');
+    await expectPages({ labels: 'other', sort: 'asc' }, [...other()].reverse(), 25);
+  });
+
   it('with a state', async () => {
     for (const state of ['opened', 'merged', 'closed']) {
       await expectPages({ labels: 'bug', state }, newestFirst(mrs.filter((x) => hasLabel(x, 'bug') && x.state === state)));

@@ -328,23 +328,38 @@ function manyProjectsLabelCount(
  * two spellings (differing in case) has two rows: only its lowest spelling is read. The same rows
  * in the same order as the list's SQL (il.created_at is x.created_at, il.issuable_id is x.id).
  */
-export function labelRowsPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): ((limit: number, offset: number) => T[]) | undefined {
+export function labelRowsPage<T extends { id: number }>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): ((limit: number, offset: number) => T[]) | undefined {
   if (type !== 'MergeRequest' || !filters.labelOnly || filters.labelOnly.milestone !== null || filters.orderColumn !== 'created_at') return undefined;
   const { title, state } = filters.labelOnly;
+  const db = rc.svc.db;
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   // A project reads its own label rows; a group or the instance reads the title's rows of every
   // project (issuable_labels_title_created) and keeps those in scope.
   const inProject = scope.projectId !== undefined;
-  const page = (
-    `SELECT x.* FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
-      CROSS JOIN merge_requests x ON x.id = il.issuable_id
+  const byScope = !inProject && !scope.instance;
+  // Only when the label counters know two spellings of the title (in the project; anywhere, for a
+  // wider scope) can a record carry both: then each row is checked to be its record's lowest.
+  const spellings = (
+    db
+      .prepare(`SELECT count(DISTINCT title) AS n FROM label_counts${inProject ? '' : ' INDEXED BY label_counts_title'}
+        WHERE issuable_type = 'MergeRequest'${inProject ? ' AND project_id = ?' : ''} AND title = ? COLLATE NOCASE AND n > 0`)
+      .get(...(inProject ? [scope.projectId, title] : [title])) as { n: number }
+  ).n;
+  // The page's ids from the label rows alone (a record's row is read only for a scope's condition
+  // on it), then its records: rows skipped by OFFSET no longer read their record.
+  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
+      ${byScope ? 'CROSS JOIN merge_requests x ON x.id = il.issuable_id' : ''}
       WHERE il.issuable_type = 'MergeRequest'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
-        AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}
-      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`
-  );
-  const args = inProject ? [scope.projectId, title, ...(state ? [state] : [])] : [title, ...(state ? [state] : []), ...scope.args];
-  return (limit, offset) => rc.svc.db.prepare(`${page} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as T[];
+        ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = 'MergeRequest' AND d.issuable_id = il.issuable_id
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}
+      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`;
+  const args = inProject ? [scope.projectId, title, ...(state ? [state] : [])] : [title, ...(state ? [state] : []), ...(byScope ? scope.args : [])];
+  return (limit, offset) => {
+    const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+    const rows = db.prepare('SELECT x.* FROM merge_requests x WHERE x.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(pageIds)) as T[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return pageIds.map((id) => byId.get(id)!);
+  };
 }
 
 /**
