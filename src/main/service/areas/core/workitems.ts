@@ -272,7 +272,7 @@ export function labelRowsCount(
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
   const { title, state, milestone } = filters.labelOnly;
-  if (scope.projectId === undefined) return milestone === null ? manyProjectsLabelCount(rc, type, scope, filters.labelOnly) : undefined;
+  if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   // With a milestone's title: the counters and label rows by milestone (core/034), over every
   // milestone of that title (the records of the project carry one of them, whichever it is).
   const inMilestones = (column: string): string =>
@@ -305,18 +305,24 @@ function manyProjectsLabelCount(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
-  label: { title: string; state: string | null },
+  label: { title: string; state: string | null; milestone: string | null },
 ): { counted: number } | undefined {
   if (!scope.projects && !scope.instance) return undefined;
-  const { title, state } = label;
+  const { title, state, milestone } = label;
+  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
+  const scopeArgs = scope.projects ? scope.args : [];
   const visible = rc.svc.db
     .prepare(
       // By the title's counters (core/031), each checked against the scope's projects: not one
       // lookup per project of the scope (an administrator's instance-wide list has them all).
-      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts INDEXED BY label_counts_title
-        WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${scope.projects ? ` AND +project_id IN (${scope.projects})` : ''} AND confidential = 0 GROUP BY title)`,
+      // With a milestone's title, the type's counters by milestone (core/034), few rows.
+      milestone === null
+        ? `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts INDEXED BY label_counts_title
+        WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${inScope} AND confidential = 0 GROUP BY title)`
+        : `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_milestone_counts
+        WHERE issuable_type = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${inScope} AND confidential = 0 GROUP BY title)`,
     )
-    .get(type, title, ...(state ? [state] : []), ...(scope.projects ? scope.args : [])) as { n: number };
+    .get(type, ...(milestone === null ? [] : [milestone]), title, ...(state ? [state] : []), ...scopeArgs) as { n: number };
   return visible.n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
