@@ -163,6 +163,15 @@ async function seed(svc, call) {
     if (k % 5 === 0) await json('POST', `${base}/award_emoji`, { name: 'thumbsdown' }, users.rep.token);
     if (k % 2 === 0) await json('POST', `/groups/${e.group_id}/epics/${e.id}/notes`, { body: `Epic note ${k}` }, k % 4 === 0 ? root : users.rep.token);
   }
+  const snippets = [];
+  for (let i = 0; i < 8; i++) {
+    const files = Array.from({ length: (i % 3) + 1 }, (_, k) => ({ file_path: `dir/f${(k * 7 + i) % 5}-${k}.txt`, content: `c${i}${k}` }));
+    snippets.push(await json('POST', `${P}/snippets`, { title: `Snippet ${i}`, description: i % 2 ? 'Described' : undefined, visibility: i % 3 ? 'private' : 'internal', files }, i % 2 ? users.dev.token : root));
+  }
+  await json('PUT', `${P}/snippets/${snippets[1].id}`, { files: [{ action: 'create', file_path: 'a-first.txt', content: 'new' }] });
+  await json('PUT', `${P}/snippets/${snippets[2].id}`, { files: [{ action: 'move', previous_path: snippets[2].files[0].path, file_path: 'zz-last.txt' }] });
+  const personal = [];
+  for (let i = 0; i < 3; i++) personal.push(await json('POST', '/snippets', { title: `Mine ${i}`, visibility: 'public', files: [{ file_path: `p${i}.md`, content: '# hi' }] }, i ? users.dev.token : root));
   // A user gone: their records keep their id (author null where the serializer finds none).
   db.prepare('DELETE FROM users WHERE id = ?').run(users.gone.id);
   return {
@@ -179,6 +188,8 @@ async function seed(svc, call) {
     otherIssueIid: otherIssue.iid,
     mrIids: mrs.map((m) => m.iid),
     epics: epics.map((e) => [e.group_id, e.iid, e.id]),
+    snippetIds: snippets.map((x) => x.id),
+    personalSnippetIds: personal.map((x) => x.id),
   };
 }
 
@@ -235,12 +246,23 @@ function seededRequests(m) {
     ...m.milestones.flatMap((id) => [`${P}/milestones/${id}/issues`, `${P}/milestones/${id}/merge_requests`]),
     `${G}/milestones/${m.groupMilestone}/issues`,
     `${G}/milestones/${m.groupMilestone}/merge_requests`,
+    `${P}/snippets?per_page=100`,
+    `${P}/snippets?per_page=3&page=2`,
+    '/snippets',
+    '/snippets/public',
+    '/snippets/all',
+    `${G}/members?per_page=100`,
+    `${G}/members/all?per_page=100`,
+    `/groups/${m.subId}/members/all`,
+    `${P}/members/all?per_page=100`,
   ];
   const singles = [
     ...m.issueIids.flatMap((iid) => [`${P}/issues/${iid}`, `${P}/issues/${iid}/notes`, `${P}/issues/${iid}/related_merge_requests`, `${P}/issues/${iid}/closed_by`]),
     ...m.mrIids.flatMap((iid) => [`${P}/merge_requests/${iid}`, `${P}/merge_requests/${iid}/notes`, `${P}/merge_requests/${iid}/closes_issues`]),
     ...m.epics.flatMap(([g, iid, id]) => [`/groups/${g}/epics/${iid}`, `/groups/${g}/epics/${id}/notes`]),
     `/projects/${m.otherId}/issues/${m.otherIssueIid}`,
+    ...m.snippetIds.map((id) => `${P}/snippets/${id}`),
+    ...m.personalSnippetIds.map((id) => `/snippets/${id}`),
     P,
     `/projects/${m.pubId}`,
   ];

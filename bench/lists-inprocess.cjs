@@ -63,6 +63,9 @@ class Res extends EventEmitter {
     // 100 rows against the small side's few: the cost of each row's entity.
     ['merge requests per_page=100', `/projects/${P}/merge_requests?per_page=100`, `/projects/${S}/merge_requests?per_page=100`],
     ['project labels per_page=100', `/projects/${P}/labels?per_page=100`, `/projects/${S}/labels?per_page=100`],
+    ['project snippets per_page=100', `/projects/${P}/snippets?per_page=100`, `/projects/${S}/snippets?per_page=100`],
+    ['notes of issue #1 per_page=100', `/projects/${P}/issues/1/notes?per_page=100`, `/projects/${S}/issues/1/notes?per_page=100`],
+    ['group members per_page=100', `/groups/${G}/members?per_page=100`, `small:/groups/${small.groupId}/members?per_page=100`],
     ['group epics per_page=100', `/groups/${G}/epics?per_page=100`, `small:/groups/${small.groupId}/epics?per_page=100`],
     ['group epics created_after', `/groups/${G}/epics?created_after=2024-01-01T00:00:00Z`, `small:/groups/${small.groupId}/epics?created_after=2024-01-01T00:00:00Z`],
   ].filter(([n]) => !only || new RegExp(only).test(n));
@@ -90,7 +93,9 @@ class Res extends EventEmitter {
     const med = (xs) => { xs.sort((a, c) => a - c); return xs[xs.length >> 1] / 1000; };
     const line = B.map((x, k) => { const bm = med(samples[k].big), sm = med(samples[k].small); return `${x.label}: ${bm.toFixed(2)}/${sm.toFixed(2)} ${(bm / sm).toFixed(2)}x`; }).join('   ');
     const r = samples[0].res;
-    const same = B.every((x, k) => samples[k].res.big.body === r.big.body && samples[k].res.small.body === r.small.body);
+    // A long answer's body is a Buffer (http/server.ts): compare texts.
+    const text = (body) => String(body);
+    const same = B.every((x, k) => text(samples[k].res.big.body) === text(r.big.body) && text(samples[k].res.small.body) === text(r.small.body));
     console.log(`${name.padEnd(32)} ${line}   rows ${rowsOf(r.big)}/${rowsOf(r.small)} ${r.big.status}/${r.small.status}${B.length > 1 ? (same ? ' same' : ' DIFFERENT') : ''}`);
   }
   for (const x of B) { await x.b.close(); await x.s.close(); }

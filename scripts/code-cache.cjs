@@ -2,9 +2,9 @@
 // cached bytecode instead of parsing it again (~50 ms of a ~300 ms start). Node 20 has no
 // module.enableCompileCache, so the files under one directory are compiled here with vm.Script.
 //
-// A cache file is `<source>.cache` in `.code-cache/` beside the bundle: the SHA-256 of the source it
-// was made from, then V8's data. A cache made from other source is never offered to V8 (V8 itself
-// checks only the source's length); one from another V8 or other flags V8 rejects itself
+// A cache file is `<source>.cache` in `.code-cache/` beside the bundle: the SHA-256 of the path and
+// source it was made from, then V8's data. A cache made from other source is never offered to V8
+// (V8 itself checks only the source's length); one from another V8 or other flags V8 rejects itself
 // (`cachedDataRejected`). Either way the file compiles as usual and a fresh cache is written a
 // little later, so it also holds the functions the run compiled lazily (start-up, the first
 // requests). A missing, unreadable or unwritable cache only costs the compile.
@@ -41,7 +41,9 @@ function requireWithCodeCache(entry, { root = dirname(entry), saveAfterMs = 2000
     if (!filename.startsWith(root + sep)) return original.call(this, module, filename);
     const bytes = readFileSync(filename);
     const content = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-    const hash = createHash('sha256').update(bytes).digest();
+    // The path too: V8 keeps the name of the script a cache was made from, so a build copied or
+    // moved elsewhere would name its old place in every stack trace until recompiled.
+    const hash = createHash('sha256').update(filename).update('\0').update(bytes).digest();
     const cacheFile = join(cacheDir, `${basename(filename)}.cache`);
     let cachedData;
     let status = 'missing';

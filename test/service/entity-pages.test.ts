@@ -248,6 +248,13 @@ describe('label pages', () => {
     );
     expect(page[0].description_html).toContain('<strong>bug</strong>');
     expect(page[3]).toMatchObject({ name: 'team', is_project_label: false, priority: null, subscribed: true });
+    // Dark text on a light color, white on the others, each label its own.
+    expect(page.map((l: any) => [l.name, l.text_color])).toEqual([
+      ['bug', '#FFFFFF'],
+      ['docs', '#FFFFFF'],
+      ['feature', '#333333'],
+      ['team', '#FFFFFF'],
+    ]);
   });
 
   it('reads the subscriptions once for a page, not once per label', async () => {
@@ -279,5 +286,116 @@ describe('long answers', () => {
     const head = await fetch(`${s.url}/api/v4${path}`, { method: 'HEAD', headers: { 'private-token': ROOT_TOKEN } });
     expect(head.headers.get('content-length')).toBe(String(bytes.length));
     expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+});
+
+describe('snippet pages', () => {
+  it("shows each snippet of a page as its own GET does: the latest revision's files, each author", async () => {
+    const dev = await s.createUser();
+    const group = await s.createGroup({ visibility: 'public' });
+    const project = await s.createProject({ namespace_id: group.id, visibility: 'public' });
+    await s.addMember('projects', project.id, dev.user.id, 30);
+    const P = `/projects/${project.id}/snippets`;
+    const made: any[] = [];
+    for (let i = 0; i < 6; i++) {
+      const files = Array.from({ length: (i % 3) + 1 }, (_, k) => ({ file_path: `dir/f${(k * 7 + i) % 5}-${k}.txt`, content: `c${i}${k}` }));
+      made.push(ok(await s.post(P, { title: `Snippet ${i}`, visibility: 'public', files }, { token: i % 2 ? dev.token : undefined })));
+    }
+    // New revisions: one file renamed and one added; a file moved to another name.
+    ok(await s.put(`${P}/${made[1].id}`, { files: [{ action: 'create', file_path: 'a-first.txt', content: 'new' }] }, { token: dev.token }));
+    ok(await s.put(`${P}/${made[2].id}`, { files: [{ action: 'move', previous_path: made[2].files[0].path, file_path: 'zz-last.txt' }] }));
+    const outsider = await s.createUser();
+    for (const token of [undefined, dev.token, outsider.token]) {
+      const page = ok(await s.get(`${P}?per_page=100`, { token }));
+      expect(page.map((x: any) => x.id)).toEqual(made.map((x) => x.id).reverse());
+      for (const row of page) expect(text(row)).toBe(text(ok(await s.get(`${P}/${row.id}`, { token }))));
+    }
+    const page = ok(await s.get(`${P}?per_page=100`));
+    const files = (id: number) => page.find((x: any) => x.id === id).files.map((f: any) => f.path);
+    expect(files(made[1].id)).toEqual(['a-first.txt', ...made[1].files.map((f: any) => f.path)].sort());
+    expect(files(made[2].id)).toEqual([...made[2].files.slice(1).map((f: any) => f.path), 'zz-last.txt'].sort());
+    expect(page.find((x: any) => x.id === made[1].id).file_name).toBe('a-first.txt');
+    expect(files(made[0].id)).toEqual(made[0].files.map((f: any) => f.path));
+    // A dev's own e-mail is theirs to see; root's is shown to root.
+    expect(ok(await s.get(`${P}?per_page=100`, { token: dev.token })).find((x: any) => x.id === made[1].id).author.email).toBe(dev.user.email);
+
+    const sql = await preparedBy(s, async () => {
+      ok(await s.put(`/projects/${project.id}`, { description: 'a write, so nothing is remembered' }));
+      ok(await s.get(`${P}?per_page=100`));
+    });
+    expect(sql.filter((q) => q.includes('snippet_revisions')).length).toBe(1);
+    expect(sql.filter((q) => q.includes('snippet_revision_files')).length).toBe(1);
+  });
+});
+
+describe('note pages', () => {
+  it('shows each note of a page as its own GET does: authors, resolvers, system and internal notes', async () => {
+    const dev = await s.createUser();
+    const rep = await s.createUser();
+    const project = await s.createProject({ visibility: 'private' });
+    await s.addMember('projects', project.id, dev.user.id, 30);
+    await s.addMember('projects', project.id, rep.user.id, 20);
+    const M = `/projects/${project.id}/merge_requests`;
+    const mr = ok(await s.post(M, { source_branch: 'b', target_branch: 'main', title: 'MR' }));
+    const threads: any[] = [];
+    for (const [i, token] of [undefined, dev.token, rep.token, dev.token, undefined].entries()) {
+      threads.push(ok(await s.post(`${M}/${mr.iid}/discussions`, { body: `Thread ${i}` }, { token })));
+    }
+    ok(await s.post(`${M}/${mr.iid}/notes`, { body: 'Plain' }, { token: rep.token }));
+    ok(await s.post(`${M}/${mr.iid}/notes`, { body: 'Internal', internal: true }, { token: dev.token }));
+    ok(await s.put(`${M}/${mr.iid}/discussions/${threads[1].id}`, { resolved: true }));
+    ok(await s.put(`${M}/${mr.iid}/discussions/${threads[2].id}`, { resolved: true }, { token: dev.token }));
+    ok(await s.put(`${M}/${mr.iid}`, { labels: 'bug' }));
+    for (const token of [undefined, dev.token, rep.token]) {
+      const page = ok(await s.get(`${M}/${mr.iid}/notes?per_page=100`, { token }));
+      expect(page.length).toBeGreaterThanOrEqual(7);
+      const resolvers = page.filter((n: any) => n.resolved).map((n: any) => [n.body, n.author.id, n.resolved_by.id]);
+      expect(resolvers).toEqual([
+        ['Thread 2', rep.user.id, dev.user.id],
+        ['Thread 1', dev.user.id, 1],
+      ]);
+      for (const row of page) expect(text(row)).toBe(text(ok(await s.get(`${M}/${mr.iid}/notes/${row.id}`, { token }))));
+      const discussions = ok(await s.get(`${M}/${mr.iid}/discussions?per_page=100`, { token }));
+      for (const d of discussions) expect(text(d.notes)).toBe(text(d.notes.map((n: any) => page.find((x: any) => x.id === n.id))));
+    }
+  });
+});
+
+describe('member pages', () => {
+  it("shows each member of a page as its own GET does (e-mails as each viewer sees them, creators), the page's users read at once", async () => {
+    const owner = await s.createUser();
+    const group = await s.createGroup({ visibility: 'private' });
+    const sub = await s.createGroup({ parent_id: group.id, visibility: 'private' });
+    await s.addMember('groups', group.id, owner.user.id, 50);
+    const users: { user: any; token: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const u = await s.createUser();
+      users.push(u);
+      // Half added by the group's Owner, half by root: created_by differs.
+      const target = i % 3 === 2 ? sub.id : group.id;
+      ok(await s.post(`/groups/${target}/members`, { user_id: u.user.id, access_level: 10 + 10 * (i % 4) }, { token: i % 2 ? owner.token : undefined }));
+    }
+    for (const token of [undefined, owner.token, users[0].token]) {
+      for (const [path, single] of [
+        [`/groups/${group.id}/members?per_page=100`, (id: number) => `/groups/${group.id}/members/${id}`],
+        [`/groups/${sub.id}/members/all?per_page=100`, (id: number) => `/groups/${sub.id}/members/all/${id}`],
+      ] as const) {
+        const page = ok(await s.get(path, { token }));
+        expect(page.length).toBeGreaterThanOrEqual(4);
+        for (const row of page) expect(text(row)).toBe(text(ok(await s.get(single(row.id), { token }))));
+      }
+    }
+    const asMember = ok(await s.get(`/groups/${group.id}/members?per_page=100`, { token: users[0].token }));
+    expect(asMember.filter((m: any) => 'email' in m).map((m: any) => m.id)).toEqual([users[0].user.id]);
+    const creators = ok(await s.get(`/groups/${group.id}/members?per_page=100`)).map((m: any) => [m.id, m.created_by?.id ?? null]);
+    expect(creators).toContainEqual([users[1].user.id, owner.user.id]);
+    expect(creators).toContainEqual([users[0].user.id, 1]);
+
+    const sql = await preparedBy(s, async () => {
+      ok(await s.put(`/groups/${group.id}`, { description: 'a write, so nothing is remembered' }));
+      ok(await s.get(`/groups/${group.id}/members?per_page=100`));
+    });
+    // The caller's own user (authentication) and no other user one by one.
+    expect(sql.filter((q) => q === 'SELECT * FROM users WHERE id = ?').length).toBeLessThanOrEqual(1);
   });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,8 +166,9 @@ describe('the built main process code', () => {
       expect(r.status).toBe(0);
       const service = readdirSync(join(out, 'main/chunks')).find((f) => f.startsWith('service-'))!;
       const cache = readFileSync(join(out, 'main/.code-cache', `${service}.cache`));
-      // The SHA-256 of the source it was made from, then V8's data.
-      expect(cache.subarray(0, 32)).toEqual(createHash('sha256').update(readFileSync(join(out, 'main/chunks', service), 'utf8')).digest());
+      // The SHA-256 of the path (real, as Node names the module) and source it was made from, then V8's data.
+      const file = realpathSync(join(out, 'main/chunks', service));
+      expect(cache.subarray(0, 32)).toEqual(createHash('sha256').update(file).update('\0').update(readFileSync(file)).digest());
       expect(cache.length).toBeGreaterThan(100_000);
     } finally {
       rmSync(checkout, { recursive: true, force: true });

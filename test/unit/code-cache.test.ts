@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -68,6 +68,19 @@ describe('the code cache of the built bundle', () => {
     writeFileSync(join(root, 'lib.js'), `exports.word = 'cr\u00e8me \u2014 \u{1F34E}';\n`);
     expect(start()).toEqual({ value: 'CR\u00c8ME \u2014 \u{1F34E} true', statuses: { 'entry.js': 'missing', 'lib.js': 'missing' }, status: 0 });
     expect(start()).toEqual({ value: 'CR\u00c8ME \u2014 \u{1F34E} true', statuses: { 'entry.js': 'used', 'lib.js': 'used' }, status: 0 });
+  });
+
+  it('recompiles a build copied elsewhere once, so its stack traces name where it is now', () => {
+    writeFileSync(join(root, 'lib.js'), `exports.where = () => new Error('here').stack.split('\\n')[1];\n`);
+    writeFileSync(join(root, 'entry.js'), `exports.value = String(require('./lib.js').where().includes(__dirname));\n`);
+    expect(start()).toMatchObject({ value: 'true', statuses: { 'entry.js': 'missing', 'lib.js': 'missing' } });
+    const built = root;
+    root = mkdtempSync(join(tmpdir(), 'sandlab-code-cache-copy-'));
+    cpSync(built, root, { recursive: true });
+    rmSync(built, { recursive: true, force: true });
+    // V8 keeps the name of the script a cache was made from: the copy's cache is not offered to it.
+    expect(start()).toMatchObject({ value: 'true', statuses: { 'entry.js': 'stale', 'lib.js': 'stale' } });
+    expect(start()).toMatchObject({ value: 'true', statuses: { 'entry.js': 'used', 'lib.js': 'used' } });
   });
 
   it('runs the source when V8 rejects the cache (another Node, corrupt bytes), and replaces it', () => {

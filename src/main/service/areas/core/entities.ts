@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context';
 import { cachedEntity, cachedLookup } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
-import { findUserById, tokenExpired } from './users';
+import { findUserById, rememberUsers, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings, projectTopics } from './projects';
 import { type GroupSettingName, groupBranchProtection, groupProjectCreationLevel, groupSetting } from './group_settings';
@@ -636,12 +636,25 @@ export interface MemberRow {
 
 /** A member: the user's basic fields plus the membership. */
 export function member(ec: EntityContext, m: MemberRow): Record<string, unknown> {
+  return memberWith(ec, m, new Map());
+}
+
+/** The members of a page: their users read in one query, each creator built once. */
+export function members(ec: EntityContext, rows: MemberRow[]): Record<string, unknown>[] {
+  rememberUsers(ec.svc, [...new Set(rows.map((m) => m.user_id!))]);
+  const creators = new Map<number | null, Record<string, unknown> | null>();
+  return rows.map((m) => memberWith(ec, m, creators));
+}
+
+function memberWith(ec: EntityContext, m: MemberRow, creators: Map<number | null, Record<string, unknown> | null>): Record<string, unknown> {
   const u = findUserById(ec.svc, m.user_id!)!;
+  let createdBy = creators.get(m.created_by_id);
+  if (createdBy === undefined) creators.set(m.created_by_id, (createdBy = userBasicById(ec, m.created_by_id)));
   const out: Record<string, unknown> = {
     ...userBasic(ec, u),
     access_level: m.access_level,
     created_at: m.created_at,
-    created_by: userBasicById(ec, m.created_by_id),
+    created_by: createdBy,
     expires_at: m.expires_at,
     group_saml_identity: null,
     membership_state: 'active',
@@ -1050,12 +1063,27 @@ export function mergeRequestDetail(ec: EntityContext, m: MergeRequestRow): Recor
 }
 
 export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null): Record<string, unknown> {
+  return noteWith(ec, n, noteableIid, new Map());
+}
+
+/** The note entity of each note of a list, each user (author, resolver) built once for the list. */
+export function notes(ec: EntityContext, rows: NoteRow[], noteableIid: number | null): Record<string, unknown>[] {
+  const users = new Map<number | null, Record<string, unknown> | null>();
+  return rows.map((n) => noteWith(ec, n, noteableIid, users));
+}
+
+function noteWith(ec: EntityContext, n: NoteRow, noteableIid: number | null, users: Map<number | null, Record<string, unknown> | null>): Record<string, unknown> {
+  const user = (id: number | null): Record<string, unknown> | null => {
+    let entity = users.get(id);
+    if (entity === undefined) users.set(id, (entity = userBasicById(ec, id)));
+    return entity;
+  };
   const out: Record<string, unknown> = {
     id: n.id,
     type: n.type,
     body: n.body,
     attachment: null,
-    author: userBasicById(ec, n.author_id),
+    author: user(n.author_id),
     created_at: n.created_at,
     updated_at: n.updated_at,
     system: !!n.system,
@@ -1073,7 +1101,7 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
   };
   if (n.resolvable) {
     out.resolved = n.resolved_at !== null;
-    out.resolved_by = userBasicById(ec, n.resolved_by_id);
+    out.resolved_by = user(n.resolved_by_id);
     out.resolved_at = n.resolved_at;
   }
   // A LegacyDiffNote (a commit comment on a line) keeps its line in position but shows none, as GitLab exposes position only for DiffNote.

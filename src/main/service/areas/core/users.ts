@@ -52,6 +52,17 @@ export function findUserById(svc: ServiceContext, id: number): User | undefined 
   return cachedLookup(svc.db, 'user', id, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined);
 }
 
+/**
+ * Reads the users of a page in one query and remembers each as findUserById does, so the page's
+ * entities find them without a query per user.
+ */
+export function rememberUsers(svc: ServiceContext, ids: number[]): void {
+  if (ids.length < 2) return;
+  // By id, each in turn (CROSS JOIN): the users' primary key, not a scan of every user.
+  const rows = svc.db.prepare('SELECT u.* FROM json_each(?) j CROSS JOIN users u ON u.id = j.value').all(JSON.stringify(ids)) as User[];
+  for (const u of rows) cachedLookup(svc.db, 'user', u.id, () => u);
+}
+
 export function findUserByUsername(svc: ServiceContext, username: string): User | undefined {
   return svc.db.prepare('SELECT * FROM users WHERE lower(username) = lower(?)').get(username) as User | undefined;
 }

@@ -4,7 +4,7 @@ import { badRequest, forbidden, notFound, recordNotFound } from '../../http/erro
 import { paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
-import { type NoteRow, note } from '../core/entities';
+import { type NoteRow, note, notes as noteEntities } from '../core/entities';
 import { findNote, findNoteOn, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
 import { loadNoteable } from '../core/routes/notes';
@@ -82,7 +82,7 @@ export function registerDiscussionRoutes(r: Router): void {
         const internal = canSeeInternal(rc, loadProject(rc));
         const notes = discussionNotes(rc, noteable, rc.path.discussion_id).filter((n) => internal || !n.internal);
         if (!notes.length) throw notFound('Notes');
-        return notes.map((n) => note(rc, n, noteable.iid));
+        return noteEntities(rc, notes, noteable.iid);
       },
       { auth: 'optional' },
     );

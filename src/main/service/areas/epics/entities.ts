@@ -39,6 +39,8 @@ interface EpicPage {
   awards: Map<number, AwardCounts>;
   labels: Map<number, Map<string, LabelRow>>;
   admin: Map<number, boolean>;
+  /** Authors (UserBasic), each built once for the page. */
+  authors: Map<number | null, Record<string, unknown> | null>;
 }
 
 const NO_AWARDS: AwardCounts = { upvotes: 0, downvotes: 0 };
@@ -64,7 +66,7 @@ function epicPage(ec: EntityContext, rows: EpicRow[], view: EpicView): EpicPage 
     for (const e of rows) for (const n of JSON.parse(e.labels) as string[]) (titles.get(e.group_id) ?? titles.set(e.group_id, new Set()).get(e.group_id)!).add(n);
     for (const [groupId, names] of titles) labels.set(groupId, groupLabelsByTitle(ec.svc, findNamespaceById(ec.svc, groupId)!, [...names]));
   }
-  return { parents, children, awards: awardCountsOf(ec.svc, rows.map((e) => e.id)), labels, admin: new Map() };
+  return { parents, children, awards: awardCountsOf(ec.svc, rows.map((e) => e.id)), labels, admin: new Map(), authors: new Map() };
 }
 
 export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<string, unknown> {
@@ -92,6 +94,8 @@ function epicOnPage(ec: EntityContext, e: EpicRow, view: EpicView, page: EpicPag
   const awards = page.awards.get(e.id) ?? NO_AWARDS;
   let admin = page.admin.get(e.group_id);
   if (admin === undefined) page.admin.set(e.group_id, (admin = canAdminEpic(ec.svc, ec.user, e)));
+  let author = page.authors.get(e.author_id);
+  if (author === undefined) page.authors.set(e.author_id, (author = userBasicById(ec, e.author_id)));
   // One literal: the fields this viewer does not get are `undefined`, which JSON leaves out, and
   // every epic of a page has one shape (Object.assign after it made each a slower dictionary).
   return {
@@ -105,7 +109,7 @@ function epicOnPage(ec: EntityContext, e: EpicRow, view: EpicView, page: EpicPag
     title: e.title,
     description: e.description,
     confidential: !!e.confidential,
-    author: userBasicById(ec, e.author_id),
+    author,
     start_date: dates.start_date,
     end_date: dates.due_date,
     due_date: dates.due_date,

@@ -5,7 +5,7 @@ import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveGroupAccess, loadGroup } from '../core/access';
 import type { Namespace } from '../core/namespaces';
-import { type NoteRow, note } from '../core/entities';
+import { type NoteRow, note, notes as noteEntities } from '../core/entities';
 import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
 import { awardEmoji, epic, epics, labelEvent, todo } from './entities';
@@ -324,7 +324,7 @@ export function registerEpicRoutes(r: Router): void {
         });
         const internalOk = effectiveGroupAccess(rc.svc, rc.user, group) >= Access.PLANNER;
         const sql = `FROM notes WHERE noteable_type = 'Epic' AND noteable_id = ?${internalOk ? '' : ' AND internal = 0'}`;
-        return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args: [noteable.id], order: `${q.order_by} ${q.sort}, id ${q.sort}` }).map((n) => note(rc, n, noteable.iid));
+        return noteEntities(rc, paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args: [noteable.id], order: `${q.order_by} ${q.sort}, id ${q.sort}` }), noteable.iid);
       },
       { auth: 'optional' },
     );

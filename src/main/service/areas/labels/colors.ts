@@ -36,11 +36,20 @@ export function normalizeColor(input: string): string | null {
 
 /** Dark text on light backgrounds (R+G+B > 500), white otherwise: GitLab's text_color_for_bg. */
 export function textColorFor(color: string): string {
-  const hex = color.slice(1);
-  const parts = hex.length === 3 ? hex.split('').map((d) => d + d) : [hex.slice(0, 2), hex.slice(2, 4), hex.slice(4, 6)];
-  const sum = parts.reduce((n, p) => n + Number.parseInt(p, 16), 0);
-  return sum > 500 ? '#333333' : '#FFFFFF';
+  // Every label and epic of a page asks, mostly for the same few colors.
+  let text = textColors.get(color);
+  if (text === undefined) {
+    const hex = color.slice(1);
+    const parts = hex.length === 3 ? hex.split('').map((d) => d + d) : [hex.slice(0, 2), hex.slice(2, 4), hex.slice(4, 6)];
+    const sum = parts.reduce((n, p) => n + Number.parseInt(p, 16), 0);
+    text = sum > 500 ? '#333333' : '#FFFFFF';
+    if (textColors.size >= 1_000) textColors.clear();
+    textColors.set(color, text);
+  }
+  return text;
 }
+
+const textColors = new Map<string, string>();
 
 /** GitLab's default label color, for labels created implicitly (epics' `labels`). */
 export const DEFAULT_LABEL_COLOR = '#6699cc';

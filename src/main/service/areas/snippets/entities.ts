@@ -3,7 +3,7 @@ import { serverOf, userBasic } from '../core/entities';
 import { findNamespaceById } from '../core/namespaces';
 import { findProjectById } from '../core/projects';
 import { findUserById } from '../core/users';
-import { DEFAULT_REF, type RevisionRow, type SnippetRow, type UserAgentDetailRow, currentPaths, revisionPaths } from './snippets';
+import { DEFAULT_REF, type RevisionRow, type SnippetRow, type UserAgentDetailRow, currentPathsOf, revisionPaths } from './snippets';
 import { userBasicById } from '../core/entities';
 
 /** The snippet's author: UserBasic plus `created_at`, and `email` as the reference lists it. */
@@ -29,14 +29,30 @@ function snippetUrls(ec: EntityContext, s: SnippetRow): { web: string; repoPath:
 
 /** Entities::ProjectSnippet / PersonalSnippet. */
 export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknown> {
+  return snippets(ec, [s])[0];
+}
+
+const NO_PATHS: string[] = [];
+
+/** The entity of each snippet of a page: their files read for the page at once, each author built once. */
+export function snippets(ec: EntityContext, rows: SnippetRow[]): Record<string, unknown>[] {
+  const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, string[]>();
+  const authors = new Map<number, Record<string, unknown> | null>();
+  return rows.map((s) => {
+    let by = authors.get(s.author_id);
+    if (by === undefined) authors.set(s.author_id, (by = author(ec, s.author_id)));
+    return snippetWith(ec, s, by, paths.get(s.id) ?? NO_PATHS);
+  });
+}
+
+function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknown> | null, paths: string[]): Record<string, unknown> {
   const { web, repoPath } = snippetUrls(ec, s);
-  const paths = currentPaths(ec.svc, s.id);
   return {
     id: s.id,
     title: s.title,
     description: s.description,
     visibility: s.visibility,
-    author: author(ec, s.author_id),
+    author: by,
     updated_at: s.updated_at,
     created_at: s.created_at,
     project_id: s.project_id,

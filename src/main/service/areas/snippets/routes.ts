@@ -6,7 +6,7 @@ import { paginate, paginateSql, limitSql } from '../../http/pagination';
 import { Access, effectiveProjectAccess } from '../core/access';
 import type { Project } from '../core/projects';
 import { contentDisposition } from '../uploads/disposition';
-import { snippet, snippetRevision, userAgentDetail } from './entities';
+import { snippet, snippetRevision, snippets, userAgentDetail } from './entities';
 import { createParams, snippetIdParam, updateParams } from './params';
 import {
   type RevisionRow,
@@ -84,7 +84,7 @@ export function registerSnippetRoutes(r: Router): void {
   r.get('/projects/:id/snippets', (rc) => {
     const project = loadSnippetsProject(rc);
     const list = projectSnippetList(rc.svc, rc.user, project);
-    return paginateSql<SnippetRow>(rc, rc.svc.db, list).map((s) => snippet(rc, s));
+    return snippets(rc, paginateSql<SnippetRow>(rc, rc.svc.db, list));
   });
 
   r.get('/projects/:id/snippets/:snippet_id', (rc) => snippet(rc, loadProjectSnippet(rc, loadSnippetsProject(rc), recordNotFound)), {
@@ -150,7 +150,7 @@ export function registerSnippetRoutes(r: Router): void {
   const personalList = (rc: RequestContext, where: string, args: unknown[]): unknown[] => {
     const readable = readableSnippetsSql(rc.svc, rc.user, null);
     const from = `FROM snippets s WHERE s.project_id IS NULL AND ${where} AND ${readable.sql}`;
-    return paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from, args: [...args, ...readable.args], order: 's.id DESC' }).map((s) => snippet(rc, s));
+    return snippets(rc, paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from, args: [...args, ...readable.args], order: 's.id DESC' }));
   };
 
   r.get('/snippets', (rc) => {

@@ -119,6 +119,30 @@ export function currentPaths(svc: ServiceContext, snippetId: number): string[] {
   return rev ? revisionPaths(svc, rev.id) : [];
 }
 
+/**
+ * currentPaths of each snippet of a page (by id; none without a revision), two queries for the
+ * page: the latest revision of each (the highest id, as latestRevision), then their files in path
+ * order. Each id in turn (CROSS JOIN): with `IN (...)` SQLite may read the whole table instead.
+ */
+export function currentPathsOf(svc: ServiceContext, snippetIds: number[]): Map<number, string[]> {
+  const latest = svc.db
+    .prepare('SELECT j.value AS snippet_id, (SELECT max(r.id) FROM snippet_revisions r WHERE r.snippet_id = j.value) AS id FROM json_each(?) j')
+    .all(JSON.stringify(snippetIds)) as { snippet_id: number; id: number | null }[];
+  const snippetOf = new Map<number, number>();
+  for (const r of latest) if (r.id !== null) snippetOf.set(r.id, r.snippet_id);
+  const paths = new Map<number, string[]>();
+  const files = svc.db
+    .prepare('SELECT f.revision_id, f.path FROM json_each(?) j CROSS JOIN snippet_revision_files f ON f.revision_id = j.value ORDER BY f.revision_id, f.path')
+    .all(JSON.stringify([...snippetOf.keys()])) as { revision_id: number; path: string }[];
+  for (const f of files) {
+    const snippetId = snippetOf.get(f.revision_id)!;
+    const list = paths.get(snippetId);
+    if (list) list.push(f.path);
+    else paths.set(snippetId, [f.path]);
+  }
+  return paths;
+}
+
 // --- permissions -------------------------------------------------------------------------------
 
 /** The project's snippets feature (`snippets_access_level`): disabled -> 403, private -> members only. */

@@ -5,7 +5,7 @@ import { paginateSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
 import { Access, MEMBER_ACCESS_LEVELS } from '../access';
-import { member } from '../entities';
+import { member, members } from '../entities';
 import {
   addMember,
   allMembers,
@@ -164,5 +164,5 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
     );
   }
   const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
-  return paginateSql<MemberRow>(rc, rc.svc.db, { select: 'm.*', from: filtered, args, order }).map((m) => member(rc, m));
+  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, { select: 'm.*', from: filtered, args, order }));
 }

@@ -4,7 +4,7 @@ import { ApiError, badRequest, forbidden, notFound } from '../../../http/errors'
 import { type PageAnchors, type SortDirection, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
-import { type NoteRow, note } from '../entities';
+import { type NoteRow, note, notes } from '../entities';
 import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../notes';
 import { isoTime } from '../time';
 import { findMergeRequest } from '../workitems';
@@ -78,7 +78,7 @@ export function registerNoteRoutes(r: Router): void {
           value: (n) => (q.order_by === 'updated_at' ? n.updated_at : n.created_at),
           id: (n) => n.id,
         };
-        return paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}`, anchors }).map((n) => note(rc, n, noteable.iid));
+        return notes(rc, paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}`, anchors }), noteable.iid);
       },
       { auth: 'optional' },
     );

@@ -14,7 +14,7 @@ import { listIssues } from './issues';
 import { listMergeRequests } from './merge_requests';
 import { listProjects } from './projects';
 import { type SnippetRow, canReadSnippet, currentPaths } from '../../snippets/snippets';
-import { snippet } from '../../snippets/entities';
+import { snippets } from '../../snippets/entities';
 import { loadRepository } from '../../repositories/access';
 import { commitDetail } from '../../repositories/entities';
 import { commitsById } from '../../repositories/lookup';
@@ -136,7 +136,7 @@ function searchSnippets(rc: RequestContext, term: string): Record<string, unknow
     if (project === undefined || !canReadSnippet(rc.svc, rc.user, s, project)) return false;
     return s.title.toLowerCase().includes(needle) || currentPaths(rc.svc, s.id).some((p) => p.toLowerCase().includes(needle));
   });
-  return paginateArray(rc, rows).map((s) => snippet(rc, s));
+  return snippets(rc, paginateArray(rc, rows));
 }
 
 /** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
