@@ -245,6 +245,18 @@ describe("a common term's walk is remembered until the project's records of that
     s.service.context.db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(redated.createdAt, redated.id);
     await page(1);
     await page(2);
+    // A term every record holds, page 10: the window read 4,000 matches; the walk keeps the first
+    // 2,000 and goes on from the last of them, so asking again reads nothing.
+    const hange = async (n: number): Promise<string[]> => {
+      const reads = await preparedBy(s, async () => {
+        const res = await searchMrs({ search: 'hange', page: String(n) });
+        expect(iids(res)).toEqual(matching('hange').slice((n - 1) * 100, n * 100).map((x) => x.iid));
+      });
+      return windowReads(reads, 'merge_requests');
+    };
+    expect(await hange(10)).toContain('start');
+    expect(await hange(10)).toEqual([]);
+    expect(await hange(3)).toEqual([]);
     // Other orders, as a fresh query of the table says: by title (after the last record read), by merged_at (NULL for all: by OFFSET).
     const db = s.service.context.db;
     for (const [order_by, sort, sql] of [

@@ -272,7 +272,7 @@ export function labelRowsCount(
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
   const { title, state, milestone } = filters.labelOnly;
-  if (scope.projectId === undefined) return milestone === null ? manyProjectsLabelCount(rc, type, scope, filters.labelOnly) : undefined;
+  if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   // With a milestone's title: the counters and label rows by milestone (core/034), over every
   // milestone of that title (the records of the project carry one of them, whichever it is).
   const inMilestones = (column: string): string =>
@@ -305,18 +305,24 @@ function manyProjectsLabelCount(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
-  label: { title: string; state: string | null },
+  label: { title: string; state: string | null; milestone: string | null },
 ): { counted: number } | undefined {
   if (!scope.projects && !scope.instance) return undefined;
-  const { title, state } = label;
+  const { title, state, milestone } = label;
+  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
+  const scopeArgs = scope.projects ? scope.args : [];
   const visible = rc.svc.db
     .prepare(
       // By the title's counters (core/031), each checked against the scope's projects: not one
       // lookup per project of the scope (an administrator's instance-wide list has them all).
-      `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts INDEXED BY label_counts_title
-        WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${scope.projects ? ` AND +project_id IN (${scope.projects})` : ''} AND confidential = 0 GROUP BY title)`,
+      // With a milestone's title, the type's counters by milestone (core/034), few rows.
+      milestone === null
+        ? `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts INDEXED BY label_counts_title
+        WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${inScope} AND confidential = 0 GROUP BY title)`
+        : `SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_milestone_counts
+        WHERE issuable_type = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${inScope} AND confidential = 0 GROUP BY title)`,
     )
-    .get(type, title, ...(state ? [state] : []), ...(scope.projects ? scope.args : [])) as { n: number };
+    .get(type, ...(milestone === null ? [] : [milestone]), title, ...(state ? [state] : []), ...scopeArgs) as { n: number };
   return visible.n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
@@ -330,7 +336,7 @@ function manyProjectsLabelCount(
  * confidentiality), checked on the record. The same rows in the same order as the list's SQL
  * (il.created_at is x.created_at, il.issuable_id is x.id).
  */
-export function labelRowsPage<T>(
+export function labelRowsPage<T extends { id: number }>(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
@@ -342,22 +348,39 @@ export function labelRowsPage<T>(
   // of every project (a common title: 100,000 at scale) to keep the few in the group.
   if (type === 'Issue' && scope.projectId === undefined && !scope.instance) return undefined;
   const { title, state } = filters.labelOnly;
+  const db = rc.svc.db;
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   // A project reads its own label rows; a group or the instance reads the title's rows of every
   // project (issuable_labels_title_created) and keeps those in scope.
   const inProject = scope.projectId !== undefined;
+  const byScope = !inProject && !scope.instance;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const trivial = extra.sql === '1 = 1';
-  const page = (
-    `SELECT x.* FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
-      CROSS JOIN ${table} x ON x.id = il.issuable_id
+  // The record is joined for a scope's condition on it, or the caller's view of it (confidentiality).
+  const joined = byScope || !trivial;
+  // Only when the label counters know two spellings of the title (in the project; anywhere, for a
+  // wider scope) can a record carry both: then each row is checked to be its record's lowest.
+  const spellings = (
+    db
+      .prepare(`SELECT count(DISTINCT title) AS n FROM label_counts${inProject ? '' : ' INDEXED BY label_counts_title'}
+        WHERE issuable_type = '${type}'${inProject ? ' AND project_id = ?' : ''} AND title = ? COLLATE NOCASE AND n > 0`)
+      .get(...(inProject ? [scope.projectId, title] : [title])) as { n: number }
+  ).n;
+  // The page's ids from the label rows alone (a record's row is read only for a scope's or the
+  // caller's condition on it), then its records: rows skipped by OFFSET no longer read their record.
+  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
+      ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
       WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
-        AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)${inProject ? '' : ` AND ${scope.where}`}${trivial ? '' : ` AND ${extra.sql}`}
-      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`
-  );
-  const args = [...(inProject ? [scope.projectId] : []), title, ...(state ? [state] : []), ...(inProject ? [] : scope.args), ...(trivial ? [] : extra.args)];
-  return (limit, offset) => rc.svc.db.prepare(`${page} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as T[];
+        ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}
+      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`;
+  const args = [...(inProject ? [scope.projectId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
+  return (limit, offset) => {
+    const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return pageIds.map((id) => byId.get(id)!);
+  };
 }
 
 /**
@@ -637,7 +660,7 @@ interface SearchWalk {
 const searchWalks = new WeakMap<Db, Map<string, SearchWalk & { version: number }>>();
 /** Walks remembered per database (beyond it, all are dropped and walked again). */
 const REMEMBERED_WALKS = 100;
-/** A walk that matched more ids than this is not remembered (memory stays small). */
+/** A walk keeps at most this many matched ids (memory stays small; a walk serves pages within SEARCH_WALK_ROWS). */
 const REMEMBERED_WALK_MATCHES = 2_000;
 
 /**
@@ -717,19 +740,28 @@ export function searchWalkRows<T extends { id: number }>(
     const { matched } = walk;
     for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); !walk.done && matched.length < offset + limit; window *= 2) {
       const ids = windowIds(walk, window);
-      walk.read += ids.length;
-      if (ids.length && orderValue) {
-        const last = ids[ids.length - 1];
-        walk.after = [(orderValue.get(last) as { value: string }).value, last];
-      }
+      // The window's records up to its last match the walk keeps (all of them, short of
+      // REMEMBERED_WALK_MATCHES): the next window starts after the last one used.
+      let used = ids.length;
       if (ids.length) {
         const found = matching(ids);
-        for (const id of ids) if (found.has(id)) matched.push(id);
+        for (let i = 0; i < ids.length; i++) {
+          if (!found.has(ids[i])) continue;
+          matched.push(ids[i]);
+          if (matched.length >= REMEMBERED_WALK_MATCHES) {
+            used = i + 1;
+            break;
+          }
+        }
       }
-      if (ids.length < window) walk.done = true;
+      walk.read += used;
+      if (used && orderValue) {
+        const last = ids[used - 1];
+        walk.after = [(orderValue.get(last) as { value: string }).value, last];
+      }
+      if (used === ids.length && ids.length < window) walk.done = true;
     }
-    if (store && matched.length > REMEMBERED_WALK_MATCHES) store.delete(key);
-    else if (store && walk !== known) {
+    if (store && walk !== known) {
       if (store.size >= REMEMBERED_WALKS) store.clear();
       store.set(key, { ...walk, version });
     }
