@@ -182,6 +182,26 @@ describe('merge requests and issues by a milestone title', () => {
     await expectPages({ 'not[milestone]': 'v1' }, notV1, 50);
   });
 
+  it('a milestone of the project that none of its records carries: no record, read without a walk, until one carries it', async () => {
+    const v3 = (await s.post(`/projects/${project}/milestones`, { title: 'v3' })).body.id as number;
+    const reads = await pagedReads(s, async () => {
+      expectCounted(await list({ milestone: 'v3' }), 0, 20);
+      expectCounted(await list({ milestone: 'v3', labels: 'bug' }), 0, 20);
+    });
+    expect(reads.length).toBeGreaterThan(0);
+    for (const r of reads) expect(r.sql).not.toContain('SELECT id FROM milestones WHERE title');
+    await expectPages({ 'not[milestone]': 'v3' }, newestFirst(mrs), 100);
+    const newest = newestFirst(mrs)[0];
+    expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { milestone_id: v3 })).status).toBe(200);
+    const res = await list({ milestone: 'v3' });
+    expectCounted(res, 1, 20);
+    expect(ids(res)).toEqual([newest.id]);
+    expect(ids(await list({ 'not[milestone]': 'v3', per_page: '100' }))).not.toContain(newest.id);
+    const back = newest.milestone ? milestones.get(newest.milestone)! : 0;
+    expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { milestone_id: back })).status).toBe(200);
+    expectCounted(await list({ milestone: 'v3' }), 0, 20);
+  });
+
   it('a title two milestones of the project share: the records on either', async () => {
     // A merge request of the sibling project moved here keeps its milestone (no REST endpoint moves one yet).
     const ctx = s.service.context;

@@ -94,8 +94,8 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
  * A milestone by title. Many projects and groups may have a milestone of that title; a project's
  * records carry those its filter counters (core/018, core/028) count. When that is one milestone
  * (the usual case), the condition names its id, so the index on (project, milestone, created_at)
- * reads the page in order; a title matching several (or none) stays a condition on the title,
- * which holds the same records.
+ * reads the page in order; a title matching several stays a condition on the title, which
+ * holds the same records; a title none of them carries holds no record.
  */
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   if (scope.projectId !== undefined) {
@@ -104,6 +104,9 @@ function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue
       .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
       .all(scope.projectId, title) as { milestone: number }[];
     if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0].milestone] };
+    // None of the project's records carries one: a constant false, which SQLite checks once
+    // instead of walking every record to find none.
+    if (carried.length === 0) return { sql: '(0)', args: [] };
   }
   return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
 }
