@@ -5,9 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { expectCounted, expectUncounted } from '../helpers/lists';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
-import { areas } from '../../src/main/service/areas';
-import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { openDatabase } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 
 /**
  * A group's epics by creation date past 10,000 (epics/010): the months wholly inside the range
@@ -175,19 +173,15 @@ describe('epics by creation date past 10,000', () => {
 it('epics/010 counts the epics a data dir already holds', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandlab-epic-months-'));
   try {
-    const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-    const cut = all.findIndex((m) => m.name === 'epics/010_created_month_counts');
-    expect(cut).toBeGreaterThan(0);
     const file = join(dir, 'sandlab.db');
-    const before = openDatabase(file, all.slice(0, cut));
-    before.pragma('foreign_keys = OFF');
+    const before = openBefore(file, 'epics/010_created_month_counts');
     const insert = before.prepare("INSERT INTO epics (group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (?, ?, 'E', ?, ?, 1, '[]', ?, ?)");
     insert.run(5, 1, 'opened', 0, '2024-01-02T00:00:00.000Z', '2024-01-02T00:00:00.000Z');
     insert.run(5, 2, 'opened', 0, '2024-01-31T23:59:59.999Z', '2024-01-31T23:59:59.999Z');
     insert.run(5, 3, 'closed', 1, '2024-02-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z');
     insert.run(6, 1, 'opened', 0, '2024-02-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z');
     before.close();
-    const after = openDatabase(file, all);
+    const after = openToday(file);
     expect(after.prepare('SELECT group_id, month, state, confidential, n FROM epic_created_counts ORDER BY 1, 2, 3, 4').all()).toEqual([
       { group_id: 5, month: '2024-01', state: 'opened', confidential: 0, n: 2 },
       { group_id: 5, month: '2024-02', state: 'closed', confidential: 1, n: 1 },

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { areas } from '../../src/main/service/areas';
-import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { openDatabase } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 import { TestService } from '../helpers/service';
 import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 
@@ -136,16 +134,12 @@ describe('core/035 on an existing data dir', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("counts the events a data dir already holds, each project's and those outside any", () => {
-    const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-    const cut = all.findIndex((m) => m.name === 'core/035_event_counts');
-    expect(cut).toBeGreaterThan(0);
     const file = join(dir, 'sandlab.db');
-    const before = openDatabase(file, all.slice(0, cut));
-    before.pragma('foreign_keys = OFF');
+    const before = openBefore(file, 'core/035_event_counts');
     const insert = before.prepare(`INSERT INTO events (project_id, author_id, action, created_at) VALUES (?, 1, 'created', '2024-01-01T00:00:00.000Z')`);
     for (const project of [7, 7, 7, 9, null, null]) insert.run(project);
     before.close();
-    const after = openDatabase(file, all);
+    const after = openToday(file);
     expect(after.prepare('SELECT project_id, n FROM event_counts ORDER BY project_id').all()).toEqual([
       { project_id: 0, n: 2 },
       { project_id: 7, n: 3 },

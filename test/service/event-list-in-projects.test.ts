@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { areas } from '../../src/main/service/areas';
-import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { openDatabase } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 import { TestService } from '../helpers/service';
 import { expectCounted, pagedReads } from '../helpers/lists';
 
@@ -110,16 +108,12 @@ describe('core/037 on an existing data dir', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('indexes the events in projects a data dir already holds', () => {
-    const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-    const cut = all.findIndex((m) => m.name === 'core/037_events_in_projects');
-    expect(cut).toBeGreaterThan(0);
     const file = join(dir, 'sandlab.db');
-    const before = openDatabase(file, all.slice(0, cut));
-    before.pragma('foreign_keys = OFF');
+    const before = openBefore(file, 'core/037_events_in_projects');
     const insert = before.prepare(`INSERT INTO events (project_id, author_id, action, created_at) VALUES (?, 1, 'created', '2024-01-01T00:00:00.000Z')`);
     for (const project of [7, null, 7, 9, null, null]) insert.run(project);
     before.close();
-    const after = openDatabase(file, all);
+    const after = openToday(file);
     expect(after.prepare('SELECT id FROM events INDEXED BY events_in_projects WHERE project_id IS NOT NULL ORDER BY id DESC').all()).toEqual([
       { id: 4 },
       { id: 3 },

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { areas } from '../../src/main/service/areas';
-import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { openDatabase } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 
 /**
  * core/038 gives the label rows of the issues already in a data dir their record's created_at
@@ -15,12 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'sandlab-issue-label-dates-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('fills created_at on the label rows of the issues a data dir already holds, and keeps it', () => {
-  const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-  const cut = all.findIndex((m) => m.name === 'core/038_issue_label_dates');
-  expect(cut).toBeGreaterThan(0);
   const file = join(dir, 'sandlab.db');
-  const before = openDatabase(file, all.slice(0, cut));
-  before.pragma('foreign_keys = OFF');
+  const before = openBefore(file, 'core/038_issue_label_dates');
   const issue = before.prepare(
     `INSERT INTO issues (project_id, iid, title, state, author_id, labels, milestone_id, created_at, updated_at) VALUES (7, ?, 'I', 'opened', 1, ?, ?, ?, ?)`,
   );
@@ -35,7 +29,7 @@ it('fills created_at on the label rows of the issues a data dir already holds, a
     .run();
   before.close();
 
-  const after = openDatabase(file, all);
+  const after = openToday(file);
   const rows = () =>
     after
       .prepare("SELECT issuable_type, issuable_id, title, created_at, milestone FROM issuable_labels WHERE issuable_type != 'Epic' ORDER BY issuable_type, issuable_id, title")

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { areas } from '../../src/main/service/areas';
-import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { openDatabase } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 
 /**
  * core/034 gives the label rows of the issues and merge requests already in a data dir their
@@ -15,12 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'sandlab-label-milestones-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('fills the milestone of the label rows a data dir already holds, and their counters', () => {
-  const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-  const cut = all.findIndex((m) => m.name === 'core/034_label_milestone_counts');
-  expect(cut).toBeGreaterThan(0);
   const file = join(dir, 'sandlab.db');
-  const before = openDatabase(file, all.slice(0, cut));
-  before.pragma('foreign_keys = OFF');
+  const before = openBefore(file, 'core/034_label_milestone_counts');
   const mr = before.prepare(
     `INSERT INTO merge_requests (project_id, iid, title, state, author_id, labels, milestone_id, source_branch, target_branch, source_project_id, target_project_id, base_sha, start_sha, head_sha, created_at, updated_at)
      VALUES (7, ?, 'MR', ?, 1, ?, ?, 'b', 'main', 7, 7, 'a', 'a', 'a', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')`,
@@ -39,7 +33,7 @@ it('fills the milestone of the label rows a data dir already holds, and their co
   issue.run(4, '["bug"]', null, 0);
   before.close();
 
-  const after = openDatabase(file, all);
+  const after = openToday(file);
   const rows = after.prepare('SELECT issuable_type, issuable_id, title, milestone FROM issuable_labels ORDER BY issuable_type, issuable_id, title').all();
   expect(rows).toEqual([
     { issuable_type: 'Issue', issuable_id: 1, title: 'bug', milestone: 3 },
@@ -67,12 +61,8 @@ it('fills the milestone of the label rows a data dir already holds, and their co
 });
 
 it('core/036 counts the merge requests a data dir already holds per project, target branch and state', () => {
-  const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-  const cut = all.findIndex((m) => m.name === 'core/036_merge_request_state_branch_counts');
-  expect(cut).toBeGreaterThan(0);
   const file = join(dir, 'branches.db');
-  const before = openDatabase(file, all.slice(0, cut));
-  before.pragma('foreign_keys = OFF');
+  const before = openBefore(file, 'core/036_merge_request_state_branch_counts');
   const mr = before.prepare(
     `INSERT INTO merge_requests (project_id, iid, title, state, author_id, labels, source_branch, target_branch, source_project_id, target_project_id, base_sha, start_sha, head_sha, created_at, updated_at)
      VALUES (?, ?, 'MR', ?, 1, '[]', 'b', ?, 7, 7, 'a', 'a', 'a', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')`,
@@ -84,7 +74,7 @@ it('core/036 counts the merge requests a data dir already holds per project, tar
   mr.run(8, 1, 'opened', 'main');
   before.close();
 
-  const after = openDatabase(file, all);
+  const after = openToday(file);
   expect(after.prepare('SELECT project_id, target_branch, state, n FROM merge_request_branch_counts ORDER BY 1, 2, 3').all()).toEqual([
     { project_id: 7, target_branch: 'main', state: 'merged', n: 1 },
     { project_id: 7, target_branch: 'main', state: 'opened', n: 2 },

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { areas } from '../../src/main/service/areas';
-import { jobMigrations } from '../../src/main/service/jobs/schema';
-import { openDatabase } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 
 /**
  * core/030 gives the label rows of the merge requests already in a data dir their record's
@@ -15,12 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'sandlab-label-dates-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('fills created_at on the label rows of the merge requests a data dir already holds', () => {
-  const all = [...jobMigrations, ...areas.flatMap((a) => a.migrations)];
-  const cut = all.findIndex((m) => m.name === 'core/030_merge_request_label_dates');
-  expect(cut).toBeGreaterThan(0);
   const file = join(dir, 'sandlab.db');
-  const before = openDatabase(file, all.slice(0, cut));
-  before.pragma('foreign_keys = OFF');
+  const before = openBefore(file, 'core/030_merge_request_label_dates');
   const insert = before.prepare(
     `INSERT INTO merge_requests (project_id, iid, title, state, author_id, labels, source_branch, target_branch, source_project_id, target_project_id, base_sha, start_sha, head_sha, created_at, updated_at)
      VALUES (7, ?, 'MR', 'opened', 1, ?, 'b', 'main', 7, 7, 'a', 'a', 'a', ?, ?)`,
@@ -33,7 +27,7 @@ it('fills created_at on the label rows of the merge requests a data dir already 
   );
   before.close();
 
-  const after = openDatabase(file, all);
+  const after = openToday(file);
   const rows = after.prepare('SELECT issuable_type, issuable_id, title, created_at FROM issuable_labels ORDER BY issuable_type, issuable_id, title').all();
   expect(rows).toEqual([
     { issuable_type: 'Issue', issuable_id: 1, title: 'bug', created_at: '2024-01-03T00:00:00.000Z' },
