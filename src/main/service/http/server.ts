@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingHttpHeaders, IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Readable, finished } from 'node:stream';
 import { RouteTable, badUrl } from './router';
 
@@ -43,15 +43,58 @@ export class HttpRequest {
     return (this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
   }
 
+  /**
+   * One request header, as `headers[name]` gives it (`name` lower-case), read from node's raw list:
+   * `headers` is built on first use, every field name lower-cased and copied into a new object,
+   * which costs more than the answer's own handler for the two to six fields a client sends. A
+   * field sent twice (node joins or drops repeats, field by field) and a stand-in request
+   * (inject()'s, which has its `headers` already) are answered by `headers` itself.
+   */
+  header(name: string): string | string[] | undefined {
+    const raw = this.raw;
+    // The type says IncomingMessage; inject() passes its own stand-in.
+    if (!((raw as unknown) instanceof IncomingMessage)) return raw.headers[name];
+    const list = raw.rawHeaders;
+    // node keeps at most maxHeadersCount fields in `headers`: a list that long is its to read.
+    if (list.length >= MANY_RAW_HEADERS) return raw.headers[name];
+    let value: string | undefined;
+    for (let i = 0; i < list.length; i += 2) {
+      const field = list[i];
+      if (field.length === name.length && (field === name || field.toLowerCase() === name)) {
+        if (value !== undefined) return raw.headers[name];
+        value = list[i + 1];
+      }
+    }
+    return value;
+  }
+
   /** The Host header as the client sent it ('' without one). */
   get host(): string {
-    return this.raw.headers.host ?? '';
+    const host = this.header('host');
+    return typeof host === 'string' ? host : '';
   }
 
   /** scheme://host[:port] exactly as the client reached us, for web_url and Link headers. */
   get baseUrl(): string {
-    return (this.base ??= `${this.protocol}://${this.host}`);
+    return (this.base ??= baseUrlOf(this.protocol, this.host));
   }
+}
+
+/** node's default maxHeadersCount (2,000 fields) as raw list entries, with room to spare. */
+const MANY_RAW_HEADERS = 2000;
+
+let lastBase = { protocol: '', host: '', url: '' };
+
+/**
+ * scheme://host, the same string object while clients keep sending the same Host: the lookups keyed
+ * by it (servers, remembered entities) then find a string whose hash V8 has already computed,
+ * instead of hashing a new one per request.
+ */
+function baseUrlOf(protocol: string, host: string): string {
+  const last = lastBase;
+  if (last.host === host && last.protocol === protocol) return last.url;
+  lastBase = { protocol, host, url: `${protocol}://${host}` };
+  return lastBase.url;
 }
 
 type HeaderValue = string | number | string[];
