@@ -264,6 +264,21 @@ describe('the shared statements', () => {
   });
 });
 
+describe('long lists of remembered entities', () => {
+  it('are the bytes of their JSON text encoded as UTF-8, ASCII or not, and stay text when short', () => {
+    open();
+    for (const title of ['plain', 'é and 😀 and \u2028', '"quoted"\n']) {
+      const list = Array.from({ length: 1000 }, (_, i) => cachedEntity(db, 'long', `${title}:${i}`, () => ({ id: i, title: i === 500 ? title : `t${i}`, nested: { n: null } })));
+      const body = jsonBody(list);
+      expect(Buffer.isBuffer(body)).toBe(true);
+      expect((body as Buffer).equals(Buffer.from(JSON.stringify(list)))).toBe(true);
+      // Asked again (the texts remembered), the same bytes.
+      expect((jsonBody(list) as Buffer).equals(body as Buffer)).toBe(true);
+      expect(jsonBody(list.slice(0, 3))).toBe(JSON.stringify(list.slice(0, 3)));
+    }
+  });
+});
+
 describe('entities built again only when their inputs change', () => {
   let builds = 0;
   const entity = (key: string, inputs: unknown) => unchangedEntity(db, 'test', key, inputs, () => ({ built: ++builds, inputs }));

@@ -377,22 +377,55 @@ const entityJson = new WeakMap<object, string | null>();
  * string together with its head, in one write, where a Buffer body costs a second chunk (writev)
  * and its own allocation (bench/RESULTS.md, hot path round 5).
  */
-export function jsonBody(value: unknown): string {
+export function jsonBody(value: unknown): string | Buffer {
   if (typeof value === 'object' && value !== null) {
     const known = entityJson.get(value);
     if (known) return known;
-    if (known === null) {
-      const text = JSON.stringify(value);
-      entityJson.set(value, text);
-      return text;
-    }
-    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && entityJson.has(v))) {
-      let text = '[';
-      for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + jsonBody(value[i]);
-      return `${text}]`;
-    }
+    if (known === null) return entityText(value);
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && entityJson.has(v))) return entityList(value as object[]);
   }
   return JSON.stringify(value);
+}
+
+function entityText(value: object): string {
+  const known = entityJson.get(value);
+  if (known) return known;
+  const text = JSON.stringify(value);
+  entityJson.set(value, text);
+  return text;
+}
+
+/** Lists longer than this (bytes) go out as bytes: Reply.send's bound for sending a text with its head. */
+const LONG_LIST = 16_384;
+
+/**
+ * A list of remembered entities joined from their texts. A long one is written straight into one
+ * Buffer: joined into a text first, the answer was copied once more to flatten the joined text
+ * and once more to encode it. Same bytes as the joined text encoded as UTF-8.
+ */
+function entityList(value: object[]): string | Buffer {
+  const n = value.length;
+  const texts = new Array<string>(n);
+  let chars = n + 1;
+  for (let i = 0; i < n; i++) chars += (texts[i] = entityText(value[i])).length;
+  if (chars <= LONG_LIST) return `[${texts.join(',')}]`;
+  let bytes = n + 1;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    const b = Buffer.byteLength(texts[i]);
+    if (b !== texts[i].length) ascii = false;
+    bytes += b;
+  }
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  out[at++] = 0x5b; // [
+  for (let i = 0; i < n; i++) {
+    if (i) out[at++] = 0x2c; // ,
+    // Texts of ASCII only (a byte per character) are copied as Latin-1, without UTF-8's encoding.
+    at += out.write(texts[i], at, ascii ? 'latin1' : 'utf8');
+  }
+  out[at++] = 0x5d; // ]
+  return out;
 }
 
 /**
