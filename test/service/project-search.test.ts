@@ -195,7 +195,7 @@ describe("a project's remembered match count follows every write to its records"
 describe("a common term's walk is remembered until the project's records of that type are written", () => {
   // Each window the walk read: from the list's start ('start'), or after the last record an earlier window read ('after'); none: the page came from the remembered walk.
   const windowReads = (statements: string[], table: string): string[] =>
-    statements.filter((sql) => sql.includes(`json_group_array(id) AS ids FROM (SELECT x.id FROM ${table} x`)).map((sql) => (sql.includes('OFFSET ?') ? 'start' : 'after'));
+    statements.filter((sql) => sql.includes(`json_group_array(id) AS ids FROM (SELECT ((x.project_id << 32) + x.id) AS id FROM ${table} x`)).map((sql) => (sql.includes('OFFSET ?') ? 'start' : 'after'));
 
   it('merge requests: the same page again and the next page go on from it; every write is seen', async () => {
     const page = async (n: number, query: Record<string, string> = {}): Promise<string[]> => {
