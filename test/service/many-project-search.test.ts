@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { expectUncounted, preparedBy } from '../helpers/lists';
+import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+
+/**
+ * `search` on a group's merge requests and issues, and on the instance's (`scope=all`): a common
+ * term's early pages walk the list order a window at a time against the full-text index (records
+ * of several projects, known by their key in it), its matches in scope counted from the index; a
+ * rarer term reads the scope's matches. Whatever the plan, rows, order and headers are what a
+ * fresh query of the tables says (LIKE: the terms are ASCII, matched case-insensitively as the
+ * trigram index does).
+ */
+let s: TestService;
+let group: number;
+let inGroup: number[];
+let outside: number;
+
+// Two projects of the group, records interleaved in time (each window holds both), and one
+// project outside it. `alpha` in every record but the newest 300 of the group: more than 10,000
+// matches in the group, none among its newest; `gamma 1` in a few of each project.
+const PER_PROJECT = 5_300;
+const OUTSIDE = 400;
+const createdAt = (i: number): string => new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 2) * 60_000).toISOString();
+const describeRecord = (i: number, n: number): string => `${i <= n - 300 ? 'Alpha release' : 'Beta'}${i % 97 === 0 ? ' gamma 1' : ''}`;
+
+beforeAll(async () => {
+  s = await TestService.start();
+  group = (await s.createGroup({ path: 'searched-group', visibility: 'public' })).id;
+  inGroup = [(await s.createProject({ name: 'one', namespace_id: group, visibility: 'public' })).id, (await s.createProject({ name: 'two', namespace_id: group, visibility: 'public' })).id];
+  outside = (await s.createProject({ name: 'outside', visibility: 'public' })).id;
+  const ctx = s.service.context;
+  ctx.db.transaction(() => {
+    const total = PER_PROJECT * 2;
+    for (let i = 1; i <= total; i++) {
+      const projectId = inGroup[i % 2];
+      const iid = Math.ceil(i / 2);
+      const at = createdAt(i);
+      insertImportedMergeRequest(ctx, projectId, {
+        iid,
+        title: `Change ${i}`,
+        description: describeRecord(i, total),
+        state: i % 7 === 0 ? 'closed' : 'opened',
+        authorId: 1,
+        sourceBranch: `feature-${iid}`,
+        targetBranch: 'main',
+        baseSha: '0'.repeat(40),
+        headSha: '1'.repeat(40),
+        createdAt: at,
+        updatedAt: i % 5 === 0 ? createdAt(total - i) : at,
+        importedFrom: 'none',
+      });
+      if (i <= 3_000) {
+        insertImportedIssue(ctx, projectId, {
+          iid,
+          title: `Report ${i}`,
+          description: describeRecord(i, 3_000),
+          state: i % 7 === 0 ? 'closed' : 'opened',
+          authorId: 1,
+          labels: [],
+          confidential: i % 11 === 0,
+          createdAt: at,
+          updatedAt: at,
+          importedFrom: 'none',
+        });
+      }
+    }
+    for (let i = 1; i <= OUTSIDE; i++) {
+      const at = createdAt(total + i);
+      insertImportedMergeRequest(ctx, outside, {
+        iid: i,
+        title: `Outside ${i}`,
+        description: `Alpha${i % 97 === 0 ? ' gamma 1' : ''}`,
+        state: 'opened',
+        authorId: 1,
+        sourceBranch: `outside-${i}`,
+        targetBranch: 'main',
+        baseSha: '0'.repeat(40),
+        headSha: '1'.repeat(40),
+        createdAt: at,
+        updatedAt: at,
+        importedFrom: 'none',
+      });
+      insertImportedIssue(ctx, outside, {
+        iid: i,
+        title: `Outside ${i}`,
+        description: `Alpha${i % 97 === 0 ? ' gamma 1' : ''}`,
+        state: 'opened',
+        authorId: 1,
+        labels: [],
+        confidential: false,
+        createdAt: at,
+        updatedAt: at,
+        importedFrom: 'none',
+      });
+    }
+  })();
+}, 180_000);
+afterAll(async () => s.stop());
+
+const ORDERS: Record<string, string> = { created_at: 'created_at', updated_at: 'updated_at', title: 'title' };
+
+/** The ids a fresh query of the table lists for a search (and a condition) in scope, in the list's order. */
+function expected(table: 'merge_requests' | 'issues', projects: number[] | null, term: string, extra = '1 = 1', order = 'created_at', sort = 'desc'): number[] {
+  const like = `%${term}%`;
+  const rows = s.service.context.db
+    .prepare(
+      `SELECT id FROM ${table} x WHERE ${projects ? `project_id IN (${projects.join(',')})` : '1 = 1'} AND (title LIKE ? OR description LIKE ?) AND ${extra}
+       ORDER BY x.${ORDERS[order]} ${sort}, x.id ${sort}`,
+    )
+    .all(like, like) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
+/** Each window a walk read (its ids as one JSON array). */
+const windowReads = (statements: string[]): number => statements.filter((sql) => sql.includes('json_group_array(id) AS ids FROM (SELECT ((x.project_id << 32) + x.id) AS id')).length;
+
+describe('a common term on a group’s or the instance’s merge requests', () => {
+  const lists = [
+    ['group', () => `/groups/${group}/merge_requests`, () => inGroup],
+    ['instance', () => '/merge_requests', () => null],
+  ] as const;
+  for (const [name, path, projects] of lists) {
+    it(`${name}: early pages walk the list order; deeper ones read the matches; uncounted past 10,000; the same rows as the table says`, async () => {
+      const all = expected('merge_requests', projects(), 'alpha');
+      expect(all.length).toBeGreaterThan(10_000);
+      for (const n of [1, 2, 10, 11, 40]) {
+        let res!: ApiResult;
+        const reads = await preparedBy(s, async () => {
+          res = await s.get(path(), { query: { scope: 'all', search: 'ALPHA', per_page: '100', page: String(n) } });
+        });
+        expectUncounted(res, String(n + 1));
+        expect(ids(res)).toEqual(all.slice((n - 1) * 100, n * 100));
+        // Pages within the first 1,000 matches walk; deeper ones read the matches and sort them.
+        if (n <= 10) expect(windowReads(reads)).toBeGreaterThan(0);
+        else expect(windowReads(reads)).toBe(0);
+      }
+    });
+
+    it(`${name}: other orders and a state, the same rows; a state's count is exact`, async () => {
+      for (const [order, sort] of [['updated_at', 'desc'], ['title', 'asc'], ['created_at', 'asc']]) {
+        const res = await s.get(path(), { query: { scope: 'all', search: 'alpha', order_by: order, sort, page: '2' } });
+        expect(ids(res)).toEqual(expected('merge_requests', projects(), 'alpha', '1 = 1', order, sort).slice(20, 40));
+      }
+      const closed = expected('merge_requests', projects(), 'alpha', "x.state = 'closed'");
+      const res = await s.get(path(), { query: { scope: 'all', search: 'alpha', state: 'closed', page: '3' } });
+      expect(res.headers.get('x-total')).toBe(String(closed.length));
+      expect(ids(res)).toEqual(closed.slice(40, 60));
+    });
+
+    it(`${name}: a rarer term, counted exactly (the scope's matches alone) and sorted`, async () => {
+      const rare = expected('merge_requests', projects(), 'gamma 1');
+      expect(rare.length).toBeGreaterThan(20);
+      const res = await s.get(path(), { query: { scope: 'all', search: 'Gamma 1', page: '2' } });
+      expect(res.headers.get('x-total')).toBe(String(rare.length));
+      expect(res.headers.get('x-total-pages')).toBe(String(Math.ceil(rare.length / 20)));
+      expect(ids(res)).toEqual(rare.slice(20, 40));
+    });
+  }
+
+  it('a write shows on the next search (nothing of a walk over many projects is kept)', async () => {
+    const before = expected('merge_requests', inGroup, 'alpha');
+    const newest = s.service.context.db
+      .prepare(`SELECT iid, project_id FROM merge_requests WHERE project_id = ? AND description = 'Beta' ORDER BY created_at DESC LIMIT 1`)
+      .get(inGroup[0]) as { iid: number; project_id: number };
+    await s.get(`/groups/${group}/merge_requests`, { query: { search: 'alpha' } });
+    expect((await s.put(`/projects/${newest.project_id}/merge_requests/${newest.iid}`, { title: 'Alpha now' })).status).toBe(200);
+    const after = expected('merge_requests', inGroup, 'alpha');
+    expect(after.length).toBe(before.length + 1);
+    const res = await s.get(`/groups/${group}/merge_requests`, { query: { search: 'alpha' } });
+    expect(ids(res)).toEqual(after.slice(0, 20));
+  });
+});
+
+describe('a common term on a group’s or the instance’s issues', () => {
+  it('an administrator: every issue, counted from the index', async () => {
+    for (const [path, projects] of [[`/groups/${group}/issues`, inGroup], ['/issues', null]] as const) {
+      const all = expected('issues', projects, 'alpha');
+      const res = await s.get(path, { query: { scope: 'all', search: 'alpha', page: '5' } });
+      expect(res.headers.get('x-total')).toBe(String(all.length));
+      expect(ids(res)).toEqual(all.slice(80, 100));
+      const rare = expected('issues', projects, 'gamma 1');
+      const few = await s.get(path, { query: { scope: 'all', search: 'gamma 1' } });
+      expect(few.headers.get('x-total')).toBe(String(rare.length));
+      expect(ids(few)).toEqual(rare.slice(0, 20));
+    }
+  });
+
+  it('an anonymous caller: no confidential issue, in rows or count', async () => {
+    for (const [path, projects] of [[`/groups/${group}/issues`, inGroup], ['/issues', null]] as const) {
+      const visible = expected('issues', projects, 'alpha', 'x.confidential = 0');
+      const res = await s.get(path, { token: null, query: { scope: 'all', search: 'alpha', page: '3' } });
+      expect(res.headers.get('x-total')).toBe(String(visible.length));
+      expect(ids(res)).toEqual(visible.slice(40, 60));
+    }
+  });
+});
