@@ -691,12 +691,16 @@ interface SearchWalk {
   matched: number[];
   done: boolean;
 }
-/** Walks remembered per database: key -> the progress and the list version it was read at. */
-const searchWalks = new WeakMap<Db, Map<string, SearchWalk & { version: number }>>();
+/** A remembered walk: its progress, the list version it was read at, and the write log's last entry then (core/041). */
+type RememberedWalk = SearchWalk & { version: number; seq: number };
+/** Walks remembered per database: key -> the walk. */
+const searchWalks = new WeakMap<Db, Map<string, RememberedWalk>>();
 /** Walks remembered per database (beyond it, all are dropped and walked again). */
 const REMEMBERED_WALKS = 100;
 /** A walk keeps at most this many matched ids (memory stays small; a walk serves pages within SEARCH_WALK_ROWS). */
 const REMEMBERED_WALK_MATCHES = 2_000;
+/** Up to this many writes since, a remembered walk is patched by the records written rather than walked again. */
+const PATCHED_WALK_WRITES = 200;
 
 /**
  * The page of a project's search that walks the list order (SearchPlan's `walk`: a common term,
@@ -772,14 +776,39 @@ export function searchWalkRows<T extends { id: number }>(
     }
     return found;
   };
+  // A remembered walk after writes to the project's records of this type: when the write log
+  // (core/041) still names every record written since (one row per version moved), the walked
+  // stretch of the list (up to `after`) keeps its unwritten matches where they were, and each
+  // record written is checked again (in the stretch, the list's conditions, the index): the
+  // stretch's matches are those, in list order. A walk of tens of thousands of records (a term
+  // none of the newest hold) is not repeated for one write.
+  const patched = (known: RememberedWalk, version: number): SearchWalk | undefined => {
+    if (!col || !known.after || version < known.version || version - known.version > PATCHED_WALK_WRITES) return undefined;
+    const written = db
+      .prepare('SELECT issuable_id AS id FROM issuable_list_writes WHERE issuable_type = ? AND project_id = ? AND seq > ?')
+      .all(type, projectId, known.seq) as { id: number }[];
+    if (written.length !== version - known.version) return undefined;
+    const writtenIds = new Set(written.map((r) => r.id));
+    const candidates = [...known.matched.map((k) => k % KEY_PROJECT).filter((id) => !writtenIds.has(id)), ...writtenIds];
+    const inStretch = db
+      .prepare(
+        `SELECT ${SEARCH_KEY} AS key, x.id AS id FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value
+          WHERE ${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?) ORDER BY ${filters.order}`,
+      )
+      .all(JSON.stringify(candidates), ...restArgs, ...known.after) as { key: number; id: number }[];
+    const matched = inStretch.filter((r) => !writtenIds.has(r.id) || probe.get(query, r.key)).map((r) => r.key);
+    return { read: known.read, after: known.after, matched, done: false };
+  };
   return (limit, offset) => {
     // Not inside a transaction, which may yet roll back to the version before it.
-    const store = remember && projectId !== undefined && !db.inTransaction ? searchWalks.get(db) ?? new Map<string, SearchWalk & { version: number }>() : undefined;
+    const store = remember && projectId !== undefined && !db.inTransaction ? searchWalks.get(db) ?? new Map<string, RememberedWalk>() : undefined;
     if (store) searchWalks.set(db, store);
     const key = JSON.stringify([index, query, rest, restArgs]);
     const version = store ? listVersion(rc, type, projectId!) : 0;
+    const seq = store ? (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq : 0;
     const known = store?.get(key);
-    const walk: SearchWalk = known && known.version === version ? known : { read: 0, after: null, matched: [], done: false };
+    const walk: SearchWalk =
+      known && known.version === version ? known : (known && patched(known, version)) ?? { read: 0, after: null, matched: [], done: false };
     const { matched } = walk;
     for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); !walk.done && matched.length < offset + limit; window *= 2) {
       const ids = windowIds(walk, window);
@@ -806,7 +835,7 @@ export function searchWalkRows<T extends { id: number }>(
     }
     if (store && walk !== known) {
       if (store.size >= REMEMBERED_WALKS) store.clear();
-      store.set(key, { ...walk, version });
+      store.set(key, { ...walk, version, seq });
     }
     const pageIds = matched.slice(offset, offset + limit).map((key) => key % KEY_PROJECT);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
