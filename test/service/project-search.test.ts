@@ -288,11 +288,31 @@ describe("a common term's walk is remembered, and patched by the records of that
       ['updated_at', 'desc', 'updated_at DESC, id DESC'],
       ['merged_at', 'desc', 'merged_at DESC, id DESC'],
     ] as const) {
-      const expected = (db.prepare(`SELECT iid FROM merge_requests WHERE project_id = ? AND (title LIKE '%alpha%' OR description LIKE '%alpha%') ORDER BY ${sql}`).all(project) as { iid: number }[]).map((r) => r.iid);
-      for (const n of [1, 2, 3]) {
-        const res = await searchMrs({ search: 'alpha', order_by, sort, per_page: '20', page: String(n) });
-        expect(iids(res)).toEqual(expected.slice((n - 1) * 20, n * 20));
-      }
+      const expected = (): number[] =>
+        (db.prepare(`SELECT iid FROM merge_requests WHERE project_id = ? AND (title LIKE '%alpha%' OR description LIKE '%alpha%') ORDER BY ${sql}`).all(project) as { iid: number }[]).map((r) => r.iid);
+      const pages = async (): Promise<string[]> => {
+        const want = expected();
+        const reads = await preparedBy(s, async () => {
+          for (const n of [1, 2, 3]) {
+            const res = await searchMrs({ search: 'alpha', order_by, sort, per_page: '20', page: String(n) });
+            expect(iids(res)).toEqual(want.slice((n - 1) * 20, n * 20));
+          }
+        });
+        return windowReads(reads, 'merge_requests');
+      };
+      await pages();
+      // A record written into the walked stretch (a title first in A-Z order, updated now), and
+      // one out of it: patched in their places (by time by halving; a title not ASCII through SQL).
+      const into = mrs.find((x) => !`${x.title}\n${x.description ?? ''}`.toLowerCase().includes('alpha') && x.iid > 100)!;
+      expect((await s.put(`/projects/${project}/merge_requests/${into.iid}`, { title: `Aa alpha ${order_by} é` })).status).toBe(200);
+      into.title = `Aa alpha ${order_by} é`;
+      const out = expected()[7];
+      expect((await s.put(`/projects/${project}/merge_requests/${out}`, { title: 'Plain again', description: 'plain' })).status).toBe(200);
+      const seed = mrs.find((x) => x.iid === out)!;
+      seed.title = 'Plain again';
+      seed.description = 'plain';
+      const after = await pages();
+      if (order_by !== 'merged_at') expect(after).not.toContain('start');
     }
   });
 });

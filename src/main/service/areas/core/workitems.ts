@@ -789,15 +789,52 @@ export function searchWalkRows<T extends { id: number }>(
       .all(type, projectId, known.seq) as { id: number }[];
     if (written.length !== version - known.version) return undefined;
     const writtenIds = new Set(written.map((r) => r.id));
-    const candidates = [...known.matched.map((k) => k % KEY_PROJECT).filter((id) => !writtenIds.has(id)), ...writtenIds];
-    const inStretch = db
-      .prepare(
-        `SELECT ${SEARCH_KEY} AS key, x.id AS id FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value
-          WHERE ${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?) ORDER BY ${filters.order}`,
-      )
-      .all(JSON.stringify(candidates), ...restArgs, ...known.after) as { key: number; id: number }[];
-    const matched = inStretch.filter((r) => !writtenIds.has(r.id) || probe.get(query, r.key)).map((r) => r.key);
+    const kept = known.matched.filter((k) => !writtenIds.has(k % KEY_PROJECT));
+    const within = `${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?)`;
+    // The records written that are in the stretch and pass the list's conditions and the index.
+    const back = (
+      db
+        .prepare(`SELECT ${SEARCH_KEY} AS key, x.id AS id, x.${col} AS value FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${within}`)
+        .all(JSON.stringify([...writtenIds]), ...restArgs, ...known.after) as { key: number; id: number; value: string }[]
+    ).filter((r) => probe.get(query, r.key));
+    const matched = placedByValue(kept, back) ?? inListOrder(kept, back, within, known.after);
     return { read: known.read, after: known.after, matched, done: false };
+  };
+  // Each record back in its place among the kept ones, found by halving (a few order values read
+  // by id): when the values compare in JavaScript as in SQLite, ASCII (timestamps); else undefined.
+  const placedByValue = (kept: number[], back: { key: number; id: number; value: string }[]): number[] | undefined => {
+    const ascii = (v: string): boolean => /^[\x00-\x7f]*$/.test(v);
+    if (!orderValue || back.some((r) => !ascii(r.value))) return undefined;
+    const desc = filters.sort === 'desc';
+    const before = (a: [string, number], b: [string, number]): boolean => (a[0] === b[0] ? (desc ? a[1] > b[1] : a[1] < b[1]) : desc ? a[0] > b[0] : a[0] < b[0]);
+    const matched = [...kept];
+    const values = new Map<number, string>(back.map((r) => [r.key, r.value]));
+    for (const r of back) {
+      let lo = 0;
+      let hi = matched.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const key = matched[mid];
+        let value = values.get(key);
+        if (value === undefined) {
+          value = (orderValue.get(key % KEY_PROJECT) as { value: string }).value;
+          if (!ascii(value)) return undefined;
+          values.set(key, value);
+        }
+        if (before([r.value, r.id], [value, key % KEY_PROJECT])) hi = mid;
+        else lo = mid + 1;
+      }
+      matched.splice(lo, 0, r.key);
+    }
+    return matched;
+  };
+  // The same in SQL: the kept and the written back, read by id in the list's order.
+  const inListOrder = (kept: number[], back: { key: number }[], within: string, after: [string, number]): number[] => {
+    const ids = [...kept, ...back.map((r) => r.key)].map((k) => k % KEY_PROJECT);
+    const rows = db
+      .prepare(`SELECT ${SEARCH_KEY} AS key FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${within} ORDER BY ${filters.order}`)
+      .all(JSON.stringify(ids), ...restArgs, ...after) as { key: number }[];
+    return rows.map((r) => r.key);
   };
   return (limit, offset) => {
     // Not inside a transaction, which may yet roll back to the version before it.
