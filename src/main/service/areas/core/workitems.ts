@@ -563,7 +563,7 @@ export interface SearchPlan {
    * the full-text index `s` that keeps the scope's matches (`inScope`, its `args` the query's and
    * the scope's), and those matches counted up to COUNT_LIMIT + 1.
    */
-  many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean };
+  many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean; projects: string | null };
 }
 
 /**
@@ -619,11 +619,26 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const matches = countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inScope}`, inScopeArgs, COUNT_LIMIT + 1);
     const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
     const walk = walksTheList(rc, matches, scopeRecords);
-    const many = { index, query, inScope, args: inScopeArgs, matches, walk };
+    const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects: walk ? scopeProjects(rc, scope) : null };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], many };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
   }
   return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
+}
+
+/** A walk over a scope of up to this many projects may be remembered (its key names them). */
+const REMEMBERED_SCOPE_PROJECTS = 1_000;
+
+/**
+ * The projects a scope of many holds, as a remembered walk's key names them ('instance': all of
+ * them): a project that joins or leaves the scope (a transfer, a visibility or membership
+ * change) writes no record, so the walk of another set of projects is another walk. Null: too
+ * many to name; the walk is not remembered.
+ */
+function scopeProjects(rc: RequestContext, scope: Scope): string | null {
+  if (scope.instance) return 'instance';
+  const rows = rc.svc.db.prepare(`SELECT id FROM (${scope.projects}) ${limitSql(REMEMBERED_SCOPE_PROJECTS + 1)}`).all(...scope.args) as { id: number }[];
+  return rows.length > REMEMBERED_SCOPE_PROJECTS ? null : JSON.stringify(rows.map((r) => r.id));
 }
 
 /**
@@ -712,10 +727,11 @@ const PATCHED_WALK_WRITES = 200;
  * list's conditions with the search first (as workItemFilters puts it).
  *
  * `remember`: the list's other conditions read only the records' own columns (the caller says),
- * so its rows change only when the project's records of this type are written, which listVersion
- * counts (the full-text index changes only with them too): the walk's progress is remembered
- * until then, and the next page, or the same one asked again, goes on from it instead of walking
- * past the same records (a common term none of the newest records hold: ~25,000 records).
+ * so its rows change only when the scope's records of this type are written, which listVersion
+ * counts for a project and the write log (core/041) for many (the full-text index changes only
+ * with them too): the walk's progress is remembered, and the next page, or the same one asked
+ * again, goes on from it instead of walking past the same records (a common term none of the
+ * newest records hold: ~45,000 records); after writes it is patched by the records written.
  */
 export function searchWalkRows<T extends { id: number }>(
   rc: RequestContext,
@@ -725,14 +741,17 @@ export function searchWalkRows<T extends { id: number }>(
   args: unknown[],
   remember: boolean,
 ): ((limit: number, offset: number) => T[]) | undefined {
-  // A project's walk, or one of many projects' (a group's, the instance's: never remembered, as
-  // no one version counts their writes). Records are known by their key in the full-text index,
-  // (project_id << 32) + id, so a window of records of several projects is checked the same way.
+  // A project's walk, or one of many projects' (a group's, the instance's). Records are known by
+  // their key in the full-text index, (project_id << 32) + id, so a window of records of several
+  // projects is checked the same way.
   const plan = filters.search?.project ?? filters.search?.many;
   if (!plan?.walk) return undefined;
   const db = rc.svc.db;
   const { index, query } = plan;
   const projectId = filters.search?.project?.projectId;
+  // A walk of many projects is remembered by the set of projects it walks, and its version is the
+  // write log's last entry (core/041): any write to an issue or merge request of the instance.
+  const scopeProjects = filters.search?.many?.projects ?? null;
   const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
   const restArgs = args.slice(filters.search!.args.length);
   const type = table === 'issues' ? 'Issue' : 'MergeRequest';
@@ -783,12 +802,10 @@ export function searchWalkRows<T extends { id: number }>(
   // stretch's matches are those, in list order. A walk of tens of thousands of records (a term
   // none of the newest hold) is not repeated for one write.
   const patched = (known: RememberedWalk, version: number): SearchWalk | undefined => {
-    if (!col || !known.after || version < known.version || version - known.version > PATCHED_WALK_WRITES) return undefined;
-    const written = db
-      .prepare('SELECT issuable_id AS id FROM issuable_list_writes WHERE issuable_type = ? AND project_id = ? AND seq > ?')
-      .all(type, projectId, known.seq) as { id: number }[];
-    if (written.length !== version - known.version) return undefined;
-    const writtenIds = new Set(written.map((r) => r.id));
+    if (!col || !known.after || version < known.version) return undefined;
+    const written = writtenSince(known, version);
+    if (!written) return undefined;
+    const writtenIds = new Set(written);
     const kept = known.matched.filter((k) => !writtenIds.has(k % KEY_PROJECT));
     const within = `${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?)`;
     // The records written that are in the stretch and pass the list's conditions and the index.
@@ -799,6 +816,24 @@ export function searchWalkRows<T extends { id: number }>(
     ).filter((r) => probe.get(query, r.key));
     const matched = placedByValue(kept, back) ?? inListOrder(kept, back, within, known.after);
     return { read: known.read, after: known.after, matched, done: false };
+  };
+  // The records of this type written since a remembered walk, when the log still holds them all
+  // and they are few enough. A project's: one per version moved. Many projects': the log's
+  // entries since, which run on unbroken from its oldest (it drops only its oldest).
+  const writtenSince = (known: RememberedWalk, version: number): number[] | undefined => {
+    if (projectId !== undefined) {
+      if (version - known.version > PATCHED_WALK_WRITES) return undefined;
+      const rows = db
+        .prepare('SELECT issuable_id AS id FROM issuable_list_writes WHERE issuable_type = ? AND project_id = ? AND seq > ?')
+        .all(type, projectId, known.seq) as { id: number }[];
+      return rows.length === version - known.version ? rows.map((r) => r.id) : undefined;
+    }
+    const { oldest } = db.prepare('SELECT min(seq) AS oldest FROM issuable_list_writes').get() as { oldest: number | null };
+    if (oldest === null || oldest > known.seq + 1) return undefined;
+    const rows = db
+      .prepare(`SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND issuable_type = ? ${limitSql(PATCHED_WALK_WRITES + 1)}`)
+      .all(known.seq, type) as { id: number }[];
+    return rows.length > PATCHED_WALK_WRITES ? undefined : rows.map((r) => r.id);
   };
   // Each record back in its place among the kept ones, found by halving (a few order values read
   // by id): when the values compare in JavaScript as in SQLite, ASCII (timestamps); else undefined.
@@ -838,11 +873,12 @@ export function searchWalkRows<T extends { id: number }>(
   };
   return (limit, offset) => {
     // Not inside a transaction, which may yet roll back to the version before it.
-    const store = remember && projectId !== undefined && !db.inTransaction ? searchWalks.get(db) ?? new Map<string, RememberedWalk>() : undefined;
+    const rememberable = remember && (projectId !== undefined || scopeProjects !== null) && !db.inTransaction;
+    const store = rememberable ? searchWalks.get(db) ?? new Map<string, RememberedWalk>() : undefined;
     if (store) searchWalks.set(db, store);
-    const key = JSON.stringify([index, query, rest, restArgs]);
-    const version = store ? listVersion(rc, type, projectId!) : 0;
+    const key = JSON.stringify([index, query, rest, restArgs, scopeProjects]);
     const seq = store ? (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq : 0;
+    const version = store ? (projectId !== undefined ? listVersion(rc, type, projectId) : seq) : 0;
     const known = store?.get(key);
     const walk: SearchWalk =
       known && known.version === version ? known : (known && patched(known, version)) ?? { read: 0, after: null, matched: [], done: false };
