@@ -179,6 +179,21 @@ describe('a common term on a group’s or the instance’s merge requests', () =
     });
   }
 
+  it("a scope's match count is remembered until a write, then counted again", async () => {
+    const db = s.service.context.db;
+    const total = async (): Promise<string | null> => (await s.get(`/groups/${group}/merge_requests`, { query: { search: 'gamma 1' } })).headers.get('x-total');
+    expect(await total()).toBe(String(expected('merge_requests', inGroup, 'gamma 1').length));
+    expect(await total()).toBe(String(expected('merge_requests', inGroup, 'gamma 1').length));
+    const one = db.prepare(`SELECT iid FROM merge_requests WHERE project_id = ? AND description NOT LIKE '%gamma 1%' LIMIT 1`).get(inGroup[0]) as { iid: number };
+    expect((await s.put(`/projects/${inGroup[0]}/merge_requests/${one.iid}`, { title: 'Gamma 1 now' })).status).toBe(200);
+    expect(await total()).toBe(String(expected('merge_requests', inGroup, 'gamma 1').length));
+    // Written without the API, in a project outside the group, then inside it.
+    db.prepare(`UPDATE merge_requests SET title = 'gamma 1 too' WHERE project_id = ? AND iid = 1`).run(outside);
+    expect(await total()).toBe(String(expected('merge_requests', inGroup, 'gamma 1').length));
+    db.prepare(`UPDATE merge_requests SET title = 'gamma 1 too' WHERE project_id = ? AND iid = 2`).run(inGroup[1]);
+    expect(await total()).toBe(String(expected('merge_requests', inGroup, 'gamma 1').length));
+  });
+
   it('the walk is remembered, patched by the records written since, and walked again when the log no longer holds them all', async () => {
     const db = s.service.context.db;
     // Each window read: from the list's start, or after the last record read.

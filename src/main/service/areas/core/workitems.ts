@@ -616,10 +616,11 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     // ~0.4 s for a term a fifth of a million records hold.
     const inScope = scope.instance ? `s.${index} MATCH ?` : `s.${index} MATCH ? AND (s.rowid >> 32) IN (${scope.projects})`;
     const inScopeArgs = scope.instance ? [query] : [query, ...scope.args];
-    const matches = countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inScope}`, inScopeArgs, COUNT_LIMIT + 1);
+    const projects = scopeProjects(rc, scope);
+    const matches = scopeMatchCount(rc, index, query, inScope, inScopeArgs, projects);
     const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
     const walk = walksTheList(rc, matches, scopeRecords);
-    const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects: walk ? scopeProjects(rc, scope) : null };
+    const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], many };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
   }
@@ -659,7 +660,7 @@ function walksTheList(rc: RequestContext, matches: number, records: number): boo
  */
 const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295`;
 
-/** Remembered match counts per database: `index|project|query` -> the count and the list version it was read at. */
+/** Remembered match counts per database: `index|project|query` (or `index|projects|query` for a scope of many: scopeMatchCount) -> the count and the version it was read at. */
 const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
 const REMEMBERED_MATCH_COUNTS = 500;
@@ -677,13 +678,33 @@ const MATCH_COUNT_SLACK = 1_000;
  * the version before it.
  */
 function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): number {
-  const db = rc.svc.db;
-  const count = (): number => countUpTo(db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  const count = (): number => countUpTo(rc.svc.db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  return rememberedMatchCount(rc.svc.db, `${index}|${projectId}|${query}`, () => listVersion(rc, type, projectId), count);
+}
+
+/**
+ * The matches of a search in a scope of many projects (`inScope`, on the full-text index `s`),
+ * remembered as a project's are (projectMatchCount) by the set of projects (scopeProjects; not
+ * when too many to name), with the write log's last entry (core/041) as the version: each entry
+ * is one record written in one project, which moves the scope's matches by at most one.
+ */
+function scopeMatchCount(rc: RequestContext, index: string, query: string, inScope: string, args: unknown[], projects: string | null): number {
+  const count = (): number => countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inScope}`, args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  if (projects === null) return count();
+  return rememberedMatchCount(rc.svc.db, `${index}|${projects}|${query}`, () => lastListWrite(rc.svc.db), count);
+}
+
+/** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
+function lastListWrite(db: Db): number {
+  return (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq;
+}
+
+/** A match count remembered under `key` at a version that each write moves by one (see projectMatchCount). */
+function rememberedMatchCount(db: Db, key: string, readVersion: () => number, count: () => number): number {
   if (db.inTransaction) return count();
   let remembered = matchCounts.get(db);
   if (!remembered) matchCounts.set(db, (remembered = new Map()));
-  const key = `${index}|${projectId}|${query}`;
-  const version = listVersion(rc, type, projectId);
+  const version = readVersion();
   const known = remembered.get(key);
   if (known && version >= known.version) {
     const atLeast = known.matches - (version - known.version);
@@ -877,7 +898,7 @@ export function searchWalkRows<T extends { id: number }>(
     const store = rememberable ? searchWalks.get(db) ?? new Map<string, RememberedWalk>() : undefined;
     if (store) searchWalks.set(db, store);
     const key = JSON.stringify([index, query, rest, restArgs, scopeProjects]);
-    const seq = store ? (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq : 0;
+    const seq = store ? lastListWrite(db) : 0;
     const version = store ? (projectId !== undefined ? listVersion(rc, type, projectId) : seq) : 0;
     const known = store?.get(key);
     const walk: SearchWalk =
