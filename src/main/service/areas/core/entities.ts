@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { cachedEntity, cachedLookup } from '../../db/connection';
+import { cachedEntity, cachedLookup, unchangedEntity } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, rememberUsers, tokenExpired } from './users';
@@ -766,8 +766,16 @@ const usersOf = (ec: EntityContext, counts: IssuableCounts, json: string): Recor
 function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
   let entity = counts.users.get(id);
-  if (entity === undefined) counts.users.set(id, (entity = userBasicById(ec, id)));
+  if (entity === undefined) counts.users.set(id, (entity = sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
   return entity;
+}
+
+/**
+ * The entity a page built earlier for the same record, when it reads the same as this one: the
+ * issues that embed it then compare it by identity (unchangedEntity), once per page, not per row.
+ */
+function sameAsBefore(ec: EntityContext, kind: string, id: number, entity: Record<string, unknown> | null): Record<string, unknown> | null {
+  return entity && unchangedEntity(ec.svc.db, `embedded-${kind}`, `${id}:${ec.baseUrl}`, entity, () => entity);
 }
 
 /** A project's full path and web URL, read once per page. */
@@ -857,7 +865,14 @@ export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<strin
   let counts: IssuableCounts | undefined;
   const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
   const key = issueEntityKey(ec);
-  return rows.map((i) => cachedEntity(ec.svc.db, 'issue', key(i), () => buildIssue(ec, i, batch(), undefined)));
+  return rows.map((i) => {
+    const k = key(i);
+    return cachedEntity(ec.svc.db, 'issue', k, () => {
+      // After a write elsewhere, an issue whose row and parts read the same keeps its entity and text.
+      const parts = issueParts(ec, i, batch());
+      return unchangedEntity(ec.svc.db, 'issue', k, [i, parts], () => buildIssue(ec, i, parts, undefined));
+    });
+  });
 }
 
 /**
@@ -869,11 +884,37 @@ function issueEntityKey(ec: EntityContext): (i: IssueRow) => string {
   return (i) => `${i.id}:${shared}`;
 }
 
-function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOnPage(ec, counts, i.project_id);
-  const assignees = usersOf(ec, counts, i.assignee_ids);
+/** What an issue shows of other records and tables: everything buildIssue reads besides the row and the request. */
+interface IssueParts {
+  path: { fullPath: string; webUrl: string };
+  closedBy: Record<string, unknown> | null;
+  milestone: Record<string, unknown> | null;
+  assignees: Record<string, unknown>[];
+  author: Record<string, unknown> | null;
+  notes: number;
+  votes: { upvotes: number; downvotes: number };
+  mergeRequests: number;
+}
+
+function issueParts(ec: EntityContext, i: IssueRow, counts: IssuableCounts): IssueParts {
+  return {
+    path: projectPathOnPage(ec, counts, i.project_id),
+    closedBy: userOf(ec, counts, i.closed_by_id),
+    milestone: milestoneOf(ec, counts, i.milestone_id),
+    assignees: usersOf(ec, counts, i.assignee_ids),
+    author: userOf(ec, counts, i.author_id),
+    notes: counts.notes.get(i.id) ?? 0,
+    votes: counts.votes.get(i.id) ?? NO_VOTES,
+    mergeRequests: closingMergeRequestsCount(ec, counts, i.id),
+  };
+}
+
+/** Entities::Issue of a row and its parts (issueParts): reads nothing else. */
+function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribed: boolean | undefined): Record<string, unknown> {
+  const { fullPath, webUrl } = parts.path;
+  const assignees = parts.assignees;
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
-  const { upvotes, downvotes } = counts.votes.get(i.id) ?? NO_VOTES;
+  const { upvotes, downvotes } = parts.votes;
   return {
     id: i.id,
     iid: i.iid,
@@ -884,15 +925,15 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
     created_at: i.created_at,
     updated_at: i.updated_at,
     closed_at: i.closed_at,
-    closed_by: userOf(ec, counts, i.closed_by_id),
+    closed_by: parts.closedBy,
     labels: JSON.parse(i.labels),
-    milestone: milestoneOf(ec, counts, i.milestone_id),
+    milestone: parts.milestone,
     assignees,
-    author: userOf(ec, counts, i.author_id),
+    author: parts.author,
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
-    user_notes_count: counts.notes.get(i.id) ?? 0,
-    merge_requests_count: closingMergeRequestsCount(ec, counts, i.id),
+    user_notes_count: parts.notes,
+    merge_requests_count: parts.mergeRequests,
     upvotes,
     downvotes,
     due_date: i.due_date,
@@ -925,7 +966,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
   return cachedEntity(ec.svc.db, 'issue-detail', issueEntityKey(ec)(i), () =>
-    buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
+    buildIssue(ec, i, issueParts(ec, i, issuableCounts(ec, 'Issue', [i.id])), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
 
@@ -1143,7 +1184,7 @@ function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | nul
   if (entity === undefined) {
     // The row is memoized until the next write too: consecutive pages share a few milestones.
     const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id));
-    entity = m ? milestone(ec, m) : null;
+    entity = sameAsBefore(ec, 'milestone', id, m ? milestone(ec, m) : null);
     counts.milestones.set(id, entity);
   }
   return entity;

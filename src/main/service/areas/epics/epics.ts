@@ -539,6 +539,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     sort,
     value: (row) => row[column],
     id: (row) => row.id,
+    // A common term may first appear thousands of epics into the order (LIKE checks each on the way).
+    startBound: !!f.search && !byId,
   };
   return { sql, args, order, countFrom, anchors };
 }
