@@ -1434,4 +1434,15 @@ CREATE TRIGGER merge_requests_list_write_update AFTER UPDATE ON merge_requests B
 END;
 `,
   },
+  {
+    // Issues and merge requests by a milestone's title and one label, in the default order
+    // (created_at): the label's rows on the milestone in that order, as core/030 and core/038 made
+    // a label alone read (labelRowsPage). Before, a deep page walked the milestone's records and
+    // probed each one's labels. Rows without a milestone stay out of it.
+    name: 'core/042_issuable_label_milestone_dates',
+    sql: `
+CREATE INDEX issuable_labels_milestone_created ON issuable_labels (issuable_type, project_id, milestone, title COLLATE NOCASE, created_at, issuable_id, state)
+  WHERE milestone IS NOT NULL AND created_at IS NOT NULL;
+`,
+  },
 ];

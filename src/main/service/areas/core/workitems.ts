@@ -99,16 +99,22 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
  */
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   if (scope.projectId !== undefined) {
-    const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-    const carried = rc.svc.db
-      .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
-      .all(scope.projectId, title) as { milestone: number }[];
-    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0].milestone] };
+    const carried = carriedMilestones(rc, type, scope.projectId, title);
+    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0]] };
     // None of the project's records carries one: a constant false, which SQLite checks once
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
   return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
+}
+
+/** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
+function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
+  const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const rows = rc.svc.db
+    .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
+    .all(projectId, title) as { milestone: number }[];
+  return rows.map((r) => r.milestone);
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
@@ -346,11 +352,20 @@ export function labelRowsPage<T extends { id: number }>(
   filters: WorkItemFilters,
   extra: { sql: string; args: unknown[] } = { sql: '1 = 1', args: [] },
 ): ((limit: number, offset: number) => T[]) | undefined {
-  if (!filters.labelOnly || filters.labelOnly.milestone !== null || filters.orderColumn !== 'created_at') return undefined;
+  if (!filters.labelOnly || filters.orderColumn !== 'created_at') return undefined;
   // Issues over many projects only for the whole instance: a group's would read the title's rows
   // of every project (a common title: 100,000 at scale) to keep the few in the group.
   if (type === 'Issue' && scope.projectId === undefined && !scope.instance) return undefined;
-  const { title, state } = filters.labelOnly;
+  const { title, state, milestone } = filters.labelOnly;
+  // With a milestone's title: a project whose records carry one milestone of that title (the
+  // usual case) reads the label's rows on that milestone in order (core/042's index), instead of
+  // walking the milestone's records and probing each one's labels (page 400: 50,000 records).
+  let milestoneId: number | null = null;
+  if (milestone !== null) {
+    const carried = scope.projectId === undefined ? [] : carriedMilestones(rc, type, scope.projectId, milestone);
+    if (carried.length !== 1) return undefined;
+    milestoneId = carried[0];
+  }
   const db = rc.svc.db;
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   // A project reads its own label rows; a group or the instance reads the title's rows of every
@@ -371,13 +386,15 @@ export function labelRowsPage<T extends { id: number }>(
   ).n;
   // The page's ids from the label rows alone (a record's row is read only for a scope's or the
   // caller's condition on it), then its records: rows skipped by OFFSET no longer read their record.
-  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
+  const labelIndex = milestoneId !== null ? 'issuable_labels_milestone_created' : inProject ? 'issuable_labels_created' : 'issuable_labels_title_created';
+  const onMilestone = milestoneId !== null ? ' AND il.milestone IS NOT NULL AND il.milestone = ?' : '';
+  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${labelIndex}
       ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
-      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
           AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}
       ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`;
-  const args = [...(inProject ? [scope.projectId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
+  const args = [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   return (limit, offset) => {
     const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
