@@ -365,8 +365,41 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
       ['project labels per_page=100', (id) => `/projects/${id}/labels?per_page=100`],
     ]),
     ['project members/all', (id) => `/projects/${id}/members/all`],
+    ...coverageOfProjectLists(m),
   ];
   return lists;
+}
+
+/**
+ * The common filters and orders of each project list the lines above leave out (round 9, mem9):
+ * issues ascending and by two filters at once, deep filtered pages, the busy issue's notes newest
+ * updated first, events by target type, date and ascending, members direct and by query.
+ */
+function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  const label = m.labels[0] ?? 'bug';
+  return [
+    ['issues sort=asc', (id) => `/projects/${id}/issues?sort=asc`],
+    ['issues order_by=created_at&sort=asc page 2500', (id) => `/projects/${id}/issues?order_by=created_at&sort=asc&page=2500`],
+    [`issues labels=${label} page 500`, (id) => `/projects/${id}/issues?labels=${label}&page=500`],
+    ['issues milestone=v1 page 500', (id) => `/projects/${id}/issues?milestone=v1&page=500`],
+    ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
+    ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
+    [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
+    ['issues search=crash&state=opened', (id) => `/projects/${id}/issues?search=crash&state=opened`],
+    ['issues search=crash&sort=asc', (id) => `/projects/${id}/issues?search=crash&sort=asc`],
+    ['issues order_by=updated_at page 2500', (id) => `/projects/${id}/issues?order_by=updated_at&page=2500`],
+    ...busy(m, 'notes of the busy issue order_by=updated_at', '?order_by=updated_at'),
+    ...busy(m, 'notes of the busy issue sort=asc page 2000', '?sort=asc&page=2000'),
+    ['project events target_type=issue', (id) => `/projects/${id}/events?target_type=issue`],
+    ['project events sort=asc', (id) => `/projects/${id}/events?sort=asc`],
+    ['project events sort=asc page 2500', (id) => `/projects/${id}/events?sort=asc&page=2500`],
+    ['project events before=2024-01-06', (id) => `/projects/${id}/events?before=2024-01-06`],
+    ['project events after=2024-01-06', (id) => `/projects/${id}/events?after=2024-01-06`],
+    ['project events action=closed page 2500', (id) => `/projects/${id}/events?action=closed&page=2500`],
+    ['project members', (id) => `/projects/${id}/members`],
+    ['project members/all query=user12', (id) => `/projects/${id}/members/all?query=user12`],
+    ['project members/all page 90', (id) => `/projects/${id}/members/all?page=90`],
+  ];
 }
 
 /** A list of the busy issue's notes on the big project, of issue #1 on the small one (none without scale-busy.ts). */
@@ -430,6 +463,45 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['groups search=group-12', '/groups?search=group-12'],
     ['group projects', `/groups/${m.groupId}/projects`],
     ['events (instance)', '/events?scope=all'],
+    ...coverageOfInstanceLists(m),
+  ];
+}
+
+/**
+ * The common filters, orders and deep pages of the group and instance lists the lines above leave
+ * out (round 9, mem9). The small instance's side uses the same ids (its author is user 3 too).
+ */
+function coverageOfInstanceLists(m: ScaleManifest): [string, string][] {
+  return [
+    ['group members page 90', `/groups/${m.groupId}/members?page=90`],
+    ['group members query=user12', `/groups/${m.groupId}/members?query=user12`],
+    ['group members/all', `/groups/${m.groupId}/members/all`],
+    ['group members/all page 90', `/groups/${m.groupId}/members/all?page=90`],
+    ['user events', `/users/${m.authorId}/events`],
+    ['user events page 500', `/users/${m.authorId}/events?page=500`],
+    ['events (own)', '/events'],
+    ['events scope=all target_type=issue', '/events?scope=all&target_type=issue'],
+    ['events scope=all page 2500', '/events?scope=all&page=2500'],
+    ['users active=true', '/users?active=true'],
+    ['users username=user12', '/users?username=user12'],
+    ['users order_by=username&sort=asc', '/users?order_by=username&sort=asc'],
+    ['users order_by=created_at', '/users?order_by=created_at'],
+    ['users page 240', '/users?page=240'],
+    ['users created_after', '/users?created_after=2020-01-01T00:00:00Z'],
+    ['groups all_available=true', '/groups?all_available=true'],
+    ['groups order_by=id&sort=desc', '/groups?order_by=id&sort=desc'],
+    ['groups top_level_only=true', '/groups?top_level_only=true'],
+    ['groups order_by=path page 90', '/groups?order_by=path&page=90'],
+    ['projects order_by=name', '/projects?order_by=name'],
+    ['projects order_by=last_activity_at&sort=asc', '/projects?order_by=last_activity_at&sort=asc'],
+    ['projects visibility=public', '/projects?visibility=public'],
+    ['projects membership=true', '/projects?membership=true'],
+    ['projects owned=true', '/projects?owned=true'],
+    ['projects simple=true', '/projects?simple=true'],
+    ['projects archived=false', '/projects?archived=false'],
+    ['projects order_by=name page 400', '/projects?order_by=name&page=400'],
+    ['snippets/all', '/snippets/all'],
+    ['snippets/public', '/snippets/public'],
   ];
 }
 
