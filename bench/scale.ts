@@ -237,6 +237,25 @@ async function main(): Promise<void> {
         await measure(mrSearched(big.smallProjectId), big.token, bigPid, touchMergeRequest(big.smallProjectId)),
       );
     }
+    // A common epic search remembers the group's first matching epic; after a write to one of the
+    // group's epics it moves along by the written epic (epics/011's log) instead of walking again.
+    const touchEpic = (url: string, m: ScaleManifest) => async (): Promise<void> => {
+      const res = await fetch(`${url}/api/v4/groups/${m.groupId}/epics/1`, {
+        method: 'PUT',
+        headers: { 'private-token': m.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: `touched ${++touches}` }),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`touch epic: ${res.status}`);
+    };
+    const epicSearched = (url: string, m: ScaleManifest): string => `${url}/api/v4/groups/${m.groupId}/epics?search=performance`;
+    if (big.moreLists && chosen(['epics search=performance after an epic write', null])) {
+      row(
+        'epics search=performance after an epic write',
+        await measure(epicSearched(bigServer.url, big), big.token, bigPid, touchEpic(bigServer.url, big)),
+        await measure(epicSearched(smallServer.url, small), small.token, smallServer.child.pid!, touchEpic(smallServer.url, small)),
+      );
+    }
     const inTurn = async (id: number): Promise<Timed> => {
       await touchIssue(id)();
       const pages: Timed[] = [];

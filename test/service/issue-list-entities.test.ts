@@ -152,3 +152,98 @@ describe('issue pages after writes', () => {
     }
   });
 });
+
+describe('merge request pages after writes', () => {
+  let project: any;
+  let author: { user: any; token: string };
+  let reviewer: { user: any; token: string };
+  let milestone: any;
+  const mrs: any[] = [];
+
+  /** The page, and each row against the merge request's own GET (the fields a list shows), as text. */
+  const page = async (query = 'per_page=100'): Promise<any[]> => {
+    const res = await s.get(`/projects/${project.id}/merge_requests?${query}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(JSON.stringify(res.body));
+    for (const row of res.body) {
+      const own = ok(await s.get(`/projects/${project.id}/merge_requests/${row.iid}`));
+      expect(JSON.stringify(row)).toBe(JSON.stringify(Object.fromEntries(Object.keys(row).map((k) => [k, own[k]]))));
+    }
+    return res.body;
+  };
+  const after = async (change: () => Promise<unknown> | unknown): Promise<any[]> => {
+    const other = await s.createProject();
+    for (let i = 0; i < 2; i++) {
+      ok(await s.put(`/projects/${other.id}`, { description: `elsewhere ${i}` }));
+      await page();
+    }
+    await change();
+    return page();
+  };
+  const byIid = (rows: any[], iid: number): any => rows.find((r) => r.iid === iid);
+
+  beforeAll(async () => {
+    author = await s.createUser();
+    reviewer = await s.createUser();
+    project = await s.createProject({ visibility: 'private' });
+    await s.addMember('projects', project.id, author.user.id, 30);
+    await s.addMember('projects', project.id, reviewer.user.id, 30);
+    milestone = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'm1' }));
+    for (const [branch, body] of [
+      ['plain', {}],
+      ['reviewed', { reviewer_ids: [reviewer.user.id], assignee_ids: [author.user.id], milestone_id: milestone.id, labels: 'bug' }],
+      ['merged', {}],
+    ] as const) {
+      mrs.push(ok(await s.post(`/projects/${project.id}/merge_requests`, { title: branch, source_branch: branch, target_branch: 'main', ...body }, { token: author.token })));
+    }
+    sql("UPDATE merge_requests SET state = 'merged', merged_by_id = ?, merged_at = '2026-01-01T00:00:00Z' WHERE id = ?", reviewer.user.id, mrs[2].id);
+  });
+
+  it("shows users' and milestones' changes, the project's new path, notes and thumbs", async () => {
+    let rows = await after(() => s.put(`/users/${reviewer.user.id}`, { name: 'Renamed Reviewer' }));
+    expect(byIid(rows, mrs[1].iid).reviewers[0].name).toBe('Renamed Reviewer');
+    expect(byIid(rows, mrs[2].iid).merged_by.name).toBe('Renamed Reviewer');
+    expect(byIid(rows, mrs[2].iid).merge_user.name).toBe('Renamed Reviewer');
+    rows = await after(() => sql('UPDATE users SET username = ? WHERE id = ?', 'mr-author-sql', author.user.id));
+    expect(rows.map((r) => r.author.username)).toEqual(['mr-author-sql', 'mr-author-sql', 'mr-author-sql']);
+    expect(byIid(rows, mrs[1].iid).assignee.username).toBe('mr-author-sql');
+    rows = await after(() => s.put(`/projects/${project.id}/milestones/${milestone.id}`, { title: 'm2' }));
+    expect(byIid(rows, mrs[1].iid).milestone.title).toBe('m2');
+    rows = await after(() => s.put(`/projects/${project.id}`, { path: `mr-moved-${project.id}` }));
+    for (const row of rows) expect(row.web_url).toContain(`/mr-moved-${project.id}/-/merge_requests/${row.iid}`);
+    rows = await after(() => s.post(`/projects/${project.id}/merge_requests/${mrs[0].iid}/notes`, { body: 'A note' }));
+    expect(byIid(rows, mrs[0].iid).user_notes_count).toBe(1);
+    rows = await after(() => s.post(`/projects/${project.id}/merge_requests/${mrs[0].iid}/award_emoji`, { name: 'thumbsup' }));
+    expect(byIid(rows, mrs[0].iid).upvotes).toBe(1);
+  });
+
+  it("shows a merge request's own columns changed in SQL, and its project's merge method", async () => {
+    const iid = mrs[0].iid;
+    for (const [column, value, shown] of [
+      ['title', 'Draft: plain', { title: 'Draft: plain', draft: true, work_in_progress: true, detailed_merge_status: 'draft_status' }],
+      ['title', 'plain', { title: 'plain', draft: false }],
+      ['target_branch', 'develop', { target_branch: 'develop' }],
+      ['squash', 1, { squash: true }],
+      ['merge_status', 'cannot_be_merged', { merge_status: 'cannot_be_merged', has_conflicts: true, detailed_merge_status: 'conflict' }],
+      ['merge_status', 'can_be_merged', { merge_status: 'can_be_merged', has_conflicts: false }],
+      ['behind_target', 1, { detailed_merge_status: 'mergeable' }],
+    ] as const) {
+      const rows = await after(() => sql(`UPDATE merge_requests SET ${column} = ? WHERE id = ?`, value, mrs[0].id));
+      expect(byIid(rows, iid)).toMatchObject(shown);
+    }
+    const rows = await after(() => s.put(`/projects/${project.id}`, { merge_method: 'ff' }));
+    expect(byIid(rows, iid).detailed_merge_status).toBe('need_rebase');
+  });
+
+  it('keeps every row as its own GET shows it on pages of every size and order', async () => {
+    for (const query of ['per_page=1&page=2', 'order_by=title&sort=asc', 'state=merged', 'view=simple']) {
+      const other = await s.createProject();
+      ok(await s.put(`/projects/${other.id}`, { description: query }));
+      if (query === 'view=simple') {
+        const res = await s.get(`/projects/${project.id}/merge_requests?${query}`);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        expect(res.body.map((r: any) => r.iid).sort()).toEqual(mrs.map((m) => m.iid).sort());
+      } else await page(query);
+    }
+  });
+});

@@ -305,6 +305,12 @@ export function cachedLookup<T>(db: Db, kind: string, id: number | string, load:
   return remembered(db, 'entries', 10_000, kind, id, load);
 }
 
+/** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
+export function lookupKnown(db: Db, kind: string, id: number | string): boolean {
+  const state = lookupState(db);
+  return !db.inTransaction && state.entriesGeneration === state.generation && !!state.entries.get(kind)?.has(id);
+}
+
 /**
  * Memoizes a built entity (the project or issue a serializer makes from rows, counts and
  * settings) until the next write, like cachedLookup: `kind` and `id` must name everything the entity

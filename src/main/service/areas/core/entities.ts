@@ -801,9 +801,35 @@ interface IssuableCounts {
   projects: Map<number, { fullPath: string; webUrl: string }>;
 }
 
-function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: number[]): IssuableCounts {
+/** What a page's rows name of users: an issue's or merge request's people. */
+interface PeopleRow {
+  id: number;
+  author_id: number | null;
+  closed_by_id: number | null;
+  assignee_ids: string;
+  merged_by_id?: number | null;
+  reviewer_ids?: string;
+}
+
+/** The users a page shows, read in one query (rememberUsers) rather than one per user. */
+function rememberPageUsers(ec: EntityContext, rows: PeopleRow[]): void {
+  if (rows.length < 2) return;
+  const ids = new Set<number>();
+  const add = (id: number | null | undefined): void => void (id != null && ids.add(id));
+  for (const r of rows) {
+    add(r.author_id);
+    add(r.closed_by_id);
+    add(r.merged_by_id);
+    if (r.assignee_ids !== '[]') for (const id of JSON.parse(r.assignee_ids) as number[]) add(id);
+    if (r.reviewer_ids && r.reviewer_ids !== '[]') for (const id of JSON.parse(r.reviewer_ids) as number[]) add(id);
+  }
+  rememberUsers(ec.svc, [...ids]);
+}
+
+function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', rows: PeopleRow[]): IssuableCounts {
   const db = ec.svc.db;
-  const idList = JSON.stringify(ids);
+  rememberPageUsers(ec, rows);
+  const idList = JSON.stringify(rows.map((r) => r.id));
   const notes = db
     .prepare(
       // user_notes_count from core/023's counters (the record's notes that are not system notes).
@@ -863,7 +889,7 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
 export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
   const ec = pageContext(requestEc);
   let counts: IssuableCounts | undefined;
-  const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
+  const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows));
   const key = issueEntityKey(ec);
   return rows.map((i) => {
     const k = key(i);
@@ -966,7 +992,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
   return cachedEntity(ec.svc.db, 'issue-detail', issueEntityKey(ec)(i), () =>
-    buildIssue(ec, i, issueParts(ec, i, issuableCounts(ec, 'Issue', [i.id])), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
+    buildIssue(ec, i, issueParts(ec, i, issuableCounts(ec, 'Issue', [i])), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
 
@@ -987,15 +1013,50 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
 /** Entities::MergeRequest for each row of a list, what the rows share read once for all of them. */
 export function mergeRequests(requestEc: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
   const ec = pageContext(requestEc);
-  const counts = issuableCounts(ec, 'MergeRequest', rows.map((m) => m.id));
-  return rows.map((m) => mergeRequestWith(ec, m, counts));
+  const counts = issuableCounts(ec, 'MergeRequest', rows);
+  const shared = `${ec.user?.id ?? 0}:${ec.baseUrl}`;
+  return rows.map((m) => {
+    // A merge request whose row and parts read as when its entity was built keeps that entity and its text.
+    const parts = mergeRequestParts(ec, m, counts);
+    return unchangedEntity(ec.svc.db, 'merge-request', `${m.id}:${shared}`, [m, parts], () => buildMergeRequest(m, parts));
+  });
 }
 
-function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOnPage(ec, counts, m.project_id);
-  const assignees = usersOf(ec, counts, m.assignee_ids);
+/** What a merge request shows of other records and tables: everything buildMergeRequest reads besides the row and the request. */
+interface MergeRequestParts {
+  path: { fullPath: string; webUrl: string };
+  mergedBy: Record<string, unknown> | null;
+  closedBy: Record<string, unknown> | null;
+  author: Record<string, unknown> | null;
+  assignees: Record<string, unknown>[];
+  reviewers: Record<string, unknown>[];
+  milestone: Record<string, unknown> | null;
+  notes: number;
+  votes: { upvotes: number; downvotes: number };
+  detailedMergeStatus: string;
+}
+
+function mergeRequestParts(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): MergeRequestParts {
+  return {
+    path: projectPathOnPage(ec, counts, m.project_id),
+    mergedBy: userOf(ec, counts, m.merged_by_id),
+    closedBy: userOf(ec, counts, m.closed_by_id),
+    author: userOf(ec, counts, m.author_id),
+    assignees: usersOf(ec, counts, m.assignee_ids),
+    reviewers: usersOf(ec, counts, m.reviewer_ids),
+    milestone: milestoneOf(ec, counts, m.milestone_id),
+    notes: counts.notes.get(m.id) ?? 0,
+    votes: counts.votes.get(m.id) ?? NO_VOTES,
+    detailedMergeStatus: detailedMergeStatus(ec, m, isDraftTitle(m.title)),
+  };
+}
+
+/** Entities::MergeRequest of a row and its parts (mergeRequestParts): reads nothing else. */
+function buildMergeRequest(m: MergeRequestRow, parts: MergeRequestParts): Record<string, unknown> {
+  const { fullPath, webUrl } = parts.path;
+  const assignees = parts.assignees;
   const draft = isDraftTitle(m.title);
-  const { upvotes, downvotes } = counts.votes.get(m.id) ?? NO_VOTES;
+  const { upvotes, downvotes } = parts.votes;
   return {
     id: m.id,
     iid: m.iid,
@@ -1005,29 +1066,29 @@ function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: Issuabl
     state: m.state,
     created_at: m.created_at,
     updated_at: m.updated_at,
-    merged_by: userOf(ec, counts, m.merged_by_id),
-    merge_user: userOf(ec, counts, m.merged_by_id),
+    merged_by: parts.mergedBy,
+    merge_user: parts.mergedBy,
     merged_at: m.merged_at,
-    closed_by: userOf(ec, counts, m.closed_by_id),
+    closed_by: parts.closedBy,
     closed_at: m.closed_at,
     target_branch: m.target_branch,
     source_branch: m.source_branch,
-    user_notes_count: counts.notes.get(m.id) ?? 0,
+    user_notes_count: parts.notes,
     upvotes,
     downvotes,
-    author: userOf(ec, counts, m.author_id),
+    author: parts.author,
     assignees,
     assignee: assignees[0] ?? null,
-    reviewers: usersOf(ec, counts, m.reviewer_ids),
+    reviewers: parts.reviewers,
     source_project_id: m.source_project_id,
     target_project_id: m.target_project_id,
     labels: JSON.parse(m.labels),
     draft,
     work_in_progress: draft,
-    milestone: milestoneOf(ec, counts, m.milestone_id),
+    milestone: parts.milestone,
     merge_when_pipeline_succeeds: false,
     merge_status: m.merge_status ?? (m.state === 'opened' ? 'can_be_merged' : 'unchecked'),
-    detailed_merge_status: detailedMergeStatus(ec, m, draft),
+    detailed_merge_status: parts.detailedMergeStatus,
     sha: m.head_sha || null,
     merge_commit_sha: m.merge_commit_sha,
     squash_commit_sha: m.squash_commit_sha,

@@ -1390,6 +1390,36 @@ END;
 `,
   },
   {
+    // Each project's events counted per target type (project_id 0: events outside any project),
+    // kept by triggers as core/035 counts them all: a project's events by `target_type`, or an
+    // administrator's of every project, take their total from here instead of reading 10,001
+    // events (each one's row, for its type) to learn there are more than 10,000.
+    name: 'core/046_event_target_counts',
+    sql: `
+CREATE TABLE event_target_counts (
+  target_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (target_type, project_id)
+) WITHOUT ROWID;
+INSERT INTO event_target_counts (target_type, project_id, n)
+  SELECT target_type, coalesce(project_id, 0), count(*) FROM events WHERE target_type IS NOT NULL GROUP BY target_type, coalesce(project_id, 0);
+CREATE TRIGGER events_target_count_insert AFTER INSERT ON events WHEN NEW.target_type IS NOT NULL BEGIN
+  INSERT INTO event_target_counts (target_type, project_id, n) VALUES (NEW.target_type, coalesce(NEW.project_id, 0), 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER events_target_count_delete AFTER DELETE ON events WHEN OLD.target_type IS NOT NULL BEGIN
+  UPDATE event_target_counts SET n = n - 1 WHERE target_type = OLD.target_type AND project_id = coalesce(OLD.project_id, 0);
+END;
+CREATE TRIGGER events_target_count_update AFTER UPDATE OF project_id, target_type ON events
+  WHEN OLD.project_id IS NOT NEW.project_id OR OLD.target_type IS NOT NEW.target_type BEGIN
+  UPDATE event_target_counts SET n = n - 1 WHERE OLD.target_type IS NOT NULL AND target_type = OLD.target_type AND project_id = coalesce(OLD.project_id, 0);
+  INSERT INTO event_target_counts (target_type, project_id, n) SELECT NEW.target_type, coalesce(NEW.project_id, 0), 1 WHERE NEW.target_type IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
+  {
     // Which record each write to a project's issues or merge requests touched, one row per move
     // of core/019's and core/020's list versions (the same events: every insert, update and
     // delete; a move logs in both projects): a remembered search walk is patched by the records
