@@ -1,12 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 
 /**
  * A group's epics by a search term the newest epics do not hold: page 1 remembers the list's
- * first epic (PageAnchors.startBound) while the group's epics stay unwritten, and early pages
- * start there instead of checking every newer epic again. Every page is compared with the list
+ * first epic (PageAnchors.startBound), early pages start there instead of checking every newer
+ * epic again, and a write moves it to the written epic when that now comes first (epics/011's log). Every page is compared with the list
  * the records say (rows, order, X-Total or its absence past 10,000, next page), asked again, for
  * a reader who sees confidential epics and a Guest who does not, through every kind of write.
  */
@@ -128,6 +132,74 @@ describe("a group's epics by a term the newest epics do not hold", () => {
     expect(page.args).toContain(first.createdAt);
   });
 
+  it('after a write, page 1 starts at the written epic that now comes first, or where it started before', async () => {
+    const db = s.service.context.db;
+    const q = { search: 'performance' };
+    const firstRead = async (): Promise<unknown[]> => {
+      await touch();
+      const reads = await pagedReads(s, async () => void (await s.get(`/groups/${group}/epics`, { query: q })));
+      return reads.find((r) => r.sql.includes('FROM epics e'))!.args;
+    };
+    reload();
+    await check(q, 1, 20);
+    // A write that leaves the list's first epic first: the first read after it starts there.
+    const plain = epics.find((e) => !e.title.includes('erformance') && !e.description)!;
+    expect((await s.put(`/groups/${group}/epics/${plain.iid}`, { title: `${plain.title} again` })).status).toBe(200);
+    reload();
+    expect(await firstRead()).toContain(expected(q, true)[0].id);
+    await check(q, 1, 20);
+    // A new epic holding the term comes first: the first read after it starts at it.
+    const created = await s.post(`/groups/${group}/epics`, { title: 'Performance first' });
+    expect(created.status).toBe(201);
+    reload();
+    expect(expected(q, true)[0].id).toBe(created.body.id);
+    expect(await firstRead()).toContain(created.body.id);
+    await check(q, 1, 20);
+    await check(q, 1, 20, guest.token);
+    // An epic of another group holding the term, dated newest, moved into this one (direct SQL).
+    const other = (await s.createGroup({ visibility: 'private' })).id;
+    const moved = await s.post(`/groups/${other}/epics`, { title: 'Moved performance' });
+    db.prepare("UPDATE epics SET group_id = ?, iid = 900000, created_at = '2031-01-01T00:00:00.000Z' WHERE id = ?").run(group, moved.body.id);
+    reload();
+    expect(expected(q, true)[0].id).toBe(moved.body.id);
+    expect(await firstRead()).toContain(moved.body.id);
+    await check(q, 1, 20);
+    await check(q, 2, 20, guest.token);
+  });
+
+  it('past the writes the log keeps (the last 1,000 of the instance), page 1 walks again', async () => {
+    const db = s.service.context.db;
+    const q = { search: 'performance' };
+    reload();
+    await check(q, 1, 20);
+    const plain = epics.filter((e) => !e.title.toLowerCase().includes('performance') && !(e.description ?? '').toLowerCase().includes('performance'));
+    const touchPlain = db.prepare("UPDATE epics SET description = 'still nothing' WHERE id = ?");
+    db.transaction(() => {
+      // The first of 1,001 writes puts the term into the newest epic; the log keeps the other 1,000.
+      db.prepare("UPDATE epics SET description = 'performance, newest' WHERE id = ?").run([...plain].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))[0].id);
+      for (const e of plain.slice(-1_000)) touchPlain.run(e.id);
+    })();
+    reload();
+    for (const token of [undefined, guest.token]) {
+      await check(q, 1, 20, token);
+      await check(q, 1, 20, token);
+      await check(q, 2, 20, token);
+    }
+    // One write here, then 1,000 to another group's epics push it out of the log.
+    const other = (await s.createGroup({ visibility: 'private' })).id;
+    const elsewhere = await s.post(`/groups/${other}/epics`, { title: 'elsewhere' });
+    const rest = plain.filter((e) => !(e.description ?? '').includes('performance')).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    db.transaction(() => {
+      db.prepare("UPDATE epics SET title = 'Performance at the top', created_at = '2032-01-01T00:00:00.000Z' WHERE id = ?").run(rest[0].id);
+      const retitle = db.prepare('UPDATE epics SET title = ? WHERE id = ?');
+      for (let i = 0; i < 1_000; i++) retitle.run(`elsewhere ${i}`, elsewhere.body.id);
+    })();
+    reload();
+    expect(expected(q, true)[0].id).toBe(rest[0].id);
+    await check(q, 1, 20);
+    await check(q, 1, 20, guest.token);
+  });
+
   it('follows every write to the group\'s epics: created, retitled, described, dated anew, made confidential, deleted', async () => {
     const db = s.service.context.db;
     const q = { search: 'performance' };
@@ -159,4 +231,32 @@ describe("a group's epics by a term the newest epics do not hold", () => {
     db.prepare('UPDATE epics SET confidential = 1 WHERE id = ?').run(first.id);
     await pages();
   });
+});
+
+it('epics/011 logs the writes of a data dir written before it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandlab-epic-writes-'));
+  try {
+    const file = join(dir, 'sandlab.db');
+    const before = openBefore(file, 'epics/011_list_writes');
+    const insert = before.prepare("INSERT INTO epics (group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (?, ?, 'E', 'opened', 0, 1, '[]', ?, ?)");
+    const id = Number(insert.run(5, 1, '2024-01-02T00:00:00.000Z', '2024-01-02T00:00:00.000Z').lastInsertRowid);
+    before.close();
+    const after = openToday(file);
+    after.pragma('foreign_keys = OFF');
+    expect(after.prepare('SELECT count(*) AS n FROM epic_list_writes').get()).toEqual({ n: 0 });
+    after.prepare("UPDATE epics SET title = 'F' WHERE id = ?").run(id);
+    after.prepare('UPDATE epics SET group_id = 6 WHERE id = ?').run(id);
+    after.prepare('DELETE FROM epics WHERE id = ?').run(id);
+    expect(after.prepare('SELECT group_id, epic_id FROM epic_list_writes ORDER BY seq').all()).toEqual([
+      { group_id: 5, epic_id: id },
+      { group_id: 6, epic_id: id },
+      { group_id: 5, epic_id: id },
+      { group_id: 6, epic_id: id },
+    ]);
+    // Each write moved the list versions as many times as it logged rows.
+    expect(after.prepare('SELECT sum(version) AS v FROM epic_list_versions').get()).toEqual({ v: 5 });
+    after.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -188,6 +188,14 @@ export interface PageAnchors<T> {
    * row, remembered when page 1 read it, instead of walking to it again (see startedRows).
    */
   startBound?: boolean;
+  /**
+   * The ids of the rows written (inserted, updated or deleted) between two versions, each write
+   * once (a row may repeat), or null when they are no longer known. With it, a remembered first
+   * row (startBound) moves to the first written row that now sorts before it instead of being
+   * found again: at the earlier version no row of the list sorted before it, so one that does now
+   * was written since.
+   */
+  written?: (since: number, now: number) => number[] | null;
 }
 
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
@@ -215,9 +223,12 @@ function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors 
   if (!store) anchorStores.set(db, (store = new Map()));
   let known = store.get(a.key);
   if (!known || known.version !== version) {
-    const moved = known && known.version < version && known.at.size && !db.inTransaction ? movedAnchors(db, list, a, known, version) : null;
+    const later = known && known.version < version && !db.inTransaction ? known : undefined;
+    const moved = later?.at.size ? movedAnchors(db, list, a, later, version) : null;
+    const start = later?.start ? movedStart(db, list, a, later.start, later.version, version) : undefined;
     if (!known && store.size >= ANCHORED_LISTS) store.clear();
     known = moved ?? { version, at: new Map() };
+    if (start) known.start = start;
     store.set(a.key, known);
   }
   if (known.at.size >= ANCHORS_PER_LIST) known.at.clear();
@@ -251,6 +262,25 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: List
   }
   // The first row is forgotten: page 1 finds it again.
   return { version, at };
+}
+
+/**
+ * A list's first row at `version`, from its first row at `since` and the rows written between
+ * (PageAnchors.written): the first of those now in the list that sorts before it, else the same
+ * row (a bound still, even when that row itself has left the list: the rows from it on are read
+ * with the list's conditions). Undefined when the writes are not known.
+ */
+function movedStart<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, start: Anchor, since: number, version: number): Anchor | undefined {
+  const ids = a.written?.(since, version);
+  if (!ids) return undefined;
+  // One id at a time by the primary key (see movedAnchors); SQLite compares the order values, as
+  // the list's ORDER BY does (titles of any text).
+  const before = db.prepare(
+    `SELECT ${a.column} AS value, ${a.idColumn} AS id ${list.from} AND ${a.idColumn} = ? AND (${a.column}, ${a.idColumn}) ${a.sort === 'desc' ? '>' : '<'} (?, ?)`,
+  );
+  let first = start;
+  for (const id of new Set(ids)) first = (before.get(...list.args, id, first.value, first.id) as Anchor | undefined) ?? first;
+  return first;
 }
 
 /** As a condition to append: `<` the rows after an anchor's row in the list's order, `>=` that row and the rows before it (read in reverse). */
