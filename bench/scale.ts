@@ -237,6 +237,25 @@ async function main(): Promise<void> {
         await measure(mrSearched(big.smallProjectId), big.token, bigPid, touchMergeRequest(big.smallProjectId)),
       );
     }
+    // A common epic search remembers the group's first matching epic; after a write to one of the
+    // group's epics it moves along by the written epic (epics/011's log) instead of walking again.
+    const touchEpic = (url: string, m: ScaleManifest) => async (): Promise<void> => {
+      const res = await fetch(`${url}/api/v4/groups/${m.groupId}/epics/1`, {
+        method: 'PUT',
+        headers: { 'private-token': m.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: `touched ${++touches}` }),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`touch epic: ${res.status}`);
+    };
+    const epicSearched = (url: string, m: ScaleManifest): string => `${url}/api/v4/groups/${m.groupId}/epics?search=performance`;
+    if (big.moreLists && chosen(['epics search=performance after an epic write', null])) {
+      row(
+        'epics search=performance after an epic write',
+        await measure(epicSearched(bigServer.url, big), big.token, bigPid, touchEpic(bigServer.url, big)),
+        await measure(epicSearched(smallServer.url, small), small.token, smallServer.child.pid!, touchEpic(smallServer.url, small)),
+      );
+    }
     const inTurn = async (id: number): Promise<Timed> => {
       await touchIssue(id)();
       const pages: Timed[] = [];
@@ -317,6 +336,11 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
       // One merge request's branch on each side (scale-more.ts's change-5, build-scale.ts's feature-1).
       ['merge requests source_branch (one)', (id) => `/projects/${id}/merge_requests?source_branch=${id === m.bigProjectId ? 'change-5' : 'feature-1'}`],
       ['merge requests target_branch=main', (id) => `/projects/${id}/merge_requests?target_branch=main`],
+      // Two filters at once (round 8 timed them apart from the bench: 10-45 ms).
+      ['merge requests search=crash&state=merged', (id) => `/projects/${id}/merge_requests?search=crash&state=merged`],
+      [`merge requests author_id&labels=${label}`, (id) => `/projects/${id}/merge_requests?author_id=${m.authorId}&labels=${label}`],
+      [`merge requests milestone=v1&labels=${label} page 400`, (id) => `/projects/${id}/merge_requests?milestone=v1&labels=${label}&page=400`],
+      [`merge requests labels=${label}&order_by=updated_at`, (id) => `/projects/${id}/merge_requests?labels=${label}&order_by=updated_at`],
     ]),
     ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
     // The big project's busy issue (bench/scale-busy.ts: 200,000 notes) against the small project's issue #1.
@@ -346,8 +370,41 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
       ['project labels per_page=100', (id) => `/projects/${id}/labels?per_page=100`],
     ]),
     ['project members/all', (id) => `/projects/${id}/members/all`],
+    ...coverageOfProjectLists(m),
   ];
   return lists;
+}
+
+/**
+ * The common filters and orders of each project list the lines above leave out (round 9, mem9):
+ * issues ascending and by two filters at once, deep filtered pages, the busy issue's notes newest
+ * updated first, events by target type, date and ascending, members direct and by query.
+ */
+function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  const label = m.labels[0] ?? 'bug';
+  return [
+    ['issues sort=asc', (id) => `/projects/${id}/issues?sort=asc`],
+    ['issues order_by=created_at&sort=asc page 2500', (id) => `/projects/${id}/issues?order_by=created_at&sort=asc&page=2500`],
+    [`issues labels=${label} page 500`, (id) => `/projects/${id}/issues?labels=${label}&page=500`],
+    ['issues milestone=v1 page 500', (id) => `/projects/${id}/issues?milestone=v1&page=500`],
+    ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
+    ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
+    [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
+    ['issues search=crash&state=opened', (id) => `/projects/${id}/issues?search=crash&state=opened`],
+    ['issues search=crash&sort=asc', (id) => `/projects/${id}/issues?search=crash&sort=asc`],
+    ['issues order_by=updated_at page 2500', (id) => `/projects/${id}/issues?order_by=updated_at&page=2500`],
+    ...busy(m, 'notes of the busy issue order_by=updated_at', '?order_by=updated_at'),
+    ...busy(m, 'notes of the busy issue sort=asc page 2000', '?sort=asc&page=2000'),
+    ['project events target_type=issue', (id) => `/projects/${id}/events?target_type=issue`],
+    ['project events sort=asc', (id) => `/projects/${id}/events?sort=asc`],
+    ['project events sort=asc page 2500', (id) => `/projects/${id}/events?sort=asc&page=2500`],
+    ['project events before=2024-01-06', (id) => `/projects/${id}/events?before=2024-01-06`],
+    ['project events after=2024-01-06', (id) => `/projects/${id}/events?after=2024-01-06`],
+    ['project events action=closed page 2500', (id) => `/projects/${id}/events?action=closed&page=2500`],
+    ['project members', (id) => `/projects/${id}/members`],
+    ['project members/all query=user12', (id) => `/projects/${id}/members/all?query=user12`],
+    ['project members/all page 90', (id) => `/projects/${id}/members/all?page=90`],
+  ];
 }
 
 /** A list of the busy issue's notes on the big project, of issue #1 on the small one (none without scale-busy.ts). */
@@ -397,7 +454,12 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all', '/merge_requests?scope=all'],
       ['merge requests scope=all labels=bug', '/merge_requests?scope=all&labels=bug'],
       ['merge requests scope=all order_by=updated_at', '/merge_requests?scope=all&order_by=updated_at'],
+      // A common term over many projects (round 8: ~460 ms, every match of the instance read).
+      ['group merge requests search=crash', `/groups/${m.groupId}/merge_requests?search=crash`],
+      ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
+    ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
     ['projects pagination=keyset order_by=id', '/projects?pagination=keyset&order_by=id&sort=asc'],
@@ -411,6 +473,45 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['groups search=group-12', '/groups?search=group-12'],
     ['group projects', `/groups/${m.groupId}/projects`],
     ['events (instance)', '/events?scope=all'],
+    ...coverageOfInstanceLists(m),
+  ];
+}
+
+/**
+ * The common filters, orders and deep pages of the group and instance lists the lines above leave
+ * out (round 9, mem9). The small instance's side uses the same ids (its author is user 3 too).
+ */
+function coverageOfInstanceLists(m: ScaleManifest): [string, string][] {
+  return [
+    ['group members page 90', `/groups/${m.groupId}/members?page=90`],
+    ['group members query=user12', `/groups/${m.groupId}/members?query=user12`],
+    ['group members/all', `/groups/${m.groupId}/members/all`],
+    ['group members/all page 90', `/groups/${m.groupId}/members/all?page=90`],
+    ['user events', `/users/${m.authorId}/events`],
+    ['user events page 500', `/users/${m.authorId}/events?page=500`],
+    ['events (own)', '/events'],
+    ['events scope=all target_type=issue', '/events?scope=all&target_type=issue'],
+    ['events scope=all page 2500', '/events?scope=all&page=2500'],
+    ['users active=true', '/users?active=true'],
+    ['users username=user12', '/users?username=user12'],
+    ['users order_by=username&sort=asc', '/users?order_by=username&sort=asc'],
+    ['users order_by=created_at', '/users?order_by=created_at'],
+    ['users page 240', '/users?page=240'],
+    ['users created_after', '/users?created_after=2020-01-01T00:00:00Z'],
+    ['groups all_available=true', '/groups?all_available=true'],
+    ['groups order_by=id&sort=desc', '/groups?order_by=id&sort=desc'],
+    ['groups top_level_only=true', '/groups?top_level_only=true'],
+    ['groups order_by=path page 90', '/groups?order_by=path&page=90'],
+    ['projects order_by=name', '/projects?order_by=name'],
+    ['projects order_by=last_activity_at&sort=asc', '/projects?order_by=last_activity_at&sort=asc'],
+    ['projects visibility=public', '/projects?visibility=public'],
+    ['projects membership=true', '/projects?membership=true'],
+    ['projects owned=true', '/projects?owned=true'],
+    ['projects simple=true', '/projects?simple=true'],
+    ['projects archived=false', '/projects?archived=false'],
+    ['projects order_by=name page 400', '/projects?order_by=name&page=400'],
+    ['snippets/all', '/snippets/all'],
+    ['snippets/public', '/snippets/public'],
   ];
 }
 

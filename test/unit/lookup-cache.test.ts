@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, type Db } from '../../src/main/service/db/connection';
+import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, unchangedEntity, type Db } from '../../src/main/service/db/connection';
 
 let dir: string;
 let db: Db;
@@ -261,5 +261,95 @@ describe('the shared statements', () => {
     expect(db.prepare('SELECT v FROM t WHERE id = ?').get(1)).toEqual({ v: 'one' });
     // A one-off statement met again after the churn is prepared anew and still answers.
     expect(db.prepare('SELECT 5 AS n FROM t').get()).toEqual({ n: 5 });
+  });
+});
+
+describe('long lists of remembered entities', () => {
+  it('are the bytes of their JSON text encoded as UTF-8, ASCII or not, and stay text when short', () => {
+    open();
+    for (const title of ['plain', 'é and 😀 and \u2028', '"quoted"\n']) {
+      const list = Array.from({ length: 1000 }, (_, i) => cachedEntity(db, 'long', `${title}:${i}`, () => ({ id: i, title: i === 500 ? title : `t${i}`, nested: { n: null } })));
+      const body = jsonBody(list);
+      expect(Buffer.isBuffer(body)).toBe(true);
+      expect((body as Buffer).equals(Buffer.from(JSON.stringify(list)))).toBe(true);
+      // Asked again (the texts remembered), the same bytes.
+      expect((jsonBody(list) as Buffer).equals(body as Buffer)).toBe(true);
+      expect(jsonBody(list.slice(0, 3))).toBe(JSON.stringify(list.slice(0, 3)));
+    }
+  });
+});
+
+describe('entities built again only when their inputs change', () => {
+  let builds = 0;
+  const entity = (key: string, inputs: unknown, row: Record<string, unknown> | null = null) => unchangedEntity(db, 'test', key, row, inputs, () => ({ built: ++builds, inputs }));
+
+  it('hands out the same entity, and its text, for inputs that read the same, across writes', () => {
+    open();
+    const a = entity('k', [{ id: 1, name: 'x', nested: { list: [1, 2] } }, 3]);
+    const text = jsonBody(a);
+    db.prepare('UPDATE t SET v = ? WHERE id = 1').run('uno');
+    const b = entity('k', [{ id: 1, name: 'x', nested: { list: [1, 2] } }, 3]);
+    expect(b).toBe(a);
+    expect(Object.isFrozen(b)).toBe(true);
+    // Handed out through cachedEntity after the write, it keeps the text it had.
+    expect(cachedEntity(db, 'test', 'k', () => entity('k', [{ id: 1, name: 'x', nested: { list: [1, 2] } }, 3]))).toBe(a);
+    expect(jsonBody(a)).toBe(text);
+    expect(entity('other', [{ id: 1, name: 'x', nested: { list: [1, 2] } }, 3])).not.toBe(a);
+  });
+
+  it('builds again when any value, key, key order or length differs', () => {
+    open();
+    const base = { id: 1, name: 'x', nested: { list: [1, 2] as unknown[] }, none: null as unknown };
+    let last = entity('k', base);
+    for (const changed of [
+      { ...base, name: 'y' },
+      { ...base, nested: { list: [1, 3] } },
+      { ...base, nested: { list: [1, 3, 4] } },
+      { ...base, none: undefined },
+      { ...base, none: 0 },
+      { ...base, extra: 1 },
+      { name: 'x', id: 1, nested: { list: [1, 3, 4] }, none: 0, extra: 1 },
+      { id: 1, name: 'x', nested: { list: [1, 3, 4] }, extra: 1, none: 0 },
+    ]) {
+      const next = entity('k', changed);
+      expect(next).not.toBe(last);
+      expect(entity('k', structuredClone(changed))).toBe(next);
+      last = next;
+    }
+  });
+
+  it("compares the record's row field by field, in any order", () => {
+    open();
+    const row = { id: 1, title: 't', n: null as unknown, blob: [1] as unknown };
+    let last = entity('k', [], row);
+    expect(entity('k', [], { n: null, title: 't', blob: [1], id: 1 })).toBe(last);
+    for (const changed of [
+      { ...row, title: 'u' },
+      { ...row, n: 0 },
+      { ...row, blob: [2] },
+      { id: 1, title: 'u', blob: [2] },
+      { id: 1, title: 'u', blob: [2], other: undefined },
+      { id: 1, title: 'u', blob: [2], another: undefined },
+      { id: 1, title: 'u', blob: [2], other: 1, more: 2 },
+    ]) {
+      const next = entity('k', [], changed);
+      expect(next).not.toBe(last);
+      expect(entity('k', [], { ...changed })).toBe(next);
+      last = next;
+    }
+    expect(entity('k', [], null)).not.toBe(last);
+  });
+
+  it('keeps nothing built inside a transaction', () => {
+    open();
+    const a = inTransaction(db, () => entity('k', [1]));
+    expect(entity('k', [1])).not.toBe(a);
+  });
+
+  it('keeps a bounded number per kind, the oldest going first', () => {
+    open();
+    const first = entity('first', [1]);
+    for (let i = 0; i < 1000; i++) entity(`k${i}`, [i]);
+    expect(entity('first', [1])).not.toBe(first);
   });
 });

@@ -305,6 +305,12 @@ export function cachedLookup<T>(db: Db, kind: string, id: number | string, load:
   return remembered(db, 'entries', 10_000, kind, id, load);
 }
 
+/** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
+export function lookupKnown(db: Db, kind: string, id: number | string): boolean {
+  const state = lookupState(db);
+  return !db.inTransaction && state.entriesGeneration === state.generation && !!state.entries.get(kind)?.has(id);
+}
+
 /**
  * Memoizes a built entity (the project or issue a serializer makes from rows, counts and
  * settings) until the next write, like cachedLookup: `kind` and `id` must name everything the entity
@@ -313,6 +319,76 @@ export function cachedLookup<T>(db: Db, kind: string, id: number | string, load:
  */
 export function cachedEntity<T extends object>(db: Db, kind: string, id: number | string, build: () => T): T {
   return remembered(db, 'entities', 1000, kind, id, build)!;
+}
+
+/** Entities unchangedEntity keeps per database and kind (beyond, the oldest go first). */
+const UNCHANGED_ENTITIES = 1000;
+const unchangedStores = new WeakMap<Db, Map<string, Map<string, { row: Row | null; inputs: unknown; entity: object }>>>();
+
+/**
+ * An entity built again only when what it is built from changed. cachedEntity forgets every entity
+ * at the next write of any kind; this hands out the entity of the last build (and so its JSON
+ * text, jsonBody's) for as long as `row` and `inputs` equal those of that build: `row` (the
+ * record's row, which the build reads field by field) has the same fields and values, `inputs`
+ * make the same JSON (the entities it embeds, its counts). The two must hold everything the
+ * build reads, and `key` name what it depends on besides them (the viewer, the base URL, the date).
+ * A write elsewhere (a project's description) then costs a page of unchanged records a
+ * comparison per record instead of their entities and texts made anew. Never kept inside a
+ * transaction (a rollback would leave an entity of rows that never were). Bounded per kind.
+ */
+export function unchangedEntity<T extends object>(db: Db, kind: string, key: string, row: Row | null, inputs: unknown, build: () => T): T {
+  if (db.inTransaction) return build();
+  let kinds = unchangedStores.get(db);
+  if (!kinds) unchangedStores.set(db, (kinds = new Map()));
+  let store = kinds.get(kind);
+  if (!store) kinds.set(kind, (store = new Map()));
+  const known = store.get(key);
+  if (known && (row === null ? known.row === null : known.row !== null && sameFields(known.row, row)) && sameJson(known.inputs, inputs)) return known.entity as T;
+  const entity = build();
+  Object.freeze(entity);
+  if (!entityJson.has(entity)) entityJson.set(entity, null);
+  if (known) store.delete(key);
+  else if (store.size >= UNCHANGED_ENTITIES) store.delete(store.keys().next().value as string);
+  store.set(key, { row, inputs, entity });
+  return entity;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * Whether two rows have the same fields with the same values, in any order (a builder reads a row
+ * by field name): a row's fields walked once, where sameJson lists both rows' keys (most of the
+ * comparison's cost on a page of 100 issues).
+ */
+function sameFields(a: Row, b: Row): boolean {
+  let fields = 0;
+  for (const k in a) {
+    const x = a[k];
+    const y = b[k];
+    if (x !== y && !(typeof x === 'object' && sameJson(x, y))) return false;
+    if (y === undefined && !(k in b)) return false;
+    fields++;
+  }
+  for (const _ in b) fields--;
+  return fields === 0;
+}
+
+/** Whether two values make the same JSON text: the same keys in the same order, the same values. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  const others = Object.keys(y);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== others[i] || !sameJson(x[keys[i]], y[keys[i]])) return false;
+  return true;
 }
 
 /**
@@ -328,22 +404,55 @@ const entityJson = new WeakMap<object, string | null>();
  * string together with its head, in one write, where a Buffer body costs a second chunk (writev)
  * and its own allocation (bench/RESULTS.md, hot path round 5).
  */
-export function jsonBody(value: unknown): string {
+export function jsonBody(value: unknown): string | Buffer {
   if (typeof value === 'object' && value !== null) {
     const known = entityJson.get(value);
     if (known) return known;
-    if (known === null) {
-      const text = JSON.stringify(value);
-      entityJson.set(value, text);
-      return text;
-    }
-    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && entityJson.has(v))) {
-      let text = '[';
-      for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + jsonBody(value[i]);
-      return `${text}]`;
-    }
+    if (known === null) return entityText(value);
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && entityJson.has(v))) return entityList(value as object[]);
   }
   return JSON.stringify(value);
+}
+
+function entityText(value: object): string {
+  const known = entityJson.get(value);
+  if (known) return known;
+  const text = JSON.stringify(value);
+  entityJson.set(value, text);
+  return text;
+}
+
+/** Lists longer than this (bytes) go out as bytes: Reply.send's bound for sending a text with its head. */
+const LONG_LIST = 16_384;
+
+/**
+ * A list of remembered entities joined from their texts. A long one is written straight into one
+ * Buffer: joined into a text first, the answer was copied once more to flatten the joined text
+ * and once more to encode it. Same bytes as the joined text encoded as UTF-8.
+ */
+function entityList(value: object[]): string | Buffer {
+  const n = value.length;
+  const texts = new Array<string>(n);
+  let chars = n + 1;
+  for (let i = 0; i < n; i++) chars += (texts[i] = entityText(value[i])).length;
+  if (chars <= LONG_LIST) return `[${texts.join(',')}]`;
+  let bytes = n + 1;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    const b = Buffer.byteLength(texts[i]);
+    if (b !== texts[i].length) ascii = false;
+    bytes += b;
+  }
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  out[at++] = 0x5b; // [
+  for (let i = 0; i < n; i++) {
+    if (i) out[at++] = 0x2c; // ,
+    // Texts of ASCII only (a byte per character) are copied as Latin-1, without UTF-8's encoding.
+    at += out.write(texts[i], at, ascii ? 'latin1' : 'utf8');
+  }
+  out[at++] = 0x5d; // ]
+  return out;
 }
 
 /**
@@ -373,7 +482,8 @@ function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kin
   const value = load();
   if (value && typeof value === 'object') {
     Object.freeze(value);
-    if (store === 'entities') entityJson.set(value, null);
+    // An entity unchangedEntity handed out again keeps the text it already has.
+    if (store === 'entities' && !entityJson.has(value)) entityJson.set(value, null);
   }
   // `load` may have let the store go (a write, or the bound reached by lookups it made): then
   // `entries` is no longer the store's, and the value is not kept.

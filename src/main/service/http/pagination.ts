@@ -182,6 +182,20 @@ export interface PageAnchors<T> {
    * for orders whose values compare in JavaScript as in SQLite (numbers, ASCII text).
    */
   inserted?: (since: number, now: number) => number[] | null;
+  /**
+   * The list's first row may lie far into its order (a filter the order's index cannot check,
+   * such as a common search term none of the newest rows hold): its early pages start at that
+   * row, remembered when page 1 read it, instead of walking to it again (see startedRows).
+   */
+  startBound?: boolean;
+  /**
+   * The ids of the rows written (inserted, updated or deleted) between two versions, each write
+   * once (a row may repeat), or null when they are no longer known. With it, a remembered first
+   * row (startBound) moves to the first written row that now sorts before it instead of being
+   * found again: at the earlier version no row of the list sorted before it, so one that does now
+   * was written since.
+   */
+  written?: (since: number, now: number) => number[] | null;
 }
 
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
@@ -194,22 +208,31 @@ interface Anchor {
   value: string | number;
   id: number;
 }
-const anchorStores = new WeakMap<Db, Map<string, { version: number; at: Map<number, Anchor> }>>();
+/** A list's anchors at a version: offset -> the row just before it; `start`: the list's first row (PageAnchors.startBound). */
+interface ListAnchors {
+  version: number;
+  at: Map<number, Anchor>;
+  start?: Anchor;
+}
+const anchorStores = new WeakMap<Db, Map<string, ListAnchors>>();
 
-/** The anchors of a list at its current version: offset -> the row just before it. */
-function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): Map<number, Anchor> {
+/** The anchors of a list at its current version. */
+function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors {
   const version = a.version();
   let store = anchorStores.get(db);
   if (!store) anchorStores.set(db, (store = new Map()));
   let known = store.get(a.key);
   if (!known || known.version !== version) {
-    const moved = known && known.version < version && known.at.size && !db.inTransaction ? movedAnchors(db, list, a, known, version) : null;
+    const later = known && known.version < version && !db.inTransaction ? known : undefined;
+    const moved = later?.at.size ? movedAnchors(db, list, a, later, version) : null;
+    const start = later?.start ? movedStart(db, list, a, later.start, later.version, version) : undefined;
     if (!known && store.size >= ANCHORED_LISTS) store.clear();
-    known = { version, at: moved ?? new Map() };
+    known = moved ?? { version, at: new Map() };
+    if (start) known.start = start;
     store.set(a.key, known);
   }
   if (known.at.size >= ANCHORS_PER_LIST) known.at.clear();
-  return known.at;
+  return known;
 }
 
 /**
@@ -217,7 +240,7 @@ function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): Map<number, 
  * (PageAnchors.inserted): each by the inserted rows that are in the list and sort before its row.
  * Null when anything but inserts changed the table meanwhile.
  */
-function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: { version: number; at: Map<number, Anchor> }, version: number): Map<number, Anchor> | null {
+function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: ListAnchors, version: number): ListAnchors | null {
   const ids = a.inserted?.(from.version, version);
   if (!ids) return null;
   // One id at a time: SQLite reads `id = ?` by the primary key, where `id IN (...)` walked the
@@ -237,7 +260,58 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: { ve
     for (const x of added) if (sortsBefore(x, anchor)) before++;
     at.set(offset + before, anchor);
   }
-  return at;
+  // The first row is forgotten: page 1 finds it again.
+  return { version, at };
+}
+
+/**
+ * A list's first row at `version`, from its first row at `since` and the rows written between
+ * (PageAnchors.written): the first of those now in the list that sorts before it, else the same
+ * row (a bound still, even when that row itself has left the list: the rows from it on are read
+ * with the list's conditions). Undefined when the writes are not known.
+ */
+function movedStart<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, start: Anchor, since: number, version: number): Anchor | undefined {
+  const ids = a.written?.(since, version);
+  if (!ids) return undefined;
+  // One id at a time by the primary key (see movedAnchors); SQLite compares the order values, as
+  // the list's ORDER BY does (titles of any text).
+  const before = db.prepare(
+    `SELECT ${a.column} AS value, ${a.idColumn} AS id ${list.from} AND ${a.idColumn} = ? AND (${a.column}, ${a.idColumn}) ${a.sort === 'desc' ? '>' : '<'} (?, ?)`,
+  );
+  let first = start;
+  for (const id of new Set(ids)) first = (before.get(...list.args, id, first.value, first.id) as Anchor | undefined) ?? first;
+  return first;
+}
+
+/** As a condition to append: `<` the rows after an anchor's row in the list's order, `>=` that row and the rows before it (read in reverse). */
+function pastAnchor<T>(a: PageAnchors<T>, an: Anchor, op: '<' | '>='): { sql: string; args: unknown[] } {
+  return {
+    sql: ` AND (${a.column}, ${a.idColumn}) ${(a.sort === 'desc') === (op === '<') ? '<' : '>'}${op === '>=' ? '=' : ''} (?, ?)`,
+    args: [an.value, an.id],
+  };
+}
+
+/** The list's rows from its first row on (PageAnchors.startBound), as a condition to append. */
+function fromStart<T>(a: PageAnchors<T>, start: Anchor): { sql: string; args: unknown[] } {
+  return { sql: ` AND (${a.column}, ${a.idColumn}) ${a.sort === 'desc' ? '<=' : '>='} (?, ?)`, args: [start.value, start.id] };
+}
+
+/** `n` rows of the list in `order` after skipping `skip`, with a condition appended. */
+function readList<T>(db: Db, list: SqlList<T>, where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] {
+  return db.prepare(`SELECT ${list.select} ${list.from}${where?.sql ?? ''} ORDER BY ${order} ${limitSql(n)} OFFSET ?`).all(...list.args, ...(where?.args ?? []), skip) as T[];
+}
+
+/**
+ * An early page of a list with a start bound (PageAnchors.startBound): read from the list's first
+ * row on, once page 1 has found it at this version, instead of walking every row of the order's
+ * index before it again.
+ */
+function startedRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: number, offset: number): T[] {
+  const known = anchorsOf(db, list, a);
+  const rows = readList(db, list, known.start ? fromStart(a, known.start) : null, list.order, limit, offset);
+  // Inside a transaction the version may yet roll back under rows it no longer describes.
+  if (!known.start && offset === 0 && rows.length && !db.inTransaction) known.start = { value: a.value(rows[0]), id: a.id(rows[0]) };
+  return rows;
 }
 
 /**
@@ -247,7 +321,8 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: { ve
  * is read too, to anchor it; the row before the last one read anchors the next page.
  */
 function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: number, offset: number): T[] {
-  const at = anchorsOf(db, list, a);
+  const known = anchorsOf(db, list, a);
+  const { at } = known;
   let from = 0;
   let anchor: Anchor | undefined;
   let ahead: { offset: number; anchor: Anchor } | undefined;
@@ -257,12 +332,8 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
       anchor = an;
     } else if (o > offset && o <= offset + limit && (!ahead || o < ahead.offset)) ahead = { offset: o, anchor: an };
   }
-  const beyond = (an: Anchor, op: '<' | '>=') => ({
-    sql: ` AND (${a.column}, ${a.idColumn}) ${(a.sort === 'desc') === (op === '<') ? '<' : '>'}${op === '>=' ? '=' : ''} (?, ?)`,
-    args: [an.value, an.id],
-  });
-  const read = (where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] =>
-    db.prepare(`SELECT ${list.select} ${list.from}${where?.sql ?? ''} ORDER BY ${order} ${limitSql(n)} OFFSET ?`).all(...list.args, ...(where?.args ?? []), skip) as T[];
+  const beyond = (an: Anchor, op: '<' | '>='): { sql: string; args: unknown[] } => pastAnchor(a, an, op);
+  const read = (where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] => readList(db, list, where, order, n, skip);
   // Inside a transaction the version may yet roll back under rows it no longer describes.
   const remember = (o: number, row: T): void => void (db.inTransaction || at.set(o, { value: a.value(row), id: a.id(row) }));
 
@@ -280,7 +351,8 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
   }
   if (!page) {
     const lead = from === offset ? 0 : 1;
-    const rows = read(anchor ? beyond(anchor, '<') : null, list.order, limit + lead, offset - lead - from);
+    // Short of an anchor, from the list's first row when known (startBound).
+    const rows = read(anchor ? beyond(anchor, '<') : known.start ? fromStart(a, known.start) : null, list.order, limit + lead, offset - lead - from);
     if (lead && rows.length) remember(offset, rows[0]);
     page = rows.slice(lead);
   }
@@ -372,6 +444,8 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
           ? list.rows(limit, offset)
           : list.anchors && offset >= ANCHORED_FROM_OFFSET
           ? anchoredRows(db, list, list.anchors, limit, offset)
+          : list.anchors?.startBound
+          ? startedRows(db, list, list.anchors, limit, offset)
           : (db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[]),
     },
     defaultPerPage,

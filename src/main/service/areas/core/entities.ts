@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { cachedEntity, cachedLookup } from '../../db/connection';
+import { cachedEntity, cachedLookup, unchangedEntity } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, rememberUsers, tokenExpired } from './users';
@@ -766,8 +766,16 @@ const usersOf = (ec: EntityContext, counts: IssuableCounts, json: string): Recor
 function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
   let entity = counts.users.get(id);
-  if (entity === undefined) counts.users.set(id, (entity = userBasicById(ec, id)));
+  if (entity === undefined) counts.users.set(id, (entity = sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
   return entity;
+}
+
+/**
+ * The entity a page built earlier for the same record, when it reads the same as this one: the
+ * issues that embed it then compare it by identity (unchangedEntity), once per page, not per row.
+ */
+function sameAsBefore(ec: EntityContext, kind: string, id: number, entity: Record<string, unknown> | null): Record<string, unknown> | null {
+  return entity && unchangedEntity(ec.svc.db, `embedded-${kind}`, `${id}:${ec.baseUrl}`, null, entity, () => entity);
 }
 
 /** A project's full path and web URL, read once per page. */
@@ -793,9 +801,35 @@ interface IssuableCounts {
   projects: Map<number, { fullPath: string; webUrl: string }>;
 }
 
-function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', ids: number[]): IssuableCounts {
+/** What a page's rows name of users: an issue's or merge request's people. */
+interface PeopleRow {
+  id: number;
+  author_id: number | null;
+  closed_by_id: number | null;
+  assignee_ids: string;
+  merged_by_id?: number | null;
+  reviewer_ids?: string;
+}
+
+/** The users a page shows, read in one query (rememberUsers) rather than one per user. */
+function rememberPageUsers(ec: EntityContext, rows: PeopleRow[]): void {
+  if (rows.length < 2) return;
+  const ids = new Set<number>();
+  const add = (id: number | null | undefined): void => void (id != null && ids.add(id));
+  for (const r of rows) {
+    add(r.author_id);
+    add(r.closed_by_id);
+    add(r.merged_by_id);
+    if (r.assignee_ids !== '[]') for (const id of JSON.parse(r.assignee_ids) as number[]) add(id);
+    if (r.reviewer_ids && r.reviewer_ids !== '[]') for (const id of JSON.parse(r.reviewer_ids) as number[]) add(id);
+  }
+  rememberUsers(ec.svc, [...ids]);
+}
+
+function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', rows: PeopleRow[]): IssuableCounts {
   const db = ec.svc.db;
-  const idList = JSON.stringify(ids);
+  rememberPageUsers(ec, rows);
+  const idList = JSON.stringify(rows.map((r) => r.id));
   const notes = db
     .prepare(
       // user_notes_count from core/023's counters (the record's notes that are not system notes).
@@ -855,9 +889,16 @@ export function issue(ec: EntityContext, i: IssueRow): Record<string, unknown> {
 export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
   const ec = pageContext(requestEc);
   let counts: IssuableCounts | undefined;
-  const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows.map((r) => r.id)));
+  const batch = (): IssuableCounts => (counts ??= issuableCounts(ec, 'Issue', rows));
   const key = issueEntityKey(ec);
-  return rows.map((i) => cachedEntity(ec.svc.db, 'issue', key(i), () => buildIssue(ec, i, batch(), undefined)));
+  return rows.map((i) => {
+    const k = key(i);
+    return cachedEntity(ec.svc.db, 'issue', k, () => {
+      // After a write elsewhere, an issue whose row and parts read the same keeps its entity and text.
+      const parts = issueParts(ec, i, batch());
+      return unchangedEntity(ec.svc.db, 'issue', k, i as unknown as Record<string, unknown>, parts, () => buildIssue(ec, i, parts, undefined));
+    });
+  });
 }
 
 /**
@@ -869,11 +910,37 @@ function issueEntityKey(ec: EntityContext): (i: IssueRow) => string {
   return (i) => `${i.id}:${shared}`;
 }
 
-function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subscribed: boolean | undefined): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOnPage(ec, counts, i.project_id);
-  const assignees = usersOf(ec, counts, i.assignee_ids);
+/** What an issue shows of other records and tables: everything buildIssue reads besides the row and the request. */
+interface IssueParts {
+  path: { fullPath: string; webUrl: string };
+  closedBy: Record<string, unknown> | null;
+  milestone: Record<string, unknown> | null;
+  assignees: Record<string, unknown>[];
+  author: Record<string, unknown> | null;
+  notes: number;
+  votes: { upvotes: number; downvotes: number };
+  mergeRequests: number;
+}
+
+function issueParts(ec: EntityContext, i: IssueRow, counts: IssuableCounts): IssueParts {
+  return {
+    path: projectPathOnPage(ec, counts, i.project_id),
+    closedBy: userOf(ec, counts, i.closed_by_id),
+    milestone: milestoneOf(ec, counts, i.milestone_id),
+    assignees: usersOf(ec, counts, i.assignee_ids),
+    author: userOf(ec, counts, i.author_id),
+    notes: counts.notes.get(i.id) ?? 0,
+    votes: counts.votes.get(i.id) ?? NO_VOTES,
+    mergeRequests: closingMergeRequestsCount(ec, counts, i.id),
+  };
+}
+
+/** Entities::Issue of a row and its parts (issueParts): reads nothing else. */
+function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribed: boolean | undefined): Record<string, unknown> {
+  const { fullPath, webUrl } = parts.path;
+  const assignees = parts.assignees;
   const api = `${ec.baseUrl}/api/v4/projects/${i.project_id}`;
-  const { upvotes, downvotes } = counts.votes.get(i.id) ?? NO_VOTES;
+  const { upvotes, downvotes } = parts.votes;
   return {
     id: i.id,
     iid: i.iid,
@@ -884,15 +951,15 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
     created_at: i.created_at,
     updated_at: i.updated_at,
     closed_at: i.closed_at,
-    closed_by: userOf(ec, counts, i.closed_by_id),
+    closed_by: parts.closedBy,
     labels: JSON.parse(i.labels),
-    milestone: milestoneOf(ec, counts, i.milestone_id),
+    milestone: parts.milestone,
     assignees,
-    author: userOf(ec, counts, i.author_id),
+    author: parts.author,
     type: i.issue_type.toUpperCase(),
     assignee: assignees[0] ?? null,
-    user_notes_count: counts.notes.get(i.id) ?? 0,
-    merge_requests_count: closingMergeRequestsCount(ec, counts, i.id),
+    user_notes_count: parts.notes,
+    merge_requests_count: parts.mergeRequests,
     upvotes,
     downvotes,
     due_date: i.due_date,
@@ -925,7 +992,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, counts: IssuableCounts, subs
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
   return cachedEntity(ec.svc.db, 'issue-detail', issueEntityKey(ec)(i), () =>
-    buildIssue(ec, i, issuableCounts(ec, 'Issue', [i.id]), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
+    buildIssue(ec, i, issueParts(ec, i, issuableCounts(ec, 'Issue', [i])), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
 
@@ -946,15 +1013,50 @@ export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<stri
 /** Entities::MergeRequest for each row of a list, what the rows share read once for all of them. */
 export function mergeRequests(requestEc: EntityContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
   const ec = pageContext(requestEc);
-  const counts = issuableCounts(ec, 'MergeRequest', rows.map((m) => m.id));
-  return rows.map((m) => mergeRequestWith(ec, m, counts));
+  const counts = issuableCounts(ec, 'MergeRequest', rows);
+  const shared = `${ec.user?.id ?? 0}:${ec.baseUrl}`;
+  return rows.map((m) => {
+    // A merge request whose row and parts read as when its entity was built keeps that entity and its text.
+    const parts = mergeRequestParts(ec, m, counts);
+    return unchangedEntity(ec.svc.db, 'merge-request', `${m.id}:${shared}`, m as unknown as Record<string, unknown>, parts, () => buildMergeRequest(m, parts));
+  });
 }
 
-function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): Record<string, unknown> {
-  const { fullPath, webUrl } = projectPathOnPage(ec, counts, m.project_id);
-  const assignees = usersOf(ec, counts, m.assignee_ids);
+/** What a merge request shows of other records and tables: everything buildMergeRequest reads besides the row and the request. */
+interface MergeRequestParts {
+  path: { fullPath: string; webUrl: string };
+  mergedBy: Record<string, unknown> | null;
+  closedBy: Record<string, unknown> | null;
+  author: Record<string, unknown> | null;
+  assignees: Record<string, unknown>[];
+  reviewers: Record<string, unknown>[];
+  milestone: Record<string, unknown> | null;
+  notes: number;
+  votes: { upvotes: number; downvotes: number };
+  detailedMergeStatus: string;
+}
+
+function mergeRequestParts(ec: EntityContext, m: MergeRequestRow, counts: IssuableCounts): MergeRequestParts {
+  return {
+    path: projectPathOnPage(ec, counts, m.project_id),
+    mergedBy: userOf(ec, counts, m.merged_by_id),
+    closedBy: userOf(ec, counts, m.closed_by_id),
+    author: userOf(ec, counts, m.author_id),
+    assignees: usersOf(ec, counts, m.assignee_ids),
+    reviewers: usersOf(ec, counts, m.reviewer_ids),
+    milestone: milestoneOf(ec, counts, m.milestone_id),
+    notes: counts.notes.get(m.id) ?? 0,
+    votes: counts.votes.get(m.id) ?? NO_VOTES,
+    detailedMergeStatus: detailedMergeStatus(ec, m, isDraftTitle(m.title)),
+  };
+}
+
+/** Entities::MergeRequest of a row and its parts (mergeRequestParts): reads nothing else. */
+function buildMergeRequest(m: MergeRequestRow, parts: MergeRequestParts): Record<string, unknown> {
+  const { fullPath, webUrl } = parts.path;
+  const assignees = parts.assignees;
   const draft = isDraftTitle(m.title);
-  const { upvotes, downvotes } = counts.votes.get(m.id) ?? NO_VOTES;
+  const { upvotes, downvotes } = parts.votes;
   return {
     id: m.id,
     iid: m.iid,
@@ -964,29 +1066,29 @@ function mergeRequestWith(ec: EntityContext, m: MergeRequestRow, counts: Issuabl
     state: m.state,
     created_at: m.created_at,
     updated_at: m.updated_at,
-    merged_by: userOf(ec, counts, m.merged_by_id),
-    merge_user: userOf(ec, counts, m.merged_by_id),
+    merged_by: parts.mergedBy,
+    merge_user: parts.mergedBy,
     merged_at: m.merged_at,
-    closed_by: userOf(ec, counts, m.closed_by_id),
+    closed_by: parts.closedBy,
     closed_at: m.closed_at,
     target_branch: m.target_branch,
     source_branch: m.source_branch,
-    user_notes_count: counts.notes.get(m.id) ?? 0,
+    user_notes_count: parts.notes,
     upvotes,
     downvotes,
-    author: userOf(ec, counts, m.author_id),
+    author: parts.author,
     assignees,
     assignee: assignees[0] ?? null,
-    reviewers: usersOf(ec, counts, m.reviewer_ids),
+    reviewers: parts.reviewers,
     source_project_id: m.source_project_id,
     target_project_id: m.target_project_id,
     labels: JSON.parse(m.labels),
     draft,
     work_in_progress: draft,
-    milestone: milestoneOf(ec, counts, m.milestone_id),
+    milestone: parts.milestone,
     merge_when_pipeline_succeeds: false,
     merge_status: m.merge_status ?? (m.state === 'opened' ? 'can_be_merged' : 'unchecked'),
-    detailed_merge_status: detailedMergeStatus(ec, m, draft),
+    detailed_merge_status: parts.detailedMergeStatus,
     sha: m.head_sha || null,
     merge_commit_sha: m.merge_commit_sha,
     squash_commit_sha: m.squash_commit_sha,
@@ -1143,7 +1245,7 @@ function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | nul
   if (entity === undefined) {
     // The row is memoized until the next write too: consecutive pages share a few milestones.
     const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id));
-    entity = m ? milestone(ec, m) : null;
+    entity = sameAsBefore(ec, 'milestone', id, m ? milestone(ec, m) : null);
     counts.milestones.set(id, entity);
   }
   return entity;

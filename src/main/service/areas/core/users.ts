@@ -1,6 +1,6 @@
 import { hash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context';
-import { cachedLookup } from '../../db/connection';
+import { cachedLookup, lookupKnown } from '../../db/connection';
 import { isoDateOfMs, isoTime } from './time';
 
 export interface User {
@@ -56,7 +56,8 @@ export function findUserById(svc: ServiceContext, id: number): User | undefined 
  * Reads the users of a page in one query and remembers each as findUserById does, so the page's
  * entities find them without a query per user.
  */
-export function rememberUsers(svc: ServiceContext, ids: number[]): void {
+export function rememberUsers(svc: ServiceContext, all: number[]): void {
+  const ids = all.filter((id) => !lookupKnown(svc.db, 'user', id));
   if (ids.length < 2) return;
   // By id, each in turn (CROSS JOIN): the users' primary key, not a scan of every user.
   const rows = svc.db.prepare('SELECT u.* FROM json_each(?) j CROSS JOIN users u ON u.id = j.value').all(JSON.stringify(ids)) as User[];

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../http/route';
 import { validationError } from '../../http/errors';
 import { addFilter } from '../../db/filter';
 import { rareTermCandidates } from '../../db/trigram';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, limitSql } from '../../http/pagination';
 import type { Db } from '../../db/connection';
 import type { User } from '../core/users';
 import { findUserById, findUserByUsername } from '../core/users';
@@ -361,6 +361,9 @@ function labelsFilter(where: string[], args: unknown[], labels: string[], negate
   args.push(...labels);
 }
 
+/** Writes epics/011's log keeps (the instance's last). */
+const EPIC_WRITES_LOGGED = 1_000;
+
 /** A filter by one label (not None or Any): its title. */
 function singleLabel(labels: string[] | undefined): string | null {
   return labels?.length === 1 && ![NONE, ANY].includes(labels[0].toLowerCase()) ? labels[0] : null;
@@ -539,6 +542,16 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     sort,
     value: (row) => row[column],
     id: (row) => row.id,
+    // A common term may first appear thousands of epics into the order (LIKE checks each on the way).
+    startBound: !!f.search && !byId,
+    // The last `now - since` writes of the groups (epics/011): each write moved one group's version by one and logged one row.
+    written: (since, now) => {
+      if (now - since > EPIC_WRITES_LOGGED) return null;
+      const rows = svc.db
+        .prepare(`SELECT epic_id FROM epic_list_writes WHERE group_id IN (${marks(readable)}) ORDER BY seq DESC ${limitSql(now - since)}`)
+        .all(...readable) as { epic_id: number }[];
+      return rows.length === now - since ? rows.map((r) => r.epic_id) : null;
+    },
   };
   return { sql, args, order, countFrom, anchors };
 }

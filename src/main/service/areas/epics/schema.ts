@@ -278,4 +278,33 @@ CREATE TRIGGER epics_created_count_update AFTER UPDATE OF group_id, created_at, 
 END;
 `,
   },
+  {
+    // Which epic each write to a group's epics touched, one row per move of epics/007's list
+    // versions (the same events: every insert, update and delete; a move logs in both groups): a
+    // list's remembered first row (PageAnchors.startBound) moves to a written epic that now sorts
+    // before it instead of being found again by walking the list. The log keeps the last 1,000
+    // writes of the instance; a list whose writes it no longer holds all of walks again.
+    name: 'epics/011_list_writes',
+    sql: `
+CREATE TABLE epic_list_writes (
+  seq INTEGER PRIMARY KEY,
+  group_id INTEGER NOT NULL,
+  epic_id INTEGER NOT NULL
+);
+CREATE INDEX epic_list_writes_group ON epic_list_writes (group_id, seq);
+CREATE TRIGGER epics_list_write_insert AFTER INSERT ON epics BEGIN
+  INSERT INTO epic_list_writes (group_id, epic_id) VALUES (NEW.group_id, NEW.id);
+  DELETE FROM epic_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER epics_list_write_delete AFTER DELETE ON epics BEGIN
+  INSERT INTO epic_list_writes (group_id, epic_id) VALUES (OLD.group_id, OLD.id);
+  DELETE FROM epic_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER epics_list_write_update AFTER UPDATE ON epics BEGIN
+  INSERT INTO epic_list_writes (group_id, epic_id) VALUES (NEW.group_id, NEW.id);
+  INSERT INTO epic_list_writes (group_id, epic_id) SELECT OLD.group_id, OLD.id WHERE OLD.group_id != NEW.group_id;
+  DELETE FROM epic_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+`,
+  },
 ];

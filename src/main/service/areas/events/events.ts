@@ -40,6 +40,7 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   });
   const where: string[] = [];
   const args: unknown[] = [];
+  let everyProject = true;
   if (source.kind === 'author') {
     where.push('e.author_id = ?');
     args.push(source.userId);
@@ -50,11 +51,15 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
     const member = memberProjectsSql(rc.svc, rc.requireUser());
     where.push(member.sql);
     args.push(...member.args);
+    everyProject = member.sql === '1 = 1';
   }
   // Events outside a project (group memberships) and in projects the caller cannot see stay hidden.
   const visible = visibleProjectsSql(rc.svc, rc.user);
   where.push(visible.sql);
   args.push(...visible.args);
+  // The caller sees every event of the source that is in a project (an administrator): the list's
+  // rows are then the table's own, whatever the projects' visibility and membership.
+  const seesAll = everyProject && visible.sql === '1 = 1';
   if (q.action) {
     where.push('e.action = ?');
     args.push(q.action);
@@ -73,22 +78,37 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   }
   const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
   const order = q.sort === 'asc' ? 'ASC' : 'DESC';
-  const anchors = source.kind === 'project' ? projectEventAnchors(rc, source.projectId, { from: sql, args }, q.sort as SortDirection) : undefined;
-  const unfiltered = !q.action && !q.target_type && !q.before && !q.after;
-  const countFrom = unfiltered ? countedEvents(rc, source, visible, where) : undefined;
+  const anchors =
+    source.kind === 'project'
+      ? projectEventAnchors(rc, source.projectId, { from: sql, args }, q.sort as SortDirection)
+      : seesAll
+        ? authorEventAnchors(rc, source, { from: sql, args }, q.sort as SortDirection)
+        : undefined;
+  // Unfiltered, or by target type alone: counters may hold the total.
+  const counters = !q.action && !q.before && !q.after;
+  const countFrom = counters ? countedEvents(rc, source, visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined) : undefined;
   const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors, countFrom });
   return rows.filter((e) => targetVisible(rc, e));
 }
 
 /**
- * The total of an unfiltered events list from the counters core/035 keeps, when they hold it: a
- * project's events (visible or not, by the list's own condition on the project), or every project's
+ * The total of an unfiltered events list (or one by target type alone: core/046's counters) from
+ * the counters core/035 and core/045 keep, when they
+ * hold it: a project's events (visible or not, by the list's own condition on the project), an
+ * author's events in projects for a caller who sees them all, or every project's
  * events for a caller who sees them all (the table's rows less those outside any project; events
  * of a deleted project go with it, by its foreign key); a page past the end is then not read.
  * Otherwise the list counts itself.
  */
-function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: string; args: unknown[] }, where: string[]): { total: () => number } | undefined {
+function countedEvents(
+  rc: RequestContext,
+  source: EventSource,
+  visible: { sql: string; args: unknown[] },
+  seesAll: boolean,
+  targetType: string | undefined,
+): { total: () => number } | undefined {
   const db = rc.svc.db;
+  if (targetType !== undefined) return countedEventsOfType(rc, source, visible, seesAll, targetType);
   if (source.kind === 'project') {
     return {
       total: () =>
@@ -99,7 +119,12 @@ function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: 
         )?.n ?? 0,
     };
   }
-  if (source.kind === 'memberProjects' && where.every((w) => w === '1 = 1')) {
+  if (source.kind === 'author' && seesAll) {
+    return {
+      total: () => (db.prepare('SELECT coalesce((SELECT n FROM event_author_counts WHERE author_id = ?), 0) AS n').get(source.userId) as { n: number }).n,
+    };
+  }
+  if (source.kind === 'memberProjects' && seesAll) {
     return {
       total: () =>
         (db.prepare('SELECT (SELECT count(*) FROM events) - coalesce((SELECT n FROM event_counts WHERE project_id = 0), 0) AS n').get() as { n: number }).n,
@@ -117,6 +142,62 @@ function projectEventAnchors(rc: RequestContext, projectId: number, list: { from
   return {
     key: JSON.stringify(['events', list.from, list.args, sort]),
     version: () => (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM event_list_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v,
+    column: 'e.id',
+    idColumn: 'e.id',
+    sort,
+    value: (row) => row.id,
+    id: (row) => row.id,
+  };
+}
+
+/** The same from the counters per target type core/046 keeps: a project's, or every project's for a caller who sees them all. */
+function countedEventsOfType(
+  rc: RequestContext,
+  source: EventSource,
+  visible: { sql: string; args: unknown[] },
+  seesAll: boolean,
+  targetType: string,
+): { total: () => number } | undefined {
+  const db = rc.svc.db;
+  if (source.kind === 'project') {
+    return {
+      total: () =>
+        (
+          db
+            .prepare(
+              `SELECT coalesce((SELECT n FROM event_target_counts WHERE target_type = ? AND project_id = p.id), 0) AS n FROM projects p WHERE p.id = ? AND ${visible.sql}`,
+            )
+            .get(targetType, source.projectId, ...visible.args) as { n: number } | undefined
+        )?.n ?? 0,
+    };
+  }
+  if (source.kind === 'memberProjects' && seesAll) {
+    return {
+      total: () =>
+        (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM event_target_counts WHERE target_type = ? AND project_id != 0').get(targetType) as { n: number }).n,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Anchors for deep pages of an author's events, or of every project's, when the caller sees them
+ * all: core/045 moves an author's version on every write to their events, so the list of one
+ * author stays while theirs does, and the list of every project while the authors' sum does.
+ */
+function authorEventAnchors(
+  rc: RequestContext,
+  source: Exclude<EventSource, { kind: 'project' }>,
+  list: { from: string; args: unknown[] },
+  sort: SortDirection,
+): PageAnchors<EventRow> {
+  const db = rc.svc.db;
+  return {
+    key: JSON.stringify(['events', source.kind, list.from, list.args, sort]),
+    version:
+      source.kind === 'author'
+        ? () => (db.prepare('SELECT coalesce((SELECT version FROM event_author_counts WHERE author_id = ?), 0) AS v').get(source.userId) as { v: number }).v
+        : () => (db.prepare('SELECT coalesce(sum(version), 0) AS v FROM event_author_counts').get() as { v: number }).v,
     column: 'e.id',
     idColumn: 'e.id',
     sort,
