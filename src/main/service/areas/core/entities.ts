@@ -809,7 +809,7 @@ function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): R
  * issues that embed it then compare it by identity (unchangedEntity), once per page, not per row.
  */
 function sameAsBefore(ec: EntityContext, kind: string, id: number, entity: Record<string, unknown> | null): Record<string, unknown> | null {
-  return entity && unchangedEntity(ec.svc.db, `embedded-${kind}`, `${id}:${ec.baseUrl}`, entity, () => entity);
+  return entity && unchangedEntity(ec.svc.db, `embedded-${kind}`, `${id}:${ec.baseUrl}`, null, entity, () => entity);
 }
 
 /** A project's full path and web URL, read once per page. */
@@ -930,7 +930,7 @@ export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<strin
     return cachedEntity(ec.svc.db, 'issue', k, () => {
       // After a write elsewhere, an issue whose row and parts read the same keeps its entity and text.
       const parts = issueParts(ec, i, batch());
-      return unchangedEntity(ec.svc.db, 'issue', k, [i, parts], () => buildIssue(ec, i, parts, undefined));
+      return unchangedEntity(ec.svc.db, 'issue', k, i as unknown as Record<string, unknown>, parts, () => buildIssue(ec, i, parts, undefined));
     });
   });
 }
@@ -1052,7 +1052,7 @@ export function mergeRequests(requestEc: EntityContext, rows: MergeRequestRow[])
   return rows.map((m) => {
     // A merge request whose row and parts read as when its entity was built keeps that entity and its text.
     const parts = mergeRequestParts(ec, m, counts);
-    return unchangedEntity(ec.svc.db, 'merge-request', `${m.id}:${shared}`, [m, parts], () => buildMergeRequest(m, parts));
+    return unchangedEntity(ec.svc.db, 'merge-request', `${m.id}:${shared}`, m as unknown as Record<string, unknown>, parts, () => buildMergeRequest(m, parts));
   });
 }
 

@@ -84,22 +84,31 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
       : seesAll
         ? authorEventAnchors(rc, source, { from: sql, args }, q.sort as SortDirection)
         : undefined;
-  const unfiltered = !q.action && !q.target_type && !q.before && !q.after;
-  const countFrom = unfiltered ? countedEvents(rc, source, visible, seesAll) : undefined;
+  // Unfiltered, or by target type alone: counters may hold the total.
+  const counters = !q.action && !q.before && !q.after;
+  const countFrom = counters ? countedEvents(rc, source, visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined) : undefined;
   const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors, countFrom });
   return rows.filter((e) => targetVisible(rc, e));
 }
 
 /**
- * The total of an unfiltered events list from the counters core/035 and core/045 keep, when they
+ * The total of an unfiltered events list (or one by target type alone: core/046's counters) from
+ * the counters core/035 and core/045 keep, when they
  * hold it: a project's events (visible or not, by the list's own condition on the project), an
  * author's events in projects for a caller who sees them all, or every project's
  * events for a caller who sees them all (the table's rows less those outside any project; events
  * of a deleted project go with it, by its foreign key); a page past the end is then not read.
  * Otherwise the list counts itself.
  */
-function countedEvents(rc: RequestContext, source: EventSource, visible: { sql: string; args: unknown[] }, seesAll: boolean): { total: () => number } | undefined {
+function countedEvents(
+  rc: RequestContext,
+  source: EventSource,
+  visible: { sql: string; args: unknown[] },
+  seesAll: boolean,
+  targetType: string | undefined,
+): { total: () => number } | undefined {
   const db = rc.svc.db;
+  if (targetType !== undefined) return countedEventsOfType(rc, source, visible, seesAll, targetType);
   if (source.kind === 'project') {
     return {
       total: () =>
@@ -139,6 +148,36 @@ function projectEventAnchors(rc: RequestContext, projectId: number, list: { from
     value: (row) => row.id,
     id: (row) => row.id,
   };
+}
+
+/** The same from the counters per target type core/046 keeps: a project's, or every project's for a caller who sees them all. */
+function countedEventsOfType(
+  rc: RequestContext,
+  source: EventSource,
+  visible: { sql: string; args: unknown[] },
+  seesAll: boolean,
+  targetType: string,
+): { total: () => number } | undefined {
+  const db = rc.svc.db;
+  if (source.kind === 'project') {
+    return {
+      total: () =>
+        (
+          db
+            .prepare(
+              `SELECT coalesce((SELECT n FROM event_target_counts WHERE target_type = ? AND project_id = p.id), 0) AS n FROM projects p WHERE p.id = ? AND ${visible.sql}`,
+            )
+            .get(targetType, source.projectId, ...visible.args) as { n: number } | undefined
+        )?.n ?? 0,
+    };
+  }
+  if (source.kind === 'memberProjects' && seesAll) {
+    return {
+      total: () =>
+        (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM event_target_counts WHERE target_type = ? AND project_id != 0').get(targetType) as { n: number }).n,
+    };
+  }
+  return undefined;
 }
 
 /**
