@@ -612,12 +612,12 @@ function listedProject(ec: EntityContext, p: Project): Record<string, unknown> {
   const emptyRepo = !ec.svc.git.hasCommits(p.id);
   const key = `${p.id}:${ec.user?.id ?? 0}:${emptyRepo}:${ec.baseUrl}`;
   return cachedEntity(ec.svc.db, 'listed-project', key, () =>
-    unchangedEntity(ec.svc.db, 'project', key, projectInputs(ec, p, emptyRepo), () => buildProject(ec, p, emptyRepo)),
+    unchangedEntity(ec.svc.db, 'project', key, p as unknown as Record<string, unknown>, projectInputs(ec, p, emptyRepo), () => buildProject(ec, p, emptyRepo)),
   );
 }
 
 /**
- * Everything buildProject reads besides the key's viewer id, git state and base URL: the row, its
+ * Everything buildProject reads besides the row and the key's viewer id, git state and base URL: its
  * namespace and the namespaces above (names, paths, settings), a personal namespace's owner, the
  * README, the counts, the instance's Auto DevOps default, and the viewer's admin flag and levels.
  */
@@ -625,7 +625,6 @@ function projectInputs(ec: EntityContext, p: Project, emptyRepo: boolean): unkno
   const svc = ec.svc;
   const ns = findNamespaceById(svc, p.namespace_id)!;
   return [
-    p,
     ns,
     ancestorsOf(svc, ns),
     ns.owner_id ? (findUserById(svc, ns.owner_id) ?? null) : null,
