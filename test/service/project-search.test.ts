@@ -152,6 +152,26 @@ describe("a project's remembered match count follows every write to its records"
     expect(await total()).toBe(expected());
   });
 
+  it('with a state: the count is remembered until a write to the project’s merge requests, and exact after each', async () => {
+    const db = s.service.context.db;
+    const total = async (): Promise<string | null> => (await searchMrs({ search: 'hange', state: 'closed', per_page: '20' })).headers.get('x-total');
+    const closed = (): number => (db.prepare("SELECT count(*) AS n FROM merge_requests WHERE project_id = ? AND state = 'closed' AND title LIKE '%hange%'").get(project) as { n: number }).n;
+    expect(await total()).toBe(String(closed()));
+    expect(await total()).toBe(String(closed()));
+    // Writes to something else leave it; a close, a reopen and a write without the API are seen.
+    expect((await s.put(`/projects/${project}`, { description: 'touched again' })).status).toBe(200);
+    expect(await total()).toBe(String(closed()));
+    const open = db.prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title LIKE '%hange%' LIMIT 1").get(project) as { iid: number };
+    expect((await s.put(`/projects/${project}/merge_requests/${open.iid}`, { state_event: 'close' })).status).toBe(200);
+    expect(await total()).toBe(String(closed()));
+    expect((await s.put(`/projects/${project}/merge_requests/${open.iid}`, { state_event: 'reopen' })).status).toBe(200);
+    expect(await total()).toBe(String(closed()));
+    db.prepare("UPDATE merge_requests SET state = 'closed' WHERE project_id = ? AND iid = ?").run(project, open.iid);
+    expect(await total()).toBe(String(closed()));
+    db.prepare("UPDATE merge_requests SET state = 'opened' WHERE project_id = ? AND iid = ?").run(project, open.iid);
+    expect(await total()).toBe(String(closed()));
+  });
+
   it('past 10,000 matches, stays uncounted through writes that leave more than 10,000, and is counted again at 10,000', async () => {
     const search = () => searchMrs({ search: 'alpha', per_page: '20' });
     const alpha = (): Seed[] => matching('alpha');
