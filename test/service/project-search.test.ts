@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectUncounted, preparedBy } from '../helpers/lists';
+import { expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -150,6 +150,21 @@ describe("a project's remembered match count follows every write to its records"
     expect((await s.del(`/projects/${project}/merge_requests/2770`)).status).toBe(204);
     mrs.splice(mrs.findIndex((x) => x.iid === 2770), 1);
     expect(await total()).toBe(expected());
+  });
+
+  it('a rare term with a state reads its matches by id, not the instance’s state index', async () => {
+    const db = s.service.context.db;
+    const reads = await pagedReads(s, async () => {
+      const res = await searchMrs({ search: 'ge 123', state: 'opened', per_page: '5' });
+      const want = matching('ge 123', (x) => x.state === 'opened');
+      expect(res.headers.get('x-total')).toBe(String(want.length));
+      expect(iids(res)).toEqual(want.slice(0, 5).map((x) => x.iid));
+    });
+    expect(reads.length).toBeGreaterThan(0);
+    for (const { sql, args } of reads) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+      expect(plan).not.toContain('merge_requests_state');
+    }
   });
 
   it('with a state: the count is remembered until a write to the project’s merge requests, and exact after each', async () => {

@@ -256,6 +256,12 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   if (q.search) {
     const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
     search = searchCondition(rc, type, [...new Set(fields)], q.search, scope);
+    // A search that reads its matches looks each one up by id: the state is checked on the
+    // record, not walked by the instance's state index (a project of 3 records walked the
+    // 100,000 merged ones of another project to find its page).
+    const readsMatches = (search.project && !search.project.walk) || (search.many && !search.many.walk);
+    const stateAt = where.indexOf('x.state = ?');
+    if (readsMatches && stateAt >= 0) where[stateAt] = '+x.state = ?';
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
