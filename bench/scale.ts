@@ -336,6 +336,11 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
       // One merge request's branch on each side (scale-more.ts's change-5, build-scale.ts's feature-1).
       ['merge requests source_branch (one)', (id) => `/projects/${id}/merge_requests?source_branch=${id === m.bigProjectId ? 'change-5' : 'feature-1'}`],
       ['merge requests target_branch=main', (id) => `/projects/${id}/merge_requests?target_branch=main`],
+      // Two filters at once (round 8 timed them apart from the bench: 10-45 ms).
+      ['merge requests search=crash&state=merged', (id) => `/projects/${id}/merge_requests?search=crash&state=merged`],
+      [`merge requests author_id&labels=${label}`, (id) => `/projects/${id}/merge_requests?author_id=${m.authorId}&labels=${label}`],
+      [`merge requests milestone=v1&labels=${label} page 400`, (id) => `/projects/${id}/merge_requests?milestone=v1&labels=${label}&page=400`],
+      [`merge requests labels=${label}&order_by=updated_at`, (id) => `/projects/${id}/merge_requests?labels=${label}&order_by=updated_at`],
     ]),
     ['notes of issue #1', (id) => `/projects/${id}/issues/1/notes`],
     // The big project's busy issue (bench/scale-busy.ts: 200,000 notes) against the small project's issue #1.
@@ -449,7 +454,12 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all', '/merge_requests?scope=all'],
       ['merge requests scope=all labels=bug', '/merge_requests?scope=all&labels=bug'],
       ['merge requests scope=all order_by=updated_at', '/merge_requests?scope=all&order_by=updated_at'],
+      // A common term over many projects (round 8: ~460 ms, every match of the instance read).
+      ['group merge requests search=crash', `/groups/${m.groupId}/merge_requests?search=crash`],
+      ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
+    ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
     ['projects pagination=keyset order_by=id', '/projects?pagination=keyset&order_by=id&sort=asc'],

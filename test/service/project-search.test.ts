@@ -192,10 +192,10 @@ describe("a project's remembered match count follows every write to its records"
   });
 });
 
-describe("a common term's walk is remembered until the project's records of that type are written", () => {
-  // Each window the walk read: from the list's start ('start'), or after the last record an earlier window read ('after'); none: the page came from the remembered walk.
+describe("a common term's walk is remembered, and patched by the records of that type written since", () => {
+  // Each window the walk read: from the list's start ('start'), or after the last record an earlier window read ('after'); none: the page came from the remembered (or patched) walk.
   const windowReads = (statements: string[], table: string): string[] =>
-    statements.filter((sql) => sql.includes(`json_group_array(id) AS ids FROM (SELECT x.id FROM ${table} x`)).map((sql) => (sql.includes('OFFSET ?') ? 'start' : 'after'));
+    statements.filter((sql) => sql.includes(`json_group_array(id) AS ids FROM (SELECT ((x.project_id << 32) + x.id) AS id FROM ${table} x`)).map((sql) => (sql.includes('OFFSET ?') ? 'start' : 'after'));
 
   it('merge requests: the same page again and the next page go on from it; every write is seen', async () => {
     const page = async (n: number, query: Record<string, string> = {}): Promise<string[]> => {
@@ -219,32 +219,56 @@ describe("a common term's walk is remembered until the project's records of that
     expect(next).not.toContain('start');
     expect(await page(2)).toEqual([]);
     expect(await page(1)).toEqual([]);
-    expect(await page(1, { state: 'closed' })).toContain('start');
+    // Another walk (with a state), remembered by an earlier test and patched since: the same rows.
+    await page(1, { state: 'closed' });
     expect(await page(1, { state: 'closed' })).toEqual([]);
-    // Every kind of write to the project's merge requests is seen.
+    // Every kind of write to the project's merge requests is seen: the walk is patched by the
+    // records written (the write log, core/041) instead of walked again from the list's start.
     const newest = newestFirst(mrs.filter((x) => !`${x.title}\n${x.description ?? ''}`.toLowerCase().includes('alpha')))[0];
     expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { title: 'Alpha newest' })).status).toBe(200);
     newest.title = 'Alpha newest';
-    expect(await page(1)).toContain('start');
+    expect(await page(1)).not.toContain('start');
     expect(await page(1)).toEqual([]);
     const created = await s.post(`/projects/${project}/merge_requests`, { source_branch: 'alpha-new', target_branch: 'main', title: 'Alpha created' });
     expect(created.status).toBe(201);
     mrs.push({ id: created.body.id, iid: created.body.iid, title: 'Alpha created', description: null, state: 'opened', createdAt: created.body.created_at });
-    await page(1);
+    expect(await page(1)).not.toContain('start');
     const closing = matching('alpha', (x) => x.state === 'opened')[3];
     expect((await s.put(`/projects/${project}/merge_requests/${closing.iid}`, { state_event: 'close' })).status).toBe(200);
     closing.state = 'closed';
-    await page(1, { state: 'closed' });
-    await page(2);
+    expect(await page(1, { state: 'closed' })).not.toContain('start');
+    expect(await page(2)).not.toContain('start');
     expect((await s.del(`/projects/${project}/merge_requests/${newest.iid}`)).status).toBe(204);
     mrs.splice(mrs.indexOf(newest), 1);
-    await page(1);
-    // Written without the API: dated anew.
+    expect(await page(1)).not.toContain('start');
+    // Retitled so it no longer matches.
+    const retitled = matching('alpha')[5];
+    expect((await s.put(`/projects/${project}/merge_requests/${retitled.iid}`, { title: 'Plain', description: 'plain' })).status).toBe(200);
+    retitled.title = 'Plain';
+    retitled.description = 'plain';
+    expect(await page(1)).not.toContain('start');
+    await page(2);
+    // Written without the API: dated anew, moved to another project.
     const redated = matching('alpha')[30];
     redated.createdAt = '2031-01-01T00:00:00.000Z';
     s.service.context.db.prepare('UPDATE merge_requests SET created_at = ? WHERE id = ?').run(redated.createdAt, redated.id);
-    await page(1);
+    expect(await page(1)).not.toContain('start');
     await page(2);
+    const moved = matching('alpha')[2];
+    s.service.context.db.prepare('UPDATE merge_requests SET project_id = ?, iid = 100000 WHERE id = ?').run(other, moved.id);
+    mrs.splice(mrs.indexOf(moved), 1);
+    expect(await page(1)).not.toContain('start');
+    await page(2);
+    // More writes since than a patch takes, or more than the log keeps: walked again.
+    const bump = s.service.context.db.prepare('UPDATE merge_requests SET updated_at = updated_at WHERE id = ?');
+    for (let i = 0; i < 201; i++) bump.run(mrs[i].id);
+    expect(await page(1)).toContain('start');
+    expect(await page(1)).toEqual([]);
+    bump.run(mrs[0].id);
+    const elsewhere = s.service.context.db.prepare('UPDATE issues SET updated_at = updated_at WHERE project_id = ?');
+    for (let i = 0; i < 26; i++) elsewhere.run(project);
+    expect(await page(1)).toContain('start');
+    expect(await page(2)).not.toContain('start');
     // A term every record holds, page 10: the window read 4,000 matches; the walk keeps the first
     // 2,000 and goes on from the last of them, so asking again reads nothing.
     const hange = async (n: number): Promise<string[]> => {
@@ -264,11 +288,31 @@ describe("a common term's walk is remembered until the project's records of that
       ['updated_at', 'desc', 'updated_at DESC, id DESC'],
       ['merged_at', 'desc', 'merged_at DESC, id DESC'],
     ] as const) {
-      const expected = (db.prepare(`SELECT iid FROM merge_requests WHERE project_id = ? AND (title LIKE '%alpha%' OR description LIKE '%alpha%') ORDER BY ${sql}`).all(project) as { iid: number }[]).map((r) => r.iid);
-      for (const n of [1, 2, 3]) {
-        const res = await searchMrs({ search: 'alpha', order_by, sort, per_page: '20', page: String(n) });
-        expect(iids(res)).toEqual(expected.slice((n - 1) * 20, n * 20));
-      }
+      const expected = (): number[] =>
+        (db.prepare(`SELECT iid FROM merge_requests WHERE project_id = ? AND (title LIKE '%alpha%' OR description LIKE '%alpha%') ORDER BY ${sql}`).all(project) as { iid: number }[]).map((r) => r.iid);
+      const pages = async (): Promise<string[]> => {
+        const want = expected();
+        const reads = await preparedBy(s, async () => {
+          for (const n of [1, 2, 3]) {
+            const res = await searchMrs({ search: 'alpha', order_by, sort, per_page: '20', page: String(n) });
+            expect(iids(res)).toEqual(want.slice((n - 1) * 20, n * 20));
+          }
+        });
+        return windowReads(reads, 'merge_requests');
+      };
+      await pages();
+      // A record written into the walked stretch (a title first in A-Z order, updated now), and
+      // one out of it: patched in their places (by time by halving; a title not ASCII through SQL).
+      const into = mrs.find((x) => !`${x.title}\n${x.description ?? ''}`.toLowerCase().includes('alpha') && x.iid > 100)!;
+      expect((await s.put(`/projects/${project}/merge_requests/${into.iid}`, { title: `Aa alpha ${order_by} é` })).status).toBe(200);
+      into.title = `Aa alpha ${order_by} é`;
+      const out = expected()[7];
+      expect((await s.put(`/projects/${project}/merge_requests/${out}`, { title: 'Plain again', description: 'plain' })).status).toBe(200);
+      const seed = mrs.find((x) => x.iid === out)!;
+      seed.title = 'Plain again';
+      seed.description = 'plain';
+      const after = await pages();
+      if (order_by !== 'merged_at') expect(after).not.toContain('start');
     }
   });
 });

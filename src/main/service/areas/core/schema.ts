@@ -1419,4 +1419,60 @@ CREATE TRIGGER events_target_count_update AFTER UPDATE OF project_id, target_typ
 END;
 `,
   },
+  {
+    // Which record each write to a project's issues or merge requests touched, one row per move
+    // of core/019's and core/020's list versions (the same events: every insert, update and
+    // delete; a move logs in both projects): a remembered search walk is patched by the records
+    // written since instead of walked again from the start (searchWalkRows). The log keeps the
+    // last 1,000 writes of the instance; a walk whose writes it no longer holds all of (fewer rows
+    // than its version moved) walks again.
+    name: 'core/041_issuable_list_writes',
+    sql: `
+CREATE TABLE issuable_list_writes (
+  seq INTEGER PRIMARY KEY,
+  issuable_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  issuable_id INTEGER NOT NULL
+);
+CREATE INDEX issuable_list_writes_project ON issuable_list_writes (issuable_type, project_id, seq);
+CREATE TRIGGER issues_list_write_insert AFTER INSERT ON issues BEGIN
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) VALUES ('Issue', NEW.project_id, NEW.id);
+  DELETE FROM issuable_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER issues_list_write_delete AFTER DELETE ON issues BEGIN
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) VALUES ('Issue', OLD.project_id, OLD.id);
+  DELETE FROM issuable_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER issues_list_write_update AFTER UPDATE ON issues BEGIN
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) VALUES ('Issue', NEW.project_id, NEW.id);
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) SELECT 'Issue', OLD.project_id, OLD.id WHERE OLD.project_id != NEW.project_id;
+  DELETE FROM issuable_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER merge_requests_list_write_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) VALUES ('MergeRequest', NEW.project_id, NEW.id);
+  DELETE FROM issuable_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER merge_requests_list_write_delete AFTER DELETE ON merge_requests BEGIN
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) VALUES ('MergeRequest', OLD.project_id, OLD.id);
+  DELETE FROM issuable_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+CREATE TRIGGER merge_requests_list_write_update AFTER UPDATE ON merge_requests BEGIN
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id) VALUES ('MergeRequest', NEW.project_id, NEW.id);
+  INSERT INTO issuable_list_writes (issuable_type, project_id, issuable_id)
+    SELECT 'MergeRequest', OLD.project_id, OLD.id WHERE OLD.project_id != NEW.project_id;
+  DELETE FROM issuable_list_writes WHERE seq <= last_insert_rowid() - 1000;
+END;
+`,
+  },
+  {
+    // Issues and merge requests by a milestone's title and one label, in the default order
+    // (created_at): the label's rows on the milestone in that order, as core/030 and core/038 made
+    // a label alone read (labelRowsPage). Before, a deep page walked the milestone's records and
+    // probed each one's labels. Rows without a milestone stay out of it.
+    name: 'core/042_issuable_label_milestone_dates',
+    sql: `
+CREATE INDEX issuable_labels_milestone_created ON issuable_labels (issuable_type, project_id, milestone, title COLLATE NOCASE, created_at, issuable_id, state)
+  WHERE milestone IS NOT NULL AND created_at IS NOT NULL;
+`,
+  },
 ];

@@ -99,16 +99,22 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
  */
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   if (scope.projectId !== undefined) {
-    const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-    const carried = rc.svc.db
-      .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
-      .all(scope.projectId, title) as { milestone: number }[];
-    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0].milestone] };
+    const carried = carriedMilestones(rc, type, scope.projectId, title);
+    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0]] };
     // None of the project's records carries one: a constant false, which SQLite checks once
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
   return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
+}
+
+/** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
+function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
+  const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const rows = rc.svc.db
+    .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
+    .all(projectId, title) as { milestone: number }[];
+  return rows.map((r) => r.milestone);
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
@@ -346,11 +352,20 @@ export function labelRowsPage<T extends { id: number }>(
   filters: WorkItemFilters,
   extra: { sql: string; args: unknown[] } = { sql: '1 = 1', args: [] },
 ): ((limit: number, offset: number) => T[]) | undefined {
-  if (!filters.labelOnly || filters.labelOnly.milestone !== null || filters.orderColumn !== 'created_at') return undefined;
+  if (!filters.labelOnly || filters.orderColumn !== 'created_at') return undefined;
   // Issues over many projects only for the whole instance: a group's would read the title's rows
   // of every project (a common title: 100,000 at scale) to keep the few in the group.
   if (type === 'Issue' && scope.projectId === undefined && !scope.instance) return undefined;
-  const { title, state } = filters.labelOnly;
+  const { title, state, milestone } = filters.labelOnly;
+  // With a milestone's title: a project whose records carry one milestone of that title (the
+  // usual case) reads the label's rows on that milestone in order (core/042's index), instead of
+  // walking the milestone's records and probing each one's labels (page 400: 50,000 records).
+  let milestoneId: number | null = null;
+  if (milestone !== null) {
+    const carried = scope.projectId === undefined ? [] : carriedMilestones(rc, type, scope.projectId, milestone);
+    if (carried.length !== 1) return undefined;
+    milestoneId = carried[0];
+  }
   const db = rc.svc.db;
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   // A project reads its own label rows; a group or the instance reads the title's rows of every
@@ -371,13 +386,15 @@ export function labelRowsPage<T extends { id: number }>(
   ).n;
   // The page's ids from the label rows alone (a record's row is read only for a scope's or the
   // caller's condition on it), then its records: rows skipped by OFFSET no longer read their record.
-  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${inProject ? 'issuable_labels_created' : 'issuable_labels_title_created'}
+  const labelIndex = milestoneId !== null ? 'issuable_labels_milestone_created' : inProject ? 'issuable_labels_created' : 'issuable_labels_title_created';
+  const onMilestone = milestoneId !== null ? ' AND il.milestone IS NOT NULL AND il.milestone = ?' : '';
+  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${labelIndex}
       ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
-      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
           AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}
       ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`;
-  const args = [...(inProject ? [scope.projectId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
+  const args = [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   return (limit, offset) => {
     const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
@@ -558,6 +575,12 @@ export interface SearchPlan {
   args: unknown[];
   /** A project's search: the MATCH query, the project, and its matches counted up to COUNT_LIMIT + 1. */
   project?: { index: string; query: string; projectId: number; matches: number; walk: boolean };
+  /**
+   * A search of many projects (a group's list, the instance's): the MATCH query, the condition on
+   * the full-text index `s` that keeps the scope's matches (`inScope`, its `args` the query's and
+   * the scope's), and those matches counted up to COUNT_LIMIT + 1.
+   */
+  many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean; projects: string | null };
 }
 
 /**
@@ -584,12 +607,10 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const { projectId } = scope;
     const inProject = projectMatches(index);
     const matches = projectMatchCount(rc, type, index, query, projectId);
-    const page = readPage(rc.params);
-    const wanted = page.offset + page.perPage + 1;
     const records = (
       rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }
     ).n;
-    const walk = matches > 0 && page.offset + page.perPage <= SEARCH_WALK_ROWS && wanted * records <= SEARCH_WALK_PER_MATCH * matches * matches;
+    const walk = walksTheList(rc, matches, records);
     const project = { index, query, projectId, matches, walk };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
@@ -603,7 +624,50 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   if (records <= SEARCH_PER_RECORD_LIMIT) {
     return { sql: probe(SEARCH_KEY), args: [query] };
   }
+  if (scope.instance || scope.projects) {
+    // The whole instance, or a scope of projects alone (a group's list, the visible projects):
+    // its matches are the index's, those of its projects (the rowid's high half). As for a
+    // project, a common term's first pages walk the list order and check it against the index a
+    // window at a time (searchWalkRows); a rarer one reads the scope's matches and sorts them.
+    // The read of every match of the instance, joined to its record to check the scope, cost
+    // ~0.4 s for a term a fifth of a million records hold.
+    const inScope = scope.instance ? `s.${index} MATCH ?` : `s.${index} MATCH ? AND (s.rowid >> 32) IN (${scope.projects})`;
+    const inScopeArgs = scope.instance ? [query] : [query, ...scope.args];
+    const projects = scopeProjects(rc, scope);
+    const matches = scopeMatchCount(rc, index, query, inScope, inScopeArgs, projects);
+    const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
+    const walk = walksTheList(rc, matches, scopeRecords);
+    const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
+    if (walk) return { sql: probe(SEARCH_KEY), args: [query], many };
+    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
+  }
   return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
+}
+
+/** A walk over a scope of up to this many projects may be remembered (its key names them). */
+const REMEMBERED_SCOPE_PROJECTS = 1_000;
+
+/**
+ * The projects a scope of many holds, as a remembered walk's key names them ('instance': all of
+ * them): a project that joins or leaves the scope (a transfer, a visibility or membership
+ * change) writes no record, so the walk of another set of projects is another walk. Null: too
+ * many to name; the walk is not remembered.
+ */
+function scopeProjects(rc: RequestContext, scope: Scope): string | null {
+  if (scope.instance) return 'instance';
+  const rows = rc.svc.db.prepare(`SELECT id FROM (${scope.projects}) ${limitSql(REMEMBERED_SCOPE_PROJECTS + 1)}`).all(...scope.args) as { id: number }[];
+  return rows.length > REMEMBERED_SCOPE_PROJECTS ? null : JSON.stringify(rows.map((r) => r.id));
+}
+
+/**
+ * A search walks the list order (searchWalkRows) rather than reading its matches and sorting
+ * them: when the page lies within SEARCH_WALK_ROWS and the walk reads fewer than
+ * SEARCH_WALK_PER_MATCH index entries per match (about `records / matches` per row it needs).
+ */
+function walksTheList(rc: RequestContext, matches: number, records: number): boolean {
+  const page = readPage(rc.params);
+  const wanted = page.offset + page.perPage + 1;
+  return matches > 0 && page.offset + page.perPage <= SEARCH_WALK_ROWS && wanted * records <= SEARCH_WALK_PER_MATCH * matches * matches;
 }
 
 /**
@@ -613,7 +677,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
  */
 const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295`;
 
-/** Remembered match counts per database: `index|project|query` -> the count and the list version it was read at. */
+/** Remembered match counts per database: `index|project|query` (or `index|projects|query` for a scope of many: scopeMatchCount) -> the count and the version it was read at. */
 const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
 const REMEMBERED_MATCH_COUNTS = 500;
@@ -631,13 +695,33 @@ const MATCH_COUNT_SLACK = 1_000;
  * the version before it.
  */
 function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): number {
-  const db = rc.svc.db;
-  const count = (): number => countUpTo(db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  const count = (): number => countUpTo(rc.svc.db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  return rememberedMatchCount(rc.svc.db, `${index}|${projectId}|${query}`, () => listVersion(rc, type, projectId), count);
+}
+
+/**
+ * The matches of a search in a scope of many projects (`inScope`, on the full-text index `s`),
+ * remembered as a project's are (projectMatchCount) by the set of projects (scopeProjects; not
+ * when too many to name), with the write log's last entry (core/041) as the version: each entry
+ * is one record written in one project, which moves the scope's matches by at most one.
+ */
+function scopeMatchCount(rc: RequestContext, index: string, query: string, inScope: string, args: unknown[], projects: string | null): number {
+  const count = (): number => countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inScope}`, args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  if (projects === null) return count();
+  return rememberedMatchCount(rc.svc.db, `${index}|${projects}|${query}`, () => lastListWrite(rc.svc.db), count);
+}
+
+/** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
+function lastListWrite(db: Db): number {
+  return (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq;
+}
+
+/** A match count remembered under `key` at a version that each write moves by one (see projectMatchCount). */
+function rememberedMatchCount(db: Db, key: string, readVersion: () => number, count: () => number): number {
   if (db.inTransaction) return count();
   let remembered = matchCounts.get(db);
   if (!remembered) matchCounts.set(db, (remembered = new Map()));
-  const key = `${index}|${projectId}|${query}`;
-  const version = listVersion(rc, type, projectId);
+  const version = readVersion();
   const known = remembered.get(key);
   if (known && version >= known.version) {
     const atLeast = known.matches - (version - known.version);
@@ -650,8 +734,9 @@ function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', i
 }
 
 /**
- * A walk's progress: the list's first `read` records hold the `matched` ids (in list order), the
- * last of them `after` (its order value and id, to go on after it); `done`: that is the whole list.
+ * A walk's progress: the list's first `read` records hold the `matched` ones (their full-text
+ * keys, SEARCH_KEY, in list order), the last of them `after` (its order value and id, to go on
+ * after it); `done`: that is the whole list.
  */
 interface SearchWalk {
   read: number;
@@ -659,12 +744,16 @@ interface SearchWalk {
   matched: number[];
   done: boolean;
 }
-/** Walks remembered per database: key -> the progress and the list version it was read at. */
-const searchWalks = new WeakMap<Db, Map<string, SearchWalk & { version: number }>>();
+/** A remembered walk: its progress, the list version it was read at, and the write log's last entry then (core/041). */
+type RememberedWalk = SearchWalk & { version: number; seq: number };
+/** Walks remembered per database: key -> the walk. */
+const searchWalks = new WeakMap<Db, Map<string, RememberedWalk>>();
 /** Walks remembered per database (beyond it, all are dropped and walked again). */
 const REMEMBERED_WALKS = 100;
 /** A walk keeps at most this many matched ids (memory stays small; a walk serves pages within SEARCH_WALK_ROWS). */
 const REMEMBERED_WALK_MATCHES = 2_000;
+/** Up to this many writes since, a remembered walk is patched by the records written rather than walked again. */
+const PATCHED_WALK_WRITES = 200;
 
 /**
  * The page of a project's search that walks the list order (SearchPlan's `walk`: a common term,
@@ -676,10 +765,11 @@ const REMEMBERED_WALK_MATCHES = 2_000;
  * list's conditions with the search first (as workItemFilters puts it).
  *
  * `remember`: the list's other conditions read only the records' own columns (the caller says),
- * so its rows change only when the project's records of this type are written, which listVersion
- * counts (the full-text index changes only with them too): the walk's progress is remembered
- * until then, and the next page, or the same one asked again, goes on from it instead of walking
- * past the same records (a common term none of the newest records hold: ~25,000 records).
+ * so its rows change only when the scope's records of this type are written, which listVersion
+ * counts for a project and the write log (core/041) for many (the full-text index changes only
+ * with them too): the walk's progress is remembered, and the next page, or the same one asked
+ * again, goes on from it instead of walking past the same records (a common term none of the
+ * newest records hold: ~45,000 records); after writes it is patched by the records written.
  */
 export function searchWalkRows<T extends { id: number }>(
   rc: RequestContext,
@@ -689,10 +779,17 @@ export function searchWalkRows<T extends { id: number }>(
   args: unknown[],
   remember: boolean,
 ): ((limit: number, offset: number) => T[]) | undefined {
-  const project = filters.search?.project;
-  if (!project?.walk) return undefined;
+  // A project's walk, or one of many projects' (a group's, the instance's). Records are known by
+  // their key in the full-text index, (project_id << 32) + id, so a window of records of several
+  // projects is checked the same way.
+  const plan = filters.search?.project ?? filters.search?.many;
+  if (!plan?.walk) return undefined;
   const db = rc.svc.db;
-  const { index, query, projectId } = project;
+  const { index, query } = plan;
+  const projectId = filters.search?.project?.projectId;
+  // A walk of many projects is remembered by the set of projects it walks, and its version is the
+  // write log's last entry (core/041): any write to an issue or merge request of the instance.
+  const scopeProjects = filters.search?.many?.projects ?? null;
   const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
   const restArgs = args.slice(filters.search!.args.length);
   const type = table === 'issues' ? 'Issue' : 'MergeRequest';
@@ -704,14 +801,18 @@ export function searchWalkRows<T extends { id: number }>(
   // (the rows were most of a long walk's cost). The subquery's LIMIT keeps it from being
   // flattened into the aggregate, which reads its rows in the subquery's order.
   const windowIds = (walk: SearchWalk, size: number): number[] => {
-    const read = col && walk.after ? { sql: `SELECT x.id ${beyond} ${limitSql(size)}`, args: [...restArgs, ...walk.after] } : { sql: `SELECT x.id ${rest} ${limitSql(size)} OFFSET ?`, args: [...restArgs, walk.read] };
+    const read =
+      col && walk.after
+        ? { sql: `SELECT ${SEARCH_KEY} AS id ${beyond} ${limitSql(size)}`, args: [...restArgs, ...walk.after] }
+        : { sql: `SELECT ${SEARCH_KEY} AS id ${rest} ${limitSql(size)} OFFSET ?`, args: [...restArgs, walk.read] };
     const { ids } = db.prepare(`SELECT json_group_array(id) AS ids FROM (${read.sql})`).get(...read.args) as { ids: string };
     return JSON.parse(ids) as number[];
   };
   const orderValue = col ? db.prepare(`SELECT x.${col} AS value FROM ${table} x WHERE x.id = ?`) : undefined;
   // Bound as INTEGERs (`| 0`): a REAL rowid does not seek.
-  const rangeRead = db.prepare(`SELECT s.rowid & 4294967295 AS id FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) + (? | 0) AND (? << 32) + (? | 0)`);
-  const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? << 32) + (? | 0)`);
+  const rangeRead = db.prepare(`SELECT s.rowid AS key FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid BETWEEN (? | 0) AND (? | 0)`);
+  const probe = db.prepare(`SELECT 1 AS found FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = (? | 0)`);
+  // `ids`: the window's keys; the keys that match.
   const matching = (ids: number[]): Set<number> => {
     // The window's ids in runs, each id within SEARCH_WINDOW_SPREAD of the one before: a run is
     // read as one range; an id far from every other is probed alone. A window holding two dense
@@ -724,22 +825,101 @@ export function searchWalkRows<T extends { id: number }>(
     for (let i = 1; i <= sorted.length; i++) {
       if (i < sorted.length && sorted[i] - sorted[i - 1] <= SEARCH_WINDOW_SPREAD) continue;
       if (i - start > 1) {
-        for (const r of rangeRead.all(query, projectId, sorted[start], projectId, sorted[i - 1]) as { id: number }[]) found.add(r.id);
-      } else if (probe.get(query, projectId, sorted[start])) {
+        for (const r of rangeRead.all(query, sorted[start], sorted[i - 1]) as { key: number }[]) found.add(r.key);
+      } else if (probe.get(query, sorted[start])) {
         found.add(sorted[start]);
       }
       start = i;
     }
     return found;
   };
+  // A remembered walk after writes to the project's records of this type: when the write log
+  // (core/041) still names every record written since (one row per version moved), the walked
+  // stretch of the list (up to `after`) keeps its unwritten matches where they were, and each
+  // record written is checked again (in the stretch, the list's conditions, the index): the
+  // stretch's matches are those, in list order. A walk of tens of thousands of records (a term
+  // none of the newest hold) is not repeated for one write.
+  const patched = (known: RememberedWalk, version: number): SearchWalk | undefined => {
+    if (!col || !known.after || version < known.version) return undefined;
+    const written = writtenSince(known, version);
+    if (!written) return undefined;
+    const writtenIds = new Set(written);
+    const kept = known.matched.filter((k) => !writtenIds.has(k % KEY_PROJECT));
+    const within = `${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?)`;
+    // The records written that are in the stretch and pass the list's conditions and the index.
+    const back = (
+      db
+        .prepare(`SELECT ${SEARCH_KEY} AS key, x.id AS id, x.${col} AS value FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${within}`)
+        .all(JSON.stringify([...writtenIds]), ...restArgs, ...known.after) as { key: number; id: number; value: string }[]
+    ).filter((r) => probe.get(query, r.key));
+    const matched = placedByValue(kept, back) ?? inListOrder(kept, back, within, known.after);
+    return { read: known.read, after: known.after, matched, done: false };
+  };
+  // The records of this type written since a remembered walk, when the log still holds them all
+  // and they are few enough. A project's: one per version moved. Many projects': the log's
+  // entries since, which run on unbroken from its oldest (it drops only its oldest).
+  const writtenSince = (known: RememberedWalk, version: number): number[] | undefined => {
+    if (projectId !== undefined) {
+      if (version - known.version > PATCHED_WALK_WRITES) return undefined;
+      const rows = db
+        .prepare('SELECT issuable_id AS id FROM issuable_list_writes WHERE issuable_type = ? AND project_id = ? AND seq > ?')
+        .all(type, projectId, known.seq) as { id: number }[];
+      return rows.length === version - known.version ? rows.map((r) => r.id) : undefined;
+    }
+    const { oldest } = db.prepare('SELECT min(seq) AS oldest FROM issuable_list_writes').get() as { oldest: number | null };
+    if (oldest === null || oldest > known.seq + 1) return undefined;
+    const rows = db
+      .prepare(`SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND issuable_type = ? ${limitSql(PATCHED_WALK_WRITES + 1)}`)
+      .all(known.seq, type) as { id: number }[];
+    return rows.length > PATCHED_WALK_WRITES ? undefined : rows.map((r) => r.id);
+  };
+  // Each record back in its place among the kept ones, found by halving (a few order values read
+  // by id): when the values compare in JavaScript as in SQLite, ASCII (timestamps); else undefined.
+  const placedByValue = (kept: number[], back: { key: number; id: number; value: string }[]): number[] | undefined => {
+    const ascii = (v: string): boolean => /^[\x00-\x7f]*$/.test(v);
+    if (!orderValue || back.some((r) => !ascii(r.value))) return undefined;
+    const desc = filters.sort === 'desc';
+    const before = (a: [string, number], b: [string, number]): boolean => (a[0] === b[0] ? (desc ? a[1] > b[1] : a[1] < b[1]) : desc ? a[0] > b[0] : a[0] < b[0]);
+    const matched = [...kept];
+    const values = new Map<number, string>(back.map((r) => [r.key, r.value]));
+    for (const r of back) {
+      let lo = 0;
+      let hi = matched.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const key = matched[mid];
+        let value = values.get(key);
+        if (value === undefined) {
+          value = (orderValue.get(key % KEY_PROJECT) as { value: string }).value;
+          if (!ascii(value)) return undefined;
+          values.set(key, value);
+        }
+        if (before([r.value, r.id], [value, key % KEY_PROJECT])) hi = mid;
+        else lo = mid + 1;
+      }
+      matched.splice(lo, 0, r.key);
+    }
+    return matched;
+  };
+  // The same in SQL: the kept and the written back, read by id in the list's order.
+  const inListOrder = (kept: number[], back: { key: number }[], within: string, after: [string, number]): number[] => {
+    const ids = [...kept, ...back.map((r) => r.key)].map((k) => k % KEY_PROJECT);
+    const rows = db
+      .prepare(`SELECT ${SEARCH_KEY} AS key FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${within} ORDER BY ${filters.order}`)
+      .all(JSON.stringify(ids), ...restArgs, ...after) as { key: number }[];
+    return rows.map((r) => r.key);
+  };
   return (limit, offset) => {
     // Not inside a transaction, which may yet roll back to the version before it.
-    const store = remember && !db.inTransaction ? searchWalks.get(db) ?? new Map<string, SearchWalk & { version: number }>() : undefined;
+    const rememberable = remember && (projectId !== undefined || scopeProjects !== null) && !db.inTransaction;
+    const store = rememberable ? searchWalks.get(db) ?? new Map<string, RememberedWalk>() : undefined;
     if (store) searchWalks.set(db, store);
-    const key = JSON.stringify([index, query, rest, restArgs]);
-    const version = store ? listVersion(rc, type, projectId) : 0;
+    const key = JSON.stringify([index, query, rest, restArgs, scopeProjects]);
+    const seq = store ? lastListWrite(db) : 0;
+    const version = store ? (projectId !== undefined ? listVersion(rc, type, projectId) : seq) : 0;
     const known = store?.get(key);
-    const walk: SearchWalk = known && known.version === version ? known : { read: 0, after: null, matched: [], done: false };
+    const walk: SearchWalk =
+      known && known.version === version ? known : (known && patched(known, version)) ?? { read: 0, after: null, matched: [], done: false };
     const { matched } = walk;
     for (let window = Math.max(SEARCH_WINDOW, (offset + limit) * 4); !walk.done && matched.length < offset + limit; window *= 2) {
       const ids = windowIds(walk, window);
@@ -759,21 +939,24 @@ export function searchWalkRows<T extends { id: number }>(
       }
       walk.read += used;
       if (used && orderValue) {
-        const last = ids[used - 1];
+        const last = ids[used - 1] % KEY_PROJECT;
         walk.after = [(orderValue.get(last) as { value: string }).value, last];
       }
       if (used === ids.length && ids.length < window) walk.done = true;
     }
     if (store && walk !== known) {
       if (store.size >= REMEMBERED_WALKS) store.clear();
-      store.set(key, { ...walk, version });
+      store.set(key, { ...walk, version, seq });
     }
-    const pageIds = matched.slice(offset, offset + limit);
+    const pageIds = matched.slice(offset, offset + limit).map((key) => key % KEY_PROJECT);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return pageIds.map((id) => byId.get(id)!);
   };
 }
+
+/** A full-text key's project part: key = project_id * KEY_PROJECT + id (SEARCH_KEY). */
+const KEY_PROJECT = 2 ** 32;
 
 /** The first window of a search's walk, in records (more when the page lies deeper). */
 const SEARCH_WINDOW = 200;
@@ -802,6 +985,16 @@ export function searchRowsCount(
   args: unknown[],
   onlySearch: boolean,
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
+  const many = filters.search?.many;
+  if (many) {
+    // A group's or the instance's: its matches (counted), or each joined to its record.
+    if (onlySearch) return { counted: many.matches };
+    const table = type === 'Issue' ? 'issues' : 'merge_requests';
+    return {
+      from: `FROM ${many.index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${many.inScope} AND ${where.slice(1).join(' AND ')}`,
+      args: [...many.args, ...args.slice(filters.search!.args.length)],
+    };
+  }
   const project = filters.search?.project;
   if (!project) return undefined;
   if (onlySearch) return { counted: project.matches };
