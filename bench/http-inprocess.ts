@@ -6,7 +6,9 @@
  * median and the lowest), for each build given, in turn. Far steadier than wrk on a loaded
  * machine, but only the part Sandlab controls: compare builds with it, not with bare node:http.
  *
- * Run: npx tsx bench/http-inprocess.ts [--out out] [--compare <another build's out dir>] [--count 200000] [--only REGEX] [--repeat 1]
+ * Run: npx tsx bench/http-inprocess.ts [--out out] [--compare <another build's out dir>] [--count 200000] [--only REGEX] [--repeat 1] [--heads wrk]
+ *      --heads wrk|python-gitlab: the raw request head each request carries (node's IncomingMessage
+ *      with that head, so reading it is counted as over sockets; default wrk's: Host and the token).
  *      --repeat N: run the builds N times in alternating order (a machine whose load changes from
  *      one minute to the next then weighs on both), each figure the median of the N runs' lowest batches.
  */
@@ -22,6 +24,8 @@ const { values: opts } = parseArgs({
     count: { type: 'string', default: '200000' },
     only: { type: 'string' },
     repeat: { type: 'string', default: '1' },
+    // The request head: wrk's (Host and the token) or python-gitlab's (four fields more).
+    heads: { type: 'string', default: 'wrk' },
   },
 });
 
@@ -36,7 +40,7 @@ const http = require('node:http');
 let handler = null;
 const createServer = http.createServer;
 http.createServer = (listener) => ((handler = listener), createServer(listener));
-const [out, count, only] = process.argv.slice(1);
+const [out, count, only, heads] = process.argv.slice(1);
 const chunks = join(out, 'main/chunks');
 const { createService } = require(join(chunks, readdirSync(chunks).find((f) => f.startsWith('service-'))));
 const TOKEN = 'glpat-bench-root-token-00000001';
@@ -54,8 +58,21 @@ class Res extends EventEmitter {
   const targets = (await prepareTargets(svc.url, { reads: true, writes: false })).filter((t) => !only || new RegExp(only).test(t.name));
   const socket = { remoteAddress: '127.0.0.1', encrypted: false };
   for (const t of targets) {
-    const headers = { host: '127.0.0.1', ...(t.token ? { 'private-token': TOKEN } : {}) };
-    const one = () => { const res = new Res(); handler({ url: t.path, method: 'GET', headers, socket }, res); return res; };
+    // node's own message with the raw head a client sends (wrk's, or python-gitlab's through
+    // requests): what the service reads from it, node's headers object if it asks for it, is counted.
+    const rawHead = heads === 'python-gitlab'
+      ? ['Host', '127.0.0.1:3000', 'User-Agent', 'python-gitlab/4.4.0', 'Accept-Encoding', 'gzip, deflate', 'Accept', '*/*', 'Connection', 'keep-alive']
+      : ['Host', '127.0.0.1:3000'];
+    if (t.token) rawHead.push('PRIVATE-TOKEN', TOKEN);
+    const one = () => {
+      const req = new http.IncomingMessage(socket);
+      req.url = t.path;
+      req.method = 'GET';
+      req._addHeaderLines(rawHead, rawHead.length);
+      const res = new Res();
+      handler(req, res);
+      return res;
+    };
     const first = one();
     if (!first.writableEnded || first.status !== t.bare.status) throw new Error(t.name + ': answered ' + first.status);
     const n = Number(count);
@@ -77,7 +94,7 @@ class Res extends EventEmitter {
 
 function measure(out: string): Map<string, { median: number; lowest: number }> {
   // tsx in the child: targets.ts is TypeScript.
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', CHILD, resolve(out), opts.count!, opts.only ?? ''], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', CHILD, resolve(out), opts.count!, opts.only ?? '', opts.heads!], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${out}: ${r.stderr}`);
   const lines = r.stdout.split('\n').filter((l) => l.startsWith('{'));
   return new Map(lines.map((l) => JSON.parse(l) as { name: string; median: number; lowest: number }).map((x) => [x.name, x]));

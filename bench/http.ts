@@ -15,12 +15,17 @@
  *      [--headers-floor]   (also a bare node:http server sending Sandlab's head: what node charges for it)
  *      [--twin]   (also a second, identical bare server: its ratio to bare is the run's own noise; on
  *      2 shared cores single rounds of two identical servers differ by up to ±0.3-0.5, see bench/RESULTS.md)
+ * Each side's line also gives its main thread's wake-ups (the loop slept with nothing to read) and
+ * preemptions (another process took the core) per request: a server's CPU per request falls as
+ * more requests arrive per wake-up and rises after preemptions, and those two, not the handler,
+ * are what swings a round. Many short rounds (`--seconds 1 --rounds 9`) alternate the sides more
+ * often than a few long ones, and from 5 rounds on each ratio also prints the middle half of its rounds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type WrkResult, cpuMs, ensureBuilt, ensureWrk, fmt, machineLine, median, num, rssMb, runWrk, spawnBare, spawnFastifyFloor, spawnSandlab, stop } from './lib';
+import { type WrkResult, contextSwitches, cpuMs, ensureBuilt, ensureWrk, fmt, machineLine, median, num, rssMb, runWrk, spawnBare, spawnFastifyFloor, spawnSandlab, stop } from './lib';
 import { TOKEN, type Target, bareRoutes, prepareTargets, requestHeaders } from './targets';
 
 const { values: opts } = parseArgs({
@@ -47,7 +52,8 @@ const seconds = Number(opts.seconds);
 const connections = Number(opts.connections);
 const rounds = Number(opts.rounds);
 
-type Measured = WrkResult & { cpuUs: number };
+/** A round of one side: wrk's figures, the server's CPU per request, and its main thread's wake-ups and preemptions per request. */
+type Measured = WrkResult & { cpuUs: number; wakeups: number; preempted: number };
 
 async function main(): Promise<void> {
   ensureWrk();
@@ -91,9 +97,17 @@ async function main(): Promise<void> {
     const run = (side: keyof typeof servers, i: number, t: Target, secs: number): Measured => {
       const server = servers[side];
       const before = cpuMs(server.child.pid!);
+      const switches = contextSwitches(server.child.pid!);
       const url = side === 'sandlab' || side === 'before' ? `${server.url}${t.path}` : `${server.url.replace('localhost', '127.0.0.1')}/r${i}`;
       const r = runWrk(url, { seconds: secs, connections: t.connections ?? connections, headers: requestHeaders(t), method: t.method, body: t.body });
-      return { ...r, cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / Math.max(1, r.requests) };
+      const n = Math.max(1, r.requests);
+      const after = contextSwitches(server.child.pid!);
+      return {
+        ...r,
+        cpuUs: ((cpuMs(server.child.pid!) - before) * 1000) / n,
+        wakeups: (after.voluntary - switches.voluntary) / n,
+        preempted: (after.involuntary - switches.involuntary) / n,
+      };
     };
 
     const sides = ['bare', 'floor', 'sandlab', ...(before ? ['before'] : []), ...(heads ? ['heads'] : []), ...(twin ? ['twin'] : [])] as (keyof typeof servers)[];
@@ -110,7 +124,13 @@ async function main(): Promise<void> {
 
     const line = (r: Measured[]): string =>
       `${num(median(r.map((x) => x.rps))).padStart(7)} req/s  p50 ${fmt(median(r.map((x) => x.p50)), 2)} ms  p99 ${fmt(median(r.map((x) => x.p99)), 2)} ms  ` +
-      `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 0)} us/req`;
+      `server CPU ${fmt(median(r.map((x) => x.cpuUs)), 1)} us/req  wake-ups ${fmt(median(r.map((x) => x.wakeups)), 2)}/req  preempted ${fmt(median(r.map((x) => x.preempted)), 2)}/req`;
+    // The middle half of the rounds' ratios: with 5 rounds or more, a steadier spread than min-max.
+    const spread = (xs: number[]): string => {
+      if (xs.length < 5) return '';
+      const s = [...xs].sort((a, b) => a - b);
+      return `, middle half ${fmt(s[Math.floor(s.length / 4)], 2)}-${fmt(s[Math.ceil((s.length * 3) / 4) - 1], 2)}`;
+    };
     for (const [i, t] of targets.entries()) {
       const { sandlab: s, bare: b, floor: f, before: o, heads: h, twin: w } = results[i];
       const ratios = s.map((x, k) => x.rps / b[k].rps);
@@ -122,17 +142,20 @@ async function main(): Promise<void> {
       console.log(`  fastify   ${line(f)}`);
       if (w.length) {
         const noise = w.map((x, k) => b[k].cpuUs / x.cpuUs);
-        console.log(`  node:http's twin  ${line(w)}  CPU per request ${fmt(median(noise), 2)} of bare (rounds: ${noise.map((r) => fmt(r, 2)).join(' ')}): the run's noise`);
+        console.log(`  node:http's twin  ${line(w)}  CPU per request ${fmt(median(noise), 2)} of bare (rounds: ${noise.map((r) => fmt(r, 2)).join(' ')}${spread(noise)}): the run's noise`);
       }
       if (h.length) console.log(`  node:http with Sandlab's head  ${line(h)}  CPU per request ${fmt(median(h.map((x, k) => b[k].cpuUs / x.cpuUs)), 2)} of bare`);
       if (o.length) {
         const oCpu = o.map((x, k) => b[k].cpuUs / x.cpuUs);
         console.log(`  compared  ${line(o)}`);
-        console.log(`  compared build: ratio req/s ${fmt(median(o.map((x, k) => x.rps / b[k].rps)), 2)}, CPU per request ${fmt(median(oCpu), 2)} (rounds: ${oCpu.map((r) => fmt(r, 2)).join(' ')})`);
+        console.log(`  compared build: ratio req/s ${fmt(median(o.map((x, k) => x.rps / b[k].rps)), 2)}, CPU per request ${fmt(median(oCpu), 2)} (rounds: ${oCpu.map((r) => fmt(r, 2)).join(' ')}${spread(oCpu)})`);
+        // This build against the compared one round by round (both beside the same bare run).
+        const paired = s.map((x, k) => o[k].cpuUs / x.cpuUs);
+        console.log(`  this build's CPU per request against the compared build's: ${fmt(median(paired), 2)} (rounds: ${paired.map((r) => fmt(r, 2)).join(' ')}${spread(paired)})`);
       }
       console.log(
         `  ratio req/s ${fmt(median(ratios), 2)} (rounds: ${ratios.map((r) => fmt(r, 2)).join(' ')}), ` +
-          `CPU per request ${fmt(median(cpuRatios), 2)} (rounds: ${cpuRatios.map((r) => fmt(r, 2)).join(' ')})${t.goal ? `  goal >= ${t.goal}` : ''}`,
+          `CPU per request ${fmt(median(cpuRatios), 2)} (rounds: ${cpuRatios.map((r) => fmt(r, 2)).join(' ')}${spread(cpuRatios)})${t.goal ? `  goal >= ${t.goal}` : ''}`,
       );
       // The stack's own ceiling: fastify alone, with nothing of Sandlab's.
       const floorRatios = f.map((x, k) => x.rps / b[k].rps);

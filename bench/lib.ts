@@ -37,6 +37,21 @@ export function mainThreadCpuMs(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
+/**
+ * Context switches of the process's main thread so far (Linux /proc): voluntary ones are the
+ * event loop going to sleep with nothing to read (a wake-up follows each), involuntary ones are
+ * the thread preempted by another process. Per request they tell how a round ran: fewer wake-ups
+ * per request means more requests read per wake-up (cheaper each), more preemptions means other
+ * processes took the core (caches cold after each).
+ */
+export function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  return {
+    voluntary: Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+    involuntary: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+  };
+}
+
 /** One line about the machine, for the figures' context: CPUs, load, versions. */
 export function machineLine(): string {
   const cpu = cpus();

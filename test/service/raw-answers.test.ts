@@ -37,6 +37,16 @@ const answer = (status: string, headers: string[], body: string): string =>
   [`HTTP/1.1 ${status}`, ...headers, 'Date: <now>', 'Connection: close', '', body].join('\r\n');
 
 const SECURITY = ['x-frame-options: SAMEORIGIN', 'x-content-type-options: nosniff'];
+/** A snippet's raw file: set by its handler around the security headers, Content-Length last. */
+const RAW_FILE_HEAD = [
+  'HTTP/1.1 200 OK',
+  ...SECURITY,
+  'content-type: text/plain; charset=utf-8',
+  `content-disposition: inline; filename="b.txt"; filename*=UTF-8''b.txt`,
+  'content-length: 11',
+  'Date: <now>',
+  'Connection: close',
+];
 
 /** A JSON answer from outside a route (unknown paths, failed authentication): headers in sendJson's order. */
 const json = (body: unknown, extra: string[] = []): [string[], string] => {
@@ -191,6 +201,19 @@ describe('answers byte for byte', () => {
         ]),
       ),
     );
+  });
+
+  it("a route's own error after its security headers were set: they keep their place, the error's body headers follow", async () => {
+    expect(await get(`/api/v4/projects/${projectId}/badges/999999`)).toBe(answer('404 Not Found', ...routeJson({ message: '404 Not found' })));
+    expect(await get(`/api/v4/projects/${projectId}/badges/x`)).toBe(answer('400 Bad Request', ...routeJson({ error: 'badge_id is invalid' })));
+  });
+
+  it('a file a handler sends itself: every header in order', async () => {
+    const id = (await s.post('/snippets', { title: 'raw-head', file_name: 'b.txt', content: 'hello again', visibility: 'private' })).body.id;
+    const res = await get(`/api/v4/snippets/${id}/raw`);
+    const head = res.slice(0, res.indexOf('\r\n\r\n'));
+    expect(head.split('\r\n')).toEqual(RAW_FILE_HEAD);
+    expect(res.endsWith('\r\n\r\nhello again')).toBe(true);
   });
 
   it('a delete without a body', async () => {

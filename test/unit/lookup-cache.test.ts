@@ -281,7 +281,7 @@ describe('long lists of remembered entities', () => {
 
 describe('entities built again only when their inputs change', () => {
   let builds = 0;
-  const entity = (key: string, inputs: unknown) => unchangedEntity(db, 'test', key, inputs, () => ({ built: ++builds, inputs }));
+  const entity = (key: string, inputs: unknown, row: Record<string, unknown> | null = null) => unchangedEntity(db, 'test', key, row, inputs, () => ({ built: ++builds, inputs }));
 
   it('hands out the same entity, and its text, for inputs that read the same, across writes', () => {
     open();
@@ -316,6 +316,28 @@ describe('entities built again only when their inputs change', () => {
       expect(entity('k', structuredClone(changed))).toBe(next);
       last = next;
     }
+  });
+
+  it("compares the record's row field by field, in any order", () => {
+    open();
+    const row = { id: 1, title: 't', n: null as unknown, blob: [1] as unknown };
+    let last = entity('k', [], row);
+    expect(entity('k', [], { n: null, title: 't', blob: [1], id: 1 })).toBe(last);
+    for (const changed of [
+      { ...row, title: 'u' },
+      { ...row, n: 0 },
+      { ...row, blob: [2] },
+      { id: 1, title: 'u', blob: [2] },
+      { id: 1, title: 'u', blob: [2], other: undefined },
+      { id: 1, title: 'u', blob: [2], another: undefined },
+      { id: 1, title: 'u', blob: [2], other: 1, more: 2 },
+    ]) {
+      const next = entity('k', [], changed);
+      expect(next).not.toBe(last);
+      expect(entity('k', [], { ...changed })).toBe(next);
+      last = next;
+    }
+    expect(entity('k', [], null)).not.toBe(last);
   });
 
   it('keeps nothing built inside a transaction', () => {

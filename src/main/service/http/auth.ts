@@ -23,18 +23,18 @@ export interface Credentials {
 }
 
 /** Reads credentials from headers and parameters, as GitLab's APIGuard does. */
-export function readCredentials(headers: Record<string, string | string[] | undefined>, params: Record<string, unknown>): Credentials {
-  const authz = header(headers, 'authorization');
+export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): Credentials {
+  const authz = header(req, 'authorization');
   const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
   return {
-    privateToken: header(headers, 'private-token') ?? param(params, 'private_token') ?? bearer ?? param(params, 'access_token'),
-    jobToken: header(headers, 'job-token') ?? param(params, 'job_token'),
-    sudo: header(headers, 'sudo') ?? param(params, 'sudo'),
+    privateToken: header(req, 'private-token') ?? param(params, 'private_token') ?? bearer ?? param(params, 'access_token'),
+    jobToken: header(req, 'job-token') ?? param(params, 'job_token'),
+    sudo: header(req, 'sudo') ?? param(params, 'sudo'),
   };
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
-  const v = headers[name];
+function header(req: Pick<HttpRequest, 'header'>, name: string): string | null {
+  const v = req.header(name);
   return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
 }
 

@@ -183,7 +183,7 @@ async function runWithUploads(svc: ServiceContext, req: HttpRequest, reply: Repl
 function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: RouteSpec, queryPairs: [string, string][], params: Params): unknown {
   let auth: Auth | null = null;
   if (route.auth !== 'none') {
-    const creds = readCredentials(req.headers, params);
+    const creds = readCredentials(req, params);
     try {
       auth = authenticate(svc, creds, req);
     } catch (err) {

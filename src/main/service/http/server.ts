@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingHttpHeaders, IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Readable, finished } from 'node:stream';
 import { RouteTable, badUrl } from './router';
 
@@ -43,15 +43,58 @@ export class HttpRequest {
     return (this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
   }
 
+  /**
+   * One request header, as `headers[name]` gives it (`name` lower-case), read from node's raw list:
+   * `headers` is built on first use, every field name lower-cased and copied into a new object,
+   * which costs more than the answer's own handler for the two to six fields a client sends. A
+   * field sent twice (node joins or drops repeats, field by field) and a stand-in request
+   * (inject()'s, which has its `headers` already) are answered by `headers` itself.
+   */
+  header(name: string): string | string[] | undefined {
+    const raw = this.raw;
+    // The type says IncomingMessage; inject() passes its own stand-in.
+    if (!((raw as unknown) instanceof IncomingMessage)) return raw.headers[name];
+    const list = raw.rawHeaders;
+    // node keeps at most maxHeadersCount fields in `headers`: a list that long is its to read.
+    if (list.length >= MANY_RAW_HEADERS) return raw.headers[name];
+    let value: string | undefined;
+    for (let i = 0; i < list.length; i += 2) {
+      const field = list[i];
+      if (field.length === name.length && (field === name || field.toLowerCase() === name)) {
+        if (value !== undefined) return raw.headers[name];
+        value = list[i + 1];
+      }
+    }
+    return value;
+  }
+
   /** The Host header as the client sent it ('' without one). */
   get host(): string {
-    return this.raw.headers.host ?? '';
+    const host = this.header('host');
+    return typeof host === 'string' ? host : '';
   }
 
   /** scheme://host[:port] exactly as the client reached us, for web_url and Link headers. */
   get baseUrl(): string {
-    return (this.base ??= `${this.protocol}://${this.host}`);
+    return (this.base ??= baseUrlOf(this.protocol, this.host));
   }
+}
+
+/** node's default maxHeadersCount (2,000 fields) as raw list entries, with room to spare. */
+const MANY_RAW_HEADERS = 2000;
+
+let lastBase = { protocol: '', host: '', url: '' };
+
+/**
+ * scheme://host, the same string object while clients keep sending the same Host: the lookups keyed
+ * by it (servers, remembered entities) then find a string whose hash V8 has already computed,
+ * instead of hashing a new one per request.
+ */
+function baseUrlOf(protocol: string, host: string): string {
+  const last = lastBase;
+  if (last.host === host && last.protocol === protocol) return last.url;
+  lastBase = { protocol, host, url: `${protocol}://${host}` };
+  return lastBase.url;
 }
 
 type HeaderValue = string | number | string[];
@@ -62,7 +105,13 @@ type HeaderValue = string | number | string[];
  */
 export class Reply {
   private status = 200;
-  private readonly fields: Record<string, HeaderValue> = {};
+  /**
+   * The header fields as node's flat-array form of writeHead takes them, [name, value, ...]:
+   * names lower-case, in the order first set (a field set again keeps its place, as an object's
+   * key does). An object with a key per field was a new hidden class per set of headers, and
+   * node walked it with for-in; the array is a loop over a few strings.
+   */
+  private readonly fields: (string | HeaderValue)[] = [];
   private replied = false;
   private hijacked = false;
 
@@ -88,7 +137,7 @@ export class Reply {
   }
 
   header(name: string, value: HeaderValue): this {
-    this.fields[name.toLowerCase()] = value;
+    this.setField(name.toLowerCase(), value);
     return this;
   }
 
@@ -98,12 +147,34 @@ export class Reply {
   }
 
   getHeader(name: string): HeaderValue | undefined {
-    return this.fields[name.toLowerCase()];
+    return this.field(name.toLowerCase());
   }
 
   removeHeader(name: string): this {
-    delete this.fields[name.toLowerCase()];
+    this.dropField(name.toLowerCase());
     return this;
+  }
+
+  private indexOf(name: string): number {
+    const fields = this.fields;
+    for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return i;
+    return -1;
+  }
+
+  private field(name: string): HeaderValue | undefined {
+    const i = this.indexOf(name);
+    return i < 0 ? undefined : (this.fields[i + 1] as HeaderValue);
+  }
+
+  private setField(name: string, value: HeaderValue): void {
+    const i = this.indexOf(name);
+    if (i < 0) this.fields.push(name, value);
+    else this.fields[i + 1] = value;
+  }
+
+  private dropField(name: string): void {
+    const i = this.indexOf(name);
+    if (i >= 0) this.fields.splice(i, 2);
   }
 
   redirect(url: string, status = 302): this {
@@ -129,17 +200,14 @@ export class Reply {
     const fields = this.fields;
     if (payload === undefined || payload === null) {
       // GitLab's empty answers carry Content-Length: 0 (a HEAD answered by a GET route too).
-      if (head || (this.status >= 200 && this.status !== 204 && this.status !== 304)) fields['content-length'] = '0';
+      if (head || (this.status >= 200 && this.status !== 204 && this.status !== 304)) this.setField('content-length', '0');
       res.writeHead(this.status, fields);
       res.end();
       return this;
     }
     if (isStream(payload)) {
       if (head || this.status === 204 || this.status < 200) {
-        if (!head) {
-          delete fields['content-type'];
-          delete fields['content-length'];
-        }
+        if (!head) this.clearBodyHeaders();
         payload.on('error', () => undefined);
         payload.resume();
         res.writeHead(this.status, fields);
@@ -152,20 +220,19 @@ export class Reply {
     let body: Buffer | string;
     if (Buffer.isBuffer(payload)) {
       body = payload;
-      if (fields['content-type'] === undefined) fields['content-type'] = 'application/octet-stream';
+      if (this.field('content-type') === undefined) this.setField('content-type', 'application/octet-stream');
     } else if (typeof payload === 'string') {
       body = payload;
-      if (fields['content-type'] === undefined) fields['content-type'] = 'text/plain; charset=utf-8';
+      if (this.field('content-type') === undefined) this.setField('content-type', 'text/plain; charset=utf-8');
     } else if (payload instanceof Uint8Array) {
       body = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-      if (fields['content-type'] === undefined) fields['content-type'] = 'application/octet-stream';
+      if (this.field('content-type') === undefined) this.setField('content-type', 'application/octet-stream');
     } else {
       body = JSON.stringify(payload);
-      if (fields['content-type'] === undefined) fields['content-type'] = 'application/json; charset=utf-8';
+      if (this.field('content-type') === undefined) this.setField('content-type', 'application/json; charset=utf-8');
     }
     if (this.status === 204 || this.status < 200) {
-      delete fields['content-type'];
-      delete fields['content-length'];
+      this.clearBodyHeaders();
       res.writeHead(this.status, fields);
       res.end();
       return this;
@@ -176,7 +243,8 @@ export class Reply {
     // a string: one write with its head.
     if (typeof body === 'string' && !head && body.length > LONG_TEXT) body = Buffer.from(body);
     const length = Buffer.byteLength(body);
-    if (head || fields['content-length'] === undefined || Number(fields['content-length']) !== length) fields['content-length'] = String(length);
+    const declared = this.field('content-length');
+    if (head || declared === undefined || Number(declared) !== length) this.setField('content-length', String(length));
     res.writeHead(this.status, fields);
     if (head) res.end();
     else res.end(body);
@@ -197,14 +265,15 @@ export class Reply {
       if (open) source.destroy();
     });
     res.statusCode = this.status;
-    for (const name of Object.keys(this.fields)) res.setHeader(name, this.fields[name]);
+    const fields = this.fields;
+    for (let i = 0; i < fields.length; i += 2) res.setHeader(fields[i] as string, fields[i + 1] as HeaderValue);
     source.pipe(res);
   }
 
   /** Drops Content-Type and Content-Length before an error answer replaces the body. */
   clearBodyHeaders(): void {
-    delete this.fields['content-type'];
-    delete this.fields['content-length'];
+    this.dropField('content-type');
+    this.dropField('content-length');
   }
 }
 

@@ -558,8 +558,7 @@ function canAdminProject(ec: EntityContext, p: Project, ns: Namespace): boolean 
 }
 
 /** `simple=true` lists. */
-export function projectSimple(ec: EntityContext, p: Project): Record<string, unknown> {
-  const full = project(ec, p);
+function projectSimple(full: Record<string, unknown>): Record<string, unknown> {
   const keys = [
     'id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'default_branch',
     'tag_list', 'topics', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url', 'readme_url', 'forks_count', 'avatar_url',
@@ -600,7 +599,41 @@ export function projectsPage(ec: EntityContext, rows: Project[], simple: boolean
       for (const p of rows) projectLevels(ec, p, findNamespaceById(ec.svc, p.namespace_id)!, own);
     }
   }
-  return rows.map((p) => (simple ? projectSimple(ec, p) : project(ec, p)));
+  return rows.map((p) => (simple ? projectSimple(listedProject(ec, p)) : listedProject(ec, p)));
+}
+
+/**
+ * A project of a list page (project's entity): after a write elsewhere, a project whose row and
+ * parts read the same keeps its entity and text (unchangedEntity) instead of being built and
+ * serialized again (a page of 20 projects, ~130 fields each). Kept apart from project()'s
+ * entities (GET /projects/:id builds its own after every write).
+ */
+function listedProject(ec: EntityContext, p: Project): Record<string, unknown> {
+  const emptyRepo = !ec.svc.git.hasCommits(p.id);
+  const key = `${p.id}:${ec.user?.id ?? 0}:${emptyRepo}:${ec.baseUrl}`;
+  return cachedEntity(ec.svc.db, 'listed-project', key, () =>
+    unchangedEntity(ec.svc.db, 'project', key, p as unknown as Record<string, unknown>, projectInputs(ec, p, emptyRepo), () => buildProject(ec, p, emptyRepo)),
+  );
+}
+
+/**
+ * Everything buildProject reads besides the row and the key's viewer id, git state and base URL: its
+ * namespace and the namespaces above (names, paths, settings), a personal namespace's owner, the
+ * README, the counts, the instance's Auto DevOps default, and the viewer's admin flag and levels.
+ */
+function projectInputs(ec: EntityContext, p: Project, emptyRepo: boolean): unknown[] {
+  const svc = ec.svc;
+  const ns = findNamespaceById(svc, p.namespace_id)!;
+  return [
+    ns,
+    ancestorsOf(svc, ns),
+    ns.owner_id ? (findUserById(svc, ns.owner_id) ?? null) : null,
+    emptyRepo ? null : readmePath(svc, p.id),
+    starCount(svc, p.id),
+    openIssuesCount(svc, p.id),
+    applicationSettings(svc).auto_devops_enabled,
+    ec.user ? [ec.user.admin, projectLevels(ec, p, ns)] : null,
+  ];
 }
 
 function starCount(svc: ServiceContext, projectId: number): number {
@@ -775,7 +808,7 @@ function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): R
  * issues that embed it then compare it by identity (unchangedEntity), once per page, not per row.
  */
 function sameAsBefore(ec: EntityContext, kind: string, id: number, entity: Record<string, unknown> | null): Record<string, unknown> | null {
-  return entity && unchangedEntity(ec.svc.db, `embedded-${kind}`, `${id}:${ec.baseUrl}`, entity, () => entity);
+  return entity && unchangedEntity(ec.svc.db, `embedded-${kind}`, `${id}:${ec.baseUrl}`, null, entity, () => entity);
 }
 
 /** A project's full path and web URL, read once per page. */
@@ -896,7 +929,7 @@ export function issues(requestEc: EntityContext, rows: IssueRow[]): Record<strin
     return cachedEntity(ec.svc.db, 'issue', k, () => {
       // After a write elsewhere, an issue whose row and parts read the same keeps its entity and text.
       const parts = issueParts(ec, i, batch());
-      return unchangedEntity(ec.svc.db, 'issue', k, [i, parts], () => buildIssue(ec, i, parts, undefined));
+      return unchangedEntity(ec.svc.db, 'issue', k, i as unknown as Record<string, unknown>, parts, () => buildIssue(ec, i, parts, undefined));
     });
   });
 }
@@ -1018,7 +1051,7 @@ export function mergeRequests(requestEc: EntityContext, rows: MergeRequestRow[])
   return rows.map((m) => {
     // A merge request whose row and parts read as when its entity was built keeps that entity and its text.
     const parts = mergeRequestParts(ec, m, counts);
-    return unchangedEntity(ec.svc.db, 'merge-request', `${m.id}:${shared}`, [m, parts], () => buildMergeRequest(m, parts));
+    return unchangedEntity(ec.svc.db, 'merge-request', `${m.id}:${shared}`, m as unknown as Record<string, unknown>, parts, () => buildMergeRequest(m, parts));
   });
 }
 

@@ -1,0 +1,104 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_TOKEN, TestService } from '../helpers/service';
+
+/**
+ * The headers a request is answered by (credentials, Host), read straight from node's raw list
+ * instead of its `headers` object: any spelling of a field name counts, a field sent twice keeps
+ * node's own rule (private-token joined with ", ", authorization's first kept), and the Host of
+ * each request, not of the one before it on the connection, makes web_url.
+ */
+let s: TestService;
+let projectId: number;
+beforeAll(async () => {
+  s = await TestService.start();
+  projectId = (await s.createProject({ name: 'heads' })).id;
+});
+afterAll(async () => s.stop());
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** Writes `requests` (raw HTTP/1.1, the last with Connection: close) on one socket and splits the answers. */
+function exchange(requests: string[]): Promise<Answer[]> {
+  const { port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(requests.join('')));
+    let out = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => (out += d));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const answers: Answer[] = [];
+      let rest = out;
+      while (rest.length) {
+        const headEnd = rest.indexOf('\r\n\r\n');
+        const head = rest.slice(0, headEnd);
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        answers.push({ status: Number(head.slice(9, 12)), body: rest.slice(headEnd + 4, headEnd + 4 + length) });
+        rest = rest.slice(headEnd + 4 + length);
+      }
+      resolve(answers);
+    });
+  });
+}
+
+const request = (path: string, fields: string[], last = true): string =>
+  `GET /api/v4${path} HTTP/1.1\r\n${fields.map((f) => `${f}\r\n`).join('')}${last ? 'Connection: close\r\n' : ''}\r\n`;
+
+const one = async (path: string, fields: string[]): Promise<Answer> => (await exchange([request(path, fields)]))[0];
+
+const UNAUTHORIZED = JSON.stringify({ message: '401 Unauthorized' });
+
+describe('credentials from the request head', () => {
+  it('takes the token field in any spelling of its name', async () => {
+    for (const name of ['PRIVATE-TOKEN', 'private-token', 'Private-Token', 'pRIVATE-tOKEN']) {
+      const res = await one('/user', ['Host: 127.0.0.1', `${name}: ${ROOT_TOKEN}`]);
+      expect([name, res.status, JSON.parse(res.body).username]).toEqual([name, 200, 'root']);
+    }
+    for (const name of ['Authorization', 'AUTHORIZATION', 'authorization']) {
+      const res = await one('/user', ['Host: 127.0.0.1', `${name}: Bearer ${ROOT_TOKEN}`]);
+      expect([name, res.status]).toEqual([name, 200]);
+    }
+  });
+
+  it('keeps node rule for a field sent twice: private-token values joined, the first authorization kept', async () => {
+    // "token, token" is no token: 401, as before.
+    const twice = await one('/user', ['Host: 127.0.0.1', `PRIVATE-TOKEN: ${ROOT_TOKEN}`, `private-token: ${ROOT_TOKEN}`]);
+    expect(twice).toEqual({ status: 401, body: UNAUTHORIZED });
+    const firstGood = await one('/user', ['Host: 127.0.0.1', `Authorization: Bearer ${ROOT_TOKEN}`, 'authorization: Bearer glpat-nobody']);
+    expect(firstGood.status).toBe(200);
+    const firstBad = await one('/user', ['Host: 127.0.0.1', 'Authorization: Bearer glpat-nobody', `AUTHORIZATION: Bearer ${ROOT_TOKEN}`]);
+    expect(firstBad).toEqual({ status: 401, body: UNAUTHORIZED });
+  });
+
+  it('reads Sudo in any spelling, and a token field that is not the first field of the head', async () => {
+    const { user } = await s.createUser({ username: 'head-sudo' });
+    const res = await one('/user', ['Accept: */*', 'User-Agent: python-gitlab/4.4.0', 'SUDO: head-sudo', 'Host: 127.0.0.1', `Private-Token: ${ROOT_TOKEN}`]);
+    expect([res.status, JSON.parse(res.body).id]).toEqual([200, user.id]);
+  });
+
+  it('answers without credentials as anonymous (a public read) and a required one with 401', async () => {
+    expect((await one('/version', ['Host: 127.0.0.1'])).status).toBe(401);
+    expect((await one(`/projects/${projectId}`, ['Host: 127.0.0.1', 'X-Private-Token: nothing'])).status).toBe(404);
+  });
+});
+
+describe('Host', () => {
+  it('makes web_url from each request own Host, on one connection and across connections', async () => {
+    const token = `PRIVATE-TOKEN: ${ROOT_TOKEN}`;
+    const hosts = ['a.example:8080', 'B.Example', 'a.example:8080', '127.0.0.1:1'];
+    const answers = await exchange(hosts.map((h, i) => request(`/projects/${projectId}`, [`HOST: ${h}`, token], i === hosts.length - 1)));
+    expect(answers.map((a) => JSON.parse(a.body).web_url)).toEqual(hosts.map((h) => `http://${h}/root/heads`));
+    const again = await one(`/projects/${projectId}`, ['host: c.example', token]);
+    expect(JSON.parse(again.body).web_url).toBe('http://c.example/root/heads');
+  });
+
+  it('a Host sent twice is node first one', async () => {
+    const res = await one(`/projects/${projectId}`, ['Host: first.example', 'Host: second.example', `PRIVATE-TOKEN: ${ROOT_TOKEN}`]);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).web_url).toBe('http://first.example/root/heads');
+  });
+});
