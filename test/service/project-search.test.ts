@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectUncounted, preparedBy } from '../helpers/lists';
+import { expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -150,6 +150,41 @@ describe("a project's remembered match count follows every write to its records"
     expect((await s.del(`/projects/${project}/merge_requests/2770`)).status).toBe(204);
     mrs.splice(mrs.findIndex((x) => x.iid === 2770), 1);
     expect(await total()).toBe(expected());
+  });
+
+  it('a rare term with a state reads its matches by id, not the instance’s state index', async () => {
+    const db = s.service.context.db;
+    const reads = await pagedReads(s, async () => {
+      const res = await searchMrs({ search: 'ge 123', state: 'opened', per_page: '5' });
+      const want = matching('ge 123', (x) => x.state === 'opened');
+      expect(res.headers.get('x-total')).toBe(String(want.length));
+      expect(iids(res)).toEqual(want.slice(0, 5).map((x) => x.iid));
+    });
+    expect(reads.length).toBeGreaterThan(0);
+    for (const { sql, args } of reads) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+      expect(plan).not.toContain('merge_requests_state');
+    }
+  });
+
+  it('with a state: the count is remembered until a write to the project’s merge requests, and exact after each', async () => {
+    const db = s.service.context.db;
+    const total = async (): Promise<string | null> => (await searchMrs({ search: 'hange', state: 'closed', per_page: '20' })).headers.get('x-total');
+    const closed = (): number => (db.prepare("SELECT count(*) AS n FROM merge_requests WHERE project_id = ? AND state = 'closed' AND title LIKE '%hange%'").get(project) as { n: number }).n;
+    expect(await total()).toBe(String(closed()));
+    expect(await total()).toBe(String(closed()));
+    // Writes to something else leave it; a close, a reopen and a write without the API are seen.
+    expect((await s.put(`/projects/${project}`, { description: 'touched again' })).status).toBe(200);
+    expect(await total()).toBe(String(closed()));
+    const open = db.prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title LIKE '%hange%' LIMIT 1").get(project) as { iid: number };
+    expect((await s.put(`/projects/${project}/merge_requests/${open.iid}`, { state_event: 'close' })).status).toBe(200);
+    expect(await total()).toBe(String(closed()));
+    expect((await s.put(`/projects/${project}/merge_requests/${open.iid}`, { state_event: 'reopen' })).status).toBe(200);
+    expect(await total()).toBe(String(closed()));
+    db.prepare("UPDATE merge_requests SET state = 'closed' WHERE project_id = ? AND iid = ?").run(project, open.iid);
+    expect(await total()).toBe(String(closed()));
+    db.prepare("UPDATE merge_requests SET state = 'opened' WHERE project_id = ? AND iid = ?").run(project, open.iid);
+    expect(await total()).toBe(String(closed()));
   });
 
   it('past 10,000 matches, stays uncounted through writes that leave more than 10,000, and is counted again at 10,000', async () => {

@@ -256,6 +256,12 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   if (q.search) {
     const fields = (q.in ?? 'title,description').split(',').map((s) => s.trim()).filter((f) => f === 'title' || f === 'description');
     search = searchCondition(rc, type, [...new Set(fields)], q.search, scope);
+    // A search that reads its matches looks each one up by id: the state is checked on the
+    // record, not walked by the instance's state index (a project of 3 records walked the
+    // 100,000 merged ones of another project to find its page).
+    const readsMatches = (search.project && !search.project.walk) || (search.many && !search.many.walk);
+    const stateAt = where.indexOf('x.state = ?');
+    if (readsMatches && stateAt >= 0) where[stateAt] = '+x.state = ?';
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
@@ -979,12 +985,14 @@ const SEARCH_WALK_PER_MATCH = 15;
  * rest is the project scope alone, which the range already is.
  */
 export function searchRowsCount(
+  rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
   onlySearch: boolean,
-): { from: string; args: unknown[] } | { counted: number } | undefined {
+  remember: boolean,
+): { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | undefined {
   const many = filters.search?.many;
   if (many) {
     // A group's or the instance's: its matches (counted), or each joined to its record.
@@ -1001,10 +1009,18 @@ export function searchRowsCount(
   const { index, query, projectId } = project;
   const matches = [query, projectId, projectId];
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  return {
+  const joined = {
     from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
     args: [...matches, ...args.slice(filters.search!.args.length)],
   };
+  if (!remember) return joined;
+  // The other conditions read only the records' own columns (the caller says): the count moves
+  // only with writes to the project's records of this type, each by at most one, and is
+  // remembered as the project's matches are (a common term in one state joined up to 100,000
+  // matches to their records to find 10,001).
+  const key = `${index}|${projectId}|${query}|${JSON.stringify([joined.from, joined.args])}`;
+  const count = (): number => countUpTo(rc.svc.db, joined.from, joined.args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  return { count: () => rememberedMatchCount(rc.svc.db, key, () => listVersion(rc, type, projectId), count) };
 }
 
 export interface OpenClosedState<S extends string> {

@@ -76,7 +76,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const seesAll = filters.counted ? seesConfidential(rc, scope) : false;
   const countFrom =
     labelCount ??
-    searchRowsCount('Issue', filters, where, args, onlySearch) ??
+    searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const sql = `FROM issues x WHERE ${where.join(' AND ')}`;

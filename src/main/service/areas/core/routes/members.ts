@@ -154,10 +154,20 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   if (q.query) {
     // JavaScript's toLowerCase (js_lower, not SQLite's ASCII-only lower), so matches stay what they were.
     const needle = likeEscape(q.query).replace(/\\/g, '').toLowerCase();
+    // A call into JavaScript per member and column cost ~2 us each (4 ms over 2,000 members): a
+    // member whose texts are all printable ASCII is first tried with SQLite's LIKE, which folds
+    // ASCII case as js_lower does there, so it passes every such member js_lower would match;
+    // js_lower still decides each one that passes, and every member with any other character.
     addFilter(
       where,
       args,
-      'EXISTS (SELECT 1 FROM users u WHERE u.id = m.user_id AND (instr(js_lower(u.username), ?) > 0 OR instr(js_lower(u.name), ?) > 0 OR js_lower(u.email) = ?))',
+      `EXISTS (SELECT 1 FROM users u WHERE u.id = m.user_id
+        AND (u.username LIKE ? ESCAPE '\\' OR u.name LIKE ? ESCAPE '\\' OR u.email LIKE ? ESCAPE '\\'
+          OR (coalesce(u.username, '') || coalesce(u.name, '') || coalesce(u.email, '')) GLOB '*[^ -~]*')
+        AND (instr(js_lower(u.username), ?) > 0 OR instr(js_lower(u.name), ?) > 0 OR js_lower(u.email) = ?))`,
+      `%${likeEscape(needle)}%`,
+      `%${likeEscape(needle)}%`,
+      likeEscape(needle),
       needle,
       needle,
       needle,

@@ -54,7 +54,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   args.push(...scope.args);
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const countFrom =
-    labelCount ?? searchRowsCount('MergeRequest', filters, where, args, onlySearch) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    labelCount ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;

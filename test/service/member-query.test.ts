@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCounted } from '../helpers/lists';
+import { TestService } from '../helpers/service';
+
+/**
+ * Members by `query`: a member is in when their username or name holds the query, or their e-mail
+ * is it, compared in JavaScript's lower case (Unicode). SQLite's ASCII LIKE tries members first;
+ * the answers must stay exactly what JavaScript's comparison gives, for ASCII and other text.
+ */
+let s: TestService;
+let group: number;
+let project: number;
+const people: { id: number; username: string; name: string; email: string }[] = [];
+
+const db = () => s.service.context.db;
+/** The members the query keeps, as the service compared them before (every text through toLowerCase). */
+const expected = (query: string, ids: number[]): number[] => {
+  const needle = query.replace(/\\/g, '').toLowerCase();
+  return people
+    .filter((p) => ids.includes(p.id))
+    .filter((p) => p.username.toLowerCase().includes(needle) || p.name.toLowerCase().includes(needle) || p.email.toLowerCase() === needle)
+    .map((p) => p.id);
+};
+
+beforeAll(async () => {
+  s = await TestService.start();
+  group = (await s.createGroup()).id;
+  // The group's creator (root) is its first member.
+  people.push(db().prepare('SELECT id, username, name, email FROM users WHERE id = 1').get() as (typeof people)[number]);
+  project = (await s.createProject({ namespace_id: group })).id;
+  const texts: [string, string, string][] = [
+    ['alice', 'Alice Smith', 'Alice.Smith@Example.com'],
+    ['bob_builder', 'Bob The Builder', 'bob@example.com'],
+    ['carol', 'CAROL 100% sure', 'carol@example.com'],
+    ['dave', 'Ünïcødé Dave', 'dave@example.com'],
+    ['erin', 'İstanbul Erin', 'erin@example.com'],
+    ['frank', 'Frank \u212Aelvin', 'frank@example.com'],
+    ['grace', 'Grace\tTab', 'grace@example.com'],
+    ['heidi', 'Heidi a_b', 'heidi@example.com'],
+    ['ivan', 'Ivan Back\\slash', 'IVAN@EXAMPLE.COM'],
+  ];
+  for (const [username, name, email] of texts) {
+    const { user } = await s.createUser({ username });
+    // Straight into the row: the API may refuse some of these texts, the list must still answer as before.
+    db().prepare('UPDATE users SET name = ?, email = ? WHERE id = ?').run(name, email, user.id);
+    people.push({ id: user.id, username, name, email });
+    await s.addMember('groups', group, user.id, 30);
+  }
+  // Non-ASCII in a username and an e-mail too.
+  db().prepare("UPDATE users SET username = 'dåve' WHERE id = ?").run(people[4].id);
+  people[4].username = 'dåve';
+  db().prepare("UPDATE users SET email = 'ÉRIN@example.com' WHERE id = ?").run(people[5].id);
+  people[5].email = 'ÉRIN@example.com';
+}, 60_000);
+afterAll(async () => s.stop());
+
+describe('members by query', () => {
+  const queries = [
+    'alice', 'ALICE', 'smith', 'alice.smith@example.com', 'ALICE.SMITH@EXAMPLE.COM', 'example', 'ivan@example.com', 'b', '_', '%', 'a_b',
+    '100%', 'ü', 'Ü', 'ünïcødé', 'å', 'DÅVE', 'i', 'İ', 'érin@example.com', 'ÉRIN@EXAMPLE.COM', 'k', 'K', '\u212A', 'elvin', 'kelvin', 'i\u0307s', 'İs', '\t', 'tab',
+    'back\\slash', '\\', 'nobody',
+  ];
+  it('keeps the members JavaScript’s lower case matches, in order, with their totals, for groups and members/all of a project', async () => {
+    const groupIds = people.map((p) => p.id);
+    for (const query of queries) {
+      const res = await s.get(`/groups/${group}/members`, { query: { query, per_page: '100' } });
+      const want = expected(query, groupIds);
+      expect({ query, ids: (res.body as { id: number }[]).map((m) => m.id) }).toEqual({ query, ids: want });
+      expectCounted(res, want.length, 100);
+      const all = await s.get(`/projects/${project}/members/all`, { query: { query, per_page: '100' } });
+      expect({ query, ids: (all.body as { id: number }[]).map((m) => m.id).filter((id) => groupIds.includes(id)) }).toEqual({ query, ids: want });
+    }
+  });
+
+  it('pages a query’s members with their headers', async () => {
+    const want = expected('e', people.map((p) => p.id));
+    expect(want.length).toBeGreaterThan(6);
+    const second = await s.get(`/groups/${group}/members`, { query: { query: 'e', per_page: '3', page: '2' } });
+    expect((second.body as { id: number }[]).map((m) => m.id)).toEqual(want.slice(3, 6));
+    expectCounted(second, want.length, 3);
+    expect(second.headers.get('x-next-page')).toBe('3');
+  });
+});
