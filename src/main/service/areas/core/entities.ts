@@ -156,11 +156,25 @@ export function userFor(ec: EntityContext, u: User): Record<string, unknown> {
   return ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u) : userPublic(ec, u);
 }
 
-/** userFor for each user of a page, what the full records show of other tables read for the page at once. */
+/**
+ * userFor for each user of a page, what the full records show of other tables read for the page
+ * at once. After a write elsewhere, a full record whose row, identities, namespace and creator
+ * read the same keeps its entity and JSON text (unchangedEntity) instead of being built again.
+ */
 export function usersFor(ec: EntityContext, users: User[]): Record<string, unknown>[] {
-  const full = users.filter((u) => ec.user && (ec.user.admin || ec.user.id === u.id));
-  const extras = full.length > 1 ? pageUserExtras(ec, full) : undefined;
-  return users.map((u) => (ec.user && (ec.user.admin || ec.user.id === u.id) ? userFull(ec, u, extras) : userPublic(ec, u)));
+  const viewer = ec.user;
+  const full = users.filter((u) => viewer && (viewer.admin || viewer.id === u.id));
+  const extras = full.length > 1 ? pageUserExtras(ec, full) : singleUserExtras(ec);
+  return users.map((u) => {
+    if (!viewer || !(viewer.admin || viewer.id === u.id)) return userPublic(ec, u);
+    const identities = extras.identities(u.id);
+    const namespaceId = extras.namespaceId(u.id);
+    const creator = u.created_by_id === null ? null : (findUserById(ec.svc, u.created_by_id) ?? null);
+    const read: UserExtras = { identities: () => identities, namespaceId: () => namespaceId };
+    return unchangedEntity(ec.svc.db, 'listed-user', `${u.id}:${viewer.id}:${viewer.admin}:${ec.baseUrl}`, u as unknown as Record<string, unknown>, [identities, namespaceId, creator], () =>
+      userFull(ec, u, read),
+    );
+  });
 }
 
 export function personalAccessToken(svc: ServiceContext, t: PersonalAccessToken, plainValue?: string): Record<string, unknown> {
