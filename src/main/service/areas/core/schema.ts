@@ -1475,4 +1475,16 @@ CREATE INDEX issuable_labels_milestone_created ON issuable_labels (issuable_type
   WHERE milestone IS NOT NULL AND created_at IS NOT NULL;
 `,
   },
+  {
+    // Events by `target_type` (exact class name, as GitLab matches it) read their own index
+    // entries in id order: a project's page, and every project's, no longer walk all the events
+    // newest first to find the few of that type. target_type leads both indexes so that a
+    // project's unfiltered list keeps events_project (with (project_id, target_type, id) SQLite
+    // took that one for project_id alone and sorted the project's events).
+    name: 'core/047_event_target_types',
+    sql: `
+CREATE INDEX events_target_project ON events (target_type, project_id, id);
+CREATE INDEX events_target ON events (target_type, id);
+`,
+  },
 ];
