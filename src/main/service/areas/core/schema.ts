@@ -1475,4 +1475,13 @@ CREATE INDEX issuable_labels_milestone_created ON issuable_labels (issuable_type
   WHERE milestone IS NOT NULL AND created_at IS NOT NULL;
 `,
   },
+  {
+    // A group's or project's direct members in GitLab's order (id): a page reads its rows in that
+    // order instead of sorting every member in a temporary B-tree (a deep page of a group with
+    // 2,000 members sorted all of them). memberListSql steers direct lists to it.
+    name: 'core/048_members_source_order',
+    sql: `
+CREATE INDEX members_source_order ON members (source_type, source_id, id);
+`,
+  },
 ];
