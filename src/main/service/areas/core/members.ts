@@ -79,8 +79,11 @@ export function allMembers(svc: ServiceContext, source: MemberSource): MemberRow
  */
 export function memberListSql(svc: ServiceContext, source: MemberSource, inherited: boolean): { from: string; args: unknown[]; order: string } {
   if (!inherited || !source.parentGroupId) {
+    // In id order, `+` keeps SQLite from taking members_source_user for the user_id IS NOT NULL
+    // term (then sorting every member by id): members_source_order (core/048) reads them in order.
+    const user = inherited ? 'm.user_id' : '+m.user_id';
     return {
-      from: 'FROM members m WHERE m.source_type = ? AND m.source_id = ? AND m.user_id IS NOT NULL AND m.requested_at IS NULL',
+      from: `FROM members m WHERE m.source_type = ? AND m.source_id = ? AND ${user} IS NOT NULL AND m.requested_at IS NULL`,
       args: [source.type, source.id],
       order: inherited ? 'm.user_id' : 'm.id',
     };

@@ -1476,6 +1476,15 @@ CREATE INDEX issuable_labels_milestone_created ON issuable_labels (issuable_type
 `,
   },
   {
+    // A group's or project's direct members in GitLab's order (id): a page reads its rows in that
+    // order instead of sorting every member in a temporary B-tree (a deep page of a group with
+    // 2,000 members sorted all of them). memberListSql steers direct lists to it.
+    name: 'core/048_members_source_order',
+    sql: `
+CREATE INDEX members_source_order ON members (source_type, source_id, id);
+`,
+  },
+  {
     // Events by `target_type` (exact class name, as GitLab matches it) read their own index
     // entries in id order: a project's page, and every project's, no longer walk all the events
     // newest first to find the few of that type. target_type leads both indexes so that a
