@@ -7,7 +7,8 @@ import { expectCounted, pagedReads } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
- * Events by `target_type` read their own index entries in id order (core/047): a project's
+ * Events by `target_type` read their own partial index entries in id order (core/047, made partial
+ * by core/047_event_target_types_partial so that statistics never steer an unfiltered list to them): a project's
  * (events_target_project) and every project's (events_target), while a project's unfiltered list
  * keeps events_project. Pinned: every page's rows, order, X-Total and paging headers and Link,
  * against a fresh query of the table, either sort, for an administrator and a member.
@@ -108,6 +109,40 @@ describe('event lists by target type, read from their own index', () => {
     expect(planOf(plain[0])).toContain('USING INDEX events_project (project_id=?)');
     expect(planOf(plain[0])).not.toContain('TEMP B-TREE');
   });
+
+  it("with a big instance's statistics (PRAGMA optimize) the same: no skip-scan of the type's index for an unfiltered page", async () => {
+    // A big instance's shape: one project with thousands of events among hundreds with a dozen
+    // (theirs written with foreign keys off, for projects that need not exist), analyzed with STAT4.
+    const huge = (await s.createProject({ name: 'huge', visibility: 'private' })).id;
+    insertEvents(huge, Array.from({ length: 3000 }, (_, i) => (i % 500 === 0 ? 'Issue' : 'MergeRequest')));
+    const types = ['Issue', 'MergeRequest', 'Note', 'Milestone', null, 'DiffNote'];
+    db().pragma('foreign_keys = OFF');
+    for (let p = 0; p < 800; p++) insertEvents(1_000_000 + p, Array.from({ length: 12 }, (_, i) => types[i % 6]));
+    db().pragma('foreign_keys = ON');
+    db().exec('ANALYZE events');
+    try {
+      const reads = await pagedReads(s, async () => {
+        await s.get(`/projects/${huge}/events`, { query: { per_page: '2', page: '2' } });
+        await s.get(`/projects/${huge}/events`, { query: { per_page: '2', sort: 'asc' } });
+        await s.get(`/projects/${huge}/events`, { query: { target_type: 'issue', per_page: '2', page: '2' } });
+        await s.get('/events', { query: { scope: 'all', target_type: 'note', per_page: '2' } });
+      });
+      expect(reads).toHaveLength(4);
+      for (const read of reads.slice(0, 2)) {
+        expect(planOf(read)).toContain('USING INDEX events_project (project_id=?)');
+        expect(planOf(read)).not.toContain('TEMP B-TREE');
+      }
+      expect(planOf(reads[2])).toContain('USING INDEX events_target_project (target_type=? AND project_id=?)');
+      expect(planOf(reads[3])).toContain('USING INDEX events_target (target_type=?)');
+      const want = ids("e.project_id = ? AND e.target_type = 'Issue'", huge);
+      await everyPage(`/projects/${huge}/events`, { target_type: 'issue' }, want, 4);
+    } finally {
+      db().prepare('DELETE FROM events WHERE project_id >= 1000000').run();
+      db().exec("DELETE FROM sqlite_stat1 WHERE tbl = 'events'");
+      if (db().prepare("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4'").get()) db().exec("DELETE FROM sqlite_stat4 WHERE tbl = 'events'");
+      db().exec('ANALYZE sqlite_schema');
+    }
+  });
 });
 
 describe('core/047 on an existing data dir', () => {
@@ -125,6 +160,11 @@ describe('core/047 on an existing data dir', () => {
       (after.prepare(`SELECT id FROM events INDEXED BY ${index} WHERE ${where} ORDER BY id DESC`).all(...args) as { id: number }[]).map((r) => r.id);
     expect(read('events_target_project', 'target_type = ? AND project_id = ?', 'Issue', 7)).toEqual([4, 1]);
     expect(read('events_target', 'target_type = ?', 'Issue')).toEqual([6, 5, 4, 1]);
+    // core/047_event_target_types_partial: events without a type are not in them.
+    expect(after.prepare("SELECT count(*) AS n FROM events INDEXED BY events_target WHERE target_type IS NOT NULL").get()).toEqual({ n: 5 });
+    for (const name of ['events_target_project', 'events_target']) {
+      expect((after.prepare('SELECT sql FROM sqlite_schema WHERE name = ?').get(name) as { sql: string }).sql).toContain('WHERE target_type IS NOT NULL');
+    }
     expect(after.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
     after.close();
   });
