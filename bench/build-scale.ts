@@ -204,7 +204,6 @@ async function build(dataDir: string, scale: Scale, bigIssues: number): Promise<
       builtAt: new Date().toISOString(),
       seconds: Math.round((performance.now() - started) / 1000),
     };
-    db.pragma('optimize');
     writeFileSync(manifestPath(dataDir), JSON.stringify(manifest, null, 2));
     return manifest;
   } finally {

@@ -1509,4 +1509,16 @@ CREATE INDEX events_target_project ON events (target_type, project_id, id) WHERE
 CREATE INDEX events_target ON events (target_type, id) WHERE target_type IS NOT NULL;
 `,
   },
+  {
+    // Sandlab keeps no planner statistics: without sqlite_stat1 SQLite plans every query from its
+    // shape alone, the same on a ten-row test and a million-row data dir, so what the tests pin is
+    // what users run. The service never ran ANALYZE; only data dirs built by bench/build-scale.ts
+    // before this migration carry statistics (its closing PRAGMA optimize), and they steered lists
+    // onto indexes the tests never saw chosen (core/047_event_target_types_partial).
+    name: 'core/049_no_planner_statistics',
+    sql: `
+DROP TABLE IF EXISTS sqlite_stat1;
+DROP TABLE IF EXISTS sqlite_stat4;
+`,
+  },
 ];
