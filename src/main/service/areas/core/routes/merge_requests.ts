@@ -234,7 +234,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
     if (p.title !== undefined || p.description !== undefined) validateIssuable(p.title === undefined ? current.title : (p.title ?? ''), p.description);
     if (current.state === 'merged' && p.state_event) throw forbidden();
-    if (p.target_branch !== undefined && p.target_branch !== current.target_branch) {
+    if (p.target_branch != null && p.target_branch !== current.target_branch) {
       const state = p.state_event === 'reopen' ? 'opened' : p.state_event === 'close' ? 'closed' : current.state;
       validateBranches(rc, project.id, { source: current.source_branch, target: p.target_branch, state, id: current.id }, ['target_branch']);
     }
