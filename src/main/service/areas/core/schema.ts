@@ -1521,4 +1521,63 @@ DROP TABLE IF EXISTS sqlite_stat1;
 DROP TABLE IF EXISTS sqlite_stat4;
 `,
   },
+  {
+    // Assignees and reviewers as rows (as labels are: issuable_labels), kept by triggers from the
+    // records' JSON lists: a filter by user (assignee_id, reviewer_id, assigned_to_me) reads the
+    // user's rows from an index instead of parsing every record's list. Only numbers are kept (the
+    // filters compare with numbers); a list that is not JSON holds none.
+    name: 'core/066_issuable_users',
+    sql: `
+CREATE TABLE issuable_users (
+  issuable_type TEXT NOT NULL,
+  role TEXT NOT NULL,
+  user_id INTEGER NOT NULL,
+  project_id INTEGER NOT NULL,
+  issuable_id INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, role, user_id, project_id, issuable_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'Issue', 'assignee', j.value, x.project_id, x.id FROM issues x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j
+  WHERE x.assignee_ids != '[]' AND j.type IN ('integer', 'real');
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'MergeRequest', 'assignee', j.value, x.project_id, x.id FROM merge_requests x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j
+  WHERE x.assignee_ids != '[]' AND j.type IN ('integer', 'real');
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'MergeRequest', 'reviewer', j.value, x.project_id, x.id FROM merge_requests x, json_each(CASE WHEN json_valid(x.reviewer_ids) THEN x.reviewer_ids ELSE '[]' END) j
+  WHERE x.reviewer_ids != '[]' AND j.type IN ('integer', 'real');
+${issuableUserTriggers('issues', 'Issue', 'assignee', 'assignee_ids')}
+${issuableUserTriggers('merge_requests', 'MergeRequest', 'assignee', 'assignee_ids')}
+${issuableUserTriggers('merge_requests', 'MergeRequest', 'reviewer', 'reviewer_ids')}
+`,
+  },
+  {
+    // Confidential issues (few) in list order, a project's and every project's: confidential=true
+    // reads them instead of walking every issue to find them (a million read to find none).
+    // Partial: the filter names the value (`x.confidential = 1`), which implies the index's WHERE.
+    name: 'core/067_confidential_issues',
+    sql: `
+CREATE INDEX issues_project_confidential_created ON issues (project_id, created_at, id) WHERE confidential = 1;
+CREATE INDEX issues_confidential_created ON issues (created_at, id) WHERE confidential = 1;
+`,
+  },
 ];
+
+/** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */
+function issuableUserTriggers(table: string, type: string, role: string, column: string): string {
+  const rows = (rec: 'NEW' | 'OLD'): string =>
+    `SELECT '${type}', '${role}', j.value, ${rec}.project_id, ${rec}.id FROM json_each(CASE WHEN json_valid(${rec}.${column}) THEN ${rec}.${column} ELSE '[]' END) j WHERE j.type IN ('integer', 'real')`;
+  const insert = `INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id) ${rows('NEW')};`;
+  const remove = `DELETE FROM issuable_users WHERE issuable_type = '${type}' AND role = '${role}'
+    AND user_id IN (SELECT j.value FROM json_each(CASE WHEN json_valid(OLD.${column}) THEN OLD.${column} ELSE '[]' END) j) AND project_id = OLD.project_id AND issuable_id = OLD.id;`;
+  return `CREATE TRIGGER ${table}_${role}s_insert AFTER INSERT ON ${table} WHEN NEW.${column} != '[]' BEGIN
+  ${insert}
+END;
+CREATE TRIGGER ${table}_${role}s_update AFTER UPDATE OF ${column}, project_id, id ON ${table}
+  WHEN NEW.${column} IS NOT OLD.${column} OR NEW.project_id IS NOT OLD.project_id OR NEW.id IS NOT OLD.id BEGIN
+  ${remove}
+  ${insert}
+END;
+CREATE TRIGGER ${table}_${role}s_delete AFTER DELETE ON ${table} WHEN OLD.${column} != '[]' BEGIN
+  ${remove}
+END;`;
+}
