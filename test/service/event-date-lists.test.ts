@@ -71,6 +71,7 @@ async function everyPage(path: string, query: Record<string, string>, want: numb
 }
 
 const DATES: Record<string, string>[] = [
+  {},
   { before: day(5) },
   { after: day(3) },
   { after: day(2), before: day(7) },
@@ -142,9 +143,11 @@ describe('event lists by date', () => {
       return (db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
     };
     for (const sql of await readsOf(`/users/${member.id}/events`, { before: day(5) })) {
-      expect(planOf(sql)).toContain('USING INDEX events_author (author_id=? AND id<?)');
+      expect(planOf(sql)).toContain('USING INDEX events_author_in_projects (author_id=? AND id<?)');
     }
     for (const sql of await readsOf('/events', { scope: 'all', after: day(5) })) expect(planOf(sql)).toContain('USING INDEX events_in_projects (id>?)');
+    // core/059: a user's events in projects only, not their events outside any (a page walked those and dropped them).
+    for (const sql of await readsOf(`/users/${member.id}/events`, {})) expect(planOf(sql)).toContain('USING INDEX events_author_in_projects (author_id=?)');
     // The clock set back: an event of day 3 written last. A date before it is crossed; after it, not.
     insert(mine, member.id, `${day(3)}T12:00:00.000Z`);
     expect(db().prepare('SELECT count(*) AS n FROM event_time_exceptions').get()).toEqual({ n: 1 });

@@ -1552,4 +1552,14 @@ CREATE TRIGGER events_time_delete AFTER DELETE ON events BEGIN
 END;
 `,
   },
+  {
+    // A user's events in projects (`/users/:id/events`, one's own `/events`: the join to projects
+    // implies project_id IS NOT NULL) read only those: events_author also holds their events
+    // outside any project (group memberships, epics), and a page walked all of those newer than
+    // it and dropped them one by one (the bench's administrator: 10,000 of them).
+    name: 'core/059_events_author_in_projects',
+    sql: `
+CREATE INDEX events_author_in_projects ON events (author_id, id) WHERE project_id IS NOT NULL;
+`,
+  },
 ];
