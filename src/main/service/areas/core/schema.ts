@@ -1562,4 +1562,14 @@ END;
 CREATE INDEX events_author_in_projects ON events (author_id, id) WHERE project_id IS NOT NULL;
 `,
   },
+  {
+    // Users with any text not printable ASCII (username, name, e-mail): members by `query` take
+    // as candidates the users the search index (core/033) finds, those whose e-mail is the query,
+    // and these, whose case JavaScript folds in ways the index may not (memberQueryCandidates).
+    // The expression is the members filter's own, so SQLite reads this index for it.
+    name: 'core/060_users_not_ascii',
+    sql: `
+CREATE INDEX users_not_ascii ON users (id) WHERE (coalesce(username, '') || coalesce(name, '') || coalesce(email, '')) GLOB '*[^ -~]*';
+`,
+  },
 ];
