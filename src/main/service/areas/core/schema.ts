@@ -1572,4 +1572,39 @@ CREATE INDEX events_author_in_projects ON events (author_id, id) WHERE project_i
 CREATE INDEX users_not_ascii ON users (id) WHERE (coalesce(username, '') || coalesce(name, '') || coalesce(email, '')) GLOB '*[^ -~]*';
 `,
   },
+  {
+    // Each group's and project's active direct members (a user, no access request) counted, and a
+    // version per source moved on by every insert, update and delete of its members, kept by
+    // triggers: a direct members list takes its total from here instead of reading every member
+    // (2,001 at scale) on each request, and its deep pages start after a row an earlier page read
+    // while the version stays (PageAnchors) instead of walking to them.
+    name: 'core/061_member_list_counts',
+    sql: `
+CREATE TABLE member_list_counts (
+  source_type TEXT NOT NULL,
+  source_id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (source_type, source_id)
+) WITHOUT ROWID;
+INSERT INTO member_list_counts (source_type, source_id, n, version)
+  SELECT source_type, source_id, sum(user_id IS NOT NULL AND requested_at IS NULL), 1 FROM members GROUP BY source_type, source_id;
+CREATE TRIGGER members_list_count_insert AFTER INSERT ON members BEGIN
+  INSERT INTO member_list_counts (source_type, source_id, n, version)
+    VALUES (NEW.source_type, NEW.source_id, NEW.user_id IS NOT NULL AND NEW.requested_at IS NULL, 1)
+    ON CONFLICT DO UPDATE SET n = n + excluded.n, version = version + 1;
+END;
+CREATE TRIGGER members_list_count_delete AFTER DELETE ON members BEGIN
+  UPDATE member_list_counts SET n = n - (OLD.user_id IS NOT NULL AND OLD.requested_at IS NULL), version = version + 1
+    WHERE source_type = OLD.source_type AND source_id = OLD.source_id;
+END;
+CREATE TRIGGER members_list_count_update AFTER UPDATE ON members BEGIN
+  UPDATE member_list_counts SET n = n - (OLD.user_id IS NOT NULL AND OLD.requested_at IS NULL), version = version + 1
+    WHERE source_type = OLD.source_type AND source_id = OLD.source_id;
+  INSERT INTO member_list_counts (source_type, source_id, n, version)
+    VALUES (NEW.source_type, NEW.source_id, NEW.user_id IS NOT NULL AND NEW.requested_at IS NULL, 1)
+    ON CONFLICT DO UPDATE SET n = n + excluded.n, version = version + 1;
+END;
+`,
+  },
 ];

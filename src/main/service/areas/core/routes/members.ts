@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
 import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
-import { limitSql, paginateSql } from '../../../http/pagination';
+import { type SqlList, limitSql, paginateSql } from '../../../http/pagination';
 import { rareTermCandidates } from '../../../db/trigram';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
@@ -210,5 +210,29 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
     );
   }
   const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
-  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, { select: 'm.*', from: filtered, args, order: sorted }));
+  const list: SqlList<MemberRow> = { select: 'm.*', from: filtered, args, order: sorted };
+  // The source's own members (a direct list, or members/all of a top-level group): core/061
+  // counts them and moves a version on each write to them.
+  if (!inherited || !source.parentGroupId) {
+    const db = rc.svc.db;
+    const counts = () =>
+      db.prepare('SELECT n, version FROM member_list_counts WHERE source_type = ? AND source_id = ?').get(source.type, source.id) as
+        | { n: number; version: number }
+        | undefined;
+    if (!where.length) list.countFrom = { total: () => counts()?.n ?? 0 };
+    // Rows of members alone (a query reads users' texts too): deep pages start after a row read before.
+    if (!q.query) {
+      const column = inherited ? 'm.user_id' : 'm.id';
+      list.anchors = {
+        key: JSON.stringify(['members', filtered, args, sorted]),
+        version: () => counts()?.version ?? 0,
+        column,
+        idColumn: column,
+        sort: 'asc',
+        value: (m) => (inherited ? m.user_id! : m.id),
+        id: (m) => (inherited ? m.user_id! : m.id),
+      };
+    }
+  }
+  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, list));
 }
