@@ -41,7 +41,7 @@ beforeAll(async () => {
     for (let i = 1; i <= N; i++) {
       // u1 on every other record (a big set: walked), u2 on a few (read), both on some; three records share each created_at.
       const assigneeIds = [...(i % 2 === 0 ? [u1] : []), ...(i % 37 === 0 || i % 50 === 0 ? [u2] : [])];
-      const common = { iid: i, title: `Record ${i}`, description: null, state: (i % 7 === 0 ? 'closed' : 'opened') as 'opened', authorId: 1, createdAt: at(Math.floor(i / 3)), updatedAt: at(1_000 - (i % 40)), importedFrom: 'none' as const };
+      const common = { iid: i, title: `Record ${i}`, description: null, state: (i % 7 === 0 ? 'closed' : 'opened') as 'opened', authorId: 1, createdAt: at(Math.floor(i / 3)), updatedAt: at(i % 13 === 0 ? Math.floor(i / 3) - 50 : 1_000 - (i % 40)), importedFrom: 'none' as const };
       insertImportedIssue(ctx, big, { ...common, assigneeIds, confidential: i % 29 === 0 });
       insertImportedMergeRequest(ctx, big, {
         ...common,
@@ -220,5 +220,33 @@ describe('filters by sets of records', () => {
     expect(rows).toEqual(fromLists);
     expect(rows.length).toBeGreaterThan(10_000);
     await expectAllLists();
+  }, 180_000);
+
+  it('updated_before by created_at: records updated before they were created included, both sorts, after writes', async () => {
+    const db = s.service.context.db;
+    const check = async (): Promise<void> => {
+      for (const kind of ['issues', 'merge_requests'] as const) {
+        for (const [project, dates] of [[big, [at(20), at(970), at(2_000)]], [many, [at(5_000), at(30)]]] as const) {
+          for (const date of dates) {
+            for (const extra of [{}, { state: 'opened' }, { sort: 'asc' }] as Record<string, string>[]) {
+              const where = `x.updated_at <= '${date}'${'state' in extra ? " AND x.state = 'opened'" : ''}`;
+              const order = 'sort' in extra ? 'x.created_at ASC, x.id ASC' : 'x.created_at DESC, x.id DESC';
+              await expectPages(`/projects/${project}/${kind}`, { updated_before: date, ...extra }, truth({ table: kind, where, args: [], projects: [project], order }), PAGES.slice(0, 3));
+            }
+          }
+        }
+      }
+    };
+    await check();
+    // The first arm reads from the date down, the second core/068's index.
+    const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${big}/issues`, { query: { updated_before: at(20) } })));
+    expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_project_updated_early');
+    // Records redated in SQL (updated before created, and back), created, moved in.
+    db.prepare('UPDATE issues SET updated_at = ? WHERE project_id = ? AND iid IN (2, 200)').run(at(-100), big);
+    db.prepare('UPDATE issues SET updated_at = ? WHERE project_id = ? AND iid = 26').run(at(3_000), big);
+    db.prepare('UPDATE merge_requests SET updated_at = ? WHERE project_id = ? AND iid IN (5, 299)').run(at(10), big);
+    db.prepare('UPDATE issues SET updated_at = ? WHERE project_id = ? AND iid = 9000').run(at(1), many);
+    ok(await s.post(`/projects/${big}/issues`, { title: 'Later' }));
+    await check();
   }, 180_000);
 });

@@ -1646,6 +1646,17 @@ CREATE INDEX issues_project_confidential_created ON issues (project_id, created_
 CREATE INDEX issues_confidential_created ON issues (created_at, id) WHERE confidential = 1;
 `,
   },
+  {
+    // A project's records updated before they were created (a write or an import that set the
+    // dates so; normally none), in created_at order: updated_before by created_at reads the records
+    // created by the date and only these after it (updatedBeforeList), instead of walking every
+    // record created after the date.
+    name: 'core/068_updated_before_created',
+    sql: `
+CREATE INDEX issues_project_updated_early ON issues (project_id, created_at, id) WHERE updated_at < created_at;
+CREATE INDEX merge_requests_project_updated_early ON merge_requests (project_id, created_at, id) WHERE updated_at < created_at;
+`,
+  },
 ];
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */

@@ -187,6 +187,8 @@ export interface WorkItemFilters {
   search: SearchPlan | null;
   /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
   idSets: IdSet[];
+  /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
+  updatedBefore: string | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
   searchAlone: boolean;
   /**
@@ -313,7 +315,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, searchAlone, counted };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, searchAlone, counted };
 }
 
 /**
@@ -644,6 +646,37 @@ function idSetMatches(rc: RequestContext, set: IdSet, scope: Scope, cap: number)
   if (set.projectColumn && scope.projectId !== undefined) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId], cap);
   if (set.projectColumn && scope.projects) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args], cap);
   return countUpTo(rc.svc.db, set.rows, set.args, cap);
+}
+
+/**
+ * A project's list by created_at filtered by `updated_before`: a record is updated no earlier
+ * than it was created, except where a write or an import set its dates so (core/068's partial
+ * indexes hold those). So its matches are the records created by the date (read in order from
+ * the date down, each checked) and, after it, only such exceptions: two arms merged in list
+ * order, instead of walking every record created after the date to find none of them match. The
+ * same rows: a record updated by the date but created after it was updated before it was created.
+ */
+export function updatedBeforeList<T>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { rows: (limit: number, offset: number) => T[]; count: { from: string; args: unknown[] } } | undefined {
+  const date = filters.updatedBefore;
+  if (date === null || scope.projectId === undefined || filters.orderColumn !== 'created_at' || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  // `+`: the first arm walks the created_at order from the date, not the updated_at index; the
+  // second reads core/068's index (by a state, SQLite took the state's index from the date up).
+  const conditions = where.map((w) => (w === 'x.updated_at <= ?' ? '+x.updated_at <= ?' : w)).join(' AND ');
+  const arms = `SELECT x.* FROM ${table} x WHERE ${conditions} AND x.created_at <= ?
+    UNION ALL SELECT x.* FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE ${conditions} AND x.created_at > ? AND x.updated_at < x.created_at`;
+  const armArgs = [...args, date, ...args, date];
+  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  return {
+    rows: (limit, offset) => rc.svc.db.prepare(`${arms} ORDER BY created_at ${sort}, id ${sort} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as T[],
+    count: { from: `FROM (${arms}) x`, args: armArgs },
+  };
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
