@@ -17,6 +17,7 @@ let group: number;
 let big: number;
 let sibling: number;
 let many: number;
+let plain: number;
 const users: Record<'u1' | 'u2' | 'u3' | 'u4', number> = { u1: 0, u2: 0, u3: 0, u4: 0 };
 let u2Token = '';
 const N = 300;
@@ -35,6 +36,7 @@ beforeAll(async () => {
   big = (await s.createProject({ name: 'big', namespace_id: group, visibility: 'public' })).id;
   sibling = (await s.createProject({ name: 'sibling', namespace_id: group, visibility: 'public' })).id;
   many = (await s.createProject({ name: 'many', visibility: 'public' })).id;
+  plain = (await s.createProject({ name: 'plain', visibility: 'public' })).id;
   const { u1, u2, u3, u4 } = users;
   const ctx = s.service.context;
   ctx.db.transaction(() => {
@@ -62,7 +64,13 @@ beforeAll(async () => {
     }
     // Past 10,000 records assigned to u4 (uncounted lists), u2 on a few of them.
     for (let i = 1; i <= MANY; i++) {
-      insertImportedIssue(ctx, many, { iid: i, title: `Many ${i}`, description: null, state: 'opened', authorId: 1, assigneeIds: i % 1_000 === 0 ? [u2] : [u4], createdAt: at(i), updatedAt: at(i), importedFrom: 'none' });
+      // `bug` on all but the newest 40, `other` on every 5th.
+      const labels = [...(i <= MANY - 40 ? ['bug'] : []), ...(i % 5 === 0 ? ['other'] : [])];
+      insertImportedIssue(ctx, many, { iid: i, title: `Many ${i}`, description: null, state: i % 4 === 0 ? 'closed' : 'opened', authorId: 1, assigneeIds: i % 1_000 === 0 ? [u2] : [u4], labels, createdAt: at(i), updatedAt: at(i), importedFrom: 'none' });
+    }
+    // Past 10,000 records without labels, 1 in 100 confidential (10,020; 9,919 that anybody sees), `Bug` on 5.
+    for (let i = 1; i <= 10_020; i++) {
+      insertImportedIssue(ctx, plain, { iid: i, title: `Plain ${i}`, description: null, state: i % 3 === 0 ? 'closed' : 'opened', authorId: 1, labels: i % 2_000 === 0 ? ['Bug'] : [], confidential: i % 100 === 0, createdAt: at(i), updatedAt: at(i), importedFrom: 'none' });
     }
   })();
 }, 120_000);
@@ -89,7 +97,7 @@ const reviewing = (user: number): string => `EXISTS (SELECT 1 FROM json_each(x.r
 const reacted = (name: string | null): string => `EXISTS (SELECT 1 FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = x.id AND a.user_id = 1${name ? ` AND a.name = '${name}'` : ''})`;
 
 /** Every page asked for equals the records' answer: rows in order, X-Total / X-Total-Pages (absent past 10,000), X-Next-Page, rel="last". */
-async function expectPages(path: string, query: Record<string, string>, expected: number[], pages: [number, number][], token?: string): Promise<void> {
+async function expectPages(path: string, query: Record<string, string>, expected: number[], pages: [number, number][], token?: string | null): Promise<void> {
   for (const [page, perPage] of pages) {
     const res: ApiResult = await s.get(path, { query: { ...query, page: String(page), per_page: String(perPage) }, token });
     const where = `${path}?${new URLSearchParams({ ...query, page: String(page), per_page: String(perPage) })}`;
@@ -144,12 +152,12 @@ async function expectAllLists(): Promise<void> {
       const query = { ...c.query, ...o.query };
       await expectPages(`/projects/${big}/${c.kind}`, query, truth({ table: c.kind, where: c.where, args: [], projects: [big], order: o.order }), PAGES);
       await expectPages(`/groups/${group}/${c.kind}`, query, truth({ table: c.kind, where: c.where, args: [], projects: both, order: o.order }), PAGES.slice(0, 2));
-      await expectPages(`/${c.kind}`, { ...query, scope: 'all' }, truth({ table: c.kind, where: c.where, args: [], projects: [big, sibling, many], order: o.order }), PAGES.slice(0, 2));
+      await expectPages(`/${c.kind}`, { ...query, scope: 'all' }, truth({ table: c.kind, where: c.where, args: [], projects: [big, sibling, many, plain], order: o.order }), PAGES.slice(0, 2));
     }
   }
   // The caller's own: scope=assigned_to_me, and a confidential issue its assignee sees (u2 is no member).
-  await expectPages('/issues', { scope: 'assigned_to_me' }, truth({ table: 'issues', where: assigned(u2), args: [], projects: [big, sibling, many] }), PAGES.slice(0, 2), u2Token);
-  await expectPages('/merge_requests', { scope: 'assigned_to_me' }, truth({ table: 'merge_requests', where: assigned(u2), args: [], projects: [big, sibling, many] }), PAGES.slice(0, 2), u2Token);
+  await expectPages('/issues', { scope: 'assigned_to_me' }, truth({ table: 'issues', where: assigned(u2), args: [], projects: [big, sibling, many, plain] }), PAGES.slice(0, 2), u2Token);
+  await expectPages('/merge_requests', { scope: 'assigned_to_me' }, truth({ table: 'merge_requests', where: assigned(u2), args: [], projects: [big, sibling, many, plain] }), PAGES.slice(0, 2), u2Token);
   await expectPages(`/projects/${big}/issues`, { confidential: 'true' }, truth({ table: 'issues', where: `x.confidential = 1 AND ${assigned(u2)}`, args: [], projects: [big] }), PAGES.slice(0, 1), u2Token);
   await expectPages(`/groups/${group}/issues`, {}, truth({ table: 'issues', where: `(x.confidential = 0 OR ${assigned(u2)})`, args: [], projects: both }), PAGES.slice(0, 2), u2Token);
 }
@@ -163,7 +171,7 @@ describe('filters by sets of records', () => {
     const { u2, u4 } = users;
     await expectPages(`/projects/${many}/issues`, { assignee_id: String(u4) }, truth({ table: 'issues', where: assigned(u4), args: [], projects: [many] }), [[1, 20], [3, 100], [101, 100]]);
     await expectPages(`/projects/${many}/issues`, { assignee_id: String(u2) }, truth({ table: 'issues', where: assigned(u2), args: [], projects: [many] }), [[1, 20]]);
-    await expectPages('/issues', { assignee_id: String(u4), scope: 'all' }, truth({ table: 'issues', where: assigned(u4), args: [], projects: [big, sibling, many] }), [[1, 20], [2, 100]]);
+    await expectPages('/issues', { assignee_id: String(u4), scope: 'all' }, truth({ table: 'issues', where: assigned(u4), args: [], projects: [big, sibling, many, plain] }), [[1, 20], [2, 100]]);
     await expectPages(`/projects/${many}/issues`, { 'not[assignee_id]': String(u2) }, truth({ table: 'issues', where: `NOT ${assigned(u2)}`, args: [], projects: [many] }), [[1, 20], [50, 100]]);
   }, 120_000);
 
@@ -175,7 +183,7 @@ describe('filters by sets of records', () => {
     for (const path of [`/projects/${big}/issues`, `/groups/${group}/issues`, '/issues']) {
       const scope: Record<string, string> = path === '/issues' ? { scope: 'all' } : {};
       expect((await reads(path, { assignee_id: String(u2), ...scope })).join('\n')).toContain('NOT INDEXED');
-      // The instance holds 10,355 issues: u1's 153 are read there, u4's 10,050 walked.
+      // The instance holds 20,375 issues: u1's 153 are read there, u4's 10,050 walked.
       const bigSet = path === '/issues' ? users.u4 : u1;
       expect((await reads(path, { assignee_id: String(bigSet), ...scope })).join('\n')).not.toContain('NOT INDEXED');
     }
@@ -249,4 +257,41 @@ describe('filters by sets of records', () => {
     ok(await s.post(`/projects/${big}/issues`, { title: 'Later' }));
     await check();
   }, 180_000);
+
+  it('labels=Any, labels=None, not[labels]: "more than 10,000" from the counters only when they show it', async () => {
+    const lists: { project: number; query: Record<string, string>; where: string; kind?: 'issues' | 'merge_requests' }[] = [
+      { project: many, query: { labels: 'Any' }, where: "x.labels != '[]'" },
+      { project: many, query: { labels: 'Any', state: 'closed' }, where: "x.labels != '[]' AND x.state = 'closed'" },
+      { project: many, query: { labels: 'None' }, where: "x.labels = '[]'" },
+      { project: many, query: { 'not[labels]': 'other' }, where: "NOT EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = 'other')" },
+      { project: many, query: { 'not[labels]': 'BUG', state: 'opened' }, where: "NOT EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = 'bug') AND x.state = 'opened'" },
+      { project: plain, query: { labels: 'None' }, where: "x.labels = '[]'" },
+      { project: plain, query: { labels: 'None', state: 'opened' }, where: "x.labels = '[]' AND x.state = 'opened'" },
+      { project: plain, query: { 'not[labels]': 'bug' }, where: "NOT EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = 'bug')" },
+      { project: plain, query: { labels: 'Any' }, where: "x.labels != '[]'" },
+      { project: big, query: { labels: 'None' }, where: "x.labels = '[]'", kind: 'merge_requests' },
+      { project: big, query: { labels: 'Any' }, where: "x.labels != '[]'", kind: 'merge_requests' },
+    ];
+    const check = async (): Promise<void> => {
+      for (const l of lists) {
+        const kind = l.kind ?? 'issues';
+        for (const order of ORDERS.slice(0, 2)) {
+          const query = { ...l.query, ...order.query };
+          await expectPages(`/projects/${l.project}/${kind}`, query, truth({ table: kind, where: l.where, args: [], projects: [l.project], order: order.order }), [[1, 20], [3, 100]]);
+          // Anonymous: no confidential issue (plain's None: 9,919, counted).
+          const seen = kind === 'issues' ? `${l.where} AND x.confidential = 0` : l.where;
+          await expectPages(`/projects/${l.project}/${kind}`, query, truth({ table: kind, where: seen, args: [], projects: [l.project], order: order.order }), [[1, 20]], null);
+        }
+      }
+    };
+    await check();
+    // Labels and confidentiality changed (API, SQL), records deleted: the bounds follow.
+    const db = s.service.context.db;
+    db.prepare("UPDATE issues SET labels = '[]' WHERE project_id = ? AND iid > 10000").run(many);
+    db.prepare("UPDATE issues SET labels = '[\"x\"]' WHERE project_id = ? AND iid <= 25").run(plain);
+    db.prepare('UPDATE issues SET confidential = 1 WHERE project_id = ? AND iid <= 200').run(plain);
+    ok(await s.put(`/projects/${many}/issues/9999`, { labels: 'other' }));
+    ok(await s.del(`/projects/${plain}/issues/10020`));
+    await check();
+  }, 240_000);
 });
