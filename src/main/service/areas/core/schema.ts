@@ -1521,4 +1521,63 @@ DROP TABLE IF EXISTS sqlite_stat1;
 DROP TABLE IF EXISTS sqlite_stat4;
 `,
   },
+  {
+    // Which issue numbers each merge request's title, description and comments mention (every
+    // `#<digits>`, the digits as text): an issue's related merge requests (#N anywhere in them)
+    // read their own rows (the numbers starting with N, as the LIKE '%#N%' they replace matched)
+    // instead of scanning every merge request's text and every comment on one. Kept by triggers
+    // on every write path; json_each splits the text at each '#' (CTEs are not allowed in
+    // triggers). note_id 0: the merge request's own title and description.
+    name: 'core/062_merge_request_mentions',
+    sql: `
+CREATE TABLE merge_request_mentions (
+  number TEXT NOT NULL,
+  merge_request_id INTEGER NOT NULL,
+  note_id INTEGER NOT NULL,
+  PRIMARY KEY (number, merge_request_id, note_id)
+) WITHOUT ROWID;
+CREATE INDEX merge_request_mentions_source ON merge_request_mentions (merge_request_id, note_id);
+INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+  SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), m.id, 0
+    FROM merge_requests m, json_each('[' || replace(json_quote(m.title || ' ' || ifnull(m.description, '')), '#', '","') || ']') j
+    WHERE (instr(m.title, '#') > 0 OR instr(m.description, '#') > 0) AND j.key > 0 AND j.value GLOB '[0-9]*';
+INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+  SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), n.noteable_id, n.id
+    FROM notes n, json_each('[' || replace(json_quote(n.body), '#', '","') || ']') j
+    WHERE n.noteable_type = 'MergeRequest' AND instr(n.body, '#') > 0 AND j.key > 0 AND j.value GLOB '[0-9]*';
+CREATE TRIGGER merge_requests_mentions_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.id, 0
+      FROM json_each('[' || replace(json_quote(NEW.title || ' ' || ifnull(NEW.description, '')), '#', '","') || ']') j
+      WHERE j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER merge_requests_mentions_update AFTER UPDATE OF title, description ON merge_requests BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.id AND note_id = 0;
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.id, 0
+      FROM json_each('[' || replace(json_quote(NEW.title || ' ' || ifnull(NEW.description, '')), '#', '","') || ']') j
+      WHERE j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER merge_requests_mentions_delete AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.id;
+END;
+CREATE TRIGGER notes_mentions_insert AFTER INSERT ON notes WHEN NEW.noteable_type = 'MergeRequest' BEGIN
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.noteable_id, NEW.id
+      FROM json_each('[' || replace(json_quote(NEW.body), '#', '","') || ']') j
+      WHERE j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER notes_mentions_update AFTER UPDATE OF body, noteable_type, noteable_id ON notes
+  WHEN OLD.noteable_type = 'MergeRequest' OR NEW.noteable_type = 'MergeRequest' BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.noteable_id AND note_id = OLD.id;
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.noteable_id, NEW.id
+      FROM json_each('[' || replace(json_quote(NEW.body), '#', '","') || ']') j
+      WHERE NEW.noteable_type = 'MergeRequest' AND j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER notes_mentions_delete AFTER DELETE ON notes WHEN OLD.noteable_type = 'MergeRequest' BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.noteable_id AND note_id = OLD.id;
+END;
+`,
+  },
 ];
