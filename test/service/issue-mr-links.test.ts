@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -226,6 +226,27 @@ describe("a milestone's issues and merge requests", () => {
     res = await s.get(`/projects/${project.id}/milestones/${m.id}/issues`, { token: reader.token });
     expect(res.body.map((x: any) => x.id)).toEqual(newest('issues', m.id, 20));
     expectUncounted(res, '2');
+
+    // Deep pages start after a row an earlier page read, until the project's records are written.
+    const deep = async (kind: 'issues' | 'merge_requests', page: number, token?: string): Promise<{ ids: number[]; skipped: number[] }> => {
+      let ids: number[] = [];
+      const reads = await pagedReads(s, async () => {
+        const r = await s.get(`/projects/${project.id}/milestones/${m.id}/${kind}`, { query: { page, per_page: 20 }, token });
+        ids = r.body.map((x: any) => x.id);
+      });
+      return { ids, skipped: reads.map((r) => r.args[r.args.length - 1] as number) };
+    };
+    for (const [kind, token] of [['merge_requests', undefined], ['issues', undefined], ['issues', reader.token]] as const) {
+      const truth = (page: number): number[] => newest(kind, m.id, 20, (page - 1) * 20, kind === 'issues' && !!token);
+      expect((await deep(kind, 60, token)).ids).toEqual(truth(60));
+      const again = await deep(kind, 61, token);
+      expect(again.ids).toEqual(truth(61));
+      expect(Math.max(...again.skipped)).toBeLessThan(100);
+      // A write to the project's records: read from the start again, the right rows.
+      if (kind === 'merge_requests') ctx.db.prepare('UPDATE merge_requests SET milestone_id = NULL WHERE id = ?').run(truth(1)[3]);
+      else ctx.db.prepare('UPDATE issues SET confidential = 1 WHERE id = ?').run(truth(1)[5]);
+      expect((await deep(kind, 61, token)).ids).toEqual(truth(61));
+    }
   }, 120_000);
 });
 

@@ -464,6 +464,29 @@ export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'Merge
 }
 
 /**
+ * Anchors for deep pages (PageAnchors) of a project's issues or merge requests in id order, newest
+ * first (a milestone's lists): rows change only with writes to the project's records (listVersion).
+ * `seesAll` is part of the key, as a role change shows or hides confidential rows without one.
+ */
+export function idOrderAnchors<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectId: number,
+  list: { from: string; args: unknown[] },
+  seesAll: boolean,
+): PageAnchors<T> {
+  return {
+    key: JSON.stringify([type, list.from, list.args, 'x.id DESC', seesAll]),
+    version: () => listVersion(rc, type, projectId),
+    column: 'x.id',
+    idColumn: 'x.id',
+    sort: 'desc',
+    value: (row) => row.id,
+    id: (row) => row.id,
+  };
+}
+
+/**
  * The records of a scope of many projects (Scope.projects: the SELECT of their ids; or the whole
  * instance), perhaps in one state, from the state counters (core/017): the type's counter rows,
  * each checked against the projects, rather than one lookup per project.

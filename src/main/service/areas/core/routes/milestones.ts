@@ -16,7 +16,7 @@ import {
 } from '../milestones';
 import { type Namespace, ancestorsOf, findNamespaceById, selfAndDescendantIds } from '../namespaces';
 import { recordEvent } from '../events';
-import { milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
+import { idOrderAnchors, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
 import { confidentialSql, seesConfidential } from './issues';
 import { likeEscape } from './users';
 
@@ -126,8 +126,9 @@ export function registerMilestoneRoutes(r: Router): void {
       return undefined;
     });
 
-    // A project milestone's records are counted from the project's counters; a group milestone's
-    // (many projects) up to COUNT_LIMIT + 1, as every list is.
+    // A project milestone's records are counted from the project's counters, and its deep pages
+    // start after a row an earlier page read; a group milestone's (many projects) are counted up
+    // to COUNT_LIMIT + 1, as every list is.
     r.get(`${base}/:milestone_id/issues`, (rc) => {
       rc.requireUser();
       const parent = load(rc);
@@ -135,8 +136,11 @@ export function registerMilestoneRoutes(r: Router): void {
       const scope = issuableScope(rc, parent);
       const conf = confidentialSql(rc);
       const from = `FROM issues x WHERE x.milestone_id = ? AND ${scope.sql} AND ${conf.sql}`;
-      const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'Issue', parent.project.id, m.id, seesConfidential(rc, projectScope(parent.project))) : undefined;
-      return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args: [m.id, ...scope.args, ...conf.args], order: 'x.id DESC', countFrom }).map((i) => issueBasic(rc, i));
+      const args = [m.id, ...scope.args, ...conf.args];
+      const seesAll = parent.kind === 'project' && seesConfidential(rc, projectScope(parent.project));
+      const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'Issue', parent.project.id, m.id, seesAll) : undefined;
+      const anchors = parent.kind === 'project' ? idOrderAnchors<IssueRow>(rc, 'Issue', parent.project.id, { from, args }, seesAll) : undefined;
+      return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors }).map((i) => issueBasic(rc, i));
     });
 
     r.get(`${base}/:milestone_id/merge_requests`, (rc) => {
@@ -145,8 +149,10 @@ export function registerMilestoneRoutes(r: Router): void {
       const m = findParentMilestone(rc.svc, parent, milestoneId(rc));
       const scope = issuableScope(rc, parent);
       const from = `FROM merge_requests x WHERE x.milestone_id = ? AND ${scope.sql}`;
+      const args = [m.id, ...scope.args];
       const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'MergeRequest', parent.project.id, m.id, true) : undefined;
-      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args: [m.id, ...scope.args], order: 'x.id DESC', countFrom }));
+      const anchors = parent.kind === 'project' ? idOrderAnchors<MergeRequestRow>(rc, 'MergeRequest', parent.project.id, { from, args }, true) : undefined;
+      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors }));
     });
   }
 
