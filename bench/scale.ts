@@ -430,6 +430,8 @@ function linkedLists(m: ScaleManifest, milestones: Map<number, number>): [string
       ? ([
           ['milestone issues', (id) => `/projects/${id}/milestones/${milestones.get(id)}/issues`],
           ['milestone merge requests', (id) => `/projects/${id}/milestones/${milestones.get(id)}/merge_requests`],
+          ['milestone issues page 500', (id) => `/projects/${id}/milestones/${milestones.get(id)}/issues?page=500`],
+          ['milestone merge requests page 400', (id) => `/projects/${id}/milestones/${milestones.get(id)}/merge_requests?page=400`],
         ] as [string, (id: number) => string][])
       : []),
     ['search API scope=issues search=crash', (id) => `/projects/${id}/search?scope=issues&search=crash`],
