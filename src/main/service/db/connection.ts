@@ -343,7 +343,8 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
   let store = kinds.get(kind);
   if (!store) kinds.set(kind, (store = new Map()));
   const known = store.get(key);
-  if (known && (row === null ? known.row === null : known.row !== null && sameFields(known.row, row)) && sameJson(known.inputs, inputs)) return known.entity as T;
+  // A row remembered by id (db/written-rows.ts) is the same object while unchanged.
+  if (known && (known.row === row || (row !== null && known.row !== null && sameFields(known.row, row))) && sameJson(known.inputs, inputs)) return known.entity as T;
   const entity = build();
   Object.freeze(entity);
   if (!entityJson.has(entity)) entityJson.set(entity, null);
