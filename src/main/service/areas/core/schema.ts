@@ -1521,4 +1521,22 @@ DROP TABLE IF EXISTS sqlite_stat1;
 DROP TABLE IF EXISTS sqlite_stat4;
 `,
   },
+  {
+    // The instance lists' filters counted from index entries instead of whole rows (/projects
+    // visibility= and archived=, /users active= and blocked=, /groups top_level_only=), and groups
+    // in id order without sorting them all. Lists read their pages in the order's index with these
+    // conditions written `+column` (ListWhere.walk) and count through them (ListWhere.narrow);
+    // visibleProjectsSql writes `+p.visibility` so no other list of projects is planned through
+    // projects_visibility. Groups' id order is partial (kind = 'group'): a plain (kind) index was
+    // taken for users' personal namespaces in id order (`kind = 'user' AND owner_id IN (...)
+    // ORDER BY id`), walking every user's.
+    name: 'core/050_instance_list_filters',
+    sql: `
+CREATE INDEX projects_visibility ON projects (visibility);
+CREATE INDEX projects_archived ON projects (archived);
+CREATE INDEX users_state ON users (state);
+CREATE INDEX namespaces_group_ids ON namespaces (kind, id) WHERE kind = 'group';
+CREATE INDEX namespaces_kind_parent ON namespaces (kind, parent_id);
+`,
+  },
 ];
