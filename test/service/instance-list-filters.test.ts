@@ -183,7 +183,7 @@ describe('instance lists with filters', () => {
       const seen: number[] = [];
       let url: string | null = first;
       while (url) {
-        const res = await s.get(url, { token });
+        const res: ApiResult = await s.get(url, { token });
         expect(res.status).toBe(200);
         seen.push(...res.body.map((x: any) => x.id));
         url = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;

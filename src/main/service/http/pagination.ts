@@ -405,8 +405,8 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
   };
 }
 
-/** A whole table, as lists write "no condition" (an administrator's unfiltered list). */
-const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1$/;
+/** A whole table, as lists write "no condition" (an administrator's unfiltered list; membership=true adds another). */
+const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1(?: AND 1 = 1)*$/;
 
 /**
  * Counts the rows of `from`, stopping at `cap` (a LIMIT probe instead of a full count). A whole

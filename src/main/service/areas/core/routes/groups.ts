@@ -1,4 +1,5 @@
 import { ListWhere, addFilter } from '../../../db/filter';
+import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
@@ -57,7 +58,13 @@ export function registerGroupRoutes(r: Router): void {
         // all_available: public and internal groups, plus the private ones the user belongs to.
         where.add(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`, user.id, Access.MINIMAL_ACCESS, today(rc.svc));
       }
+      /** At most COUNT_LIMIT groups can match (the search index's candidates). */
+      let fewRows = false;
       if (q.search) {
+        // A term few groups hold: those the search index finds, checked with the same LIKE.
+        const few = rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']);
+        if (few) where.add(few.sql, ...few.args);
+        fewRows = !!few;
         where.add("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')", `%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
       if (q.top_level_only) where.on('g.parent_id', 'IS NULL');
@@ -87,7 +94,7 @@ export function registerGroupRoutes(r: Router): void {
         order: `g.${order} ${q.sort}, g.id ${q.sort}`,
         keyset,
       };
-      return paginateSql<Namespace>(rc, rc.svc.db, list).map((g) => group(rc, g));
+      return paginateSql<Namespace>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'namespaces g', 'g.id') : list).map((g) => group(rc, g));
     },
     { auth: 'optional' },
   );
