@@ -440,14 +440,13 @@ const DATE_RANGE_SORTED = 1_000;
  * created_at <= X, and created_at >= X implies updated_at >= X.
  */
 function dateFilters(svc: ServiceContext, where: string[], args: unknown[], groupIds: number[], column: string, f: EpicListFilters): Set<string> {
-  const ranges = (
-    [
-      ['created_at', '>=', f.created_after],
-      ['created_at', '<=', f.created_before],
-      ['updated_at', '>=', f.updated_after],
-      ['updated_at', '<=', f.updated_before],
-    ] as const
-  ).filter((r): r is readonly [string, string, string] => !!r[2]);
+  const all: [string, string, string | undefined][] = [
+    ['created_at', '>=', f.created_after],
+    ['created_at', '<=', f.created_before],
+    ['updated_at', '>=', f.updated_after],
+    ['updated_at', '<=', f.updated_before],
+  ];
+  const ranges = all.filter((r): r is [string, string, string] => !!r[2]);
   const groups = groupIds.map(() => '?').join(',') || 'NULL';
   let inOrder: boolean | undefined;
   const steered = new Set<string>();
