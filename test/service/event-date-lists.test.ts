@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -171,6 +171,41 @@ describe('event lists by date', () => {
     expect(db().prepare('SELECT count(*) AS n FROM event_time_exceptions WHERE id NOT IN (SELECT id FROM events)').get()).toEqual({ n: 0 });
     await expectEveryList();
   });
+});
+
+describe('event lists by date past 10,000', () => {
+  it('counted from the counters less the events outside the dates, when those are fewer; uncounted past 10,000', async () => {
+    const busy = (await s.createProject({ name: 'busy', visibility: 'private' })).id;
+    const author = (await s.createUser()).user.id as number;
+    db().transaction(() => {
+      for (let i = 0; i < 200; i++) insert(busy, author, `${day(10)}T00:00:${String(i % 60).padStart(2, '0')}.000Z`);
+      for (let i = 0; i < 9_000; i++) insert(busy, author, `${day(11)}T${String(Math.floor(i / 600)).padStart(2, '0')}:00:00.000Z`);
+      for (let i = 0; i < 1_100; i++) insert(busy, author, `${day(12)}T01:00:00.000Z`);
+    })();
+    const lists: [string, Record<string, string>, string, unknown[]][] = [
+      [`/projects/${busy}/events`, {}, 'e.project_id = ?', [busy]],
+      [`/users/${author}/events`, {}, 'e.author_id = ?', [author]],
+      ['/events', { scope: 'all' }, '1 = 1', []],
+    ];
+    // 200, 9,000 and 1,100 events on three days: each side of a date is the smaller one somewhere.
+    const dates: Record<string, string>[] = [{ before: day(11) }, { after: day(11) }, { after: day(10) }, { before: day(12) }, { after: day(10), before: day(12) }, { after: day(9) }];
+    for (const [path, extra, where, args] of lists) {
+      for (const q of dates) {
+        const want = ids(where, args, q);
+        const query = { ...extra, ...q, per_page: '100' };
+        const sql = await preparedBy(s, async () => {
+          const first = await s.get(path, { query });
+          if (want.length > 10_000) expectUncounted(first, '2');
+          else expectCounted(first, want.length, 100);
+          expect((first.body as { id: number }[]).map((e) => e.id)).toEqual(want.slice(0, 100));
+        });
+        // Never 10,001 rows walked to count: the smaller side is counted.
+        expect({ path, q, counts: sql.filter((x) => /LIMIT 10001/.test(x)) }).toEqual({ path, q, counts: [] });
+        const deep = await s.get(path, { query: { ...query, page: '101' } });
+        expect((deep.body as { id: number }[]).map((e) => e.id)).toEqual(want.slice(10_000, 10_100));
+      }
+    }
+  }, 60_000);
 });
 
 describe('core/058 on an existing data dir', () => {
