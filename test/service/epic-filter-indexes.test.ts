@@ -26,7 +26,7 @@ interface Seed {
   updatedAt: string;
   title: string;
 }
-let epics: Seed[] = [];
+const epics: Seed[] = [];
 const N = 3_000;
 const hour = (i: number): string => new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString();
 
