@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection';
+import { type WriteLog, rowsByIds } from '../db/written-rows';
 import type { RequestContext } from './route';
 import { grapeError } from './errors';
 
@@ -164,6 +165,12 @@ export interface SqlList<T> {
    * otherwise. Keyset pages and id lists (fewRowsByIds) read from here, as the list is written.
    */
   narrow?: string;
+  /**
+   * `select` is the whole row of a table whose writes a log names (`x.*` of `FROM issues x`): a
+   * page reads its ids (`idColumn`) in the list's order, and its rows by id, from memory while
+   * the log shows them unwritten (db/written-rows.ts). The same rows in the same order.
+   */
+  byId?: { log: WriteLog; idColumn: string };
 }
 
 /**
@@ -306,7 +313,14 @@ function fromStart<T>(a: PageAnchors<T>, start: Anchor): { sql: string; args: un
 
 /** `n` rows of the list in `order` after skipping `skip`, with a condition appended. */
 function readList<T>(db: Db, list: SqlList<T>, where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] {
-  return db.prepare(`SELECT ${list.select} ${list.from}${where?.sql ?? ''} ORDER BY ${order} ${limitSql(n)} OFFSET ?`).all(...list.args, ...(where?.args ?? []), skip) as T[];
+  return selectRows(db, list, `${list.from}${where?.sql ?? ''} ORDER BY ${order} ${limitSql(n)} OFFSET ?`, [...list.args, ...(where?.args ?? []), skip]);
+}
+
+/** `SELECT <the list's rows> <tail>`: the rows themselves, or their ids and then the rows by id (SqlList.byId). */
+function selectRows<T>(db: Db, list: SqlList<T>, tail: string, args: unknown[]): T[] {
+  if (!list.byId) return db.prepare(`SELECT ${list.select} ${tail}`).all(...args) as T[];
+  const ids = db.prepare(`SELECT ${list.byId.idColumn} AS id ${tail}`).all(...args) as { id: number }[];
+  return rowsByIds<T>(db, list.byId.log, ids.map((r) => r.id));
 }
 
 /**
@@ -446,7 +460,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
       ? anchoredRows(db, list, list.anchors, limit, offset)
       : list.anchors?.startBound
       ? startedRows(db, list, list.anchors, limit, offset)
-      : (db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[]);
+      : selectRows<T>(db, list, `${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset]);
   return paginate(
     rc,
     {
@@ -462,7 +476,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         list.rows
           ? list.rows(limit, offset)
           : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
-          ? (db.prepare(`SELECT ${list.select} ${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[])
+          ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
           : walk(limit, offset),
     },
     defaultPerPage,
