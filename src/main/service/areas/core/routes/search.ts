@@ -97,7 +97,7 @@ async function search(rc: RequestContext, where: Where): Promise<unknown[]> {
   const listed = { search: term, state: q.state ?? undefined };
   switch (q.scope) {
     case 'projects':
-      return listProjects(subRequest(rc, { search: term, ...(q.include_archived ? {} : { archived: false }) }), { where: where.projects.sql, args: where.projects.args });
+      return listProjects(subRequest(rc, { search: term, ...(q.include_archived ? {} : { archived: false }) }), (w) => w.add(where.projects.sql, ...where.projects.args));
     case 'issues':
       return listIssues(subRequest(rc, { ...listed, confidential: q.confidential ?? undefined }), where.records);
     case 'merge_requests':
@@ -148,7 +148,8 @@ function searchSnippets(rc: RequestContext, term: string): Record<string, unknow
 
 /** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
 function searchUsers(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
-  const conditions = ["u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
+  // `+state`: users_state (core/050) counts /users?active=; here nearly every user is active.
+  const conditions = ["+u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
   const args: unknown[] = [like(term), like(term)];
   if (where.level !== 'global') {
     const source = loadSource(rc, where.level === 'project' ? 'projects' : 'groups');
