@@ -114,7 +114,14 @@ async function main(): Promise<void> {
     console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);
     console.log(`big instance RSS idle: ${fmt(idleRss)} MB\n`);
 
-    const projectLists = projectScoped(big);
+    // The milestone of each project the manifest names (its own lists: /milestones/:id/issues).
+    const milestones = new Map<number, number>();
+    for (const id of big.milestone ? [big.bigProjectId, big.smallProjectId] : []) {
+      const res = await fetch(`${bigServer.url}/api/v4/projects/${id}/milestones?title=${encodeURIComponent(big.milestone!)}`, { headers: { 'private-token': big.token } });
+      const [found] = (await res.json()) as { id: number }[];
+      if (found) milestones.set(id, found.id);
+    }
+    const projectLists = projectScoped(big, milestones);
     // When the small side serves fewer rows than the big one (3 issues against a page of 20 or
     // 100), `per row` compares the CPU per row served too: the big side's extra rows are work
     // the small side never does.
@@ -149,6 +156,26 @@ async function main(): Promise<void> {
       const mid = await midProject(bigServer.url, big);
       const page = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?per_page=100&order_by=updated_at`;
       row(fair, await measure(page(big.bigProjectId), big.token, bigPid, touchBig), await measure(page(mid), big.token, bigPid, touchBig));
+    }
+    // The other 100-row pages the same way: against that project's MID_FILL merge requests and
+    // labels, and a group of MID_FILL epics (made once per data dir, through the API), instead of
+    // the small side's 3-4 rows.
+    const fairLines: [string, string, (mid: { project: number; group: number }) => string][] = [
+      [`merge requests per_page=100 vs ${MID_FILL} MRs`, `/projects/${big.bigProjectId}/merge_requests?per_page=100`, (x) => `/projects/${x.project}/merge_requests?per_page=100`],
+      [
+        `MR state=opened&per_page=100 vs ${MID_FILL} MRs`,
+        `/projects/${big.bigProjectId}/merge_requests?state=opened&per_page=100`,
+        (x) => `/projects/${x.project}/merge_requests?state=opened&per_page=100`,
+      ],
+      [`project labels per_page=100 vs ${MID_FILL} labels`, `/projects/${big.bigProjectId}/labels?per_page=100`, (x) => `/projects/${x.project}/labels?per_page=100`],
+      [`group epics per_page=100 vs ${MID_FILL} epics`, `/groups/${big.groupId}/epics?per_page=100`, (x) => `/groups/${x.group}/epics?per_page=100`],
+    ];
+    const fairChosen = fairLines.filter(([name]) => chosen([name, null]));
+    if (fairChosen.length) {
+      const mid = await midFilled(bigServer.url, big, await midProject(bigServer.url, big));
+      for (const [name, bigPath, midPath] of fairChosen) {
+        row(name, await measure(`${bigServer.url}/api/v4${bigPath}`, big.token, bigPid, touchBig), await measure(`${bigServer.url}/api/v4${midPath(mid)}`, big.token, bigPid, touchBig));
+      }
     }
 
     // The project's open-issue count is memoized between writes: the first read after a write pays for it.
@@ -294,8 +321,38 @@ async function midProject(url: string, m: ScaleManifest): Promise<number> {
   return project.id as number;
 }
 
+/** Merge requests and labels the 1,000-issue project gets, and epics its group of the same name, for the fair 100-row lines. */
+const MID_FILL = 120;
+
+/** Fills the 1,000-issue project with MID_FILL merge requests and labels, and root's group `scale-mid-group` with MID_FILL epics (the first time). */
+async function midFilled(url: string, m: ScaleManifest, project: number): Promise<{ project: number; group: number }> {
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${url}/api/v4${path}`, {
+      method,
+      headers: { 'private-token': m.token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
+    return res.json();
+  };
+  const total = async (path: string): Promise<number> => Number((await fetch(`${url}/api/v4${path}`, { headers: { 'private-token': m.token } })).headers.get('x-total') ?? 0);
+  for (let i = await total(`/projects/${project}/merge_requests?per_page=1`); i < MID_FILL; i++) {
+    await api('POST', `/projects/${project}/merge_requests`, { title: `Mid change ${i + 1}`, description: 'A project of a thousand issues', source_branch: `mid-${i + 1}`, target_branch: 'main', labels: i % 3 ? 'bug' : '' });
+  }
+  for (let i = await total(`/projects/${project}/labels?per_page=1`); i < MID_FILL; i++) {
+    await api('POST', `/projects/${project}/labels`, { name: `mid-label-${String(i + 1).padStart(3, '0')}`, color: '#428bca', description: 'A label of the mid project' });
+  }
+  const path = 'scale-mid-group';
+  const found = (await api('GET', `/groups?search=${path}`)) as { id: number; path: string }[];
+  const group = found.find((g) => g.path === path)?.id ?? ((await api('POST', '/groups', { name: path, path })) as { id: number }).id;
+  for (let i = await total(`/groups/${group}/epics?per_page=1`); i < MID_FILL; i++) {
+    await api('POST', `/groups/${group}/epics`, { title: `Mid epic ${i + 1}`, description: 'A group of epics', labels: i % 3 ? 'bug' : '' });
+  }
+  return { project, group };
+}
+
 /** Lists of one project (or its group), as [name, path for a project id]. */
-function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
+function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [string, (id: number) => string][] {
   const label = m.labels[0] ?? 'bug';
   const lists: [string, (id: number) => string][] = [
     ['issues page 1', (id) => `/projects/${id}/issues`],
@@ -372,6 +429,7 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
     ['project members/all', (id) => `/projects/${id}/members/all`],
     ...coverageOfProjectLists(m),
     ...setFiltersOfProjectLists(m),
+    ...linkedLists(m, milestones),
   ];
   return lists;
 }
@@ -429,6 +487,30 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
   ];
 }
 
+/**
+ * Lists that hang off one issue or one milestone, and the Search API's issues and merge requests
+ * (round 10, links10: 10-620 ms at a million rows before). Issue #500 of the big project against
+ * #1 of the small one.
+ */
+function linkedLists(m: ScaleManifest, milestones: Map<number, number>): [string, (id: number) => string][] {
+  const issue = (id: number): number => (id === m.bigProjectId ? 500 : 1);
+  const hasMilestones = milestones.has(m.bigProjectId) && milestones.has(m.smallProjectId);
+  return [
+    ['issue related_merge_requests', (id) => `/projects/${id}/issues/${issue(id)}/related_merge_requests`],
+    ['issue closed_by', (id) => `/projects/${id}/issues/${issue(id)}/closed_by`],
+    ...(hasMilestones
+      ? ([
+          ['milestone issues', (id) => `/projects/${id}/milestones/${milestones.get(id)}/issues`],
+          ['milestone merge requests', (id) => `/projects/${id}/milestones/${milestones.get(id)}/merge_requests`],
+          ['milestone issues page 500', (id) => `/projects/${id}/milestones/${milestones.get(id)}/issues?page=500`],
+          ['milestone merge requests page 400', (id) => `/projects/${id}/milestones/${milestones.get(id)}/merge_requests?page=400`],
+        ] as [string, (id: number) => string][])
+      : []),
+    ['search API scope=issues search=crash', (id) => `/projects/${id}/search?scope=issues&search=crash`],
+    ['search API scope=merge_requests search=crash', (id) => `/projects/${id}/search?scope=merge_requests&search=crash`],
+  ];
+}
+
 /** A list of the busy issue's notes on the big project, of issue #1 on the small one (none without scale-busy.ts). */
 function busy(m: ScaleManifest, name: string, query: string): [string, (id: number) => string][] {
   const iid = m.busyIssueIid;
@@ -462,6 +544,11 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group epics labels=bug page 2500', `/groups/${m.groupId}/epics?labels=bug&page=2500`],
       ['group epics search=performance page 2500', `/groups/${m.groupId}/epics?search=performance&page=2500`],
       ['group epics created_after', `/groups/${m.groupId}/epics?created_after=2024-01-01T00:00:00Z`],
+      ['group epics updated_before', `/groups/${m.groupId}/epics?updated_before=2024-01-06T00:00:00Z`],
+      ['group epics updated_after', `/groups/${m.groupId}/epics?updated_after=2024-06-01T00:00:00Z`],
+      ['group epics order_by=updated_at&created_after', `/groups/${m.groupId}/epics?order_by=updated_at&created_after=2024-06-01T00:00:00Z`],
+      ['group epics confidential=true', `/groups/${m.groupId}/epics?confidential=true`],
+      ['group epics my_reaction_emoji=thumbsup', `/groups/${m.groupId}/epics?my_reaction_emoji=thumbsup`],
       ['group epics include_descendant_groups=false', `/groups/${m.groupId}/epics?include_descendant_groups=false`],
       ['group labels', `/groups/${m.groupId}/labels`],
       ['group labels only_group_labels=false', `/groups/${m.groupId}/labels?only_group_labels=false`],
@@ -505,6 +592,13 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['group projects', `/groups/${m.groupId}/projects`],
     ['events (instance)', '/events?scope=all'],
     ...coverageOfInstanceLists(m),
+    // The Search API over many projects, as the list endpoints' search above.
+    ['group search API scope=issues search=crash', `/groups/${m.groupId}/search?scope=issues&search=crash`],
+    ['instance search API scope=issues search=crash', '/search?scope=issues&search=crash'],
+    ...more(m, [
+      ['group search API scope=merge_requests search=crash', `/groups/${m.groupId}/search?scope=merge_requests&search=crash`],
+      ['instance search API scope=merge_requests search=crash', '/search?scope=merge_requests&search=crash'],
+    ]),
   ];
 }
 
