@@ -258,7 +258,7 @@ describe('filters by sets of records', () => {
     await check();
   }, 180_000);
 
-  it('labels=Any, labels=None, not[labels]: "more than 10,000" from the counters only when they show it', async () => {
+  it('labels=Any, labels=None, not[labels], assignee_id=None, not[assignee_id]: "more than 10,000" from the counters only when they show it', async () => {
     const lists: { project: number; query: Record<string, string>; where: string; kind?: 'issues' | 'merge_requests' }[] = [
       { project: many, query: { labels: 'Any' }, where: "x.labels != '[]'" },
       { project: many, query: { labels: 'Any', state: 'closed' }, where: "x.labels != '[]' AND x.state = 'closed'" },
@@ -269,6 +269,11 @@ describe('filters by sets of records', () => {
       { project: plain, query: { labels: 'None', state: 'opened' }, where: "x.labels = '[]' AND x.state = 'opened'" },
       { project: plain, query: { 'not[labels]': 'bug' }, where: "NOT EXISTS (SELECT 1 FROM json_each(x.labels) WHERE lower(value) = 'bug')" },
       { project: plain, query: { labels: 'Any' }, where: "x.labels != '[]'" },
+      { project: plain, query: { assignee_id: 'None' }, where: "x.assignee_ids = '[]'" },
+      { project: many, query: { assignee_id: 'None' }, where: "x.assignee_ids = '[]'" },
+      { project: many, query: { 'not[assignee_id]': String(users.u2) }, where: `NOT ${assigned(users.u2)}` },
+      { project: many, query: { 'not[assignee_id]': String(users.u4) }, where: `NOT ${assigned(users.u4)}` },
+      { project: many, query: { 'not[assignee_id]': String(users.u2), state: 'opened' }, where: `NOT ${assigned(users.u2)} AND x.state = 'opened'` },
       { project: big, query: { labels: 'None' }, where: "x.labels = '[]'", kind: 'merge_requests' },
       { project: big, query: { labels: 'Any' }, where: "x.labels != '[]'", kind: 'merge_requests' },
     ];
@@ -292,6 +297,8 @@ describe('filters by sets of records', () => {
     db.prepare('UPDATE issues SET confidential = 1 WHERE project_id = ? AND iid <= 200').run(plain);
     ok(await s.put(`/projects/${many}/issues/9999`, { labels: 'other' }));
     ok(await s.del(`/projects/${plain}/issues/10020`));
+    db.prepare('UPDATE issues SET assignee_ids = ? WHERE project_id = ? AND iid <= 60').run(JSON.stringify([users.u2]), many);
+    ok(await s.put(`/projects/${plain}/issues/7`, { assignee_ids: [users.u1] }));
     await check();
   }, 240_000);
 });

@@ -68,5 +68,7 @@ it('an older data dir: its lists become rows, and every later write keeps them e
   expect(plan('SELECT id FROM issues c WHERE c.confidential = 1 AND c.project_id = 7')).toContain('issues_project_confidential_created');
   expect(plan('SELECT id FROM issues c WHERE c.confidential = 1')).toContain('issues_confidential_created');
   expect(db.prepare('SELECT id FROM issues c WHERE c.confidential = 1 AND c.project_id = 7 ORDER BY id').all()).toHaveLength(2);
+  // core/069: a project's assignee rows without naming a user.
+  expect(plan("SELECT 1 FROM issuable_users u WHERE u.issuable_type = 'Issue' AND u.role = 'assignee' AND u.project_id = 7")).toContain('issuable_users_project');
   db.close();
 });

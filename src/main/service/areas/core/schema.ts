@@ -1756,6 +1756,14 @@ CREATE INDEX issues_project_updated_early ON issues (project_id, created_at, id)
 CREATE INDEX merge_requests_project_updated_early ON merge_requests (project_id, created_at, id) WHERE updated_at < created_at;
 `,
   },
+  {
+    // A project's assignee rows (core/066) counted without naming a user: assignee_id=None is
+    // "more than 10,000" when the project's records less its assignee rows clear that (labelBoundCount).
+    name: 'core/069_issuable_users_project',
+    sql: `
+CREATE INDEX issuable_users_project ON issuable_users (issuable_type, role, project_id);
+`,
+  },
 ];
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */

@@ -191,7 +191,7 @@ export interface WorkItemFilters {
   /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
   updatedBefore: string | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
-  labelBound: { kind: 'any' | 'none' | 'not'; title: string; state: string | null } | null;
+  labelBound: { kind: 'any' | 'none' | 'not' | 'unassigned' | 'notAssignee'; title: string; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
   searchAlone: boolean;
   /**
@@ -264,6 +264,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     if (cond.set) idSets.push(cond.set);
   }
   let notLabels: string[] = [];
+  let notAssignee: number | null = null;
   if (q.not) {
     const not = declared(q.not, {
       labels: t.commaList(),
@@ -290,7 +291,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     }
     if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
-    if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), not.assignee_id);
+    if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), (notAssignee = not.assignee_id));
     if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
@@ -309,6 +310,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       ? { kind: wildcard as 'any' | 'none', title: '', state }
       : !q.labels?.length && notLabels.length === 1
       ? { kind: 'not' as const, title: notLabels[0], state }
+      : q.assignee_id?.toLowerCase() === 'none'
+      ? { kind: 'unassigned' as const, title: '', state }
+      : notAssignee !== null
+      ? { kind: 'notAssignee' as const, title: '', user: notAssignee, state }
       : null;
   // Authors are ids from 1 (the counters keep no author as 0).
   const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
@@ -518,9 +523,13 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
  * 10,001 (labels=Any walked ~30,000 records where a third carry a label). Lower bounds: Any holds
  * at least the records one title's counters (core/016) count that nobody is denied (not
  * confidential); None and not[labels] hold at least the records the caller sees (all of the
- * state, core/017; else those not confidential, core/018) less every label row (of that title).
+ * state, core/017; else those not confidential, core/018) less every label row (of that title);
+ * assignee_id=None and not[assignee_id] the same less every assignee row (of that user).
  * Undefined when the bound does not clear COUNT_LIMIT: the list is counted as before.
  */
+/** Assignee rows counted at most for assignee_id=None / not[assignee_id] (labelBoundCount): past them the list is counted by walking. */
+const ASSIGNEE_ROWS_COUNTED = 100_000;
+
 export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
   if (!filters.labelBound || scope.projectId === undefined) return undefined;
   const { kind, title, state } = filters.labelBound;
@@ -540,6 +549,15 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
         ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
         : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
     const total = (db.prepare(`${seen}${inState}`).get(type, scope.projectId, ...stateArgs) as { n: number }).n;
+    if (kind === 'unassigned' || kind === 'notAssignee') {
+      // Less every assignee row (of that user) in any state (core/066; the project's through
+      // core/069), counted only as far as the bound could still clear COUNT_LIMIT.
+      const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+      if (cap <= 0) return undefined;
+      const rows = `FROM issuable_users u WHERE u.issuable_type = ? AND u.role = 'assignee'${kind === 'notAssignee' ? ' AND u.user_id = ?' : ''} AND u.project_id = ?`;
+      const assigned = countUpTo(db, rows, [type, ...(kind === 'notAssignee' ? [filters.labelBound.user] : []), scope.projectId], cap);
+      return assigned < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
+    }
     const labelled = (
       db
         .prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ?${inState}${kind === 'not' ? ' AND title = ? COLLATE NOCASE' : ''}`)
