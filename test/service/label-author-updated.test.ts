@@ -171,7 +171,7 @@ async function checkUpdatedLists(kind: Kind): Promise<void> {
     [`/${kind}?scope=all`, [project, sibling]],
   ] as const) {
     const [p, q] = path.split('?');
-    const base = q ? { scope: 'all' } : {};
+    const base: Record<string, string> = q ? { scope: 'all' } : {};
     for (const sort of ['desc', 'asc'] as const) {
       await expectPages(p, { ...base, labels: 'other', order_by: 'updated_at', sort }, expected(kind, { projects: [...projects], label: 'other' }, 'updated_at', sort), 11);
     }
@@ -202,6 +202,32 @@ describe.each(['merge_requests', 'issues'] as const)('%s by one label and an aut
     const reads = await pagedReads(s, () => checkUpdatedLists(kind));
     expect(reads.some((r) => r.sql.includes('INDEXED BY issuable_labels_updated'))).toBe(true);
     expect(reads.some((r) => r.sql.includes('INDEXED BY issuable_labels_title_updated'))).toBe(true);
+  });
+});
+
+describe('a list whose length the counters know', () => {
+  it('reads no more rows than it has left, and nothing at or past its end (the same answers)', async () => {
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const path = `/projects/${project}/${kind}`;
+      for (const [query, want] of [
+        // Counted from the label-author counters (core/054), and from the filter counters by author and state.
+        [{ labels: 'other', author_id: String(authorA.id) }, expected(kind, { projects: [project], label: 'other', authorId: authorA.id }, 'created_at', 'desc')],
+        [{ author_id: String(authorB.id), state: 'closed' }, (() => {
+          const db = s.service.context.db;
+          return (db.prepare(`SELECT id FROM ${kind} WHERE project_id = ? AND author_id = ? AND state = 'closed' ORDER BY created_at DESC, id DESC`).all(project, authorB.id) as { id: number }[]).map((r) => r.id);
+        })()],
+        [{ labels: 'misc', author_id: String(authorB.id), state: 'opened' }, expected(kind, { projects: [project], label: 'misc', authorId: authorB.id, state: 'opened' }, 'created_at', 'desc')],
+        [{ labels: 'none-such', author_id: String(authorB.id) }, []],
+      ] as const) {
+        expect(want.length).toBeLessThan(40);
+        const per = 4;
+        const reads = await pagedReads(s, () => expectPages(path, query, [...want], per));
+        // One read per page holding rows, each of the rows left (one more only while a next page exists).
+        const limits = reads.map((r) => Number(/LIMIT (\d+) OFFSET \?$/.exec(r.sql)![1]));
+        const pages = Math.ceil(want.length / per);
+        expect(limits).toEqual(Array.from({ length: pages }, (_, k) => Math.min(per + 1, want.length - k * per)));
+      }
+    }
   });
 });
 

@@ -99,6 +99,13 @@ export interface PageSource<T> {
   rows: (limit: number, offset: number) => T[];
   /** The list's exact length, when counters hold it: a page past the end is then answered without reading. */
   total?: () => number;
+  /**
+   * The list's exact length, already known (at most COUNT_LIMIT): a page reads no more rows than
+   * the list has left from its offset, so a walk stops at the list's last row instead of looking
+   * past it for one more (a filter few records match walked every record of its index), and a page
+   * at or past the end is not read at the list's beginning either.
+   */
+  known?: number;
 }
 
 /**
@@ -118,7 +125,9 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
     else setUncountedPaginationHeaders(rc, page, false);
     return [];
   }
-  const fetched = source.rows(page.perPage + 1, page.offset);
+  // With the length known, the rows left from the offset: the answer is the same, headers included.
+  const left = source.known === undefined ? page.perPage + 1 : Math.min(page.perPage + 1, source.known - page.offset);
+  const fetched = left > 0 ? source.rows(left, page.offset) : [];
   const hasNext = fetched.length > page.perPage;
   const rows = fetched.slice(0, page.perPage);
   const pageSettlesTotal = page.offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || page.offset === 0));
@@ -429,10 +438,13 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   }
   let total: number | undefined;
   const exact = list.countFrom && 'total' in list.countFrom ? list.countFrom.total : undefined;
+  // A count in hand up to COUNT_LIMIT is the list's length (past it, only "more than").
+  const counted = list.countFrom && 'counted' in list.countFrom && list.countFrom.counted <= COUNT_LIMIT ? list.countFrom.counted : undefined;
   return paginate(
     rc,
     {
       total: exact && (() => (total ??= exact())),
+      known: counted,
       count: (cap) => {
         const from = list.countFrom ?? { from: list.from, args: list.args };
         if ('total' in from) return (total ??= from.total());
