@@ -231,6 +231,51 @@ describe('a list whose length the counters know', () => {
   });
 });
 
+describe('deep pages of a label list', () => {
+  it('start from a row an earlier page read, while the project is unwritten; every page as the records say', async () => {
+    const ctx = s.service.context;
+    const deep = (await s.createProject({ name: 'deep', namespace_id: group, visibility: 'public' })).id;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= 1_500; i++) {
+        const common = { iid: i, title: `Deep ${i}`, description: null, authorId: 1, labels: i % 5 ? ['deep'] : [], createdAt: createdAt(i), updatedAt: updatedAt(i % N), importedFrom: 'none' as const };
+        insertImportedIssue(ctx, deep, { ...common, state: 'opened', confidential: i % 50 === 0 });
+        insertImportedMergeRequest(ctx, deep, { ...common, state: 'opened', sourceBranch: `deep-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) });
+      }
+    })();
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const path = `/projects/${deep}/${kind}`;
+      for (const [order, sort] of [
+        ['created_at', 'desc'],
+        ['updated_at', 'asc'],
+      ] as const) {
+        const pages = async (token?: string, viewer?: number | 'anonymous'): Promise<{ sql: string }[]> =>
+          pagedReads(s, async () => {
+            const want = expected(kind, { projects: [deep], label: 'deep', viewer }, order, sort);
+            // Read in turn from page 10 on, then two deep pages asked again.
+            for (const n of [10, 11, 12, 13, 12, 11, 13]) {
+              const res = await s.get(path, { query: { labels: 'deep', order_by: order, sort, per_page: '100', page: String(n) }, token: token ?? (viewer === 'anonymous' ? '' : undefined) });
+              expectCounted(res, want.length, 100);
+              expect(ids(res)).toEqual(want.slice((n - 1) * 100, n * 100));
+            }
+          });
+        const anchored = (reads: { sql: string }[]): number => reads.filter((r) => r.sql.includes(`(il.${order}, il.issuable_id) `)).length;
+        expect(anchored(await pages())).toBeGreaterThan(4);
+        expect(anchored(await pages(undefined, 'anonymous'))).toBeGreaterThan(4);
+        // A caller whose view of issues memberships decide reads by offset (merge requests: no such view).
+        const member = anchored(await pages(authorA.token, kind === 'issues' ? authorA.id : undefined));
+        if (kind === 'issues') expect(member).toBe(0);
+        else expect(member).toBeGreaterThan(4);
+        // A write to the project's records: the anchors are forgotten, the pages still the records'.
+        const db = ctx.db;
+        db.prepare(`UPDATE ${kind} SET labels = '["deep"]' WHERE project_id = ? AND iid = 1495`).run(deep);
+        db.prepare(`UPDATE ${kind} SET updated_at = ? WHERE project_id = ? AND iid = 300`).run('2030-01-01T00:00:00.000Z', deep);
+        db.prepare(`UPDATE ${kind} SET created_at = ? WHERE project_id = ? AND iid = 600`).run('2000-01-01T00:00:00.000Z', deep);
+        await pages();
+      }
+    }
+  });
+});
+
 describe('writes the label rows follow', () => {
   it('an edit, a new author, labels added and removed, a close, a move, an author cleared, a create and a delete', async () => {
     const db = s.service.context.db;

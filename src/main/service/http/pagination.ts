@@ -451,17 +451,21 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         if ('count' in from) return from.count(cap);
         return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
       },
-      rows: (limit, offset) =>
-        list.rows
-          ? list.rows(limit, offset)
-          : list.anchors && offset >= ANCHORED_FROM_OFFSET
-          ? anchoredRows(db, list, list.anchors, limit, offset)
-          : list.anchors?.startBound
-          ? startedRows(db, list, list.anchors, limit, offset)
-          : (db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[]),
+      rows: (limit, offset) => (list.rows ? list.rows(limit, offset) : listRows(db, list, limit, offset)),
     },
     defaultPerPage,
   );
+}
+
+/**
+ * `limit` rows of a SQL list from `offset`: from an anchor (list.anchors) on a deep page, from the
+ * list's first row (startBound) on an early one, else by LIMIT and OFFSET. For a list's own pages,
+ * and for lists whose pages read another way (SqlList.rows) and anchor a list of their own.
+ */
+export function listRows<T>(db: Db, list: SqlList<T>, limit: number, offset: number): T[] {
+  if (list.anchors && offset >= ANCHORED_FROM_OFFSET) return anchoredRows(db, list, list.anchors, limit, offset);
+  if (list.anchors?.startBound) return startedRows(db, list, list.anchors, limit, offset);
+  return db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
 }
 
 // ---------------------------------------------------------------------------------------------

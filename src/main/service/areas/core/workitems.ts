@@ -1,5 +1,5 @@
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, limitSql, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
@@ -463,15 +463,33 @@ export function labelRowsPage<T extends { id: number }>(
       ? byCreated ? 'issuable_labels_created' : 'issuable_labels_updated'
       : byCreated ? 'issuable_labels_title_created' : 'issuable_labels_title_updated';
   const onMilestone = milestoneId !== null ? ' AND il.milestone IS NOT NULL AND il.milestone = ?' : '';
-  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${labelIndex}
+  const ids: SqlList<{ id: number; at: string }> = {
+    select: `il.issuable_id AS id, il.${col} AS at`,
+    from: `FROM issuable_labels il INDEXED BY ${labelIndex}
       ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
       WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}
-      ORDER BY il.${col} ${sort}, il.issuable_id ${sort}`;
-  const args = [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`,
+    args: [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)],
+    order: `il.${col} ${sort}, il.issuable_id ${sort}`,
+  };
+  // A project's deep pages start from a row an earlier page read (PageAnchors) while its records
+  // are unwritten (every label row change is a write to its record: listVersion), for a caller
+  // whose view of them no membership decides (an administrator, an anonymous caller: no arguments).
+  const projectId = scope.projectId;
+  if (projectId !== undefined && extra.args.length === 0) {
+    ids.anchors = {
+      key: JSON.stringify(['labelRows', type, ids.from, ids.args, ids.order]),
+      version: () => listVersion(rc, type, projectId),
+      column: `il.${col}`,
+      idColumn: 'il.issuable_id',
+      sort: filters.sort,
+      value: (row) => row.at,
+      id: (row) => row.id,
+    };
+  }
   return (limit, offset) => {
-    const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+    const pageIds = listRows(db, ids, limit, offset).map((r) => r.id);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return pageIds.map((id) => byId.get(id)!);
