@@ -231,13 +231,20 @@ describe('a list whose length the counters know', () => {
   });
 });
 
+let deep: number;
+let deepMilestone: number;
+
 describe('deep pages of a label list', () => {
   it('start from a row an earlier page read, while the project is unwritten; every page as the records say', async () => {
     const ctx = s.service.context;
-    const deep = (await s.createProject({ name: 'deep', namespace_id: group, visibility: 'public' })).id;
+    deep = (await s.createProject({ name: 'deep', namespace_id: group, visibility: 'public' })).id;
+    deepMilestone = (await s.post(`/projects/${deep}/milestones`, { title: 'v1' })).body.id;
     ctx.db.transaction(() => {
       for (let i = 1; i <= 1_500; i++) {
-        const common = { iid: i, title: `Deep ${i}`, description: null, authorId: 1, labels: i % 5 ? ['deep'] : [], createdAt: createdAt(i), updatedAt: updatedAt(i % N), importedFrom: 'none' as const };
+        const common = {
+          iid: i, title: `Deep ${i}`, description: null, authorId: 1, labels: i % 5 ? ['deep'] : [], milestoneId: i % 7 ? deepMilestone : null,
+          createdAt: createdAt(i), updatedAt: updatedAt(i % N), importedFrom: 'none' as const,
+        };
         insertImportedIssue(ctx, deep, { ...common, state: 'opened', confidential: i % 50 === 0 });
         insertImportedMergeRequest(ctx, deep, { ...common, state: 'opened', sourceBranch: `deep-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) });
       }
@@ -273,6 +280,45 @@ describe('deep pages of a label list', () => {
         await pages();
       }
     }
+  });
+});
+
+describe('deep pages by a milestone title', () => {
+  it('the one milestone the records carry: from a row an earlier page read while the records are unwritten; a rename reads anew', async () => {
+    const db = s.service.context.db;
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const path = `/projects/${deep}/${kind}`;
+      const onMilestone = (): number[] =>
+        (db.prepare(`SELECT id FROM ${kind} WHERE project_id = ? AND milestone_id = ? ORDER BY created_at DESC, id DESC`).all(deep, deepMilestone) as { id: number }[]).map((r) => r.id);
+      // Deepest first too: an anchor a later page would set again must not be one a write moved.
+      const pages = async (title: string, want: number[]): Promise<{ sql: string }[]> =>
+        pagedReads(s, async () => {
+          for (const n of [13, 11, 12, 13, 12, 11, 14]) {
+            const res = await s.get(path, { query: { milestone: title, per_page: '100', page: String(n) } });
+            expectCounted(res, want.length, 100);
+            expect(ids(res)).toEqual(want.slice((n - 1) * 100, n * 100));
+          }
+        });
+      const anchored = (reads: { sql: string }[]): number => reads.filter((r) => r.sql.includes('(x.created_at, x.id) ')).length;
+      expect(onMilestone().length).toBeGreaterThan(1_250);
+      expect(anchored(await pages('v1', onMilestone()))).toBeGreaterThan(3);
+      // Records written: one off the milestone deep in the list, one redated to its end.
+      db.prepare(`UPDATE ${kind} SET milestone_id = NULL WHERE project_id = ? AND iid = 150`).run(deep);
+      db.prepare(`UPDATE ${kind} SET created_at = ? WHERE project_id = ? AND iid = 1400`).run('2001-01-01T00:00:00.000Z', deep);
+      await pages('v1', onMilestone());
+      db.prepare(`UPDATE ${kind} SET milestone_id = ? WHERE project_id = ? AND iid = 150`).run(deepMilestone, deep);
+      await pages('v1', onMilestone());
+    }
+    // Renamed: no record written, the title names other records (none), the new title these.
+    expect((await s.put(`/projects/${deep}/milestones/${deepMilestone}`, { title: 'v9' })).status).toBe(200);
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      expectCounted(await s.get(`/projects/${deep}/${kind}`, { query: { milestone: 'v1', per_page: '100', page: '12' } }), 0, 100);
+      const res = await s.get(`/projects/${deep}/${kind}`, { query: { milestone: 'v9', per_page: '100', page: '12' } });
+      const want = (db.prepare(`SELECT id FROM ${kind} WHERE project_id = ? AND milestone_id = ? ORDER BY created_at DESC, id DESC`).all(deep, deepMilestone) as { id: number }[]).map((r) => r.id);
+      expectCounted(res, want.length, 100);
+      expect(ids(res)).toEqual(want.slice(1_100, 1_200));
+    }
+    expect((await s.put(`/projects/${deep}/milestones/${deepMilestone}`, { title: 'v1' })).status).toBe(200);
   });
 });
 

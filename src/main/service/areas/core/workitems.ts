@@ -100,13 +100,15 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   if (scope.projectId !== undefined) {
     const carried = carriedMilestones(rc, type, scope.projectId, title);
-    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0]] };
+    if (carried.length === 1) return { sql: MILESTONE_BY_ID, args: [carried[0]] };
     // None of the project's records carries one: a constant false, which SQLite checks once
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
   return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
 }
+
+const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
 
 /** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
 function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
@@ -155,6 +157,11 @@ export interface WorkItemFilters {
    * not filtered by them), which the counters count: see countersCount.
    */
   counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
+  /**
+   * The milestone title's condition names the one milestone the project's records carry by its
+   * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
+   */
+  milestoneById: boolean;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -213,8 +220,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // A milestone by title (not a wildcard: None, Any, Upcoming, Started).
   const milestoneTitle =
     milestoneFilter != null && !['none', 'no milestone', 'any', 'upcoming', '#upcoming', 'started', '#started'].includes(milestoneFilter.toLowerCase()) ? milestoneFilter : null;
+  let milestoneById = false;
   if (milestoneFilter != null) {
     const cond = milestoneCondition(rc, milestoneFilter, type, scope);
+    milestoneById = milestoneTitle !== null && cond.sql === MILESTONE_BY_ID;
     addFilter(where, args, cond.sql, ...cond.args);
   }
   if (q.my_reaction_emoji && rc.user) {
@@ -277,7 +286,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, searchAlone, counted };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -588,11 +597,13 @@ function issuesInserted(rc: RequestContext, projectId: number, since: number, no
 
 /**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
- * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
- * milestone's title, which other tables hold): their rows change only when the project's records
- * are written, which listVersion counts; issues by created_at or title only when a write touches
- * what those lists read (issueOrderVersion): editing an issue's description keeps them, and after
- * nothing but new issues the anchors by created_at move along by them (issuesInserted). `seesAll`
+ * nothing but the records' own columns (state, author, confidentiality, the milestone's id when
+ * its title names the one the records carry; not labels, search or a milestone's title, which
+ * other tables hold): their rows change only when the project's records are written, which
+ * listVersion counts; issues by created_at or title (no milestone: issueOrderVersion leaves it
+ * out) only when a write touches what those lists read (issueOrderVersion): editing an issue's
+ * description keeps them, and after nothing but new issues the anchors by created_at move along
+ * by them (issuesInserted). `seesAll`
  * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
  * without an issue write.
  */
@@ -605,18 +616,19 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   seesAll: boolean,
 ): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
-  if (scope.projectId === undefined || !filters.counted || filters.counted.milestone !== null || !col) return undefined;
+  if (scope.projectId === undefined || !filters.counted || (filters.counted.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
+  const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted.milestone === null;
   return {
     key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
-    version: () => (type === 'Issue' && col !== 'updated_at' ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
+    version: () => (byOrderVersion ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
     column: `x.${col}`,
     idColumn: 'x.id',
     sort: filters.sort,
     value: (row) => row[col],
     id: (row) => row.id,
     // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite.
-    inserted: type === 'Issue' && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
+    inserted: byOrderVersion && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
   };
 }
 
