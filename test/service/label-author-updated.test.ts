@@ -245,7 +245,7 @@ describe('deep pages of a label list', () => {
           iid: i, title: `Deep ${i}`, description: null, authorId: 1, labels: i % 5 ? ['deep'] : [], milestoneId: i % 7 ? deepMilestone : null,
           createdAt: createdAt(i), updatedAt: updatedAt(i % N), importedFrom: 'none' as const,
         };
-        insertImportedIssue(ctx, deep, { ...common, state: 'opened', confidential: i % 50 === 0 });
+        insertImportedIssue(ctx, deep, { ...common, state: 'opened', confidential: i % 50 === 1 });
         insertImportedMergeRequest(ctx, deep, { ...common, state: 'opened', sourceBranch: `deep-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) });
       }
     })();
@@ -279,6 +279,53 @@ describe('deep pages of a label list', () => {
         db.prepare(`UPDATE ${kind} SET created_at = ? WHERE project_id = ? AND iid = 600`).run('2000-01-01T00:00:00.000Z', deep);
         await pages();
       }
+    }
+  });
+});
+
+describe('deep pages of a label list read by walking the records (an author, another order)', () => {
+  it('from a row an earlier page read while the records are unwritten and the caller\'s view stays; every page as the records say', async () => {
+    const db = s.service.context.db;
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const path = `/projects/${deep}/${kind}`;
+      for (const [query, order] of [
+        [{ labels: 'deep', author_id: '1' }, 'x.created_at DESC, x.id DESC'],
+        [{ labels: 'deep', order_by: 'title', sort: 'asc' }, 'x.title ASC, x.id ASC'],
+      ] as const) {
+        const column = order.split(' ')[0];
+        const want = (viewer?: number): number[] =>
+          (
+            db
+              .prepare(
+                `SELECT id FROM ${kind} x WHERE project_id = ? AND EXISTS (SELECT 1 FROM json_each(x.labels) WHERE value = 'deep')
+                  ${kind === 'issues' && viewer !== undefined ? 'AND (x.confidential = 0 OR x.author_id = ?)' : ''} ORDER BY ${order}`,
+              )
+              .all(deep, ...(kind === 'issues' && viewer !== undefined ? [viewer] : [])) as { id: number }[]
+          ).map((r) => r.id);
+        const pages = async (expectedIds: number[], token?: string): Promise<{ sql: string }[]> =>
+          pagedReads(s, async () => {
+            for (const n of [12, 11, 12, 10, 11]) {
+              const res = await s.get(path, { query: { ...query, per_page: '100', page: String(n) }, token });
+              expectCounted(res, expectedIds.length, 100);
+              expect(ids(res)).toEqual(expectedIds.slice((n - 1) * 100, n * 100));
+            }
+          });
+        const anchored = (reads: { sql: string }[]): number => reads.filter((r) => r.sql.includes(`(${column}, x.id) `)).length;
+        expect(anchored(await pages(want()))).toBeGreaterThan(3);
+        db.prepare(`UPDATE ${kind} SET labels = '[]' WHERE project_id = ? AND iid = 201`).run(deep);
+        db.prepare(`UPDATE ${kind} SET labels = '["deep"]' WHERE project_id = ? AND iid = 205`).run(deep);
+        await pages(want());
+        await pages(want(authorA.id), authorA.token);
+      }
+    }
+    // A caller who becomes a Planner sees the confidential issues without an issue written.
+    const member = await s.post(`/projects/${deep}/members`, { user_id: authorA.id, access_level: 15 });
+    expect(member.status).toBe(201);
+    const all = (db.prepare(`SELECT id FROM issues x WHERE project_id = ? AND EXISTS (SELECT 1 FROM json_each(x.labels) WHERE value = 'deep') ORDER BY title ASC, id ASC`).all(deep) as { id: number }[]).map((r) => r.id);
+    for (const n of [12, 11]) {
+      const res = await s.get(`/projects/${deep}/issues`, { query: { labels: 'deep', order_by: 'title', sort: 'asc', per_page: '100', page: String(n) }, token: authorA.token });
+      expectCounted(res, all.length, 100);
+      expect(ids(res)).toEqual(all.slice((n - 1) * 100, n * 100));
     }
   });
 });

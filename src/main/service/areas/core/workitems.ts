@@ -598,8 +598,8 @@ function issuesInserted(rc: RequestContext, projectId: number, since: number, no
 /**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
  * nothing but the records' own columns (state, author, confidentiality, the milestone's id when
- * its title names the one the records carry; not labels, search or a milestone's title, which
- * other tables hold): their rows change only when the project's records are written, which
+ * its title names the one the records carry) and perhaps one label (not search or a milestone's
+ * title, which other tables hold): their rows change only when the project's records are written, which
  * listVersion counts; issues by created_at or title (no milestone: issueOrderVersion leaves it
  * out) only when a write touches what those lists read (issueOrderVersion): editing an issue's
  * description keeps them, and after nothing but new issues the anchors by created_at move along
@@ -616,9 +616,12 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   seesAll: boolean,
 ): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
-  if (scope.projectId === undefined || !filters.counted || (filters.counted.milestone !== null && !filters.milestoneById) || !col) return undefined;
+  // One label by title too: a record's label rows change only with writes to it (a renamed label
+  // rewrites its records), which listVersion counts.
+  const own = filters.counted ?? filters.labelOnly;
+  if (scope.projectId === undefined || !own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
-  const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted.milestone === null;
+  const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted !== null && filters.counted.milestone === null;
   return {
     key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
     version: () => (byOrderVersion ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),

@@ -73,7 +73,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const scopeSql = scopeCondition(rc, 'issues', scope, filters);
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
-  const seesAll = filters.counted ? seesConfidential(rc, scope) : false;
+  // Part of the anchors' key (a role change shows or hides rows without an issue write).
+  const seesAll = filters.counted || filters.labelOnly ? seesConfidential(rc, scope) : false;
   const countFrom =
     labelCount ??
     searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
