@@ -150,6 +150,26 @@ async function main(): Promise<void> {
       const page = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?per_page=100&order_by=updated_at`;
       row(fair, await measure(page(big.bigProjectId), big.token, bigPid, touchBig), await measure(page(mid), big.token, bigPid, touchBig));
     }
+    // The other 100-row pages the same way: against that project's MID_FILL merge requests and
+    // labels, and a group of MID_FILL epics (made once per data dir, through the API), instead of
+    // the small side's 3-4 rows.
+    const fairLines: [string, string, (mid: { project: number; group: number }) => string][] = [
+      [`merge requests per_page=100 vs ${MID_FILL} MRs`, `/projects/${big.bigProjectId}/merge_requests?per_page=100`, (x) => `/projects/${x.project}/merge_requests?per_page=100`],
+      [
+        `MR state=opened&per_page=100 vs ${MID_FILL} MRs`,
+        `/projects/${big.bigProjectId}/merge_requests?state=opened&per_page=100`,
+        (x) => `/projects/${x.project}/merge_requests?state=opened&per_page=100`,
+      ],
+      [`project labels per_page=100 vs ${MID_FILL} labels`, `/projects/${big.bigProjectId}/labels?per_page=100`, (x) => `/projects/${x.project}/labels?per_page=100`],
+      [`group epics per_page=100 vs ${MID_FILL} epics`, `/groups/${big.groupId}/epics?per_page=100`, (x) => `/groups/${x.group}/epics?per_page=100`],
+    ];
+    const fairChosen = fairLines.filter(([name]) => chosen([name, null]));
+    if (fairChosen.length) {
+      const mid = await midFilled(bigServer.url, big, await midProject(bigServer.url, big));
+      for (const [name, bigPath, midPath] of fairChosen) {
+        row(name, await measure(`${bigServer.url}/api/v4${bigPath}`, big.token, bigPid, touchBig), await measure(`${bigServer.url}/api/v4${midPath(mid)}`, big.token, bigPid, touchBig));
+      }
+    }
 
     // The project's open-issue count is memoized between writes: the first read after a write pays for it.
     const afterWrite = async (m: ScaleManifest, url: string, projectId: number): Promise<Timed> => {
@@ -292,6 +312,36 @@ async function midProject(url: string, m: ScaleManifest): Promise<number> {
   const have = Number((await fetch(`${url}/api/v4/projects/${project.id}/issues?per_page=1`, { headers: { 'private-token': m.token } })).headers.get('x-total') ?? 0);
   for (let i = have; i < MID_ISSUES; i++) await api('POST', `/projects/${project.id}/issues`, { title: `Mid issue ${i + 1}`, description: 'A project of a thousand issues', labels: i % 3 ? 'bug' : '' });
   return project.id as number;
+}
+
+/** Merge requests and labels the 1,000-issue project gets, and epics its group of the same name, for the fair 100-row lines. */
+const MID_FILL = 120;
+
+/** Fills the 1,000-issue project with MID_FILL merge requests and labels, and root's group `scale-mid-group` with MID_FILL epics (the first time). */
+async function midFilled(url: string, m: ScaleManifest, project: number): Promise<{ project: number; group: number }> {
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${url}/api/v4${path}`, {
+      method,
+      headers: { 'private-token': m.token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
+    return res.json();
+  };
+  const total = async (path: string): Promise<number> => Number((await fetch(`${url}/api/v4${path}`, { headers: { 'private-token': m.token } })).headers.get('x-total') ?? 0);
+  for (let i = await total(`/projects/${project}/merge_requests?per_page=1`); i < MID_FILL; i++) {
+    await api('POST', `/projects/${project}/merge_requests`, { title: `Mid change ${i + 1}`, description: 'A project of a thousand issues', source_branch: `mid-${i + 1}`, target_branch: 'main', labels: i % 3 ? 'bug' : '' });
+  }
+  for (let i = await total(`/projects/${project}/labels?per_page=1`); i < MID_FILL; i++) {
+    await api('POST', `/projects/${project}/labels`, { name: `mid-label-${String(i + 1).padStart(3, '0')}`, color: '#428bca', description: 'A label of the mid project' });
+  }
+  const path = 'scale-mid-group';
+  const found = (await api('GET', `/groups?search=${path}`)) as { id: number; path: string }[];
+  const group = found.find((g) => g.path === path)?.id ?? ((await api('POST', '/groups', { name: path, path })) as { id: number }).id;
+  for (let i = await total(`/groups/${group}/epics?per_page=1`); i < MID_FILL; i++) {
+    await api('POST', `/groups/${group}/epics`, { title: `Mid epic ${i + 1}`, description: 'A group of epics', labels: i % 3 ? 'bug' : '' });
+  }
+  return { project, group };
 }
 
 /** Lists of one project (or its group), as [name, path for a project id]. */
@@ -444,6 +494,11 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group epics labels=bug page 2500', `/groups/${m.groupId}/epics?labels=bug&page=2500`],
       ['group epics search=performance page 2500', `/groups/${m.groupId}/epics?search=performance&page=2500`],
       ['group epics created_after', `/groups/${m.groupId}/epics?created_after=2024-01-01T00:00:00Z`],
+      ['group epics updated_before', `/groups/${m.groupId}/epics?updated_before=2024-01-06T00:00:00Z`],
+      ['group epics updated_after', `/groups/${m.groupId}/epics?updated_after=2024-06-01T00:00:00Z`],
+      ['group epics order_by=updated_at&created_after', `/groups/${m.groupId}/epics?order_by=updated_at&created_after=2024-06-01T00:00:00Z`],
+      ['group epics confidential=true', `/groups/${m.groupId}/epics?confidential=true`],
+      ['group epics my_reaction_emoji=thumbsup', `/groups/${m.groupId}/epics?my_reaction_emoji=thumbsup`],
       ['group epics include_descendant_groups=false', `/groups/${m.groupId}/epics?include_descendant_groups=false`],
       ['group labels', `/groups/${m.groupId}/labels`],
       ['group labels only_group_labels=false', `/groups/${m.groupId}/labels?only_group_labels=false`],

@@ -13,6 +13,12 @@ export interface ApiResult<T = any> {
   text: string;
 }
 
+/** The body of a successful answer; anything else throws with the status and text, so a set-up step fails where it went wrong. */
+export const ok = <T>(res: { status: number; text: string; body: T }): T => {
+  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
+  return res.body;
+};
+
 export interface CallOptions {
   token?: string | null;
   /** JSON body (default), or `form` for x-www-form-urlencoded, or `multipart`. */

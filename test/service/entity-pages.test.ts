@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_TOKEN, TestService } from '../helpers/service';
+import { ok, ROOT_TOKEN, TestService } from '../helpers/service';
 import { preparedBy } from '../helpers/lists';
 
 // A page of entities reads what its rows show of other tables once for the page (parents,
@@ -13,10 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 /** The answer's text for one record, its fields in the order the answer gave them. */
 const text = (record: unknown): string => JSON.stringify(record);
 const without = (record: Record<string, unknown>, ...keys: string[]): Record<string, unknown> =>

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { ok, TestService } from '../helpers/service';
 
 // A page of issues hands out again, after a write elsewhere, the entities (and their JSON texts)
 // of the issues whose rows and embedded records read the same as when they were built
@@ -14,10 +14,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 const without = (record: Record<string, unknown>, ...keys: string[]): Record<string, unknown> =>
   Object.fromEntries(Object.entries(record).filter(([k]) => !keys.includes(k)));
 const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);

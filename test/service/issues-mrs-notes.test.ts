@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
 
 let s: TestService;
 let project: any;
@@ -109,6 +110,44 @@ describe('merge requests', () => {
     expect(dup.body).toEqual({ message: ['Another open merge request already exists for this source branch: !1'] });
     const same = await s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'main', target_branch: 'main', title: 'x' });
     expect(same.status).toBe(422); // unprocessable_entity!(errors[:branch_conflict])
+  });
+
+  it('checks branch names, not branches: a valid name that does not exist is taken, an invalid one is 400 per field', async () => {
+    const project = await s.createProject({ name: 'branch-names' });
+    const count = async () => (await s.get(`/projects/${project.id}/merge_requests`, { query: { per_page: '100' } })).body.length;
+    const before = await count();
+    for (const [source, target, fields] of [
+      ['has space', 'main', ['source_branch']],
+      ['-leading-dash', 'main', ['source_branch']],
+      ['a..b', 'x.lock', ['source_branch', 'target_branch']],
+      ['ok/branch', 'trailing/', ['target_branch']],
+      ['ok/branch', 'ctl\x01', ['target_branch']],
+    ] as const) {
+      const res = await s.post(`/projects/${project.id}/merge_requests`, { source_branch: source, target_branch: target, title: 'names' });
+      expect(res.status, `${source} -> ${target}`).toBe(400);
+      expect(res.body).toEqual({ message: Object.fromEntries(fields.map((f) => [f, ['is invalid']])) });
+    }
+    expect(await count()).toBe(before);
+    // Spelled in full, or a name no branch has yet: GitLab keeps the name as given.
+    const later = await s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'not-pushed-yet', target_branch: 'refs/heads/main', title: 'later' });
+    expect(later.status).toBe(201);
+    expect(later.body).toMatchObject({ source_branch: 'not-pushed-yet', target_branch: 'refs/heads/main' });
+    // An update checks the target it sets, and the same conflicts as a create.
+    const path = `/projects/${project.id}/merge_requests/${later.body.iid}`;
+    expect(await s.put(path, { target_branch: 'bad name' })).toMatchObject({ status: 400, body: { message: { target_branch: ['is invalid'] } } });
+    expect(await s.put(path, { target_branch: 'not-pushed-yet' })).toMatchObject({ status: 422, body: { message: ["You can't use same project/branch for source and target"] } });
+    await s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'not-pushed-yet', target_branch: 'other', title: 'other' });
+    const clash = await s.put(path, { target_branch: 'other' });
+    expect(clash.status).toBe(409);
+    expect(clash.body.message[0]).toMatch(/^Another open merge request already exists for this source branch: !\d+$/);
+    expect((await s.get(path)).body.target_branch).toBe('refs/heads/main');
+    expect((await s.put(path, { target_branch: 'main' })).body.target_branch).toBe('main');
+    // The conflict is looked up by the source branch's index, not the target's (most of a project's
+    // merge requests target its default branch: 168 ms per create at a million, 0.5 ms this way).
+    const sql = await preparedBy(s, () => s.post(`/projects/${project.id}/merge_requests`, { source_branch: 'plan', target_branch: 'main', title: 'plan' }));
+    const check = sql.find((x) => /AND id IS NOT \?/.test(x))!;
+    const plan = (s.service.context.db.prepare(`EXPLAIN QUERY PLAN ${check}`).all(1, 'a', 'b', null) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan).toContain('merge_requests_project_source_branch (project_id=? AND source_branch=?)');
   });
 
   it('closes, reopens and merges, recording events', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCounted } from '../helpers/lists';
+import { expectCounted, pagedReads, preparedBy } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -79,5 +79,55 @@ describe('members by query', () => {
     expect((second.body as { id: number }[]).map((m) => m.id)).toEqual(want.slice(3, 6));
     expectCounted(second, want.length, 3);
     expect(second.headers.get('x-next-page')).toBe('3');
+  });
+
+  it('a query of a trigram or more reads its candidates’ memberships, every page the same with its headers (core/060)', async () => {
+    // Members added in another order than their users were made, some matching only by a non-ASCII name or an e-mail.
+    const added: (typeof people)[number][] = [];
+    for (let i = 0; i < 7; i++) {
+      const { user } = await s.createUser({ username: i % 3 === 2 ? `other${i}` : `tester${i}` });
+      const row = db().prepare('SELECT id, username, name, email FROM users WHERE id = ?').get(user.id) as (typeof people)[number];
+      added.push(row);
+    }
+    db().prepare("UPDATE users SET name = 'TÉSTER Ünï' WHERE id = ?").run(added[2].id);
+    added[2].name = 'TÉSTER Ünï';
+    db().prepare("UPDATE users SET email = 'TESTER@example.org' WHERE id = ?").run(added[5].id);
+    added[5].email = 'TESTER@example.org';
+    for (const p of [...added].reverse()) {
+      await s.addMember('groups', group, p.id, 30);
+      people.push(p);
+    }
+    for (const query of ['tester', 'TESTER@EXAMPLE.ORG', 'tÉster', 'ster']) {
+      const inGroup = (db().prepare("SELECT user_id FROM members WHERE source_type = 'Namespace' AND source_id = ? AND user_id IS NOT NULL ORDER BY id").all(group) as {
+        user_id: number;
+      }[]).map((m) => m.user_id);
+      const want = expected(query, inGroup).sort((a, b) => inGroup.indexOf(a) - inGroup.indexOf(b));
+      const pages = Math.max(1, Math.ceil(want.length / 2));
+      for (let page = 1; page <= pages + 1; page++) {
+        const res = await s.get(`/groups/${group}/members`, { query: { query, per_page: '2', page: String(page) } });
+        expect({ query, page, ids: (res.body as { id: number }[]).map((m) => m.id) }).toEqual({ query, page, ids: want.slice((page - 1) * 2, page * 2) });
+        expectCounted(res, want.length, 2);
+        expect(res.headers.get('x-page')).toBe(String(page));
+        expect(res.headers.get('x-next-page')).toBe(page < pages ? String(page + 1) : '');
+        expect(res.headers.get('x-prev-page')).toBe(page > 1 ? String(page - 1) : '');
+        expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=2[^>]*>; rel="last"`));
+        // members/all: by user id.
+        const all = await s.get(`/projects/${project}/members/all`, { query: { query, per_page: '2', page: String(page) } });
+        const byUser = [...want].sort((a, b) => a - b);
+        const allIds = (all.body as { id: number }[]).map((m) => m.id);
+        expect({ query, page, ids: allIds }).toEqual({ query, page, ids: byUser.slice((page - 1) * 2, page * 2) });
+        expectCounted(all, want.length, 2);
+      }
+    }
+    const reads = await pagedReads(s, async () => void (await s.get(`/groups/${group}/members`, { query: { query: 'tester', per_page: '2' } })));
+    expect(reads).toHaveLength(1);
+    const plan = (db().prepare(`EXPLAIN QUERY PLAN ${reads[0].sql}`).all(...reads[0].args) as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(plan).toContain('USING INDEX members_source_user (source_type=? AND source_id=? AND user_id=?)');
+    // The users with other characters come from their own index (core/060), not a read of every user.
+    const prepared = await preparedBy(s, () => s.get(`/groups/${group}/members`, { query: { query: 'tester' } }));
+    const candidates = prepared.find((sql) => sql.includes("GLOB '*[^ -~]*'"));
+    const found = (db().prepare(`EXPLAIN QUERY PLAN ${candidates}`).all('[]', 'x') as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(found).toContain('USING INDEX users_not_ascii');
+    expect(found).not.toMatch(/SCAN users(?! USING INDEX users_not_ascii)/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { ok, TestService } from '../helpers/service';
 
 // A page of projects hands out again, after a write elsewhere, the entities (and their JSON texts)
 // of the projects whose rows and parts read the same as when they were built (entities.ts
@@ -14,10 +14,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);
 
 describe('project pages after writes', () => {

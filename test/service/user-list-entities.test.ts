@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { ok, TestService } from '../helpers/service';
 
 // An administrator's page of users hands out again, after a write elsewhere, the full records
 // (and their JSON texts) of the users whose rows, identities, namespace and creator read the same
@@ -13,10 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);
 
 describe('user pages after writes', () => {

@@ -277,6 +277,26 @@ describe('long lists of remembered entities', () => {
       expect(jsonBody(list.slice(0, 3))).toBe(JSON.stringify(list.slice(0, 3)));
     }
   });
+
+  it('send the same entities in the same order as the same bytes, and any other list as its own', () => {
+    open();
+    const made = (key: string, title: string) => cachedEntity(db, 'long-again', key, () => ({ title, padding: 'x'.repeat(200) }));
+    const list = Array.from({ length: 100 }, (_, i) => made(`${i}`, `t${i}`));
+    const body = jsonBody(list) as Buffer;
+    // The same entities (a page whose records read as before): the bytes made last time.
+    expect(jsonBody([...list])).toBe(body);
+    // The same first entity, another one further on, fewer, or more: each its own bytes.
+    const replaced = [...list];
+    replaced[50] = made('other', 'é other');
+    const variants = [replaced, list.slice(0, 99), [...list, made('more', 'more')], [...list].reverse()];
+    for (const other of variants) expect((jsonBody(other) as Buffer).equals(Buffer.from(JSON.stringify(other)))).toBe(true);
+    // A list edited after it was sent is not mistaken for the one sent.
+    const edited = [...list];
+    const sent = jsonBody(edited) as Buffer;
+    edited[99] = made('edited', 'edited');
+    expect((jsonBody(edited) as Buffer).equals(Buffer.from(JSON.stringify(edited)))).toBe(true);
+    expect(sent.equals(Buffer.from(JSON.stringify(list)))).toBe(true);
+  });
 });
 
 describe('entities built again only when their inputs change', () => {

@@ -343,7 +343,8 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
   let store = kinds.get(kind);
   if (!store) kinds.set(kind, (store = new Map()));
   const known = store.get(key);
-  if (known && (row === null ? known.row === null : known.row !== null && sameFields(known.row, row)) && sameJson(known.inputs, inputs)) return known.entity as T;
+  // A row remembered by id (db/written-rows.ts) is the same object while unchanged.
+  if (known && (known.row === row || (row !== null && known.row !== null && sameFields(known.row, row))) && sameJson(known.inputs, inputs)) return known.entity as T;
   const entity = build();
   Object.freeze(entity);
   if (!entityJson.has(entity)) entityJson.set(entity, null);
@@ -432,6 +433,8 @@ const LONG_LIST = 16_384;
  */
 function entityList(value: object[]): string | Buffer {
   const n = value.length;
+  const known = recentBodies.get(value[0]);
+  if (known && known.entities.length === n && known.entities.every((e, i) => e === value[i])) return known.body;
   const texts = new Array<string>(n);
   let chars = n + 1;
   for (let i = 0; i < n; i++) chars += (texts[i] = entityText(value[i])).length;
@@ -452,8 +455,18 @@ function entityList(value: object[]): string | Buffer {
     at += out.write(texts[i], at, ascii ? 'latin1' : 'utf8');
   }
   out[at++] = 0x5d; // ]
+  if (recentBodies.size >= RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value as object);
+  recentBodies.set(value[0], { entities: value.slice(), body: out });
   return out;
 }
+
+/**
+ * The last long bodies made, by their first entity: the same remembered entities in the same order
+ * (a page whose records read as before, asked again after a write elsewhere) are the same bytes,
+ * sent again instead of copied anew. A few only: each holds a page's bytes (~150 KB).
+ */
+const recentBodies = new Map<object, { entities: object[]; body: Buffer }>();
+const RECENT_BODIES = 8;
 
 /**
  * An answer body that never changes (the 404 for an unknown path): frozen, and its JSON text made

@@ -29,6 +29,17 @@ export function isValidNewRefName(name: string): boolean {
 }
 
 /**
+ * A merge request's source or target branch (GitRefValidator.validate_merge_request_branch): any
+ * name that is a valid ref under refs/heads/ (or spelled in full as refs/heads/... or
+ * refs/remotes/...), not starting with `-`. It need not exist: GitLab checks the name, not the branch.
+ */
+export function isValidMergeRequestBranch(name: string): boolean {
+  if (!name || name.startsWith('-')) return false;
+  // "refs/heads/@" is a valid ref though "@" alone is not a ref name.
+  return name === '@' || isValidRefName(name);
+}
+
+/**
  * A revision a client may name (`main`, a tag, a sha, `main~2`, `refs/heads/x`): never an option,
  * never a `rev:path` or whitespace. What it resolves to is git's business.
  */

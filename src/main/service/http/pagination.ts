@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection';
+import { type WriteLog, rowsByIds } from '../db/written-rows';
 import type { RequestContext } from './route';
 import { grapeError } from './errors';
 
@@ -165,6 +166,12 @@ export interface SqlList<T> {
   anchors?: PageAnchors<T>;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
   rows?: (limit: number, offset: number) => T[];
+  /**
+   * `select` is the whole row of a table whose writes a log names (`x.*` of `FROM issues x`): a
+   * page reads its ids (`idColumn`) in the list's order, and its rows by id, from memory while
+   * the log shows them unwritten (db/written-rows.ts). The same rows in the same order.
+   */
+  byId?: { log: WriteLog; idColumn: string };
 }
 
 /**
@@ -307,7 +314,14 @@ function fromStart<T>(a: PageAnchors<T>, start: Anchor): { sql: string; args: un
 
 /** `n` rows of the list in `order` after skipping `skip`, with a condition appended. */
 function readList<T>(db: Db, list: SqlList<T>, where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] {
-  return db.prepare(`SELECT ${list.select} ${list.from}${where?.sql ?? ''} ORDER BY ${order} ${limitSql(n)} OFFSET ?`).all(...list.args, ...(where?.args ?? []), skip) as T[];
+  return selectRows(db, list, `${list.from}${where?.sql ?? ''} ORDER BY ${order} ${limitSql(n)} OFFSET ?`, [...list.args, ...(where?.args ?? []), skip]);
+}
+
+/** `SELECT <the list's rows> <tail>`: the rows themselves, or their ids and then the rows by id (SqlList.byId). */
+function selectRows<T>(db: Db, list: SqlList<T>, tail: string, args: unknown[]): T[] {
+  if (!list.byId) return db.prepare(`SELECT ${list.select} ${tail}`).all(...args) as T[];
+  const ids = db.prepare(`SELECT ${list.byId.idColumn} AS id ${tail}`).all(...args) as { id: number }[];
+  return rowsByIds<T>(db, list.byId.log, ids.map((r) => r.id));
 }
 
 /**
@@ -465,7 +479,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
 export function listRows<T>(db: Db, list: SqlList<T>, limit: number, offset: number): T[] {
   if (list.anchors && offset >= ANCHORED_FROM_OFFSET) return anchoredRows(db, list, list.anchors, limit, offset);
   if (list.anchors?.startBound) return startedRows(db, list, list.anchors, limit, offset);
-  return db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
+  return selectRows<T>(db, list, `${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset]);
 }
 
 // ---------------------------------------------------------------------------------------------

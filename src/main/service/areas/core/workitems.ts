@@ -13,6 +13,7 @@ import { loadGroup, visibleProjectsSql } from './access';
 import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
+import { sequenceLog } from '../../db/written-rows';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -818,6 +819,10 @@ function scopeMatchCount(rc: RequestContext, index: string, query: string, inSco
   if (projects === null) return count();
   return rememberedMatchCount(rc.svc.db, `${index}|${projects}|${query}`, () => lastListWrite(rc.svc.db), count);
 }
+
+/** Issues and merge requests as core/041's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
+export const ISSUE_WRITES = sequenceLog('issues', 'issuable_list_writes', 'issuable_id', "issuable_type = 'Issue'");
+export const MERGE_REQUEST_WRITES = sequenceLog('merge_requests', 'issuable_list_writes', 'issuable_id', "issuable_type = 'MergeRequest'");
 
 /** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
 function lastListWrite(db: Db): number {

@@ -1,3 +1,4 @@
+import { unchangedEntity } from '../../db/connection';
 import type { EntityContext } from '../core/entities';
 import { namespaceBasic, namespaceWebUrl, userBasicById } from '../core/entities';
 import { type Namespace, findNamespaceById } from '../core/namespaces';
@@ -73,29 +74,64 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
   return epics(ec, [e], view)[0];
 }
 
-/** The epic entity for each row of a page, what they show of other rows read for the page at once (EpicPage). */
+/**
+ * The epic entity for each row of a page, what they show of other rows read for the page at once
+ * (EpicPage). In a list, an epic whose row and parts (EpicParts) read as when its entity was built
+ * keeps that entity and its JSON text (unchangedEntity) across writes elsewhere.
+ */
 export function epics(ec: EntityContext, rows: EpicRow[], view: EpicView): Record<string, unknown>[] {
   const page = epicPage(ec, rows, view);
-  return rows.map((e) => epicOnPage(ec, e, view, page));
+  if (view.single) return rows.map((e) => buildEpic(ec, e, view, epicParts(ec, e, view, page)));
+  const shared = `${ec.user?.id ?? 0}:${ec.baseUrl}:${view.from.id}:${view.withLabelsDetails ? 1 : 0}`;
+  return rows.map((e) => {
+    const parts = epicParts(ec, e, view, page);
+    return unchangedEntity(ec.svc.db, 'epic', `${e.id}:${shared}`, e as unknown as Record<string, unknown>, parts, () => buildEpic(ec, e, view, parts));
+  });
 }
 
-function epicOnPage(ec: EntityContext, e: EpicRow, view: EpicView, page: EpicPage): Record<string, unknown> {
+/** What an epic shows of other records and tables: everything buildEpic reads besides the row, the view and the request. */
+interface EpicParts {
+  fullPath: string;
+  webUrl: string;
+  relative: string;
+  parent: { iid: number; group_id: number } | null;
+  dates: ReturnType<typeof epicDatesFrom>;
+  labels: unknown[];
+  awards: AwardCounts;
+  admin: boolean;
+  author: Record<string, unknown> | null;
+}
+
+function epicParts(ec: EntityContext, e: EpicRow, view: EpicView, page: EpicPage): EpicParts {
   const group = findNamespaceById(ec.svc, e.group_id)!;
   const parent = e.parent_id ? page.parents.get(e.parent_id) : undefined;
-  const dates = epicDatesFrom(ec.svc, e, page.children.get(e.id) ?? NO_CHILDREN);
-  const api = `${ec.baseUrl}/api/v4`;
-  const webUrl = `${namespaceWebUrl(ec, group)}/-/epics/${e.iid}`;
   const names = (JSON.parse(e.labels) as string[]).sort();
   let labels: unknown[] = names;
   if (view.withLabelsDetails) {
     const found = page.labels.get(e.group_id)!;
     labels = names.map((n) => (found.has(n) ? labelBasic(found.get(n)!) : { id: null, name: n }));
   }
-  const awards = page.awards.get(e.id) ?? NO_AWARDS;
   let admin = page.admin.get(e.group_id);
   if (admin === undefined) page.admin.set(e.group_id, (admin = canAdminEpic(ec.svc, ec.user, e)));
   let author = page.authors.get(e.author_id);
   if (author === undefined) page.authors.set(e.author_id, (author = userBasicById(ec, e.author_id)));
+  return {
+    fullPath: group.full_path,
+    webUrl: `${namespaceWebUrl(ec, group)}/-/epics/${e.iid}`,
+    relative: relativeRef(e, group, view.from),
+    parent: parent ? { iid: parent.iid, group_id: parent.group_id } : null,
+    dates: epicDatesFrom(ec.svc, e, page.children.get(e.id) ?? NO_CHILDREN),
+    labels,
+    awards: page.awards.get(e.id) ?? NO_AWARDS,
+    admin,
+    author,
+  };
+}
+
+/** The epic entity of a row and its parts (epicParts): reads nothing else, but `subscribed` for a single epic. */
+function buildEpic(ec: EntityContext, e: EpicRow, view: EpicView, parts: EpicParts): Record<string, unknown> {
+  const { parent, dates, awards, admin } = parts;
+  const api = `${ec.baseUrl}/api/v4`;
   // One literal: the fields this viewer does not get are `undefined`, which JSON leaves out, and
   // every epic of a page has one shape (Object.assign after it made each a slower dictionary).
   return {
@@ -109,18 +145,18 @@ function epicOnPage(ec: EntityContext, e: EpicRow, view: EpicView, page: EpicPag
     title: e.title,
     description: e.description,
     confidential: !!e.confidential,
-    author,
+    author: parts.author,
     start_date: dates.start_date,
     end_date: dates.due_date,
     due_date: dates.due_date,
     state: e.state,
-    web_url: webUrl,
+    web_url: parts.webUrl,
     reference: shortRef(e),
-    references: { short: shortRef(e), relative: relativeRef(e, group, view.from), full: `${group.full_path}${shortRef(e)}` },
+    references: { short: shortRef(e), relative: parts.relative, full: `${parts.fullPath}${shortRef(e)}` },
     created_at: e.created_at,
     updated_at: e.updated_at,
     closed_at: e.closed_at,
-    labels,
+    labels: parts.labels,
     upvotes: awards.upvotes,
     downvotes: awards.downvotes,
     work_item_id: null,

@@ -428,6 +428,53 @@ function createdAtLeast(svc: ServiceContext, groupIds: number[], f: EpicListFilt
   return (svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM epic_created_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
 }
 
+/** A date range holding at most this many of the groups' epics is read from its own index and sorted. */
+const DATE_RANGE_SORTED = 1_000;
+
+/**
+ * created_after/before and updated_after/before. A range on the order's own column bounds the walk
+ * in that order. One on the other date column holding few epics is read from its index and sorted
+ * (SQLite's own choice); a wider one is checked on the way (`+`: else SQLite takes its index and
+ * sorts a third of a million epics) while the list walks its order, which the other dates bound when
+ * no epic of the groups was updated before it was created (epics/012): updated_at <= X implies
+ * created_at <= X, and created_at >= X implies updated_at >= X.
+ */
+function dateFilters(svc: ServiceContext, where: string[], args: unknown[], groupIds: number[], column: string, f: EpicListFilters): Set<string> {
+  const all: [string, string, string | undefined][] = [
+    ['created_at', '>=', f.created_after],
+    ['created_at', '<=', f.created_before],
+    ['updated_at', '>=', f.updated_after],
+    ['updated_at', '<=', f.updated_before],
+  ];
+  const ranges = all.filter((r): r is [string, string, string] => !!r[2]);
+  const groups = groupIds.map(() => '?').join(',') || 'NULL';
+  let inOrder: boolean | undefined;
+  const steered = new Set<string>();
+  for (const [col, op, value] of ranges) {
+    const wide =
+      col !== column &&
+      (
+        svc.db
+          .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM epics WHERE group_id IN (${groups}) AND ${col} ${op} ? ${limitSql(DATE_RANGE_SORTED + 1)})`)
+          .get(...groupIds, value) as { n: number }
+      ).n > DATE_RANGE_SORTED;
+    addFilter(where, args, `${wide ? '+' : ''}e.${col} ${op} ?`, value);
+    if (wide) steered.add(where[where.length - 1]);
+    const implied = (col === 'updated_at' && op === '<=' && column === 'created_at') || (col === 'created_at' && op === '>=' && column === 'updated_at');
+    if (wide && implied) {
+      inOrder ??= !svc.db.prepare(`SELECT 1 FROM epic_dates_out_of_order WHERE group_id IN (${groups}) AND n > 0`).get(...groupIds);
+      if (inOrder) addFilter(where, args, `e.${column} ${op} ?`, value);
+    }
+  }
+  return steered;
+}
+
+/** How many epics the user awarded (that emoji, or any), up to `cap`, from epics/012's index. */
+function awardedUpTo(svc: ServiceContext, userId: number, name: string | null, cap: number): number {
+  const sql = `SELECT count(*) AS n FROM (SELECT 1 FROM epic_award_emoji WHERE user_id = ?${name === null ? '' : ' AND name = ?'} ${limitSql(cap)})`;
+  return (svc.db.prepare(sql).get(...(name === null ? [userId] : [userId, name])) as { n: number }).n;
+}
+
 export interface EpicList {
   sql: string;
   args: unknown[];
@@ -436,8 +483,8 @@ export interface EpicList {
    * The list's count from the counters (epics/007, epics/009) when nothing but a state, an author
    * and one label filters it; a common search term's remembered count.
    */
-  countFrom?: { counted: number } | { count: (cap: number) => number };
-  anchors: PageAnchors<EpicRow>;
+  countFrom?: { counted: number } | { count: (cap: number) => number } | { from: string; args: unknown[] };
+  anchors?: PageAnchors<EpicRow>;
 }
 
 /** SQL (alias `e`) for the epics of the reference's list filters that the user may read. */
@@ -465,18 +512,24 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     addFilter(where, args, "(e.title LIKE ? ESCAPE '\\' OR ifnull(e.description, '') LIKE ? ESCAPE '\\')", like, like);
   }
   if (f.state !== 'all') addFilter(where, args, 'e.state = ?', f.state);
-  if (f.created_after) addFilter(where, args, 'e.created_at >= ?', f.created_after);
-  if (f.created_before) addFilter(where, args, 'e.created_at <= ?', f.created_before);
-  if (f.updated_after) addFilter(where, args, 'e.updated_at >= ?', f.updated_after);
-  if (f.updated_before) addFilter(where, args, 'e.updated_at <= ?', f.updated_before);
-  if (f.confidential !== undefined) addFilter(where, args, 'e.confidential = ?', Number(f.confidential));
+  const column = f.order_by === 'title' ? 'title' : f.order_by === 'updated_at' ? 'updated_at' : 'created_at';
+  const steered = dateFilters(svc, where, args, readable, column, f);
+  // A literal, so that epics/012's index of confidential epics serves `true`.
+  if (f.confidential !== undefined) where.push(f.confidential ? 'e.confidential = 1' : 'e.confidential = 0');
   if (f.iids?.length) addFilter(where, args, `e.iid IN (${f.iids.map(() => '?').join(',')})`, ...f.iids);
+  let byId = false;
   if (f.my_reaction_emoji) {
     const mine = 'SELECT 1 FROM epic_award_emoji a WHERE a.epic_id = e.id AND a.user_id = ?';
     const me = user?.id ?? -1;
+    const name = f.my_reaction_emoji.toLowerCase() === ANY ? null : f.my_reaction_emoji;
     if (f.my_reaction_emoji.toLowerCase() === NONE) addFilter(where, args, `NOT EXISTS (${mine})`, me);
-    else if (f.my_reaction_emoji.toLowerCase() === ANY) addFilter(where, args, `EXISTS (${mine})`, me);
-    else addFilter(where, args, `EXISTS (${mine} AND a.name = ?)`, me, f.my_reaction_emoji);
+    else if (awardedUpTo(svc, me, name, COUNT_LIMIT + 1) <= COUNT_LIMIT) {
+      // The user's awards (epics/012's index), read by id and sorted, instead of every epic's awards looked up in list order.
+      const awarded = `SELECT epic_id FROM epic_award_emoji WHERE user_id = ?${name === null ? '' : ' AND name = ?'}`;
+      addFilter(where, args, `e.id IN (${awarded})`, ...(name === null ? [me] : [me, name]));
+      byId = true;
+    } else if (name === null) addFilter(where, args, `EXISTS (${mine})`, me);
+    else addFilter(where, args, `EXISTS (${mine} AND a.name = ?)`, me, name);
   }
   const not = f.not ?? {};
   if (not.author_id !== undefined && /^\d+$/.test(String(not.author_id))) addFilter(where, args, 'ifnull(e.author_id, -1) != ?', Number(not.author_id));
@@ -486,7 +539,6 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   const notLabels = Array.isArray(not.labels) ? not.labels.map(String) : typeof not.labels === 'string' ? not.labels.split(',') : [];
   const cleaned = notLabels.map((l) => l.trim()).filter(Boolean);
   if (cleaned.length) labelsFilter(where, args, cleaned, true);
-  const column = f.order_by === 'title' ? 'title' : f.order_by === 'updated_at' ? 'updated_at' : 'created_at';
   const sort: SortDirection = f.sort === 'asc' ? 'asc' : 'desc';
   const marks = (ids: number[]): string => ids.map(() => '?').join(',') || 'NULL';
   const version = (): number =>
@@ -494,7 +546,6 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   // The list's SQL without the full-text candidates below: what a search's remembered count is of.
   const listKey = JSON.stringify(['Epic', where, args]);
   // Rows read by id and sorted, not the group's epics walked in order checking each (`+` keeps the group index out of SQLite's choice).
-  let byId = false;
   const label = singleLabel(f.labels);
   if (label !== null && labelCarriers(svc, label) <= COUNT_LIMIT) {
     addFilter(where, args, "e.id IN (SELECT issuable_id FROM issuable_labels WHERE issuable_type = 'Epic' AND title = ? COLLATE NOCASE)", label);
@@ -510,6 +561,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   }
   if (byId) where[0] = `+${where[0]}`;
   const sql = `FROM epics e WHERE ${where.join(' AND ')}`;
+  // A count walks no order: a wide date range it reads from its own index (up to the cap) rather than the order's.
+  const countSql = steered.size ? `FROM epics e WHERE ${where.map((w) => (steered.has(w) ? w.slice(1) : w)).join(' AND ')}` : sql;
   const order = `e.${column} ${sort}, e.id ${sort}`;
   // Every filter but these reads more than the counters keep; authors are ids from 1 (the counters keep no author as 0).
   const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
@@ -527,13 +580,15 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM ${counters} WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
   } else if (createdOnly(f)) {
     // Past 10,000 by the months wholly in the range, else counted (epics/010).
-    countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, sql, args, cap)) };
+    countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, countSql, args, cap)) };
   } else if (f.search && !byId) {
     // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
-    countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, sql, args, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
+    countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, countSql, args, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
+  } else if (steered.size) {
+    countFrom = { from: countSql, args };
   }
-  // Every filter reads the epics' own columns (labels through their rows, which follow the
-  // epics' labels): the rows change only with the groups' epics, which their versions count.
+  // Every filter but my_reaction_emoji reads the epics' own columns (labels through their rows,
+  // which follow the epics' labels): the rows change only with the groups' epics, which their versions count.
   const anchors: PageAnchors<EpicRow> = {
     key: JSON.stringify(['Epic', sql, args, order]),
     version,
@@ -553,7 +608,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
       return rows.length === now - since ? rows.map((r) => r.epic_id) : null;
     },
   };
-  return { sql, args, order, countFrom, anchors };
+  // my_reaction_emoji reads award emoji, which no list version follows: such a list is never anchored.
+  return { sql, args, order, countFrom, anchors: f.my_reaction_emoji ? undefined : anchors };
 }
 
 export { findUserById };

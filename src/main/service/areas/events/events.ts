@@ -1,9 +1,10 @@
 import type { RequestContext } from '../../http/route';
 import { declared, t } from '../../http/params';
-import { type PageAnchors, type SortDirection, paginateSql } from '../../http/pagination';
+import { type PageAnchors, type SortDirection, countUpTo, paginateSql } from '../../http/pagination';
 import { effectiveProjectAccess, memberProjectsSql, visibleProjectsSql } from '../core/access';
 import { findProjectById } from '../core/projects';
 import type { EventRow } from './entities';
+import type { Db } from '../../db/connection';
 
 export const EVENT_ACTIONS = [
   'created', 'updated', 'closed', 'reopened', 'pushed', 'commented', 'merged', 'joined', 'left', 'destroyed', 'expired', 'approved',
@@ -68,13 +69,26 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
     where.push('e.target_type = ?');
     args.push(TARGET_TYPES[q.target_type]);
   }
+  // The list without its dates, and the id range they are (when both split).
+  const undated = { from: `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`, args: [...args] };
+  let range: { from?: number; to?: number } | undefined = {};
+  // A date is an id range when no exception (core/058) crosses its split: the list then reads its
+  // own index in id order from the split instead of comparing every event's date.
   if (q.before) {
-    where.push('e.created_at < ?');
-    args.push(`${q.before}T00:00:00.000Z`);
+    const at = `${q.before}T00:00:00.000Z`;
+    const split = eventTimeSplit(rc.svc.db, at);
+    where.push(split === undefined ? 'e.created_at < ?' : 'e.id < ?');
+    args.push(split ?? at);
+    if (split === undefined) range = undefined;
+    else if (range) range.to = split;
   }
   if (q.after) {
-    where.push('e.created_at >= ?');
-    args.push(nextDay(q.after));
+    const at = nextDay(q.after);
+    const split = eventTimeSplit(rc.svc.db, at);
+    where.push(split === undefined ? 'e.created_at >= ?' : 'e.id >= ?');
+    args.push(split ?? at);
+    if (split === undefined) range = undefined;
+    else if (range) range.from = split;
   }
   const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
   const order = q.sort === 'asc' ? 'ASC' : 'DESC';
@@ -84,9 +98,12 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
       : seesAll
         ? authorEventAnchors(rc, source, { from: sql, args }, q.sort as SortDirection)
         : undefined;
-  // Unfiltered, or by target type alone: counters may hold the total.
-  const counters = !q.action && !q.before && !q.after;
-  const countFrom = counters ? countedEvents(rc, source, visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined) : undefined;
+  // Unfiltered, or by target type alone: counters may hold the total; with dates too, the total
+  // less the events outside the dates' id range, when those are fewer.
+  const counted = q.action ? undefined : countedEvents(rc, source, visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined);
+  const dated = !!(q.before || q.after);
+  const inRange = range && counted && { count: (cap: number) => countInRange(rc.svc.db, undated, range, counted.total, cap) };
+  const countFrom = dated ? inRange || undefined : counted;
   const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors, countFrom });
   return rows.filter((e) => targetVisible(rc, e));
 }
@@ -204,6 +221,77 @@ function authorEventAnchors(
     value: (row) => row.id,
     id: (row) => row.id,
   };
+}
+
+/**
+ * The count (up to `cap`) of a list's events in an id range, from the list's total without the
+ * range (counters) less its events outside the range, or counted in the range, whichever side
+ * holds fewer: both are counted a little at a time (x8 a round), so the cost is that of the smaller.
+ * A date near either end of a project's million events counts a few rows, not 10,001.
+ */
+function countInRange(
+  db: Db,
+  list: { from: string; args: unknown[] },
+  range: { from?: number; to?: number },
+  total: () => number,
+  cap: number,
+): number {
+  const inside = { from: list.from, args: [...list.args] };
+  const outside: { from: string; args: unknown[] }[] = [];
+  if (range.from !== undefined) {
+    inside.from += ' AND e.id >= ?';
+    inside.args.push(range.from);
+    outside.push({ from: `${list.from} AND e.id < ?`, args: [...list.args, range.from] });
+  }
+  if (range.to !== undefined) {
+    inside.from += ' AND e.id < ?';
+    inside.args.push(range.to);
+    outside.push({ from: `${list.from} AND e.id >= ?`, args: [...list.args, range.to] });
+  }
+  for (let step = 128; ; step *= 8) {
+    const limit = Math.min(step, cap);
+    const n = countUpTo(db, inside.from, inside.args, limit);
+    if (n < limit || limit === cap) return n;
+    let out = 0;
+    let all = true;
+    for (const side of outside) {
+      const m = countUpTo(db, side.from, side.args, step);
+      out += m;
+      if (m === step) all = false;
+    }
+    if (all) return Math.min(total() - out, cap);
+  }
+}
+
+/**
+ * The id that splits events at a time: every event created before `at` has a smaller id, every
+ * other one an id at least this, or undefined when core/058 knows an event that breaks it. Events
+ * outside core/058's exceptions are in created_at order by id, so the split is the first of them
+ * created at `at` or later (a binary search over ids: ~20 reads of a row at a million events), and
+ * it holds for all events while no exception lies on the wrong side of it.
+ */
+export function eventTimeSplit(db: Db, at: string): number | undefined {
+  const first = db.prepare(
+    'SELECT id, created_at >= ? AS late FROM events WHERE id >= ? AND id < ? AND id NOT IN (SELECT id FROM event_time_exceptions) ORDER BY id LIMIT 1',
+  );
+  let lo = 0;
+  let hi = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS n FROM events').get() as { n: number }).n;
+  // Every event kept in order below lo was created before `at`; the split is in [lo, hi) or is `split`.
+  let split = hi;
+  while (lo < hi) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    // SQLite compares the dates, as the list's own `created_at < ?` would.
+    const row = first.get(at, mid, hi) as { id: number; late: number } | undefined;
+    if (!row) hi = mid;
+    else if (row.late) {
+      split = row.id;
+      hi = mid;
+    } else lo = row.id + 1;
+  }
+  const crossed = db
+    .prepare('SELECT 1 FROM event_time_exceptions WHERE (id >= ? AND created_at < ?) OR (id < ? AND created_at >= ?) LIMIT 1')
+    .get(split, at, split, at);
+  return crossed ? undefined : split;
 }
 
 function nextDay(date: string): string {

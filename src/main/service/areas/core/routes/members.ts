@@ -1,7 +1,8 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
 import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
-import { paginateSql } from '../../../http/pagination';
+import { type SqlList, limitSql, paginateSql } from '../../../http/pagination';
+import { rareTermCandidates } from '../../../db/trigram';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
 import { Access, MEMBER_ACCESS_LEVELS } from '../access';
@@ -144,16 +145,51 @@ function protectedMembership(rc: RequestContext, source: MemberSource, m: Member
   return owners.length <= 1;
 }
 
+/** Past this many candidates a query's members are found walking the list (a probe per candidate costs more). */
+const MEMBER_QUERY_CANDIDATES = 1000;
+
+/**
+ * The users a members `query` can match, as a condition on m.user_id, when few: those whose
+ * username or name the trigram index (core/033) finds the needle in (it folds ASCII case as
+ * js_lower does; every user it may fold otherwise has other characters), those whose e-mail is
+ * the needle, and every user with a text not printable ASCII (core/060). The list's own filter
+ * still decides each of them, so the answer is the walk's; the list reads these users' members
+ * instead of every member (a group of 2,000 walked them all to count a query's 111).
+ */
+function memberQueryCandidates(rc: RequestContext, needle: string): { sql: string; args: unknown[] } | null {
+  const db = rc.svc.db;
+  const indexed = rareTermCandidates(db, 'users_search', 'id', needle, ['username', 'name']);
+  if (!indexed) return null;
+  const found = db
+    .prepare(
+      `SELECT count(*) AS n, json_group_array(id) AS ids FROM (
+        SELECT id FROM users WHERE ${indexed.sql}
+        UNION SELECT id FROM users WHERE lower(email) = ?
+        UNION SELECT id FROM users WHERE (coalesce(username, '') || coalesce(name, '') || coalesce(email, '')) GLOB '*[^ -~]*'
+        ${limitSql(MEMBER_QUERY_CANDIDATES + 1)})`,
+    )
+    .get(...indexed.args, needle) as { n: number; ids: string };
+  if (found.n > MEMBER_QUERY_CANDIDATES) return null;
+  return { sql: 'm.user_id IN (SELECT value FROM json_each(?))', args: [found.ids] };
+}
+
 function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited: boolean) {
   const source = loadSource(rc, kind);
   const q = declared(rc.params, { query: t.string(), user_ids: t.array(t.integer()), skip_users: t.array(t.integer()), state: t.string() });
   const { from, args, order } = memberListSql(rc.svc, source, inherited);
   const where: string[] = [];
+  let sorted = order;
   if (q.user_ids?.length) addFilter(where, args, `m.user_id IN (${q.user_ids.map(() => '?').join(',')})`, ...q.user_ids);
   if (q.skip_users?.length) addFilter(where, args, `m.user_id NOT IN (${q.skip_users.map(() => '?').join(',')})`, ...q.skip_users);
   if (q.query) {
     // JavaScript's toLowerCase (js_lower, not SQLite's ASCII-only lower), so matches stay what they were.
     const needle = likeEscape(q.query).replace(/\\/g, '').toLowerCase();
+    const few = memberQueryCandidates(rc, needle);
+    if (few) {
+      addFilter(where, args, few.sql, ...few.args);
+      // `+`: each candidate's membership read by (source, user) and the few sorted, not the whole list walked in order.
+      sorted = `+${order}`;
+    }
     // A call into JavaScript per member and column cost ~2 us each (4 ms over 2,000 members): a
     // member whose texts are all printable ASCII is first tried with SQLite's LIKE, which folds
     // ASCII case as js_lower does there, so it passes every such member js_lower would match;
@@ -174,5 +210,29 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
     );
   }
   const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
-  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, { select: 'm.*', from: filtered, args, order }));
+  const list: SqlList<MemberRow> = { select: 'm.*', from: filtered, args, order: sorted };
+  // The source's own members (a direct list, or members/all of a top-level group): core/061
+  // counts them and moves a version on each write to them.
+  if (!inherited || !source.parentGroupId) {
+    const db = rc.svc.db;
+    const counts = () =>
+      db.prepare('SELECT n, version FROM member_list_counts WHERE source_type = ? AND source_id = ?').get(source.type, source.id) as
+        | { n: number; version: number }
+        | undefined;
+    if (!where.length) list.countFrom = { total: () => counts()?.n ?? 0 };
+    // Rows of members alone (a query reads users' texts too): deep pages start after a row read before.
+    if (!q.query) {
+      const column = inherited ? 'm.user_id' : 'm.id';
+      list.anchors = {
+        key: JSON.stringify(['members', filtered, args, sorted]),
+        version: () => counts()?.version ?? 0,
+        column,
+        idColumn: column,
+        sort: 'asc',
+        value: (m) => (inherited ? m.user_id! : m.id),
+        id: (m) => (inherited ? m.user_id! : m.id),
+      };
+    }
+  }
+  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, list));
 }

@@ -1,7 +1,8 @@
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
-import { apiError, forbidden, unauthorized } from '../../../http/errors';
+import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
+import { isValidMergeRequestBranch } from '../../../git/names';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
@@ -9,7 +10,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -61,7 +62,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { from: sql, args }, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined);
-  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows }));
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
   return q.view === 'simple' ? page.map(simple) : page;
 }
 
@@ -86,6 +87,25 @@ function simple(full: Record<string, unknown>): Record<string, unknown> {
 
 function reload(rc: RequestContext, id: number): MergeRequestRow {
   return rc.svc.db.prepare('SELECT * FROM merge_requests WHERE id = ?').get(id) as MergeRequestRow;
+}
+
+/**
+ * MergeRequest#validate_branches as the API answers it (handle_merge_request_errors!): the same
+ * branch for source and target -> 422 (:branch_conflict); another open merge request of the same
+ * branches -> 409 (:validate_branches); then a branch name that was set and is not a valid ref ->
+ * 400 "is invalid" per field (the branch itself need not exist).
+ */
+function validateBranches(rc: RequestContext, projectId: number, mr: { source: string; target: string; state: string; id?: number }, changed: ('source_branch' | 'target_branch')[]): void {
+  if (mr.source === mr.target) throw apiError(422, ["You can't use same project/branch for source and target"]);
+  if (mr.state === 'opened') {
+    // By the source branch's index: the target (mostly the default branch) and the state match most of a project's merge requests.
+    const open = rc.svc.db
+      .prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND +target_branch = ? AND +state = 'opened' AND id IS NOT ? ORDER BY id LIMIT 1")
+      .get(projectId, mr.source, mr.target, mr.id ?? null) as { iid: number } | undefined;
+    if (open) throw apiError(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
+  }
+  const invalid = changed.filter((field) => !isValidMergeRequestBranch(field === 'source_branch' ? mr.source : mr.target));
+  if (invalid.length) throw validationError(Object.fromEntries(invalid.map((field) => [field, ['is invalid']])));
 }
 
 export function registerMergeRequestRoutes(r: Router): void {
@@ -144,12 +164,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
     validateIssuable(p.title, p.description);
-    // handle_merge_request_errors!: :branch_conflict -> 422, :validate_branches -> 409, each with the errors array.
-    if (p.source_branch === p.target_branch) throw apiError(422, ["You can't use same project/branch for source and target"]);
-    const open = rc.svc.db
-      .prepare("SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'")
-      .get(project.id, p.source_branch, p.target_branch) as { iid: number } | undefined;
-    if (open) throw apiError(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
+    validateBranches(rc, project.id, { source: p.source_branch, target: p.target_branch, state: 'opened' }, ['source_branch', 'target_branch']);
     checkSpam(rc, { type: 'MergeRequest', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
@@ -219,6 +234,10 @@ export function registerMergeRequestRoutes(r: Router): void {
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
     if (p.title !== undefined || p.description !== undefined) validateIssuable(p.title === undefined ? current.title : (p.title ?? ''), p.description);
     if (current.state === 'merged' && p.state_event) throw forbidden();
+    if (p.target_branch != null && p.target_branch !== current.target_branch) {
+      const state = p.state_event === 'reopen' ? 'opened' : p.state_event === 'close' ? 'closed' : current.state;
+      validateBranches(rc, project.id, { source: current.source_branch, target: p.target_branch, state, id: current.id }, ['target_branch']);
+    }
     checkSpamOnUpdate(rc, 'MergeRequest', current, p);
     const updated = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
