@@ -120,6 +120,45 @@ describe('direct member lists from core/061', () => {
   });
 });
 
+describe('a member as an entity', () => {
+  it('the same fields in the same order, with the e-mail for an administrator and the member only', async () => {
+    const { user, token } = await s.createUser();
+    await s.addMember('groups', group, user.id, 30);
+    const row = db().prepare("SELECT * FROM members WHERE source_type = 'Namespace' AND source_id = ? AND user_id = ?").get(group, user.id) as {
+      access_level: number;
+      created_at: string;
+      expires_at: string | null;
+    };
+    const root = (await s.get('/users/1')).body as Record<string, unknown>;
+    const expected = (withEmail: boolean) =>
+      JSON.stringify({
+        id: user.id,
+        username: user.username,
+        name: user.name,
+        state: 'active',
+        locked: false,
+        avatar_url: null,
+        web_url: `${s.url}/${user.username}`,
+        access_level: 30,
+        created_at: row.created_at,
+        created_by: { id: 1, username: root.username, name: root.name, state: 'active', locked: false, avatar_url: null, web_url: `${s.url}/${root.username}` },
+        expires_at: null,
+        group_saml_identity: null,
+        membership_state: 'active',
+        member_role: null,
+        ...(withEmail ? { email: user.email } : {}),
+      });
+    const other = await s.createUser();
+    await s.addMember('groups', group, other.user.id, 10);
+    for (const [viewer, withEmail] of [[undefined, true], [token, true], [other.token, false]] as const) {
+      const one = await s.get(`/groups/${group}/members/${user.id}`, { token: viewer });
+      expect(one.text).toBe(expected(withEmail));
+      const page = await s.get(`/groups/${group}/members`, { token: viewer, query: { user_ids: String(user.id) } });
+      expect(page.text).toBe(`[${expected(withEmail)}]`);
+    }
+  });
+});
+
 describe('core/061 on an existing data dir', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandlab-member-list-counts-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

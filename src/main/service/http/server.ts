@@ -1,6 +1,7 @@
 import { type IncomingHttpHeaders, IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Readable, finished } from 'node:stream';
 import { RouteTable, badUrl } from './router';
+import { NEXT_TICK_SHAPE } from './tick-shape';
 
 /**
  * Sandlab's HTTP layer on node:http: the route table, body reading, a small reply object and the
@@ -340,6 +341,8 @@ export class HttpApp {
   private readonly table = new RouteTable<Route>();
   readonly server: Server;
   private closing = false;
+  /** Keeps node's nextTick objects on V8's fast path after the process idles (tick-shape.ts). */
+  readonly nextTickShape = NEXT_TICK_SHAPE;
 
   constructor(private readonly opts: HttpAppOptions) {
     this.server = createServer(opts.gauge ? this.serveCounted : this.dispatch);

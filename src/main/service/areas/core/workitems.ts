@@ -546,6 +546,44 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 }
 
 /**
+ * The count of a project's issues or merge requests that carry one milestone (a milestone's own
+ * lists) from the filter counters (core/018, core/028) instead of counting its records: exact for
+ * a caller who sees every record (`seesAll`; merge requests are never confidential), "more than
+ * COUNT_LIMIT" for others when the records nobody is denied already number that many, and
+ * undefined (count them) otherwise.
+ */
+export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, milestoneId: number, seesAll: boolean): { counted: number } | undefined {
+  const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const hidden = type === 'Issue' && !seesAll ? ' AND confidential = 0' : '';
+  const { n } = rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE project_id = ? AND milestone = ?${hidden}`).get(projectId, milestoneId) as { n: number };
+  if (seesAll || type === 'MergeRequest') return { counted: n };
+  return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * Anchors for deep pages (PageAnchors) of a project's issues or merge requests in id order, newest
+ * first (a milestone's lists): rows change only with writes to the project's records (listVersion).
+ * `seesAll` is part of the key, as a role change shows or hides confidential rows without one.
+ */
+export function idOrderAnchors<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectId: number,
+  list: { from: string; args: unknown[] },
+  seesAll: boolean,
+): PageAnchors<T> {
+  return {
+    key: JSON.stringify([type, list.from, list.args, 'x.id DESC', seesAll]),
+    version: () => listVersion(rc, type, projectId),
+    column: 'x.id',
+    idColumn: 'x.id',
+    sort: 'desc',
+    value: (row) => row.id,
+    id: (row) => row.id,
+  };
+}
+
+/**
  * The records of a scope of many projects (Scope.projects: the SELECT of their ids; or the whole
  * instance), perhaps in one state, from the state counters (core/017): the type's counter rows,
  * each checked against the projects, rather than one lookup per project.
@@ -1183,19 +1221,23 @@ export function globalScope(rc: RequestContext): Scope {
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
   if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
+  if (!where.length) return visibleScope(rc);
+  if (rc.user?.admin) return { where: where.join(' AND '), args };
+  const vis = visibleProjectsSql(rc.svc, rc.user);
+  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args] };
+}
+
+/** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
+export function visibleScope(rc: RequestContext): Scope {
   // An administrator sees every project, so every record (each record's project exists: a
   // foreign key): no project condition, which SQLite built as a list of every project id for
   // each statement (the count, the walk-or-read choice and the page: ~1 ms each at 10,000).
-  if (rc.user?.admin) return where.length ? { where: where.join(' AND '), args } : { where: '1 = 1', args, instance: true };
+  if (rc.user?.admin) return { where: '1 = 1', args: [], instance: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}`;
   const projects = `x.project_id IN (${visible})`;
-  return {
-    where: [projects, ...where].join(' AND '),
-    unindexed: [`+${projects}`, ...where].join(' AND '),
-    args: [...vis.args, ...args],
-    projects: where.length ? undefined : visible,
-  };
+  return { where: projects, unindexed: `+${projects}`, args: [...vis.args], projects: visible };
 }
 
 /** Issuable's limits (issues, merge requests): a title of 1 to 255 characters, a description of at most 1 MiB. */

@@ -54,7 +54,7 @@ export function confidentialSql(rc: RequestContext): { sql: string; args: unknow
  * The caller sees every confidential issue of the scope (confidentialSql's rule: an administrator
  * anywhere, or Planner and above in the scope's project).
  */
-function seesConfidential(rc: RequestContext, scope: Scope): boolean {
+export function seesConfidential(rc: RequestContext, scope: Scope): boolean {
   const user = rc.user;
   if (user?.admin) return true;
   if (!user || scope.projectId === undefined) return false;
