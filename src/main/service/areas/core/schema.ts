@@ -1707,6 +1707,56 @@ END;
 `,
   },
   {
+    // Assignees and reviewers as rows (as labels are: issuable_labels), kept by triggers from the
+    // records' JSON lists: a filter by user (assignee_id, reviewer_id, assigned_to_me) reads the
+    // user's rows from an index instead of parsing every record's list. Only numbers are kept (the
+    // filters compare with numbers); a list that is not JSON holds none.
+    name: 'core/066_issuable_users',
+    sql: `
+CREATE TABLE issuable_users (
+  issuable_type TEXT NOT NULL,
+  role TEXT NOT NULL,
+  user_id INTEGER NOT NULL,
+  project_id INTEGER NOT NULL,
+  issuable_id INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, role, user_id, project_id, issuable_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'Issue', 'assignee', j.value, x.project_id, x.id FROM issues x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j
+  WHERE x.assignee_ids != '[]' AND j.type IN ('integer', 'real');
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'MergeRequest', 'assignee', j.value, x.project_id, x.id FROM merge_requests x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j
+  WHERE x.assignee_ids != '[]' AND j.type IN ('integer', 'real');
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'MergeRequest', 'reviewer', j.value, x.project_id, x.id FROM merge_requests x, json_each(CASE WHEN json_valid(x.reviewer_ids) THEN x.reviewer_ids ELSE '[]' END) j
+  WHERE x.reviewer_ids != '[]' AND j.type IN ('integer', 'real');
+${issuableUserTriggers('issues', 'Issue', 'assignee', 'assignee_ids')}
+${issuableUserTriggers('merge_requests', 'MergeRequest', 'assignee', 'assignee_ids')}
+${issuableUserTriggers('merge_requests', 'MergeRequest', 'reviewer', 'reviewer_ids')}
+`,
+  },
+  {
+    // Confidential issues (few) in list order, a project's and every project's: confidential=true
+    // reads them instead of walking every issue to find them (a million read to find none).
+    // Partial: the filter names the value (`x.confidential = 1`), which implies the index's WHERE.
+    name: 'core/067_confidential_issues',
+    sql: `
+CREATE INDEX issues_project_confidential_created ON issues (project_id, created_at, id) WHERE confidential = 1;
+CREATE INDEX issues_confidential_created ON issues (created_at, id) WHERE confidential = 1;
+`,
+  },
+  {
+    // A project's records updated before they were created (a write or an import that set the
+    // dates so; normally none), in created_at order: updated_before by created_at reads the records
+    // created by the date and only these after it (updatedBeforeList), instead of walking every
+    // record created after the date.
+    name: 'core/068_updated_before_created',
+    sql: `
+CREATE INDEX issues_project_updated_early ON issues (project_id, created_at, id) WHERE updated_at < created_at;
+CREATE INDEX merge_requests_project_updated_early ON merge_requests (project_id, created_at, id) WHERE updated_at < created_at;
+`,
+  },
+  {
     // Label rows carry their record's author and updated_at too (kept by the label triggers,
     // redefined here, and on an author or updated_at change, a deleted author's SET NULL
     // included), for two lists that walked: a label with an author (\`author_id=&labels=\`) is
@@ -1800,3 +1850,23 @@ END;
 `,
   },
 ];
+
+/** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */
+function issuableUserTriggers(table: string, type: string, role: string, column: string): string {
+  const rows = (rec: 'NEW' | 'OLD'): string =>
+    `SELECT '${type}', '${role}', j.value, ${rec}.project_id, ${rec}.id FROM json_each(CASE WHEN json_valid(${rec}.${column}) THEN ${rec}.${column} ELSE '[]' END) j WHERE j.type IN ('integer', 'real')`;
+  const insert = `INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id) ${rows('NEW')};`;
+  const remove = `DELETE FROM issuable_users WHERE issuable_type = '${type}' AND role = '${role}'
+    AND user_id IN (SELECT j.value FROM json_each(CASE WHEN json_valid(OLD.${column}) THEN OLD.${column} ELSE '[]' END) j) AND project_id = OLD.project_id AND issuable_id = OLD.id;`;
+  return `CREATE TRIGGER ${table}_${role}s_insert AFTER INSERT ON ${table} WHEN NEW.${column} != '[]' BEGIN
+  ${insert}
+END;
+CREATE TRIGGER ${table}_${role}s_update AFTER UPDATE OF ${column}, project_id, id ON ${table}
+  WHEN NEW.${column} IS NOT OLD.${column} OR NEW.project_id IS NOT OLD.project_id OR NEW.id IS NOT OLD.id BEGIN
+  ${remove}
+  ${insert}
+END;
+CREATE TRIGGER ${table}_${role}s_delete AFTER DELETE ON ${table} WHEN OLD.${column} != '[]' BEGIN
+  ${remove}
+END;`;
+}

@@ -121,16 +121,56 @@ function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', p
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
-function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[] } {
-  const mine = 'SELECT 1 FROM award_emoji a WHERE a.awardable_type = ? AND a.awardable_id = x.id AND a.user_id = ?';
+function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[]; set?: IdSet } {
+  const mine = 'SELECT 1 FROM award_emoji a WHERE a.user_id = ? AND a.awardable_type = ? AND a.awardable_id = x.id';
+  // The caller's reactions by award_emoji_user (`+`: not every reaction of the type through the unique index).
+  const read = 'SELECT a.awardable_id FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?';
   switch (value.toLowerCase()) {
     case 'none':
-      return { sql: `(NOT EXISTS (${mine}))`, args: [type, userId] };
-    case 'any':
-      return { sql: `(EXISTS (${mine}))`, args: [type, userId] };
-    default:
-      return { sql: `(EXISTS (${mine} AND a.name = ?))`, args: [type, userId, value] };
+      return { sql: `(NOT EXISTS (${mine}))`, args: [userId, type] };
+    case 'any': {
+      const sql = `(EXISTS (${mine}))`;
+      return { sql, args: [userId, type], set: { probe: sql, read: `x.id IN (${read})`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?', args: [userId, type], projectColumn: null } };
+    }
+    default: {
+      const sql = `(EXISTS (${mine} AND a.name = ?))`;
+      return {
+        sql,
+        args: [userId, type, value],
+        set: { probe: sql, read: `x.id IN (${read} AND a.name = ?)`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ? AND a.name = ?', args: [userId, type, value], projectColumn: null },
+      };
+    }
   }
+}
+
+/**
+ * Records a user is assigned to (`assignee`) or asked to review (`reviewer`, merge requests), from
+ * their rows in issuable_users (core/066) rather than each record's JSON list.
+ */
+export function userRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', userId: unknown): { sql: string; args: unknown[]; set: IdSet } {
+  const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}' AND u.user_id = ?`;
+  const probe = `EXISTS (SELECT 1 ${rows} AND u.project_id = x.project_id AND u.issuable_id = x.id)`;
+  return { sql: probe, args: [userId], set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [userId], projectColumn: 'u.project_id' } };
+}
+
+/** Not assigned to (or asked to review) a user: see userRowsSet. */
+export function notUserRowsCondition(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer'): string {
+  return `NOT ${userRowsSet(type, role, 0).sql}`;
+}
+
+/**
+ * A filter by a set of records that rows of another table list (a user's assignments or reviews,
+ * the caller's reactions), in two forms with the same arguments: `probe`, a condition on `x`
+ * (the list walked in its order, each record asked), and `read`, `x.id IN (<the set's ids>)`
+ * (the set read, its records looked up and sorted). `rows`: the set's rows (FROM ..., `args`);
+ * `projectColumn`: their project, when they carry it.
+ */
+export interface IdSet {
+  probe: string;
+  read: string;
+  rows: string;
+  args: unknown[];
+  projectColumn: string | null;
 }
 
 /**
@@ -151,6 +191,12 @@ export interface WorkItemFilters {
   labelOnly: LabelFilter | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
+  /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
+  idSets: IdSet[];
+  /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
+  updatedBefore: string | null;
+  /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
+  labelBound: { kind: 'any' | 'none' | 'not'; title: string; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
   searchAlone: boolean;
   /**
@@ -196,6 +242,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   });
   const where: string[] = [];
   const args: unknown[] = [];
+  const idSets: IdSet[] = [];
   // A label by title, ASCII case-insensitively, through the record's rows in issuable_labels.
   const hasLabel = `EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND il.title = ? COLLATE NOCASE)`;
   if (q.state && q.state !== 'all') addFilter(where, args, 'x.state = ?', q.state);
@@ -209,7 +256,11 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   if (q.assignee_id != null) {
     if (q.assignee_id.toLowerCase() === 'none') where.push("x.assignee_ids = '[]'");
     else if (q.assignee_id.toLowerCase() === 'any') where.push("x.assignee_ids != '[]'");
-    else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', Number(q.assignee_id));
+    else {
+      const cond = userRowsSet(type, 'assignee', Number(q.assignee_id));
+      addFilter(where, args, cond.sql, ...cond.args);
+      idSets.push(cond.set);
+    }
   }
   if (q.iids?.length) addFilter(where, args, `x.iid IN (${q.iids.map(() => '?').join(',')})`, ...q.iids);
   if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
@@ -230,7 +281,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   if (q.my_reaction_emoji && rc.user) {
     const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
     addFilter(where, args, cond.sql, ...cond.args);
+    if (cond.set) idSets.push(cond.set);
   }
+  let notLabels: string[] = [];
   if (q.not) {
     const not = declared(q.not, {
       labels: t.commaList(),
@@ -251,12 +304,13 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       const cond = milestoneCondition(rc, notMilestone, type, scope);
       addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
     }
+    notLabels = not.labels ?? [];
     for (const label of not.labels ?? []) {
       addFilter(where, args, `NOT ${hasLabel}`, label);
     }
     if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
-    if (not.assignee_id != null) addFilter(where, args, 'NOT EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', not.assignee_id);
+    if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), not.assignee_id);
     if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
@@ -269,6 +323,15 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     !(authorId !== null && milestoneTitle !== null) &&
     where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0) + (authorId !== null ? 1 : 0)
       ? { title: label, state, milestone: milestoneTitle, authorId }
+      : null;
+  const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
+  const labelBound =
+    q.search || where.length !== 1 + (state ? 1 : 0)
+      ? null
+      : wildcard === 'any' || wildcard === 'none'
+      ? { kind: wildcard as 'any' | 'none', title: '', state }
+      : !q.labels?.length && notLabels.length === 1
+      ? { kind: 'not' as const, title: notLabels[0], state }
       : null;
   const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
@@ -287,7 +350,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, searchAlone, counted, milestoneById };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -546,6 +609,44 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 }
 
 /**
+ * "More than COUNT_LIMIT" for a project's list by labels=Any, labels=None or not[labels]=<title>
+ * (perhaps in a state) from the counters, when they show it, instead of walking the list to count
+ * 10,001 (labels=Any walked ~30,000 records where a third carry a label). Lower bounds: Any holds
+ * at least the records one title's counters (core/016) count that nobody is denied (not
+ * confidential); None and not[labels] hold at least the records the caller sees (all of the
+ * state, core/017; else those not confidential, core/018) less every label row (of that title).
+ * Undefined when the bound does not clear COUNT_LIMIT: the list is counted as before.
+ */
+export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  if (!filters.labelBound || scope.projectId === undefined) return undefined;
+  const { kind, title, state } = filters.labelBound;
+  const db = rc.svc.db;
+  const inState = state ? ' AND state = ?' : '';
+  const stateArgs = state ? [state] : [];
+  let atLeast: number;
+  if (kind === 'any') {
+    atLeast = (
+      db
+        .prepare(`SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ?${inState} AND confidential = 0 GROUP BY title)`)
+        .get(type, scope.projectId, ...stateArgs) as { n: number }
+    ).n;
+  } else {
+    const seen =
+      seesAll || type === 'MergeRequest'
+        ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
+        : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
+    const total = (db.prepare(`${seen}${inState}`).get(type, scope.projectId, ...stateArgs) as { n: number }).n;
+    const labelled = (
+      db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ?${inState}${kind === 'not' ? ' AND title = ? COLLATE NOCASE' : ''}`)
+        .get(type, scope.projectId, ...stateArgs, ...(kind === 'not' ? [title] : [])) as { n: number }
+    ).n;
+    atLeast = total - labelled;
+  }
+  return atLeast > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
  * The count of a project's issues or merge requests that carry one milestone (a milestone's own
  * lists) from the filter counters (core/018, core/028) instead of counting its records: exact for
  * a caller who sees every record (`seesAll`; merge requests are never confidential), "more than
@@ -705,6 +806,69 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
 export function indexedScopeCount(table: 'issues' | 'merge_requests', scope: Scope, where: string[], args: unknown[], scopeSql: string): { from: string; args: unknown[] } | undefined {
   if (scopeSql === scope.where || scopeSql !== scope.unindexed) return undefined;
   return { from: `FROM ${table} x WHERE ${where.map((w) => (w === scopeSql ? scope.where : w)).join(' AND ')}`, args };
+}
+
+/**
+ * The FROM of a list's page and of its count when filters are sets of records other tables list
+ * (filters.idSets and the scope's, in `where` as their probes; `where` the list's whole condition). The count
+ * reads each set's ids and looks their records up by id (NOT INDEXED: SQLite may not walk an order
+ * index instead and ask every record, which read a million to find none). The page does the same,
+ * and sorts, unless walking the list's order finds its rows sooner: the walk asks about `records /
+ * matches` records for each row it needs, reading asks about every match, so the walk goes first
+ * when wanted * records <= matches * matches (matches counted up to that bound, the smallest set's).
+ */
+export function idSetLists(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, where: string[]): { page: string; count: string } | undefined {
+  const sets = [...filters.idSets, ...(scope.idSets ?? [])];
+  if (!sets.length) return undefined;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // Each probe where it stands (a scope's is one term among others); the same arguments.
+  const read = where.map((w) => sets.reduce((sql, set) => sql.split(set.probe).join(set.read), w));
+  const count = `FROM ${table} x NOT INDEXED WHERE ${read.join(' AND ')}`;
+  const page = readPage(rc.params);
+  const records = scope.projectId !== undefined
+    ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
+    : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
+  const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
+  const matches = Math.min(...sets.map((set) => idSetMatches(rc, set, scope, bound)));
+  return { page: matches >= bound ? `FROM ${table} x WHERE ${where.join(' AND ')}` : count, count };
+}
+
+/** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), counted up to `cap`. */
+function idSetMatches(rc: RequestContext, set: IdSet, scope: Scope, cap: number): number {
+  if (set.projectColumn && scope.projectId !== undefined) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId], cap);
+  if (set.projectColumn && scope.projects) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args], cap);
+  return countUpTo(rc.svc.db, set.rows, set.args, cap);
+}
+
+/**
+ * A project's list by created_at filtered by `updated_before`: a record is updated no earlier
+ * than it was created, except where a write or an import set its dates so (core/068's partial
+ * indexes hold those). So its matches are the records created by the date (read in order from
+ * the date down, each checked) and, after it, only such exceptions: two arms merged in list
+ * order, instead of walking every record created after the date to find none of them match. The
+ * same rows: a record updated by the date but created after it was updated before it was created.
+ */
+export function updatedBeforeList<T>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { rows: (limit: number, offset: number) => T[]; count: { from: string; args: unknown[] } } | undefined {
+  const date = filters.updatedBefore;
+  if (date === null || scope.projectId === undefined || filters.orderColumn !== 'created_at' || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  // `+`: the first arm walks the created_at order from the date, not the updated_at index; the
+  // second reads core/068's index (by a state, SQLite took the state's index from the date up).
+  const conditions = where.map((w) => (w === 'x.updated_at <= ?' ? '+x.updated_at <= ?' : w)).join(' AND ');
+  const arms = `SELECT x.* FROM ${table} x WHERE ${conditions} AND x.created_at <= ?
+    UNION ALL SELECT x.* FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE ${conditions} AND x.created_at > ? AND x.updated_at < x.created_at`;
+  const armArgs = [...args, date, ...args, date];
+  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  return {
+    rows: (limit, offset) => rc.svc.db.prepare(`${arms} ORDER BY created_at ${sort}, id ${sort} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as T[],
+    count: { from: `FROM (${arms}) x`, args: armArgs },
+  };
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
@@ -1197,6 +1361,8 @@ export interface Scope {
   projects?: string;
   /** Every record of the instance (an administrator's scope=all): `where` is `1 = 1`. */
   instance?: true;
+  /** Sets of records `where` holds as their probes (scope=assigned_to_me): see idSetLists. */
+  idSets?: IdSet[];
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -1214,18 +1380,20 @@ export function groupScope(rc: RequestContext): Scope {
 }
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
-export function globalScope(rc: RequestContext): Scope {
+export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
   const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
+  const assigned = rc.user && scope.startsWith('assigned') ? userRowsSet(type, 'assignee', rc.user.id) : null;
+  if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
   if (!where.length) return visibleScope(rc);
-  if (rc.user?.admin) return { where: where.join(' AND '), args };
+  const idSets = assigned ? { idSets: [assigned.set] } : {};
+  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args] };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets };
 }
 
 /** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
