@@ -449,6 +449,10 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
     ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
     [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
+    // build-scale.ts closes every issue of that author: counted 0 from the counters, the page walked all 50,000 of them.
+    ['issues author_id&state=opened (none)', (id) => `/projects/${id}/issues?author_id=${m.authorId}&state=opened`],
+    // 6,667 records: page 300 walks to the author's 6,000th labelled record (from an earlier page's row once read).
+    [`issues author_id&labels=${label} page 300`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}&page=300`],
     ['issues search=crash&state=opened', (id) => `/projects/${id}/issues?search=crash&state=opened`],
     ['issues search=crash&sort=asc', (id) => `/projects/${id}/issues?search=crash&sort=asc`],
     ['issues order_by=updated_at page 2500', (id) => `/projects/${id}/issues?order_by=updated_at&page=2500`],

@@ -1757,6 +1757,99 @@ CREATE INDEX merge_requests_project_updated_early ON merge_requests (project_id,
 `,
   },
   {
+    // Label rows carry their record's author and updated_at too (kept by the label triggers,
+    // redefined here, and on an author or updated_at change, a deleted author's SET NULL
+    // included), for two lists that walked: a label with an author (\`author_id=&labels=\`) is
+    // counted from counters per record type, project, author, exact title, state and
+    // confidentiality kept on the label rows as core/016 counts labels (the count read the
+    // author's 50,000 records probing each one's labels at a million); and a label by updated_at
+    // reads the label's rows in that order from their own indexes, as core/030/038 made the
+    // default order (created_at) do (the page walked the records newest updated first past those
+    // without the label). Epic label rows leave both NULL, outside the counters and indexes.
+    name: 'core/054_issuable_label_authors_updated',
+    sql: `
+ALTER TABLE issuable_labels ADD COLUMN author_id INTEGER;
+ALTER TABLE issuable_labels ADD COLUMN updated_at TEXT;
+UPDATE issuable_labels SET author_id = m.author_id, updated_at = m.updated_at FROM issues m
+  WHERE issuable_labels.issuable_type = 'Issue' AND m.id = issuable_labels.issuable_id;
+UPDATE issuable_labels SET author_id = m.author_id, updated_at = m.updated_at FROM merge_requests m
+  WHERE issuable_labels.issuable_type = 'MergeRequest' AND m.id = issuable_labels.issuable_id;
+CREATE INDEX issuable_labels_updated ON issuable_labels (issuable_type, project_id, title COLLATE NOCASE, updated_at, issuable_id, state)
+  WHERE updated_at IS NOT NULL;
+CREATE INDEX issuable_labels_title_updated ON issuable_labels (issuable_type, title COLLATE NOCASE, updated_at, issuable_id, state)
+  WHERE updated_at IS NOT NULL;
+
+DROP TRIGGER issues_labels_insert;
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential, milestone, created_at, author_id, updated_at)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential, NEW.milestone_id, NEW.created_at, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+DROP TRIGGER issues_labels_update;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential, milestone, created_at, author_id, updated_at)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential, NEW.milestone_id, NEW.created_at, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_author AFTER UPDATE OF author_id ON issues WHEN NEW.author_id IS NOT OLD.author_id BEGIN
+  UPDATE issuable_labels SET author_id = NEW.author_id WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+CREATE TRIGGER issues_labels_updated AFTER UPDATE OF updated_at ON issues WHEN NEW.updated_at IS NOT OLD.updated_at BEGIN
+  UPDATE issuable_labels SET updated_at = NEW.updated_at WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+DROP TRIGGER merge_requests_labels_insert;
+CREATE TRIGGER merge_requests_labels_insert AFTER INSERT ON merge_requests WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, created_at, milestone, author_id, updated_at)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state, NEW.created_at, NEW.milestone_id, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+DROP TRIGGER merge_requests_labels_update;
+CREATE TRIGGER merge_requests_labels_update AFTER UPDATE OF labels ON merge_requests WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, created_at, milestone, author_id, updated_at)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state, NEW.created_at, NEW.milestone_id, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_author AFTER UPDATE OF author_id ON merge_requests WHEN NEW.author_id IS NOT OLD.author_id BEGIN
+  UPDATE issuable_labels SET author_id = NEW.author_id WHERE issuable_type = 'MergeRequest' AND issuable_id = NEW.id;
+END;
+CREATE TRIGGER merge_requests_labels_updated AFTER UPDATE OF updated_at ON merge_requests WHEN NEW.updated_at IS NOT OLD.updated_at BEGIN
+  UPDATE issuable_labels SET updated_at = NEW.updated_at WHERE issuable_type = 'MergeRequest' AND issuable_id = NEW.id;
+END;
+
+CREATE TABLE label_author_counts (
+  issuable_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  author_id INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  state TEXT NOT NULL,
+  confidential INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, project_id, author_id, title, state, confidential)
+) WITHOUT ROWID;
+INSERT INTO label_author_counts (issuable_type, project_id, author_id, title, state, confidential, n)
+  SELECT issuable_type, project_id, author_id, title, state, confidential, count(*) FROM issuable_labels
+  WHERE project_id IS NOT NULL AND author_id IS NOT NULL GROUP BY issuable_type, project_id, author_id, title, state, confidential;
+CREATE TRIGGER issuable_labels_author_count_insert AFTER INSERT ON issuable_labels
+  WHEN NEW.project_id IS NOT NULL AND NEW.author_id IS NOT NULL BEGIN
+  INSERT INTO label_author_counts (issuable_type, project_id, author_id, title, state, confidential, n)
+    VALUES (NEW.issuable_type, NEW.project_id, NEW.author_id, NEW.title, NEW.state, NEW.confidential, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER issuable_labels_author_count_delete AFTER DELETE ON issuable_labels
+  WHEN OLD.project_id IS NOT NULL AND OLD.author_id IS NOT NULL BEGIN
+  UPDATE label_author_counts SET n = n - 1 WHERE issuable_type = OLD.issuable_type AND project_id = OLD.project_id
+    AND author_id = OLD.author_id AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+END;
+CREATE TRIGGER issuable_labels_author_count_update AFTER UPDATE OF project_id, author_id, state, confidential, title ON issuable_labels BEGIN
+  UPDATE label_author_counts SET n = n - 1 WHERE OLD.project_id IS NOT NULL AND OLD.author_id IS NOT NULL
+    AND issuable_type = OLD.issuable_type AND project_id = OLD.project_id AND author_id = OLD.author_id
+    AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+  INSERT INTO label_author_counts (issuable_type, project_id, author_id, title, state, confidential, n)
+    SELECT NEW.issuable_type, NEW.project_id, NEW.author_id, NEW.title, NEW.state, NEW.confidential, 1
+    WHERE NEW.project_id IS NOT NULL AND NEW.author_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
+  {
     // A project's assignee rows (core/066) counted without naming a user: assignee_id=None is
     // "more than 10,000" when the project's records less its assignee rows clear that (labelBoundCount).
     name: 'core/069_issuable_users_project',

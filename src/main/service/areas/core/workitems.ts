@@ -1,5 +1,5 @@
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, limitSql, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
@@ -101,13 +101,15 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   if (scope.projectId !== undefined) {
     const carried = carriedMilestones(rc, type, scope.projectId, title);
-    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0]] };
+    if (carried.length === 1) return { sql: MILESTONE_BY_ID, args: [carried[0]] };
     // None of the project's records carries one: a constant false, which SQLite checks once
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
   return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
 }
+
+const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
 
 /** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
 function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
@@ -182,8 +184,11 @@ export interface WorkItemFilters {
   /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
   orderColumn: string;
   sort: SortDirection;
-  /** The filters are one label title and perhaps a state and a milestone title, nothing else: see labelRowsCount. */
-  labelOnly: { title: string; state: string | null; milestone: string | null } | null;
+  /**
+   * The filters are one label title and perhaps a state, a milestone title or an author id (not
+   * both), nothing else: see labelRowsCount.
+   */
+  labelOnly: LabelFilter | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
   /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
@@ -199,6 +204,19 @@ export interface WorkItemFilters {
    * not filtered by them), which the counters count: see countersCount.
    */
   counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
+  /**
+   * The milestone title's condition names the one milestone the project's records carry by its
+   * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
+   */
+  milestoneById: boolean;
+}
+
+/** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
+export interface LabelFilter {
+  title: string;
+  state: string | null;
+  milestone: string | null;
+  authorId: number | null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -254,8 +272,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // A milestone by title (not a wildcard: None, Any, Upcoming, Started).
   const milestoneTitle =
     milestoneFilter != null && !['none', 'no milestone', 'any', 'upcoming', '#upcoming', 'started', '#started'].includes(milestoneFilter.toLowerCase()) ? milestoneFilter : null;
+  let milestoneById = false;
   if (milestoneFilter != null) {
     const cond = milestoneCondition(rc, milestoneFilter, type, scope);
+    milestoneById = milestoneTitle !== null && cond.sql === MILESTONE_BY_ID;
     addFilter(where, args, cond.sql, ...cond.args);
   }
   if (q.my_reaction_emoji && rc.user) {
@@ -296,11 +316,14 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
+  // Authors are ids from 1 (the counters keep no author as 0).
+  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
   const [label, ...moreLabels] = q.labels ?? [];
   const labelOnly =
     label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search &&
-    where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0)
-      ? { title: label, state, milestone: milestoneTitle }
+    !(authorId !== null && milestoneTitle !== null) &&
+    where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0) + (authorId !== null ? 1 : 0)
+      ? { title: label, state, milestone: milestoneTitle, authorId }
       : null;
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
   const labelBound =
@@ -315,8 +338,6 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       : notAssignee !== null
       ? { kind: 'notAssignee' as const, title: '', user: notAssignee, state }
       : null;
-  // Authors are ids from 1 (the counters keep no author as 0).
-  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
   const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
   // The search goes first, so searchRowsCount can replace it.
@@ -334,7 +355,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -355,7 +376,8 @@ export function labelRowsCount(
   extra: { sql: string; args: unknown[] },
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
-  const { title, state, milestone } = filters.labelOnly;
+  const { title, state, milestone, authorId } = filters.labelOnly;
+  if (authorId !== null) return scope.projectId === undefined ? undefined : authorLabelCount(rc, type, scope.projectId, filters.labelOnly, authorId, extra);
   if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   // With a milestone's title: the counters and label rows by milestone (core/034), over every
   // milestone of that title (the records of the project carry one of them, whichever it is).
@@ -380,6 +402,50 @@ export function labelRowsCount(
 }
 
 /**
+ * The count of a project's issues or merge requests by one label and an author (perhaps a state
+ * too) from the label-author counters (core/054) instead of walking the author's records and
+ * probing each one's labels (50,000 at scale). Counted so only when the project's records carry
+ * the title in one spelling (a record carrying two would count twice); otherwise undefined (the
+ * list is counted by walking it). Confidential issues the caller may not see all of (`extra` not
+ * trivial) are counted from their own label rows (core/016's small index), each checked against
+ * the record: the counters add the others, which everyone sees.
+ */
+function authorLabelCount(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectId: number,
+  label: LabelFilter,
+  authorId: number,
+  extra: { sql: string; args: unknown[] },
+): { counted: number } | undefined {
+  const db = rc.svc.db;
+  const { title, state } = label;
+  const spellings = db
+    .prepare(`SELECT DISTINCT title FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE AND n > 0 LIMIT 2`)
+    .all(type, projectId, title) as { title: string }[];
+  if (spellings.length === 0) return { counted: 0 };
+  if (spellings.length > 1) return undefined;
+  const exact = spellings[0].title;
+  const counts = db
+    .prepare(
+      `SELECT coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS confidential
+        FROM label_author_counts WHERE issuable_type = ? AND project_id = ? AND author_id = ? AND title = ?${state ? ' AND state = ?' : ''}`,
+    )
+    .get(type, projectId, authorId, exact, ...(state ? [state] : [])) as { open: number; confidential: number };
+  if (extra.sql === '1 = 1' || counts.confidential === 0) return { counted: counts.open + counts.confidential };
+  if (counts.open > COUNT_LIMIT) return { counted: COUNT_LIMIT + 1 };
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const seen = db
+    .prepare(
+      `SELECT count(*) AS n FROM issuable_labels il INDEXED BY issuable_labels_confidential CROSS JOIN ${table} x ON x.id = il.issuable_id
+        WHERE il.issuable_type = ? AND il.project_id = ? AND il.title = ?${state ? ' AND il.state = ?' : ''} AND il.confidential = 1
+          AND il.author_id = ? AND ${extra.sql}`,
+    )
+    .get(type, projectId, exact, ...(state ? [state] : []), authorId, ...extra.args) as { n: number };
+  return { counted: counts.open + seen.n };
+}
+
+/**
  * A label filter over many projects (a group's list, the instance's scope=all): "more than
  * COUNT_LIMIT" when the label counters (core/016) of the scope's projects already show that many
  * records nobody is denied (not confidential) under one spelling of the title; otherwise the
@@ -389,7 +455,7 @@ function manyProjectsLabelCount(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
-  label: { title: string; state: string | null; milestone: string | null },
+  label: LabelFilter,
 ): { counted: number } | undefined {
   if (!scope.projects && !scope.instance) return undefined;
   const { title, state, milestone } = label;
@@ -411,14 +477,15 @@ function manyProjectsLabelCount(
 }
 
 /**
- * The page of issues or merge requests filtered by one label (and perhaps a state) in the
- * default order (created_at), read from the label's rows in that order (label rows carry their
- * record's created_at: core/030 merge requests', core/038 issues') instead of walking the list in
- * order and probing each record's labels, which reads every record newer than the label's newest.
+ * The page of issues or merge requests filtered by one label (and perhaps a state) by created_at
+ * or updated_at, read from the label's rows in that order (label rows carry their record's
+ * created_at: core/030 merge requests', core/038 issues'; and updated_at: core/054) instead of
+ * walking the list in order and probing each record's labels, which reads every record newer
+ * than the label's newest.
  * A record carrying the title in two spellings (differing in case) has two rows: only its lowest
  * spelling is read. `extra`: what else the caller's view asks of the record (an issue's
  * confidentiality), checked on the record. The same rows in the same order as the list's SQL
- * (il.created_at is x.created_at, il.issuable_id is x.id).
+ * (il.created_at is x.created_at, il.updated_at x.updated_at, il.issuable_id is x.id).
  */
 export function labelRowsPage<T extends { id: number }>(
   rc: RequestContext,
@@ -427,11 +494,16 @@ export function labelRowsPage<T extends { id: number }>(
   filters: WorkItemFilters,
   extra: { sql: string; args: unknown[] } = { sql: '1 = 1', args: [] },
 ): ((limit: number, offset: number) => T[]) | undefined {
-  if (!filters.labelOnly || filters.orderColumn !== 'created_at') return undefined;
+  // Label rows carry both orders' columns (core/030/038 created_at, core/054 updated_at), each
+  // with its indexes. An author's label list walks the author's records (a few hundred for a page).
+  const col = filters.orderColumn;
+  if (!filters.labelOnly || (col !== 'created_at' && col !== 'updated_at') || filters.labelOnly.authorId !== null) return undefined;
   // Issues over many projects only for the whole instance: a group's would read the title's rows
   // of every project (a common title: 100,000 at scale) to keep the few in the group.
   if (type === 'Issue' && scope.projectId === undefined && !scope.instance) return undefined;
   const { title, state, milestone } = filters.labelOnly;
+  // The label's rows on a milestone have an index in created_at order only (core/042).
+  if (milestone !== null && col !== 'created_at') return undefined;
   // With a milestone's title: a project whose records carry one milestone of that title (the
   // usual case) reads the label's rows on that milestone in order (core/042's index), instead of
   // walking the milestone's records and probing each one's labels (page 400: 50,000 records).
@@ -461,17 +533,41 @@ export function labelRowsPage<T extends { id: number }>(
   ).n;
   // The page's ids from the label rows alone (a record's row is read only for a scope's or the
   // caller's condition on it), then its records: rows skipped by OFFSET no longer read their record.
-  const labelIndex = milestoneId !== null ? 'issuable_labels_milestone_created' : inProject ? 'issuable_labels_created' : 'issuable_labels_title_created';
+  const byCreated = col === 'created_at';
+  const labelIndex =
+    milestoneId !== null
+      ? 'issuable_labels_milestone_created'
+      : inProject
+      ? byCreated ? 'issuable_labels_created' : 'issuable_labels_updated'
+      : byCreated ? 'issuable_labels_title_created' : 'issuable_labels_title_updated';
   const onMilestone = milestoneId !== null ? ' AND il.milestone IS NOT NULL AND il.milestone = ?' : '';
-  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${labelIndex}
+  const ids: SqlList<{ id: number; at: string }> = {
+    select: `il.issuable_id AS id, il.${col} AS at`,
+    from: `FROM issuable_labels il INDEXED BY ${labelIndex}
       ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
-      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}
-      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`;
-  const args = [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`,
+    args: [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)],
+    order: `il.${col} ${sort}, il.issuable_id ${sort}`,
+  };
+  // A project's deep pages start from a row an earlier page read (PageAnchors) while its records
+  // are unwritten (every label row change is a write to its record: listVersion), for a caller
+  // whose view of them no membership decides (an administrator, an anonymous caller: no arguments).
+  const projectId = scope.projectId;
+  if (projectId !== undefined && extra.args.length === 0) {
+    ids.anchors = {
+      key: JSON.stringify(['labelRows', type, ids.from, ids.args, ids.order]),
+      version: () => listVersion(rc, type, projectId),
+      column: `il.${col}`,
+      idColumn: 'il.issuable_id',
+      sort: filters.sort,
+      value: (row) => row.at,
+      id: (row) => row.id,
+    };
+  }
   return (limit, offset) => {
-    const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+    const pageIds = listRows(db, ids, limit, offset).map((r) => r.id);
     const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return pageIds.map((id) => byId.get(id)!);
@@ -659,11 +755,13 @@ function issuesInserted(rc: RequestContext, projectId: number, since: number, no
 
 /**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
- * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
- * milestone's title, which other tables hold): their rows change only when the project's records
- * are written, which listVersion counts; issues by created_at or title only when a write touches
- * what those lists read (issueOrderVersion): editing an issue's description keeps them, and after
- * nothing but new issues the anchors by created_at move along by them (issuesInserted). `seesAll`
+ * nothing but the records' own columns (state, author, confidentiality, the milestone's id when
+ * its title names the one the records carry) and perhaps one label (not search or a milestone's
+ * title, which other tables hold): their rows change only when the project's records are written, which
+ * listVersion counts; issues by created_at or title (no milestone: issueOrderVersion leaves it
+ * out) only when a write touches what those lists read (issueOrderVersion): editing an issue's
+ * description keeps them, and after nothing but new issues the anchors by created_at move along
+ * by them (issuesInserted). `seesAll`
  * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
  * without an issue write.
  */
@@ -676,18 +774,22 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   seesAll: boolean,
 ): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
-  if (scope.projectId === undefined || !filters.counted || filters.counted.milestone !== null || !col) return undefined;
+  // One label by title too: a record's label rows change only with writes to it (a renamed label
+  // rewrites its records), which listVersion counts.
+  const own = filters.counted ?? filters.labelOnly;
+  if (scope.projectId === undefined || !own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
+  const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted !== null && filters.counted.milestone === null;
   return {
     key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
-    version: () => (type === 'Issue' && col !== 'updated_at' ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
+    version: () => (byOrderVersion ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
     column: `x.${col}`,
     idColumn: 'x.id',
     sort: filters.sort,
     value: (row) => row[col],
     id: (row) => row.id,
     // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite.
-    inserted: type === 'Issue' && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
+    inserted: byOrderVersion && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
   };
 }
 

@@ -79,7 +79,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const scopeSql = scopeCondition(rc, 'issues', scope, filters);
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
-  const seesAll = filters.counted || filters.labelBound ? seesConfidential(rc, scope) : false;
+  // Part of the anchors' key (a role change shows or hides rows without an issue write).
+  const seesAll = filters.counted || filters.labelBound || filters.labelOnly ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where);
   const byUpdated = updatedBeforeList<IssueRow>(rc, 'issues', scope, filters, where, args);
   const countFrom =
