@@ -1,5 +1,6 @@
 import { ListWhere, addFilter } from '../../../db/filter';
 import { rareTermCandidates } from '../../../db/trigram';
+import { instanceListAnchors } from '../instance_lists';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
@@ -94,6 +95,12 @@ export function registerGroupRoutes(r: Router): void {
         order: `g.${order} ${q.sort}, g.id ${q.sort}`,
         keyset,
       };
+      // Deep pages anchored while no namespace is written (core/052): an administrator's or anonymous
+      // list, whose conditions read the groups' own columns only.
+      if ((!user || user.admin) && !memberOnly && !q.owned && q.min_access_level === undefined && !custom.sql.length) {
+        const by = order as 'name' | 'path' | 'id';
+        list.anchors = instanceListAnchors(rc.svc.db, 'namespaces', list, `g.${by}`, 'g.id', q.sort, (g) => g[by]);
+      }
       return paginateSql<Namespace>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'namespaces g', 'g.id') : list).map((g) => group(rc, g));
     },
     { auth: 'optional' },
