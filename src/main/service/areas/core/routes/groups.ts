@@ -38,9 +38,12 @@ export function registerGroupRoutes(r: Router): void {
         order_by: t.string().values(['name', 'path', 'id', 'similarity']).default('name'),
         sort: t.string().values(['asc', 'desc']).default('asc'),
       });
-      // kind stays indexable in both forms: the order indexes lead with it.
+      // A term few groups hold: those the search index finds, checked with the same LIKE below.
+      const few = q.search ? rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']) : null;
+      // kind stays indexable in both forms (the order indexes lead with it), unless the search's
+      // candidates are read by id: SQLite then walked every group by name to find them.
       const where = new ListWhere();
-      where.add("g.kind = 'group'");
+      where.add(few ? "+g.kind = 'group'" : "g.kind = 'group'");
       const user = rc.user;
       const memberOnly = user && !user.admin && !q.all_available;
       // Member groups and the groups below them (inherited membership).
@@ -60,12 +63,9 @@ export function registerGroupRoutes(r: Router): void {
         where.add(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`, user.id, Access.MINIMAL_ACCESS, today(rc.svc));
       }
       /** At most COUNT_LIMIT groups can match (the search index's candidates). */
-      let fewRows = false;
+      const fewRows = !!few;
       if (q.search) {
-        // A term few groups hold: those the search index finds, checked with the same LIKE.
-        const few = rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']);
         if (few) where.add(few.sql, ...few.args);
-        fewRows = !!few;
         where.add("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')", `%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
       if (q.top_level_only) where.on('g.parent_id', 'IS NULL');
