@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { TestService, ok } from '../helpers/service';
 
 // Issue and merge-request pages read their ids in the list's order, and their rows by id from
 // memory while core/041's write log names none of them written since (db/written-rows.ts). These
@@ -14,10 +14,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 const db = () => s.service.context.db;
 const sql = (text: string, ...args: unknown[]) => db().prepare(text).run(...args);
 
