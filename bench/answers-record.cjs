@@ -306,6 +306,20 @@ function scaleRequests(m) {
     `${P}/issues/1/notes?per_page=100`,
     '/projects?per_page=100',
     '/projects?per_page=100&simple=true',
+    // Lists off one issue or one milestone, and the Search API (round 10, links10).
+    `${P}/issues/500/related_merge_requests`,
+    `${P}/issues/500/closed_by`,
+    `${P}/milestones/1/issues`,
+    `${P}/milestones/1/issues?per_page=100&page=3`,
+    `${P}/milestones/1/merge_requests?page=400`,
+    `${P}/search?scope=issues&search=crash`,
+    `${P}/search?scope=issues&search=crash&per_page=100&page=5`,
+    `${P}/search?scope=merge_requests&search=crash&state=merged`,
+    `${P}/search?scope=issues&search=Issue%20123456%3A`,
+    `${G}/search?scope=issues&search=crash`,
+    `${G}/search?scope=merge_requests&search=crash&page=3`,
+    '/search?scope=issues&search=crash&per_page=100',
+    '/search?scope=merge_requests&search=crash',
   ];
   return lists.map((url) => ['root', SCALE_TOKEN, url]);
 }

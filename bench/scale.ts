@@ -114,7 +114,14 @@ async function main(): Promise<void> {
     console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);
     console.log(`big instance RSS idle: ${fmt(idleRss)} MB\n`);
 
-    const projectLists = projectScoped(big);
+    // The milestone of each project the manifest names (its own lists: /milestones/:id/issues).
+    const milestones = new Map<number, number>();
+    for (const id of big.milestone ? [big.bigProjectId, big.smallProjectId] : []) {
+      const res = await fetch(`${bigServer.url}/api/v4/projects/${id}/milestones?title=${encodeURIComponent(big.milestone!)}`, { headers: { 'private-token': big.token } });
+      const [found] = (await res.json()) as { id: number }[];
+      if (found) milestones.set(id, found.id);
+    }
+    const projectLists = projectScoped(big, milestones);
     // When the small side serves fewer rows than the big one (3 issues against a page of 20 or
     // 100), `per row` compares the CPU per row served too: the big side's extra rows are work
     // the small side never does.
@@ -345,7 +352,7 @@ async function midFilled(url: string, m: ScaleManifest, project: number): Promis
 }
 
 /** Lists of one project (or its group), as [name, path for a project id]. */
-function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
+function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [string, (id: number) => string][] {
   const label = m.labels[0] ?? 'bug';
   const lists: [string, (id: number) => string][] = [
     ['issues page 1', (id) => `/projects/${id}/issues`],
@@ -421,6 +428,8 @@ function projectScoped(m: ScaleManifest): [string, (id: number) => string][] {
     ]),
     ['project members/all', (id) => `/projects/${id}/members/all`],
     ...coverageOfProjectLists(m),
+    ...setFiltersOfProjectLists(m),
+    ...linkedLists(m, milestones),
   ];
   return lists;
 }
@@ -440,6 +449,10 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
     ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
     [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
+    // build-scale.ts closes every issue of that author: counted 0 from the counters, the page walked all 50,000 of them.
+    ['issues author_id&state=opened (none)', (id) => `/projects/${id}/issues?author_id=${m.authorId}&state=opened`],
+    // 6,667 records: page 300 walks to the author's 6,000th labelled record (from an earlier page's row once read).
+    [`issues author_id&labels=${label} page 300`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}&page=300`],
     ['issues search=crash&state=opened', (id) => `/projects/${id}/issues?search=crash&state=opened`],
     ['issues search=crash&sort=asc', (id) => `/projects/${id}/issues?search=crash&sort=asc`],
     ['issues order_by=updated_at page 2500', (id) => `/projects/${id}/issues?order_by=updated_at&page=2500`],
@@ -454,6 +467,51 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['project members', (id) => `/projects/${id}/members`],
     ['project members/all query=user12', (id) => `/projects/${id}/members/all?query=user12`],
     ['project members/all page 90', (id) => `/projects/${id}/members/all?page=90`],
+  ];
+}
+
+/**
+ * Filters by sets of records other tables hold (round 10, filt11): assignees and reviewers
+ * (core/066's rows), the caller's reactions, confidential issues (core/067), and the date filters
+ * on the other column than the order's. The scale data assigns nobody and has no reactions: the
+ * lines time finding none, which walked every record before.
+ */
+function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  return [
+    ['issues assignee_id', (id) => `/projects/${id}/issues?assignee_id=${m.authorId}`],
+    ['issues assignee_id page 50', (id) => `/projects/${id}/issues?assignee_id=${m.authorId}&page=50`],
+    ['issues not[assignee_id]', (id) => `/projects/${id}/issues?not[assignee_id]=${m.authorId}`],
+    ['issues confidential=true', (id) => `/projects/${id}/issues?confidential=true`],
+    ['issues my_reaction_emoji=thumbsup', (id) => `/projects/${id}/issues?my_reaction_emoji=thumbsup`],
+    ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
+    ...more<(id: number) => string>(m, [
+      ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
+      ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
+    ]),
+  ];
+}
+
+/**
+ * Lists that hang off one issue or one milestone, and the Search API's issues and merge requests
+ * (round 10, links10: 10-620 ms at a million rows before). Issue #500 of the big project against
+ * #1 of the small one.
+ */
+function linkedLists(m: ScaleManifest, milestones: Map<number, number>): [string, (id: number) => string][] {
+  const issue = (id: number): number => (id === m.bigProjectId ? 500 : 1);
+  const hasMilestones = milestones.has(m.bigProjectId) && milestones.has(m.smallProjectId);
+  return [
+    ['issue related_merge_requests', (id) => `/projects/${id}/issues/${issue(id)}/related_merge_requests`],
+    ['issue closed_by', (id) => `/projects/${id}/issues/${issue(id)}/closed_by`],
+    ...(hasMilestones
+      ? ([
+          ['milestone issues', (id) => `/projects/${id}/milestones/${milestones.get(id)}/issues`],
+          ['milestone merge requests', (id) => `/projects/${id}/milestones/${milestones.get(id)}/merge_requests`],
+          ['milestone issues page 500', (id) => `/projects/${id}/milestones/${milestones.get(id)}/issues?page=500`],
+          ['milestone merge requests page 400', (id) => `/projects/${id}/milestones/${milestones.get(id)}/merge_requests?page=400`],
+        ] as [string, (id: number) => string][])
+      : []),
+    ['search API scope=issues search=crash', (id) => `/projects/${id}/search?scope=issues&search=crash`],
+    ['search API scope=merge_requests search=crash', (id) => `/projects/${id}/search?scope=merge_requests&search=crash`],
   ];
 }
 
@@ -514,6 +572,15 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
+    ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
+    ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
+    ['issues scope=assigned_to_me', '/issues?scope=assigned_to_me'],
+    ['issues scope=all confidential=true', '/issues?scope=all&confidential=true'],
+    ...more(m, [
+      ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
+      ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
+    ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
@@ -529,6 +596,13 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['group projects', `/groups/${m.groupId}/projects`],
     ['events (instance)', '/events?scope=all'],
     ...coverageOfInstanceLists(m),
+    // The Search API over many projects, as the list endpoints' search above.
+    ['group search API scope=issues search=crash', `/groups/${m.groupId}/search?scope=issues&search=crash`],
+    ['instance search API scope=issues search=crash', '/search?scope=issues&search=crash'],
+    ...more(m, [
+      ['group search API scope=merge_requests search=crash', `/groups/${m.groupId}/search?scope=merge_requests&search=crash`],
+      ['instance search API scope=merge_requests search=crash', '/search?scope=merge_requests&search=crash'],
+    ]),
   ];
 }
 

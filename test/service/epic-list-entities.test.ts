@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { TestService, ok } from '../helpers/service';
 
 // A page of epics hands out again, after a write elsewhere, the entities (and their JSON texts) of
 // the epics whose rows and parts read the same as when they were built (unchangedEntity), and
@@ -15,10 +15,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);
 const text = (record: unknown): string => JSON.stringify(record);
 

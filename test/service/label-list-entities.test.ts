@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService } from '../helpers/service';
+import { TestService, ok } from '../helpers/service';
 
-// A page of labels hands out again, after a write elsewhere, the entities (and their JSON texts)
-// of the labels whose rows, counts and the viewer's subscription read the same as when they were
-// built (unchangedEntity). These tests pin that every change to what a label shows (its row,
-// through the API or in SQL; its counts; the viewer's subscription; the list it is read through)
-// shows on the next page, each row as its own GET shows it.
+// Every change to what a label shows (its row, through the API or in SQL; its counts; the
+// viewer's subscription; the list it is read through) shows on the next page after writes
+// elsewhere, each row as its own GET shows it: the pins for any label entity remembered across
+// writes (round 10 tried unchangedEntity for labels, which these tests covered, and measured no
+// gain: labels build from a dozen fields as fast as they compare).
 
 let s: TestService;
 beforeAll(async () => {
@@ -13,10 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.stop());
 
-const ok = <T>(res: { status: number; text: string; body: T }): T => {
-  if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
-  return res.body;
-};
 const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);
 const COUNTS = ['open_issues_count', 'closed_issues_count', 'open_merge_requests_count'];
 const without = (record: Record<string, unknown>, keys: string[]): Record<string, unknown> => Object.fromEntries(Object.entries(record).filter(([k]) => !keys.includes(k)));

@@ -5,8 +5,9 @@ import { preparedBy } from '../helpers/lists';
 /**
  * GET /projects?search= matches name, path and description as a substring, case aside (LIKE);
  * GET /users?search= username and name (or the whole e-mail), GET /groups?search= name and path.
- * A term few projects or users hold is looked up in a trigram index (core/032, core/033) and checked
- * with the same LIKE: the answer is LIKE's whatever the index holds, and the index follows every write.
+ * A term few projects, users or groups hold is looked up in a trigram index (core/032, core/033,
+ * core/051) and checked with the same LIKE: the answer is LIKE's whatever the index holds, and the
+ * index follows every write.
  */
 let s: TestService;
 const ids = new Map<string, number>();
@@ -118,6 +119,66 @@ describe('group search', () => {
     expect(await groups('owl soc')).toEqual([]);
     expect(await groups('barn-ow')).toEqual([g.id]);
     expect(await groups('barn ow')).toEqual([g.id]);
+  });
+
+  it('takes % and _ literally, folds case as LIKE does (ASCII only), and follows subgroups and deletions', async () => {
+    const groups = async (term: string): Promise<number[]> => {
+      const res = await s.get(`/groups?search=${encodeURIComponent(term)}&order_by=id`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-total')).toBe(String(res.body.length));
+      return res.body.map((x: any) => x.id);
+    };
+    const pct = await s.createGroup({ name: 'Rails 100% club', path: 'rails_club', visibility: 'public' });
+    const eclair = await s.createGroup({ name: 'Éclair Watchers', path: 'eclair-watchers', visibility: 'public' });
+    const sub = await s.createGroup({ name: 'Little Rails', path: 'little-rails', parent_id: pct.id, visibility: 'public' });
+    expect(await groups('100%')).toEqual([pct.id]);
+    expect(await groups('s_cl')).toEqual([pct.id]);
+    expect(await groups('sxcl')).toEqual([]);
+    expect(await groups('RAILS')).toEqual([pct.id, sub.id]);
+    expect(await groups('Éclair')).toEqual([eclair.id]);
+    // SQLite's LIKE folds ASCII only: the index's folded candidate is checked and dropped, as LIKE alone answers.
+    expect(await groups('éclair')).toEqual([]);
+    expect(await groups('clair watch')).toEqual([eclair.id]);
+    // A user's personal namespace is not a group.
+    await s.createUser({ username: 'railsfan' });
+    expect(await groups('railsf')).toEqual([]);
+    expect((await s.del(`/groups/${sub.id}`)).status).toBe(202);
+    s.service.context.db.prepare('DELETE FROM namespaces WHERE id = ?').run(sub.id);
+    expect(await groups('rails')).toEqual([pct.id]);
+  });
+
+  it('pages a term many groups hold as a fresh LIKE query does, and reads them through the index', async () => {
+    for (let i = 0; i < 11; i++) await s.createGroup({ name: `Stork ${(i * 4) % 11}`, path: `stork-nest-${i}`, visibility: i % 2 ? 'public' : 'private' });
+    const db = s.service.context.db;
+    for (const [query, order, token] of [
+      ['search=stork', 'name ASC, id ASC', undefined],
+      ['search=STORK-N&order_by=path&sort=desc', 'path DESC, id DESC', undefined],
+      ['search=stork&order_by=id&sort=desc', 'id DESC', undefined],
+      ['search=stork', 'name ASC, id ASC', null],
+    ] as const) {
+      const like = query.includes('STORK-N') ? '%stork-n%' : '%stork%';
+      const all = (
+        db
+          .prepare(`SELECT id FROM namespaces WHERE kind = 'group' AND (name LIKE ? OR path LIKE ?)${token === null ? " AND visibility = 'public'" : ''} ORDER BY ${order}`)
+          .all(like, like) as { id: number }[]
+      ).map((r) => r.id);
+      expect(all.length).toBeGreaterThan(4);
+      const pages = Math.ceil(all.length / 4);
+      for (let page = 1; page <= pages + 1; page++) {
+        const res = await s.get(`/groups?${query}&per_page=4&page=${page}`, { token });
+        expect(res.status).toBe(200);
+        expect(res.body.map((x: any) => x.id)).toEqual(all.slice((page - 1) * 4, page * 4));
+        expect(res.headers.get('x-total')).toBe(String(all.length));
+        expect(res.headers.get('x-total-pages')).toBe(String(pages));
+        expect(res.headers.get('x-next-page')).toBe(page < pages ? String(page + 1) : '');
+        expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=4[^>]*>; rel="last"`));
+      }
+    }
+    const seen = await preparedBy(s, async () => {
+      expect((await s.get('/groups?search=stork')).status).toBe(200);
+    });
+    expect(seen.some((q) => /FROM groups_search WHERE groups_search MATCH \?/.test(q))).toBe(true);
+    expect(seen.some((q) => /^SELECT g\.\* FROM namespaces g WHERE g\.id IN \(SELECT value FROM json_each\(\?\)\)/.test(q))).toBe(true);
   });
 
   it('reads the few matching users through the index', async () => {

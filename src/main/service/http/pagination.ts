@@ -100,6 +100,13 @@ export interface PageSource<T> {
   rows: (limit: number, offset: number) => T[];
   /** The list's exact length, when counters hold it: a page past the end is then answered without reading. */
   total?: () => number;
+  /**
+   * The list's exact length, already known (at most COUNT_LIMIT): a page reads no more rows than
+   * the list has left from its offset, so a walk stops at the list's last row instead of looking
+   * past it for one more (a filter few records match walked every record of its index), and a page
+   * at or past the end is not read at the list's beginning either.
+   */
+  known?: number;
 }
 
 /**
@@ -119,7 +126,9 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
     else setUncountedPaginationHeaders(rc, page, false);
     return [];
   }
-  const fetched = source.rows(page.perPage + 1, page.offset);
+  // With the length known, the rows left from the offset: the answer is the same, headers included.
+  const left = source.known === undefined ? page.perPage + 1 : Math.min(page.perPage + 1, source.known - page.offset);
+  const fetched = left > 0 ? source.rows(left, page.offset) : [];
   const hasNext = fetched.length > page.perPage;
   const rows = fetched.slice(0, page.perPage);
   const pageSettlesTotal = page.offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || page.offset === 0));
@@ -157,6 +166,14 @@ export interface SqlList<T> {
   anchors?: PageAnchors<T>;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
   rows?: (limit: number, offset: number) => T[];
+  /**
+   * The same rows as `from` (same arguments) with the conditions written so their own indexes may
+   * serve them (ListWhere.narrow; `from` is then ListWhere.walk, read in the order's index). The
+   * list is counted from here first, and the count decides where a page is read: here, sorting the
+   * matches, when they are few against the rows a walk would read to reach the page; from `from`
+   * otherwise. Keyset pages and id lists (fewRowsByIds) read from here, as the list is written.
+   */
+  narrow?: string;
   /**
    * `select` is the whole row of a table whose writes a log names (`x.*` of `FROM issues x`): a
    * page reads its ids (`idColumn`) in the list's order, and its rows by id, from memory while
@@ -395,7 +412,7 @@ export function limitSql(n: number): string {
 export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColumn: string): SqlList<T> {
   let ids: number[] | undefined;
   const all = (): number[] =>
-    (ids ??= (db.prepare(`SELECT ${idColumn} AS id ${list.from} ORDER BY ${list.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...list.args) as { id: number }[]).map(
+    (ids ??= (db.prepare(`SELECT ${idColumn} AS id ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...list.args) as { id: number }[]).map(
       (r) => r.id,
     ));
   return {
@@ -403,7 +420,7 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
     countFrom: { count: () => all().length },
     rows: (limit, offset) => {
       // More rows than that after all: the list reads itself.
-      if (all().length > COUNT_LIMIT) return db.prepare(`SELECT ${list.select} ${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
+      if (all().length > COUNT_LIMIT) return db.prepare(`SELECT ${list.select} ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
       const page = all().slice(offset, offset + limit);
       if (!page.length) return [];
       return db.prepare(`SELECT ${list.select} FROM ${table} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${list.order}`).all(JSON.stringify(page)) as T[];
@@ -411,8 +428,8 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
   };
 }
 
-/** A whole table, as lists write "no condition" (an administrator's unfiltered list). */
-const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1$/;
+/** A whole table, as lists write "no condition" (an administrator's unfiltered list; membership=true adds another). */
+const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1(?: AND 1 = 1)*$/;
 
 /**
  * Counts the rows of `from`, stopping at `cap` (a LIMIT probe instead of a full count). A whole
@@ -443,11 +460,19 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   }
   let total: number | undefined;
   const exact = list.countFrom && 'total' in list.countFrom ? list.countFrom.total : undefined;
+  // A count in hand up to COUNT_LIMIT is the list's length (past it, only "more than").
+  const known = list.countFrom && 'counted' in list.countFrom && list.countFrom.counted <= COUNT_LIMIT ? list.countFrom.counted : undefined;
+  // Written the same both ways (no condition an index of its own may serve): nothing to choose.
+  const narrow = !list.countFrom && !list.rows && list.narrow !== list.from ? list.narrow : undefined;
+  let counted: number | undefined;
+  const matches = narrow ? () => (counted ??= countUpTo(db, narrow, list.args, COUNT_LIMIT + 1)) : undefined;
   return paginate(
     rc,
     {
       total: exact && (() => (total ??= exact())),
+      known,
       count: (cap) => {
+        if (matches) return Math.min(matches(), cap);
         const from = list.countFrom ?? { from: list.from, args: list.args };
         if ('total' in from) return (total ??= from.total());
         if ('count' in from) return from.count(cap);
@@ -456,14 +481,37 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
       rows: (limit, offset) =>
         list.rows
           ? list.rows(limit, offset)
-          : list.anchors && offset >= ANCHORED_FROM_OFFSET
-          ? anchoredRows(db, list, list.anchors, limit, offset)
-          : list.anchors?.startBound
-          ? startedRows(db, list, list.anchors, limit, offset)
-          : selectRows<T>(db, list, `${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset]),
+          : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
+          ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
+          : listRows(db, list, limit, offset),
     },
     defaultPerPage,
   );
+}
+
+/**
+ * `limit` rows of a SQL list from `offset`: from an anchor (list.anchors) on a deep page, from the
+ * list's first row (startBound) on an early one, else by LIMIT and OFFSET. For a list's own pages,
+ * and for lists whose pages read another way (SqlList.rows) and anchor a list of their own.
+ */
+export function listRows<T>(db: Db, list: SqlList<T>, limit: number, offset: number): T[] {
+  if (list.anchors && offset >= ANCHORED_FROM_OFFSET) return anchoredRows(db, list, list.anchors, limit, offset);
+  if (list.anchors?.startBound) return startedRows(db, list, list.anchors, limit, offset);
+  return selectRows<T>(db, list, `${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset]);
+}
+
+/**
+ * Whether a page that ends `reach` rows into a list of `matches` rows (counted up to
+ * COUNT_LIMIT + 1) costs less read from the conditions' own indexes and sorted (every match)
+ * than walked in the order's index, which reads about reach * tableRows / matches rows to find it.
+ */
+function sortsFewer(db: Db, narrow: string, matches: number, reach: number): boolean {
+  if (matches <= reach) return true;
+  if (matches > COUNT_LIMIT) return false;
+  const table = /^FROM (\w+)/.exec(narrow)?.[1];
+  if (!table) return false;
+  const rows = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return matches * matches <= reach * rows;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -505,8 +553,10 @@ function paginateKeyset<T>(rc: RequestContext, db: Db, list: SqlList<T>, ks: Key
   if (!order?.sorts.includes(ks.sort)) throw keysetUnavailable();
   const { perPage } = readPage(rc.params);
   const orderSql = ks.orderBy === 'id' || order.column === ks.idColumn ? `${ks.idColumn} ${ks.sort}` : `${order.column} ${ks.sort}, ${ks.idColumn} ${ks.sort}`;
+  // As the list is written: a keyset page is not counted, so nothing tells a walk from a sort.
+  const from = list.narrow ?? list.from;
   const rowsWhere = (extra: string, extraArgs: unknown[], limit: number): T[] =>
-    db.prepare(`SELECT ${list.select} ${list.from}${extra} ORDER BY ${orderSql} ${limitSql(limit)}`).all(...list.args, ...extraArgs) as T[];
+    db.prepare(`SELECT ${list.select} ${from}${extra} ORDER BY ${orderSql} ${limitSql(limit)}`).all(...list.args, ...extraArgs) as T[];
 
   if (ks.style === 'id') {
     // Gitlab::Pagination::Keyset::Pager: a page of `per_page`, and a next link whenever it has a last row.
@@ -537,7 +587,7 @@ function paginateKeyset<T>(rc: RequestContext, db: Db, list: SqlList<T>, ks: Key
   }
   const reversed = backward ? orderSql.replace(/\b(asc|desc)\b/g, (d) => (d === 'asc' ? 'desc' : 'asc')) : orderSql;
   const fetched = db
-    .prepare(`SELECT ${list.select} ${list.from}${extra} ORDER BY ${reversed} ${limitSql(perPage + 1)}`)
+    .prepare(`SELECT ${list.select} ${from}${extra} ORDER BY ${reversed} ${limitSql(perPage + 1)}`)
     .all(...list.args, ...extraArgs) as T[];
   const hasMore = fetched.length > perPage;
   const rows = fetched.slice(0, perPage);

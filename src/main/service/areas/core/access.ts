@@ -105,11 +105,13 @@ export function canReadGroup(svc: ServiceContext, user: User | null, group: Name
  * Used by every list that must hide private projects.
  */
 export function visibleProjectsSql(svc: ServiceContext, user: User | null, alias = 'p'): { sql: string; args: unknown[] } {
-  if (!user) return { sql: `${alias}.visibility = 'public'`, args: [] };
+  // `+visibility`: no list is planned through projects_visibility (core/050), which serves the
+  // counts of /projects?visibility= only (see ListWhere).
+  if (!user) return { sql: `+${alias}.visibility = 'public'`, args: [] };
   if (user.admin) return { sql: '1 = 1', args: [] };
   const levels = user.external ? `('public')` : `('public', 'internal')`;
   return {
-    sql: `(${alias}.visibility IN ${levels}
+    sql: `(+${alias}.visibility IN ${levels}
       OR ${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL})
       OR ${alias}.namespace_id IN (
         WITH RECURSIVE ug(id) AS (

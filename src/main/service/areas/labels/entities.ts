@@ -1,4 +1,3 @@
-import { unchangedEntity } from '../../db/connection';
 import type { EntityContext } from '../core/entities';
 import { markdownField } from '../../markdown/markdown';
 import { type LabelCounts, type LabelRow, isSubscribed, labelCounts, subscribedLabelIds } from './labels';
@@ -32,13 +31,7 @@ export function label(ec: EntityContext, l: LabelRow, view: LabelView): Record<s
 /** A page of labels (`counts`: each label's when the list shows them), the viewer's subscriptions read for the page at once. */
 export function labels(ec: EntityContext, rows: LabelRow[], counts: Map<number, LabelCounts> | null, fromProject: boolean): Record<string, unknown>[] {
   const subscribed = subscribedLabelIds(ec.svc, rows, ec.user);
-  // A label whose row, counts and subscription read as when its entity was built keeps that
-  // entity and its JSON text across writes elsewhere (a page of 100 is then joined from texts).
-  return rows.map((l) => {
-    const c = counts?.get(l.id);
-    const s = subscribed.has(l.id);
-    return unchangedEntity(ec.svc.db, 'label', `${l.id}:${fromProject ? 1 : 0}`, l as unknown as Record<string, unknown>, [c, s], () => labelEntity(l, c, s, fromProject));
-  });
+  return rows.map((l) => labelEntity(l, counts?.get(l.id), subscribed.has(l.id), fromProject));
 }
 
 /** One literal: the fields a view leaves out are `undefined`, which JSON leaves out too. */

@@ -1,4 +1,5 @@
-import { addFilter } from '../../../db/filter';
+import { ListWhere, addFilter } from '../../../db/filter';
+import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
@@ -13,7 +14,7 @@ import { isoTime, today } from '../time';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
-import { projectListFilters } from './projects';
+import { projectListFilters, projectSqlList } from './projects';
 import { customAttributesFilter } from './custom_attributes';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { readAvatarParam, writeAvatar } from '../avatars';
@@ -36,8 +37,9 @@ export function registerGroupRoutes(r: Router): void {
         order_by: t.string().values(['name', 'path', 'id', 'similarity']).default('name'),
         sort: t.string().values(['asc', 'desc']).default('asc'),
       });
-      const where: string[] = ["g.kind = 'group'"];
-      const args: unknown[] = [];
+      // kind stays indexable in both forms: the order indexes lead with it.
+      const where = new ListWhere();
+      where.add("g.kind = 'group'");
       const user = rc.user;
       const memberOnly = user && !user.admin && !q.all_available;
       // Member groups and the groups below them (inherited membership).
@@ -49,26 +51,27 @@ export function registerGroupRoutes(r: Router): void {
       if (q.owned || q.min_access_level !== undefined || memberOnly) {
         if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
         const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
-        where.push(memberGroupsSql);
-        args.push(user.id, min, today(rc.svc));
+        where.add(memberGroupsSql, user.id, min, today(rc.svc));
       } else if (!user) {
-        where.push("g.visibility = 'public'");
+        where.add("g.visibility = 'public'");
       } else if (!user.admin) {
         // all_available: public and internal groups, plus the private ones the user belongs to.
-        where.push(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`);
-        args.push(user.id, Access.MINIMAL_ACCESS, today(rc.svc));
+        where.add(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`, user.id, Access.MINIMAL_ACCESS, today(rc.svc));
       }
+      /** At most COUNT_LIMIT groups can match (the search index's candidates). */
+      let fewRows = false;
       if (q.search) {
-        where.push("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')");
-        args.push(`%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
+        // A term few groups hold: those the search index finds, checked with the same LIKE.
+        const few = rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']);
+        if (few) where.add(few.sql, ...few.args);
+        fewRows = !!few;
+        where.add("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')", `%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
-      if (q.top_level_only) where.push('g.parent_id IS NULL');
+      if (q.top_level_only) where.on('g.parent_id', 'IS NULL');
       const custom = customAttributesFilter(rc, 'groups', 'g');
-      where.push(...custom.sql);
-      args.push(...custom.args);
-      if (q.visibility) addFilter(where, args, 'g.visibility = ?', q.visibility);
-      if (q.skip_groups?.length) addFilter(where, args, `g.id NOT IN (${q.skip_groups.map(() => '?').join(',')})`, ...q.skip_groups);
-      const from = `FROM namespaces g WHERE ${where.join(' AND ')}`;
+      where.addAll(custom.sql, custom.args);
+      if (q.visibility) where.add('g.visibility = ?', q.visibility);
+      if (q.skip_groups?.length) where.add(`g.id NOT IN (${q.skip_groups.map(() => '?').join(',')})`, ...q.skip_groups);
       const order = q.order_by === 'similarity' ? 'name' : q.order_by;
       // present_groups_with_pagination_strategies: keyset (and the offset limit) for anonymous callers only.
       const keyset: Keyset<Namespace> | undefined = user
@@ -83,7 +86,15 @@ export function registerGroupRoutes(r: Router): void {
             id: (g) => g.id,
             offsetLimit: OFFSET_PAGINATION_LIMIT,
           };
-      return paginateSql<Namespace>(rc, rc.svc.db, { select: 'g.*', from, args, order: `g.${order} ${q.sort}, g.id ${q.sort}`, keyset }).map((g) => group(rc, g));
+      const list: SqlList<Namespace> = {
+        select: 'g.*',
+        from: `FROM namespaces g WHERE ${where.walk.join(' AND ')}`,
+        narrow: `FROM namespaces g WHERE ${where.narrow.join(' AND ')}`,
+        args: where.args,
+        order: `g.${order} ${q.sort}, g.id ${q.sort}`,
+        keyset,
+      };
+      return paginateSql<Namespace>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'namespaces g', 'g.id') : list).map((g) => group(rc, g));
     },
     { auth: 'optional' },
   );
@@ -243,10 +254,9 @@ export function registerGroupRoutes(r: Router): void {
       const g = loadGroup(rc);
       const q = declared(rc.params, { include_subgroups: t.boolean(), simple: t.boolean() });
       const ids = q.include_subgroups ? selfAndDescendantIds(rc.svc, g.id) : [g.id];
-      const { where, args, order, fewRows } = projectListFilters(rc);
-      where.push(`p.namespace_id IN (${ids.map(() => '?').join(',')})`);
-      args.push(...ids);
-      const list: SqlList<Project> = { select: 'p.*', from: `FROM projects p WHERE ${where.join(' AND ')}`, args, order };
+      const { where, order, fewRows } = projectListFilters(rc);
+      where.on('p.namespace_id', `IN (${ids.map(() => '?').join(',')})`, ...ids);
+      const list = projectSqlList(where, order);
       return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
     },
     { auth: 'optional' },

@@ -72,7 +72,8 @@ export function registerIssuableRelationRoutes(r: Router): void {
     `${issue}/closed_by`,
     (rc) => {
       const { project, issue: i } = loadIssueRoute(rc);
-      const where = 'm.project_id = ? AND m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?)';
+      // The issue's closing rows pick the merge requests (`+` keeps the project's index, every merge request of the project, out of SQLite's choice).
+      const where = '+m.project_id = ? AND m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?)';
       const page = paginate(rc, {
         count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM merge_requests m WHERE ${where}`).get(project.id, i.id) as { n: number }).n,
         rows: (limit, offset) =>
@@ -91,14 +92,15 @@ export function registerIssuableRelationRoutes(r: Router): void {
       const closing = new Set(
         (rc.svc.db.prepare('SELECT merge_request_id AS id FROM merge_requests_closing_issues WHERE issue_id = ?').all(i.id) as { id: number }[]).map((x) => x.id),
       );
+      // Those closing it, and those whose title, description or a comment holds `#<iid>` (the
+      // numbers mentioned that start with its digits: core/062's rows, not every merge request's text).
       const candidates = rc.svc.db
         .prepare(
-          `SELECT m.* FROM merge_requests m WHERE m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?)
-             OR m.description LIKE ? OR m.title LIKE ?
-             OR m.id IN (SELECT noteable_id FROM notes WHERE noteable_type = 'MergeRequest' AND body LIKE ?)
+          `SELECT m.* FROM merge_requests m WHERE m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?
+             UNION SELECT merge_request_id FROM merge_request_mentions WHERE number >= ? AND number < ?)
            ORDER BY m.id`,
         )
-        .all(i.id, `%#${i.iid}%`, `%#${i.iid}%`, `%#${i.iid}%`) as MergeRequestRow[];
+        .all(i.id, String(i.iid), `${i.iid}:`) as MergeRequestRow[];
       const related = candidates.filter((m) => {
         if (!canReadProject(rc.svc, rc.user, findProjectById(rc.svc, m.project_id)!)) return false;
         if (closing.has(m.id)) return true;

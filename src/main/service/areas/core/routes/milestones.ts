@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden } from '../../../http/errors';
-import { paginate, limitSql } from '../../../http/pagination';
+import { limitSql, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { addFilter } from '../../../db/filter';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
@@ -16,8 +16,8 @@ import {
 } from '../milestones';
 import { type Namespace, ancestorsOf, findNamespaceById, selfAndDescendantIds } from '../namespaces';
 import { recordEvent } from '../events';
-import { setIssuableMilestone } from '../workitems';
-import { confidentialSql } from './issues';
+import { idOrderAnchors, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
+import { confidentialSql, seesConfidential } from './issues';
 import { likeEscape } from './users';
 
 /** GitLab 17.7+: Planners and up manage milestones (admin_milestone). */
@@ -126,19 +126,21 @@ export function registerMilestoneRoutes(r: Router): void {
       return undefined;
     });
 
+    // A project milestone's records are counted from the project's counters, and its deep pages
+    // start after a row an earlier page read; a group milestone's (many projects) are counted up
+    // to COUNT_LIMIT + 1, as every list is.
     r.get(`${base}/:milestone_id/issues`, (rc) => {
       rc.requireUser();
       const parent = load(rc);
       const m = findParentMilestone(rc.svc, parent, milestoneId(rc));
       const scope = issuableScope(rc, parent);
       const conf = confidentialSql(rc);
-      const where = `x.milestone_id = ? AND ${scope.sql} AND ${conf.sql}`;
+      const from = `FROM issues x WHERE x.milestone_id = ? AND ${scope.sql} AND ${conf.sql}`;
       const args = [m.id, ...scope.args, ...conf.args];
-      return paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM issues x WHERE ${where}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) =>
-          rc.svc.db.prepare(`SELECT x.* FROM issues x WHERE ${where} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as IssueRow[],
-      }).map((i) => issueBasic(rc, i));
+      const seesAll = parent.kind === 'project' && seesConfidential(rc, projectScope(parent.project));
+      const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'Issue', parent.project.id, m.id, seesAll) : undefined;
+      const anchors = parent.kind === 'project' ? idOrderAnchors<IssueRow>(rc, 'Issue', parent.project.id, { from, args }, seesAll) : undefined;
+      return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors }).map((i) => issueBasic(rc, i));
     });
 
     r.get(`${base}/:milestone_id/merge_requests`, (rc) => {
@@ -146,16 +148,11 @@ export function registerMilestoneRoutes(r: Router): void {
       const parent = load(rc);
       const m = findParentMilestone(rc.svc, parent, milestoneId(rc));
       const scope = issuableScope(rc, parent);
-      const where = `x.milestone_id = ? AND ${scope.sql}`;
+      const from = `FROM merge_requests x WHERE x.milestone_id = ? AND ${scope.sql}`;
       const args = [m.id, ...scope.args];
-      const page = paginate(rc, {
-        count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM merge_requests x WHERE ${where}`).get(...args) as { n: number }).n,
-        rows: (limit, offset) =>
-          rc.svc.db
-            .prepare(`SELECT x.* FROM merge_requests x WHERE ${where} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`)
-            .all(...args, offset) as MergeRequestRow[],
-      });
-      return mergeRequests(rc, page);
+      const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'MergeRequest', parent.project.id, m.id, true) : undefined;
+      const anchors = parent.kind === 'project' ? idOrderAnchors<MergeRequestRow>(rc, 'MergeRequest', parent.project.id, { from, args }, true) : undefined;
+      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors }));
     });
   }
 

@@ -1,4 +1,4 @@
-import { addFilter } from '../../../db/filter';
+import { ListWhere } from '../../../db/filter';
 import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
@@ -26,9 +26,12 @@ import { createProjectRepository, removeDeletedRepositories } from '../../reposi
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 
-/** Filters shared by /projects, /groups/:id/projects and /users/:id/projects. */
-/** `fewRows`: at most COUNT_LIMIT projects can match (the search index's candidates). */
-export function projectListFilters(rc: RequestContext): { where: string[]; args: unknown[]; order: string; orderBy: string; sort: SortDirection; fewRows: boolean } {
+/**
+ * Filters shared by /projects, /groups/:id/projects and /users/:id/projects, in both of ListWhere's
+ * forms (a list of them reads SqlList.from from `walk` and SqlList.narrow from `narrow`).
+ * `fewRows`: at most COUNT_LIMIT projects can match (the search index's candidates).
+ */
+export function projectListFilters(rc: RequestContext): { where: ListWhere; order: string; orderBy: string; sort: SortDirection; fewRows: boolean } {
   const q = declared(rc.params, {
     search: t.string(),
     owned: t.boolean(),
@@ -45,60 +48,72 @@ export function projectListFilters(rc: RequestContext): { where: string[]; args:
     order_by: t.string().values(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count']).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
   });
-  const vis = visibleProjectsSql(rc.svc, rc.user);
   let fewRows = false;
-  const where = [vis.sql];
-  const args: unknown[] = [...vis.args];
+  const where = new ListWhere();
   const user = rc.user;
+  // Anonymous callers see public projects: a condition the visibility index can count.
+  if (!user) where.on('p.visibility', "= 'public'");
+  else {
+    const vis = visibleProjectsSql(rc.svc, user);
+    where.add(vis.sql, ...vis.args);
+  }
   if (q.membership || q.min_access_level !== undefined) {
-    if (!user) where.push('0');
+    if (!user) where.add('0');
     else {
       const mine = memberProjectsSql(rc.svc, user, 'p', q.min_access_level ?? Access.MINIMAL_ACCESS);
-      addFilter(where, args, mine.sql, ...mine.args);
+      where.add(mine.sql, ...mine.args);
     }
   }
   if (q.owned) {
-    if (!user) where.push('0');
-    else addFilter(where, args, "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id);
+    if (!user) where.add('0');
+    else where.on('p.namespace_id', "IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id);
   }
   if (q.starred) {
-    if (!user) where.push('0');
-    else addFilter(where, args, 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', user.id);
+    if (!user) where.add('0');
+    else where.on('p.id', 'IN (SELECT project_id FROM project_stars WHERE user_id = ?)', user.id);
   }
   // Projects the caller imported from elsewhere (`created_by(current_user).imported`).
   if (q.imported) {
-    if (!user) where.push('0');
-    else addFilter(where, args, 'p.creator_id = ? AND p.import_type IS NOT NULL', user.id);
+    if (!user) where.add('0');
+    else where.add('p.creator_id = ? AND p.import_type IS NOT NULL', user.id);
   }
   if (q.search) {
     const like = `%${likeEscape(q.search)}%`;
     if (q.search_namespaces) {
-      where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\' OR (SELECT full_path FROM namespaces WHERE id = p.namespace_id) || '/' || p.path LIKE ? ESCAPE '\\')`);
-      args.push(like, like, like, like);
+      where.add(
+        `(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\' OR (SELECT full_path FROM namespaces WHERE id = p.namespace_id) || '/' || p.path LIKE ? ESCAPE '\\')`,
+        like,
+        like,
+        like,
+        like,
+      );
     } else {
       // A term few projects hold: those the search index finds, checked with the same LIKE.
       const few = rareTermCandidates(rc.svc.db, 'projects_search', 'p.id', q.search, ['name', 'path', 'description']);
-      if (few) addFilter(where, args, few.sql, ...few.args);
+      if (few) where.add(few.sql, ...few.args);
       fewRows = !!few;
-      where.push(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\')`);
-      args.push(like, like, like);
+      where.add(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\')`, like, like, like);
     }
   }
-  if (q.visibility) addFilter(where, args, 'p.visibility = ?', q.visibility);
-  if (q.archived !== undefined) addFilter(where, args, 'p.archived = ?', Number(q.archived));
+  if (q.visibility) where.on('p.visibility', '= ?', q.visibility);
+  if (q.archived !== undefined) where.on('p.archived', '= ?', Number(q.archived));
   if (q.topic) {
     for (const topic of q.topic.split(',').map((s) => s.trim()).filter(Boolean)) {
-      addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(p.topics) WHERE lower(value) = lower(?))', topic);
+      where.add('EXISTS (SELECT 1 FROM json_each(p.topics) WHERE lower(value) = lower(?))', topic);
     }
   }
   const custom = customAttributesFilter(rc, 'projects', 'p');
-  where.push(...custom.sql);
-  args.push(...custom.args);
-  if (q.id_after !== undefined) addFilter(where, args, 'p.id > ?', q.id_after);
-  if (q.id_before !== undefined) addFilter(where, args, 'p.id < ?', q.id_before);
+  where.addAll(custom.sql, custom.args);
+  if (q.id_after !== undefined) where.add('p.id > ?', q.id_after);
+  if (q.id_before !== undefined) where.add('p.id < ?', q.id_before);
   const col =
     q.order_by === 'similarity' ? 'p.created_at' : q.order_by === 'star_count' ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)' : `p.${q.order_by}`;
-  return { where, args, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort, fewRows };
+  return { where, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort, fewRows };
+}
+
+/** A list of projects from projectListFilters' conditions (alias `p`): walked in the order's index or read from the conditions' own (SqlList.narrow). */
+export function projectSqlList(where: ListWhere, order: string, keyset?: Keyset<Project>): SqlList<Project> {
+  return { select: 'p.*', from: `FROM projects p WHERE ${where.walk.join(' AND ')}`, narrow: `FROM projects p WHERE ${where.narrow.join(' AND ')}`, args: where.args, order, keyset };
 }
 
 /** Gitlab::Pagination::Keyset for Project: `order_by=id` only, the next page through `id_after`/`id_before`. */
@@ -208,12 +223,11 @@ const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 /** A page of the projects the caller can see, with GET /projects's filters (and `extra` conditions on alias `p`). */
-export function listProjects(rc: RequestContext, extra?: { where: string; args: unknown[] }): Record<string, unknown>[] {
+export function listProjects(rc: RequestContext, extra?: (where: ListWhere) => void): Record<string, unknown>[] {
   const q = declared(rc.params, { simple: t.boolean() });
-  const { where, args, order, orderBy, sort, fewRows } = projectListFilters(rc);
-  if (extra) addFilter(where, args, extra.where, ...extra.args);
-  const from = `FROM projects p WHERE ${where.join(' AND ')}`;
-  const list: SqlList<Project> = { select: 'p.*', from, args, order, keyset: projectKeyset(orderBy, sort) };
+  const { where, order, orderBy, sort, fewRows } = projectListFilters(rc);
+  extra?.(where);
+  const list = projectSqlList(where, order, projectKeyset(orderBy, sort));
   return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
 }
 
@@ -224,7 +238,7 @@ export function registerProjectRoutes(r: Router): void {
     '/users/:user_id/projects',
     (rc) => {
       const user = loadUser(rc, rc.path.user_id);
-      return listProjects(rc, { where: "p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", args: [user.id] });
+      return listProjects(rc, (where) => where.on('p.namespace_id', "IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)", user.id));
     },
     { auth: 'optional' },
   );
@@ -233,7 +247,7 @@ export function registerProjectRoutes(r: Router): void {
     '/users/:user_id/starred_projects',
     (rc) => {
       const user = loadUser(rc, rc.path.user_id);
-      return listProjects(rc, { where: 'p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)', args: [user.id] });
+      return listProjects(rc, (where) => where.on('p.id', 'IN (SELECT project_id FROM project_stars WHERE user_id = ?)', user.id));
     },
     { auth: 'optional' },
   );

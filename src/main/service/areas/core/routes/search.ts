@@ -13,6 +13,7 @@ import { likeEscape } from './users';
 import { listIssues } from './issues';
 import { listMergeRequests } from './merge_requests';
 import { listProjects } from './projects';
+import { type Scope, groupScope, projectScope, visibleScope } from '../workitems';
 import { type SnippetRow, canReadSnippet, currentPaths } from '../../snippets/snippets';
 import { snippets } from '../../snippets/entities';
 import { loadRepository } from '../../repositories/access';
@@ -37,6 +38,12 @@ interface Where {
   level: Level;
   /** SQL over `p` (projects) for the projects searched. */
   projects: { sql: string; args: unknown[] };
+  /**
+   * The same projects' issues and merge requests as their own lists scope them (the project's,
+   * the group's, every visible project's), so a search reads them as those lists do: by the
+   * project's range of the full-text index, or walking the list order against it.
+   */
+  records: Scope;
   groupIds: number[];
   project: Project | null;
 }
@@ -50,7 +57,7 @@ function subRequest(rc: RequestContext, params: Record<string, unknown>): Reques
 const like = (term: string): string => `%${likeEscape(term.toLowerCase())}%`;
 
 export function registerSearchRoutes(r: Router): void {
-  r.get('/search', (rc) => search(rc, { level: 'global', projects: visibleProjectsSql(rc.svc, rc.user), groupIds: [], project: null }));
+  r.get('/search', (rc) => search(rc, { level: 'global', projects: visibleProjectsSql(rc.svc, rc.user), records: visibleScope(rc), groupIds: [], project: null }));
 
   r.get(
     '/groups/:id/search',
@@ -60,6 +67,7 @@ export function registerSearchRoutes(r: Router): void {
       return search(rc, {
         level: 'group',
         projects: { sql: `p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`, args: [...ids, ...vis.args] },
+        records: groupScope(rc),
         groupIds: ids,
         project: null,
       });
@@ -70,7 +78,7 @@ export function registerSearchRoutes(r: Router): void {
     '/projects/:id/search',
     (rc) => {
       const project = loadProject(rc);
-      return search(rc, { level: 'project', projects: { sql: 'p.id = ?', args: [project.id] }, groupIds: [], project });
+      return search(rc, { level: 'project', projects: { sql: 'p.id = ?', args: [project.id] }, records: projectScope(project), groupIds: [], project });
     },
   );
 }
@@ -87,14 +95,13 @@ async function search(rc: RequestContext, where: Where): Promise<unknown[]> {
   rc.reply.header('x-search-type', 'basic');
   const term = q.search;
   const listed = { search: term, state: q.state ?? undefined };
-  const inProjects = { where: `x.project_id IN (SELECT p.id FROM projects p WHERE ${where.projects.sql})`, args: where.projects.args };
   switch (q.scope) {
     case 'projects':
-      return listProjects(subRequest(rc, { search: term, ...(q.include_archived ? {} : { archived: false }) }), { where: where.projects.sql, args: where.projects.args });
+      return listProjects(subRequest(rc, { search: term, ...(q.include_archived ? {} : { archived: false }) }), (w) => w.add(where.projects.sql, ...where.projects.args));
     case 'issues':
-      return listIssues(subRequest(rc, { ...listed, confidential: q.confidential ?? undefined }), inProjects);
+      return listIssues(subRequest(rc, { ...listed, confidential: q.confidential ?? undefined }), where.records);
     case 'merge_requests':
-      return listMergeRequests(subRequest(rc, listed), inProjects);
+      return listMergeRequests(subRequest(rc, listed), where.records);
     case 'milestones':
       return searchMilestones(rc, where, term);
     case 'snippet_titles':
@@ -141,7 +148,8 @@ function searchSnippets(rc: RequestContext, term: string): Record<string, unknow
 
 /** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
 function searchUsers(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
-  const conditions = ["u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
+  // `+state`: users_state (core/050) counts /users?active=; here nearly every user is active.
+  const conditions = ["+u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
   const args: unknown[] = [like(term), like(term)];
   if (where.level !== 'global') {
     const source = loadSource(rc, where.level === 'project' ? 'projects' : 'groups');

@@ -23,7 +23,7 @@ import {
 } from '../users';
 import { addDays, isoDate, isoTime } from '../time';
 import { findGroupByRef } from '../namespaces';
-import { addFilter } from '../../../db/filter';
+import { ListWhere, addFilter } from '../../../db/filter';
 import type { RequestContext } from '../../../http/route';
 import { tokenFilterParams, tokenListQuery } from '../tokens';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -69,44 +69,41 @@ export function registerUserRoutes(r: Router): void {
         order_by: t.string().values(['id', 'name', 'username', 'created_at', 'updated_at']).default('id'),
         sort: t.string().values(['asc', 'desc']).default('desc'),
       });
-      const where: string[] = [];
-      const args: unknown[] = [];
+      const where = new ListWhere();
       /** At most COUNT_LIMIT users can match (the search index's candidates and an e-mail). */
       let fewRows = false;
-      if (q.username) addFilter(where, args, 'lower(username) = lower(?)', q.username);
+      if (q.username) where.add('lower(username) = lower(?)', q.username);
       if (q.search) {
         // A term few users hold: those the search index finds (or the e-mail names), checked with the same LIKE.
         const few = rareTermCandidates(rc.svc.db, 'users_search', 'id', q.search, ['username', 'name']);
-        if (few) addFilter(where, args, `(${few.sql} OR lower(email) = lower(?))`, ...few.args, q.search);
+        if (few) where.add(`(${few.sql} OR lower(email) = lower(?))`, ...few.args, q.search);
         fewRows = !!few;
-        where.push("(username LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR lower(email) = lower(?))");
         const like = `%${likeEscape(q.search)}%`;
-        args.push(like, like, q.search);
+        where.add("(username LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR lower(email) = lower(?))", like, like, q.search);
       }
-      if (q.active) where.push("state = 'active'");
-      if (q.blocked) where.push("state IN ('blocked', 'banned')");
+      if (q.active) where.on('state', "= 'active'");
+      if (q.blocked) where.on('state', "IN ('blocked', 'banned')");
       // Filters GitLab keeps for administrators (admins, created_*, without_projects).
       if (rc.user?.admin) {
-        if (q.admins) where.push('admin = 1');
-        if (q.created_after) addFilter(where, args, 'created_at >= ?', q.created_after);
-        if (q.created_before) addFilter(where, args, 'created_at <= ?', q.created_before);
+        if (q.admins) where.add('admin = 1');
+        if (q.created_after) where.add('created_at >= ?', q.created_after);
+        if (q.created_before) where.add('created_at <= ?', q.created_before);
         if (q.without_projects) {
-          where.push(`id NOT IN (SELECT user_id FROM members WHERE source_type = 'Project' AND user_id IS NOT NULL AND requested_at IS NULL)`);
+          where.add(`id NOT IN (SELECT user_id FROM members WHERE source_type = 'Project' AND user_id IS NOT NULL AND requested_at IS NULL)`);
         }
       }
-      if (q.exclude_internal) where.push("user_type NOT IN ('ghost', 'support_bot', 'alert_bot', 'visual_review_bot', 'migration_bot', 'security_bot', 'automation_bot', 'admin_bot', 'suggested_reviewers_bot', 'llm_bot', 'duo_code_review_bot')");
-      if (q.without_project_bots) where.push("user_type != 'project_bot'");
-      if (q.two_factor === 'enabled') where.push('0');
-      if (q.external) where.push('external = 1');
-      if (q.exclude_external) where.push('external = 0');
-      if (q.humans) where.push("user_type = 'human'");
+      if (q.exclude_internal) where.add("user_type NOT IN ('ghost', 'support_bot', 'alert_bot', 'visual_review_bot', 'migration_bot', 'security_bot', 'automation_bot', 'admin_bot', 'suggested_reviewers_bot', 'llm_bot', 'duo_code_review_bot')");
+      if (q.without_project_bots) where.add("user_type != 'project_bot'");
+      if (q.two_factor === 'enabled') where.add('0');
+      if (q.external) where.add('external = 1');
+      if (q.exclude_external) where.add('external = 0');
+      if (q.humans) where.add("user_type = 'human'");
       const custom = customAttributesFilter(rc, 'users', 'users');
-      where.push(...custom.sql);
-      args.push(...custom.args);
-      const sql = `WHERE ${where.length ? where.join(' AND ') : '1 = 1'}`;
+      where.addAll(custom.sql, custom.args);
+      const clause = (conditions: string[]): string => `FROM users WHERE ${conditions.length ? conditions.join(' AND ') : '1 = 1'}`;
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
-      const list: SqlList<User> = { select: '*', from: `FROM users ${sql}`, args, order, keyset: userKeyset(q.order_by, q.sort) };
+      const list: SqlList<User> = { select: '*', from: clause(where.walk), narrow: clause(where.narrow), args: where.args, order, keyset: userKeyset(q.order_by, q.sort) };
       const rows = paginateSql<User>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'users', 'id') : list);
       return rc.user?.admin ? usersFor(rc, rows) : rows.map((u) => userBasic(rc, u));
     },
