@@ -428,6 +428,7 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ]),
     ['project members/all', (id) => `/projects/${id}/members/all`],
     ...coverageOfProjectLists(m),
+    ...setFiltersOfProjectLists(m),
     ...linkedLists(m, milestones),
   ];
   return lists;
@@ -448,6 +449,10 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
     ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
     [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
+    // build-scale.ts closes every issue of that author: counted 0 from the counters, the page walked all 50,000 of them.
+    ['issues author_id&state=opened (none)', (id) => `/projects/${id}/issues?author_id=${m.authorId}&state=opened`],
+    // 6,667 records: page 300 walks to the author's 6,000th labelled record (from an earlier page's row once read).
+    [`issues author_id&labels=${label} page 300`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}&page=300`],
     ['issues search=crash&state=opened', (id) => `/projects/${id}/issues?search=crash&state=opened`],
     ['issues search=crash&sort=asc', (id) => `/projects/${id}/issues?search=crash&sort=asc`],
     ['issues order_by=updated_at page 2500', (id) => `/projects/${id}/issues?order_by=updated_at&page=2500`],
@@ -462,6 +467,27 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['project members', (id) => `/projects/${id}/members`],
     ['project members/all query=user12', (id) => `/projects/${id}/members/all?query=user12`],
     ['project members/all page 90', (id) => `/projects/${id}/members/all?page=90`],
+  ];
+}
+
+/**
+ * Filters by sets of records other tables hold (round 10, filt11): assignees and reviewers
+ * (core/066's rows), the caller's reactions, confidential issues (core/067), and the date filters
+ * on the other column than the order's. The scale data assigns nobody and has no reactions: the
+ * lines time finding none, which walked every record before.
+ */
+function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  return [
+    ['issues assignee_id', (id) => `/projects/${id}/issues?assignee_id=${m.authorId}`],
+    ['issues assignee_id page 50', (id) => `/projects/${id}/issues?assignee_id=${m.authorId}&page=50`],
+    ['issues not[assignee_id]', (id) => `/projects/${id}/issues?not[assignee_id]=${m.authorId}`],
+    ['issues confidential=true', (id) => `/projects/${id}/issues?confidential=true`],
+    ['issues my_reaction_emoji=thumbsup', (id) => `/projects/${id}/issues?my_reaction_emoji=thumbsup`],
+    ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
+    ...more<(id: number) => string>(m, [
+      ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
+      ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
+    ]),
   ];
 }
 
@@ -546,6 +572,15 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
+    ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
+    ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
+    ['issues scope=assigned_to_me', '/issues?scope=assigned_to_me'],
+    ['issues scope=all confidential=true', '/issues?scope=all&confidential=true'],
+    ...more(m, [
+      ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
+      ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
+    ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],

@@ -69,8 +69,9 @@ describe('list statements', () => {
       }
     });
     expect(sql.filter((q) => /\bLIMIT \?/i.test(q))).toEqual([]);
-    // An issue page reads its ids in list order (its rows by id: SqlList.byId).
-    expect(sql.some((q) => /^SELECT x\.id AS id FROM issues x WHERE .* LIMIT 21 OFFSET \?$/s.test(q))).toBe(true);
+    // An issue page reads its ids in list order (its rows by id: SqlList.byId); no more than the
+    // list has left when its length is counted (a project's few issues here).
+    expect(sql.some((q) => /^SELECT x\.id AS id FROM issues x WHERE .* LIMIT \d+ OFFSET \?$/s.test(q))).toBe(true);
   });
 });
 

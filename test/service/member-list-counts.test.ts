@@ -19,6 +19,8 @@ let project: number;
 
 const db = () => s.service.context.db;
 const NOW = '2026-01-01T00:00:00.000Z';
+// Hundreds of requests a test: past the default 20 s (a loaded machine) a test would go on in the background under the next one.
+const SLOW = 120_000;
 const PER_PAGE = 100;
 
 /** The active members' user ids in the list's order, as the table says. */
@@ -101,7 +103,7 @@ describe('direct member lists from core/061', () => {
     await expectEveryList();
     const prepared = await preparedBy(s, () => s.get(`/groups/${group}/members`, { query: { per_page: '20', page: '3' } }));
     expect(prepared.filter((sql) => /count\(\*\)/.test(sql))).toEqual([]);
-  });
+  }, SLOW);
 
   it('the same after every kind of write: API adds, updates and removals, requests approved, invitations accepted, rows deleted', async () => {
     const add = insertUser(db());
@@ -117,7 +119,7 @@ describe('direct member lists from core/061', () => {
     db().prepare('UPDATE members SET user_id = ?, invite_token = NULL WHERE invite_email = ?').run(add('accepted'), 'later@example.com');
     db().prepare('DELETE FROM members WHERE id = (SELECT id FROM members WHERE source_type = ? AND source_id = ? ORDER BY id LIMIT 1 OFFSET 1100)').run('Namespace', group);
     await expectEveryList();
-  });
+  }, SLOW);
 });
 
 describe('a member as an entity', () => {

@@ -100,6 +100,13 @@ export interface PageSource<T> {
   rows: (limit: number, offset: number) => T[];
   /** The list's exact length, when counters hold it: a page past the end is then answered without reading. */
   total?: () => number;
+  /**
+   * The list's exact length, already known (at most COUNT_LIMIT): a page reads no more rows than
+   * the list has left from its offset, so a walk stops at the list's last row instead of looking
+   * past it for one more (a filter few records match walked every record of its index), and a page
+   * at or past the end is not read at the list's beginning either.
+   */
+  known?: number;
 }
 
 /**
@@ -119,7 +126,9 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
     else setUncountedPaginationHeaders(rc, page, false);
     return [];
   }
-  const fetched = source.rows(page.perPage + 1, page.offset);
+  // With the length known, the rows left from the offset: the answer is the same, headers included.
+  const left = source.known === undefined ? page.perPage + 1 : Math.min(page.perPage + 1, source.known - page.offset);
+  const fetched = left > 0 ? source.rows(left, page.offset) : [];
   const hasNext = fetched.length > page.perPage;
   const rows = fetched.slice(0, page.perPage);
   const pageSettlesTotal = page.offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || page.offset === 0));
@@ -451,20 +460,17 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   }
   let total: number | undefined;
   const exact = list.countFrom && 'total' in list.countFrom ? list.countFrom.total : undefined;
+  // A count in hand up to COUNT_LIMIT is the list's length (past it, only "more than").
+  const known = list.countFrom && 'counted' in list.countFrom && list.countFrom.counted <= COUNT_LIMIT ? list.countFrom.counted : undefined;
   // Written the same both ways (no condition an index of its own may serve): nothing to choose.
   const narrow = !list.countFrom && !list.rows && list.narrow !== list.from ? list.narrow : undefined;
   let counted: number | undefined;
   const matches = narrow ? () => (counted ??= countUpTo(db, narrow, list.args, COUNT_LIMIT + 1)) : undefined;
-  const walk = (limit: number, offset: number): T[] =>
-    list.anchors && offset >= ANCHORED_FROM_OFFSET
-      ? anchoredRows(db, list, list.anchors, limit, offset)
-      : list.anchors?.startBound
-      ? startedRows(db, list, list.anchors, limit, offset)
-      : selectRows<T>(db, list, `${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset]);
   return paginate(
     rc,
     {
       total: exact && (() => (total ??= exact())),
+      known,
       count: (cap) => {
         if (matches) return Math.min(matches(), cap);
         const from = list.countFrom ?? { from: list.from, args: list.args };
@@ -477,10 +483,21 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
           ? list.rows(limit, offset)
           : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
           ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
-          : walk(limit, offset),
+          : listRows(db, list, limit, offset),
     },
     defaultPerPage,
   );
+}
+
+/**
+ * `limit` rows of a SQL list from `offset`: from an anchor (list.anchors) on a deep page, from the
+ * list's first row (startBound) on an early one, else by LIMIT and OFFSET. For a list's own pages,
+ * and for lists whose pages read another way (SqlList.rows) and anchor a list of their own.
+ */
+export function listRows<T>(db: Db, list: SqlList<T>, limit: number, offset: number): T[] {
+  if (list.anchors && offset >= ANCHORED_FROM_OFFSET) return anchoredRows(db, list, list.anchors, limit, offset);
+  if (list.anchors?.startBound) return startedRows(db, list, list.anchors, limit, offset);
+  return selectRows<T>(db, list, `${list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset]);
 }
 
 /**

@@ -1706,4 +1706,167 @@ CREATE TRIGGER notes_mentions_delete AFTER DELETE ON notes WHEN OLD.noteable_typ
 END;
 `,
   },
+  {
+    // Assignees and reviewers as rows (as labels are: issuable_labels), kept by triggers from the
+    // records' JSON lists: a filter by user (assignee_id, reviewer_id, assigned_to_me) reads the
+    // user's rows from an index instead of parsing every record's list. Only numbers are kept (the
+    // filters compare with numbers); a list that is not JSON holds none.
+    name: 'core/066_issuable_users',
+    sql: `
+CREATE TABLE issuable_users (
+  issuable_type TEXT NOT NULL,
+  role TEXT NOT NULL,
+  user_id INTEGER NOT NULL,
+  project_id INTEGER NOT NULL,
+  issuable_id INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, role, user_id, project_id, issuable_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'Issue', 'assignee', j.value, x.project_id, x.id FROM issues x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j
+  WHERE x.assignee_ids != '[]' AND j.type IN ('integer', 'real');
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'MergeRequest', 'assignee', j.value, x.project_id, x.id FROM merge_requests x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j
+  WHERE x.assignee_ids != '[]' AND j.type IN ('integer', 'real');
+INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id)
+  SELECT 'MergeRequest', 'reviewer', j.value, x.project_id, x.id FROM merge_requests x, json_each(CASE WHEN json_valid(x.reviewer_ids) THEN x.reviewer_ids ELSE '[]' END) j
+  WHERE x.reviewer_ids != '[]' AND j.type IN ('integer', 'real');
+${issuableUserTriggers('issues', 'Issue', 'assignee', 'assignee_ids')}
+${issuableUserTriggers('merge_requests', 'MergeRequest', 'assignee', 'assignee_ids')}
+${issuableUserTriggers('merge_requests', 'MergeRequest', 'reviewer', 'reviewer_ids')}
+`,
+  },
+  {
+    // Confidential issues (few) in list order, a project's and every project's: confidential=true
+    // reads them instead of walking every issue to find them (a million read to find none).
+    // Partial: the filter names the value (`x.confidential = 1`), which implies the index's WHERE.
+    name: 'core/067_confidential_issues',
+    sql: `
+CREATE INDEX issues_project_confidential_created ON issues (project_id, created_at, id) WHERE confidential = 1;
+CREATE INDEX issues_confidential_created ON issues (created_at, id) WHERE confidential = 1;
+`,
+  },
+  {
+    // A project's records updated before they were created (a write or an import that set the
+    // dates so; normally none), in created_at order: updated_before by created_at reads the records
+    // created by the date and only these after it (updatedBeforeList), instead of walking every
+    // record created after the date.
+    name: 'core/068_updated_before_created',
+    sql: `
+CREATE INDEX issues_project_updated_early ON issues (project_id, created_at, id) WHERE updated_at < created_at;
+CREATE INDEX merge_requests_project_updated_early ON merge_requests (project_id, created_at, id) WHERE updated_at < created_at;
+`,
+  },
+  {
+    // Label rows carry their record's author and updated_at too (kept by the label triggers,
+    // redefined here, and on an author or updated_at change, a deleted author's SET NULL
+    // included), for two lists that walked: a label with an author (\`author_id=&labels=\`) is
+    // counted from counters per record type, project, author, exact title, state and
+    // confidentiality kept on the label rows as core/016 counts labels (the count read the
+    // author's 50,000 records probing each one's labels at a million); and a label by updated_at
+    // reads the label's rows in that order from their own indexes, as core/030/038 made the
+    // default order (created_at) do (the page walked the records newest updated first past those
+    // without the label). Epic label rows leave both NULL, outside the counters and indexes.
+    name: 'core/054_issuable_label_authors_updated',
+    sql: `
+ALTER TABLE issuable_labels ADD COLUMN author_id INTEGER;
+ALTER TABLE issuable_labels ADD COLUMN updated_at TEXT;
+UPDATE issuable_labels SET author_id = m.author_id, updated_at = m.updated_at FROM issues m
+  WHERE issuable_labels.issuable_type = 'Issue' AND m.id = issuable_labels.issuable_id;
+UPDATE issuable_labels SET author_id = m.author_id, updated_at = m.updated_at FROM merge_requests m
+  WHERE issuable_labels.issuable_type = 'MergeRequest' AND m.id = issuable_labels.issuable_id;
+CREATE INDEX issuable_labels_updated ON issuable_labels (issuable_type, project_id, title COLLATE NOCASE, updated_at, issuable_id, state)
+  WHERE updated_at IS NOT NULL;
+CREATE INDEX issuable_labels_title_updated ON issuable_labels (issuable_type, title COLLATE NOCASE, updated_at, issuable_id, state)
+  WHERE updated_at IS NOT NULL;
+
+DROP TRIGGER issues_labels_insert;
+CREATE TRIGGER issues_labels_insert AFTER INSERT ON issues WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential, milestone, created_at, author_id, updated_at)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential, NEW.milestone_id, NEW.created_at, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+DROP TRIGGER issues_labels_update;
+CREATE TRIGGER issues_labels_update AFTER UPDATE OF labels ON issues WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Issue' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, confidential, milestone, created_at, author_id, updated_at)
+    SELECT 'Issue', NEW.id, value, NEW.project_id, NEW.state, NEW.confidential, NEW.milestone_id, NEW.created_at, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER issues_labels_author AFTER UPDATE OF author_id ON issues WHEN NEW.author_id IS NOT OLD.author_id BEGIN
+  UPDATE issuable_labels SET author_id = NEW.author_id WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+CREATE TRIGGER issues_labels_updated AFTER UPDATE OF updated_at ON issues WHEN NEW.updated_at IS NOT OLD.updated_at BEGIN
+  UPDATE issuable_labels SET updated_at = NEW.updated_at WHERE issuable_type = 'Issue' AND issuable_id = NEW.id;
+END;
+DROP TRIGGER merge_requests_labels_insert;
+CREATE TRIGGER merge_requests_labels_insert AFTER INSERT ON merge_requests WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, created_at, milestone, author_id, updated_at)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state, NEW.created_at, NEW.milestone_id, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+DROP TRIGGER merge_requests_labels_update;
+CREATE TRIGGER merge_requests_labels_update AFTER UPDATE OF labels ON merge_requests WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'MergeRequest' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, project_id, state, created_at, milestone, author_id, updated_at)
+    SELECT 'MergeRequest', NEW.id, value, NEW.project_id, NEW.state, NEW.created_at, NEW.milestone_id, NEW.author_id, NEW.updated_at FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER merge_requests_labels_author AFTER UPDATE OF author_id ON merge_requests WHEN NEW.author_id IS NOT OLD.author_id BEGIN
+  UPDATE issuable_labels SET author_id = NEW.author_id WHERE issuable_type = 'MergeRequest' AND issuable_id = NEW.id;
+END;
+CREATE TRIGGER merge_requests_labels_updated AFTER UPDATE OF updated_at ON merge_requests WHEN NEW.updated_at IS NOT OLD.updated_at BEGIN
+  UPDATE issuable_labels SET updated_at = NEW.updated_at WHERE issuable_type = 'MergeRequest' AND issuable_id = NEW.id;
+END;
+
+CREATE TABLE label_author_counts (
+  issuable_type TEXT NOT NULL,
+  project_id INTEGER NOT NULL,
+  author_id INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  state TEXT NOT NULL,
+  confidential INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (issuable_type, project_id, author_id, title, state, confidential)
+) WITHOUT ROWID;
+INSERT INTO label_author_counts (issuable_type, project_id, author_id, title, state, confidential, n)
+  SELECT issuable_type, project_id, author_id, title, state, confidential, count(*) FROM issuable_labels
+  WHERE project_id IS NOT NULL AND author_id IS NOT NULL GROUP BY issuable_type, project_id, author_id, title, state, confidential;
+CREATE TRIGGER issuable_labels_author_count_insert AFTER INSERT ON issuable_labels
+  WHEN NEW.project_id IS NOT NULL AND NEW.author_id IS NOT NULL BEGIN
+  INSERT INTO label_author_counts (issuable_type, project_id, author_id, title, state, confidential, n)
+    VALUES (NEW.issuable_type, NEW.project_id, NEW.author_id, NEW.title, NEW.state, NEW.confidential, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER issuable_labels_author_count_delete AFTER DELETE ON issuable_labels
+  WHEN OLD.project_id IS NOT NULL AND OLD.author_id IS NOT NULL BEGIN
+  UPDATE label_author_counts SET n = n - 1 WHERE issuable_type = OLD.issuable_type AND project_id = OLD.project_id
+    AND author_id = OLD.author_id AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+END;
+CREATE TRIGGER issuable_labels_author_count_update AFTER UPDATE OF project_id, author_id, state, confidential, title ON issuable_labels BEGIN
+  UPDATE label_author_counts SET n = n - 1 WHERE OLD.project_id IS NOT NULL AND OLD.author_id IS NOT NULL
+    AND issuable_type = OLD.issuable_type AND project_id = OLD.project_id AND author_id = OLD.author_id
+    AND title = OLD.title AND state = OLD.state AND confidential = OLD.confidential;
+  INSERT INTO label_author_counts (issuable_type, project_id, author_id, title, state, confidential, n)
+    SELECT NEW.issuable_type, NEW.project_id, NEW.author_id, NEW.title, NEW.state, NEW.confidential, 1
+    WHERE NEW.project_id IS NOT NULL AND NEW.author_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+`,
+  },
 ];
+
+/** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */
+function issuableUserTriggers(table: string, type: string, role: string, column: string): string {
+  const rows = (rec: 'NEW' | 'OLD'): string =>
+    `SELECT '${type}', '${role}', j.value, ${rec}.project_id, ${rec}.id FROM json_each(CASE WHEN json_valid(${rec}.${column}) THEN ${rec}.${column} ELSE '[]' END) j WHERE j.type IN ('integer', 'real')`;
+  const insert = `INSERT OR IGNORE INTO issuable_users (issuable_type, role, user_id, project_id, issuable_id) ${rows('NEW')};`;
+  const remove = `DELETE FROM issuable_users WHERE issuable_type = '${type}' AND role = '${role}'
+    AND user_id IN (SELECT j.value FROM json_each(CASE WHEN json_valid(OLD.${column}) THEN OLD.${column} ELSE '[]' END) j) AND project_id = OLD.project_id AND issuable_id = OLD.id;`;
+  return `CREATE TRIGGER ${table}_${role}s_insert AFTER INSERT ON ${table} WHEN NEW.${column} != '[]' BEGIN
+  ${insert}
+END;
+CREATE TRIGGER ${table}_${role}s_update AFTER UPDATE OF ${column}, project_id, id ON ${table}
+  WHEN NEW.${column} IS NOT OLD.${column} OR NEW.project_id IS NOT OLD.project_id OR NEW.id IS NOT OLD.id BEGIN
+  ${remove}
+  ${insert}
+END;
+CREATE TRIGGER ${table}_${role}s_delete AFTER DELETE ON ${table} WHEN OLD.${column} != '[]' BEGIN
+  ${remove}
+END;`;
+}

@@ -1,5 +1,5 @@
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, countUpTo, limitSql, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
@@ -13,7 +13,7 @@ import { loadGroup, visibleProjectsSql } from './access';
 import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
-import { sequenceLog } from '../../db/written-rows';
+import { rowsByIds, sequenceLog } from '../../db/written-rows';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -101,13 +101,15 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
   if (scope.projectId !== undefined) {
     const carried = carriedMilestones(rc, type, scope.projectId, title);
-    if (carried.length === 1) return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)', args: [carried[0]] };
+    if (carried.length === 1) return { sql: MILESTONE_BY_ID, args: [carried[0]] };
     // None of the project's records carries one: a constant false, which SQLite checks once
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
   return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
 }
+
+const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
 
 /** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
 function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
@@ -119,16 +121,56 @@ function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', p
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
-function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[] } {
-  const mine = 'SELECT 1 FROM award_emoji a WHERE a.awardable_type = ? AND a.awardable_id = x.id AND a.user_id = ?';
+function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[]; set?: IdSet } {
+  const mine = 'SELECT 1 FROM award_emoji a WHERE a.user_id = ? AND a.awardable_type = ? AND a.awardable_id = x.id';
+  // The caller's reactions by award_emoji_user (`+`: not every reaction of the type through the unique index).
+  const read = 'SELECT a.awardable_id FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?';
   switch (value.toLowerCase()) {
     case 'none':
-      return { sql: `(NOT EXISTS (${mine}))`, args: [type, userId] };
-    case 'any':
-      return { sql: `(EXISTS (${mine}))`, args: [type, userId] };
-    default:
-      return { sql: `(EXISTS (${mine} AND a.name = ?))`, args: [type, userId, value] };
+      return { sql: `(NOT EXISTS (${mine}))`, args: [userId, type] };
+    case 'any': {
+      const sql = `(EXISTS (${mine}))`;
+      return { sql, args: [userId, type], set: { probe: sql, read: `x.id IN (${read})`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?', args: [userId, type], projectColumn: null } };
+    }
+    default: {
+      const sql = `(EXISTS (${mine} AND a.name = ?))`;
+      return {
+        sql,
+        args: [userId, type, value],
+        set: { probe: sql, read: `x.id IN (${read} AND a.name = ?)`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ? AND a.name = ?', args: [userId, type, value], projectColumn: null },
+      };
+    }
   }
+}
+
+/**
+ * Records a user is assigned to (`assignee`) or asked to review (`reviewer`, merge requests), from
+ * their rows in issuable_users (core/066) rather than each record's JSON list.
+ */
+export function userRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', userId: unknown): { sql: string; args: unknown[]; set: IdSet } {
+  const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}' AND u.user_id = ?`;
+  const probe = `EXISTS (SELECT 1 ${rows} AND u.project_id = x.project_id AND u.issuable_id = x.id)`;
+  return { sql: probe, args: [userId], set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [userId], projectColumn: 'u.project_id' } };
+}
+
+/** Not assigned to (or asked to review) a user: see userRowsSet. */
+export function notUserRowsCondition(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer'): string {
+  return `NOT ${userRowsSet(type, role, 0).sql}`;
+}
+
+/**
+ * A filter by a set of records that rows of another table list (a user's assignments or reviews,
+ * the caller's reactions), in two forms with the same arguments: `probe`, a condition on `x`
+ * (the list walked in its order, each record asked), and `read`, `x.id IN (<the set's ids>)`
+ * (the set read, its records looked up and sorted). `rows`: the set's rows (FROM ..., `args`);
+ * `projectColumn`: their project, when they carry it.
+ */
+export interface IdSet {
+  probe: string;
+  read: string;
+  rows: string;
+  args: unknown[];
+  projectColumn: string | null;
 }
 
 /**
@@ -142,10 +184,19 @@ export interface WorkItemFilters {
   /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
   orderColumn: string;
   sort: SortDirection;
-  /** The filters are one label title and perhaps a state and a milestone title, nothing else: see labelRowsCount. */
-  labelOnly: { title: string; state: string | null; milestone: string | null } | null;
+  /**
+   * The filters are one label title and perhaps a state, a milestone title or an author id (not
+   * both), nothing else: see labelRowsCount.
+   */
+  labelOnly: LabelFilter | null;
   /** `search`, as `where[0]`: see searchRowsCount. */
   search: SearchPlan | null;
+  /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
+  idSets: IdSet[];
+  /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
+  updatedBefore: string | null;
+  /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
+  labelBound: { kind: 'any' | 'none' | 'not'; title: string; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
   searchAlone: boolean;
   /**
@@ -153,6 +204,19 @@ export interface WorkItemFilters {
    * not filtered by them), which the counters count: see countersCount.
    */
   counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
+  /**
+   * The milestone title's condition names the one milestone the project's records carry by its
+   * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
+   */
+  milestoneById: boolean;
+}
+
+/** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
+export interface LabelFilter {
+  title: string;
+  state: string | null;
+  milestone: string | null;
+  authorId: number | null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -178,6 +242,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   });
   const where: string[] = [];
   const args: unknown[] = [];
+  const idSets: IdSet[] = [];
   // A label by title, ASCII case-insensitively, through the record's rows in issuable_labels.
   const hasLabel = `EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND il.title = ? COLLATE NOCASE)`;
   if (q.state && q.state !== 'all') addFilter(where, args, 'x.state = ?', q.state);
@@ -191,7 +256,11 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   if (q.assignee_id != null) {
     if (q.assignee_id.toLowerCase() === 'none') where.push("x.assignee_ids = '[]'");
     else if (q.assignee_id.toLowerCase() === 'any') where.push("x.assignee_ids != '[]'");
-    else addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', Number(q.assignee_id));
+    else {
+      const cond = userRowsSet(type, 'assignee', Number(q.assignee_id));
+      addFilter(where, args, cond.sql, ...cond.args);
+      idSets.push(cond.set);
+    }
   }
   if (q.iids?.length) addFilter(where, args, `x.iid IN (${q.iids.map(() => '?').join(',')})`, ...q.iids);
   if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
@@ -203,14 +272,18 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // A milestone by title (not a wildcard: None, Any, Upcoming, Started).
   const milestoneTitle =
     milestoneFilter != null && !['none', 'no milestone', 'any', 'upcoming', '#upcoming', 'started', '#started'].includes(milestoneFilter.toLowerCase()) ? milestoneFilter : null;
+  let milestoneById = false;
   if (milestoneFilter != null) {
     const cond = milestoneCondition(rc, milestoneFilter, type, scope);
+    milestoneById = milestoneTitle !== null && cond.sql === MILESTONE_BY_ID;
     addFilter(where, args, cond.sql, ...cond.args);
   }
   if (q.my_reaction_emoji && rc.user) {
     const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
     addFilter(where, args, cond.sql, ...cond.args);
+    if (cond.set) idSets.push(cond.set);
   }
+  let notLabels: string[] = [];
   if (q.not) {
     const not = declared(q.not, {
       labels: t.commaList(),
@@ -231,24 +304,35 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       const cond = milestoneCondition(rc, notMilestone, type, scope);
       addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
     }
+    notLabels = not.labels ?? [];
     for (const label of not.labels ?? []) {
       addFilter(where, args, `NOT ${hasLabel}`, label);
     }
     if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
-    if (not.assignee_id != null) addFilter(where, args, 'NOT EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', not.assignee_id);
+    if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), not.assignee_id);
     if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
+  // Authors are ids from 1 (the counters keep no author as 0).
+  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
   const [label, ...moreLabels] = q.labels ?? [];
   const labelOnly =
     label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search &&
-    where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0)
-      ? { title: label, state, milestone: milestoneTitle }
+    !(authorId !== null && milestoneTitle !== null) &&
+    where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0) + (authorId !== null ? 1 : 0)
+      ? { title: label, state, milestone: milestoneTitle, authorId }
       : null;
-  // Authors are ids from 1 (the counters keep no author as 0).
-  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
+  const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
+  const labelBound =
+    q.search || where.length !== 1 + (state ? 1 : 0)
+      ? null
+      : wildcard === 'any' || wildcard === 'none'
+      ? { kind: wildcard as 'any' | 'none', title: '', state }
+      : !q.labels?.length && notLabels.length === 1
+      ? { kind: 'not' as const, title: notLabels[0], state }
+      : null;
   const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
   // The search goes first, so searchRowsCount can replace it.
@@ -266,7 +350,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, searchAlone, counted };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -287,7 +371,8 @@ export function labelRowsCount(
   extra: { sql: string; args: unknown[] },
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
-  const { title, state, milestone } = filters.labelOnly;
+  const { title, state, milestone, authorId } = filters.labelOnly;
+  if (authorId !== null) return scope.projectId === undefined ? undefined : authorLabelCount(rc, type, scope.projectId, filters.labelOnly, authorId, extra);
   if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   // With a milestone's title: the counters and label rows by milestone (core/034), over every
   // milestone of that title (the records of the project carry one of them, whichever it is).
@@ -312,6 +397,50 @@ export function labelRowsCount(
 }
 
 /**
+ * The count of a project's issues or merge requests by one label and an author (perhaps a state
+ * too) from the label-author counters (core/054) instead of walking the author's records and
+ * probing each one's labels (50,000 at scale). Counted so only when the project's records carry
+ * the title in one spelling (a record carrying two would count twice); otherwise undefined (the
+ * list is counted by walking it). Confidential issues the caller may not see all of (`extra` not
+ * trivial) are counted from their own label rows (core/016's small index), each checked against
+ * the record: the counters add the others, which everyone sees.
+ */
+function authorLabelCount(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectId: number,
+  label: LabelFilter,
+  authorId: number,
+  extra: { sql: string; args: unknown[] },
+): { counted: number } | undefined {
+  const db = rc.svc.db;
+  const { title, state } = label;
+  const spellings = db
+    .prepare(`SELECT DISTINCT title FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE AND n > 0 LIMIT 2`)
+    .all(type, projectId, title) as { title: string }[];
+  if (spellings.length === 0) return { counted: 0 };
+  if (spellings.length > 1) return undefined;
+  const exact = spellings[0].title;
+  const counts = db
+    .prepare(
+      `SELECT coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS confidential
+        FROM label_author_counts WHERE issuable_type = ? AND project_id = ? AND author_id = ? AND title = ?${state ? ' AND state = ?' : ''}`,
+    )
+    .get(type, projectId, authorId, exact, ...(state ? [state] : [])) as { open: number; confidential: number };
+  if (extra.sql === '1 = 1' || counts.confidential === 0) return { counted: counts.open + counts.confidential };
+  if (counts.open > COUNT_LIMIT) return { counted: COUNT_LIMIT + 1 };
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const seen = db
+    .prepare(
+      `SELECT count(*) AS n FROM issuable_labels il INDEXED BY issuable_labels_confidential CROSS JOIN ${table} x ON x.id = il.issuable_id
+        WHERE il.issuable_type = ? AND il.project_id = ? AND il.title = ?${state ? ' AND il.state = ?' : ''} AND il.confidential = 1
+          AND il.author_id = ? AND ${extra.sql}`,
+    )
+    .get(type, projectId, exact, ...(state ? [state] : []), authorId, ...extra.args) as { n: number };
+  return { counted: counts.open + seen.n };
+}
+
+/**
  * A label filter over many projects (a group's list, the instance's scope=all): "more than
  * COUNT_LIMIT" when the label counters (core/016) of the scope's projects already show that many
  * records nobody is denied (not confidential) under one spelling of the title; otherwise the
@@ -321,7 +450,7 @@ function manyProjectsLabelCount(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
-  label: { title: string; state: string | null; milestone: string | null },
+  label: LabelFilter,
 ): { counted: number } | undefined {
   if (!scope.projects && !scope.instance) return undefined;
   const { title, state, milestone } = label;
@@ -343,14 +472,15 @@ function manyProjectsLabelCount(
 }
 
 /**
- * The page of issues or merge requests filtered by one label (and perhaps a state) in the
- * default order (created_at), read from the label's rows in that order (label rows carry their
- * record's created_at: core/030 merge requests', core/038 issues') instead of walking the list in
- * order and probing each record's labels, which reads every record newer than the label's newest.
+ * The page of issues or merge requests filtered by one label (and perhaps a state) by created_at
+ * or updated_at, read from the label's rows in that order (label rows carry their record's
+ * created_at: core/030 merge requests', core/038 issues'; and updated_at: core/054) instead of
+ * walking the list in order and probing each record's labels, which reads every record newer
+ * than the label's newest.
  * A record carrying the title in two spellings (differing in case) has two rows: only its lowest
  * spelling is read. `extra`: what else the caller's view asks of the record (an issue's
  * confidentiality), checked on the record. The same rows in the same order as the list's SQL
- * (il.created_at is x.created_at, il.issuable_id is x.id).
+ * (il.created_at is x.created_at, il.updated_at x.updated_at, il.issuable_id is x.id).
  */
 export function labelRowsPage<T extends { id: number }>(
   rc: RequestContext,
@@ -359,11 +489,16 @@ export function labelRowsPage<T extends { id: number }>(
   filters: WorkItemFilters,
   extra: { sql: string; args: unknown[] } = { sql: '1 = 1', args: [] },
 ): ((limit: number, offset: number) => T[]) | undefined {
-  if (!filters.labelOnly || filters.orderColumn !== 'created_at') return undefined;
+  // Label rows carry both orders' columns (core/030/038 created_at, core/054 updated_at), each
+  // with its indexes. An author's label list walks the author's records (a few hundred for a page).
+  const col = filters.orderColumn;
+  if (!filters.labelOnly || (col !== 'created_at' && col !== 'updated_at') || filters.labelOnly.authorId !== null) return undefined;
   // Issues over many projects only for the whole instance: a group's would read the title's rows
   // of every project (a common title: 100,000 at scale) to keep the few in the group.
   if (type === 'Issue' && scope.projectId === undefined && !scope.instance) return undefined;
   const { title, state, milestone } = filters.labelOnly;
+  // The label's rows on a milestone have an index in created_at order only (core/042).
+  if (milestone !== null && col !== 'created_at') return undefined;
   // With a milestone's title: a project whose records carry one milestone of that title (the
   // usual case) reads the label's rows on that milestone in order (core/042's index), instead of
   // walking the milestone's records and probing each one's labels (page 400: 50,000 records).
@@ -393,20 +528,42 @@ export function labelRowsPage<T extends { id: number }>(
   ).n;
   // The page's ids from the label rows alone (a record's row is read only for a scope's or the
   // caller's condition on it), then its records: rows skipped by OFFSET no longer read their record.
-  const labelIndex = milestoneId !== null ? 'issuable_labels_milestone_created' : inProject ? 'issuable_labels_created' : 'issuable_labels_title_created';
+  const byCreated = col === 'created_at';
+  const labelIndex =
+    milestoneId !== null
+      ? 'issuable_labels_milestone_created'
+      : inProject
+      ? byCreated ? 'issuable_labels_created' : 'issuable_labels_updated'
+      : byCreated ? 'issuable_labels_title_created' : 'issuable_labels_title_updated';
   const onMilestone = milestoneId !== null ? ' AND il.milestone IS NOT NULL AND il.milestone = ?' : '';
-  const ids = `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${labelIndex}
+  const ids: SqlList<{ id: number; at: string }> = {
+    select: `il.issuable_id AS id, il.${col} AS at`,
+    from: `FROM issuable_labels il INDEXED BY ${labelIndex}
       ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
-      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.created_at IS NOT NULL${state ? ' AND il.state = ?' : ''}
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}
-      ORDER BY il.created_at ${sort}, il.issuable_id ${sort}`;
-  const args = [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
+          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`,
+    args: [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)],
+    order: `il.${col} ${sort}, il.issuable_id ${sort}`,
+  };
+  // A project's deep pages start from a row an earlier page read (PageAnchors) while its records
+  // are unwritten (every label row change is a write to its record: listVersion), for a caller
+  // whose view of them no membership decides (an administrator, an anonymous caller: no arguments).
+  const projectId = scope.projectId;
+  if (projectId !== undefined && extra.args.length === 0) {
+    ids.anchors = {
+      key: JSON.stringify(['labelRows', type, ids.from, ids.args, ids.order]),
+      version: () => listVersion(rc, type, projectId),
+      column: `il.${col}`,
+      idColumn: 'il.issuable_id',
+      sort: filters.sort,
+      value: (row) => row.at,
+      id: (row) => row.id,
+    };
+  }
   return (limit, offset) => {
-    const pageIds = (db.prepare(`${ids} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
-    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return pageIds.map((id) => byId.get(id)!);
+    const pageIds = listRows(db, ids, limit, offset).map((r) => r.id);
+    return rowsByIds<T>(db, writesOf(table), pageIds);
   };
 }
 
@@ -447,6 +604,44 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
   if (seesAll) return { counted: n };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * "More than COUNT_LIMIT" for a project's list by labels=Any, labels=None or not[labels]=<title>
+ * (perhaps in a state) from the counters, when they show it, instead of walking the list to count
+ * 10,001 (labels=Any walked ~30,000 records where a third carry a label). Lower bounds: Any holds
+ * at least the records one title's counters (core/016) count that nobody is denied (not
+ * confidential); None and not[labels] hold at least the records the caller sees (all of the
+ * state, core/017; else those not confidential, core/018) less every label row (of that title).
+ * Undefined when the bound does not clear COUNT_LIMIT: the list is counted as before.
+ */
+export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  if (!filters.labelBound || scope.projectId === undefined) return undefined;
+  const { kind, title, state } = filters.labelBound;
+  const db = rc.svc.db;
+  const inState = state ? ' AND state = ?' : '';
+  const stateArgs = state ? [state] : [];
+  let atLeast: number;
+  if (kind === 'any') {
+    atLeast = (
+      db
+        .prepare(`SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ?${inState} AND confidential = 0 GROUP BY title)`)
+        .get(type, scope.projectId, ...stateArgs) as { n: number }
+    ).n;
+  } else {
+    const seen =
+      seesAll || type === 'MergeRequest'
+        ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
+        : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
+    const total = (db.prepare(`${seen}${inState}`).get(type, scope.projectId, ...stateArgs) as { n: number }).n;
+    const labelled = (
+      db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ?${inState}${kind === 'not' ? ' AND title = ? COLLATE NOCASE' : ''}`)
+        .get(type, scope.projectId, ...stateArgs, ...(kind === 'not' ? [title] : [])) as { n: number }
+    ).n;
+    atLeast = total - labelled;
+  }
+  return atLeast > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
@@ -540,11 +735,13 @@ function issuesInserted(rc: RequestContext, projectId: number, since: number, no
 
 /**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests filtered by
- * nothing but the records' own columns (state, author, confidentiality; not labels, search or a
- * milestone's title, which other tables hold): their rows change only when the project's records
- * are written, which listVersion counts; issues by created_at or title only when a write touches
- * what those lists read (issueOrderVersion): editing an issue's description keeps them, and after
- * nothing but new issues the anchors by created_at move along by them (issuesInserted). `seesAll`
+ * nothing but the records' own columns (state, author, confidentiality, the milestone's id when
+ * its title names the one the records carry) and perhaps one label (not search or a milestone's
+ * title, which other tables hold): their rows change only when the project's records are written, which
+ * listVersion counts; issues by created_at or title (no milestone: issueOrderVersion leaves it
+ * out) only when a write touches what those lists read (issueOrderVersion): editing an issue's
+ * description keeps them, and after nothing but new issues the anchors by created_at move along
+ * by them (issuesInserted). `seesAll`
  * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
  * without an issue write.
  */
@@ -557,18 +754,22 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   seesAll: boolean,
 ): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
-  if (scope.projectId === undefined || !filters.counted || filters.counted.milestone !== null || !col) return undefined;
+  // One label by title too: a record's label rows change only with writes to it (a renamed label
+  // rewrites its records), which listVersion counts.
+  const own = filters.counted ?? filters.labelOnly;
+  if (scope.projectId === undefined || !own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
+  const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted !== null && filters.counted.milestone === null;
   return {
     key: JSON.stringify([type, list.from, list.args, filters.order, seesAll]),
-    version: () => (type === 'Issue' && col !== 'updated_at' ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
+    version: () => (byOrderVersion ? issueOrderVersion(rc, projectId) : listVersion(rc, type, projectId)),
     column: `x.${col}`,
     idColumn: 'x.id',
     sort: filters.sort,
     value: (row) => row[col],
     id: (row) => row.id,
     // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite.
-    inserted: type === 'Issue' && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
+    inserted: byOrderVersion && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
   };
 }
 
@@ -603,6 +804,69 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
 export function indexedScopeCount(table: 'issues' | 'merge_requests', scope: Scope, where: string[], args: unknown[], scopeSql: string): { from: string; args: unknown[] } | undefined {
   if (scopeSql === scope.where || scopeSql !== scope.unindexed) return undefined;
   return { from: `FROM ${table} x WHERE ${where.map((w) => (w === scopeSql ? scope.where : w)).join(' AND ')}`, args };
+}
+
+/**
+ * The FROM of a list's page and of its count when filters are sets of records other tables list
+ * (filters.idSets and the scope's, in `where` as their probes; `where` the list's whole condition). The count
+ * reads each set's ids and looks their records up by id (NOT INDEXED: SQLite may not walk an order
+ * index instead and ask every record, which read a million to find none). The page does the same,
+ * and sorts, unless walking the list's order finds its rows sooner: the walk asks about `records /
+ * matches` records for each row it needs, reading asks about every match, so the walk goes first
+ * when wanted * records <= matches * matches (matches counted up to that bound, the smallest set's).
+ */
+export function idSetLists(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, where: string[]): { page: string; count: string } | undefined {
+  const sets = [...filters.idSets, ...(scope.idSets ?? [])];
+  if (!sets.length) return undefined;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // Each probe where it stands (a scope's is one term among others); the same arguments.
+  const read = where.map((w) => sets.reduce((sql, set) => sql.split(set.probe).join(set.read), w));
+  const count = `FROM ${table} x NOT INDEXED WHERE ${read.join(' AND ')}`;
+  const page = readPage(rc.params);
+  const records = scope.projectId !== undefined
+    ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
+    : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
+  const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
+  const matches = Math.min(...sets.map((set) => idSetMatches(rc, set, scope, bound)));
+  return { page: matches >= bound ? `FROM ${table} x WHERE ${where.join(' AND ')}` : count, count };
+}
+
+/** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), counted up to `cap`. */
+function idSetMatches(rc: RequestContext, set: IdSet, scope: Scope, cap: number): number {
+  if (set.projectColumn && scope.projectId !== undefined) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId], cap);
+  if (set.projectColumn && scope.projects) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args], cap);
+  return countUpTo(rc.svc.db, set.rows, set.args, cap);
+}
+
+/**
+ * A project's list by created_at filtered by `updated_before`: a record is updated no earlier
+ * than it was created, except where a write or an import set its dates so (core/068's partial
+ * indexes hold those). So its matches are the records created by the date (read in order from
+ * the date down, each checked) and, after it, only such exceptions: two arms merged in list
+ * order, instead of walking every record created after the date to find none of them match. The
+ * same rows: a record updated by the date but created after it was updated before it was created.
+ */
+export function updatedBeforeList<T>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { rows: (limit: number, offset: number) => T[]; count: { from: string; args: unknown[] } } | undefined {
+  const date = filters.updatedBefore;
+  if (date === null || scope.projectId === undefined || filters.orderColumn !== 'created_at' || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  // `+`: the first arm walks the created_at order from the date, not the updated_at index; the
+  // second reads core/068's index (by a state, SQLite took the state's index from the date up).
+  const conditions = where.map((w) => (w === 'x.updated_at <= ?' ? '+x.updated_at <= ?' : w)).join(' AND ');
+  const arms = `SELECT x.* FROM ${table} x WHERE ${conditions} AND x.created_at <= ?
+    UNION ALL SELECT x.* FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE ${conditions} AND x.created_at > ? AND x.updated_at < x.created_at`;
+  const armArgs = [...args, date, ...args, date];
+  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  return {
+    rows: (limit, offset) => rc.svc.db.prepare(`${arms} ORDER BY created_at ${sort}, id ${sort} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as T[],
+    count: { from: `FROM (${arms}) x`, args: armArgs },
+  };
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
@@ -759,6 +1023,9 @@ function scopeMatchCount(rc: RequestContext, index: string, query: string, inSco
 /** Issues and merge requests as core/041's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
 export const ISSUE_WRITES = sequenceLog('issues', 'issuable_list_writes', 'issuable_id', "issuable_type = 'Issue'");
 export const MERGE_REQUEST_WRITES = sequenceLog('merge_requests', 'issuable_list_writes', 'issuable_id', "issuable_type = 'MergeRequest'");
+
+/** A table's rows by id, read from memory while core/041's log names them unwritten (rowsByIds). */
+const writesOf = (table: 'issues' | 'merge_requests') => (table === 'issues' ? ISSUE_WRITES : MERGE_REQUEST_WRITES);
 
 /** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
 function lastListWrite(db: Db): number {
@@ -998,9 +1265,7 @@ export function searchWalkRows<T extends { id: number }>(
       store.set(key, { ...walk, version, seq });
     }
     const pageIds = matched.slice(offset, offset + limit).map((key) => key % KEY_PROJECT);
-    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return pageIds.map((id) => byId.get(id)!);
+    return rowsByIds<T>(db, writesOf(table), pageIds);
   };
 }
 
@@ -1095,6 +1360,8 @@ export interface Scope {
   projects?: string;
   /** Every record of the instance (an administrator's scope=all): `where` is `1 = 1`. */
   instance?: true;
+  /** Sets of records `where` holds as their probes (scope=assigned_to_me): see idSetLists. */
+  idSets?: IdSet[];
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -1112,18 +1379,20 @@ export function groupScope(rc: RequestContext): Scope {
 }
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
-export function globalScope(rc: RequestContext): Scope {
+export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
   const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  if (rc.user && scope.startsWith('assigned')) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.assignee_ids) WHERE value = ?)', rc.user.id);
+  const assigned = rc.user && scope.startsWith('assigned') ? userRowsSet(type, 'assignee', rc.user.id) : null;
+  if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
   if (!where.length) return visibleScope(rc);
-  if (rc.user?.admin) return { where: where.join(' AND '), args };
+  const idSets = assigned ? { idSets: [assigned.set] } : {};
+  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args] };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets };
 }
 
 /** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */

@@ -10,7 +10,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, updatedBeforeList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -46,22 +46,31 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
-  if (q.reviewer_id !== undefined) addFilter(where, args, 'EXISTS (SELECT 1 FROM json_each(x.reviewer_ids) WHERE value = ?)', q.reviewer_id);
+  if (q.reviewer_id !== undefined) {
+    const reviewer = userRowsSet('MergeRequest', 'reviewer', q.reviewer_id);
+    addFilter(where, args, reviewer.sql, ...reviewer.args);
+    filters.idSets.push(reviewer.set);
+  }
   const noMoreFilters = where.length === filtered;
   const labelCount = noMoreFilters ? labelRowsCount(rc, 'MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
   const scopeSql = scopeCondition(rc, 'merge_requests', scope, filters);
   where.push(scopeSql);
   args.push(...scope.args);
+  const sets = idSetLists(rc, 'MergeRequest', scope, filters, where);
+  const byUpdated = updatedBeforeList<MergeRequestRow>(rc, 'merge_requests', scope, filters, where, args);
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const countFrom =
     labelCount ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
+    (sets ? { from: sets.count, args } : undefined) ??
+    byUpdated?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
-  const sql = `FROM merge_requests x WHERE ${where.join(' AND ')}`;
+  const sql = sets?.page ?? `FROM merge_requests x WHERE ${where.join(' AND ')}`;
   const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { from: sql, args }, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
-  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined);
+  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byUpdated?.rows;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
   return q.view === 'simple' ? page.map(simple) : page;
 }
@@ -122,7 +131,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listMergeRequests(rc, globalScope(rc));
+      return listMergeRequests(rc, globalScope(rc, 'MergeRequest'));
     },
     { auth: 'optional' },
   );
