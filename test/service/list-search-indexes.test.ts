@@ -179,6 +179,11 @@ describe('group search', () => {
     });
     expect(seen.some((q) => /FROM groups_search WHERE groups_search MATCH \?/.test(q))).toBe(true);
     expect(seen.some((q) => /^SELECT g\.\* FROM namespaces g WHERE g\.id IN \(SELECT value FROM json_each\(\?\)\)/.test(q))).toBe(true);
+    // The candidates' ids are read by id, not by walking every group in name order to meet them.
+    const idRead = seen.find((q) => /^SELECT g\.id AS id FROM namespaces g WHERE/.test(q))!;
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${idRead}`).all('[1,2]', '%stork%', '%stork%') as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan).toContain('INTEGER PRIMARY KEY');
+    expect(plan).not.toContain('namespaces_kind_name');
   });
 
   it('reads the few matching users through the index', async () => {

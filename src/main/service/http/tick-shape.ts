@@ -10,9 +10,9 @@ import { AsyncResource } from 'node:async_hooks';
  * first object with another hidden class, megamorphic for good. Only these short-lived objects use
  * the shape's hidden classes, so when the process idles V8's memory reducer (or a run of full GCs)
  * collects them; the next request makes new ones, the feedback goes megamorphic, and from then on
- * every nextTick object is built in V8's runtime: ~3 us a request over sockets, ~10% of a /version
- * answer's CPU (bench/RESULTS.md, round 10). Holding one object of the shape keeps its hidden
- * classes (and, through their back pointers, every one on the way to it) alive.
+ * every nextTick object is built in V8's runtime: ~3.8 us a request, 10% of a read's CPU (bench/RESULTS.md,
+ * hot path rounds 9 and 10). Holding one object of the shape keeps its hidden classes (and, through
+ * their back pointers, every one on the way to it) alive.
  *
  * The ids are doubles because node reads them from a Float64Array, so its fields are doubles from
  * the first nextTick on; a small integer here would also land on those classes. If node's literal

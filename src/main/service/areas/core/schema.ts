@@ -1850,6 +1850,41 @@ END;
 `,
   },
   {
+    // A version of the instance's users and of its groups, moved on by every insert and delete and
+    // by an update of a column the lists filter or order on (not a user's last activity): /users and
+    // /groups (an administrator's or anonymous: conditions on the table's own columns) anchor their
+    // deep pages on it (PageAnchors) and start after a row an earlier page read instead of walking
+    // every row before it.
+    name: 'core/052_instance_list_versions',
+    sql: `
+CREATE TABLE instance_list_versions (list TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO instance_list_versions (list, version) VALUES ('users', 1), ('namespaces', 1);
+CREATE TRIGGER users_list_version_insert AFTER INSERT ON users BEGIN
+  UPDATE instance_list_versions SET version = version + 1 WHERE list = 'users';
+END;
+CREATE TRIGGER users_list_version_delete AFTER DELETE ON users BEGIN
+  UPDATE instance_list_versions SET version = version + 1 WHERE list = 'users';
+END;
+CREATE TRIGGER users_list_version_update AFTER UPDATE ON users
+  WHEN NEW.id IS NOT OLD.id OR NEW.username IS NOT OLD.username OR NEW.name IS NOT OLD.name OR NEW.email IS NOT OLD.email
+    OR NEW.state IS NOT OLD.state OR NEW.admin IS NOT OLD.admin OR NEW.external IS NOT OLD.external OR NEW.user_type IS NOT OLD.user_type
+    OR NEW.created_at IS NOT OLD.created_at OR NEW.updated_at IS NOT OLD.updated_at BEGIN
+  UPDATE instance_list_versions SET version = version + 1 WHERE list = 'users';
+END;
+CREATE TRIGGER namespaces_list_version_insert AFTER INSERT ON namespaces BEGIN
+  UPDATE instance_list_versions SET version = version + 1 WHERE list = 'namespaces';
+END;
+CREATE TRIGGER namespaces_list_version_delete AFTER DELETE ON namespaces BEGIN
+  UPDATE instance_list_versions SET version = version + 1 WHERE list = 'namespaces';
+END;
+CREATE TRIGGER namespaces_list_version_update AFTER UPDATE ON namespaces
+  WHEN NEW.id IS NOT OLD.id OR NEW.kind IS NOT OLD.kind OR NEW.name IS NOT OLD.name OR NEW.path IS NOT OLD.path
+    OR NEW.parent_id IS NOT OLD.parent_id OR NEW.visibility IS NOT OLD.visibility BEGIN
+  UPDATE instance_list_versions SET version = version + 1 WHERE list = 'namespaces';
+END;
+`,
+  },
+  {
     // A project's assignee rows (core/066) counted without naming a user: assignee_id=None is
     // "more than 10,000" when the project's records less its assignee rows clear that (labelBoundCount).
     name: 'core/069_issuable_users_project',

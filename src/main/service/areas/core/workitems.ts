@@ -13,7 +13,7 @@ import { loadGroup, visibleProjectsSql } from './access';
 import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
-import { sequenceLog } from '../../db/written-rows';
+import { rowsByIds, sequenceLog } from '../../db/written-rows';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -568,9 +568,7 @@ export function labelRowsPage<T extends { id: number }>(
   }
   return (limit, offset) => {
     const pageIds = listRows(db, ids, limit, offset).map((r) => r.id);
-    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return pageIds.map((id) => byId.get(id)!);
+    return rowsByIds<T>(db, writesOf(table), pageIds);
   };
 }
 
@@ -1044,6 +1042,9 @@ function scopeMatchCount(rc: RequestContext, index: string, query: string, inSco
 export const ISSUE_WRITES = sequenceLog('issues', 'issuable_list_writes', 'issuable_id', "issuable_type = 'Issue'");
 export const MERGE_REQUEST_WRITES = sequenceLog('merge_requests', 'issuable_list_writes', 'issuable_id', "issuable_type = 'MergeRequest'");
 
+/** A table's rows by id, read from memory while core/041's log names them unwritten (rowsByIds). */
+const writesOf = (table: 'issues' | 'merge_requests') => (table === 'issues' ? ISSUE_WRITES : MERGE_REQUEST_WRITES);
+
 /** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
 function lastListWrite(db: Db): number {
   return (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq;
@@ -1282,9 +1283,7 @@ export function searchWalkRows<T extends { id: number }>(
       store.set(key, { ...walk, version, seq });
     }
     const pageIds = matched.slice(offset, offset + limit).map((key) => key % KEY_PROJECT);
-    const rows = db.prepare(`SELECT x.* FROM ${table} x WHERE x.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(pageIds)) as T[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return pageIds.map((id) => byId.get(id)!);
+    return rowsByIds<T>(db, writesOf(table), pageIds);
   };
 }
 

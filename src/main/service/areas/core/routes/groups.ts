@@ -1,5 +1,6 @@
 import { ListWhere, addFilter } from '../../../db/filter';
 import { rareTermCandidates } from '../../../db/trigram';
+import { instanceListAnchors } from '../instance_lists';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
@@ -37,9 +38,12 @@ export function registerGroupRoutes(r: Router): void {
         order_by: t.string().values(['name', 'path', 'id', 'similarity']).default('name'),
         sort: t.string().values(['asc', 'desc']).default('asc'),
       });
-      // kind stays indexable in both forms: the order indexes lead with it.
+      // A term few groups hold: those the search index finds, checked with the same LIKE below.
+      const few = q.search ? rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']) : null;
+      // kind stays indexable in both forms (the order indexes lead with it), unless the search's
+      // candidates are read by id: SQLite then walked every group by name to find them.
       const where = new ListWhere();
-      where.add("g.kind = 'group'");
+      where.add(few ? "+g.kind = 'group'" : "g.kind = 'group'");
       const user = rc.user;
       const memberOnly = user && !user.admin && !q.all_available;
       // Member groups and the groups below them (inherited membership).
@@ -59,12 +63,9 @@ export function registerGroupRoutes(r: Router): void {
         where.add(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`, user.id, Access.MINIMAL_ACCESS, today(rc.svc));
       }
       /** At most COUNT_LIMIT groups can match (the search index's candidates). */
-      let fewRows = false;
+      const fewRows = !!few;
       if (q.search) {
-        // A term few groups hold: those the search index finds, checked with the same LIKE.
-        const few = rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']);
         if (few) where.add(few.sql, ...few.args);
-        fewRows = !!few;
         where.add("(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\')", `%${likeEscape(q.search)}%`, `%${likeEscape(q.search)}%`);
       }
       if (q.top_level_only) where.on('g.parent_id', 'IS NULL');
@@ -94,6 +95,12 @@ export function registerGroupRoutes(r: Router): void {
         order: `g.${order} ${q.sort}, g.id ${q.sort}`,
         keyset,
       };
+      // Deep pages anchored while no namespace is written (core/052): an administrator's or anonymous
+      // list, whose conditions read the groups' own columns only.
+      if ((!user || user.admin) && !memberOnly && !q.owned && q.min_access_level === undefined && !custom.sql.length) {
+        const by = order as 'name' | 'path' | 'id';
+        list.anchors = instanceListAnchors(rc.svc.db, 'namespaces', list, `g.${by}`, 'g.id', q.sort, (g) => g[by]);
+      }
       return paginateSql<Namespace>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'namespaces g', 'g.id') : list).map((g) => group(rc, g));
     },
     { auth: 'optional' },

@@ -24,6 +24,7 @@ import {
 import { addDays, isoDate, isoTime } from '../time';
 import { findGroupByRef } from '../namespaces';
 import { ListWhere, addFilter } from '../../../db/filter';
+import { instanceListAnchors } from '../instance_lists';
 import type { RequestContext } from '../../../http/route';
 import { tokenFilterParams, tokenListQuery } from '../tokens';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -104,6 +105,11 @@ export function registerUserRoutes(r: Router): void {
       // GitLab lists users newest first by default.
       const order = `${q.order_by} ${q.sort}${q.order_by === 'id' ? '' : `, id ${q.sort}`}`;
       const list: SqlList<User> = { select: '*', from: clause(where.walk), narrow: clause(where.narrow), args: where.args, order, keyset: userKeyset(q.order_by, q.sort) };
+      // Deep pages anchored while no user is written (core/052); not with conditions on other tables.
+      if (!(rc.user?.admin && q.without_projects) && !custom.sql.length) {
+        const by = q.order_by as 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
+        list.anchors = instanceListAnchors(rc.svc.db, 'users', list, by, 'id', q.sort, (u) => u[by]);
+      }
       const rows = paginateSql<User>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'users', 'id') : list);
       return rc.user?.admin ? usersFor(rc, rows) : rows.map((u) => userBasic(rc, u));
     },
