@@ -147,6 +147,11 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  * Records a user is assigned to (`assignee`) or asked to review (`reviewer`, merge requests), from
  * their rows in issuable_users (core/066) rather than each record's JSON list.
  */
+/** A user's id by username (case-insensitively, as GitLab finds them); 0, which no user has, for an unknown name. */
+export function userIdByUsername(rc: RequestContext, username: string): number {
+  return (rc.svc.db.prepare('SELECT id FROM users WHERE lower(username) = lower(?)').get(username) as { id: number } | undefined)?.id ?? 0;
+}
+
 export function userRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', userId: unknown): { sql: string; args: unknown[]; set: IdSet } {
   const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}' AND u.user_id = ?`;
   const probe = `EXISTS (SELECT 1 ${rows} AND u.project_id = x.project_id AND u.issuable_id = x.id)`;
@@ -228,6 +233,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     author_id: t.integer(),
     author_username: t.string(),
     assignee_id: t.string(),
+    assignee_username: t.commaList(),
     iids: t.commaIntegers(),
     created_after: t.dateTime(),
     created_before: t.dateTime(),
@@ -262,6 +268,13 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       idSets.push(cond.set);
     }
   }
+  // assignee_username: assigned to every user named (a name no user has: none), as assignee_id.
+  requireMutuallyExclusive(rc.params, ['assignee_id', 'assignee_username']);
+  for (const username of q.assignee_username ?? []) {
+    const cond = userRowsSet(type, 'assignee', userIdByUsername(rc, username));
+    addFilter(where, args, cond.sql, ...cond.args);
+    idSets.push(cond.set);
+  }
   if (q.iids?.length) addFilter(where, args, `x.iid IN (${q.iids.map(() => '?').join(',')})`, ...q.iids);
   if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
   if (q.created_before) addFilter(where, args, 'x.created_at <= ?', q.created_before);
@@ -293,6 +306,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       author_id: t.integer(),
       author_username: t.string(),
       assignee_id: t.integer(),
+      assignee_username: t.commaList(),
       iids: t.commaIntegers(),
       my_reaction_emoji: t.string(),
     });
@@ -312,6 +326,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
     if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), (notAssignee = not.assignee_id));
+    for (const username of not.assignee_username ?? []) addFilter(where, args, notUserRowsCondition(type, 'assignee'), userIdByUsername(rc, username));
     if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
