@@ -582,6 +582,8 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
+    ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],
+    ['issues scope=all iids[]=500', '/issues?scope=all&iids[]=500'],
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
     ['projects pagination=keyset order_by=id', '/projects?pagination=keyset&order_by=id&sort=asc'],

@@ -1892,6 +1892,15 @@ END;
 CREATE INDEX issuable_users_project ON issuable_users (issuable_type, role, project_id);
 `,
   },
+  {
+    // iids[] on a group's or the instance's lists: the records of those iids in any project, read by
+    // id (workItemFilters' IdSet), instead of every record of the scope walked to find them.
+    name: 'core/070_issuable_iids',
+    sql: `
+CREATE INDEX issues_iid ON issues (iid, project_id);
+CREATE INDEX merge_requests_iid ON merge_requests (iid, project_id);
+`,
+  },
 ];
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */

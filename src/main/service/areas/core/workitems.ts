@@ -275,7 +275,17 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, cond.sql, ...cond.args);
     idSets.push(cond.set);
   }
-  if (q.iids?.length) addFilter(where, args, `x.iid IN (${q.iids.map(() => '?').join(',')})`, ...q.iids);
+  if (q.iids?.length) {
+    // A project's list finds them by (project_id, iid); a wider scope reads the iids' records by id (core/070).
+    const marks = q.iids.map(() => '?').join(',');
+    const table = type === 'Issue' ? 'issues' : 'merge_requests';
+    const probe = `x.iid IN (${marks})`;
+    addFilter(where, args, probe, ...q.iids);
+    if (scope.projectId === undefined) {
+      const rows = `FROM ${table} r WHERE r.iid IN (${marks})`;
+      idSets.push({ probe, read: `x.id IN (SELECT r.id ${rows})`, rows, args: q.iids, projectColumn: 'r.project_id' });
+    }
+  }
   if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
   if (q.created_before) addFilter(where, args, 'x.created_at <= ?', q.created_before);
   if (q.updated_after) addFilter(where, args, 'x.updated_at >= ?', q.updated_after);
