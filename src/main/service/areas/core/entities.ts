@@ -1046,13 +1046,29 @@ export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unkn
 }
 
 /** Fields Entities::Issue adds to Entities::IssueBasic. */
-const ISSUE_ONLY_FIELDS = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to'];
+const ISSUE_ONLY_FIELDS = new Set(['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to']);
 
 /** Entities::IssueBasic (a milestone's issues). */
 export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  const full = { ...issue(ec, i) };
-  for (const key of ISSUE_ONLY_FIELDS) delete full[key];
-  return full;
+  return issueBasics(ec, [i])[0];
+}
+
+/**
+ * Entities::IssueBasic of each row of a list: the rows' Entities::Issue built for the page at once
+ * (issues: one batch of counts, not one per row), each without the fields IssueBasic leaves out,
+ * kept (with its text) for as long as the issue's entity is the same.
+ */
+export function issueBasics(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
+  const full = issues(ec, rows);
+  const key = issueEntityKey(ec);
+  return full.map((entity, k) => unchangedEntity(ec.svc.db, 'issue-basic', key(rows[k]), null, entity, () => withoutFields(entity, ISSUE_ONLY_FIELDS)));
+}
+
+/** A copy of `entity` without `fields`, the others in their order. */
+function withoutFields(entity: Record<string, unknown>, fields: Set<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in entity) if (!fields.has(key)) out[key] = entity[key];
+  return out;
 }
 
 export function mergeRequest(ec: EntityContext, m: MergeRequestRow): Record<string, unknown> {
