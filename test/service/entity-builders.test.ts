@@ -136,3 +136,89 @@ describe('IssueBasic pages', () => {
     await page(path);
   });
 });
+
+describe('entities extended with more fields (withFields)', () => {
+  const ED25519 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFV9H8oSozovRsvh9mlJUUh7r8MnuHpsU/NgZl7474ad me@host';
+  /** Each shape's keys, in order, as the object spreads before withFields made them. */
+  const shapes: Record<string, string[]> = {};
+  const keysOf = (name: string, record: any): void => {
+    shapes[name] = Object.keys(record);
+  };
+
+  it('keep every key in its order, and a list row reads as its own GET', async () => {
+    const alice = await s.createUser();
+    const bob = await s.createUser();
+    const group = await s.createGroup({ visibility: 'public' });
+    const project = await s.createProject({ namespace_id: group.id, initialize_with_readme: true, visibility: 'public' });
+    await s.addMember('projects', project.id, bob.user.id, 30);
+
+    // Users: UserPublic to another user (a list shows its UserBasic fields), UserFull to an administrator; each list row as its own GET.
+    const asAlice = ok(await s.get(`/users?per_page=100`, { token: alice.token }));
+    for (const row of asAlice) {
+      const own = ok(await s.get(`/users/${row.id}`, { token: alice.token }));
+      expect(text(row)).toBe(text(Object.fromEntries(Object.keys(row).map((k) => [k, own[k]]))));
+    }
+    keysOf('userPublic', ok(await s.get(`/users/${bob.user.id}`, { token: alice.token })));
+    const asAdmin = ok(await s.get(`/users?per_page=100`));
+    for (const row of asAdmin) expect(text(row)).toBe(text(ok(await s.get(`/users/${row.id}`))));
+    keysOf('userFull', asAdmin.find((u: any) => u.id === bob.user.id));
+
+    // A milestone (project and group), as listed, as embedded in an issue and as its own GET.
+    const pm = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'pm' }));
+    const gm = ok(await s.post(`/groups/${group.id}/milestones`, { title: 'gm' }));
+    const issue = ok(await s.post(`/projects/${project.id}/issues`, { title: 'with a milestone', milestone_id: pm.id }));
+    expect(text(ok(await s.get(`/projects/${project.id}/issues?per_page=100`))[0].milestone)).toBe(text(ok(await s.get(`/projects/${project.id}/milestones/${pm.id}`))));
+    expect(text(ok(await s.get(`/projects/${project.id}/milestones`))[0])).toBe(text(ok(await s.get(`/projects/${project.id}/milestones/${pm.id}`))));
+    expect(text(ok(await s.get(`/groups/${group.id}/milestones`))[0])).toBe(text(ok(await s.get(`/groups/${group.id}/milestones/${gm.id}`))));
+    keysOf('projectMilestone', pm);
+    keysOf('groupMilestone', gm);
+
+    // A group's detail, signed in (max_access_level) and anonymous (without).
+    keysOf('groupDetail', ok(await s.get(`/groups/${group.id}`)));
+    keysOf('groupDetailAnonymous', ok(await s.get(`/groups/${group.id}`, { token: '' })));
+
+    // A merge request's detail (GET), a snippet's author, a to-do, an access request, an SSH key with its user.
+    const mr = ok(await s.post(`/projects/${project.id}/merge_requests`, { title: 'mr', source_branch: 'mr', target_branch: 'main', assignee_id: bob.user.id }));
+    keysOf('mergeRequestDetail', ok(await s.get(`/projects/${project.id}/merge_requests/${mr.iid}`)));
+    ok(await s.post(`/projects/${project.id}/snippets`, { title: 'sn', file_name: 'a.txt', content: 'x', visibility: 'public' }));
+    const snippets = ok(await s.get(`/projects/${project.id}/snippets`));
+    expect(text(snippets[0])).toBe(text(ok(await s.get(`/projects/${project.id}/snippets/${snippets[0].id}`))));
+    keysOf('snippetAuthor', snippets[0].author);
+    keysOf('todo', ok(await s.get('/todos', { token: bob.token }))[0]);
+    const outsider = await s.createUser();
+    keysOf('accessRequest', ok(await s.post(`/groups/${group.id}/access_requests`, {}, { token: outsider.token })));
+    keysOf('accessRequester', ok(await s.get(`/groups/${group.id}/access_requests`))[0]);
+    const key = ok(await s.post('/user/keys', { title: 'laptop', key: ED25519 }, { token: alice.token }));
+    keysOf('sshKeyWithUser', ok(await s.get(`/keys/${key.id}`)));
+    keysOf('sshKeyUser', ok(await s.get(`/keys/${key.id}`)).user);
+    // Commits with their stats (a list and one commit).
+    const commits = ok(await s.get(`/projects/${project.id}/repository/commits`, { query: { with_stats: true, per_page: 1 } }));
+    keysOf('commitWithStats', commits[0]);
+    keysOf('commitDetail', ok(await s.get(`/projects/${project.id}/repository/commits/${commits[0].id}`)));
+    keysOf('commitDetailWithoutStats', ok(await s.get(`/projects/${project.id}/repository/commits/${commits[0].id}`, { query: { stats: false } })));
+    keysOf('globalNotificationSetting', ok(await s.get('/notification_settings')));
+    void issue;
+    expect(shapes).toEqual(EXPECTED_SHAPES);
+  });
+});
+
+/** The shapes as the object spreads made them before withFields (captured from that code, 1cffe99). */
+const EXPECTED_SHAPES: Record<string, string[]> = {
+  userPublic: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'created_at', 'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'bot', 'work_information', 'followers', 'following', 'local_time'],
+  userFull: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'created_at', 'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'bot', 'work_information', 'followers', 'following', 'local_time', 'last_sign_in_at', 'confirmed_at', 'last_activity_on', 'email', 'theme_id', 'color_scheme_id', 'projects_limit', 'current_sign_in_at', 'identities', 'can_create_group', 'can_create_project', 'two_factor_enabled', 'external', 'private_profile', 'commit_email', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'scim_identities', 'is_admin', 'note', 'namespace_id', 'created_by', 'email_reset_offered_at', 'current_sign_in_ip', 'last_sign_in_ip', 'using_license_seat', 'user_type'],
+  projectMilestone: ['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'due_date', 'start_date', 'expired', 'web_url'],
+  groupMilestone: ['id', 'iid', 'group_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'due_date', 'start_date', 'expired', 'web_url'],
+  groupDetail: ['id', 'web_url', 'name', 'path', 'description', 'visibility', 'share_with_group_lock', 'require_two_factor_authentication', 'two_factor_grace_period', 'project_creation_level', 'auto_devops_enabled', 'subgroup_creation_level', 'emails_disabled', 'emails_enabled', 'show_diff_preview_in_email', 'mentions_disabled', 'lfs_enabled', 'archived', 'math_rendering_limits_enabled', 'lock_math_rendering_limits_enabled', 'default_branch', 'default_branch_protection', 'default_branch_protection_defaults', 'avatar_url', 'request_access_enabled', 'full_name', 'full_path', 'created_at', 'parent_id', 'organization_id', 'shared_runners_setting', 'max_artifacts_size', 'ldap_cn', 'ldap_access', 'wiki_access_level', 'marked_for_deletion_on', 'shared_with_groups', 'enabled_git_access_protocol', 'prevent_sharing_groups_outside_hierarchy', 'shared_projects', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'prevent_forking_outside_group', 'membership_lock', 'file_template_project_id', 'max_access_level', 'projects'],
+  groupDetailAnonymous: ['id', 'web_url', 'name', 'path', 'description', 'visibility', 'share_with_group_lock', 'require_two_factor_authentication', 'two_factor_grace_period', 'project_creation_level', 'auto_devops_enabled', 'subgroup_creation_level', 'emails_disabled', 'emails_enabled', 'show_diff_preview_in_email', 'mentions_disabled', 'lfs_enabled', 'archived', 'math_rendering_limits_enabled', 'lock_math_rendering_limits_enabled', 'default_branch', 'default_branch_protection', 'default_branch_protection_defaults', 'avatar_url', 'request_access_enabled', 'full_name', 'full_path', 'created_at', 'parent_id', 'organization_id', 'shared_runners_setting', 'max_artifacts_size', 'ldap_cn', 'ldap_access', 'wiki_access_level', 'marked_for_deletion_on', 'shared_with_groups', 'enabled_git_access_protocol', 'prevent_sharing_groups_outside_hierarchy', 'shared_projects', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'prevent_forking_outside_group', 'membership_lock', 'file_template_project_id', 'projects'],
+  mergeRequestDetail: ['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'merged_by', 'merge_user', 'merged_at', 'closed_by', 'closed_at', 'target_branch', 'source_branch', 'user_notes_count', 'upvotes', 'downvotes', 'author', 'assignees', 'assignee', 'reviewers', 'source_project_id', 'target_project_id', 'labels', 'draft', 'work_in_progress', 'milestone', 'merge_when_pipeline_succeeds', 'merge_status', 'detailed_merge_status', 'sha', 'merge_commit_sha', 'squash_commit_sha', 'discussion_locked', 'should_remove_source_branch', 'force_remove_source_branch', 'prepared_at', 'reference', 'references', 'web_url', 'time_stats', 'squash', 'squash_on_merge', 'task_completion_status', 'has_conflicts', 'blocking_discussions_resolved', 'approvals_before_merge', 'imported', 'imported_from', 'subscribed', 'changes_count', 'latest_build_started_at', 'latest_build_finished_at', 'first_deployed_to_production_at', 'pipeline', 'head_pipeline', 'diff_refs', 'merge_error', 'first_contribution', 'user'],
+  snippetAuthor: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'email', 'created_at'],
+  todo: ['id', 'project', 'author', 'action_name', 'target_type', 'target', 'target_url', 'body', 'state', 'created_at', 'updated_at'],
+  accessRequest: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'requested_at', 'created_at'],
+  accessRequester: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'requested_at'],
+  sshKeyWithUser: ['id', 'title', 'created_at', 'expires_at', 'last_used_at', 'key', 'usage_type', 'user'],
+  sshKeyUser: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'created_at', 'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'bot', 'work_information', 'followers', 'following', 'local_time'],
+  commitWithStats: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'stats'],
+  commitDetail: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'stats', 'status', 'project_id', 'last_pipeline'],
+  commitDetailWithoutStats: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'status', 'project_id', 'last_pipeline'],
+  globalNotificationSetting: ['level', 'notification_email'],
+};
