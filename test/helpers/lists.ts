@@ -58,3 +58,11 @@ export async function preparedBy(s: TestService, fn: () => unknown): Promise<str
   }
   return seen;
 }
+
+/** Anything that prepares SQL: better-sqlite3's Database or the service's Db. */
+type Prepares = { prepare(sql: string): { all(...args: unknown[]): unknown } };
+
+/** SQLite's plan for `sql` run with `args` (EXPLAIN QUERY PLAN), one step per line. */
+export function queryPlan(db: Prepares, sql: string, ...args: unknown[]): string {
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
-import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -138,14 +138,11 @@ describe('event lists by date', () => {
       expect(sql).toContain('e.id < ?');
       expect(sql).toContain('e.id >= ?');
       expect(sql).not.toContain('created_at');
-      const plan = (db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(mine, 1, 2, 0) as { detail: string }[]).map((r) => r.detail).join('\n');
+      const plan = queryPlan(db(), sql, mine, 1, 2, 0);
       expect(plan).toContain('USING INDEX events_project (project_id=? AND id>? AND id<?)');
       expect(plan).not.toContain('TEMP B-TREE');
     }
-    const planOf = (sql: string): string => {
-      const args = Array.from({ length: sql.split('?').length - 1 }, () => 1);
-      return (db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
-    };
+    const planOf = (sql: string): string => queryPlan(db(), sql, ...Array.from({ length: sql.split('?').length - 1 }, () => 1));
     for (const sql of await readsOf(`/users/${member.id}/events`, { before: day(5) })) {
       expect(planOf(sql)).toContain('USING INDEX events_author_in_projects (author_id=? AND id<?)');
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { TestService } from '../helpers/service';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectCounted, pagedReads, queryPlan } from '../helpers/lists';
 
 /**
  * `/events?scope=all` (an administrator: every project's events; anyone else: their member
@@ -81,9 +81,7 @@ describe('events of every project read from the events in projects', () => {
     });
     expect(reads).toHaveLength(2);
     for (const read of reads) {
-      const plan = (db().prepare(`EXPLAIN QUERY PLAN SELECT e.* ${read.sql.slice(read.sql.indexOf('FROM events'))}`).all(...read.args) as { detail: string }[])
-        .map((r) => r.detail)
-        .join('\n');
+      const plan = queryPlan(db(), `SELECT e.* ${read.sql.slice(read.sql.indexOf('FROM events'))}`, ...read.args);
       expect(plan).toContain('USING INDEX events_in_projects');
     }
   });

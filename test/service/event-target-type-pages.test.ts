@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectCounted, pagedReads, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -60,8 +60,7 @@ async function expectEveryList(): Promise<void> {
   }
 }
 
-const planOf = (read: { sql: string; args: unknown[] }): string =>
-  (db().prepare(`EXPLAIN QUERY PLAN ${read.sql}`).all(...read.args) as { detail: string }[]).map((r) => r.detail).join('\n');
+const planOf = (read: { sql: string; args: unknown[] }): string => queryPlan(db(), read.sql, ...read.args);
 
 beforeAll(async () => {
   s = await TestService.start();
