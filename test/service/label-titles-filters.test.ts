@@ -173,8 +173,10 @@ describe('several label titles, label sets, assignee_id=Any, milestone=Upcoming/
       const [page] = await pagedReads(s, async () => void ok(await s.get(`/projects/${proj}/${kind}`, { query: { labels: 'bug,ux' } })));
       expect(page.args.slice(0, 2)).toEqual([proj, 'ux']);
     }
-    for (const query of [{ assignee_id: 'Any' }, { milestone: 'Upcoming' }, { labels: 'rare', created_after: at(20) }, { labels: 'bug', assignee_id: 'Any' }]) {
-      for (const plan of await plans(`/projects/${proj}/issues`, query)) {
+    const queries: Record<string, string>[] = [{ assignee_id: 'Any' }, { milestone: 'Upcoming' }, { labels: 'rare', created_after: at(20) }, { labels: 'bug', assignee_id: 'Any' }];
+    const lists = [...queries.map((query) => [`/projects/${proj}/issues`, query] as const), [`/projects/${proj}/issues`, { labels: 'bug,ux', order_by: 'title' }] as const, [`/groups/${group}/issues`, { labels: 'bug,ux' }] as const];
+    for (const [path, query] of lists) {
+      for (const plan of await plans(path, query)) {
         expect(plan, JSON.stringify(query)).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
         expect(plan, JSON.stringify(query)).not.toMatch(/SCAN x|USING INDEX issues_project_created/);
       }

@@ -371,17 +371,19 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0) + (authorId !== null ? 1 : 0)
       ? { title: label, state, milestone: milestoneTitle, authorId }
       : null;
-  // Several titles (labels=a,b, not[labels]) and perhaps a state, nothing else: labelTitlesList.
+  // Several titles (labels=a,b, not[labels]) and perhaps a state, nothing else: labelTitlesList
+  // reads a project's list in either date order from its label rows.
   const titles = q.labels ?? [];
   const labelTitles =
     !q.search && titles.length > 0 && titles.every((title) => !['none', 'any'].includes(title.toLowerCase())) &&
     titles.length + notLabels.length >= 2 && where.length === titles.length + notLabels.length + (state ? 1 : 0)
       ? { all: titles, without: notLabels, state }
       : null;
-  // Titles with other filters: each a set of records its label rows list (idSetLists reads the
-  // smallest set and probes the rest), instead of walking the list's order and probing every
-  // record. Not with updated_before, which updatedBeforeList serves.
-  if (!labelOnly && !labelTitles && !q.updated_before) {
+  const byLabelRows = labelTitles !== null && scope.projectId !== undefined && (col === 'created_at' || col === 'updated_at');
+  // Titles with other filters, or over many projects, or in another order: each a set of records
+  // its label rows list (idSetLists reads the smallest set and probes the rest), instead of walking
+  // the list's order and probing every record. Not with updated_before, which updatedBeforeList serves.
+  if (!labelOnly && !byLabelRows && !q.updated_before) {
     for (const title of q.labels ?? []) {
       if (['none', 'any'].includes(title.toLowerCase())) continue;
       const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
