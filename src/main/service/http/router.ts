@@ -23,9 +23,14 @@ interface PrefixParam<T> {
 interface Leaf<T> {
   route: T;
   names: string[];
-  /** A request's parameters from their values (paramsOf). */
-  params: (values: string[]) => Record<string, string>;
+  /** A request's parameters from their values (paramsOf), made at the route's first request. */
+  params: ParamsMaker | null;
 }
+
+type ParamsMaker = (values: string[]) => Record<string, string>;
+
+/** One maker per list of names: routes share a few dozen (`id`, `id`+`iid`), and each is compiled at most once. */
+const makers = new Map<string, ParamsMaker>();
 
 /**
  * Makes a route's parameters object: an object literal with the route's names, compiled once, so
@@ -34,7 +39,14 @@ interface Leaf<T> {
  * objects of as many shapes as routes reaching the same reads). The last of two equal names wins,
  * at the first one's place, as assignments in order do.
  */
-function paramsOf(names: string[]): (values: string[]) => Record<string, string> {
+function paramsOf(names: string[]): ParamsMaker {
+  const signature = JSON.stringify(names);
+  let maker = makers.get(signature);
+  if (!maker) makers.set(signature, (maker = compileParams(names)));
+  return maker;
+}
+
+function compileParams(names: string[]): ParamsMaker {
   // A name that a literal would not make an own property of (`__proto__`) is assigned in order.
   if (names.includes('__proto__')) {
     return (values) => {
@@ -43,7 +55,7 @@ function paramsOf(names: string[]): (values: string[]) => Record<string, string>
       return params;
     };
   }
-  return new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (values: string[]) => Record<string, string>;
+  return new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as ParamsMaker;
 }
 
 class Node<T> {
@@ -133,8 +145,7 @@ export class RouteTable<T> {
       if (seg === '*') {
         if (i !== segments.length - 1) throw new Error(`route ${pattern}: '*' must end the pattern`);
         if (node.wildcard) throw duplicate(method, pattern);
-        const all = [...names, '*'];
-        node.wildcard = { route, names: all, params: paramsOf(all) };
+        node.wildcard = { route, names: [...names, '*'], params: null };
         return;
       }
       const colon = seg.indexOf(':');
@@ -156,7 +167,8 @@ export class RouteTable<T> {
       }
     }
     if (node.route) throw duplicate(method, pattern);
-    node.route = { route, names, params: paramsOf(names) };
+    // Compiled at the route's first request, not at start (~1,000 routes registered).
+    node.route = { route, names, params: null };
   }
 
   /** Whether any route is registered for `method`. */
@@ -175,7 +187,7 @@ export class RouteTable<T> {
     if (outcome === null || 'kind' in outcome) return outcome;
     const { leaf, values } = outcome;
     // Each request gets its own parameters: the memo's values stay as they were found.
-    return { kind: 'found', route: leaf.route, params: leaf.params(values) };
+    return { kind: 'found', route: leaf.route, params: (leaf.params ??= paramsOf(leaf.names))(values) };
   }
 
   /**
