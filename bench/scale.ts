@@ -445,6 +445,11 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['issues milestone=v1 page 500', (id) => `/projects/${id}/issues?milestone=v1&page=500`],
     ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
     ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
+    // Milestone wildcards (round 11: Upcoming/Started walked every record, ~300 ms, to find none).
+    ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
+    ['issues milestone=Started', (id) => `/projects/${id}/issues?milestone=Started`],
+    ['issues milestone=Any page 300', (id) => `/projects/${id}/issues?milestone=Any&page=300`],
+    ...more(m, [['merge requests milestone=Any', (id: number) => `/projects/${id}/merge_requests?milestone=Any`]]),
     [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
     // build-scale.ts closes every issue of that author: counted 0 from the counters, the page walked all 50,000 of them.
     ['issues author_id&state=opened (none)', (id) => `/projects/${id}/issues?author_id=${m.authorId}&state=opened`],
@@ -569,6 +574,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    // A milestone title many projects' milestones share (round 11: its records read by the milestone index and sorted, ~190-260 ms).
+    ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
+    ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
+    ...more(m, [['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`]]),
     // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
     ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
     ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
