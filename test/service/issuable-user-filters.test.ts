@@ -234,7 +234,8 @@ describe('filters by sets of records', () => {
       await err(path, { 'not[reviewer_id]': 'None' }, 'not[reviewer_id] is invalid');
       await err(path, { 'not[assignee_id]': 'x' }, 'not[assignee_id] is invalid');
       // MergeRequestsFinder#by_negated_reviewer: a reviewer who does not exist matches no merge request.
-      for (const query of [{ 'not[reviewer_id]': '999999' }, { 'not[reviewer_username]': 'nobody-at-all' }, { reviewer_username: 'None' }, { reviewer_username: 'Any' }]) {
+      const none: Record<string, string>[] = [{ 'not[reviewer_id]': '999999' }, { 'not[reviewer_username]': 'nobody-at-all' }, { reviewer_username: 'None' }, { reviewer_username: 'Any' }];
+      for (const query of none) {
         await expectPages(path, path === '/merge_requests' ? { ...query, scope: 'all' } : query, [], [[1, 20]]);
       }
     }
