@@ -1901,6 +1901,14 @@ CREATE INDEX issues_iid ON issues (iid, project_id);
 CREATE INDEX merge_requests_iid ON merge_requests (iid, project_id);
 `,
   },
+  {
+    // author_id&labels on a group's or the instance's lists: the author's counters of one title in
+    // every project (manyProjectsAuthorLabelCount), instead of the author's records walked to count.
+    name: 'core/075_label_author_counts_author',
+    sql: `
+CREATE INDEX label_author_counts_author ON label_author_counts (issuable_type, author_id, title, state);
+`,
+  },
 ];
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */

@@ -462,7 +462,9 @@ export function labelRowsCount(
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
   const { title, state, milestone, authorId } = filters.labelOnly;
-  if (authorId !== null) return scope.projectId === undefined ? undefined : authorLabelCount(rc, type, scope.projectId, filters.labelOnly, authorId, extra);
+  if (authorId !== null) {
+    return scope.projectId === undefined ? manyProjectsAuthorLabelCount(rc, type, scope, filters.labelOnly, authorId, extra) : authorLabelCount(rc, type, scope.projectId, filters.labelOnly, authorId, extra);
+  }
   if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   // With a milestone's title: the counters and label rows by milestone (core/034), over every
   // milestone of that title (the records of the project carry one of them, whichever it is).
@@ -528,6 +530,44 @@ function authorLabelCount(
     )
     .get(type, projectId, exact, ...(state ? [state] : []), authorId, ...extra.args) as { n: number };
   return { counted: counts.open + seen.n };
+}
+
+/**
+ * authorLabelCount over many projects (a group's list, the instance's scope=all): the label-author
+ * counters (core/054) of the scope's projects, read by author and title (core/075) and each
+ * checked against the scope, instead of walking the author's records of every project and
+ * probing each one's labels (50,000 at scale: 27 ms). Counted so only when no record of the
+ * type anywhere carries another spelling of the title (a record carrying two would count twice),
+ * and for issues only when the caller sees every record counted (`extra` trivial), or none of
+ * them is confidential; "more than COUNT_LIMIT" when those nobody is denied already are. Else
+ * undefined: the list is counted by walking it, as before.
+ */
+function manyProjectsAuthorLabelCount(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  label: LabelFilter,
+  authorId: number,
+  extra: { sql: string; args: unknown[] },
+): { counted: number } | undefined {
+  if (!scope.projects && !scope.instance) return undefined;
+  const db = rc.svc.db;
+  const { title, state } = label;
+  const spellings = db
+    .prepare(`SELECT DISTINCT title FROM label_counts INDEXED BY label_counts_title WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND n > 0 LIMIT 2`)
+    .all(type, title) as { title: string }[];
+  if (spellings.length === 0) return { counted: 0 };
+  if (spellings.length > 1) return undefined;
+  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
+  const counts = db
+    .prepare(
+      `SELECT coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS confidential
+        FROM label_author_counts INDEXED BY label_author_counts_author
+        WHERE issuable_type = ? AND author_id = ? AND title = ?${state ? ' AND state = ?' : ''}${inScope}`,
+    )
+    .get(type, authorId, spellings[0].title, ...(state ? [state] : []), ...(scope.projects ? scope.args : [])) as { open: number; confidential: number };
+  if (extra.sql === '1 = 1' || counts.confidential === 0) return { counted: counts.open + counts.confidential };
+  return counts.open > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
