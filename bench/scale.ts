@@ -590,6 +590,14 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],
       ['merge requests scope=all not[reviewer_id]', `/merge_requests?scope=all&not[reviewer_id]=${m.authorId}`],
     ]),
+    // author_id&labels over many projects (round 11, filt12): counted from the label-author counters.
+    ['group issues author_id&labels=bug', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug`],
+    ['issues scope=all author_id&labels=bug', `/issues?scope=all&author_id=${m.authorId}&labels=bug`],
+    ['group issues author_id&labels=bug&state=opened (none)', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug&state=opened`],
+    ...more(m, [
+      ['group merge requests author_id&labels=bug', `/groups/${m.groupId}/merge_requests?author_id=${m.authorId}&labels=bug`],
+      ['merge requests scope=all author_id&labels=bug', `/merge_requests?scope=all&author_id=${m.authorId}&labels=bug`],
+    ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],
     ['issues scope=all iids[]=500', '/issues?scope=all&iids[]=500'],
