@@ -1,6 +1,6 @@
 import { RequestContext, type Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
-import { paginateArray, paginateSql } from '../../../http/pagination';
+import { COUNT_LIMIT, countUpTo, paginateArray, paginateSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { selfAndDescendantIds } from '../namespaces';
 import { type Project, findProjectById } from '../projects';
@@ -160,12 +160,29 @@ function searchUsers(rc: RequestContext, where: Where, term: string): Record<str
   return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM users u WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
 }
 
-/** Notes of the project's issues, merge requests and snippets whose text matches, hidden as the caller's own reads hide them. */
+/** A term of fewer characters than a trigram: the full-text index cannot match it, so LIKE walks the project's notes. */
+const MIN_INDEXED_SEARCH = 3;
+/** Matches up to this many are read by id and sorted; more, and the project's notes are walked in order, each checked against the index. */
+const NOTES_READ_MATCHES = 2_000;
+
+/**
+ * Notes of the project's issues, merge requests and snippets whose text holds the term
+ * (case-insensitively), hidden as the caller's own reads hide them, newest update first
+ * (ProjectSearchResults#notes_finder: `order('updated_at DESC')`; ties by id). A note matches as
+ * LIKE says; from three characters, core/076's full-text index (case-folding no less than LIKE:
+ * every LIKE match is among its matches) names the candidates: a few are read by id and
+ * sorted, and many are found by walking the project's notes in order (notes_project_updated),
+ * counted from the candidates up to COUNT_LIMIT and, past it, "more than COUNT_LIMIT" for a
+ * caller who sees every note (a bound only a note spelling the term with letters that fold to
+ * ASCII, such as the Kelvin sign, could break).
+ */
 function searchNotes(rc: RequestContext, project: Project, term: string): Record<string, unknown>[] {
-  const conditions = ['n.project_id = ?', 'n.system = 0', "lower(n.body) LIKE ? ESCAPE '\\'"];
-  const args: unknown[] = [project.id, like(term)];
+  const db = rc.svc.db;
+  const conditions = ['n.project_id = ?', 'n.system = 0'];
+  const args: unknown[] = [project.id];
   const level = effectiveProjectAccess(rc.svc, rc.user, project);
-  if (level < Access.PLANNER) {
+  const seesAll = level >= Access.PLANNER;
+  if (!seesAll) {
     conditions.push('n.internal = 0');
     // Notes on confidential issues only for their author and assignees below Planner.
     const uid = rc.user?.id ?? -1;
@@ -177,13 +194,34 @@ function searchNotes(rc: RequestContext, project: Project, term: string): Record
       uid,
     );
   }
+  addFilter(conditions, args, "lower(n.body) LIKE ? ESCAPE '\\'", like(term));
+  let from = `FROM notes n WHERE ${conditions.join(' AND ')}`;
+  let countFrom: { from: string; args: unknown[] } | { counted: number } | undefined;
+  let listArgs = args;
+  if ([...term].length >= MIN_INDEXED_SEARCH) {
+    // One phrase (quotes doubled): the trigram tokenizer matches it as a substring. The shifts
+    // make the range's bounds INTEGERs (a REAL bound reads the whole doclist instead of seeking).
+    const query = `"${term.replace(/"/g, '""')}"`;
+    const inProject = 's.notes_search MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295';
+    const matches = countUpTo(db, `FROM notes_search s WHERE ${inProject}`, [query, project.id, project.id], COUNT_LIMIT + 1);
+    // NOT INDEXED: the candidates' notes looked up by id, not the project's notes walked to find them.
+    const candidates = {
+      from: `FROM notes n NOT INDEXED WHERE n.id IN (SELECT s.rowid & 4294967295 FROM notes_search s WHERE ${inProject}) AND ${conditions.join(' AND ')}`,
+      args: [query, project.id, project.id, ...args],
+    };
+    if (matches <= NOTES_READ_MATCHES) {
+      from = candidates.from;
+      listArgs = candidates.args;
+    } else {
+      from = `FROM notes n INDEXED BY notes_project_updated WHERE ${conditions.join(' AND ')}`;
+      countFrom = matches <= COUNT_LIMIT ? candidates : seesAll ? { counted: COUNT_LIMIT + 1 } : undefined;
+    }
+  }
   const iidOf = (n: NoteRow): number | null => {
     const table = n.noteable_type === 'Issue' ? 'issues' : n.noteable_type === 'MergeRequest' ? 'merge_requests' : null;
-    return table ? ((rc.svc.db.prepare(`SELECT iid FROM ${table} WHERE id = ?`).get(n.noteable_id) as { iid: number } | undefined)?.iid ?? null) : null;
+    return table ? ((db.prepare(`SELECT iid FROM ${table} WHERE id = ?`).get(n.noteable_id) as { iid: number } | undefined)?.iid ?? null) : null;
   };
-  return paginateSql<NoteRow>(rc, rc.svc.db, { select: 'n.*', from: `FROM notes n WHERE ${conditions.join(' AND ')}`, args, order: 'n.id DESC' }).map((n) =>
-    note(rc as EntityContext, n, iidOf(n)),
-  );
+  return paginateSql<NoteRow>(rc, db, { select: 'n.*', from, args: listArgs, order: 'n.updated_at DESC, n.id DESC', countFrom }).map((n) => note(rc as EntityContext, n, iidOf(n)));
 }
 
 /** Commits on `ref` (the default branch) whose message matches, newest first. */
