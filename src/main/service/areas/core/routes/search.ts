@@ -3,8 +3,8 @@ import { declared, t } from '../../../http/params';
 import { COUNT_LIMIT, countUpTo, paginateArray, paginateSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { selfAndDescendantIds } from '../namespaces';
-import { type Project, findProjectById } from '../projects';
-import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import type { Project } from '../projects';
+import { Access, effectiveProjectAccess, loadGroup, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { type EntityContext, type NoteRow, milestone, note, userBasic } from '../entities';
 import type { MilestoneRow } from '../milestones';
 import type { User } from '../users';
@@ -14,7 +14,7 @@ import { listIssues } from './issues';
 import { listMergeRequests } from './merge_requests';
 import { listProjects } from './projects';
 import { type Scope, groupScope, projectScope, visibleScope } from '../workitems';
-import { type SnippetRow, canReadSnippet, currentPaths } from '../../snippets/snippets';
+import type { SnippetRow } from '../../snippets/snippets';
 import { snippets } from '../../snippets/entities';
 import { loadRepository } from '../../repositories/access';
 import { commitDetail } from '../../repositories/entities';
@@ -135,15 +135,43 @@ function searchMilestones(rc: RequestContext, where: Where, term: string): Recor
   );
 }
 
-/** snippet_titles: snippets the caller can read whose title or a file name matches. */
+/**
+ * snippet_titles: snippets the caller can read (canReadSnippet, as SQL) whose title, description or
+ * a file name holds the term, as JavaScript's toLowerCase folds them (js_lower), newest update
+ * first: GitLab's SnippetSearchResults (`reorder(updated_at: :desc)`; ties by id) over
+ * Snippet.search (title, description, file name). Read a page at a time, instead of every
+ * snippet of the instance loaded and checked (each with its project and files: 56 ms at 5,000).
+ */
 function searchSnippets(rc: RequestContext, term: string): Record<string, unknown>[] {
   const needle = term.toLowerCase();
-  const rows = (rc.svc.db.prepare('SELECT * FROM snippets ORDER BY id DESC').all() as SnippetRow[]).filter((s) => {
-    const project = s.project_id === null ? null : (findProjectById(rc.svc, s.project_id) ?? undefined);
-    if (project === undefined || !canReadSnippet(rc.svc, rc.user, s, project)) return false;
-    return s.title.toLowerCase().includes(needle) || currentPaths(rc.svc, s.id).some((p) => p.toLowerCase().includes(needle));
-  });
-  return snippets(rc, paginateArray(rc, rows));
+  const conditions = ['(s.project_id IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = s.project_id))'];
+  const args: unknown[] = [];
+  const user = rc.user;
+  if (user && !user.admin) {
+    const member = memberProjectsSql(rc.svc, user, 'p', Access.GUEST);
+    addFilter(
+      conditions,
+      args,
+      `(s.author_id = ? OR s.visibility = 'public'${user.external ? '' : " OR s.visibility = 'internal'"}
+        OR (s.project_id IS NOT NULL AND s.project_id IN (SELECT p.id FROM projects p WHERE ${member.sql})))`,
+      user.id,
+      ...member.args,
+    );
+  } else if (!user) {
+    conditions.push("s.visibility = 'public'");
+  }
+  // The latest revision's files (the highest id, as latestRevision), asked only when the title and description do not match.
+  addFilter(
+    conditions,
+    args,
+    `(instr(js_lower(s.title), ?) > 0 OR instr(js_lower(coalesce(s.description, '')), ?) > 0
+      OR EXISTS (SELECT 1 FROM snippet_revision_files f WHERE f.revision_id = (SELECT max(r.id) FROM snippet_revisions r WHERE r.snippet_id = s.id) AND instr(js_lower(f.path), ?) > 0))`,
+    needle,
+    needle,
+    needle,
+  );
+  const rows = paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from: `FROM snippets s WHERE ${conditions.join(' AND ')}`, args, order: 's.updated_at DESC, s.id DESC' });
+  return snippets(rc, rows);
 }
 
 /** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
