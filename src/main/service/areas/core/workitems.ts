@@ -63,8 +63,15 @@ const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'];
  * keeps issues without a milestone): None, Any, Upcoming (each project's or group's next active
  * milestone due after today), Started (active and started), or a milestone title.
  */
-function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
+function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[]; set?: IdSet } {
   const today = rc.svc.now().toISOString().slice(0, 10);
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // Upcoming and Started name a few milestones: their records are a set read by the milestone
+  // index (idSetLists), not every record walked in list order to find them.
+  const milestonesSet = (sql: string, ids: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } => {
+    const rows = `FROM ${table} r WHERE r.milestone_id IN (${ids})`;
+    return { sql, args, set: { probe: sql, read: `x.id IN (SELECT r.id ${rows})`, rows, args, projectColumn: 'r.project_id' } };
+  };
   switch (value.toLowerCase()) {
     case 'none':
     case 'no milestone':
@@ -73,19 +80,19 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
       return { sql: '(x.milestone_id IS NOT NULL)', args: [] };
     case 'upcoming':
     case '#upcoming':
-      return {
-        sql: `(x.milestone_id IS NOT NULL AND x.milestone_id IN (
-          SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
+    {
+      const ids = `SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
             SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
-              AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id)))))`,
-        args: [today, today],
-      };
+              AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id)))`;
+      return milestonesSet(`(x.milestone_id IS NOT NULL AND x.milestone_id IN (
+          ${ids}))`, ids, [today, today]);
+    }
     case 'started':
     case '#started':
-      return {
-        sql: "(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?))",
-        args: [today],
-      };
+    {
+      const ids = "SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?";
+      return milestonesSet(`(x.milestone_id IS NOT NULL AND x.milestone_id IN (${ids}))`, ids, [today]);
+    }
     default:
       return milestoneTitleCondition(rc, value, type, scope);
   }
@@ -147,6 +154,11 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  * Records a user is assigned to (`assignee`) or asked to review (`reviewer`, merge requests), from
  * their rows in issuable_users (core/066) rather than each record's JSON list.
  */
+/** A set's rows (alias `alias`) kept to a project's own, for a project's list: its id in the SQL, so the set's statement stays the same for every caller. */
+function projectRows(scope: Scope, alias: string): string {
+  return scope.projectId !== undefined ? ` AND ${alias}.project_id = ${Number(scope.projectId)}` : '';
+}
+
 /** A user's id by username (case-insensitively, as GitLab finds them); 0, which no user has, for an unknown name. */
 export function userIdByUsername(rc: RequestContext, username: string): number {
   return (rc.svc.db.prepare('SELECT id FROM users WHERE lower(username) = lower(?)').get(username) as { id: number } | undefined)?.id ?? 0;
@@ -168,14 +180,14 @@ const ROLE_COLUMNS = { assignee: 'assignee_ids', reviewer: 'reviewer_ids' } as c
 
 /**
  * Records that name someone in a role (assignee_id=Any, reviewer_id=Any): walked, each record's
- * list is asked; read, the role's rows (core/066) are: the project's by issuable_users_project
- * (its id in the SQL: the probe has no arguments to share), else the instance's.
+ * list is asked; read, the role's rows (core/066) are (every one lists a record naming someone):
+ * the project's by issuable_users_project (its id in the SQL: the probe has no arguments to
+ * share), else the instance's.
  */
 export function anyUserRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', scope: Scope): { sql: string; set: IdSet } {
   const probe = `x.${ROLE_COLUMNS[role]} != '[]'`;
-  const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}'`;
-  const inProject = scope.projectId !== undefined ? ` AND u.project_id = ${Number(scope.projectId)}` : '';
-  return { sql: probe, set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows}${inProject})`, rows, args: [], projectColumn: 'u.project_id' } };
+  const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}'${projectRows(scope, 'u')}`;
+  return { sql: probe, set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
 }
 
 /**
@@ -250,6 +262,8 @@ export interface WorkItemFilters {
   idSets: IdSet[];
   /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
   updatedBefore: string | null;
+  /** Label titles a record carries (`all`, at least one) and does not (`without`), two or more in all, perhaps a state, nothing else: see labelTitlesList. */
+  labelTitles: { all: string[]; without: string[]; state: string | null } | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
   labelBound: { kind: 'any' | 'none' | 'not' | 'noUser' | 'notUser'; title: string; role?: 'assignee' | 'reviewer'; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
@@ -352,6 +366,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     const cond = milestoneCondition(rc, milestoneFilter, type, scope);
     milestoneById = milestoneTitle !== null && cond.sql === MILESTONE_BY_ID;
     addFilter(where, args, cond.sql, ...cond.args);
+    if (cond.set) idSets.push(cond.set);
   }
   if (q.my_reaction_emoji && rc.user) {
     const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
@@ -410,6 +425,25 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.length === 1 + (state ? 1 : 0) + (milestoneTitle !== null ? 1 : 0) + (authorId !== null ? 1 : 0)
       ? { title: label, state, milestone: milestoneTitle, authorId }
       : null;
+  // Several titles (labels=a,b, not[labels]) and perhaps a state, nothing else: labelTitlesList
+  // reads a project's list in either date order from its label rows.
+  const titles = q.labels ?? [];
+  const labelTitles =
+    !q.search && titles.length > 0 && titles.every((title) => !['none', 'any'].includes(title.toLowerCase())) &&
+    titles.length + notLabels.length >= 2 && where.length === titles.length + notLabels.length + (state ? 1 : 0)
+      ? { all: titles, without: notLabels, state }
+      : null;
+  const byLabelRows = labelTitles !== null && scope.projectId !== undefined && (col === 'created_at' || col === 'updated_at');
+  // Titles with other filters, or over many projects, or in another order: each a set of records
+  // its label rows list (idSetLists reads the smallest set and probes the rest), instead of walking
+  // the list's order and probing every record. Not with updated_before, which updatedBeforeList serves.
+  if (!labelOnly && !byLabelRows && !q.updated_before) {
+    for (const title of q.labels ?? []) {
+      if (['none', 'any'].includes(title.toLowerCase())) continue;
+      const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
+      idSets.push({ probe: hasLabel, read: `x.id IN (SELECT il.issuable_id ${rows})`, rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null });
+    }
+  }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
   const labelBound =
     q.search || where.length !== 1 + (state ? 1 : 0)
@@ -440,7 +474,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById, labelTitles };
 }
 
 /**
@@ -694,6 +728,53 @@ export function labelRowsPage<T extends { id: number }>(
   return (limit, offset) => {
     const pageIds = listRows(db, ids, limit, offset).map((r) => r.id);
     return rowsByIds<T>(db, writesOf(table), pageIds);
+  };
+}
+
+/**
+ * A project's issues or merge requests by several label titles (labels=a,b; labels=a&not[labels]=b)
+ * and perhaps a state, in created_at or updated_at order: the page's ids and the count from the
+ * label rows alone (core/014, their order's index: core/030, core/054), walking the rows of the
+ * title on the fewest records (the label counters, core/016) and asking each row's record's
+ * other titles by its id, instead of walking the records in list order and probing each one's
+ * labels (labels=bug,label-1: a million records for 556). `extra` as labelRowsPage's.
+ */
+export function labelTitlesList<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  extra: { sql: string; args: unknown[] } = { sql: '1 = 1', args: [] },
+): { count: { from: string; args: unknown[] }; rows: (limit: number, offset: number) => T[] } | undefined {
+  const titles = filters.labelTitles;
+  const col = filters.orderColumn;
+  const projectId = scope.projectId;
+  if (!titles || projectId === undefined || (col !== 'created_at' && col !== 'updated_at')) return undefined;
+  const db = rc.svc.db;
+  const carried = (title: string): number =>
+    (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE').get(type, projectId, title) as { n: number }).n;
+  const byCount = titles.all.map((title) => ({ title, n: carried(title) })).sort((a, b) => a.n - b.n);
+  const [driver, ...others] = byCount.map((t) => t.title);
+  // A record carrying the driver in two spellings has two rows: only its lowest is kept (labelRowsPage).
+  const spellings = (
+    db.prepare(`SELECT count(DISTINCT title) AS n FROM label_counts WHERE issuable_type = '${type}' AND project_id = ? AND title = ? COLLATE NOCASE AND n > 0`).get(projectId, driver) as { n: number }
+  ).n;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const trivial = extra.sql === '1 = 1';
+  const carries = (not: boolean): string =>
+    ` AND ${not ? 'NOT ' : ''}EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = ? COLLATE NOCASE)`;
+  const { state } = titles;
+  const from = `FROM issuable_labels il INDEXED BY ${col === 'created_at' ? 'issuable_labels_created' : 'issuable_labels_updated'}
+      ${trivial ? '' : `CROSS JOIN ${table} x ON x.id = il.issuable_id`}
+      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
+        ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels s WHERE s.issuable_type = '${type}' AND s.issuable_id = il.issuable_id
+          AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${trivial ? '' : ` AND ${extra.sql}`}`;
+  const args = [projectId, driver, ...(state ? [state] : []), ...others, ...titles.without, ...(trivial ? [] : extra.args)];
+  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  const ids: SqlList<{ id: number }> = { select: 'il.issuable_id AS id', from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
+  return {
+    count: { from, args },
+    rows: (limit, offset) => rowsByIds<T>(db, writesOf(table), listRows(db, ids, limit, offset).map((r) => r.id)),
   };
 }
 
@@ -962,15 +1043,26 @@ export function idSetLists(rc: RequestContext, type: 'Issue' | 'MergeRequest', s
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  // Each probe where it stands (a scope's is one term among others); the same arguments.
-  const read = where.map((w) => sets.reduce((sql, set) => sql.split(set.probe).join(set.read), w));
-  const count = `FROM ${table} x NOT INDEXED WHERE ${read.join(' AND ')}`;
+  // Each set's probe in the term where it stands (a scope's is one term among others; sets of one
+  // kind share their probe's text, their terms in the sets' order).
+  const terms: number[] = [];
+  for (const set of sets) {
+    const at = where.findIndex((w, i) => !terms.includes(i) && w.includes(set.probe));
+    if (at < 0) return undefined;
+    terms.push(at);
+  }
   const page = readPage(rc.params);
   const records = scope.projectId !== undefined
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const matches = Math.min(...sets.map((set) => idSetMatches(rc, set, scope, bound)));
+  const counted = sets.map((set) => idSetMatches(rc, set, scope, bound));
+  const matches = Math.min(...counted);
+  // Only the smallest set is read (the same arguments); the others are asked of its records, as
+  // reading a common one too (a label on 100,000 records) would cost more than all the asking.
+  const least = counted.indexOf(matches);
+  const read = where.map((w, i) => (i === terms[least] ? w.split(sets[least].probe).join(sets[least].read) : w));
+  const count = `FROM ${table} x NOT INDEXED WHERE ${read.join(' AND ')}`;
   return { page: matches >= bound ? `FROM ${table} x WHERE ${where.join(' AND ')}` : count, count };
 }
 
