@@ -481,9 +481,17 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues confidential=true', (id) => `/projects/${id}/issues?confidential=true`],
     ['issues my_reaction_emoji=thumbsup', (id) => `/projects/${id}/issues?my_reaction_emoji=thumbsup`],
     ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
+    // Round 11 (sweep11's probe: 300-860 ms at a million before).
+    ['issues labels=bug,label-1', (id) => `/projects/${id}/issues?labels=bug,label-1`],
+    ['issues labels=label-1&not[labels]=bug', (id) => `/projects/${id}/issues?labels=label-1&not[labels]=bug`],
+    ['issues assignee_id=Any', (id) => `/projects/${id}/issues?assignee_id=Any`],
+    ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
+      ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
+      ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
+      ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
     ]),
   ];
 }
@@ -571,11 +579,15 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
     // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
     ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
+    ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
+    ['group issues labels=bug,label-1', `/groups/${m.groupId}/issues?labels=bug,label-1`],
+    ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
     ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
     ['issues scope=assigned_to_me', '/issues?scope=assigned_to_me'],
     ['issues scope=all confidential=true', '/issues?scope=all&confidential=true'],
     ...more(m, [
       ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
+      ['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`],
       ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
