@@ -481,16 +481,20 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues confidential=true', (id) => `/projects/${id}/issues?confidential=true`],
     ['issues my_reaction_emoji=thumbsup', (id) => `/projects/${id}/issues?my_reaction_emoji=thumbsup`],
     ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
+    // None / Any and the negated reviewer (round 11, filt12): Any walked every record to find none.
+    ['issues assignee_id=Any', (id) => `/projects/${id}/issues?assignee_id=Any`],
     // Round 11 (sweep11's probe: 300-860 ms at a million before).
     ['issues labels=bug,label-1', (id) => `/projects/${id}/issues?labels=bug,label-1`],
     ['issues labels=label-1&not[labels]=bug', (id) => `/projects/${id}/issues?labels=label-1&not[labels]=bug`],
-    ['issues assignee_id=Any', (id) => `/projects/${id}/issues?assignee_id=Any`],
     ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
-      ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
+      ['merge requests reviewer_id=Any', (id) => `/projects/${id}/merge_requests?reviewer_id=Any`],
+      ['merge requests reviewer_id=None', (id) => `/projects/${id}/merge_requests?reviewer_id=None`],
+      ['merge requests not[reviewer_id]', (id) => `/projects/${id}/merge_requests?not[reviewer_id]=${m.authorId}`],
       ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
+      ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
       ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
     ]),
   ];
@@ -589,6 +593,17 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
       ['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`],
       ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
+      ['group merge requests reviewer_id=Any', `/groups/${m.groupId}/merge_requests?reviewer_id=Any`],
+      ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],
+      ['merge requests scope=all not[reviewer_id]', `/merge_requests?scope=all&not[reviewer_id]=${m.authorId}`],
+    ]),
+    // author_id&labels over many projects (round 11, filt12): counted from the label-author counters.
+    ['group issues author_id&labels=bug', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug`],
+    ['issues scope=all author_id&labels=bug', `/issues?scope=all&author_id=${m.authorId}&labels=bug`],
+    ['group issues author_id&labels=bug&state=opened (none)', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug&state=opened`],
+    ...more(m, [
+      ['group merge requests author_id&labels=bug', `/groups/${m.groupId}/merge_requests?author_id=${m.authorId}&labels=bug`],
+      ['merge requests scope=all author_id&labels=bug', `/merge_requests?scope=all&author_id=${m.authorId}&labels=bug`],
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
-import { recordNotFound, validationError } from '../../http/errors';
+import { grapeError, recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
@@ -191,6 +191,56 @@ export function notUserRowsCondition(type: 'Issue' | 'MergeRequest', role: 'assi
   return `NOT ${userRowsSet(type, role, 0).sql}`;
 }
 
+/** The JSON list that names a record's users in a role (the rows in issuable_users mirror it). */
+const ROLE_COLUMNS = { assignee: 'assignee_ids', reviewer: 'reviewer_ids' } as const;
+
+/**
+ * Records that name someone in a role (assignee_id=Any, reviewer_id=Any): walked, each record's
+ * list is asked; read, the role's rows (core/066) are (every one lists a record naming someone):
+ * the project's by issuable_users_project (its id in the SQL: the probe has no arguments to
+ * share), else the instance's.
+ */
+export function anyUserRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', scope: Scope): { sql: string; set: IdSet } {
+  const probe = `x.${ROLE_COLUMNS[role]} != '[]'`;
+  const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}'${projectRows(scope, 'u')}`;
+  return { sql: probe, set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
+}
+
+/**
+ * GitLab's `integer_none_any` parameters (assignee_id, reviewer_id): an integer, or None / Any in
+ * any case (IssuableFinder::Params::FILTER_NONE, FILTER_ANY); anything else is a 400.
+ */
+function integerNoneAny(params: Record<string, unknown>, name: string): number | 'none' | 'any' | undefined {
+  const raw = params[name];
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === 'number' && Number.isInteger(raw)) return raw;
+  const text = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : JSON.stringify(raw);
+  if (/^\s*-?\d+\s*$/.test(text)) return Number.parseInt(text, 10);
+  const word = text.toLowerCase();
+  if (word === 'none' || word === 'any') return word;
+  // An empty value names no user (0), as before.
+  if (text === '') return 0;
+  throw grapeError(400, `${name} should be an integer, none, or any, however got ${text}`);
+}
+
+/**
+ * The records naming `value` in a role: a user's (their rows), None (an empty list) or Any (see
+ * anyUserRowsSet). Pushed on `where`/`args` (and `idSets` when rows can be read instead).
+ */
+function addUserRoleFilter(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', value: number | 'none' | 'any', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): void {
+  if (value === 'none') {
+    where.push(`x.${ROLE_COLUMNS[role]} = '[]'`);
+  } else if (value === 'any') {
+    const any = anyUserRowsSet(type, role, scope);
+    where.push(any.sql);
+    idSets.push(any.set);
+  } else {
+    const cond = userRowsSet(type, role, value);
+    addFilter(where, args, cond.sql, ...cond.args);
+    idSets.push(cond.set);
+  }
+}
+
 /**
  * A filter by a set of records that rows of another table list (a user's assignments or reviews,
  * the caller's reactions), in two forms with the same arguments: `probe`, a condition on `x`
@@ -233,7 +283,7 @@ export interface WorkItemFilters {
   /** Label titles a record carries (`all`, at least one) and does not (`without`), two or more in all, perhaps a state, nothing else: see labelTitlesList. */
   labelTitles: { all: string[]; without: string[]; state: string | null } | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
-  labelBound: { kind: 'any' | 'none' | 'not' | 'unassigned' | 'notAssignee'; title: string; user?: number; state: string | null } | null;
+  labelBound: { kind: 'any' | 'none' | 'not' | 'noUser' | 'notUser'; title: string; role?: 'assignee' | 'reviewer'; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
   searchAlone: boolean;
   /**
@@ -291,27 +341,23 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
   if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
-  if (q.assignee_id != null) {
-    if (q.assignee_id.toLowerCase() === 'none') where.push("x.assignee_ids = '[]'");
-    else if (q.assignee_id.toLowerCase() === 'any') {
-      // Every assignee row (core/066) lists an assigned record: a set read when few are assigned.
-      const probe = "x.assignee_ids != '[]'";
-      const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = 'assignee'${projectRows(scope, 'u')}`;
-      where.push(probe);
-      idSets.push({ probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null });
-    }
-    else {
-      const cond = userRowsSet(type, 'assignee', Number(q.assignee_id));
-      addFilter(where, args, cond.sql, ...cond.args);
-      idSets.push(cond.set);
-    }
-  }
+  const assignee = integerNoneAny(rc.params, 'assignee_id');
+  if (assignee !== undefined) addUserRoleFilter(type, 'assignee', assignee, scope, where, args, idSets);
   // assignee_username: assigned to every user named (a name no user has: none), as assignee_id.
   requireMutuallyExclusive(rc.params, ['assignee_id', 'assignee_username']);
   for (const username of q.assignee_username ?? []) {
     const cond = userRowsSet(type, 'assignee', userIdByUsername(rc, username));
     addFilter(where, args, cond.sql, ...cond.args);
     idSets.push(cond.set);
+  }
+  // Merge requests' reviewers: reviewer_id as assignee_id; reviewer_username one user's name (a
+  // name no user has, None and Any among them, matches nothing, as in MergeRequestsFinder).
+  const reviewer = type === 'MergeRequest' ? integerNoneAny(rc.params, 'reviewer_id') : undefined;
+  if (type === 'MergeRequest') {
+    const r = declared(rc.params, { reviewer_id: t.string(), reviewer_username: t.string() });
+    requireMutuallyExclusive(rc.params, ['reviewer_id', 'reviewer_username']);
+    const value = reviewer ?? (r.reviewer_username != null ? userIdByUsername(rc, r.reviewer_username) : undefined);
+    if (value !== undefined) addUserRoleFilter(type, 'reviewer', value, scope, where, args, idSets);
   }
   if (q.iids?.length) {
     // A project's list finds them by (project_id, iid); a wider scope reads the iids' records by id (core/070).
@@ -346,7 +392,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     if (cond.set) idSets.push(cond.set);
   }
   let notLabels: string[] = [];
-  let notAssignee: number | null = null;
+  let notUser: { role: 'assignee' | 'reviewer'; user: number } | null = null;
   if (q.not) {
     const not = declared(q.not, {
       labels: t.commaList(),
@@ -358,7 +404,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       assignee_username: t.commaList(),
       iids: t.commaIntegers(),
       my_reaction_emoji: t.string(),
-    });
+      ...(type === 'MergeRequest' ? { reviewer_id: t.integer(), reviewer_username: t.string() } : {}),
+    }, 'not');
     if (not.my_reaction_emoji && rc.user) {
       const cond = reactionCondition(type, rc.user.id, not.my_reaction_emoji);
       addFilter(where, args, `NOT ${cond.sql}`, ...cond.args);
@@ -374,9 +421,16 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     }
     if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
-    if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), (notAssignee = not.assignee_id));
+    if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), (notUser = { role: 'assignee', user: not.assignee_id }).user);
     for (const username of not.assignee_username ?? []) addFilter(where, args, notUserRowsCondition(type, 'assignee'), userIdByUsername(rc, username));
     if (not.iids?.length) addFilter(where, args, `x.iid NOT IN (${not.iids.map(() => '?').join(',')})`, ...not.iids);
+    if (type === 'MergeRequest') {
+      requireMutuallyExclusive(q.not, ['reviewer_id', 'reviewer_username'], 'not');
+      const notReviewer = 'reviewer_id' in not && not.reviewer_id != null ? not.reviewer_id : 'reviewer_username' in not && not.reviewer_username != null ? userIdByUsername(rc, not.reviewer_username) : null;
+      // A user who does not exist: no merge request at all (MergeRequestsFinder#by_negated_reviewer).
+      if (notReviewer !== null && !findUserById(rc.svc, notReviewer)) where.push('0');
+      else if (notReviewer !== null) addFilter(where, args, notUserRowsCondition(type, 'reviewer'), (notUser = { role: 'reviewer', user: notReviewer }).user);
+    }
   }
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
@@ -417,10 +471,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       ? { kind: wildcard as 'any' | 'none', title: '', state }
       : !q.labels?.length && notLabels.length === 1
       ? { kind: 'not' as const, title: notLabels[0], state }
-      : q.assignee_id?.toLowerCase() === 'none'
-      ? { kind: 'unassigned' as const, title: '', state }
-      : notAssignee !== null
-      ? { kind: 'notAssignee' as const, title: '', user: notAssignee, state }
+      : assignee === 'none' || reviewer === 'none'
+      ? { kind: 'noUser' as const, title: '', role: assignee === 'none' ? ('assignee' as const) : ('reviewer' as const), state }
+      : notUser !== null
+      ? { kind: 'notUser' as const, title: '', role: notUser.role, user: notUser.user, state }
       : null;
   const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
@@ -461,7 +515,9 @@ export function labelRowsCount(
 ): { from: string; args: unknown[] } | { counted: number } | undefined {
   if (!filters.labelOnly) return undefined;
   const { title, state, milestone, authorId } = filters.labelOnly;
-  if (authorId !== null) return scope.projectId === undefined ? undefined : authorLabelCount(rc, type, scope.projectId, filters.labelOnly, authorId, extra);
+  if (authorId !== null) {
+    return scope.projectId === undefined ? manyProjectsAuthorLabelCount(rc, type, scope, filters.labelOnly, authorId, extra) : authorLabelCount(rc, type, scope.projectId, filters.labelOnly, authorId, extra);
+  }
   if (scope.projectId === undefined) return manyProjectsLabelCount(rc, type, scope, filters.labelOnly);
   // With a milestone's title: the counters and label rows by milestone (core/034), over every
   // milestone of that title (the records of the project carry one of them, whichever it is).
@@ -527,6 +583,44 @@ function authorLabelCount(
     )
     .get(type, projectId, exact, ...(state ? [state] : []), authorId, ...extra.args) as { n: number };
   return { counted: counts.open + seen.n };
+}
+
+/**
+ * authorLabelCount over many projects (a group's list, the instance's scope=all): the label-author
+ * counters (core/054) of the scope's projects, read by author and title (core/075) and each
+ * checked against the scope, instead of walking the author's records of every project and
+ * probing each one's labels (50,000 at scale: 27 ms). Counted so only when no record of the
+ * type anywhere carries another spelling of the title (a record carrying two would count twice),
+ * and for issues only when the caller sees every record counted (`extra` trivial), or none of
+ * them is confidential; "more than COUNT_LIMIT" when those nobody is denied already are. Else
+ * undefined: the list is counted by walking it, as before.
+ */
+function manyProjectsAuthorLabelCount(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  label: LabelFilter,
+  authorId: number,
+  extra: { sql: string; args: unknown[] },
+): { counted: number } | undefined {
+  if (!scope.projects && !scope.instance) return undefined;
+  const db = rc.svc.db;
+  const { title, state } = label;
+  const spellings = db
+    .prepare(`SELECT DISTINCT title FROM label_counts INDEXED BY label_counts_title WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND n > 0 LIMIT 2`)
+    .all(type, title) as { title: string }[];
+  if (spellings.length === 0) return { counted: 0 };
+  if (spellings.length > 1) return undefined;
+  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
+  const counts = db
+    .prepare(
+      `SELECT coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS confidential
+        FROM label_author_counts INDEXED BY label_author_counts_author
+        WHERE issuable_type = ? AND author_id = ? AND title = ?${state ? ' AND state = ?' : ''}${inScope}`,
+    )
+    .get(type, authorId, spellings[0].title, ...(state ? [state] : []), ...(scope.projects ? scope.args : [])) as { open: number; confidential: number };
+  if (extra.sql === '1 = 1' || counts.confidential === 0) return { counted: counts.open + counts.confidential };
+  return counts.open > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
@@ -759,7 +853,7 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
  * assignee_id=None and not[assignee_id] the same less every assignee row (of that user).
  * Undefined when the bound does not clear COUNT_LIMIT: the list is counted as before.
  */
-/** Assignee rows counted at most for assignee_id=None / not[assignee_id] (labelBoundCount): past them the list is counted by walking. */
+/** Assignee (reviewer) rows counted at most for assignee_id=None / not[assignee_id] and the reviewer's (labelBoundCount): past them the list is counted by walking. */
 const ASSIGNEE_ROWS_COUNTED = 100_000;
 
 export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
@@ -781,13 +875,13 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
         ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
         : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
     const total = (db.prepare(`${seen}${inState}`).get(type, scope.projectId, ...stateArgs) as { n: number }).n;
-    if (kind === 'unassigned' || kind === 'notAssignee') {
-      // Less every assignee row (of that user) in any state (core/066; the project's through
-      // core/069), counted only as far as the bound could still clear COUNT_LIMIT.
+    if (kind === 'noUser' || kind === 'notUser') {
+      // Less every assignee (reviewer) row (of that user) in any state (core/066; the project's
+      // through core/069), counted only as far as the bound could still clear COUNT_LIMIT.
       const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
       if (cap <= 0) return undefined;
-      const rows = `FROM issuable_users u WHERE u.issuable_type = ? AND u.role = 'assignee'${kind === 'notAssignee' ? ' AND u.user_id = ?' : ''} AND u.project_id = ?`;
-      const assigned = countUpTo(db, rows, [type, ...(kind === 'notAssignee' ? [filters.labelBound.user] : []), scope.projectId], cap);
+      const rows = `FROM issuable_users u WHERE u.issuable_type = ? AND u.role = ?${kind === 'notUser' ? ' AND u.user_id = ?' : ''} AND u.project_id = ?`;
+      const assigned = countUpTo(db, rows, [type, filters.labelBound.role, ...(kind === 'notUser' ? [filters.labelBound.user] : []), scope.projectId], cap);
       return assigned < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
     }
     const labelled = (

@@ -10,7 +10,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, updatedBeforeList, userRowsSet, userIdByUsername, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, updatedBeforeList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -45,20 +45,11 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const q = declared(rc.params, {
     source_branch: t.string(),
     target_branch: t.string(),
-    reviewer_id: t.integer(),
-    reviewer_username: t.string(),
     view: t.string().values(['simple']),
   });
-  requireMutuallyExclusive(rc.params, ['reviewer_id', 'reviewer_username']);
   const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
-  const reviewerId = q.reviewer_id ?? (q.reviewer_username != null ? userIdByUsername(rc, q.reviewer_username) : undefined);
-  if (reviewerId !== undefined) {
-    const reviewer = userRowsSet('MergeRequest', 'reviewer', reviewerId);
-    addFilter(where, args, reviewer.sql, ...reviewer.args);
-    filters.idSets.push(reviewer.set);
-  }
   const noMoreFilters = where.length === filtered;
   const labelCount = noMoreFilters ? labelRowsCount(rc, 'MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
