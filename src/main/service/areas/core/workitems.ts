@@ -77,12 +77,14 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
     case 'any': {
       // A project whose records carry one milestone: that milestone's records, by id (see milestoneTitleCondition).
       const carried = scope.projectId !== undefined ? carriedMilestones(rc, type, scope.projectId, null) : [];
-      return carried.length === 1 ? { sql: MILESTONE_BY_ID, args: carried } : milestoneSet(type, 'IS NOT NULL', []);
+      return carried.length === 1 ? { sql: MILESTONE_BY_ID, args: carried } : milestoneSet(rc, type, scope, 'IS NOT NULL', []);
     }
     case 'upcoming':
     case '#upcoming':
       return milestoneSet(
+        rc,
         type,
+        scope,
         `IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
           SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
             AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id))))`,
@@ -90,17 +92,22 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
       );
     case 'started':
     case '#started':
-      return milestoneSet(type, "IN (SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?)", [today]);
+      return milestoneSet(rc, type, scope, "IN (SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?)", [today]);
     default:
       return milestoneTitleCondition(rc, value, type, scope);
   }
 }
 
-/** The records whose milestone_id `test`s true (`IS NOT NULL`, `IN (<milestones>)`), as a condition and a set. */
-function milestoneSet(type: 'Issue' | 'MergeRequest', test: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } {
+/**
+ * The records whose milestone_id `test`s true (`IS NOT NULL`, `IN (<milestones>)`), as a condition
+ * and a set, sized from the filter counters (core/018, core/028: 0 for no milestone).
+ */
+function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, test: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } {
   const probe = test === 'IS NOT NULL' ? '(+x.milestone_id IS NOT NULL)' : `(x.milestone_id IS NOT NULL AND +x.milestone_id ${test})`;
   const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} c WHERE c.milestone_id ${test}`;
-  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})` } };
+  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const size = (): number => countedInScope(rc, counters, test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`, args, scope);
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size } };
 }
 
 /**
@@ -118,7 +125,7 @@ function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
-  return milestoneSet(type, 'IN (SELECT id FROM milestones WHERE title = ?)', [title]);
+  return milestoneSet(rc, type, scope, 'IN (SELECT id FROM milestones WHERE title = ?)', [title]);
 }
 
 const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
@@ -162,6 +169,13 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  * Records a user is assigned to (`assignee`) or asked to review (`reviewer`, merge requests), from
  * their rows in issuable_users (core/066) rather than each record's JSON list.
  */
+/** The records of the scope (its project, its projects, or all) that a counter table counts under `where` (their sum of n). */
+function countedInScope(rc: RequestContext, table: string, where: string, args: unknown[], scope: Scope): number {
+  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance || !scope.projects ? '' : ` AND +project_id IN (${scope.projects})`;
+  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance || !scope.projects ? [] : scope.args;
+  return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where}${inScope}`).get(...args, ...scopeArgs) as { n: number }).n;
+}
+
 /** A set's rows (alias `alias`) kept to a project's own, for a project's list: its id in the SQL, so the set's statement stays the same for every caller. */
 function projectRows(scope: Scope, alias: string): string {
   return scope.projectId !== undefined ? ` AND ${alias}.project_id = ${Number(scope.projectId)}` : '';
@@ -248,6 +262,8 @@ export interface IdSet {
   projectColumn: string | null;
   /** The condition as SQLite can read it through an index of `x` (project, milestone), if there is one: for counts. */
   indexed?: string;
+  /** The set's records in the scope as counters count them (no rows read), when counters do. */
+  size?: () => number;
 }
 
 /**
@@ -451,7 +467,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     for (const title of q.labels ?? []) {
       if (['none', 'any'].includes(title.toLowerCase())) continue;
       const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
-      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null });
+      const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null, size });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -800,22 +817,29 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   if (!filters.counted) return undefined;
   const { state, authorId, milestone } = filters.counted;
   const db = rc.svc.db;
+  const where: string[] = [];
+  const args: unknown[] = [];
   if (scope.projectId === undefined) {
-    // Records of many projects (a group, the instance's scope=all), by state alone: the state
-    // counters of the scope's projects, each counter row checked against them (not one lookup per
-    // project). Issues have confidential ones a caller may not see: counted so only for a caller
-    // who sees them all (an administrator), walked otherwise.
-    if ((type !== 'MergeRequest' && !seesAll) || !(scope.projects || scope.instance) || authorId !== null || milestone !== null) return undefined;
-    return { counted: scopeStateCount(rc, type, scope, state) };
-  }
-  if (seesAll && authorId === null && milestone === null) {
+    if (!(scope.projects || scope.instance)) return undefined;
+    if (authorId === null && milestone === null) {
+      // Records of many projects (a group, the instance's scope=all), by state alone: the state
+      // counters of the scope's projects, each counter row checked against them (not one lookup per
+      // project). Issues have confidential ones a caller may not see: counted so only for a caller
+      // who sees them all (an administrator), walked otherwise.
+      if (type !== 'MergeRequest' && !seesAll) return undefined;
+      return { counted: scopeStateCount(rc, type, scope, state) };
+    }
+    // By author or milestone title: the filter counters of the scope's projects (a group's
+    // milestone=v1 walked a quarter of a million records to count 10,001).
+    if (!scope.instance) addFilter(where, args, `project_id IN (${scope.projects})`, ...scope.args);
+  } else if (seesAll && authorId === null && milestone === null) {
     const row = db
       .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
       .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
     return { counted: row.n };
+  } else {
+    addFilter(where, args, 'project_id = ?', scope.projectId);
   }
-  const where = ['project_id = ?'];
-  const args: unknown[] = [scope.projectId];
   if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
   if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
   if (state) addFilter(where, args, 'state = ?', state);
@@ -1070,7 +1094,7 @@ export function idSetLists(
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const counted = sets.map((set) => ({ set, matches: countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
+  const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
   const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked.
   const [rows, rowsArgs] = setRowsInScope(smallest, scope);
