@@ -925,7 +925,9 @@ export function labelPriorityRows<T extends { id: number }>(
     }
   }
   if (!priorityOf.size) return undefined;
-  const listed = (db.prepare(`SELECT x.id ${list.from} AND x.id IN (SELECT value FROM json_each(?))`).all(...list.args, JSON.stringify([...priorityOf.keys()])) as { id: number }[]).map((r) => r.id);
+  // NOT INDEXED: those records looked up by id, not the milestone's records walked to find them.
+  const byId = list.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
+  const listed = (db.prepare(`SELECT x.id ${byId} AND x.id IN (SELECT value FROM json_each(?))`).all(...list.args, JSON.stringify([...priorityOf.keys()])) as { id: number }[]).map((r) => r.id);
   const first = listed.sort((a, b) => priorityOf.get(a)! - priorityOf.get(b)! || b - a);
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const rest = db.prepare(`SELECT x.id ${list.from} AND x.id NOT IN (SELECT value FROM json_each(?)) ORDER BY x.id DESC LIMIT ? OFFSET ?`);
