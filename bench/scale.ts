@@ -483,6 +483,10 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
     // None / Any and the negated reviewer (round 11, filt12): Any walked every record to find none.
     ['issues assignee_id=Any', (id) => `/projects/${id}/issues?assignee_id=Any`],
+    // Round 11 (sweep11's probe: 300-860 ms at a million before).
+    ['issues labels=bug,label-1', (id) => `/projects/${id}/issues?labels=bug,label-1`],
+    ['issues labels=label-1&not[labels]=bug', (id) => `/projects/${id}/issues?labels=label-1&not[labels]=bug`],
+    ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
@@ -490,6 +494,8 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ['merge requests reviewer_id=None', (id) => `/projects/${id}/merge_requests?reviewer_id=None`],
       ['merge requests not[reviewer_id]', (id) => `/projects/${id}/merge_requests?not[reviewer_id]=${m.authorId}`],
       ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
+      ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
+      ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
     ]),
   ];
 }
@@ -577,11 +583,15 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
     // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
     ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
+    ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
+    ['group issues labels=bug,label-1', `/groups/${m.groupId}/issues?labels=bug,label-1`],
+    ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
     ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
     ['issues scope=assigned_to_me', '/issues?scope=assigned_to_me'],
     ['issues scope=all confidential=true', '/issues?scope=all&confidential=true'],
     ...more(m, [
       ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
+      ['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`],
       ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
       ['group merge requests reviewer_id=Any', `/groups/${m.groupId}/merge_requests?reviewer_id=Any`],
       ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],
