@@ -918,6 +918,62 @@ export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'Merge
 }
 
 /**
+ * A milestone's issues or merge requests in GitLab's order for them (API::MilestoneResponses
+ * finds them with `sort: 'label_priority'`): by the highest priority (lowest number) among the
+ * record's labels that have one in its project, records without one last, then newest id first
+ * (Issuable.order_labels_priority, nulls last, then with_order_id_desc). Undefined when no
+ * record of the milestone carries a prioritized label: then that order is the list's id order.
+ * The titles the milestone's records carry in each project are read by skipping through their
+ * label rows (core/034's issuable_labels_milestone, one step per title), each looked up among the
+ * project's labels (by its exact title, as the record carries it); the records carrying a
+ * prioritized one come first, read by their label rows, sorted, and checked against `list` (the
+ * list's own conditions on `x`); the rest follow in id order.
+ */
+export function labelPriorityRows<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectIds: number[],
+  milestoneId: number,
+  list: { from: string; args: unknown[] },
+): ((limit: number, offset: number) => T[]) | undefined {
+  const db = rc.svc.db;
+  const onMilestone = `il.issuable_type = '${type}' AND il.project_id = @project AND il.milestone IS NOT NULL AND il.milestone = @milestone`;
+  const titles = db.prepare(
+    `WITH RECURSIVE t(title) AS (
+       SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} ORDER BY il.title COLLATE NOCASE LIMIT 1)
+       UNION ALL
+       SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title > t.title COLLATE NOCASE ORDER BY il.title COLLATE NOCASE LIMIT 1)
+       FROM t WHERE t.title IS NOT NULL)
+     SELECT l.title, l.priority FROM t CROSS JOIN labels l ON l.project_id = @project AND l.title = t.title WHERE l.priority IS NOT NULL`,
+  );
+  const carriers = db.prepare(
+    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title = @title COLLATE NOCASE AND il.title = @title`,
+  );
+  const priorityOf = new Map<number, number>();
+  for (const projectId of projectIds) {
+    for (const { title, priority } of titles.all({ project: projectId, milestone: milestoneId }) as { title: string; priority: number }[]) {
+      for (const { id } of carriers.all({ project: projectId, milestone: milestoneId, title }) as { id: number }[]) {
+        const known = priorityOf.get(id);
+        if (known === undefined || priority < known) priorityOf.set(id, priority);
+      }
+    }
+  }
+  if (!priorityOf.size) return undefined;
+  // NOT INDEXED: those records looked up by id, not the milestone's records walked to find them.
+  const byId = list.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
+  const listed = (db.prepare(`SELECT x.id ${byId} AND x.id IN (SELECT value FROM json_each(?))`).all(...list.args, JSON.stringify([...priorityOf.keys()])) as { id: number }[]).map((r) => r.id);
+  const first = listed.sort((a, b) => priorityOf.get(a)! - priorityOf.get(b)! || b - a);
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const rest = db.prepare(`SELECT x.id ${list.from} AND x.id NOT IN (SELECT value FROM json_each(?)) ORDER BY x.id DESC LIMIT ? OFFSET ?`);
+  return (limit, offset) => {
+    const head = first.slice(offset, offset + limit);
+    const more = limit - head.length;
+    const tail = more > 0 ? (rest.all(...list.args, JSON.stringify(first), more, Math.max(0, offset - first.length)) as { id: number }[]).map((r) => r.id) : [];
+    return rowsByIds<T>(db, writesOf(table), [...head, ...tail]);
+  };
+}
+
+/**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests in id order, newest
  * first (a milestone's lists): rows change only with writes to the project's records (listVersion).
  * `seesAll` is part of the key, as a role change shows or hides confidential rows without one.
