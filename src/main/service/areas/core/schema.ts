@@ -1932,6 +1932,16 @@ END;
 CREATE INDEX notes_project_updated ON notes (project_id, updated_at, id);
 `,
   },
+  {
+    // Whether a user takes part in a record (`subscribed` on its GET) without reading every note
+    // of it: their own notes by author, and the system notes (not in the full-text index) on
+    // their own when looking for a mention (participants.ts isParticipant).
+    name: 'core/087_notes_participant_indexes',
+    sql: `
+CREATE INDEX notes_noteable_author ON notes (noteable_type, noteable_id, author_id);
+CREATE INDEX notes_noteable_system ON notes (noteable_type, noteable_id) WHERE system = 1;
+`,
+  },
 ];
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */
