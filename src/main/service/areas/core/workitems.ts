@@ -14,6 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
+import { type DateBounds, type DateLagList, type DateLagTable, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -198,8 +199,8 @@ export interface WorkItemFilters {
   search: SearchPlan | null;
   /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
   idSets: IdSet[];
-  /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
-  updatedBefore: string | null;
+  /** created_after/before, updated_after/before, each in `where` as `x.<column> >=/<= ?`: see dateLagList. */
+  dates: DateBounds;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
   labelBound: { kind: 'any' | 'none' | 'not' | 'unassigned' | 'notAssignee'; title: string; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
@@ -380,7 +381,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates: { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before }, labelBound, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -882,34 +883,43 @@ function idSetMatches(rc: RequestContext, set: IdSet, scope: Scope, cap: number)
 }
 
 /**
- * A project's list by created_at filtered by `updated_before`: a record is updated no earlier
- * than it was created, except where a write or an import set its dates so (core/068's partial
- * indexes hold those). So its matches are the records created by the date (read in order from
- * the date down, each checked) and, after it, only such exceptions: two arms merged in list
- * order, instead of walking every record created after the date to find none of them match. The
- * same rows: a record updated by the date but created after it was updated before it was created.
+ * A list ordered by one date column and filtered by the other (db/date-lag.ts): a project's, or
+ * a scope of many projects that walks the instance's order (scopeCondition's unindexed scope, or
+ * an administrator's whole instance). Undefined when no filter is on the other column, or when
+ * the list reads another way (search, sets of records other tables list), or for a scope of few
+ * records (read by its projects' indexes and sorted, as before).
  */
-export function updatedBeforeList<T>(
+export function dateLagList<T>(
   rc: RequestContext,
   table: 'issues' | 'merge_requests',
   scope: Scope,
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { rows: (limit: number, offset: number) => T[]; count: { from: string; args: unknown[] } } | undefined {
-  const date = filters.updatedBefore;
-  if (date === null || scope.projectId === undefined || filters.orderColumn !== 'created_at' || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
-  // `+`: the first arm walks the created_at order from the date, not the updated_at index; the
-  // second reads core/068's index (by a state, SQLite took the state's index from the date up).
-  const conditions = where.map((w) => (w === 'x.updated_at <= ?' ? '+x.updated_at <= ?' : w)).join(' AND ');
-  const arms = `SELECT x.* FROM ${table} x WHERE ${conditions} AND x.created_at <= ?
-    UNION ALL SELECT x.* FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE ${conditions} AND x.created_at > ? AND x.updated_at < x.created_at`;
-  const armArgs = [...args, date, ...args, date];
-  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
-  return {
-    rows: (limit, offset) => rc.svc.db.prepare(`${arms} ORDER BY created_at ${sort}, id ${sort} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as T[],
-    count: { from: `FROM (${arms}) x`, args: armArgs },
-  };
+  scopeSql: string,
+): DateLagList<T> | undefined {
+  const order = filters.orderColumn;
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  const inProject = scope.projectId !== undefined;
+  if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
+  const lists: DateLagTable = inProject
+    ? {
+        table,
+        alias: 'x',
+        scope: 'x.project_id = ?',
+        scopeArgs: [scope.projectId],
+        lagIndex: { created_at: `${table}_project_lag_created`, updated_at: `${table}_project_lag_updated` },
+        dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
+      }
+    : {
+        table,
+        alias: 'x',
+        scope: '1 = 1',
+        scopeArgs: [],
+        lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
+        dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
+      };
+  return otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
