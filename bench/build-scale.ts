@@ -77,6 +77,15 @@ export function readManifest(dataDir: string): ScaleManifest | null {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ScaleManifest) : null;
 }
 
+/** The big and small instances of a data dir this script wrote, for the benches that read them. */
+export function readScaleDirs(dirArg: string): { dir: string; big: ScaleManifest; small: ScaleManifest } {
+  const dir = resolve(dirArg);
+  const big = readManifest(join(dir, 'big'));
+  const small = readManifest(join(dir, 'small'));
+  if (!big || !small) throw new Error(`build the data first: npx tsx bench/build-scale.ts --dir ${dir}`);
+  return { dir, big, small };
+}
+
 const BATCH = 2_000;
 
 async function build(dataDir: string, scale: Scale, bigIssues: number): Promise<ScaleManifest> {

@@ -14,7 +14,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readManifest, type ScaleManifest } from './build-scale';
+import { readScaleDirs, type ScaleManifest } from './build-scale';
 import { ROOT, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, rssMb, spawnSandlab, stop } from './lib';
 
 const { values: opts } = parseArgs({
@@ -93,10 +93,7 @@ const describe = (t: Timed): string => `${t.status}${t.total !== null ? ` total 
 
 async function main(): Promise<void> {
   ensureBuilt();
-  const dir = resolve(opts.dir);
-  const big = readManifest(join(dir, 'big'));
-  const small = readManifest(join(dir, 'small'));
-  if (!big || !small) throw new Error(`build the data first: npx tsx bench/build-scale.ts --dir ${dir}`);
+  const { dir, big, small } = readScaleDirs(opts.dir);
   console.log(`machine: ${machineLine()}`);
   console.log(`big instance: ${JSON.stringify(big.counts)}`);
   console.log(

@@ -13,7 +13,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readManifest } from './build-scale';
+import { readScaleDirs } from './build-scale';
 import { ROOT, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, rssMb, spawnSandlab, stop } from './lib';
 
 const { values: opts } = parseArgs({
@@ -120,10 +120,7 @@ async function measure(server: Server, project: number, w: Write): Promise<Sampl
 
 async function main(): Promise<void> {
   ensureBuilt();
-  const dir = resolve(opts.dir);
-  const big = readManifest(join(dir, 'big'));
-  const small = readManifest(join(dir, 'small'));
-  if (!big || !small) throw new Error(`build the data first: npx tsx bench/build-scale.ts --dir ${dir}`);
+  const { dir, big, small } = readScaleDirs(opts.dir);
   console.log(`machine: ${machineLine()}`);
   console.log(`big instance: ${JSON.stringify(big.counts)}`);
   console.log(`median of ${runs} writes after one warm-up: server main-thread CPU and client wall time, milliseconds\n`);

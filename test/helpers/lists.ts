@@ -58,3 +58,31 @@ export async function preparedBy(s: TestService, fn: () => unknown): Promise<str
   }
   return seen;
 }
+
+/** Anything that prepares SQL: better-sqlite3's Database or the service's Db. */
+type Prepares = { prepare(sql: string): { all(...args: unknown[]): unknown } };
+
+/** SQLite's plan for `sql` run with `args` (EXPLAIN QUERY PLAN), one step per line. */
+export function queryPlan(db: Prepares, sql: string, ...args: unknown[]): string {
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+}
+
+/**
+ * Reads every page of a list in turn, and one past the end, checking each page's ids against
+ * `want` and its headers: X-Total, X-Total-Pages, X-Page, X-Next-Page, X-Prev-Page, Link next and last.
+ */
+export async function expectEveryPage(s: TestService, path: string, query: Record<string, string>, want: number[], perPage: number, token?: string): Promise<void> {
+  const pages = Math.max(1, Math.ceil(want.length / perPage));
+  for (let page = 1; page <= pages + 1; page++) {
+    const res = await s.get(path, { token, query: { ...query, per_page: String(perPage), page: String(page) } });
+    expectCounted(res, want.length, perPage);
+    expect((res.body as { id: number }[]).map((e) => e.id), `${path} ${JSON.stringify(query)} page ${page}`).toEqual(
+      want.slice((page - 1) * perPage, page * perPage),
+    );
+    expect(res.headers.get('x-page')).toBe(String(page));
+    expect(res.headers.get('x-next-page')).toBe(page < pages ? String(page + 1) : '');
+    expect(res.headers.get('x-prev-page')).toBe(page > 1 ? String(page - 1) : '');
+    if (page < pages) expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${page + 1}&per_page=${perPage}[^>]*>; rel="next"`));
+    expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=${perPage}[^>]*>; rel="last"`));
+  }
+}

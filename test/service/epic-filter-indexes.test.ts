@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectCounted, pagedReads, queryPlan } from '../helpers/lists';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 
@@ -111,7 +111,7 @@ async function pagePlan(query: Query): Promise<{ sql: string; plan: string }> {
   });
   expect(reads).toHaveLength(1);
   const { sql, args } = reads[0];
-  const plan = (s.service.context.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+  const plan = queryPlan(s.service.context.db, sql, ...args);
   return { sql, plan };
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
+import { queryPlan } from '../helpers/lists';
 
 /**
  * A project's events filtered by action read the (project, action, id) index (core/021): the
@@ -50,9 +51,7 @@ describe("a project's events by action", () => {
   });
 
   it('read through the index of the project and action', () => {
-    const plan = s.service.context.db
-      .prepare("EXPLAIN QUERY PLAN SELECT e.id FROM events e WHERE e.project_id = ? AND e.action = ? ORDER BY e.id DESC")
-      .all(project, 'closed') as { detail: string }[];
-    expect(plan.map((r) => r.detail).join(' ')).toContain('events_project_action');
+    const plan = queryPlan(s.service.context.db, 'SELECT e.id FROM events e WHERE e.project_id = ? AND e.action = ? ORDER BY e.id DESC', project, 'closed');
+    expect(plan).toContain('events_project_action');
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
-import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectCounted, expectEveryPage, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -58,22 +58,6 @@ const ids = (where: string, args: unknown[], q: Record<string, string>): number[
   ).map((r) => r.id);
 };
 
-async function everyPage(path: string, query: Record<string, string>, want: number[], perPage: number, token?: string): Promise<void> {
-  const pages = Math.max(1, Math.ceil(want.length / perPage));
-  for (let page = 1; page <= pages + 1; page++) {
-    const res = await s.get(path, { token, query: { ...query, per_page: String(perPage), page: String(page) } });
-    expectCounted(res, want.length, perPage);
-    expect((res.body as { id: number }[]).map((e) => e.id), `${path} ${JSON.stringify(query)} page ${page}`).toEqual(
-      want.slice((page - 1) * perPage, page * perPage),
-    );
-    expect(res.headers.get('x-page')).toBe(String(page));
-    expect(res.headers.get('x-next-page')).toBe(page < pages ? String(page + 1) : '');
-    expect(res.headers.get('x-prev-page')).toBe(page > 1 ? String(page - 1) : '');
-    if (page < pages) expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${page + 1}&per_page=${perPage}[^>]*>; rel="next"`));
-    expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=${perPage}[^>]*>; rel="last"`));
-  }
-}
-
 const DATES: Record<string, string>[] = [
   {},
   { before: day(5) },
@@ -90,14 +74,14 @@ async function expectEveryList(): Promise<void> {
     for (const [sort, perPage] of [['desc', 4], ['asc', 5]] as const) {
       const order = (want: number[]): number[] => (sort === 'asc' ? [...want].reverse() : want);
       const query = { ...q, sort };
-      await everyPage(`/projects/${mine}/events`, query, order(ids('e.project_id = ?', [mine], q)), perPage);
-      await everyPage(`/projects/${other}/events`, query, order(ids('e.project_id = ?', [other], q)), perPage);
-      await everyPage(`/projects/${mine}/events`, query, order(ids('e.project_id = ?', [mine], q)), perPage, member.token);
-      await everyPage(`/users/${member.id}/events`, query, order(ids('e.author_id = ?', [member.id], q)), perPage);
+      await expectEveryPage(s, `/projects/${mine}/events`, query, order(ids('e.project_id = ?', [mine], q)), perPage);
+      await expectEveryPage(s, `/projects/${other}/events`, query, order(ids('e.project_id = ?', [other], q)), perPage);
+      await expectEveryPage(s, `/projects/${mine}/events`, query, order(ids('e.project_id = ?', [mine], q)), perPage, member.token);
+      await expectEveryPage(s, `/users/${member.id}/events`, query, order(ids('e.author_id = ?', [member.id], q)), perPage);
       // Their own events in the projects they can see (not `other`, private to them).
-      await everyPage('/events', query, order(ids('e.author_id = ? AND e.project_id = ?', [member.id, mine], q)), perPage, member.token);
-      await everyPage('/events', { ...query, scope: 'all' }, order(ids('1 = 1', [], q)), perPage);
-      await everyPage('/events', { ...query, scope: 'all' }, order(ids('e.project_id = ?', [mine], q)), perPage, member.token);
+      await expectEveryPage(s, '/events', query, order(ids('e.author_id = ? AND e.project_id = ?', [member.id, mine], q)), perPage, member.token);
+      await expectEveryPage(s, '/events', { ...query, scope: 'all' }, order(ids('1 = 1', [], q)), perPage);
+      await expectEveryPage(s, '/events', { ...query, scope: 'all' }, order(ids('e.project_id = ?', [mine], q)), perPage, member.token);
     }
   }
 }
@@ -138,14 +122,11 @@ describe('event lists by date', () => {
       expect(sql).toContain('e.id < ?');
       expect(sql).toContain('e.id >= ?');
       expect(sql).not.toContain('created_at');
-      const plan = (db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(mine, 1, 2, 0) as { detail: string }[]).map((r) => r.detail).join('\n');
+      const plan = queryPlan(db(), sql, mine, 1, 2, 0);
       expect(plan).toContain('USING INDEX events_project (project_id=? AND id>? AND id<?)');
       expect(plan).not.toContain('TEMP B-TREE');
     }
-    const planOf = (sql: string): string => {
-      const args = Array.from({ length: sql.split('?').length - 1 }, () => 1);
-      return (db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
-    };
+    const planOf = (sql: string): string => queryPlan(db(), sql, ...Array.from({ length: sql.split('?').length - 1 }, () => 1));
     for (const sql of await readsOf(`/users/${member.id}/events`, { before: day(5) })) {
       expect(planOf(sql)).toContain('USING INDEX events_author_in_projects (author_id=? AND id<?)');
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { TestService } from '../helpers/service';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
 
 /**
  * `/events?scope=all` (an administrator: every project's events; anyone else: their member
@@ -37,21 +37,6 @@ const expected = (projects?: number[]): number[] =>
     .map((r) => r.id)
     .filter((id) => !projects || projects.includes((db().prepare('SELECT project_id FROM events WHERE id = ?').get(id) as { project_id: number }).project_id));
 
-/** Reads every page of a list, checking each page's rows and headers against `want`. */
-async function everyPage(path: string, query: Record<string, string>, want: number[], perPage: number, token?: string): Promise<void> {
-  const pages = Math.max(1, Math.ceil(want.length / perPage));
-  for (let page = 1; page <= pages + 1; page++) {
-    const res = await s.get(path, { token, query: { ...query, per_page: String(perPage), page: String(page) } });
-    expectCounted(res, want.length, perPage);
-    expect(res.body.map((e: any) => e.id)).toEqual(want.slice((page - 1) * perPage, page * perPage));
-    expect(res.headers.get('x-page')).toBe(String(page));
-    expect(res.headers.get('x-next-page')).toBe(page < pages ? String(page + 1) : '');
-    expect(res.headers.get('x-prev-page')).toBe(page > 1 ? String(page - 1) : '');
-    if (page < pages) expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${page + 1}&per_page=${perPage}[^>]*>; rel="next"`));
-    expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=${perPage}[^>]*>; rel="last"`));
-  }
-}
-
 beforeAll(async () => {
   s = await TestService.start();
   mine = (await s.createProject({ name: 'mine', visibility: 'private' })).id;
@@ -68,9 +53,9 @@ afterAll(async () => s.stop());
 
 describe('events of every project read from the events in projects', () => {
   it('an administrator (scope=all) and a member: every page, in order, with its headers', async () => {
-    await everyPage('/events', { scope: 'all' }, expected(), 4);
-    await everyPage('/events', { scope: 'all' }, expected([mine]), 3, member.token);
-    await everyPage('/events', { scope: 'all', sort: 'asc' }, [...expected()].reverse(), 5);
+    await expectEveryPage(s, '/events', { scope: 'all' }, expected(), 4);
+    await expectEveryPage(s, '/events', { scope: 'all' }, expected([mine]), 3, member.token);
+    await expectEveryPage(s, '/events', { scope: 'all', sort: 'asc' }, [...expected()].reverse(), 5);
   });
 
   it("an administrator's page is read from the index of events in projects, not past the events outside them", async () => {
@@ -81,9 +66,7 @@ describe('events of every project read from the events in projects', () => {
     });
     expect(reads).toHaveLength(2);
     for (const read of reads) {
-      const plan = (db().prepare(`EXPLAIN QUERY PLAN SELECT e.* ${read.sql.slice(read.sql.indexOf('FROM events'))}`).all(...read.args) as { detail: string }[])
-        .map((r) => r.detail)
-        .join('\n');
+      const plan = queryPlan(db(), `SELECT e.* ${read.sql.slice(read.sql.indexOf('FROM events'))}`, ...read.args);
       expect(plan).toContain('USING INDEX events_in_projects');
     }
   });
@@ -95,10 +78,10 @@ describe('events of every project read from the events in projects', () => {
     db().prepare('UPDATE events SET project_id = NULL WHERE id IN (SELECT id FROM events WHERE project_id = ? ORDER BY id LIMIT 2)').run(other);
     db().prepare('DELETE FROM events WHERE id = (SELECT max(id) FROM events WHERE project_id = ?)').run(mine);
     expect((await s.post(`/projects/${mine}/issues`, { title: 'An event of its own' })).status).toBe(201);
-    await everyPage('/events', { scope: 'all' }, expected(), 4);
-    await everyPage('/events', { scope: 'all' }, expected([mine]), 3, member.token);
+    await expectEveryPage(s, '/events', { scope: 'all' }, expected(), 4);
+    await expectEveryPage(s, '/events', { scope: 'all' }, expected([mine]), 3, member.token);
     db().prepare('DELETE FROM projects WHERE id = ?').run(other);
-    await everyPage('/events', { scope: 'all' }, expected(), 4);
+    await expectEveryPage(s, '/events', { scope: 'all' }, expected(), 4);
     expect(expected()).toEqual(expected([mine]));
   });
 });

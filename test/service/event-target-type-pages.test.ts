@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
-import { expectCounted, pagedReads } from '../helpers/lists';
+import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -32,36 +32,21 @@ const LIST = 'FROM events e NOT INDEXED JOIN projects p ON p.id = e.project_id W
 const ids = (where: string, ...args: unknown[]): number[] =>
   (db().prepare(`SELECT e.id ${LIST} ${where} ORDER BY e.id DESC`).all(...args) as { id: number }[]).map((r) => r.id);
 
-async function everyPage(path: string, query: Record<string, string>, want: number[], perPage: number, token?: string): Promise<void> {
-  const pages = Math.max(1, Math.ceil(want.length / perPage));
-  for (let page = 1; page <= pages + 1; page++) {
-    const res = await s.get(path, { token, query: { ...query, per_page: String(perPage), page: String(page) } });
-    expectCounted(res, want.length, perPage);
-    expect((res.body as { id: number }[]).map((e) => e.id)).toEqual(want.slice((page - 1) * perPage, page * perPage));
-    expect(res.headers.get('x-page')).toBe(String(page));
-    expect(res.headers.get('x-next-page')).toBe(page < pages ? String(page + 1) : '');
-    expect(res.headers.get('x-prev-page')).toBe(page > 1 ? String(page - 1) : '');
-    if (page < pages) expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${page + 1}&per_page=${perPage}[^>]*>; rel="next"`));
-    expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=${perPage}[^>]*>; rel="last"`));
-  }
-}
-
 async function expectEveryList(): Promise<void> {
   for (const [type, stored] of Object.entries(STORED)) {
     for (const project of [mine, other]) {
       const want = ids('e.project_id = ? AND e.target_type = ?', project, stored);
-      await everyPage(`/projects/${project}/events`, { target_type: type }, want, 3);
-      await everyPage(`/projects/${project}/events`, { target_type: type, sort: 'asc' }, [...want].reverse(), 4);
+      await expectEveryPage(s, `/projects/${project}/events`, { target_type: type }, want, 3);
+      await expectEveryPage(s, `/projects/${project}/events`, { target_type: type, sort: 'asc' }, [...want].reverse(), 4);
     }
     const all = ids('e.target_type = ?', stored);
-    await everyPage('/events', { scope: 'all', target_type: type }, all, 3);
-    await everyPage('/events', { scope: 'all', target_type: type, sort: 'asc' }, [...all].reverse(), 5);
-    await everyPage('/events', { scope: 'all', target_type: type }, ids('e.project_id = ? AND e.target_type = ?', mine, stored), 2, member.token);
+    await expectEveryPage(s, '/events', { scope: 'all', target_type: type }, all, 3);
+    await expectEveryPage(s, '/events', { scope: 'all', target_type: type, sort: 'asc' }, [...all].reverse(), 5);
+    await expectEveryPage(s, '/events', { scope: 'all', target_type: type }, ids('e.project_id = ? AND e.target_type = ?', mine, stored), 2, member.token);
   }
 }
 
-const planOf = (read: { sql: string; args: unknown[] }): string =>
-  (db().prepare(`EXPLAIN QUERY PLAN ${read.sql}`).all(...read.args) as { detail: string }[]).map((r) => r.detail).join('\n');
+const planOf = (read: { sql: string; args: unknown[] }): string => queryPlan(db(), read.sql, ...read.args);
 
 beforeAll(async () => {
   s = await TestService.start();
@@ -135,7 +120,7 @@ describe('event lists by target type, read from their own index', () => {
       expect(planOf(reads[2])).toContain('USING INDEX events_target_project (target_type=? AND project_id=?)');
       expect(planOf(reads[3])).toContain('USING INDEX events_target (target_type=?)');
       const want = ids("e.project_id = ? AND e.target_type = 'Issue'", huge);
-      await everyPage(`/projects/${huge}/events`, { target_type: 'issue' }, want, 4);
+      await expectEveryPage(s, `/projects/${huge}/events`, { target_type: 'issue' }, want, 4);
     } finally {
       db().prepare('DELETE FROM events WHERE project_id >= 1000000').run();
       db().exec("DELETE FROM sqlite_stat1 WHERE tbl = 'events'");

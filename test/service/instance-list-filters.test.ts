@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { pagedReads, preparedBy } from '../helpers/lists';
+import { pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { visibleProjectsSql } from '../../src/main/service/areas/core/access';
 
 /**
@@ -69,8 +69,7 @@ function expectPage(res: ApiResult, all: number[], page: number, perPage: number
   else expect(link, what).not.toContain('rel="next"');
 }
 
-const plan = (sql: string, args: unknown[]): string =>
-  (db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+const plan = (sql: string, args: unknown[]): string => queryPlan(db(), sql, ...args);
 
 describe('instance lists with filters', () => {
   it('/projects: owned, visibility, archived, starred and orders, every page as a fresh query gives', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectCounted, expectEveryPage, pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -94,19 +94,6 @@ function expected(kind: Kind, where: { projects: number[]; label: string; author
 
 const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
 
-/** Every page of the list in turn (and one past the end): rows, X-Total, X-Total-Pages, X-Next-Page and Link. */
-async function expectPages(path: string, query: Record<string, string>, want: number[], per: number, token?: string): Promise<void> {
-  const pages = Math.max(1, Math.ceil(want.length / per));
-  for (let n = 1; n <= pages + 1; n++) {
-    const res = await s.get(path, { query: { ...query, per_page: String(per), page: String(n) }, token });
-    expectCounted(res, want.length, per);
-    expect(res.headers.get('x-next-page')).toBe(n < pages ? String(n + 1) : '');
-    const last = /<([^>]*)>; rel="last"/.exec(res.headers.get('link') ?? '')?.[1] ?? '';
-    expect(new URL(last).searchParams.get('page')).toBe(String(pages));
-    expect(ids(res)).toEqual(want.slice((n - 1) * per, n * per));
-  }
-}
-
 /** label_author_counts against a fresh count of the label rows joined to their records. */
 function expectAuthorCountersAsTheRecords(): void {
   const db = s.service.context.db;
@@ -138,11 +125,11 @@ async function checkAuthorLists(kind: Kind): Promise<void> {
   const path = `/projects/${project}/${kind}`;
   for (const label of ['other', 'OTHER', 'bug', 'misc', 'none-such']) {
     for (const author of [authorA.id, authorB.id, 1]) {
-      await expectPages(path, { labels: label, author_id: String(author) }, expected(kind, { projects: [project], label, authorId: author }, 'created_at', 'desc'), 7);
+      await expectEveryPage(s, path, { labels: label, author_id: String(author) }, expected(kind, { projects: [project], label, authorId: author }, 'created_at', 'desc'), 7);
     }
   }
-  await expectPages(path, { labels: 'other', author_id: String(authorA.id), state: 'closed', sort: 'asc' }, expected(kind, { projects: [project], label: 'other', authorId: authorA.id, state: 'closed' }, 'created_at', 'asc'), 3);
-  await expectPages(path, { labels: 'other', author_id: String(authorB.id), state: 'opened' }, expected(kind, { projects: [project], label: 'other', authorId: authorB.id, state: 'opened' }, 'created_at', 'desc'), 4);
+  await expectEveryPage(s, path, { labels: 'other', author_id: String(authorA.id), state: 'closed', sort: 'asc' }, expected(kind, { projects: [project], label: 'other', authorId: authorA.id, state: 'closed' }, 'created_at', 'asc'), 3);
+  await expectEveryPage(s, path, { labels: 'other', author_id: String(authorB.id), state: 'opened' }, expected(kind, { projects: [project], label: 'other', authorId: authorB.id, state: 'opened' }, 'created_at', 'desc'), 4);
   if (kind === 'issues') {
     // Confidential issues: their author sees their own, another user and an anonymous caller none.
     for (const [token, viewer] of [
@@ -159,8 +146,8 @@ async function checkAuthorLists(kind: Kind): Promise<void> {
     }
   }
   // A group's list and the instance's (walked, not counted by the project's counters).
-  await expectPages(`/groups/${group}/${kind}`, { labels: 'other', author_id: String(authorA.id) }, expected(kind, { projects: [project, sibling], label: 'other', authorId: authorA.id }, 'created_at', 'desc'), 9);
-  await expectPages(`/${kind}`, { scope: 'all', labels: 'other', author_id: String(authorB.id) }, expected(kind, { projects: [project, sibling], label: 'other', authorId: authorB.id }, 'created_at', 'desc'), 9);
+  await expectEveryPage(s, `/groups/${group}/${kind}`, { labels: 'other', author_id: String(authorA.id) }, expected(kind, { projects: [project, sibling], label: 'other', authorId: authorA.id }, 'created_at', 'desc'), 9);
+  await expectEveryPage(s, `/${kind}`, { scope: 'all', labels: 'other', author_id: String(authorB.id) }, expected(kind, { projects: [project, sibling], label: 'other', authorId: authorB.id }, 'created_at', 'desc'), 9);
 }
 
 /** The lists by label in updated_at order: a project's, a group's and the instance's, both sorts, with a state. */
@@ -173,10 +160,10 @@ async function checkUpdatedLists(kind: Kind): Promise<void> {
     const [p, q] = path.split('?');
     const base: Record<string, string> = q ? { scope: 'all' } : {};
     for (const sort of ['desc', 'asc'] as const) {
-      await expectPages(p, { ...base, labels: 'other', order_by: 'updated_at', sort }, expected(kind, { projects: [...projects], label: 'other' }, 'updated_at', sort), 11);
+      await expectEveryPage(s, p, { ...base, labels: 'other', order_by: 'updated_at', sort }, expected(kind, { projects: [...projects], label: 'other' }, 'updated_at', sort), 11);
     }
-    await expectPages(p, { ...base, labels: 'Bug', order_by: 'updated_at' }, expected(kind, { projects: [...projects], label: 'bug' }, 'updated_at', 'desc'), 8);
-    await expectPages(p, { ...base, labels: 'other', order_by: 'updated_at', state: 'opened', sort: 'asc' }, expected(kind, { projects: [...projects], label: 'other', state: 'opened' }, 'updated_at', 'asc'), 10);
+    await expectEveryPage(s, p, { ...base, labels: 'Bug', order_by: 'updated_at' }, expected(kind, { projects: [...projects], label: 'bug' }, 'updated_at', 'desc'), 8);
+    await expectEveryPage(s, p, { ...base, labels: 'other', order_by: 'updated_at', state: 'opened', sort: 'asc' }, expected(kind, { projects: [...projects], label: 'other', state: 'opened' }, 'updated_at', 'asc'), 10);
   }
   if (kind === 'issues') {
     const want = expected(kind, { projects: [project], label: 'other', viewer: authorA.id }, 'updated_at', 'desc');
@@ -221,7 +208,7 @@ describe('a list whose length the counters know', () => {
       ] as const) {
         expect(want.length).toBeLessThan(40);
         const per = 4;
-        const reads = await pagedReads(s, () => expectPages(path, query, [...want], per));
+        const reads = await pagedReads(s, () => expectEveryPage(s, path, query, [...want], per));
         // One read per page holding rows, each of the rows left (one more only while a next page exists).
         const limits = reads.map((r) => Number(/LIMIT (\d+) OFFSET \?$/.exec(r.sql)![1]));
         const pages = Math.ceil(want.length / per);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
-import { preparedBy } from '../helpers/lists';
+import { preparedBy, queryPlan } from '../helpers/lists';
 import { countUpTo } from '../../src/main/service/http/pagination';
 
 /**
@@ -152,7 +152,7 @@ describe("a page of projects' permissions", () => {
     expect(own).toHaveLength(1);
     expect(sql.filter((q) => /FROM members WHERE source_type = 'Project' AND source_id = \? AND user_id = \?/.test(q))).toEqual([]);
     const db = s.service.context.db;
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${own[0]}`).all(JSON.stringify(projects), member.id) as { detail: string }[]).map((r) => r.detail).join('\n');
+    const plan = queryPlan(db, own[0], JSON.stringify(projects), member.id);
     expect(plan).toContain('SEARCH m USING INDEX members_source_user (source_type=? AND source_id=? AND user_id=?)');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
+import { queryPlan } from '../helpers/lists';
 
 // Issue and merge-request pages read their ids in the list's order, and their rows by id from
 // memory while core/041's write log names none of them written since (db/written-rows.ts). These
@@ -232,9 +233,7 @@ describe('ids-first list reads', () => {
     const idsFirst = [...new Set(statements.filter((t) => /^SELECT x\.id AS id FROM (issues|merge_requests) x /.test(t)))];
     expect(idsFirst.length).toBeGreaterThan(20);
     const plan = (text: string): string =>
-      (db().prepare(`EXPLAIN QUERY PLAN ${text}`).all(...new Array((text.match(/\?/g) ?? []).length).fill(1)) as { detail: string }[])
-        .map((r) => r.detail.replace('COVERING INDEX', 'INDEX'))
-        .join(' | ');
+      queryPlan(db(), text, ...new Array((text.match(/\?/g) ?? []).length).fill(1)).replaceAll('COVERING INDEX', 'INDEX');
     const differ = idsFirst
       .map((text) => ({ text, ids: plan(text), rows: plan(text.replace(/^SELECT x\.id AS id/, 'SELECT x.*')) }))
       .filter((p) => p.ids !== p.rows)

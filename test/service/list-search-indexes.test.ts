@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
-import { preparedBy } from '../helpers/lists';
+import { preparedBy, queryPlan } from '../helpers/lists';
 
 /**
  * GET /projects?search= matches name, path and description as a substring, case aside (LIKE);
@@ -181,7 +181,7 @@ describe('group search', () => {
     expect(seen.some((q) => /^SELECT g\.\* FROM namespaces g WHERE g\.id IN \(SELECT value FROM json_each\(\?\)\)/.test(q))).toBe(true);
     // The candidates' ids are read by id, not by walking every group in name order to meet them.
     const idRead = seen.find((q) => /^SELECT g\.id AS id FROM namespaces g WHERE/.test(q))!;
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${idRead}`).all('[1,2]', '%stork%', '%stork%') as { detail: string }[]).map((r) => r.detail).join(' | ');
+    const plan = queryPlan(db, idRead, '[1,2]', '%stork%', '%stork%');
     expect(plan).toContain('INTEGER PRIMARY KEY');
     expect(plan).not.toContain('namespaces_kind_name');
   });

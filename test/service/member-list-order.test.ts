@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, type ApiResult } from '../helpers/service';
-import { preparedBy } from '../helpers/lists';
+import { preparedBy, queryPlan } from '../helpers/lists';
 
 /**
  * Direct members (GET /groups/:id/members, /projects/:id/members) are listed by membership id,
@@ -94,7 +94,7 @@ describe('direct member lists in id order', () => {
     const sql = await preparedBy(s, () => s.get(`/groups/${group}/members?page=2&per_page=3`));
     const page = sql.find((x) => /FROM members m WHERE/.test(x) && /OFFSET \?$/.test(x))!;
     expect(page).toBeDefined();
-    const plan = (db().prepare(`EXPLAIN QUERY PLAN ${page}`).all('Namespace', group, 3) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    const plan = queryPlan(db(), page, 'Namespace', group, 3);
     expect(plan).toContain('members_source_order');
     expect(plan).not.toContain('TEMP B-TREE');
   });

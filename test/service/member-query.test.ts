@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectCounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -121,12 +121,12 @@ describe('members by query', () => {
     }
     const reads = await pagedReads(s, async () => void (await s.get(`/groups/${group}/members`, { query: { query: 'tester', per_page: '2' } })));
     expect(reads).toHaveLength(1);
-    const plan = (db().prepare(`EXPLAIN QUERY PLAN ${reads[0].sql}`).all(...reads[0].args) as { detail: string }[]).map((r) => r.detail).join('\n');
+    const plan = queryPlan(db(), reads[0].sql, ...reads[0].args);
     expect(plan).toContain('USING INDEX members_source_user (source_type=? AND source_id=? AND user_id=?)');
     // The users with other characters come from their own index (core/060), not a read of every user.
     const prepared = await preparedBy(s, () => s.get(`/groups/${group}/members`, { query: { query: 'tester' } }));
     const candidates = prepared.find((sql) => sql.includes("GLOB '*[^ -~]*'"));
-    const found = (db().prepare(`EXPLAIN QUERY PLAN ${candidates}`).all('[]', 'x') as { detail: string }[]).map((r) => r.detail).join('\n');
+    const found = queryPlan(db(), candidates!, '[]', 'x');
     expect(found).toContain('USING INDEX users_not_ascii');
     expect(found).not.toMatch(/SCAN users(?! USING INDEX users_not_ascii)/);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
 import { groupAccessLevel } from '../../src/main/service/areas/core/access';
+import { queryPlan } from '../helpers/lists';
 
 /**
  * A user's level in a group (inherited from its ancestors) is read by (group, user) for each
@@ -51,9 +52,9 @@ describe("a user's level in a group", () => {
   it('is read by (group, user) for each ancestor, not through all of the user memberships', () => {
     const ctx = s.service.context;
     const [sql] = preparedBy(() => groupAccessLevel(ctx, user.id, child));
-    const plan = (ctx.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(child, user.id, '2026-01-01') as { detail: string }[]).map((r) => r.detail);
-    expect(plan.join('\n')).toContain('SEARCH m USING INDEX members_source_user (source_type=? AND source_id=? AND user_id=?)');
-    expect(plan.join('\n')).not.toContain('members_user ');
+    const plan = queryPlan(ctx.db, sql, child, user.id, '2026-01-01');
+    expect(plan).toContain('SEARCH m USING INDEX members_source_user (source_type=? AND source_id=? AND user_id=?)');
+    expect(plan).not.toContain('members_user ');
   });
 
   it('is the highest of the memberships in the group and its ancestors that grant access today', async () => {

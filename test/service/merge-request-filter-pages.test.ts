@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -361,8 +361,7 @@ describe('merge requests by branch', () => {
     ] as const) {
       const expected = newestFirst(mrs.filter(filter));
       const reads = await pagedReads(s, () => expectPages(query, expected));
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${reads[0].sql}`).all(...reads[0].args) as { detail: string }[];
-      expect(plan.map((p) => p.detail).join('\n')).toContain(index);
+      expect(queryPlan(db, reads[0].sql, ...reads[0].args)).toContain(index);
     }
     expectCounted(await list({ source_branch: 'no-such-branch' }), 0, 20);
   });
@@ -491,8 +490,7 @@ describe("a group's and the instance's merge requests by one label", () => {
       const res = await crowdList({ state: 'merged' });
       expect(ids(res)).toEqual(newestFirst(many.filter((x) => x.state === 'merged')).slice(0, 100).map((x) => x.id));
     });
-    const plan = db.prepare(`EXPLAIN QUERY PLAN ${stateReads[0].sql}`).all(...stateReads[0].args) as { detail: string }[];
-    expect(plan.map((p) => p.detail).join('\n')).toContain('merge_requests_state_created');
+    expect(queryPlan(db, stateReads[0].sql, ...stateReads[0].args)).toContain('merge_requests_state_created');
     const fewReads = await pagedReads(s, async () => {
       const res = await s.get(`/groups/${group}/merge_requests`, { query: { per_page: '100' } });
       expect(ids(res)).toEqual(newestFirst(mrs).slice(0, 100).map((x) => x.id));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -162,7 +162,7 @@ describe("a project's remembered match count follows every write to its records"
     });
     expect(reads.length).toBeGreaterThan(0);
     for (const { sql, args } of reads) {
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+      const plan = queryPlan(db, sql, ...args);
       expect(plan).not.toContain('merge_requests_state');
     }
   });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
+import { queryPlan } from '../helpers/lists';
 
 /**
  * core/066 fills issuable_users from the assignee and reviewer lists a data dir already holds, and
@@ -64,7 +65,7 @@ it('an older data dir: its lists become rows, and every later write keeps them e
   expect(rows()).toHaveLength(7);
 
   // core/067: confidential issues by their partial indexes (the value named in the SQL).
-  const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('\n');
+  const plan = (sql: string): string => queryPlan(db, sql);
   expect(plan('SELECT id FROM issues c WHERE c.confidential = 1 AND c.project_id = 7')).toContain('issues_project_confidential_created');
   expect(plan('SELECT id FROM issues c WHERE c.confidential = 1')).toContain('issues_confidential_created');
   expect(db.prepare('SELECT id FROM issues c WHERE c.confidential = 1 AND c.project_id = 7 ORDER BY id').all()).toHaveLength(2);

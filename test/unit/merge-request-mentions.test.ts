@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
+import { queryPlan } from '../helpers/lists';
 
 /**
  * core/062 keeps the issue numbers each merge request's title, description and comments mention
@@ -117,13 +118,12 @@ it('fills the rows of a data dir written before core/062, and keeps them through
 it('an issue number reads its own rows by the primary key, not every merge request', () => {
   const file = join(dir, 'plan.db');
   const db = openToday(file);
-  const plan = db
-    .prepare(
-      `EXPLAIN QUERY PLAN SELECT m.* FROM merge_requests m WHERE m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?
-         UNION SELECT merge_request_id FROM merge_request_mentions WHERE number >= ? AND number < ?) ORDER BY m.id`,
-    )
-    .all(1, '5', '5:') as { detail: string }[];
-  const details = plan.map((p) => p.detail);
+  const details = queryPlan(
+    db,
+    `SELECT m.* FROM merge_requests m WHERE m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?
+       UNION SELECT merge_request_id FROM merge_request_mentions WHERE number >= ? AND number < ?) ORDER BY m.id`,
+    1, '5', '5:',
+  ).split('\n');
   expect(details).toContain('SEARCH m USING INTEGER PRIMARY KEY (rowid=?)');
   expect(details.some((d) => /SEARCH merge_request_mentions USING PRIMARY KEY \(number>\? AND number<\?\)/.test(d))).toBe(true);
   expect(details.some((d) => /SCAN m\b/.test(d))).toBe(false);

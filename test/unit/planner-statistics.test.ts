@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
+import { queryPlan } from '../helpers/lists';
 
 /**
  * core/049_no_planner_statistics: a data dir that carries ANALYZE statistics (as bench/build-scale.ts
@@ -29,7 +30,7 @@ describe('core/049_no_planner_statistics', () => {
     expect(statTables(today)).toEqual([]);
     expect(today.prepare('SELECT username FROM users WHERE id = 77').get()).toEqual({ username: 'stat' });
     // The connection plans without them too: one equality on an index is SQLite's default guess (10 rows).
-    const plan = (today.prepare('EXPLAIN QUERY PLAN SELECT id FROM users WHERE username = ?').all('stat') as { detail: string }[]).map((r) => r.detail).join(' | ');
+    const plan = queryPlan(today, 'SELECT id FROM users WHERE username = ?', 'stat');
     expect(plan).toContain('USING');
     today.close();
   });
