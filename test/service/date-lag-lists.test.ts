@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { pagedReads } from '../helpers/lists';
+import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
@@ -169,14 +169,7 @@ async function everyPage(kind: Kind, q: Query): Promise<number> {
   for (const [who, token, sees] of USERS()) {
     const want = expected(seeds[kind], q, kind === 'merge_requests' || sees);
     if (who === 'owner') ownerTotal = want.length;
-    const pages = Math.max(1, Math.ceil(want.length / 100));
-    for (let page = 1; page <= pages; page++) {
-      const what = `${who} ${kind} ${JSON.stringify(q)} page ${page}`;
-      const res = await s.get(path, { token, query: { ...q, per_page: '100', page: String(page) } });
-      expect(res.status, what).toBe(200);
-      expect(res.body.map((x: any) => x.id), what).toEqual(want.slice((page - 1) * 100, page * 100));
-      expectHeaders(res, page, 100, want.length, what);
-    }
+    await expectEveryPage(s, path, q, want, 100, token);
   }
   return ownerTotal;
 }
@@ -233,8 +226,7 @@ async function pagePlan(path: string, query: Query): Promise<{ sql: string; plan
   });
   expect(reads).toHaveLength(1);
   const { sql, args } = reads[0];
-  const plan = (s.service.context.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
-  return { sql, plan };
+  return { sql, plan: queryPlan(s.service.context.db, sql, ...args) };
 }
 
 describe('plans', () => {
@@ -281,7 +273,7 @@ describe('plans', () => {
       db.prepare = prepare;
     }
     expect(counts).toHaveLength(1);
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${counts[0].sql}`).all(...counts[0].args) as { detail: string }[]).map((r) => r.detail).filter((d) => d.startsWith('SEARCH'));
+    const plan = queryPlan(db, counts[0].sql, ...counts[0].args).split('\n').filter((d) => d.startsWith('SEARCH'));
     expect(plan.length).toBeGreaterThan(1);
     for (const d of plan) expect(d).toContain('USING COVERING INDEX issues_project_lag_created');
   });
