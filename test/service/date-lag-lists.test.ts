@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
@@ -276,6 +276,26 @@ describe('plans', () => {
     const plan = queryPlan(db, counts[0].sql, ...counts[0].args).split('\n').filter((d) => d.startsWith('SEARCH'));
     expect(plan.length).toBeGreaterThan(1);
     for (const d of plan) expect(d).toContain('USING COVERING INDEX issues_project_lag_created');
+  });
+
+  it("with an author, a wide list is counted through the author's index; a narrow one through the buckets", async () => {
+    for (const [kind, path, index] of [
+      ['issues', `/projects/${project}/issues`, 'issues_project_author_created'],
+      ['merge_requests', `/projects/${project}/merge_requests`, 'merge_requests_project_author_created'],
+      ['epics', `/groups/${group}/epics`, 'epics_group_author_created'],
+    ] as const) {
+      const counts = async (query: Query): Promise<string[]> =>
+        (
+          await preparedBy(s, async () => {
+            expect((await s.get(path, { query: { ...query, author_id: String(author) } })).status).toBe(200);
+          })
+        ).filter((q) => q.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM') && !q.includes('LIMIT 1)'));
+      const wide = await counts({ updated_after: D1, sort: 'asc' });
+      expect(wide.some((q) => q.includes(`INDEXED BY ${index} WHERE`)), `${kind} wide`).toBe(true);
+      const narrow = await counts({ updated_after: D1, created_before: hour(1_105), sort: 'asc' });
+      expect(narrow.some((q) => q.includes(`INDEXED BY ${index} WHERE`)), `${kind} narrow`).toBe(false);
+      expect(narrow.some((q) => q.includes('UNION ALL')), `${kind} narrow`).toBe(true);
+    }
   });
 
   it('the index expression is the one core/071 froze', () => {

@@ -76,6 +76,13 @@ export interface DateLagTable {
   scopeArgs: unknown[];
   lagIndex: Record<DateColumn, string>;
   dateIndex: Record<DateColumn, string>;
+  /**
+   * An index on the scope's columns and an equality the list filters by (an author), and how many
+   * records of the scope it holds: the list is counted through it when the buckets' ranges hold
+   * more (the count walks the candidates until 10,001 match; an author's are the fewer when the
+   * dates are wide, the buckets' when they are narrow).
+   */
+  narrower?: { index: string; records: number };
 }
 
 /** A range of the other column holding at most this many of the scope's records is read from its index and sorted. */
@@ -143,7 +150,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   // The buckets whose lag leaves some of the order's column in range, each with that range.
   const [orderLow, orderHigh] = columnRange(bounds, order);
   const toMs = (v: string | null): number | null => (v === null ? null : Date.parse(v));
-  const arms: { sql: string; args: unknown[] }[] = [];
+  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[] }[] = [];
   const lag = dateLag(`${x}.`);
   for (const bucket of [null, -1, ...Array.from({ length: TOP_BUCKET + 1 }, (_, i) => i)]) {
     let low = orderLow;
@@ -163,7 +170,12 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const orderRange = range(order, low, high);
     const probe = `FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${t.scope} AND ${inBucket}${orderRange.sql}`;
     if (!db.prepare(`SELECT 1 ${probe} LIMIT 1`).get(...t.scopeArgs, ...orderRange.args)) continue;
-    arms.push({ sql: `SELECT ${x}.* FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`, args: [...args, ...orderRange.args] });
+    arms.push({
+      sql: `SELECT ${x}.* FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`,
+      args: [...args, ...orderRange.args],
+      probe,
+      probeArgs: [...t.scopeArgs, ...orderRange.args],
+    });
   }
   if (!arms.length) {
     return { rows: () => [], count: { from: `FROM ${t.table} ${x} WHERE 0`, args: [] }, plan: 'buckets' };
@@ -172,9 +184,20 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   const compoundArgs = arms.flatMap((a) => a.args);
   // One arm orders by its alias; a compound by its result columns.
   const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
+  let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };
+  if (t.narrower) {
+    // The buckets' candidates (their ranges, from the index alone), up to the narrower index's.
+    const cap = t.narrower.records + 1;
+    let candidates = 0;
+    for (const arm of arms) {
+      candidates += countUpTo(db, arm.probe, arm.probeArgs, cap - candidates);
+      if (candidates >= cap) break;
+    }
+    if (candidates >= cap) count = { from: `FROM ${t.table} ${x} INDEXED BY ${t.narrower.index} WHERE ${conditions}`, args };
+  }
   return {
     rows: (limit, offset) => db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset) as T[],
-    count: { from: `FROM (${compound}) ${x}`, args: compoundArgs },
+    count,
     plan: 'buckets',
   };
 }

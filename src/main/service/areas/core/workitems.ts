@@ -201,6 +201,8 @@ export interface WorkItemFilters {
   idSets: IdSet[];
   /** created_after/before, updated_after/before, each in `where` as `x.<column> >=/<= ?`: see dateLagList. */
   dates: DateBounds;
+  /** author_id, as `x.author_id = ?` in `where` (null: not filtered by it): see dateLagList. */
+  authorId: number | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
   labelBound: { kind: 'any' | 'none' | 'not' | 'unassigned' | 'notAssignee'; title: string; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
@@ -381,7 +383,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates: { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before }, labelBound, searchAlone, counted, milestoneById };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates: { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before }, authorId: q.author_id ?? null, labelBound, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -902,6 +904,13 @@ export function dateLagList<T>(
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
   if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
+  // An author's records of the project, from the filter counters (core/018, core/028), when the list is by an author.
+  const authored = (projectId: number, authorId: number): number =>
+    (
+      rc.svc.db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table === 'issues' ? 'issue_filter_counts' : 'merge_request_filter_counts'} WHERE project_id = ? AND author = ?`)
+        .get(projectId, authorId) as { n: number }
+    ).n;
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -910,6 +919,7 @@ export function dateLagList<T>(
         scopeArgs: [scope.projectId],
         lagIndex: { created_at: `${table}_project_lag_created`, updated_at: `${table}_project_lag_updated` },
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
+        narrower: filters.authorId !== null ? { index: `${table}_project_author_created`, records: authored(scope.projectId!, filters.authorId) } : undefined,
       }
     : {
         table,
@@ -919,7 +929,11 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
       };
-  return otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
+  // lag index it walks holds no project, so each candidate's record would be read to check it.
+  const byProjects = list && indexedScopeCount(table, scope, where, args, scopeSql);
+  return list && byProjects ? { ...list, count: byProjects } : list;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */

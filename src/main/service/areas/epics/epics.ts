@@ -429,6 +429,12 @@ function createdAtLeast(svc: ServiceContext, groupIds: number[], f: EpicListFilt
   return (svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM epic_created_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
 }
 
+/** An author's epics of the groups, from the counters (epics/007). */
+function authoredEpics(svc: ServiceContext, groupIds: number[], authorId: number): number {
+  const sql = `SELECT coalesce(sum(n), 0) AS n FROM epic_counts WHERE group_id IN (${groupIds.map(() => '?').join(',') || 'NULL'}) AND author = ?`;
+  return (svc.db.prepare(sql).get(...groupIds, authorId) as { n: number }).n;
+}
+
 /** How many epics the user awarded (that emoji, or any), up to `cap`, from epics/012's index. */
 function awardedUpTo(svc: ServiceContext, userId: number, name: string | null, cap: number): number {
   const sql = `SELECT count(*) AS n FROM (SELECT 1 FROM epic_award_emoji WHERE user_id = ?${name === null ? '' : ' AND name = ?'} ${limitSql(cap)})`;
@@ -526,6 +532,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   }
   if (byId) where[0] = `+${where[0]}`;
   const sql = `FROM epics e WHERE ${where.join(' AND ')}`;
+  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
   // A date filter on the other column than the order's (db/date-lag.ts), unless the list reads epics by id.
   const byDates =
     byId || column === 'title'
@@ -539,6 +546,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
             scopeArgs: readable,
             lagIndex: { created_at: 'epics_group_lag_created', updated_at: 'epics_group_lag_updated' },
             dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
+            narrower: authorId !== null ? { index: 'epics_group_author_created', records: authoredEpics(svc, readable, authorId) } : undefined,
           },
           f,
           column,
@@ -550,7 +558,6 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   const countArgs = byDates?.count.args ?? args;
   const order = `e.${column} ${sort}, e.id ${sort}`;
   // Every filter but these reads more than the counters keep; authors are ids from 1 (the counters keep no author as 0).
-  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
   const countable =
     (!f.labels?.length || label !== null) && !f.search && !f.created_after && !f.created_before && !f.updated_after && !f.updated_before &&
     f.confidential === undefined && !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
