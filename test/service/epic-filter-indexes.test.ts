@@ -137,7 +137,7 @@ describe('epics by dates on the other column than the order', () => {
 
   it('a wide updated_before walks each lag bucket in creation order from its bound (db/date-lag.ts), no sort', async () => {
     const { plan } = await pagePlan({ updated_before: at(2000), page: '2' });
-    expect(plan).toContain('USING INDEX epics_group_lag_created (group_id=? AND <expr>=? AND created_at<?)');
+    expect(plan).toMatch(/USING (COVERING )?INDEX epics_group_lag_created \(group_id=\? AND <expr>=\? AND created_at<\?\)/);
     expect(plan).not.toContain('TEMP B-TREE');
   });
 

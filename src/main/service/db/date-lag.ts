@@ -1,5 +1,6 @@
 import type { Db } from './connection';
 import { countUpTo, limitSql } from '../http/pagination';
+import { type WriteLog, rowsByIds } from './written-rows';
 
 /**
  * Lists ordered by one date column and filtered by the other (created_after/before by updated_at,
@@ -83,6 +84,8 @@ export interface DateLagTable {
    * dates are wide, the buckets' when they are narrow).
    */
   narrower?: { index: string; records: number };
+  /** The table's write log: a page's rows are read by id (from memory while unwritten), the walk reads ids alone. */
+  log: WriteLog;
 }
 
 /** A range of the other column holding at most this many of the scope's records is read from its index and sorted. */
@@ -130,6 +133,8 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   if (all.some((v) => v !== null && !CANONICAL.test(v))) return undefined;
   const x = t.alias;
   const conditions = where.join(' AND ');
+  // The walk reads ids (and the order's date), from the index when the conditions are its columns; the page's rows by id.
+  const byIds = (rows: unknown[]): T[] => rowsByIds<T>(db, t.log, (rows as { id: number }[]).map((r) => r.id));
   const dir = sort === 'asc' ? 'ASC' : 'DESC';
   const orderBy = (prefix: string): string => `${prefix}${order} ${dir}, ${prefix}id ${dir}`;
   // A narrow range of the other column: its records read from its own index and sorted.
@@ -142,7 +147,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   if (inRange <= SORTED_RANGE) {
     const from = `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${conditions}`;
     return {
-      rows: (limit, offset) => db.prepare(`SELECT ${x}.* ${from} ORDER BY ${orderBy(`${x}.`)} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as T[],
+      rows: (limit, offset) => byIds(db.prepare(`SELECT ${x}.id AS id ${from} ORDER BY ${orderBy(`${x}.`)} ${limitSql(limit)} OFFSET ?`).all(...args, offset)),
       count: { from, args },
       plan: 'sorted',
     };
@@ -171,7 +176,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const probe = `FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${t.scope} AND ${inBucket}${orderRange.sql}`;
     if (!db.prepare(`SELECT 1 ${probe} LIMIT 1`).get(...t.scopeArgs, ...orderRange.args)) continue;
     arms.push({
-      sql: `SELECT ${x}.* FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`,
+      sql: `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`,
       args: [...args, ...orderRange.args],
       probe,
       probeArgs: [...t.scopeArgs, ...orderRange.args],
@@ -196,7 +201,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     if (candidates >= cap) count = { from: `FROM ${t.table} ${x} INDEXED BY ${t.narrower.index} WHERE ${conditions}`, args };
   }
   return {
-    rows: (limit, offset) => db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset) as T[],
+    rows: (limit, offset) => byIds(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset)),
     count,
     plan: 'buckets',
   };

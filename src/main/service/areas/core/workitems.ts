@@ -920,6 +920,7 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_project_lag_created`, updated_at: `${table}_project_lag_updated` },
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
         narrower: filters.authorId !== null ? { index: `${table}_project_author_created`, records: authored(scope.projectId!, filters.authorId) } : undefined,
+        log: writesOf(table),
       }
     : {
         table,
@@ -928,6 +929,7 @@ export function dateLagList<T>(
         scopeArgs: [],
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
+        log: writesOf(table),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance

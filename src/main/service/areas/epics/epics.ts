@@ -13,6 +13,7 @@ import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { otherDateList } from '../../db/date-lag';
+import { sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
 
@@ -429,6 +430,9 @@ function createdAtLeast(svc: ServiceContext, groupIds: number[], f: EpicListFilt
   return (svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM epic_created_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
 }
 
+/** Epics as epics/011's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
+export const EPIC_WRITES = sequenceLog('epics', 'epic_list_writes', 'epic_id');
+
 /** An author's epics of the groups, from the counters (epics/007). */
 function authoredEpics(svc: ServiceContext, groupIds: number[], authorId: number): number {
   const sql = `SELECT coalesce(sum(n), 0) AS n FROM epic_counts WHERE group_id IN (${groupIds.map(() => '?').join(',') || 'NULL'}) AND author = ?`;
@@ -547,6 +551,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
             lagIndex: { created_at: 'epics_group_lag_created', updated_at: 'epics_group_lag_updated' },
             dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
             narrower: authorId !== null ? { index: 'epics_group_author_created', records: authoredEpics(svc, readable, authorId) } : undefined,
+            log: EPIC_WRITES,
           },
           f,
           column,

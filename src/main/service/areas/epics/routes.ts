@@ -20,6 +20,7 @@ import {
   canReadEpic,
   createEpic,
   deleteEpic,
+  EPIC_WRITES,
   epicListSql,
   findEpicById,
   findEpicByIid,
@@ -27,7 +28,6 @@ import {
   updateEpic,
 } from './epics';
 import { checkUnmodifiedSince } from '../../http/conditional';
-import { sequenceLog } from '../../db/written-rows';
 
 const UPDATE_FIELDS = [
   'add_labels',
@@ -82,9 +82,6 @@ function loadParent(rc: RequestContext, id: number | null | undefined): EpicRow 
 
 const canSetTimestamps = (rc: RequestContext, group: Namespace): boolean =>
   !!rc.user && (rc.user.admin === 1 || effectiveGroupAccess(rc.svc, rc.user, group) >= Access.OWNER);
-
-/** Epics as epics/011's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
-const EPIC_WRITES = sequenceLog('epics', 'epic_list_writes', 'epic_id');
 
 export function registerEpicRoutes(r: Router): void {
   for (const prefix of ['/groups/:id/epics', '/groups/:id/-/epics']) {
