@@ -78,12 +78,13 @@ export interface DateLagTable {
   lagIndex: Record<DateColumn, string>;
   dateIndex: Record<DateColumn, string>;
   /**
-   * An index on the scope's columns and an equality the list filters by (an author), and how many
-   * records of the scope it holds: the list is counted through it when the buckets' ranges hold
-   * more (the count walks the candidates until 10,001 match; an author's are the fewer when the
-   * dates are wide, the buckets' when they are narrow).
+   * Other ways to count the list, each over the candidates of one of its filters (an author's
+   * records by the author's index, a label's by its rows), with how many candidates it walks at
+   * most: a count walks its candidates until 10,001 match, so it goes the way of the fewest (an
+   * author's or a label's when the dates are wide, the buckets' when they are narrow). `from`
+   * writes the FROM with the list's conditions (on `alias`) in it, its own `args` before theirs.
    */
-  narrower?: { index: string; records: number };
+  counts?: { from: (conditions: string) => string; args: unknown[]; candidates: number }[];
   /** The table's write log: a page's rows are read by id (from memory while unwritten), the walk reads ids alone. */
   log: WriteLog;
 }
@@ -190,15 +191,16 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   // One arm orders by its alias; a compound by its result columns.
   const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
   let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };
-  if (t.narrower) {
-    // The buckets' candidates (their ranges, from the index alone), up to the narrower index's.
-    const cap = t.narrower.records + 1;
+  const fewest = [...(t.counts ?? [])].sort((a, b) => a.candidates - b.candidates)[0];
+  if (fewest) {
+    // The buckets' candidates (their ranges, from the index alone), up to the other way's.
+    const cap = fewest.candidates + 1;
     let candidates = 0;
     for (const arm of arms) {
       candidates += countUpTo(db, arm.probe, arm.probeArgs, cap - candidates);
       if (candidates >= cap) break;
     }
-    if (candidates >= cap) count = { from: `FROM ${t.table} ${x} INDEXED BY ${t.narrower.index} WHERE ${conditions}`, args };
+    if (candidates >= cap) count = { from: fewest.from(conditions), args: [...fewest.args, ...args] };
   }
   return {
     rows: (limit, offset) => byIds(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset)),

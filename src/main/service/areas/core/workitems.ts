@@ -203,6 +203,8 @@ export interface WorkItemFilters {
   dates: DateBounds;
   /** author_id, as `x.author_id = ?` in `where` (null: not filtered by it): see dateLagList. */
   authorId: number | null;
+  /** The label titles every record must carry (not None or Any), each an EXISTS on its rows in `where`: see dateLagList. */
+  labelTitles: string[];
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
   labelBound: { kind: 'any' | 'none' | 'not' | 'unassigned' | 'notAssignee'; title: string; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
@@ -383,7 +385,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates: { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before }, authorId: q.author_id ?? null, labelBound, searchAlone, counted, milestoneById };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates: { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before }, authorId: q.author_id ?? null, labelTitles: (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase())), labelBound, searchAlone, counted, milestoneById };
 }
 
 /**
@@ -904,13 +906,34 @@ export function dateLagList<T>(
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
   if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
-  // An author's records of the project, from the filter counters (core/018, core/028), when the list is by an author.
-  const authored = (projectId: number, authorId: number): number =>
-    (
-      rc.svc.db
+  // Other ways to count a project's list (see DateLagTable.counts): an author's records by the
+  // author's index, counted by the filter counters (core/018, core/028); a label's records by the
+  // label's rows (core/014; DISTINCT: a record may carry the title in two spellings), counted by the
+  // label counters (core/016).
+  const counts = (projectId: number): DateLagTable['counts'] => {
+    const db = rc.svc.db;
+    const type = table === 'issues' ? 'Issue' : 'MergeRequest';
+    const ways: NonNullable<DateLagTable['counts']> = [];
+    if (filters.authorId !== null) {
+      const { n } = db
         .prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table === 'issues' ? 'issue_filter_counts' : 'merge_request_filter_counts'} WHERE project_id = ? AND author = ?`)
-        .get(projectId, authorId) as { n: number }
-    ).n;
+        .get(projectId, filters.authorId) as { n: number };
+      ways.push({ from: (conditions) => `FROM ${table} x INDEXED BY ${table}_project_author_created WHERE ${conditions}`, args: [], candidates: n });
+    }
+    const title = filters.labelTitles[0];
+    if (title !== undefined) {
+      const { n } = db
+        .prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE')
+        .get(type, projectId, title) as { n: number };
+      ways.push({
+        from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_project CROSS JOIN ${table} x ON x.id = il.issuable_id
+          WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND ${conditions})`,
+        args: [projectId, title],
+        candidates: n,
+      });
+    }
+    return ways;
+  };
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -919,7 +942,7 @@ export function dateLagList<T>(
         scopeArgs: [scope.projectId],
         lagIndex: { created_at: `${table}_project_lag_created`, updated_at: `${table}_project_lag_updated` },
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
-        narrower: filters.authorId !== null ? { index: `${table}_project_author_created`, records: authored(scope.projectId!, filters.authorId) } : undefined,
+        counts: counts(scope.projectId!),
         log: writesOf(table),
       }
     : {

@@ -550,7 +550,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
             scopeArgs: readable,
             lagIndex: { created_at: 'epics_group_lag_created', updated_at: 'epics_group_lag_updated' },
             dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
-            narrower: authorId !== null ? { index: 'epics_group_author_created', records: authoredEpics(svc, readable, authorId) } : undefined,
+            counts: authorId !== null ? [{ from: (conditions) => `FROM epics e INDEXED BY epics_group_author_created WHERE ${conditions}`, args: [], candidates: authoredEpics(svc, readable, authorId) }] : undefined,
             log: EPIC_WRITES,
           },
           f,
