@@ -14,7 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
-import { type DateBounds, type DateLagList, type DateLagTable, otherDateList } from '../../db/date-lag';
+import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -907,9 +907,11 @@ export function dateLagList<T>(
   const inProject = scope.projectId !== undefined;
   if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
   // Other ways to count a project's list (see DateLagTable.counts): an author's records by the
-  // author's index, counted by the filter counters (core/018, core/028); a label's records by the
-  // label's rows (core/014; DISTINCT: a record may carry the title in two spellings), counted by the
-  // label counters (core/016).
+  // author's index (by creation date: a created_* range seeks, else countDirection), counted by the
+  // filter counters (core/018, core/028); a label's records by the label's rows in the range of a
+  // date they carry (core/038, core/054: the record's own), counted by the label counters (core/016;
+  // DISTINCT: a record may carry the title in two spellings).
+  const { dates } = filters;
   const counts = (projectId: number): DateLagTable['counts'] => {
     const db = rc.svc.db;
     const type = table === 'issues' ? 'Issue' : 'MergeRequest';
@@ -918,17 +920,21 @@ export function dateLagList<T>(
       const { n } = db
         .prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table === 'issues' ? 'issue_filter_counts' : 'merge_request_filter_counts'} WHERE project_id = ? AND author = ?`)
         .get(projectId, filters.authorId) as { n: number };
-      ways.push({ from: (conditions) => `FROM ${table} x INDEXED BY ${table}_project_author_created WHERE ${conditions}`, args: [], candidates: n });
+      const walk = dates.created_after || dates.created_before ? '' : ` ORDER BY x.created_at ${countDirection(dates)}`;
+      ways.push({ from: (conditions) => `FROM ${table} x INDEXED BY ${table}_project_author_created WHERE ${conditions}${walk}`, args: [], candidates: n });
     }
     const title = filters.labelTitles[0];
     if (title !== undefined) {
       const { n } = db
         .prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE')
         .get(type, projectId, title) as { n: number };
+      const column = dates.updated_after || dates.updated_before ? 'updated_at' : 'created_at';
+      const [low, high] = column === 'updated_at' ? [dates.updated_after, dates.updated_before] : [dates.created_after, dates.created_before];
       ways.push({
-        from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_project CROSS JOIN ${table} x ON x.id = il.issuable_id
-          WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND ${conditions})`,
-        args: [projectId, title],
+        from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_${column === 'updated_at' ? 'updated' : 'created'}
+          CROSS JOIN ${table} x ON x.id = il.issuable_id WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE
+          AND il.${column} IS NOT NULL${low ? ` AND il.${column} >= ?` : ''}${high ? ` AND il.${column} <= ?` : ''} AND ${conditions})`,
+        args: [projectId, title, ...(low ? [low] : []), ...(high ? [high] : [])],
         candidates: n,
       });
     }

@@ -12,7 +12,7 @@ import { Access, canReadGroup, effectiveGroupAccess } from '../core/access';
 import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
-import { otherDateList } from '../../db/date-lag';
+import { countDirection, otherDateList } from '../../db/date-lag';
 import { sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
@@ -550,7 +550,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
             scopeArgs: readable,
             lagIndex: { created_at: 'epics_group_lag_created', updated_at: 'epics_group_lag_updated' },
             dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
-            counts: authorId !== null ? [{ from: (conditions) => `FROM epics e INDEXED BY epics_group_author_created WHERE ${conditions}`, args: [], candidates: authoredEpics(svc, readable, authorId) }] : undefined,
+            counts: authorId !== null ? [{ from: (conditions) => `FROM epics e INDEXED BY epics_group_author_created WHERE ${conditions}${f.created_after || f.created_before ? '' : ` ORDER BY e.created_at ${countDirection(f)}`}`, args: [], candidates: authoredEpics(svc, readable, authorId) }] : undefined,
             log: EPIC_WRITES,
           },
           f,
