@@ -285,8 +285,8 @@ describe('plans', () => {
       [`/projects/${project}/issues`, { author_id: String(author) }, 'INDEXED BY issues_project_author_created WHERE'],
       [`/projects/${project}/merge_requests`, { author_id: String(author) }, 'INDEXED BY merge_requests_project_author_created WHERE'],
       [`/groups/${group}/epics`, { author_id: String(author) }, 'INDEXED BY epics_group_author_created WHERE'],
-      [`/projects/${project}/issues`, { labels: 'bug' }, 'INDEXED BY issuable_labels_project'],
-      [`/projects/${project}/merge_requests`, { labels: 'bug' }, 'INDEXED BY issuable_labels_project'],
+      [`/projects/${project}/issues`, { labels: 'bug' }, 'INDEXED BY issuable_labels_updated'],
+      [`/projects/${project}/merge_requests`, { labels: 'bug' }, 'INDEXED BY issuable_labels_updated'],
     ];
     for (const [path, filter, way] of ways) {
       const counts = async (query: Query): Promise<string[]> =>
