@@ -481,11 +481,17 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues confidential=true', (id) => `/projects/${id}/issues?confidential=true`],
     ['issues my_reaction_emoji=thumbsup', (id) => `/projects/${id}/issues?my_reaction_emoji=thumbsup`],
     ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
+    // None / Any and the negated reviewer (round 11, filt12): Any walked every record to find none.
+    ['issues assignee_id=Any', (id) => `/projects/${id}/issues?assignee_id=Any`],
     // A date on the other column than the order (round 11, db/date-lag.ts: 100-430 ms before).
     ...dateLagLists('issues'),
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
+      ['merge requests reviewer_id=Any', (id) => `/projects/${id}/merge_requests?reviewer_id=Any`],
+      ['merge requests reviewer_id=None', (id) => `/projects/${id}/merge_requests?reviewer_id=None`],
+      ['merge requests not[reviewer_id]', (id) => `/projects/${id}/merge_requests?not[reviewer_id]=${m.authorId}`],
+      ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
       ...dateLagLists('merge_requests'),
     ]),
   ];
@@ -597,6 +603,17 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ...more(m, [
       ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
+      ['group merge requests reviewer_id=Any', `/groups/${m.groupId}/merge_requests?reviewer_id=Any`],
+      ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],
+      ['merge requests scope=all not[reviewer_id]', `/merge_requests?scope=all&not[reviewer_id]=${m.authorId}`],
+    ]),
+    // author_id&labels over many projects (round 11, filt12): counted from the label-author counters.
+    ['group issues author_id&labels=bug', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug`],
+    ['issues scope=all author_id&labels=bug', `/issues?scope=all&author_id=${m.authorId}&labels=bug`],
+    ['group issues author_id&labels=bug&state=opened (none)', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug&state=opened`],
+    ...more(m, [
+      ['group merge requests author_id&labels=bug', `/groups/${m.groupId}/merge_requests?author_id=${m.authorId}&labels=bug`],
+      ['merge requests scope=all author_id&labels=bug', `/merge_requests?scope=all&author_id=${m.authorId}&labels=bug`],
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],

@@ -1927,6 +1927,37 @@ CREATE INDEX merge_requests_lag_created ON merge_requests (${DATE_LAG_071}, crea
 CREATE INDEX merge_requests_lag_updated ON merge_requests (${DATE_LAG_071}, updated_at, id, created_at);
 `,
   },
+  {
+    // author_id&labels on a group's or the instance's lists: the author's counters of one title in
+    // every project (manyProjectsAuthorLabelCount), instead of the author's records walked to count.
+    name: 'core/075_label_author_counts_author',
+    sql: `
+CREATE INDEX label_author_counts_author ON label_author_counts (issuable_type, author_id, title, state);
+`,
+  },
+  {
+    // The Search API's notes scope: a project's user notes by the trigram full-text index (rowid
+    // (project_id << 32) + id, one range per project, as issues_search), and by updated_at (GitLab's
+    // order, ProjectSearchResults#notes_finder), instead of every note of the instance read by id.
+    name: 'core/076_notes_search',
+    sql: `
+CREATE VIRTUAL TABLE notes_search USING fts5(body, content = '', contentless_delete = 1, tokenize = 'trigram');
+INSERT INTO notes_search (rowid, body) SELECT (project_id << 32) + id, body FROM notes WHERE project_id IS NOT NULL AND system = 0;
+INSERT INTO notes_search (notes_search) VALUES ('optimize');
+CREATE TRIGGER notes_search_insert AFTER INSERT ON notes WHEN NEW.project_id IS NOT NULL AND NEW.system = 0 BEGIN
+  INSERT INTO notes_search (rowid, body) VALUES ((NEW.project_id << 32) + NEW.id, NEW.body);
+END;
+CREATE TRIGGER notes_search_update AFTER UPDATE OF id, project_id, body, system ON notes
+  WHEN NEW.id IS NOT OLD.id OR NEW.project_id IS NOT OLD.project_id OR NEW.body IS NOT OLD.body OR NEW.system IS NOT OLD.system BEGIN
+  DELETE FROM notes_search WHERE OLD.project_id IS NOT NULL AND OLD.system = 0 AND rowid = (OLD.project_id << 32) + OLD.id;
+  INSERT INTO notes_search (rowid, body) SELECT (NEW.project_id << 32) + NEW.id, NEW.body WHERE NEW.project_id IS NOT NULL AND NEW.system = 0;
+END;
+CREATE TRIGGER notes_search_delete AFTER DELETE ON notes WHEN OLD.project_id IS NOT NULL AND OLD.system = 0 BEGIN
+  DELETE FROM notes_search WHERE rowid = (OLD.project_id << 32) + OLD.id;
+END;
+CREATE INDEX notes_project_updated ON notes (project_id, updated_at, id);
+`,
+  },
 ];
 
 

@@ -7,6 +7,7 @@ import {
   namespaceBasic,
   projectWebUrl,
   userBasicById,
+  withFields,
 } from './entities';
 import { findNamespaceById } from './namespaces';
 import { findProjectById } from './projects';
@@ -58,8 +59,7 @@ export function todo(ec: EntityContext, t: TodoRow): Record<string, unknown> {
     const note = ec.svc.db.prepare('SELECT body FROM notes WHERE id = ?').get(t.note_id) as { body: string } | undefined;
     if (note) body = note.body;
   }
-  return {
-    ...out,
+  return withFields(out, {
     author: userBasicById(ec, t.author_id),
     action_name: todoActionName(t.action),
     target_type: t.target_type,
@@ -69,7 +69,7 @@ export function todo(ec: EntityContext, t: TodoRow): Record<string, unknown> {
     state: t.state,
     created_at: t.created_at,
     updated_at: t.updated_at,
-  };
+  });
 }
 
 function namespaceFullName(ec: EntityContext, id: number): string {

@@ -1,4 +1,5 @@
 import type { User } from '../core/users';
+import { withFields } from '../core/entities';
 import { EMAIL_EVENTS, type NotificationSetting } from './notification_settings';
 
 /** NotificationSetting: `level`, and `events` (tri-state) only at level custom. */
@@ -10,5 +11,5 @@ export function notificationSetting(s: NotificationSetting): Record<string, unkn
 
 /** GlobalNotificationSetting adds the address notifications go to (the primary e-mail by default). */
 export function globalNotificationSetting(s: NotificationSetting, user: User): Record<string, unknown> {
-  return { ...notificationSetting(s), notification_email: s.notificationEmail ?? user.email };
+  return withFields(notificationSetting(s), { notification_email: s.notificationEmail ?? user.email });
 }

@@ -4,7 +4,7 @@ import { commitTrailers } from '../../git/commits';
 import type { DiffFile } from '../../git/diff';
 import type { RefInfo, TreeEntry } from '../../git';
 import type { EntityContext } from '../core/entities';
-import { projectWebUrl } from '../core/entities';
+import { projectWebUrl, withFields } from '../core/entities';
 import { findNamespaceById } from '../core/namespaces';
 import type { Project } from '../core/projects';
 
@@ -66,9 +66,7 @@ export interface PipelineRow {
 /** Entities::CommitDetail: the commit, its stats when asked, and the (pipeline-less) status fields. */
 export function commitDetail(ec: EntityContext, project: Project, c: Commit, stats: CommitStats | null): Record<string, unknown> {
   const pipeline = ec.svc.db.prepare('SELECT * FROM ci_pipelines WHERE project_id = ? AND sha = ? ORDER BY id DESC LIMIT 1').get(project.id, c.id) as PipelineRow | undefined;
-  return {
-    ...commitEntity(ec, project, c),
-    ...(stats ? { stats } : {}),
+  return withFields(stats ? withFields(commitEntity(ec, project, c), { stats }) : commitEntity(ec, project, c), {
     status: pipeline?.status ?? null,
     project_id: project.id,
     // Entities::Ci::PipelineBasic of the newest pipeline (the statuses external systems posted).
@@ -86,7 +84,7 @@ export function commitDetail(ec: EntityContext, project: Project, c: Commit, sta
           web_url: `${projectUrl(ec, project)}/-/pipelines/${pipeline.id}`,
         }
       : null,
-  };
+  });
 }
 
 /** Entities::Branch */

@@ -1,4 +1,5 @@
 import type { User } from '../core/users';
+import { withFields } from '../core/entities';
 
 /** The instance list shows only these three fields. */
 export function serviceAccountBasic(u: User): Record<string, unknown> {
@@ -7,5 +8,5 @@ export function serviceAccountBasic(u: User): Record<string, unknown> {
 
 /** Create, update and the group list add the e-mail. */
 export function serviceAccount(u: User): Record<string, unknown> {
-  return { ...serviceAccountBasic(u), email: u.email };
+  return withFields(serviceAccountBasic(u), { email: u.email });
 }

@@ -1,5 +1,5 @@
 import type { EntityContext } from '../core/entities';
-import { serverOf, userBasic } from '../core/entities';
+import { serverOf, userBasic, withFields } from '../core/entities';
 import { findNamespaceById } from '../core/namespaces';
 import { findProjectById } from '../core/projects';
 import { findUserById } from '../core/users';
@@ -11,7 +11,7 @@ function author(ec: EntityContext, id: number): Record<string, unknown> | null {
   const u = findUserById(ec.svc, id);
   if (!u) return null;
   const seesEmail = !!ec.user && (ec.user.admin || ec.user.id === u.id);
-  return { ...userBasic(ec, u), email: seesEmail ? u.email : u.public_email, created_at: u.created_at };
+  return withFields(userBasic(ec, u), { email: seesEmail ? u.email : u.public_email, created_at: u.created_at });
 }
 
 /** Web and repository URLs: `<project>/-/snippets/:id` for project snippets, `/-/snippets/:id` for personal ones. */

@@ -7,7 +7,7 @@ import { Access, canReadProject, effectiveProjectAccess, loadProject } from '../
 import {
   type IssueRow,
   type MergeRequestRow,
-  issueBasic,
+  issueBasics,
   issueDetail,
   mergeRequests,
   mergeRequestDetail,
@@ -126,7 +126,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
           .prepare('SELECT i.* FROM issues i JOIN merge_requests_closing_issues c ON c.issue_id = i.id WHERE c.merge_request_id = ? ORDER BY i.id')
           .all(m.id) as IssueRow[]
       ).filter((i) => canReadIssue(rc, findProjectById(rc.svc, i.project_id)!, i));
-      return paginateArray(rc, issues).map((i) => issueBasic(rc, i));
+      return issueBasics(rc, paginateArray(rc, issues));
     },
     { auth: 'optional' },
   );
@@ -139,7 +139,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
       const notes = (rc.svc.db.prepare("SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ? ORDER BY id").all(m.id) as { body: string }[]).map((n) => n.body);
       const ids = [...new Set([m.title, m.description, ...notes].flatMap((text) => referencedIssueIds(rc.svc, m.project_id, text)))];
       const issues = ids.map((id) => issueById(rc, id)).filter((i) => canReadIssue(rc, findProjectById(rc.svc, i.project_id)!, i));
-      return paginateArray(rc, issues).map((i) => issueBasic(rc, i));
+      return issueBasics(rc, paginateArray(rc, issues));
     },
     { auth: 'optional' },
   );

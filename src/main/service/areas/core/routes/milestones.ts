@@ -5,7 +5,7 @@ import { limitSql, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { addFilter } from '../../../db/filter';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
-import { type IssueRow, type MergeRequestRow, issueBasic, mergeRequests, milestone } from '../entities';
+import { type IssueRow, type MergeRequestRow, issueBasics, mergeRequests, milestone } from '../entities';
 import {
   type MilestoneParent,
   type MilestoneRow,
@@ -16,7 +16,7 @@ import {
 } from '../milestones';
 import { type Namespace, ancestorsOf, findNamespaceById, selfAndDescendantIds } from '../namespaces';
 import { recordEvent } from '../events';
-import { idOrderAnchors, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
+import { ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
 import { confidentialSql, seesConfidential } from './issues';
 import { likeEscape } from './users';
 
@@ -140,7 +140,7 @@ export function registerMilestoneRoutes(r: Router): void {
       const seesAll = parent.kind === 'project' && seesConfidential(rc, projectScope(parent.project));
       const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'Issue', parent.project.id, m.id, seesAll) : undefined;
       const anchors = parent.kind === 'project' ? idOrderAnchors<IssueRow>(rc, 'Issue', parent.project.id, { from, args }, seesAll) : undefined;
-      return paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors }).map((i) => issueBasic(rc, i));
+      return issueBasics(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
     });
 
     r.get(`${base}/:milestone_id/merge_requests`, (rc) => {
@@ -152,7 +152,7 @@ export function registerMilestoneRoutes(r: Router): void {
       const args = [m.id, ...scope.args];
       const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'MergeRequest', parent.project.id, m.id, true) : undefined;
       const anchors = parent.kind === 'project' ? idOrderAnchors<MergeRequestRow>(rc, 'MergeRequest', parent.project.id, { from, args }, true) : undefined;
-      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors }));
+      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
     });
   }
 

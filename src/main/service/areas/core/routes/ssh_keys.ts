@@ -4,7 +4,7 @@ import { declared, t } from '../../../http/params';
 import { notFound, validationError } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { userPublic } from '../entities';
+import { userPublic, withFields } from '../entities';
 import { findUserById, type User } from '../users';
 import { isoTime } from '../time';
 import { loadUser } from './users';
@@ -46,7 +46,7 @@ const sshKey = (row: SshKeyRow) => ({
 });
 
 /** Entities::SSHKeyWithUser (GET /keys/:id, administrators). */
-const sshKeyWithUser = (rc: RequestContext, row: SshKeyRow) => ({ ...sshKey(row), user: userPublic(rc, findUserById(rc.svc, row.user_id)!) });
+const sshKeyWithUser = (rc: RequestContext, row: SshKeyRow) => withFields(sshKey(row), { user: userPublic(rc, findUserById(rc.svc, row.user_id)!) });
 
 /**
  * An OpenSSH public key line's MD5 (`aa:bb:...`) and SHA256 (`SHA256:...`) fingerprints, or null

@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../../http/route';
 import type { MergeRequestRow } from '../../core/entities';
-import { mergeRequests } from '../../core/entities';
+import { mergeRequests, withFields } from '../../core/entities';
 import { committerOf } from '../people';
 import { createCommit, moveRef } from '../writes';
 import { latestMergeRequestDiff, versionCommits } from '../merge_requests';
@@ -109,7 +109,7 @@ export function registerCommitRoutes(r: Router): void {
       setPaginationHeaders(rc, page, all.length);
       const out: Record<string, unknown>[] = [];
       for (const c of await commitsById(repo, ids)) {
-        out.push(q.with_stats ? { ...commitEntity(rc, project, c), stats: await commitStats(repo, c) } : commitEntity(rc, project, c));
+        out.push(q.with_stats ? withFields(commitEntity(rc, project, c), { stats: await commitStats(repo, c) }) : commitEntity(rc, project, c));
       }
       return out;
     },

@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService, ok } from '../helpers/service';
+
+// Entity builders shared by lists and single GETs (areas/core/entities.ts and the areas' entities):
+// a page of IssueBasic rows is built from the page's Entities::Issue in one batch (counts read for
+// the whole page, not one row at a time), and entities extended with more fields are copied with
+// withFields rather than an object spread. These tests pin that each row reads, byte for byte and
+// in the same key order, as its own GET shows the record, with every part (notes, thumbs, closing
+// merge requests, milestone, people) different from row to row, after writes elsewhere and to a row.
+
+let s: TestService;
+beforeAll(async () => {
+  s = await TestService.start();
+});
+afterAll(async () => s?.stop());
+
+const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);
+const text = (record: unknown): string => JSON.stringify(record);
+/** Fields Entities::Issue has and Entities::IssueBasic leaves out. */
+const ISSUE_ONLY = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to'];
+
+describe('IssueBasic pages', () => {
+  let group: any;
+  let project: any;
+  let other: any;
+  let dev: { user: any; token: string };
+  let guest: { user: any; token: string };
+  let projectMilestone: any;
+  let groupMilestone: any;
+  let mr: any;
+  const issues: any[] = [];
+  let touches = 0;
+
+  /** IssueBasic as the issue's own GET shows the issue. */
+  const basicOf = async (row: any, token?: string): Promise<any> => {
+    const own = ok(await s.get(`/projects/${row.project_id}/issues/${row.iid}`, { token }));
+    for (const key of ISSUE_ONLY) delete own[key];
+    return own;
+  };
+  /** Every row of `path` against its own GET; the ids in order. */
+  const page = async (path: string, token?: string): Promise<number[]> => {
+    const res = await s.get(path, { token });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(JSON.stringify(res.body));
+    for (const row of res.body) expect(text(row)).toBe(text(await basicOf(row, token)));
+    return res.body.map((r: any) => r.id);
+  };
+  const elsewhere = async () => ok(await s.put(`/projects/${other.id}`, { description: `elsewhere ${++touches}` }));
+
+  beforeAll(async () => {
+    dev = await s.createUser();
+    guest = await s.createUser();
+    group = await s.createGroup();
+    project = await s.createProject({ namespace_id: group.id, initialize_with_readme: true });
+    other = await s.createProject();
+    await s.addMember('projects', project.id, dev.user.id, 30);
+    await s.addMember('projects', project.id, guest.user.id, 10);
+    projectMilestone = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'v1', due_date: '2020-01-01' }));
+    groupMilestone = ok(await s.post(`/groups/${group.id}/milestones`, { title: 'g1' }));
+    for (let i = 0; i < 7; i++) {
+      const milestone_id = i % 3 === 2 ? groupMilestone.id : projectMilestone.id;
+      const body: Record<string, unknown> = { title: `Issue ${i}`, description: `Body ${i} ünïcödé`, milestone_id, labels: i % 2 ? 'bug' : '' };
+      if (i === 1) body.assignee_ids = [dev.user.id];
+      if (i === 4) body.confidential = true;
+      issues.push(ok(await s.post(`/projects/${project.id}/issues`, body, { token: i === 3 ? dev.token : undefined })));
+    }
+    // Parts that differ from row to row: notes, thumbs, a merge request closing two of them, a closed one.
+    ok(await s.post(`/projects/${project.id}/issues/${issues[0].iid}/notes`, { body: 'one' }));
+    ok(await s.post(`/projects/${project.id}/issues/${issues[0].iid}/notes`, { body: 'two' }));
+    ok(await s.post(`/projects/${project.id}/issues/${issues[2].iid}/notes`, { body: 'three' }));
+    ok(await s.post(`/projects/${project.id}/issues/${issues[1].iid}/award_emoji`, { name: 'thumbsup' }));
+    ok(await s.post(`/projects/${project.id}/issues/${issues[5].iid}/award_emoji`, { name: 'thumbsdown' }));
+    ok(await s.put(`/projects/${project.id}/issues/${issues[6].iid}`, { state_event: 'close' }));
+    mr = ok(
+      await s.post(`/projects/${project.id}/merge_requests`, {
+        title: 'Fixes',
+        source_branch: 'fixes',
+        target_branch: 'main',
+        description: `Closes #${issues[2].iid} and #${issues[5].iid}. See #${issues[0].iid}`,
+      }),
+    );
+  });
+
+  it("a project milestone's issues read as each issue's own GET, paged with the same headers", async () => {
+    const all = await page(`/projects/${project.id}/milestones/${projectMilestone.id}/issues`);
+    expect(all).toEqual(issues.filter((_, i) => i % 3 !== 2).map((i) => i.id).reverse());
+    // Pages of 2: ids, headers and links as the whole list cut in pages.
+    for (let n = 1; n <= 3; n++) {
+      const res = await s.get(`/projects/${project.id}/milestones/${projectMilestone.id}/issues?per_page=2&page=${n}`);
+      expect(res.body.map((r: any) => r.id)).toEqual(all.slice((n - 1) * 2, n * 2));
+      expect(res.headers.get('x-total')).toBe('5');
+      expect(res.headers.get('x-total-pages')).toBe('3');
+      expect(res.headers.get('x-page')).toBe(String(n));
+      expect(res.headers.get('x-next-page')).toBe(n < 3 ? String(n + 1) : '');
+      expect(res.headers.get('link')).toContain('rel="first"');
+      for (const row of res.body) expect(text(row)).toBe(text(await basicOf(row)));
+    }
+    // A Guest sees neither the confidential issue nor its count.
+    const guestIds = await page(`/projects/${project.id}/milestones/${projectMilestone.id}/issues`, guest.token);
+    expect(guestIds).toEqual(all.filter((id) => id !== issues[4].id));
+    const guestRes = await s.get(`/projects/${project.id}/milestones/${projectMilestone.id}/issues`, { token: guest.token });
+    expect(guestRes.headers.get('x-total')).toBe('4');
+  });
+
+  it("a group milestone's issues read as each issue's own GET", async () => {
+    expect(await page(`/groups/${group.id}/milestones/${groupMilestone.id}/issues`)).toEqual([issues[5].id, issues[2].id]);
+  });
+
+  it("a merge request's closes_issues and related_issues read as each issue's own GET", async () => {
+    expect(await page(`/projects/${project.id}/merge_requests/${mr.iid}/closes_issues`)).toEqual([issues[2].id, issues[5].id]);
+    expect(await page(`/projects/${project.id}/merge_requests/${mr.iid}/related_issues`)).toEqual([issues[2].id, issues[5].id, issues[0].id]);
+  });
+
+  it('shows what changed on the next page: a write elsewhere, an API write, SQL writes to a row and its parts', async () => {
+    const path = `/projects/${project.id}/milestones/${projectMilestone.id}/issues`;
+    for (let i = 0; i < 2; i++) {
+      await elsewhere();
+      await page(path);
+    }
+    ok(await s.put(`/projects/${project.id}/issues/${issues[0].iid}`, { title: 'Retitled' }));
+    await elsewhere();
+    await page(path);
+    // In SQL, without updated_at: the row, its notes count, its thumbs, its milestone's title.
+    sql('UPDATE issues SET title = ? WHERE id = ?', 'Retitled in SQL', issues[1].id);
+    await page(path);
+    ok(await s.post(`/projects/${project.id}/issues/${issues[3].iid}/notes`, { body: 'four' }));
+    ok(await s.post(`/projects/${project.id}/issues/${issues[3].iid}/award_emoji`, { name: 'thumbsup' }));
+    sql('UPDATE milestones SET title = ? WHERE id = ?', 'v1 renamed', projectMilestone.id);
+    await elsewhere();
+    const res = await s.get(path);
+    const byId = (id: number) => res.body.find((r: any) => r.id === id);
+    expect(byId(issues[1].id).title).toBe('Retitled in SQL');
+    expect(byId(issues[3].id).user_notes_count).toBe(1);
+    expect(byId(issues[3].id).upvotes).toBe(1);
+    expect(byId(issues[0].id).milestone.title).toBe('v1 renamed');
+    await page(path);
+  });
+});
+
+describe('entities extended with more fields (withFields)', () => {
+  const ED25519 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFV9H8oSozovRsvh9mlJUUh7r8MnuHpsU/NgZl7474ad me@host';
+  /** Each shape's keys, in order, as the object spreads before withFields made them. */
+  const shapes: Record<string, string[]> = {};
+  const keysOf = (name: string, record: any): void => {
+    shapes[name] = Object.keys(record);
+  };
+
+  it('keep every key in its order, and a list row reads as its own GET', async () => {
+    const alice = await s.createUser();
+    const bob = await s.createUser();
+    const group = await s.createGroup({ visibility: 'public' });
+    const project = await s.createProject({ namespace_id: group.id, initialize_with_readme: true, visibility: 'public' });
+    await s.addMember('projects', project.id, bob.user.id, 30);
+
+    // Users: UserPublic to another user (a list shows its UserBasic fields), UserFull to an administrator; each list row as its own GET.
+    const asAlice = ok(await s.get(`/users?per_page=100`, { token: alice.token }));
+    for (const row of asAlice) {
+      const own = ok(await s.get(`/users/${row.id}`, { token: alice.token }));
+      expect(text(row)).toBe(text(Object.fromEntries(Object.keys(row).map((k) => [k, own[k]]))));
+    }
+    keysOf('userPublic', ok(await s.get(`/users/${bob.user.id}`, { token: alice.token })));
+    const asAdmin = ok(await s.get(`/users?per_page=100`));
+    for (const row of asAdmin) expect(text(row)).toBe(text(ok(await s.get(`/users/${row.id}`))));
+    keysOf('userFull', asAdmin.find((u: any) => u.id === bob.user.id));
+
+    // A milestone (project and group), as listed, as embedded in an issue and as its own GET.
+    const pm = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'pm' }));
+    const gm = ok(await s.post(`/groups/${group.id}/milestones`, { title: 'gm' }));
+    const issue = ok(await s.post(`/projects/${project.id}/issues`, { title: 'with a milestone', milestone_id: pm.id }));
+    expect(text(ok(await s.get(`/projects/${project.id}/issues?per_page=100`))[0].milestone)).toBe(text(ok(await s.get(`/projects/${project.id}/milestones/${pm.id}`))));
+    expect(text(ok(await s.get(`/projects/${project.id}/milestones`))[0])).toBe(text(ok(await s.get(`/projects/${project.id}/milestones/${pm.id}`))));
+    expect(text(ok(await s.get(`/groups/${group.id}/milestones`))[0])).toBe(text(ok(await s.get(`/groups/${group.id}/milestones/${gm.id}`))));
+    keysOf('projectMilestone', pm);
+    keysOf('groupMilestone', gm);
+
+    // A group's detail, signed in (max_access_level) and anonymous (without).
+    keysOf('groupDetail', ok(await s.get(`/groups/${group.id}`)));
+    keysOf('groupDetailAnonymous', ok(await s.get(`/groups/${group.id}`, { token: '' })));
+
+    // A merge request's detail (GET), a snippet's author, a to-do, an access request, an SSH key with its user.
+    const mr = ok(await s.post(`/projects/${project.id}/merge_requests`, { title: 'mr', source_branch: 'mr', target_branch: 'main', assignee_id: bob.user.id }));
+    keysOf('mergeRequestDetail', ok(await s.get(`/projects/${project.id}/merge_requests/${mr.iid}`)));
+    ok(await s.post(`/projects/${project.id}/snippets`, { title: 'sn', file_name: 'a.txt', content: 'x', visibility: 'public' }));
+    const snippets = ok(await s.get(`/projects/${project.id}/snippets`));
+    expect(text(snippets[0])).toBe(text(ok(await s.get(`/projects/${project.id}/snippets/${snippets[0].id}`))));
+    keysOf('snippetAuthor', snippets[0].author);
+    keysOf('todo', ok(await s.get('/todos', { token: bob.token }))[0]);
+    const outsider = await s.createUser();
+    keysOf('accessRequest', ok(await s.post(`/groups/${group.id}/access_requests`, {}, { token: outsider.token })));
+    keysOf('accessRequester', ok(await s.get(`/groups/${group.id}/access_requests`))[0]);
+    const key = ok(await s.post('/user/keys', { title: 'laptop', key: ED25519 }, { token: alice.token }));
+    keysOf('sshKeyWithUser', ok(await s.get(`/keys/${key.id}`)));
+    keysOf('sshKeyUser', ok(await s.get(`/keys/${key.id}`)).user);
+    // Commits with their stats (a list and one commit).
+    const commits = ok(await s.get(`/projects/${project.id}/repository/commits`, { query: { with_stats: true, per_page: 1 } }));
+    keysOf('commitWithStats', commits[0]);
+    keysOf('commitDetail', ok(await s.get(`/projects/${project.id}/repository/commits/${commits[0].id}`)));
+    keysOf('commitDetailWithoutStats', ok(await s.get(`/projects/${project.id}/repository/commits/${commits[0].id}`, { query: { stats: false } })));
+    keysOf('globalNotificationSetting', ok(await s.get('/notification_settings')));
+    void issue;
+    expect(shapes).toEqual(EXPECTED_SHAPES);
+  });
+});
+
+/** The shapes as the object spreads made them before withFields (captured from that code, 1cffe99). */
+const EXPECTED_SHAPES: Record<string, string[]> = {
+  userPublic: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'created_at', 'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'bot', 'work_information', 'followers', 'following', 'local_time'],
+  userFull: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'created_at', 'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'bot', 'work_information', 'followers', 'following', 'local_time', 'last_sign_in_at', 'confirmed_at', 'last_activity_on', 'email', 'theme_id', 'color_scheme_id', 'projects_limit', 'current_sign_in_at', 'identities', 'can_create_group', 'can_create_project', 'two_factor_enabled', 'external', 'private_profile', 'commit_email', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'scim_identities', 'is_admin', 'note', 'namespace_id', 'created_by', 'email_reset_offered_at', 'current_sign_in_ip', 'last_sign_in_ip', 'using_license_seat', 'user_type'],
+  projectMilestone: ['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'due_date', 'start_date', 'expired', 'web_url'],
+  groupMilestone: ['id', 'iid', 'group_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'due_date', 'start_date', 'expired', 'web_url'],
+  groupDetail: ['id', 'web_url', 'name', 'path', 'description', 'visibility', 'share_with_group_lock', 'require_two_factor_authentication', 'two_factor_grace_period', 'project_creation_level', 'auto_devops_enabled', 'subgroup_creation_level', 'emails_disabled', 'emails_enabled', 'show_diff_preview_in_email', 'mentions_disabled', 'lfs_enabled', 'archived', 'math_rendering_limits_enabled', 'lock_math_rendering_limits_enabled', 'default_branch', 'default_branch_protection', 'default_branch_protection_defaults', 'avatar_url', 'request_access_enabled', 'full_name', 'full_path', 'created_at', 'parent_id', 'organization_id', 'shared_runners_setting', 'max_artifacts_size', 'ldap_cn', 'ldap_access', 'wiki_access_level', 'marked_for_deletion_on', 'shared_with_groups', 'enabled_git_access_protocol', 'prevent_sharing_groups_outside_hierarchy', 'shared_projects', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'prevent_forking_outside_group', 'membership_lock', 'file_template_project_id', 'max_access_level', 'projects'],
+  groupDetailAnonymous: ['id', 'web_url', 'name', 'path', 'description', 'visibility', 'share_with_group_lock', 'require_two_factor_authentication', 'two_factor_grace_period', 'project_creation_level', 'auto_devops_enabled', 'subgroup_creation_level', 'emails_disabled', 'emails_enabled', 'show_diff_preview_in_email', 'mentions_disabled', 'lfs_enabled', 'archived', 'math_rendering_limits_enabled', 'lock_math_rendering_limits_enabled', 'default_branch', 'default_branch_protection', 'default_branch_protection_defaults', 'avatar_url', 'request_access_enabled', 'full_name', 'full_path', 'created_at', 'parent_id', 'organization_id', 'shared_runners_setting', 'max_artifacts_size', 'ldap_cn', 'ldap_access', 'wiki_access_level', 'marked_for_deletion_on', 'shared_with_groups', 'enabled_git_access_protocol', 'prevent_sharing_groups_outside_hierarchy', 'shared_projects', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'prevent_forking_outside_group', 'membership_lock', 'file_template_project_id', 'projects'],
+  mergeRequestDetail: ['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'merged_by', 'merge_user', 'merged_at', 'closed_by', 'closed_at', 'target_branch', 'source_branch', 'user_notes_count', 'upvotes', 'downvotes', 'author', 'assignees', 'assignee', 'reviewers', 'source_project_id', 'target_project_id', 'labels', 'draft', 'work_in_progress', 'milestone', 'merge_when_pipeline_succeeds', 'merge_status', 'detailed_merge_status', 'sha', 'merge_commit_sha', 'squash_commit_sha', 'discussion_locked', 'should_remove_source_branch', 'force_remove_source_branch', 'prepared_at', 'reference', 'references', 'web_url', 'time_stats', 'squash', 'squash_on_merge', 'task_completion_status', 'has_conflicts', 'blocking_discussions_resolved', 'approvals_before_merge', 'imported', 'imported_from', 'subscribed', 'changes_count', 'latest_build_started_at', 'latest_build_finished_at', 'first_deployed_to_production_at', 'pipeline', 'head_pipeline', 'diff_refs', 'merge_error', 'first_contribution', 'user'],
+  snippetAuthor: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'email', 'created_at'],
+  todo: ['id', 'project', 'author', 'action_name', 'target_type', 'target', 'target_url', 'body', 'state', 'created_at', 'updated_at'],
+  accessRequest: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'requested_at', 'created_at'],
+  accessRequester: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'requested_at'],
+  sshKeyWithUser: ['id', 'title', 'created_at', 'expires_at', 'last_used_at', 'key', 'usage_type', 'user'],
+  sshKeyUser: ['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'created_at', 'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'bot', 'work_information', 'followers', 'following', 'local_time'],
+  commitWithStats: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'stats'],
+  commitDetail: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'stats', 'status', 'project_id', 'last_pipeline'],
+  commitDetailWithoutStats: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'status', 'project_id', 'last_pipeline'],
+  globalNotificationSetting: ['level', 'notification_email'],
+};
