@@ -445,6 +445,11 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['issues milestone=v1 page 500', (id) => `/projects/${id}/issues?milestone=v1&page=500`],
     ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
     ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
+    // Milestone wildcards (round 11: Upcoming/Started walked every record, ~300 ms, to find none).
+    ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
+    ['issues milestone=Started', (id) => `/projects/${id}/issues?milestone=Started`],
+    ['issues milestone=Any page 300', (id) => `/projects/${id}/issues?milestone=Any&page=300`],
+    ...more(m, [['merge requests milestone=Any', (id: number) => `/projects/${id}/merge_requests?milestone=Any`]]),
     [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
     // build-scale.ts closes every issue of that author: counted 0 from the counters, the page walked all 50,000 of them.
     ['issues author_id&state=opened (none)', (id) => `/projects/${id}/issues?author_id=${m.authorId}&state=opened`],
@@ -483,6 +488,10 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues updated_before=2024-01-06', (id) => `/projects/${id}/issues?updated_before=2024-01-06`],
     // None / Any and the negated reviewer (round 11, filt12): Any walked every record to find none.
     ['issues assignee_id=Any', (id) => `/projects/${id}/issues?assignee_id=Any`],
+    // Round 11 (sweep11's probe: 300-860 ms at a million before).
+    ['issues labels=bug,label-1', (id) => `/projects/${id}/issues?labels=bug,label-1`],
+    ['issues labels=label-1&not[labels]=bug', (id) => `/projects/${id}/issues?labels=label-1&not[labels]=bug`],
+    ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
     // A date on the other column than the order (round 11, db/date-lag.ts: 100-430 ms before).
     ...dateLagLists('issues'),
     ...more<(id: number) => string>(m, [
@@ -492,6 +501,8 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ['merge requests reviewer_id=None', (id) => `/projects/${id}/merge_requests?reviewer_id=None`],
       ['merge requests not[reviewer_id]', (id) => `/projects/${id}/merge_requests?not[reviewer_id]=${m.authorId}`],
       ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
+      ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
+      ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
       ...dateLagLists('merge_requests'),
     ]),
   ];
@@ -595,13 +606,21 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    // A milestone title many projects' milestones share (round 11: its records read by the milestone index and sorted, ~190-260 ms).
+    ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
+    ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
+    ...more(m, [['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`]]),
     // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
     ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
+    ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
+    ['group issues labels=bug,label-1', `/groups/${m.groupId}/issues?labels=bug,label-1`],
+    ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
     ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
     ['issues scope=assigned_to_me', '/issues?scope=assigned_to_me'],
     ['issues scope=all confidential=true', '/issues?scope=all&confidential=true'],
     ...more(m, [
       ['group merge requests reviewer_id', `/groups/${m.groupId}/merge_requests?reviewer_id=${m.authorId}`],
+      ['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`],
       ['merge requests scope=all reviewer_id', `/merge_requests?scope=all&reviewer_id=${m.authorId}`],
       ['group merge requests reviewer_id=Any', `/groups/${m.groupId}/merge_requests?reviewer_id=Any`],
       ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],

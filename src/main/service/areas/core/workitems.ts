@@ -62,51 +62,63 @@ const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'];
 /**
  * GitLab's legacy REST milestone filtering as a condition on `x` that is never NULL (so `NOT`
  * keeps issues without a milestone): None, Any, Upcoming (each project's or group's next active
- * milestone due after today), Started (active and started), or a milestone title.
+ * milestone due after today), Started (active and started), or a milestone title. Any, Upcoming,
+ * Started and a title that names no one milestone of the project also come as a set of records
+ * (`set`, see idSetLists): its milestones' records, read by the milestone index and sorted when
+ * they are few, else the list walked in its order and each record asked (`+`: SQLite would read
+ * every record of the milestones by their index and sort them, 250,000 for a milestone on a
+ * quarter of a million records, to give a page of 20).
  */
 function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[]; set?: IdSet } {
   const today = rc.svc.now().toISOString().slice(0, 10);
-  const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  // Upcoming and Started name a few milestones: their records are a set read by the milestone
-  // index (idSetLists), not every record walked in list order to find them.
-  const milestonesSet = (sql: string, ids: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } => {
-    const rows = `FROM ${table} r WHERE r.milestone_id IN (${ids})`;
-    return { sql, args, set: { probe: sql, read: `x.id IN (SELECT r.id ${rows})`, rows, args, projectColumn: 'r.project_id' } };
-  };
   switch (value.toLowerCase()) {
     case 'none':
     case 'no milestone':
       return { sql: '(x.milestone_id IS NULL)', args: [] };
-    case 'any':
-      return { sql: '(x.milestone_id IS NOT NULL)', args: [] };
+    case 'any': {
+      // A project whose records carry one milestone: that milestone's records, by id (see milestoneTitleCondition).
+      const carried = scope.projectId !== undefined ? carriedMilestones(rc, type, scope.projectId, null) : [];
+      return carried.length === 1 ? { sql: MILESTONE_BY_ID, args: carried } : milestoneSet(rc, type, scope, 'IS NOT NULL', []);
+    }
     case 'upcoming':
     case '#upcoming':
-    {
-      const ids = `SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
-            SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
-              AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id)))`;
-      return milestonesSet(`(x.milestone_id IS NOT NULL AND x.milestone_id IN (
-          ${ids}))`, ids, [today, today]);
-    }
+      return milestoneSet(
+        rc,
+        type,
+        scope,
+        `IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
+          SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
+            AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id))))`,
+        [today, today],
+      );
     case 'started':
     case '#started':
-    {
-      const ids = "SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?";
-      return milestonesSet(`(x.milestone_id IS NOT NULL AND x.milestone_id IN (${ids}))`, ids, [today]);
-    }
+      return milestoneSet(rc, type, scope, "IN (SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?)", [today]);
     default:
       return milestoneTitleCondition(rc, value, type, scope);
   }
 }
 
 /**
+ * The records whose milestone_id `test`s true (`IS NOT NULL`, `IN (<milestones>)`), as a condition
+ * and a set, sized from the filter counters (core/018, core/028: 0 for no milestone).
+ */
+function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, test: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } {
+  const probe = test === 'IS NOT NULL' ? '(+x.milestone_id IS NOT NULL)' : `(x.milestone_id IS NOT NULL AND +x.milestone_id ${test})`;
+  const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} c WHERE c.milestone_id ${test}`;
+  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const size = (): number => countedInScope(rc, counters, test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`, args, scope);
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size } };
+}
+
+/**
  * A milestone by title. Many projects and groups may have a milestone of that title; a project's
  * records carry those its filter counters (core/018, core/028) count. When that is one milestone
  * (the usual case), the condition names its id, so the index on (project, milestone, created_at)
- * reads the page in order; a title matching several stays a condition on the title, which
- * holds the same records; a title none of them carries holds no record.
+ * reads the page in order; a title matching several is the set of those milestones' records; a
+ * title none of them carries holds no record.
  */
-function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[] } {
+function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[]; set?: IdSet } {
   if (scope.projectId !== undefined) {
     const carried = carriedMilestones(rc, type, scope.projectId, title);
     if (carried.length === 1) return { sql: MILESTONE_BY_ID, args: [carried[0]] };
@@ -114,38 +126,41 @@ function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
   }
-  return { sql: '(x.milestone_id IS NOT NULL AND x.milestone_id IN (SELECT id FROM milestones WHERE title = ?))', args: [title] };
+  return milestoneSet(rc, type, scope, 'IN (SELECT id FROM milestones WHERE title = ?)', [title]);
 }
 
 const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
 
-/** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
-function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
+/**
+ * The milestones (of a title, or any: null) that a project's records carry, as its filter counters
+ * (core/018, core/028; 0 for none) count them: none, one, or two (more).
+ */
+function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string | null): number[] {
   const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const which = title === null ? 'milestone > 0' : 'milestone IN (SELECT id FROM milestones WHERE title = ?)';
   const rows = rc.svc.db
-    .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
-    .all(projectId, title) as { milestone: number }[];
+    .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND ${which} AND n > 0 LIMIT 2`)
+    .all(projectId, ...(title === null ? [] : [title])) as { milestone: number }[];
   return rows.map((r) => r.milestone);
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
 function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[]; set?: IdSet } {
   const mine = 'SELECT 1 FROM award_emoji a WHERE a.user_id = ? AND a.awardable_type = ? AND a.awardable_id = x.id';
-  // The caller's reactions by award_emoji_user (`+`: not every reaction of the type through the unique index).
-  const read = 'SELECT a.awardable_id FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?';
+  // The set: the caller's reactions by award_emoji_user (`+`: not every reaction of the type through the unique index).
   switch (value.toLowerCase()) {
     case 'none':
       return { sql: `(NOT EXISTS (${mine}))`, args: [userId, type] };
     case 'any': {
       const sql = `(EXISTS (${mine}))`;
-      return { sql, args: [userId, type], set: { probe: sql, read: `x.id IN (${read})`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?', args: [userId, type], projectColumn: null } };
+      return { sql, args: [userId, type], set: { probe: sql, id: 'a.awardable_id', rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?', args: [userId, type], projectColumn: null } };
     }
     default: {
       const sql = `(EXISTS (${mine} AND a.name = ?))`;
       return {
         sql,
         args: [userId, type, value],
-        set: { probe: sql, read: `x.id IN (${read} AND a.name = ?)`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ? AND a.name = ?', args: [userId, type, value], projectColumn: null },
+        set: { probe: sql, id: 'a.awardable_id', rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ? AND a.name = ?', args: [userId, type, value], projectColumn: null },
       };
     }
   }
@@ -155,6 +170,13 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  * Records a user is assigned to (`assignee`) or asked to review (`reviewer`, merge requests), from
  * their rows in issuable_users (core/066) rather than each record's JSON list.
  */
+/** The records of the scope (its project, its projects, or all) that a counter table counts under `where` (their sum of n). */
+function countedInScope(rc: RequestContext, table: string, where: string, args: unknown[], scope: Scope): number {
+  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance || !scope.projects ? '' : ` AND +project_id IN (${scope.projects})`;
+  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance || !scope.projects ? [] : scope.args;
+  return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where}${inScope}`).get(...args, ...scopeArgs) as { n: number }).n;
+}
+
 /** A set's rows (alias `alias`) kept to a project's own, for a project's list: its id in the SQL, so the set's statement stays the same for every caller. */
 function projectRows(scope: Scope, alias: string): string {
   return scope.projectId !== undefined ? ` AND ${alias}.project_id = ${Number(scope.projectId)}` : '';
@@ -168,7 +190,7 @@ export function userIdByUsername(rc: RequestContext, username: string): number {
 export function userRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', userId: unknown): { sql: string; args: unknown[]; set: IdSet } {
   const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}' AND u.user_id = ?`;
   const probe = `EXISTS (SELECT 1 ${rows} AND u.project_id = x.project_id AND u.issuable_id = x.id)`;
-  return { sql: probe, args: [userId], set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [userId], projectColumn: 'u.project_id' } };
+  return { sql: probe, args: [userId], set: { probe, id: 'u.issuable_id', rows, args: [userId], projectColumn: 'u.project_id' } };
 }
 
 /** Not assigned to (or asked to review) a user: see userRowsSet. */
@@ -188,7 +210,7 @@ const ROLE_COLUMNS = { assignee: 'assignee_ids', reviewer: 'reviewer_ids' } as c
 export function anyUserRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', scope: Scope): { sql: string; set: IdSet } {
   const probe = `x.${ROLE_COLUMNS[role]} != '[]'`;
   const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}'${projectRows(scope, 'u')}`;
-  return { sql: probe, set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
+  return { sql: probe, set: { probe, id: 'u.issuable_id', rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
 }
 
 /**
@@ -228,17 +250,21 @@ function addUserRoleFilter(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'r
 
 /**
  * A filter by a set of records that rows of another table list (a user's assignments or reviews,
- * the caller's reactions), in two forms with the same arguments: `probe`, a condition on `x`
- * (the list walked in its order, each record asked), and `read`, `x.id IN (<the set's ids>)`
- * (the set read, its records looked up and sorted). `rows`: the set's rows (FROM ..., `args`);
- * `projectColumn`: their project, when they carry it.
+ * the caller's reactions, a milestone's records), in two forms with the same arguments: `probe`, a
+ * condition on `x` (the list walked in its order, each record asked), and the set read (its
+ * records looked up and sorted): `rows` (FROM ..., `args`), whose column `id` holds the records'
+ * ids. `projectColumn`: their project, when they carry it.
  */
 export interface IdSet {
   probe: string;
-  read: string;
+  id: string;
   rows: string;
   args: unknown[];
   projectColumn: string | null;
+  /** The condition as SQLite can read it through an index of `x` (project, milestone), if there is one: for counts. */
+  indexed?: string;
+  /** The set's records in the scope as counters count them (no rows read), when counters do. */
+  size?: () => number;
 }
 
 /**
@@ -354,7 +380,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, probe, ...q.iids);
     if (scope.projectId === undefined) {
       const rows = `FROM ${table} r WHERE r.iid IN (${marks})`;
-      idSets.push({ probe, read: `x.id IN (SELECT r.id ${rows})`, rows, args: q.iids, projectColumn: 'r.project_id' });
+      idSets.push({ probe, id: 'r.id', rows, args: q.iids, projectColumn: 'r.project_id' });
     }
   }
   if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
@@ -448,7 +474,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     for (const title of q.labels ?? []) {
       if (['none', 'any'].includes(title.toLowerCase())) continue;
       const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
-      idSets.push({ probe: hasLabel, read: `x.id IN (SELECT il.issuable_id ${rows})`, rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null });
+      const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null, size });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -799,22 +826,29 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   if (!filters.counted) return undefined;
   const { state, authorId, milestone } = filters.counted;
   const db = rc.svc.db;
+  const where: string[] = [];
+  const args: unknown[] = [];
   if (scope.projectId === undefined) {
-    // Records of many projects (a group, the instance's scope=all), by state alone: the state
-    // counters of the scope's projects, each counter row checked against them (not one lookup per
-    // project). Issues have confidential ones a caller may not see: counted so only for a caller
-    // who sees them all (an administrator), walked otherwise.
-    if ((type !== 'MergeRequest' && !seesAll) || !(scope.projects || scope.instance) || authorId !== null || milestone !== null) return undefined;
-    return { counted: scopeStateCount(rc, type, scope, state) };
-  }
-  if (seesAll && authorId === null && milestone === null) {
+    if (!(scope.projects || scope.instance)) return undefined;
+    if (authorId === null && milestone === null) {
+      // Records of many projects (a group, the instance's scope=all), by state alone: the state
+      // counters of the scope's projects, each counter row checked against them (not one lookup per
+      // project). Issues have confidential ones a caller may not see: counted so only for a caller
+      // who sees them all (an administrator), walked otherwise.
+      if (type !== 'MergeRequest' && !seesAll) return undefined;
+      return { counted: scopeStateCount(rc, type, scope, state) };
+    }
+    // By author or milestone title: the filter counters of the scope's projects (a group's
+    // milestone=v1 walked a quarter of a million records to count 10,001).
+    if (!scope.instance) addFilter(where, args, `project_id IN (${scope.projects})`, ...scope.args);
+  } else if (seesAll && authorId === null && milestone === null) {
     const row = db
       .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
       .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
     return { counted: row.n };
+  } else {
+    addFilter(where, args, 'project_id = ?', scope.projectId);
   }
-  const where = ['project_id = ?'];
-  const args: unknown[] = [scope.projectId];
   if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
   if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
   if (state) addFilter(where, args, 'state = ?', state);
@@ -890,6 +924,62 @@ export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'Merge
   const { n } = rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE project_id = ? AND milestone = ?${hidden}`).get(projectId, milestoneId) as { n: number };
   if (seesAll || type === 'MergeRequest') return { counted: n };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * A milestone's issues or merge requests in GitLab's order for them (API::MilestoneResponses
+ * finds them with `sort: 'label_priority'`): by the highest priority (lowest number) among the
+ * record's labels that have one in its project, records without one last, then newest id first
+ * (Issuable.order_labels_priority, nulls last, then with_order_id_desc). Undefined when no
+ * record of the milestone carries a prioritized label: then that order is the list's id order.
+ * The titles the milestone's records carry in each project are read by skipping through their
+ * label rows (core/034's issuable_labels_milestone, one step per title), each looked up among the
+ * project's labels (by its exact title, as the record carries it); the records carrying a
+ * prioritized one come first, read by their label rows, sorted, and checked against `list` (the
+ * list's own conditions on `x`); the rest follow in id order.
+ */
+export function labelPriorityRows<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectIds: number[],
+  milestoneId: number,
+  list: { from: string; args: unknown[] },
+): ((limit: number, offset: number) => T[]) | undefined {
+  const db = rc.svc.db;
+  const onMilestone = `il.issuable_type = '${type}' AND il.project_id = @project AND il.milestone IS NOT NULL AND il.milestone = @milestone`;
+  const titles = db.prepare(
+    `WITH RECURSIVE t(title) AS (
+       SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} ORDER BY il.title COLLATE NOCASE LIMIT 1)
+       UNION ALL
+       SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title > t.title COLLATE NOCASE ORDER BY il.title COLLATE NOCASE LIMIT 1)
+       FROM t WHERE t.title IS NOT NULL)
+     SELECT l.title, l.priority FROM t CROSS JOIN labels l ON l.project_id = @project AND l.title = t.title WHERE l.priority IS NOT NULL`,
+  );
+  const carriers = db.prepare(
+    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title = @title COLLATE NOCASE AND il.title = @title`,
+  );
+  const priorityOf = new Map<number, number>();
+  for (const projectId of projectIds) {
+    for (const { title, priority } of titles.all({ project: projectId, milestone: milestoneId }) as { title: string; priority: number }[]) {
+      for (const { id } of carriers.all({ project: projectId, milestone: milestoneId, title }) as { id: number }[]) {
+        const known = priorityOf.get(id);
+        if (known === undefined || priority < known) priorityOf.set(id, priority);
+      }
+    }
+  }
+  if (!priorityOf.size) return undefined;
+  // NOT INDEXED: those records looked up by id, not the milestone's records walked to find them.
+  const byId = list.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
+  const listed = (db.prepare(`SELECT x.id ${byId} AND x.id IN (SELECT value FROM json_each(?))`).all(...list.args, JSON.stringify([...priorityOf.keys()])) as { id: number }[]).map((r) => r.id);
+  const first = listed.sort((a, b) => priorityOf.get(a)! - priorityOf.get(b)! || b - a);
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const rest = db.prepare(`SELECT x.id ${list.from} AND x.id NOT IN (SELECT value FROM json_each(?)) ORDER BY x.id DESC LIMIT ? OFFSET ?`);
+  return (limit, offset) => {
+    const head = first.slice(offset, offset + limit);
+    const more = limit - head.length;
+    const tail = more > 0 ? (rest.all(...list.args, JSON.stringify(first), more, Math.max(0, offset - first.length)) as { id: number }[]).map((r) => r.id) : [];
+    return rowsByIds<T>(db, writesOf(table), [...head, ...tail]);
+  };
 }
 
 /**
@@ -1041,45 +1131,51 @@ export function indexedScopeCount(table: 'issues' | 'merge_requests', scope: Sco
 
 /**
  * The FROM of a list's page and of its count when filters are sets of records other tables list
- * (filters.idSets and the scope's, in `where` as their probes; `where` the list's whole condition). The count
- * reads each set's ids and looks their records up by id (NOT INDEXED: SQLite may not walk an order
- * index instead and ask every record, which read a million to find none). The page does the same,
- * and sorts, unless walking the list's order finds its rows sooner: the walk asks about `records /
- * matches` records for each row it needs, reading asks about every match, so the walk goes first
- * when wanted * records <= matches * matches (matches counted up to that bound, the smallest set's).
+ * (filters.idSets and the scope's, in `where` as their probes; `where` the list's whole condition,
+ * `args` its arguments). The page reads the smallest set's ids in the scope, looks their records
+ * up by id (CROSS JOIN: SQLite may not walk an order index instead and ask every record, which
+ * read a million to find none) and sorts them, unless walking the list's order finds its rows sooner:
+ * the walk asks about `records / matches` records for each row it needs, reading asks about every
+ * match, so the walk goes first when wanted * records <= matches * matches (matches counted up to
+ * that bound). The count has no order to keep: it reads the smallest set through an index of the
+ * records when the set has one (a milestone's: the scope's projects by their index, not walked),
+ * else goes through the set's rows in the scope one by one, each record looked up and checked, so
+ * it stops at its cap (`x.id IN (<set>)` would read the whole set first: a quarter of a million
+ * ids for a milestone on that many records).
  */
-export function idSetLists(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, where: string[]): { page: string; count: string } | undefined {
+export function idSetLists(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  // Each set's probe in the term where it stands (a scope's is one term among others; sets of one
-  // kind share their probe's text, their terms in the sets' order).
-  const terms: number[] = [];
-  for (const set of sets) {
-    const at = where.findIndex((w, i) => !terms.includes(i) && w.includes(set.probe));
-    if (at < 0) return undefined;
-    terms.push(at);
-  }
   const page = readPage(rc.params);
   const records = scope.projectId !== undefined
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const counted = sets.map((set) => idSetMatches(rc, set, scope, bound));
-  const matches = Math.min(...counted);
-  // Only the smallest set is read (the same arguments); the others are asked of its records, as
-  // reading a common one too (a label on 100,000 records) would cost more than all the asking.
-  const least = counted.indexOf(matches);
-  const read = where.map((w, i) => (i === terms[least] ? w.split(sets[least].probe).join(sets[least].read) : w));
-  const count = `FROM ${table} x NOT INDEXED WHERE ${read.join(' AND ')}`;
-  return { page: matches >= bound ? `FROM ${table} x WHERE ${where.join(' AND ')}` : count, count };
+  const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
+  const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
+  // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked.
+  const [rows, rowsArgs] = setRowsInScope(smallest, scope);
+  const bySet = { from: `FROM (SELECT DISTINCT ${smallest.id} AS id ${rows}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`, args: [...rowsArgs, ...args] };
+  const { indexed } = smallest;
+  const count = indexed
+    ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
+    : bySet;
+  return { page: matches >= bound ? { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args } : bySet, count };
 }
 
-/** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), counted up to `cap`. */
-function idSetMatches(rc: RequestContext, set: IdSet, scope: Scope, cap: number): number {
-  if (set.projectColumn && scope.projectId !== undefined) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId], cap);
-  if (set.projectColumn && scope.projects) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args], cap);
-  return countUpTo(rc.svc.db, set.rows, set.args, cap);
+/** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
+function setRowsInScope(set: IdSet, scope: Scope): [string, unknown[]] {
+  if (set.projectColumn && scope.projectId !== undefined) return [`${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId]];
+  if (set.projectColumn && scope.projects) return [`${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args]];
+  return [set.rows, set.args];
 }
 
 /**

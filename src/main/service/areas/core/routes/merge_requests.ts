@@ -56,7 +56,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const scopeSql = scopeCondition(rc, 'merge_requests', scope, filters);
   where.push(scopeSql);
   args.push(...scope.args);
-  const sets = idSetLists(rc, 'MergeRequest', scope, filters, where);
+  const sets = idSetLists(rc, 'MergeRequest', scope, filters, where, args);
   const byDates = dateLagList<MergeRequestRow>(rc, 'merge_requests', scope, filters, where, args, scopeSql);
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const byTitles = noMoreFilters ? labelTitlesList<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined;
@@ -64,14 +64,14 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     labelCount ?? byTitles?.count ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
-    (sets ? { from: sets.count, args } : undefined) ??
+    sets?.count ??
     byDates?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
-  const sql = sets?.page ?? `FROM merge_requests x WHERE ${where.join(' AND ')}`;
-  const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { from: sql, args }, true) : undefined;
+  const source = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
+  const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows;
-  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
   return q.view === 'simple' ? page.map(simple) : page;
 }
 
