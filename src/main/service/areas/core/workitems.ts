@@ -14,6 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
+import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -286,8 +287,12 @@ export interface WorkItemFilters {
   search: SearchPlan | null;
   /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
   idSets: IdSet[];
-  /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
-  updatedBefore: string | null;
+  /** created_after/before, updated_after/before, each in `where` as `x.<column> >=/<= ?`: see dateLagList. */
+  dates: DateBounds;
+  /** author_id, as `x.author_id = ?` in `where` (null: not filtered by it): see dateLagList. */
+  authorId: number | null;
+  /** The label titles every record must carry (not None or Any), each an EXISTS on its rows in `where`: see dateLagList. */
+  requiredLabels: string[];
   /** Label titles a record carries (`all`, at least one) and does not (`without`), two or more in all, perhaps a state, nothing else: see labelTitlesList. */
   labelTitles: { all: string[]; without: string[]; state: string | null } | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
@@ -462,8 +467,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const byLabelRows = labelTitles !== null && scope.projectId !== undefined && (col === 'created_at' || col === 'updated_at');
   // Titles with other filters, or over many projects, or in another order: each a set of records
   // its label rows list (idSetLists reads the smallest set and probes the rest), instead of walking
-  // the list's order and probing every record. Not with updated_before, which updatedBeforeList serves.
-  if (!labelOnly && !byLabelRows && !q.updated_before) {
+  // the list's order and probing every record. Not with a date on the other column than the order,
+  // which dateLagList serves (its count reads the label's rows).
+  const otherDate = col === 'created_at' ? q.updated_after || q.updated_before : col === 'updated_at' ? q.created_after || q.created_before : undefined;
+  if (!labelOnly && !byLabelRows && !otherDate) {
     for (const title of q.labels ?? []) {
       if (['none', 'any'].includes(title.toLowerCase())) continue;
       const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
@@ -501,7 +508,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById, labelTitles };
+  const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
+  const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles };
 }
 
 /**
@@ -1170,34 +1179,84 @@ function setRowsInScope(set: IdSet, scope: Scope): [string, unknown[]] {
 }
 
 /**
- * A project's list by created_at filtered by `updated_before`: a record is updated no earlier
- * than it was created, except where a write or an import set its dates so (core/068's partial
- * indexes hold those). So its matches are the records created by the date (read in order from
- * the date down, each checked) and, after it, only such exceptions: two arms merged in list
- * order, instead of walking every record created after the date to find none of them match. The
- * same rows: a record updated by the date but created after it was updated before it was created.
+ * A list ordered by one date column and filtered by the other (db/date-lag.ts): a project's, or
+ * a scope of many projects that walks the instance's order (scopeCondition's unindexed scope, or
+ * an administrator's whole instance). Undefined when no filter is on the other column, or when
+ * the list reads another way (search, sets of records other tables list), or for a scope of few
+ * records (read by its projects' indexes and sorted, as before).
  */
-export function updatedBeforeList<T>(
+export function dateLagList<T>(
   rc: RequestContext,
   table: 'issues' | 'merge_requests',
   scope: Scope,
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { rows: (limit: number, offset: number) => T[]; count: { from: string; args: unknown[] } } | undefined {
-  const date = filters.updatedBefore;
-  if (date === null || scope.projectId === undefined || filters.orderColumn !== 'created_at' || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
-  // `+`: the first arm walks the created_at order from the date, not the updated_at index; the
-  // second reads core/068's index (by a state, SQLite took the state's index from the date up).
-  const conditions = where.map((w) => (w === 'x.updated_at <= ?' ? '+x.updated_at <= ?' : w)).join(' AND ');
-  const arms = `SELECT x.* FROM ${table} x WHERE ${conditions} AND x.created_at <= ?
-    UNION ALL SELECT x.* FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE ${conditions} AND x.created_at > ? AND x.updated_at < x.created_at`;
-  const armArgs = [...args, date, ...args, date];
-  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
-  return {
-    rows: (limit, offset) => rc.svc.db.prepare(`${arms} ORDER BY created_at ${sort}, id ${sort} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as T[],
-    count: { from: `FROM (${arms}) x`, args: armArgs },
+  scopeSql: string,
+): DateLagList<T> | undefined {
+  const order = filters.orderColumn;
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  const inProject = scope.projectId !== undefined;
+  if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
+  // Other ways to count a project's list (see DateLagTable.counts): an author's records by the
+  // author's index (by creation date: a created_* range seeks, else countDirection), counted by the
+  // filter counters (core/018, core/028); a label's records by the label's rows in the range of a
+  // date they carry (core/038, core/054: the record's own), counted by the label counters (core/016;
+  // DISTINCT: a record may carry the title in two spellings).
+  const { dates } = filters;
+  const counts = (projectId: number): DateLagTable['counts'] => {
+    const db = rc.svc.db;
+    const type = table === 'issues' ? 'Issue' : 'MergeRequest';
+    const ways: NonNullable<DateLagTable['counts']> = [];
+    if (filters.authorId !== null) {
+      const { n } = db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table === 'issues' ? 'issue_filter_counts' : 'merge_request_filter_counts'} WHERE project_id = ? AND author = ?`)
+        .get(projectId, filters.authorId) as { n: number };
+      const walk = dates.created_after || dates.created_before ? '' : ` ORDER BY x.created_at ${countDirection(dates)}`;
+      ways.push({ from: (conditions) => `FROM ${table} x INDEXED BY ${table}_project_author_created WHERE ${conditions}${walk}`, args: [], candidates: n });
+    }
+    const title = filters.requiredLabels[0];
+    if (title !== undefined) {
+      const { n } = db
+        .prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE')
+        .get(type, projectId, title) as { n: number };
+      const column = dates.updated_after || dates.updated_before ? 'updated_at' : 'created_at';
+      const [low, high] = column === 'updated_at' ? [dates.updated_after, dates.updated_before] : [dates.created_after, dates.created_before];
+      ways.push({
+        from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_${column === 'updated_at' ? 'updated' : 'created'}
+          CROSS JOIN ${table} x ON x.id = il.issuable_id WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE
+          AND il.${column} IS NOT NULL${low ? ` AND il.${column} >= ?` : ''}${high ? ` AND il.${column} <= ?` : ''} AND ${conditions})`,
+        args: [projectId, title, ...(low ? [low] : []), ...(high ? [high] : [])],
+        candidates: n,
+      });
+    }
+    return ways;
   };
+  const lists: DateLagTable = inProject
+    ? {
+        table,
+        alias: 'x',
+        scope: 'x.project_id = ?',
+        scopeArgs: [scope.projectId],
+        lagIndex: { created_at: `${table}_project_lag_created`, updated_at: `${table}_project_lag_updated` },
+        dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
+        counts: counts(scope.projectId!),
+        log: writesOf(table),
+      }
+    : {
+        table,
+        alias: 'x',
+        scope: '1 = 1',
+        scopeArgs: [],
+        lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
+        dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
+        log: writesOf(table),
+      };
+  const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
+  // lag index it walks holds no project, so each candidate's record would be read to check it.
+  const byProjects = list && indexedScopeCount(table, scope, where, args, scopeSql);
+  return list && byProjects ? { ...list, count: byProjects } : list;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */

@@ -9,7 +9,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, updatedBeforeList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -82,7 +82,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
   const seesAll = filters.counted || filters.labelBound || filters.labelOnly ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
-  const byUpdated = updatedBeforeList<IssueRow>(rc, 'issues', scope, filters, where, args);
+  const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = q.confidential === undefined ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined;
   const countFrom =
     labelCount ??
@@ -91,7 +91,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     sets?.count ??
-    byUpdated?.count ??
+    byDates?.count ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const source = sets?.page ?? { from: `FROM issues x WHERE ${where.join(' AND ')}`, args };
   const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
@@ -100,7 +100,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (q.confidential === undefined ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined) ??
     byTitles?.rows ??
-    byUpdated?.rows;
+    byDates?.rows;
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
 }
 
