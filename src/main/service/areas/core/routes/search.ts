@@ -174,21 +174,25 @@ function searchSnippets(rc: RequestContext, term: string): Record<string, unknow
   return snippets(rc, rows);
 }
 
+/** Candidates of users_search up to this many are read by id; more, and the users are walked in id order, each asked. */
+const USERS_READ_MATCHES = 1_000;
+
 /**
  * Users by name or username: anyone active instance-wide, the members (with inherited ones) of a
  * group or project. From three characters users_search (the trigram index /users?search reads)
- * names the candidates, each looked up by id; LIKE still decides (the same matches as before).
+ * names the candidates, a few looked up by id; LIKE still decides (the same matches as before).
  */
 function searchUsers(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
   // `+state`: users_state (core/050) counts /users?active=; here nearly every user is active.
   const conditions = ["+u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
   const args: unknown[] = [like(term), like(term)];
   let table = 'users u';
-  if ([...term].length >= MIN_INDEXED_SEARCH) {
-    // One phrase (quotes doubled): the trigram tokenizer matches it as a substring. NOT INDEXED:
-    // the candidates looked up by id, not every user walked and asked.
+  // One phrase (quotes doubled): the trigram tokenizer matches it as a substring.
+  const query = `"${term.replace(/"/g, '""')}"`;
+  if ([...term].length >= MIN_INDEXED_SEARCH && countUpTo(rc.svc.db, 'FROM users_search s WHERE s.users_search MATCH ?', [query], USERS_READ_MATCHES) < USERS_READ_MATCHES) {
+    // NOT INDEXED: the few candidates looked up by id, not every user walked and asked.
     conditions.unshift('u.id IN (SELECT s.rowid FROM users_search s WHERE s.users_search MATCH ?)');
-    args.unshift(`"${term.replace(/"/g, '""')}"`);
+    args.unshift(query);
     table = 'users u NOT INDEXED';
   }
   if (where.level !== 'global') {
