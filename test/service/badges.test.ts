@@ -150,6 +150,58 @@ describe('group badges', () => {
     expect((await s.get(`/projects/${project.id}/badges`, { query: { name: 'CI2' } })).body).toEqual([]);
   });
 
+  it('show on a project those of every group above it and no others, and follow the project to another group', async () => {
+    const a = await s.createGroup({ path: 'scope-a' });
+    const aSub = await s.createGroup({ path: 'scope-a-sub', parent_id: a.id });
+    const b = await s.createGroup({ path: 'scope-b' });
+    const p = await s.createProject({ name: 'scoped', namespace_id: aSub.id });
+    const q = await s.createProject({ name: 'elsewhere', namespace_id: b.id });
+    const add = async (path: string, name: string): Promise<number> =>
+      (await s.post(`${path}/badges`, { link_url: 'http://x.example/%{project_path}', image_url: 'http://x.example/i.svg', name })).body.id;
+    const onA = await add(`/groups/${a.id}`, 'a');
+    const onSub = await add(`/groups/${aSub.id}`, 'sub');
+    const onB = await add(`/groups/${b.id}`, 'b');
+    const onP = await add(`/projects/${p.id}`, 'p');
+    const onQ = await add(`/projects/${q.id}`, 'q');
+    // Each read twice: the second one from what the first left remembered.
+    const seen = async (): Promise<Record<string, unknown>> => {
+      const out: Record<string, unknown> = {};
+      for (const [name, id] of Object.entries({ onA, onSub, onB, onP, onQ })) {
+        const first = await s.get(`/projects/${p.id}/badges/${id}`);
+        const again = await s.get(`/projects/${p.id}/badges/${id}`);
+        expect(again.text).toBe(first.text);
+        out[name] = first.status === 200 ? [first.body.kind, first.body.rendered_link_url] : [first.status, first.body];
+      }
+      const list = await s.get(`/projects/${p.id}/badges`);
+      out.list = list.body.map((x: any) => x.id);
+      out.total = list.headers.get('x-total');
+      return out;
+    };
+    const notFound = [404, { message: '404 Not found' }];
+    expect(await seen()).toEqual({
+      onA: ['group', 'http://x.example/scope-a/scope-a-sub/scoped'],
+      onSub: ['group', 'http://x.example/scope-a/scope-a-sub/scoped'],
+      onB: notFound,
+      onP: ['project', 'http://x.example/scope-a/scope-a-sub/scoped'],
+      onQ: notFound,
+      list: [onA, onSub, onP],
+      total: '3',
+    });
+    expect((await s.put(`/projects/${p.id}/transfer`, { namespace: b.id })).status).toBe(200);
+    expect(await seen()).toEqual({
+      onA: notFound,
+      onSub: notFound,
+      onB: ['group', 'http://x.example/scope-b/scoped'],
+      onP: ['project', 'http://x.example/scope-b/scoped'],
+      onQ: notFound,
+      list: [onB, onP],
+      total: '2',
+    });
+    // A group's badge is its own: the project's badge is not found through the group.
+    expect((await s.get(`/groups/${b.id}/badges/${onP}`)).status).toBe(404);
+    expect((await s.get(`/groups/${b.id}/badges/${onB}`)).body.kind).toBe('group');
+  });
+
   it('render for the group’s newest project', async () => {
     const g = await s.createGroup({ path: 'rg' });
     await s.createProject({ name: 'first', namespace_id: g.id });

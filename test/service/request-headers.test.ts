@@ -62,6 +62,11 @@ describe('credentials from the request head', () => {
       const res = await one('/user', ['Host: 127.0.0.1', `${name}: Bearer ${ROOT_TOKEN}`]);
       expect([name, res.status]).toEqual([name, 200]);
     }
+    // Another field of the same length is not the token field, whatever its case.
+    for (const name of ['PRIVATE_TOKEN', 'private-tokem', 'PRIVATE+TOKEN', 'Private-Tokens']) {
+      const res = await one('/user', ['Host: 127.0.0.1', `${name}: ${ROOT_TOKEN}`]);
+      expect([name, res.status]).toEqual([name, 401]);
+    }
   });
 
   it('keeps node rule for a field sent twice: private-token values joined, the first authorization kept', async () => {

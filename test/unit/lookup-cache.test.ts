@@ -60,6 +60,49 @@ describe('cached lookups', () => {
     expect(cachedLookup(db, 'a', 1, () => ({ v: 'again' }))).toBe(one);
   });
 
+  it('key a value by parts, each told apart by value and type at its place, until any write', () => {
+    open();
+    let loads = 0;
+    const entity = (...parts: (number | string | boolean | null)[]) => cachedEntity(db, 'composite', parts, () => (loads++, { parts: parts.join('|') }));
+    const a = entity(1, 2, 'http://x', null);
+    expect(entity(1, 2, 'http://x', null)).toBe(a);
+    expect(loads).toBe(1);
+    // Each part counts, and so does its type: 2 is not '2', null is not false or 0, order matters.
+    for (const other of [
+      [1, '2', 'http://x', null],
+      [1, 2, 'http://x', false],
+      [1, 2, 'http://x', 0],
+      [2, 1, 'http://x', null],
+      [1, 2, 'http://y', null],
+    ] as const) {
+      const before = loads;
+      expect(entity(...other)).not.toBe(a);
+      expect(loads).toBe(before + 1);
+    }
+    // Part strings made anew (not the same objects) find the same value.
+    expect(entity(1, 2, ['http:', '//x'].join(''), null)).toBe(a);
+    expect(cachedLookup(db, 'pairs', [7, 8], () => ({ v: 'seven-eight' }))?.v).toBe('seven-eight');
+    expect(cachedLookup(db, 'pairs', [7, 8], () => ({ v: 'again' }))?.v).toBe('seven-eight');
+    db.prepare('UPDATE t SET v = ? WHERE id = 1').run('uno');
+    expect(entity(1, 2, 'http://x', null)).not.toBe(a);
+    expect(cachedLookup(db, 'pairs', [7, 8], () => ({ v: 'after the write' }))?.v).toBe('after the write');
+  });
+
+  it('count composite keys against the bound like ids, and let them go with the rest', () => {
+    open();
+    let loads = 0;
+    const lookup = (id: number) => cachedLookup(db, 'parts', [id, 'x'], () => (loads++, { id }));
+    for (let i = 0; i < 10_000; i++) lookup(i);
+    expect(loads).toBe(10_000);
+    lookup(0);
+    expect(loads).toBe(10_000);
+    lookup(10_000); // the 10,001st: the store starts afresh with it
+    lookup(10_000);
+    expect(loads).toBe(10_001);
+    lookup(0);
+    expect(loads).toBe(10_002);
+  });
+
   it('let every kind go together once 10,000 values are held, and keep serving what comes after', () => {
     open();
     let loads = 0;

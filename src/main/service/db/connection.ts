@@ -271,7 +271,19 @@ function answersFor(root: Answers, args: unknown[], create: boolean): Answers | 
 }
 
 /** Remembered values by kind, then by id: the kinds are constant strings, the ids mostly numbers. */
-type Remembered = Map<string, Map<number | string, unknown>>;
+type Remembered = Map<string, Map<unknown, unknown>>;
+
+/** One part of a composite key: a value the remembered one depends on (a record's id, the viewer's, the base URL). */
+export type KeyPart = number | string | boolean | null;
+
+/**
+ * What a remembered value is keyed by within its kind: an id, or the parts that name it. Parts
+ * are looked up one map level each, keyed by the value itself, instead of joined into a string
+ * per call: a fresh string is flattened and hashed on every lookup (~7% of a badge read's CPU),
+ * where a number hashes for free and a string made once (the base URL, today's date) keeps its
+ * hash. A kind is always keyed one way: by an id, or by the same number of parts.
+ */
+export type LookupKey = number | string | readonly KeyPart[];
 
 interface LookupState {
   generation: number;
@@ -301,7 +313,7 @@ function lookupState(db: Db): LookupState {
  * than one string built per call: a fresh string is copied and hashed on every lookup, where a
  * number hashes for free (the token, project and namespace lookups of every request).
  */
-export function cachedLookup<T>(db: Db, kind: string, id: number | string, load: () => T | undefined): T | undefined {
+export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
   return remembered(db, 'entries', 10_000, kind, id, load);
 }
 
@@ -317,7 +329,7 @@ export function lookupKnown(db: Db, kind: string, id: number | string): boolean 
  * depends on besides the database (the viewer, the base URL, the date when it shows one, git's
  * state). Entities are larger than rows, so fewer are kept. Frozen: callers copy to extend.
  */
-export function cachedEntity<T extends object>(db: Db, kind: string, id: number | string, build: () => T): T {
+export function cachedEntity<T extends object>(db: Db, kind: string, id: LookupKey, build: () => T): T {
   return remembered(db, 'entities', 1000, kind, id, build)!;
 }
 
@@ -478,7 +490,7 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
   return value;
 }
 
-function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: number | string, load: () => T | undefined): T | undefined {
+function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
   if (db.inTransaction) return load();
   const state = lookupState(db);
   if (state.entriesGeneration !== state.generation) {
@@ -490,8 +502,10 @@ function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kin
   const kinds = state[store];
   let entries = kinds.get(kind);
   if (entries === undefined) kinds.set(kind, (entries = new Map()));
-  const known = entries.get(id);
-  if (known !== undefined || entries.has(id)) return known as T | undefined;
+  const key = typeof id === 'object' ? id[id.length - 1] : id;
+  const values = typeof id === 'object' ? partsMap(entries, id, false) : entries;
+  const known = values?.get(key);
+  if (known !== undefined || values?.has(key)) return known as T | undefined;
   const value = load();
   if (value && typeof value === 'object') {
     Object.freeze(value);
@@ -507,9 +521,23 @@ function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kin
     entries.clear();
     state.sizes[store] = 0;
   }
-  entries.set(id, value);
+  (typeof id === 'object' ? partsMap(entries, id, true)! : entries).set(key, value);
   state.sizes[store]++;
   return value;
+}
+
+/** The map that holds a composite key's value under its last part: one level per part before it (`create`: make the missing ones). */
+function partsMap(entries: Map<unknown, unknown>, parts: readonly KeyPart[], create: boolean): Map<unknown, unknown> | undefined {
+  let map = entries;
+  for (let i = 0; i < parts.length - 1; i++) {
+    let next = map.get(parts[i]) as Map<unknown, unknown> | undefined;
+    if (next === undefined) {
+      if (!create) return undefined;
+      map.set(parts[i], (next = new Map()));
+    }
+    map = next;
+  }
+  return map;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { inTransaction } from '../../db/connection';
+import { cachedLookup, inTransaction } from '../../db/connection';
 import { validationError } from '../../http/errors';
 import { type Namespace, ancestorsOf, findNamespaceById } from '../core/namespaces';
 import type { Project } from '../core/projects';
@@ -99,13 +99,34 @@ export function findBadge(svc: ServiceContext, id: number): BadgeRow | undefined
   return svc.db.prepare('SELECT * FROM badges WHERE id = ?').get(id) as BadgeRow | undefined;
 }
 
-/** A project's badges: its own and those of every group above it (Project#badges). */
-export function projectBadgesSql(svc: ServiceContext, p: Project): { sql: string; args: unknown[] } {
-  const ns = findNamespaceById(svc, p.namespace_id);
-  const groupIds = ns && ns.kind === 'group' ? [ns.id, ...ancestorsOf(svc, ns).map((a) => a.id)] : [];
-  const groupSql = groupIds.length ? ` OR (kind = 'group' AND group_id IN (${groupIds.map(() => '?').join(',')}))` : '';
-  return { sql: `((kind = 'project' AND project_id = ?)${groupSql})`, args: [p.id, ...groupIds] };
+/** Which badges a source shows, as SQL over `badges`, and the statement reading one of them by id. */
+export interface BadgeScope {
+  sql: string;
+  args: readonly unknown[];
+  /** `SELECT * FROM badges WHERE id = ? AND <sql>`: the id, then `args`. */
+  byIdSql: string;
 }
+
+/**
+ * A project's badges: its own and those of every group above it (Project#badges). Remembered until
+ * the next write (a move or a new parent group is one): every badge request reads it, and SQL text
+ * built per request was flattened and hashed again by the statement cache (~8% of a badge read).
+ */
+export function projectBadgesSql(svc: ServiceContext, p: Project): BadgeScope {
+  return cachedLookup(svc.db, 'project-badge-scope', p.id, () => {
+    const ns = findNamespaceById(svc, p.namespace_id);
+    const groupIds = ns && ns.kind === 'group' ? [ns.id, ...ancestorsOf(svc, ns).map((a) => a.id)] : [];
+    const groupSql = groupIds.length ? ` OR (kind = 'group' AND group_id IN (${groupIds.map(() => '?').join(',')}))` : '';
+    return badgeScope(`((kind = 'project' AND project_id = ?)${groupSql})`, Object.freeze([p.id, ...groupIds]));
+  })!;
+}
+
+/** A group's own badges. */
+export const groupBadgesScope = (groupId: number): BadgeScope => badgeScope(GROUP_BADGES_SQL, [groupId]);
+
+const GROUP_BADGES_SQL = "(kind = 'group' AND group_id = ?)";
+
+const badgeScope = (sql: string, args: readonly unknown[]): BadgeScope => ({ sql, args, byIdSql: `SELECT * FROM badges WHERE id = ? AND ${sql}` });
 
 export function createBadge(svc: ServiceContext, owner: { projectId: number } | { groupId: number }, input: BadgeInput): BadgeRow {
   const now = isoTime(svc.now());

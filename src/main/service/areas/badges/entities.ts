@@ -33,5 +33,5 @@ export function badge(svc: ServiceContext, b: BadgeRow, ctx: RenderContext): Rec
  * (a row read before an await may be older than the generation the entity would be kept in).
  */
 export function rememberedBadge(svc: ServiceContext, b: BadgeRow, ctx: RenderContext): Record<string, unknown> {
-  return cachedEntity(svc.db, 'badge', `${b.id}:${ctx.project?.id ?? 0}:${ctx.serverHost}:${ctx.commitSha}:${ctx.latestTag}`, () => badge(svc, b, ctx));
+  return cachedEntity(svc.db, 'badge', [b.id, ctx.project?.id ?? 0, ctx.serverHost, ctx.commitSha, ctx.latestTag], () => badge(svc, b, ctx));
 }

@@ -7,9 +7,11 @@ import type { Namespace } from '../core/namespaces';
 import type { Project } from '../core/projects';
 import {
   type BadgeRow,
+  type BadgeScope,
   type RenderContext,
   createBadge,
   deleteBadge,
+  groupBadgesScope,
   projectBadgesSql,
   updateBadge,
   validateBadge,
@@ -23,8 +25,8 @@ import { checkUnmodifiedSince } from '../../http/conditional';
 interface Source {
   kind: 'project' | 'group';
   id: number;
-  /** SQL over `badges` selecting the source's badges. */
-  scope: { sql: string; args: unknown[] };
+  /** The source's badges. */
+  scope: BadgeScope;
   /** The project badges render for (null: verbatim). */
   project: Project | null;
 }
@@ -65,7 +67,7 @@ function groupSource(rc: RequestContext, g: Namespace): Source {
   const first = rc.svc.db
     .prepare(`SELECT * FROM projects p WHERE p.namespace_id = ? AND ${vis.sql} ORDER BY p.id DESC LIMIT 1`)
     .get(g.id, ...vis.args) as Project | undefined;
-  return { kind: 'group', id: g.id, scope: { sql: "(kind = 'group' AND group_id = ?)", args: [g.id] }, project: first ?? null };
+  return { kind: 'group', id: g.id, scope: groupBadgesScope(g.id), project: first ?? null };
 }
 
 function loadSource(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number = Access.NO_ACCESS): Source {
@@ -86,7 +88,7 @@ function loadBadge(rc: RequestContext, source: Source, declaredInteger = true): 
   const isInteger = /^\d+$/.test(rc.path.badge_id);
   if (!isInteger && declaredInteger) throw grapeError(400, 'badge_id is invalid');
   if (!isInteger) throw recordNotFound();
-  const row = rc.svc.db.prepare(`SELECT * FROM badges WHERE id = ? AND ${source.scope.sql}`).get(Number(rc.path.badge_id), ...source.scope.args) as
+  const row = rc.svc.db.prepare(source.scope.byIdSql).get(Number(rc.path.badge_id), ...source.scope.args) as
     | BadgeRow
     | undefined;
   if (!row) throw recordNotFound();

@@ -364,7 +364,7 @@ export function projectWebUrl(ec: EntityContext, p: Project, ns: Namespace): str
  */
 export function project(ec: EntityContext, p: Project): Record<string, unknown> {
   const emptyRepo = !ec.svc.git.hasCommits(p.id);
-  return cachedEntity(ec.svc.db, 'project', `${p.id}:${ec.user?.id ?? 0}:${emptyRepo}:${ec.baseUrl}`, () => buildProject(ec, p, emptyRepo));
+  return cachedEntity(ec.svc.db, 'project', [p.id, ec.user?.id ?? 0, emptyRepo, ec.baseUrl], () => buildProject(ec, p, emptyRepo));
 }
 
 function buildProject(ec: EntityContext, p: Project, emptyRepo: boolean): Record<string, unknown> {
@@ -550,7 +550,7 @@ function readmePath(svc: ServiceContext, projectId: number): string | null {
  */
 function projectLevels(ec: EntityContext, p: Project, ns: Namespace, pageOwn?: Map<number, number>): { own: number; group: number } {
   const user = ec.user!;
-  return cachedLookup(ec.svc.db, 'project-permissions', `${p.id}:${user.id}`, () => {
+  return cachedLookup(ec.svc.db, 'project-permissions', [p.id, user.id], () => {
     const own = pageOwn
       ? pageOwn.get(p.id)
       : (
@@ -1047,7 +1047,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
 
 /** A single issue (GET, create, update): Entities::Issue with `subscribed`, which lists leave out. */
 export function issueDetail(ec: EntityContext, i: IssueRow): Record<string, unknown> {
-  return cachedEntity(ec.svc.db, 'issue-detail', issueEntityKey(ec)(i), () =>
+  return cachedEntity(ec.svc.db, 'issue-detail', [i.id, ec.user?.id ?? 0, today(ec.svc), ec.baseUrl], () =>
     buildIssue(ec, i, issueParts(ec, i, issuableCounts(ec, 'Issue', [i])), isSubscribed(ec.svc, { type: 'Issue', ...i }, ec.user)),
   );
 }
