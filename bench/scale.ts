@@ -546,6 +546,12 @@ function linkedLists(m: ScaleManifest, milestones: Map<number, number>): [string
       : []),
     ['search API scope=issues search=crash', (id) => `/projects/${id}/search?scope=issues&search=crash`],
     ['search API scope=merge_requests search=crash', (id) => `/projects/${id}/search?scope=merge_requests&search=crash`],
+    // The other scopes (round 11, filt12): notes by core/076's index (a common term, a rare one, none), members.
+    ['search API scope=notes search=comment', (id) => `/projects/${id}/search?scope=notes&search=comment`],
+    ['search API scope=notes search=issue 12345', (id) => `/projects/${id}/search?scope=notes&search=issue%2012345`],
+    ['search API scope=notes search=crash', (id) => `/projects/${id}/search?scope=notes&search=crash`],
+    ['search API scope=users search=user12', (id) => `/projects/${id}/search?scope=users&search=user12`],
+    ['search API scope=milestones search=v1', (id) => `/projects/${id}/search?scope=milestones&search=v1`],
   ];
 }
 
@@ -666,6 +672,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group search API scope=merge_requests search=crash', `/groups/${m.groupId}/search?scope=merge_requests&search=crash`],
       ['instance search API scope=merge_requests search=crash', '/search?scope=merge_requests&search=crash'],
     ]),
+    ['instance search API scope=snippet_titles search=crash', '/search?scope=snippet_titles&search=crash'],
+    ['instance search API scope=users search=user12', '/search?scope=users&search=user12'],
+    ['group search API scope=users search=user12', `/groups/${m.groupId}/search?scope=users&search=user12`],
+    ['instance search API scope=projects search=project-12', '/search?scope=projects&search=project-12'],
   ];
 }
 
