@@ -394,3 +394,58 @@ describe('writes the label rows follow', () => {
     await check();
   });
 });
+
+describe('by one label and an author over many projects (a group, the instance)', () => {
+  it("counted from the label-author counters of the scope's projects (core/075), every page and view as the records say", { timeout: 240_000 }, async () => {
+    // A project outside the group: the group's lists leave its records out, the instance's keep them.
+    const outside = (await s.createProject({ name: 'outside', visibility: 'public' })).id;
+    const ctx = s.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= 30; i++) {
+        const common = { iid: i, title: `Outside ${i}`, description: null, authorId: i % 2 ? authorA.id : authorB.id, labels: i % 3 ? ['other'] : ['misc'], createdAt: createdAt(i * 5), updatedAt: updatedAt(i), importedFrom: 'none' as const };
+        insertImportedIssue(ctx, outside, { ...common, state: stateOf(i, 'Issue') as 'opened', confidential: i % 4 === 0 });
+        insertImportedMergeRequest(ctx, outside, { ...common, state: stateOf(i, 'MergeRequest') as 'opened', sourceBranch: `o-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) });
+      }
+    })();
+    const inGroup = [project, sibling];
+    const everywhere = [project, sibling, outside];
+    for (const kind of ['merge_requests', 'issues'] as const) {
+      const counts = await preparedBy(s, async () => {
+        for (const label of ['other', 'OTHER', 'misc', 'none-such']) {
+          for (const author of [authorA.id, authorB.id, 1]) {
+            await expectEveryPage(s, `/groups/${group}/${kind}`, { labels: label, author_id: String(author) }, expected(kind, { projects: inGroup, label, authorId: author }, 'created_at', 'desc'), 9);
+            await expectEveryPage(s, `/${kind}`, { scope: 'all', labels: label, author_id: String(author) }, expected(kind, { projects: everywhere, label, authorId: author }, 'created_at', 'desc'), 9);
+          }
+        }
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { labels: 'other', author_id: String(authorA.id), state: 'closed', sort: 'asc' }, expected(kind, { projects: inGroup, label: 'other', authorId: authorA.id, state: 'closed' }, 'created_at', 'asc'), 3);
+        await expectEveryPage(s, `/${kind}`, { scope: 'all', labels: 'other', author_id: String(authorB.id), state: 'opened' }, expected(kind, { projects: everywhere, label: 'other', authorId: authorB.id, state: 'opened' }, 'created_at', 'desc'), 4);
+      });
+      expect(counts.some((sql) => sql.includes('INDEXED BY label_author_counts_author'))).toBe(true);
+      // One spelling: never counted by walking the author's records.
+      const walked = await preparedBy(s, async () => {
+        await s.get(`/groups/${group}/${kind}`, { query: { labels: 'other', author_id: String(authorA.id) } });
+        await s.get(`/${kind}`, { query: { scope: 'all', labels: 'other', author_id: String(authorA.id) } });
+      });
+      expect(walked.filter((sql) => sql.includes('count(*)'))).toEqual([]);
+      // Two spellings of `bug` (a record carrying both would count twice): walked, the same answers.
+      await expectEveryPage(s, `/groups/${group}/${kind}`, { labels: 'bug', author_id: '1' }, expected(kind, { projects: inGroup, label: 'bug', authorId: 1 }, 'created_at', 'desc'), 9);
+      await expectEveryPage(s, `/${kind}`, { scope: 'all', labels: 'BUG', author_id: String(authorB.id) }, expected(kind, { projects: everywhere, label: 'bug', authorId: authorB.id }, 'created_at', 'desc'), 9);
+    }
+    // Confidential issues: their author sees their own, another user and an anonymous caller none (walked when any is hidden).
+    for (const [token, viewer] of [
+      [authorA.token, authorA.id],
+      [authorB.token, authorB.id],
+      [undefined, 'anonymous'],
+    ] as const) {
+      for (const author of [authorA.id, authorB.id]) {
+        await expectEveryPage(s, `/groups/${group}/issues`, { labels: 'other', author_id: String(author) }, expected('issues', { projects: inGroup, label: 'other', authorId: author, viewer }, 'created_at', 'desc'), 9, token ?? '');
+        if (token) await expectEveryPage(s, '/issues', { scope: 'all', labels: 'other', author_id: String(author) }, expected('issues', { projects: everywhere, label: 'other', authorId: author, viewer }, 'created_at', 'desc'), 9, token);
+      }
+    }
+    // The plan: the counters read by author and title, not every counter row.
+    const plan = (ctx.db.prepare("EXPLAIN QUERY PLAN SELECT sum(n) FROM label_author_counts INDEXED BY label_author_counts_author WHERE issuable_type = 'Issue' AND author_id = 1 AND title = 'other' AND state = 'opened'").all() as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(plan).toContain('USING INDEX label_author_counts_author (issuable_type=? AND author_id=? AND title=? AND state=?)');
+    ctx.db.prepare('DELETE FROM issues WHERE project_id = ?').run(outside);
+    ctx.db.prepare('DELETE FROM merge_requests WHERE project_id = ?').run(outside);
+  });
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService, ok } from '../helpers/service';
-import { pagedReads, queryPlan } from '../helpers/lists';
+import { pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -126,6 +126,8 @@ const CASES: { query: Record<string, string>; where: string }[] = [
   { query: { labels: 'bug', assignee_id: 'Any', state: 'opened' }, where: `${carries('bug')} AND x.assignee_ids != '[]' AND x.state = 'opened'` },
   { query: { labels: 'bug,ux', assignee_id: 'Any' }, where: `${carries('bug')} AND ${carries('ux')} AND x.assignee_ids != '[]'` },
   { query: { labels: 'rare', milestone: 'soon' }, where: `${carries('rare')} AND x.milestone_id IN (SELECT id FROM milestones WHERE title = 'soon')` },
+  { query: { milestone: 'soon' }, where: "x.milestone_id IN (SELECT id FROM milestones WHERE title = 'soon')" },
+  { query: { milestone: 'soon', state: 'opened', author_id: '1' }, where: "x.milestone_id IN (SELECT id FROM milestones WHERE title = 'soon') AND x.state = 'opened' AND x.author_id = 1" },
   { query: { assignee_id: 'Any' }, where: "x.assignee_ids != '[]'" },
   { query: { assignee_id: 'Any', state: 'opened' }, where: "x.assignee_ids != '[]' AND x.state = 'opened'" },
   { query: { milestone: 'Upcoming' }, where: upcoming() },
@@ -146,6 +148,7 @@ describe('several label titles, label sets, assignee_id=Any, milestone=Upcoming/
           await expectPages(`/projects/${proj}/${kind}`, query, truth(kind, [proj], where, o.order, false), PAGES);
           if (kind === 'issues') await expectPages(`/projects/${proj}/issues`, query, truth(kind, [proj], where, o.order, true), PAGES, guestToken);
           await expectPages(`/groups/${group}/${kind}`, query, truth(kind, [proj, sibling], where, o.order, false), PAGES.slice(0, 2));
+          if (kind === 'issues') await expectPages(`/groups/${group}/issues`, query, truth(kind, [proj, sibling], where, o.order, true), PAGES.slice(0, 1), guestToken);
           await expectPages(`/${kind}`, { ...query, scope: 'all' }, truth(kind, [proj, sibling, many], where, o.order, false), PAGES.slice(0, 2));
         }
       }
@@ -156,6 +159,23 @@ describe('several label titles, label sets, assignee_id=Any, milestone=Upcoming/
     await expectPages(`/projects/${many}/issues`, { labels: 'bug,ux' }, truth('issues', [many], `${carries('bug')} AND ${carries('ux')}`, 'x.created_at DESC, x.id DESC', false), [[1, 20], [3, 100], [101, 100]]);
     await expectPages(`/projects/${many}/issues`, { labels: 'bug', 'not[labels]': 'ux' }, truth('issues', [many], `${carries('bug')} AND NOT ${carries('ux')}`, 'x.created_at DESC, x.id DESC', false), [[1, 20], [2, 20]]);
   }, 60_000);
+
+  it('counts a group\'s or the instance\'s list by milestone title from the filter counters, and reads a rare milestone\'s records by its index', async () => {
+    const db = s.service.context.db;
+    for (const path of [`/groups/${group}/issues`, `/groups/${group}/merge_requests`, '/issues', '/merge_requests']) {
+      const query = { milestone: 'soon', ...(path.startsWith('/groups') ? {} : { scope: 'all' }) };
+      const statements = await preparedBy(s, async () => void ok(await s.get(path, { query })));
+      // Counted by the counters: no statement counts the records themselves.
+      expect(statements.filter((sql) => /count\(\*\)[\s\S]*FROM (issues|merge_requests) x/.test(sql)), path).toEqual([]);
+      const reads = await pagedReads(s, async () => void ok(await s.get(path, { query })));
+      expect(reads.length, path).toBeGreaterThan(0);
+      for (const read of reads) {
+        const plan = queryPlan(db, read.sql, ...read.args);
+        expect(plan, path).toMatch(/USING (COVERING )?INDEX (issues|merge_requests)_(project_)?milestone/);
+        expect(plan, path).not.toMatch(/SCAN x/);
+      }
+    }
+  });
 
   it('reads the rarest title\'s label rows, or the smallest set, never every record in list order', async () => {
     const db = s.service.context.db;

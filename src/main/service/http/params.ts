@@ -248,21 +248,23 @@ export type Declared<S extends Record<string, AnyField>> = { [K in keyof S]: Out
  * so an optional parameter's type includes null: the compiler makes every route say what null
  * means to it (clear the value, ignore the filter, or "can't be blank").
  */
-export function declared<S extends Record<string, AnyField>>(params: Params, spec: S): Declared<S> {
+export function declared<S extends Record<string, AnyField>>(params: Params, spec: S, within?: string): Declared<S> {
   parameterObserver?.(spec);
   const out: Record<string, unknown> = {};
   const errors: string[] = [];
-  for (const [name, field] of Object.entries(spec)) {
-    const raw = params[name];
+  for (const [key, field] of Object.entries(spec)) {
+    // Grape names a hash's member by its full name (`not[assignee_id] is invalid`).
+    const name = within ? `${within}[${key}]` : key;
+    const raw = params[key];
     if (raw === undefined) {
       if (field.isRequired) errors.push(`${name} is missing`);
-      else if (field.defaultValue !== undefined) out[name] = field.defaultValue;
+      else if (field.defaultValue !== undefined) out[key] = field.defaultValue;
       continue;
     }
     if (raw === null) {
       if (field.isRequired) errors.push(`${name} is missing`);
       // Grape's `default:` applies to nil as to a missing value.
-      else out[name] = field.defaultValue !== undefined ? field.defaultValue : null;
+      else out[key] = field.defaultValue !== undefined ? field.defaultValue : null;
       continue;
     }
     if (!field.allowBlank && typeof raw === 'string' && raw.trim() === '') {
@@ -278,7 +280,7 @@ export function declared<S extends Record<string, AnyField>>(params: Params, spe
       errors.push(`${name} does not have a valid value`);
       continue;
     }
-    out[name] = parsed;
+    out[key] = parsed;
   }
   if (errors.length) throw grapeError(400, errors.join(', '));
   return out as Declared<S>;
@@ -293,9 +295,9 @@ export function requireAtLeastOne(params: Params, names: string[]): void {
 }
 
 /** Grape's `mutually_exclusive`. */
-export function requireMutuallyExclusive(params: Params, names: string[]): void {
+export function requireMutuallyExclusive(params: Params, names: string[], within?: string): void {
   parameterObserver?.(namesOnly(names));
-  const given = names.filter((n) => params[n] !== undefined);
+  const given = names.filter((n) => params[n] !== undefined).map((n) => (within ? `${within}[${n}]` : n));
   if (given.length > 1) throw grapeError(400, `${given.join(', ')} are mutually exclusive`);
 }
 

@@ -1,20 +1,20 @@
 import { RequestContext, type Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
-import { paginateArray, paginateSql } from '../../../http/pagination';
+import { COUNT_LIMIT, countUpTo, paginateArray, paginateSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { selfAndDescendantIds } from '../namespaces';
-import { type Project, findProjectById } from '../projects';
-import { Access, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
+import type { Project } from '../projects';
+import { Access, effectiveProjectAccess, loadGroup, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { type EntityContext, type NoteRow, milestone, note, userBasic } from '../entities';
 import type { MilestoneRow } from '../milestones';
 import type { User } from '../users';
-import { loadSource, memberListSql } from '../members';
+import { isMemberSql, loadSource } from '../members';
 import { likeEscape } from './users';
 import { listIssues } from './issues';
 import { listMergeRequests } from './merge_requests';
 import { listProjects } from './projects';
 import { type Scope, groupScope, projectScope, visibleScope } from '../workitems';
-import { type SnippetRow, canReadSnippet, currentPaths } from '../../snippets/snippets';
+import type { SnippetRow } from '../../snippets/snippets';
 import { snippets } from '../../snippets/entities';
 import { loadRepository } from '../../repositories/access';
 import { commitDetail } from '../../repositories/entities';
@@ -135,37 +135,97 @@ function searchMilestones(rc: RequestContext, where: Where, term: string): Recor
   );
 }
 
-/** snippet_titles: snippets the caller can read whose title or a file name matches. */
+/**
+ * snippet_titles: snippets the caller can read (canReadSnippet, as SQL) whose title, description or
+ * a file name holds the term, as JavaScript's toLowerCase folds them (js_lower), newest update
+ * first: GitLab's SnippetSearchResults (`reorder(updated_at: :desc)`; ties by id) over
+ * Snippet.search (title, description, file name). Read a page at a time, instead of every
+ * snippet of the instance loaded and checked (each with its project and files: 56 ms at 5,000).
+ */
 function searchSnippets(rc: RequestContext, term: string): Record<string, unknown>[] {
   const needle = term.toLowerCase();
-  const rows = (rc.svc.db.prepare('SELECT * FROM snippets ORDER BY id DESC').all() as SnippetRow[]).filter((s) => {
-    const project = s.project_id === null ? null : (findProjectById(rc.svc, s.project_id) ?? undefined);
-    if (project === undefined || !canReadSnippet(rc.svc, rc.user, s, project)) return false;
-    return s.title.toLowerCase().includes(needle) || currentPaths(rc.svc, s.id).some((p) => p.toLowerCase().includes(needle));
-  });
-  return snippets(rc, paginateArray(rc, rows));
+  const conditions = ['(s.project_id IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = s.project_id))'];
+  const args: unknown[] = [];
+  const user = rc.user;
+  if (user && !user.admin) {
+    const member = memberProjectsSql(rc.svc, user, 'p', Access.GUEST);
+    addFilter(
+      conditions,
+      args,
+      `(s.author_id = ? OR s.visibility = 'public'${user.external ? '' : " OR s.visibility = 'internal'"}
+        OR (s.project_id IS NOT NULL AND s.project_id IN (SELECT p.id FROM projects p WHERE ${member.sql})))`,
+      user.id,
+      ...member.args,
+    );
+  } else if (!user) {
+    conditions.push("s.visibility = 'public'");
+  }
+  // The latest revision's files (the highest id, as latestRevision), asked only when the title and description do not match.
+  addFilter(
+    conditions,
+    args,
+    `(instr(js_lower(s.title), ?) > 0 OR instr(js_lower(coalesce(s.description, '')), ?) > 0
+      OR EXISTS (SELECT 1 FROM snippet_revision_files f WHERE f.revision_id = (SELECT max(r.id) FROM snippet_revisions r WHERE r.snippet_id = s.id) AND instr(js_lower(f.path), ?) > 0))`,
+    needle,
+    needle,
+    needle,
+  );
+  const rows = paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from: `FROM snippets s WHERE ${conditions.join(' AND ')}`, args, order: 's.updated_at DESC, s.id DESC' });
+  return snippets(rc, rows);
 }
 
-/** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
+/** Candidates of users_search up to this many are read by id; more, and the users are walked in id order, each asked. */
+const USERS_READ_MATCHES = 1_000;
+
+/**
+ * Users by name or username: anyone active instance-wide, the members (with inherited ones) of a
+ * group or project. From three characters users_search (the trigram index /users?search reads)
+ * names the candidates, a few looked up by id; LIKE still decides (the same matches as before).
+ */
 function searchUsers(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
   // `+state`: users_state (core/050) counts /users?active=; here nearly every user is active.
   const conditions = ["+u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
   const args: unknown[] = [like(term), like(term)];
-  if (where.level !== 'global') {
-    const source = loadSource(rc, where.level === 'project' ? 'projects' : 'groups');
-    const members = memberListSql(rc.svc, source, true);
-    conditions.push(`u.id IN (SELECT m.user_id ${members.from})`);
-    args.push(...members.args);
+  let table = 'users u';
+  // One phrase (quotes doubled): the trigram tokenizer matches it as a substring.
+  const query = `"${term.replace(/"/g, '""')}"`;
+  if ([...term].length >= MIN_INDEXED_SEARCH && countUpTo(rc.svc.db, 'FROM users_search s WHERE s.users_search MATCH ?', [query], USERS_READ_MATCHES) < USERS_READ_MATCHES) {
+    // NOT INDEXED: the few candidates looked up by id, not every user walked and asked.
+    conditions.unshift('u.id IN (SELECT s.rowid FROM users_search s WHERE s.users_search MATCH ?)');
+    args.unshift(query);
+    table = 'users u NOT INDEXED';
   }
-  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM users u WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
+  if (where.level !== 'global') {
+    const member = isMemberSql(rc.svc, loadSource(rc, where.level === 'project' ? 'projects' : 'groups'), 'u.id');
+    conditions.push(member.sql);
+    args.push(...member.args);
+  }
+  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM ${table} WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
 }
 
-/** Notes of the project's issues, merge requests and snippets whose text matches, hidden as the caller's own reads hide them. */
+/** A term of fewer characters than a trigram: the full-text index cannot match it, so LIKE walks the project's notes. */
+const MIN_INDEXED_SEARCH = 3;
+/** Matches up to this many are read by id and sorted; more, and the project's notes are walked in order, each checked against the index. */
+const NOTES_READ_MATCHES = 2_000;
+
+/**
+ * Notes of the project's issues, merge requests and snippets whose text holds the term
+ * (case-insensitively), hidden as the caller's own reads hide them, newest update first
+ * (ProjectSearchResults#notes_finder: `order('updated_at DESC')`; ties by id). A note matches as
+ * LIKE says; from three characters, core/076's full-text index (case-folding no less than LIKE:
+ * every LIKE match is among its matches) names the candidates: a few are read by id and
+ * sorted, and many are found by walking the project's notes in order (notes_project_updated),
+ * counted from the candidates up to COUNT_LIMIT and, past it, "more than COUNT_LIMIT" for a
+ * caller who sees every note (a bound only a note spelling the term with letters that fold to
+ * ASCII, such as the Kelvin sign, could break).
+ */
 function searchNotes(rc: RequestContext, project: Project, term: string): Record<string, unknown>[] {
-  const conditions = ['n.project_id = ?', 'n.system = 0', "lower(n.body) LIKE ? ESCAPE '\\'"];
-  const args: unknown[] = [project.id, like(term)];
+  const db = rc.svc.db;
+  const conditions = ['n.project_id = ?', 'n.system = 0'];
+  const args: unknown[] = [project.id];
   const level = effectiveProjectAccess(rc.svc, rc.user, project);
-  if (level < Access.PLANNER) {
+  const seesAll = level >= Access.PLANNER;
+  if (!seesAll) {
     conditions.push('n.internal = 0');
     // Notes on confidential issues only for their author and assignees below Planner.
     const uid = rc.user?.id ?? -1;
@@ -177,13 +237,34 @@ function searchNotes(rc: RequestContext, project: Project, term: string): Record
       uid,
     );
   }
+  addFilter(conditions, args, "lower(n.body) LIKE ? ESCAPE '\\'", like(term));
+  let from = `FROM notes n WHERE ${conditions.join(' AND ')}`;
+  let countFrom: { from: string; args: unknown[] } | { counted: number } | undefined;
+  let listArgs = args;
+  if ([...term].length >= MIN_INDEXED_SEARCH) {
+    // One phrase (quotes doubled): the trigram tokenizer matches it as a substring. The shifts
+    // make the range's bounds INTEGERs (a REAL bound reads the whole doclist instead of seeking).
+    const query = `"${term.replace(/"/g, '""')}"`;
+    const inProject = 's.notes_search MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295';
+    const matches = countUpTo(db, `FROM notes_search s WHERE ${inProject}`, [query, project.id, project.id], COUNT_LIMIT + 1);
+    // NOT INDEXED: the candidates' notes looked up by id, not the project's notes walked to find them.
+    const candidates = {
+      from: `FROM notes n NOT INDEXED WHERE n.id IN (SELECT s.rowid & 4294967295 FROM notes_search s WHERE ${inProject}) AND ${conditions.join(' AND ')}`,
+      args: [query, project.id, project.id, ...args],
+    };
+    if (matches <= NOTES_READ_MATCHES) {
+      from = candidates.from;
+      listArgs = candidates.args;
+    } else {
+      from = `FROM notes n INDEXED BY notes_project_updated WHERE ${conditions.join(' AND ')}`;
+      countFrom = matches <= COUNT_LIMIT ? candidates : seesAll ? { counted: COUNT_LIMIT + 1 } : undefined;
+    }
+  }
   const iidOf = (n: NoteRow): number | null => {
     const table = n.noteable_type === 'Issue' ? 'issues' : n.noteable_type === 'MergeRequest' ? 'merge_requests' : null;
-    return table ? ((rc.svc.db.prepare(`SELECT iid FROM ${table} WHERE id = ?`).get(n.noteable_id) as { iid: number } | undefined)?.iid ?? null) : null;
+    return table ? ((db.prepare(`SELECT iid FROM ${table} WHERE id = ?`).get(n.noteable_id) as { iid: number } | undefined)?.iid ?? null) : null;
   };
-  return paginateSql<NoteRow>(rc, rc.svc.db, { select: 'n.*', from: `FROM notes n WHERE ${conditions.join(' AND ')}`, args, order: 'n.id DESC' }).map((n) =>
-    note(rc as EntityContext, n, iidOf(n)),
-  );
+  return paginateSql<NoteRow>(rc, db, { select: 'n.*', from, args: listArgs, order: 'n.updated_at DESC, n.id DESC', countFrom }).map((n) => note(rc as EntityContext, n, iidOf(n)));
 }
 
 /** Commits on `ref` (the default branch) whose message matches, newest first. */

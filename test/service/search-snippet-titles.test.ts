@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService, ok } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
+import { type SnippetRow, canReadSnippet, currentPaths } from '../../src/main/service/areas/snippets/snippets';
+import { findProjectById } from '../../src/main/service/areas/core/projects';
+import { findUserById } from '../../src/main/service/areas/core/users';
+
+/**
+ * The Search API's snippet_titles scope: the snippets a caller may read (canReadSnippet) whose title,
+ * description or a current file name holds the term (JavaScript's case folding), newest update
+ * first, as GitLab's SnippetSearchResults (Snippet.search over title, description and file name,
+ * `reorder(updated_at: :desc)`). Each answer is checked against the snippets one by one, as the
+ * scope read them before, every page with its headers, for every kind of caller.
+ */
+let s: TestService;
+const callers: Record<string, { id: number; token: string }> = {};
+let privateProject: number;
+let publicProject: number;
+
+const at = (minutes: number): string => new Date(Date.UTC(2024, 0, 1) + minutes * 60_000).toISOString();
+
+beforeAll(async () => {
+  s = await TestService.start();
+  for (const name of ['author', 'member', 'external', 'plain']) {
+    const u = await s.createUser(name === 'external' ? { external: true } : {});
+    callers[name] = { id: u.user.id, token: u.token };
+  }
+  privateProject = (await s.createProject({ name: 'secret garden', visibility: 'private' })).id;
+  publicProject = (await s.createProject({ name: 'open field', visibility: 'public' })).id;
+  ok(await s.post(`/projects/${privateProject}/members`, { user_id: callers.member.id, access_level: 10 }));
+  ok(await s.post(`/projects/${publicProject}/members`, { user_id: callers.author.id, access_level: 30 }));
+  const visibilities = ['public', 'internal', 'private'] as const;
+  for (let i = 1; i <= 36; i++) {
+    const visibility = visibilities[i % 3];
+    // The term in the title, the description, a file name, or (every 6th) nowhere; non-ASCII cases on a few.
+    const where = i % 6;
+    const title = where === 0 ? `Plain ${i}` : where === 1 ? `Kiwi recipe ${i}` : where === 2 ? `ÉCOLE kiwi ${i}` : `Snippet ${i}`;
+    const description = where === 3 ? `about KIWIS ${i}` : null;
+    const file = where === 4 ? `kiwi-${i}.md` : where === 5 ? `docs/Kiwi/${i}.txt` : `file-${i}.txt`;
+    const body = { title, description, visibility, files: [{ file_path: file, content: `content ${i}` }] };
+    const token = i % 4 === 0 ? callers.author.token : undefined;
+    const path = i % 3 === 0 ? '/snippets' : `/projects/${i % 2 ? privateProject : publicProject}/snippets`;
+    const created = ok(await s.post(path, body, { token: path.startsWith('/projects') ? undefined : token }));
+    // Updated out of creation order, some at the same minute.
+    s.service.context.db.prepare('UPDATE snippets SET updated_at = ? WHERE id = ?').run(at((i * 17) % 25), created.id);
+  }
+  // A file renamed in a later revision: only the latest revision's names count.
+  const renamed = (s.service.context.db.prepare("SELECT id, project_id FROM snippets WHERE title = 'Snippet 4'").get() as { id: number; project_id: number | null });
+  ok(await s.put(renamed.project_id ? `/projects/${renamed.project_id}/snippets/${renamed.id}` : `/snippets/${renamed.id}`, { files: [{ action: 'move', previous_path: 'kiwi-4.md', file_path: 'plain-4.md' }] }));
+}, 120_000);
+afterAll(async () => s.stop());
+
+/** The snippets as the scope read them one by one (canReadSnippet, the latest files), plus the description, in GitLab's order. */
+function truth(term: string, userId: number): number[] {
+  const svc = s.service.context;
+  const user = findUserById(svc, userId) ?? null;
+  const needle = term.toLowerCase();
+  const rows = (svc.db.prepare('SELECT * FROM snippets').all() as SnippetRow[]).filter((sn) => {
+    const project = sn.project_id === null ? null : (findProjectById(svc, sn.project_id) ?? undefined);
+    if (project === undefined || !canReadSnippet(svc, user, sn, project)) return false;
+    return sn.title.toLowerCase().includes(needle) || (sn.description ?? '').toLowerCase().includes(needle) || currentPaths(svc, sn.id).some((p) => p.toLowerCase().includes(needle));
+  });
+  rows.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : b.id - a.id));
+  return rows.map((r) => r.id);
+}
+
+describe('GET /search?scope=snippet_titles', () => {
+  it('answers as the snippets say, for every caller, every page and header, in updated_at order', async () => {
+    for (const [name, caller] of [['root', { id: 1, token: undefined }], ...Object.entries(callers)] as const) {
+      for (const term of ['kiwi', 'KIWI recipe', 'école', 'docs/', '.md', 'nothing-like-it', 'i']) {
+        const want = truth(term, caller.id);
+        for (const [page, perPage] of [[1, 5], [2, 5], [1, 100], [9, 5]] as const) {
+          const res = await s.get('/search', { query: { scope: 'snippet_titles', search: term, page: String(page), per_page: String(perPage) }, token: caller.token });
+          const where = `${name} ${term} ${page}x${perPage}`;
+          expect(res.status, where).toBe(200);
+          expect(res.body.map((x: any) => x.id), where).toEqual(want.slice((page - 1) * perPage, page * perPage));
+          expect(res.headers.get('x-total'), where).toBe(String(want.length));
+          expect(res.headers.get('x-total-pages'), where).toBe(String(Math.max(1, Math.ceil(want.length / perPage))));
+          expect(res.headers.get('x-next-page'), where).toBe(want.length > page * perPage ? String(page + 1) : '');
+        }
+      }
+    }
+    // Some callers see fewer than others, and the description and file names match too.
+    expect(truth('kiwi', callers.plain.id).length).toBeLessThan(truth('kiwi', 1).length);
+    expect(truth('kiwis', 1).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('reads a page in SQL, not every snippet', async () => {
+    const prepared = await preparedBy(s, async () => void ok(await s.get('/search', { query: { scope: 'snippet_titles', search: 'kiwi' } })));
+    expect(prepared.some((sql) => sql === 'SELECT * FROM snippets ORDER BY id DESC')).toBe(false);
+    expect(prepared.some((sql) => sql.includes('FROM snippets s WHERE') && sql.includes('js_lower(s.title)'))).toBe(true);
+  });
+});
