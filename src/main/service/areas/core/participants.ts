@@ -27,16 +27,42 @@ export function participantIds(svc: ServiceContext, item: ParticipantSource, inc
   add(item.author_id);
   for (const id of JSON.parse(item.assignee_ids) as number[]) add(id);
   for (const id of JSON.parse(item.reviewer_ids ?? '[]') as number[]) add(id);
-  const notes = svc.db
-    .prepare(`SELECT author_id, body FROM notes WHERE noteable_type = ? AND noteable_id = ? ${includeInternal ? '' : 'AND internal = 0'} ORDER BY id`)
-    .all(item.type, item.id) as { author_id: number | null; body: string }[];
-  const texts = [item.description, ...notes.map((n) => n.body)];
-  for (const n of notes) add(n.author_id);
-  for (const name of texts.flatMap((t) => mentionedUsernames(t))) {
+  const visible = includeInternal ? '' : ' AND internal = 0';
+  // Commenters in the order of their first note, from the author index (core/079) alone; then
+  // mentions, in the description and the notes that hold an @ (no other can mention anyone).
+  const commenters = svc.db
+    .prepare(`SELECT author_id, min(id) AS first FROM notes INDEXED BY notes_noteable_author WHERE noteable_type = ? AND noteable_id = ?${visible} GROUP BY author_id ORDER BY first`)
+    .all(item.type, item.id) as { author_id: number | null }[];
+  for (const n of commenters) add(n.author_id);
+  const bodies = svc.db
+    .prepare(`SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ?${visible} AND instr(body, '@') > 0 ORDER BY id`)
+    .all(item.type, item.id) as { body: string }[];
+  for (const name of [item.description, ...bodies.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
     const u = svc.db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined;
     add(u?.id);
   }
   return ids.filter((id) => findUserById(svc, id));
+}
+
+/**
+ * participantIds(item, true) includes the user, asked without listing everyone: the author and
+ * the lists, a note of theirs (core/079's author index), a mention of them (only texts that hold
+ * "@<their name>" are parsed).
+ */
+function isParticipant(svc: ServiceContext, item: ParticipantSource, user: User): boolean {
+  if (item.author_id === user.id) return true;
+  if ((JSON.parse(item.assignee_ids) as number[]).includes(user.id)) return true;
+  if ((JSON.parse(item.reviewer_ids ?? '[]') as number[]).includes(user.id)) return true;
+  const commented = svc.db
+    .prepare('SELECT 1 FROM notes INDEXED BY notes_noteable_author WHERE noteable_type = ? AND noteable_id = ? AND author_id = ? LIMIT 1')
+    .get(item.type, item.id, user.id);
+  if (commented) return true;
+  const name = user.username.toLowerCase();
+  if (mentionedUsernames(item.description).includes(name)) return true;
+  const bodies = svc.db
+    .prepare("SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(lower(body), '@' || ?) > 0")
+    .all(item.type, item.id, name) as { body: string }[];
+  return bodies.some((n) => mentionedUsernames(n.body).includes(name));
 }
 
 /** Subscribable#subscribed?: an explicit (un)subscription wins; otherwise participants are subscribed. */
@@ -46,7 +72,7 @@ export function isSubscribed(svc: ServiceContext, item: ParticipantSource, user:
     .prepare('SELECT subscribed FROM subscriptions WHERE subscribable_type = ? AND subscribable_id = ? AND user_id = ?')
     .get(item.type, item.id, user.id) as { subscribed: number } | undefined;
   if (row) return !!row.subscribed;
-  return participantIds(svc, item, true).includes(user.id);
+  return isParticipant(svc, item, user);
 }
 
 /** Records an explicit subscription or unsubscription (call inside a transaction). */

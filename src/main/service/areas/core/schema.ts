@@ -1932,6 +1932,17 @@ END;
 CREATE INDEX notes_project_updated ON notes (project_id, updated_at, id);
 `,
   },
+  {
+    // A record's notes in id order (its discussions' first notes walked in order, each checked to
+    // be its thread's first by notes_discussion) and by author (is the caller a commenter; who
+    // commented, in order), instead of every note of the record grouped or read (a record with
+    // 200,000 notes: 260-280 ms for its discussions, participants or `subscribed`).
+    name: 'core/079_notes_noteable_order',
+    sql: `
+CREATE INDEX notes_noteable_id ON notes (noteable_type, noteable_id, id);
+CREATE INDEX notes_noteable_author ON notes (noteable_type, noteable_id, author_id, internal, id);
+`,
+  },
 ];
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */

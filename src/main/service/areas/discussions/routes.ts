@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
 import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
-import { paginate, limitSql } from '../../http/pagination';
+import { countUpTo, paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note, notes as noteEntities } from '../core/entities';
@@ -45,12 +45,17 @@ export function registerDiscussionRoutes(r: Router): void {
       async (rc) => {
         const noteable = await noteableOf(rc, kind);
         const internal = canSeeInternal(rc, loadProject(rc)) ? '' : ' AND internal = 0';
-        const sql = `FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal}`;
+        // A thread by its first (visible) note, in that note's order: the record's notes walked in
+        // id order (core/079), each asked whether an earlier one of its thread comes first, instead
+        // of every note of the record grouped by thread and sorted (the same threads, the same order).
+        const sql = `FROM notes n INDEXED BY notes_noteable_id WHERE n.noteable_type = ? AND n.noteable_id = ?${internal && ' AND n.internal = 0'}
+          AND NOT EXISTS (SELECT 1 FROM notes e INDEXED BY notes_discussion WHERE e.discussion_id = n.discussion_id AND e.id < n.id
+            AND e.noteable_type = n.noteable_type AND e.noteable_id = n.noteable_id${internal && ' AND e.internal = 0'})`;
         const args = [noteable.type, noteable.id];
         const ids = paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(DISTINCT discussion_id) AS n ${sql}`).get(...args) as { n: number }).n,
+          count: (cap) => countUpTo(rc.svc.db, sql, args, cap),
           rows: (limit, offset) =>
-            rc.svc.db.prepare(`SELECT discussion_id, min(id) AS first ${sql} GROUP BY discussion_id ORDER BY first ${limitSql(limit)} OFFSET ?`).all(...args, offset) as {
+            rc.svc.db.prepare(`SELECT n.discussion_id ${sql} ORDER BY n.id ${limitSql(limit)} OFFSET ?`).all(...args, offset) as {
               discussion_id: string;
             }[],
         });
