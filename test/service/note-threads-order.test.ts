@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService, ok } from '../helpers/service';
-import { pagedReads, preparedBy, queryPlan } from '../helpers/lists';
+import { preparedBy, queryPlan } from '../helpers/lists';
 import { mentionedUsernames } from '../../src/main/service/areas/core/todos';
 
 /**
@@ -136,20 +136,26 @@ describe('a record\'s threads, participants and subscribed from the note indexes
     }
   });
 
-  it('walks the notes in id order and reads commenters from the author index', async () => {
+  it('walks the notes in id order from their index alone; a thread, the caller\'s notes and the notes list by their own indexes', async () => {
     const db = s.service.context.db;
     for (const kind of ['issues', 'merge_requests']) {
       const iid = kind === 'issues' ? issueIid : mrIid;
-      const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/discussions`)));
-      expect(reads.length).toBe(1);
-      const plan = queryPlan(db, reads[0].sql, ...reads[0].args);
-      expect(plan).toContain('SEARCH n USING INDEX notes_noteable_id (noteable_type=? AND noteable_id=?)');
-      expect(plan).toContain('SEARCH e USING INDEX notes_discussion (discussion_id=? AND rowid<?)');
-      expect(plan).not.toContain('TEMP B-TREE');
       for (const token of [undefined, guestToken]) {
-        const statements = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/participants`, { token })));
-        const commenters = statements.find((sql) => sql.includes('GROUP BY author_id'))!;
-        expect(queryPlan(db, commenters, 'Issue', issueId)).toContain('USING COVERING INDEX notes_noteable_author (noteable_type=? AND noteable_id=?');
+        const statements = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/discussions`, { token })));
+        const walk = statements.find((sql) => sql.includes('SELECT discussion_id FROM notes'))!;
+        const plan = queryPlan(db, walk, 'Issue', issueId);
+        expect(plan).toBe('SEARCH notes USING COVERING INDEX notes_noteable_id (noteable_type=? AND noteable_id=?)');
+      }
+      // A thread's notes by notes_discussion; the caller's notes on the record by the author index.
+      const thread = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/discussions`)));
+      const notesOf = thread.find((sql) => sql.includes('AND discussion_id = ?'))!;
+      expect(queryPlan(db, notesOf, 'Issue', issueId, 'x')).toContain('SEARCH notes USING INDEX notes_discussion (discussion_id=?)');
+      const statements = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}`, { token: users[4].token })));
+      const commented = statements.find((sql) => sql.includes('FROM notes WHERE author_id = ?'))!;
+      expect(queryPlan(db, commented, 1, 'Issue', issueId)).toContain('SEARCH notes USING COVERING INDEX notes_author_noteable (author_id=? AND noteable_type=? AND noteable_id=?)');
+      // The record's notes listed and counted in created_at or id order (rows read in turn), never in author order.
+      for (const sql of await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/notes`, { query: { activity_filter: 'only_comments' } })))) {
+        if (sql.includes('FROM notes WHERE noteable_type')) expect(queryPlan(db, sql, 'Issue', issueId, ...(/OFFSET \?$/.test(sql) ? [0] : [])), sql).not.toMatch(/notes_author_noteable/);
       }
     }
   });

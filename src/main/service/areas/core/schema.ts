@@ -1933,14 +1933,15 @@ CREATE INDEX notes_project_updated ON notes (project_id, updated_at, id);
 `,
   },
   {
-    // A record's notes in id order (its discussions' first notes walked in order, each checked to
-    // be its thread's first by notes_discussion) and by author (is the caller a commenter; who
-    // commented, in order), instead of every note of the record grouped or read (a record with
-    // 200,000 notes: 260-280 ms for its discussions, participants or `subscribed`).
+    // A record's notes in id order with their threads (its discussions: threads in the order of
+    // their first notes, read from this index alone up to the page), and a user's notes on a record
+    // (is the caller a commenter: `subscribed`), instead of every note of the record grouped or
+    // read (a record with 200,000 notes: 260-280 ms for its discussions or its GET). The author
+    // index leads with the author: a list of the record's notes never walks it in author order.
     name: 'core/079_notes_noteable_order',
     sql: `
-CREATE INDEX notes_noteable_id ON notes (noteable_type, noteable_id, id);
-CREATE INDEX notes_noteable_author ON notes (noteable_type, noteable_id, author_id, internal, id);
+CREATE INDEX notes_noteable_id ON notes (noteable_type, noteable_id, id, discussion_id, internal);
+CREATE INDEX notes_author_noteable ON notes (author_id, noteable_type, noteable_id);
 `,
   },
 ];
