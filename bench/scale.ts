@@ -445,6 +445,11 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['issues milestone=v1 page 500', (id) => `/projects/${id}/issues?milestone=v1&page=500`],
     ['issues state=closed page 500', (id) => `/projects/${id}/issues?state=closed&page=500`],
     ['issues milestone=v1&state=opened', (id) => `/projects/${id}/issues?milestone=v1&state=opened`],
+    // Milestone wildcards (round 11: Upcoming/Started walked every record, ~300 ms, to find none).
+    ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
+    ['issues milestone=Started', (id) => `/projects/${id}/issues?milestone=Started`],
+    ['issues milestone=Any page 300', (id) => `/projects/${id}/issues?milestone=Any&page=300`],
+    ...more(m, [['merge requests milestone=Any', (id: number) => `/projects/${id}/merge_requests?milestone=Any`]]),
     [`issues author_id&labels=${label}`, (id) => `/projects/${id}/issues?author_id=${m.authorId}&labels=${label}`],
     // build-scale.ts closes every issue of that author: counted 0 from the counters, the page walked all 50,000 of them.
     ['issues author_id&state=opened (none)', (id) => `/projects/${id}/issues?author_id=${m.authorId}&state=opened`],
@@ -487,6 +492,8 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues labels=bug,label-1', (id) => `/projects/${id}/issues?labels=bug,label-1`],
     ['issues labels=label-1&not[labels]=bug', (id) => `/projects/${id}/issues?labels=label-1&not[labels]=bug`],
     ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
+    // A date on the other column than the order (round 11, db/date-lag.ts: 100-430 ms before).
+    ...dateLagLists('issues'),
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
@@ -496,7 +503,21 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
       ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
       ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
+      ...dateLagLists('merge_requests'),
     ]),
+  ];
+}
+
+/** Issue or merge request lists ordered by one date and filtered by the other (db/date-lag.ts), the middle of the records' three years. */
+function dateLagLists(kind: 'issues' | 'merge_requests'): [string, (id: number) => string][] {
+  const name = kind === 'issues' ? 'issues' : 'merge requests';
+  const mid = '2024-06-01T00:00:00Z';
+  return [
+    [`${name} updated_after&sort=asc`, (id) => `/projects/${id}/${kind}?updated_after=${mid}&sort=asc`],
+    [`${name} updated_after page 200`, (id) => `/projects/${id}/${kind}?updated_after=${mid}&page=200`],
+    [`${name} order_by=updated_at&created_before`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_before=${mid}`],
+    [`${name} order_by=updated_at&created_after&updated_before&sort=asc`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_after=2024-01-01T00:00:00Z&updated_before=${mid}&sort=asc`],
+    [`${name} updated_after&sort=asc&state=opened`, (id) => `/projects/${id}/${kind}?updated_after=${mid}&sort=asc&state=opened`],
   ];
 }
 
@@ -521,6 +542,12 @@ function linkedLists(m: ScaleManifest, milestones: Map<number, number>): [string
       : []),
     ['search API scope=issues search=crash', (id) => `/projects/${id}/search?scope=issues&search=crash`],
     ['search API scope=merge_requests search=crash', (id) => `/projects/${id}/search?scope=merge_requests&search=crash`],
+    // The other scopes (round 11, filt12): notes by core/076's index (a common term, a rare one, none), members.
+    ['search API scope=notes search=comment', (id) => `/projects/${id}/search?scope=notes&search=comment`],
+    ['search API scope=notes search=issue 12345', (id) => `/projects/${id}/search?scope=notes&search=issue%2012345`],
+    ['search API scope=notes search=crash', (id) => `/projects/${id}/search?scope=notes&search=crash`],
+    ['search API scope=users search=user12', (id) => `/projects/${id}/search?scope=users&search=user12`],
+    ['search API scope=milestones search=v1', (id) => `/projects/${id}/search?scope=milestones&search=v1`],
   ];
 }
 
@@ -560,6 +587,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group epics updated_before', `/groups/${m.groupId}/epics?updated_before=2024-01-06T00:00:00Z`],
       ['group epics updated_after', `/groups/${m.groupId}/epics?updated_after=2024-06-01T00:00:00Z`],
       ['group epics order_by=updated_at&created_after', `/groups/${m.groupId}/epics?order_by=updated_at&created_after=2024-06-01T00:00:00Z`],
+      // Round 11 (db/date-lag.ts): 85-165 ms before.
+      ['group epics updated_after&sort=asc', `/groups/${m.groupId}/epics?updated_after=2024-06-01T00:00:00Z&sort=asc`],
+      ['group epics order_by=updated_at&created_before', `/groups/${m.groupId}/epics?order_by=updated_at&created_before=2024-06-01T00:00:00Z`],
+      ['group epics updated_after&sort=asc page 200', `/groups/${m.groupId}/epics?updated_after=2024-06-01T00:00:00Z&sort=asc&page=200`],
       ['group epics confidential=true', `/groups/${m.groupId}/epics?confidential=true`],
       ['group epics my_reaction_emoji=thumbsup', `/groups/${m.groupId}/epics?my_reaction_emoji=thumbsup`],
       ['group epics include_descendant_groups=false', `/groups/${m.groupId}/epics?include_descendant_groups=false`],
@@ -581,6 +612,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
     ]),
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
+    // A milestone title many projects' milestones share (round 11: its records read by the milestone index and sorted, ~190-260 ms).
+    ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
+    ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
+    ...more(m, [['group merge requests milestone=v1', `/groups/${m.groupId}/merge_requests?milestone=v1`]]),
     // Sets of records (round 10, filt11): see setFiltersOfProjectLists.
     ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
     ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
@@ -607,6 +642,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],
+    // Round 11 (db/date-lag.ts): 85-155 ms before.
+    ['group issues updated_after&sort=asc', `/groups/${m.groupId}/issues?updated_after=2024-06-01T00:00:00Z&sort=asc`],
+    ['group issues order_by=updated_at&created_before', `/groups/${m.groupId}/issues?order_by=updated_at&created_before=2024-06-01T00:00:00Z`],
+    ['issues scope=all updated_before', '/issues?scope=all&updated_before=2024-06-01T00:00:00Z'],
     ['issues scope=all iids[]=500', '/issues?scope=all&iids[]=500'],
     ['projects', '/projects'],
     ['projects order_by=id deep page 400', '/projects?order_by=id&page=400'],
@@ -629,6 +668,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group search API scope=merge_requests search=crash', `/groups/${m.groupId}/search?scope=merge_requests&search=crash`],
       ['instance search API scope=merge_requests search=crash', '/search?scope=merge_requests&search=crash'],
     ]),
+    ['instance search API scope=snippet_titles search=crash', '/search?scope=snippet_titles&search=crash'],
+    ['instance search API scope=users search=user12', '/search?scope=users&search=user12'],
+    ['group search API scope=users search=user12', `/groups/${m.groupId}/search?scope=users&search=user12`],
+    ['instance search API scope=projects search=project-12', '/search?scope=projects&search=project-12'],
   ];
 }
 

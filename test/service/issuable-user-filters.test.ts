@@ -200,20 +200,20 @@ describe('filters by sets of records', () => {
     // u2: 14 of 300 records, read; u1: 153 of 300, walked for page 1 and read for page 8 of 20 (161 rows wanted).
     for (const path of [`/projects/${big}/issues`, `/groups/${group}/issues`, '/issues']) {
       const scope: Record<string, string> = path === '/issues' ? { scope: 'all' } : {};
-      expect((await reads(path, { assignee_id: String(u2), ...scope })).join('\n')).toContain('NOT INDEXED');
+      expect((await reads(path, { assignee_id: String(u2), ...scope })).join('\n')).toContain('CROSS JOIN');
       // The instance holds 20,375 issues: u1's 153 are read there, u4's 10,050 walked.
       const bigSet = path === '/issues' ? users.u4 : u1;
-      expect((await reads(path, { assignee_id: String(bigSet), ...scope })).join('\n')).not.toContain('NOT INDEXED');
+      expect((await reads(path, { assignee_id: String(bigSet), ...scope })).join('\n')).not.toContain('CROSS JOIN');
     }
-    expect((await reads(`/projects/${big}/issues`, { assignee_id: String(u1), page: '8' })).join('\n')).toContain('NOT INDEXED');
-    expect((await reads(`/projects/${big}/issues`, { confidential: 'true' })).join('\n')).toContain('NOT INDEXED');
-    expect((await reads(`/projects/${big}/issues`, { my_reaction_emoji: 'thumbsup' })).join('\n')).toContain('NOT INDEXED');
-    expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: String(users.u3) })).join('\n')).toContain('NOT INDEXED');
-    expect((await reads('/issues', { scope: 'assigned_to_me' })).join('\n')).toContain('NOT INDEXED');
+    expect((await reads(`/projects/${big}/issues`, { assignee_id: String(u1), page: '8' })).join('\n')).toContain('CROSS JOIN');
+    expect((await reads(`/projects/${big}/issues`, { confidential: 'true' })).join('\n')).toContain('CROSS JOIN');
+    expect((await reads(`/projects/${big}/issues`, { my_reaction_emoji: 'thumbsup' })).join('\n')).toContain('CROSS JOIN');
+    expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: String(users.u3) })).join('\n')).toContain('CROSS JOIN');
+    expect((await reads('/issues', { scope: 'assigned_to_me' })).join('\n')).toContain('CROSS JOIN');
     // Any: 107 of the 300 merge requests have a reviewer: walked for page 1, the project's reviewer rows read for page 8.
-    expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any' })).join('\n')).not.toContain('NOT INDEXED');
+    expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any' })).join('\n')).not.toContain('CROSS JOIN');
     const anyRead = (await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any', page: '8' })).join('\n');
-    expect(anyRead).toContain('NOT INDEXED');
+    expect(anyRead).toContain('CROSS JOIN');
     expect(anyRead).toContain(`u.project_id = ${big}`);
     const plan = (sql: string): string => (s.service.context.db.prepare(`EXPLAIN QUERY PLAN SELECT u.issuable_id ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('\n');
     expect(plan(`FROM issuable_users u WHERE u.issuable_type = 'MergeRequest' AND u.role = 'reviewer' AND u.project_id = ${big}`)).toMatch(/USING COVERING INDEX issuable_users_project \(issuable_type=\? AND role=\? AND project_id=\?\)/);
@@ -297,9 +297,9 @@ describe('filters by sets of records', () => {
       }
     };
     await check();
-    // The first arm reads from the date down, the second core/068's index.
+    // A narrow range of updated_at (db/date-lag.ts): read from its own index and sorted.
     const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${big}/issues`, { query: { updated_before: at(20) } })));
-    expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_project_updated_early');
+    expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_project_updated WHERE');
     // Records redated in SQL (updated before created, and back), created, moved in.
     db.prepare('UPDATE issues SET updated_at = ? WHERE project_id = ? AND iid IN (2, 200)').run(at(-100), big);
     db.prepare('UPDATE issues SET updated_at = ? WHERE project_id = ? AND iid = 26').run(at(3_000), big);

@@ -171,7 +171,7 @@ describe('several label titles, label sets, assignee_id=Any, milestone=Upcoming/
       expect(reads.length, path).toBeGreaterThan(0);
       for (const read of reads) {
         const plan = queryPlan(db, read.sql, ...read.args);
-        expect(plan, path).toMatch(/USING (COVERING )?INDEX (issues|merge_requests)_milestone/);
+        expect(plan, path).toMatch(/USING (COVERING )?INDEX (issues|merge_requests)_(project_)?milestone/);
         expect(plan, path).not.toMatch(/SCAN x/);
       }
     }

@@ -3,6 +3,7 @@ import type { User } from './users';
 import { findUserById } from './users';
 import { mentionedUsernames } from './todos';
 import { isoTime } from './time';
+import { likeEscape } from './routes/users';
 
 export type SubscribableType = 'Issue' | 'MergeRequest';
 
@@ -44,27 +45,6 @@ export function participantIds(svc: ServiceContext, item: ParticipantSource, inc
   return ids.filter((id) => findUserById(svc, id));
 }
 
-/**
- * participantIds(item, true) includes the user, asked without listing everyone: the author and
- * the lists, a note of theirs (core/079's author index), a mention of them (only texts that hold
- * "@<their name>" are parsed).
- */
-function isParticipant(svc: ServiceContext, item: ParticipantSource, user: User): boolean {
-  if (item.author_id === user.id) return true;
-  if ((JSON.parse(item.assignee_ids) as number[]).includes(user.id)) return true;
-  if ((JSON.parse(item.reviewer_ids ?? '[]') as number[]).includes(user.id)) return true;
-  const commented = svc.db
-    .prepare('SELECT 1 FROM notes WHERE author_id = ? AND noteable_type = ? AND noteable_id = ? LIMIT 1')
-    .get(user.id, item.type, item.id);
-  if (commented) return true;
-  const name = user.username.toLowerCase();
-  if (mentionedUsernames(item.description).includes(name)) return true;
-  const bodies = svc.db
-    .prepare("SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(lower(body), '@' || ?) > 0")
-    .all(item.type, item.id, name) as { body: string }[];
-  return bodies.some((n) => mentionedUsernames(n.body).includes(name));
-}
-
 /** Subscribable#subscribed?: an explicit (un)subscription wins; otherwise participants are subscribed. */
 export function isSubscribed(svc: ServiceContext, item: ParticipantSource, user: User | null): boolean {
   if (!user) return false;
@@ -72,7 +52,38 @@ export function isSubscribed(svc: ServiceContext, item: ParticipantSource, user:
     .prepare('SELECT subscribed FROM subscriptions WHERE subscribable_type = ? AND subscribable_id = ? AND user_id = ?')
     .get(item.type, item.id, user.id) as { subscribed: number } | undefined;
   if (row) return !!row.subscribed;
-  return isParticipant(svc, item, user);
+  return isParticipant(svc, item, user, true);
+}
+
+/**
+ * participantIds(...).includes(user.id), without reading every note of a record that may have
+ * 200,000 (a single issue's GET read them all for `subscribed`): their notes by the
+ * (noteable, author) index (core/087), and mentions of their name only in the notes whose text
+ * holds it — comments through the notes' full-text index (core/076), system notes (not in it)
+ * by their own index — each checked as participantIds reads mentions.
+ */
+export function isParticipant(svc: ServiceContext, item: ParticipantSource, user: User, includeInternal: boolean): boolean {
+  if (item.author_id === user.id) return true;
+  if ((JSON.parse(item.assignee_ids) as number[]).includes(user.id) || (JSON.parse(item.reviewer_ids ?? '[]') as number[]).includes(user.id)) return true;
+  const internal = includeInternal ? '' : ' AND internal = 0';
+  const noteable = [item.type, item.id];
+  if (svc.db.prepare(`SELECT 1 FROM notes WHERE noteable_type = ? AND noteable_id = ? AND author_id = ?${internal} LIMIT 1`).get(...noteable, user.id)) return true;
+  const name = user.username.toLowerCase();
+  const mentions = (text: string | null): boolean => mentionedUsernames(text).includes(name);
+  if (mentions(item.description)) return true;
+  const like = `%@${likeEscape(name)}%`;
+  const mention = `@${name}`;
+  const byText = (system: 0 | 1): string => `SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = ${system}${internal} AND body LIKE ? ESCAPE '\\'`;
+  // The full-text index's trigrams need three characters: a one-letter name reads the record's comments.
+  const comments: [string, unknown[]] =
+    mention.length >= 3
+      ? [`SELECT n.body FROM notes n WHERE n.id IN (SELECT rowid & 4294967295 FROM notes_search WHERE notes_search MATCH ?) AND n.noteable_type = ? AND n.noteable_id = ? AND n.system = 0${internal}`, [`"${mention}"`, ...noteable]]
+      : [byText(0), [...noteable, like]];
+  const system: [string, unknown[]] = [byText(1), [...noteable, like]];
+  for (const [sql, args] of [comments, system]) {
+    for (const n of svc.db.prepare(sql).iterate(...args) as Iterable<{ body: string }>) if (mentions(n.body)) return true;
+  }
+  return false;
 }
 
 /** Records an explicit subscription or unsubscription (call inside a transaction). */

@@ -1,6 +1,12 @@
 import type { Migration } from '../../db/migrations';
 
 /**
+ * core/071's lag bucket of a record (created_at, updated_at), as its indexes hold it: frozen with
+ * the migration (its text is hashed). db/date-lag.ts's dateLag('') writes the same (a test checks).
+ */
+export const DATE_LAG_071 = `(CASE WHEN created_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z' AND strftime('%Y-%m-%dT%H:%M:%fZ', created_at) = created_at AND updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z' AND strftime('%Y-%m-%dT%H:%M:%fZ', updated_at) = updated_at THEN CASE WHEN updated_at < created_at THEN -1 WHEN updated_at = created_at THEN 0 ELSE min(13, 1 + max(0, CAST(log(8, (julianday(updated_at) - julianday(created_at)) * 86400) AS INTEGER))) END END)`;
+
+/**
  * The ground every area stands on: users, tokens, namespaces, projects, members, issues, MRs, notes, events.
  * Ids are AUTOINCREMENT in every area: GitLab never hands a deleted record's id to a new one.
  */
@@ -1902,6 +1908,26 @@ CREATE INDEX merge_requests_iid ON merge_requests (iid, project_id);
 `,
   },
   {
+    // A list ordered by one date and filtered by the other (db/date-lag.ts): each record's lag from
+    // created_at to updated_at as a bucket (powers of 8 seconds; NULL for a date not written as the
+    // service writes them), between the scope's column and the order's, so each bucket is walked in
+    // list order from where its lag bounds the other date; the other date last, so that it is checked
+    // (and a list filtered by dates alone counted) from the index. A project's, and the instance's (a big
+    // group's or the instance's lists walk the instance's order). core/068's indexes (records updated
+    // before they were created: bucket -1 now) are no longer read; kept, as an older build reads them.
+    name: 'core/071_date_lag',
+    sql: `
+CREATE INDEX issues_project_lag_created ON issues (project_id, ${DATE_LAG_071}, created_at, id, updated_at);
+CREATE INDEX issues_project_lag_updated ON issues (project_id, ${DATE_LAG_071}, updated_at, id, created_at);
+CREATE INDEX issues_lag_created ON issues (${DATE_LAG_071}, created_at, id, updated_at);
+CREATE INDEX issues_lag_updated ON issues (${DATE_LAG_071}, updated_at, id, created_at);
+CREATE INDEX merge_requests_project_lag_created ON merge_requests (project_id, ${DATE_LAG_071}, created_at, id, updated_at);
+CREATE INDEX merge_requests_project_lag_updated ON merge_requests (project_id, ${DATE_LAG_071}, updated_at, id, created_at);
+CREATE INDEX merge_requests_lag_created ON merge_requests (${DATE_LAG_071}, created_at, id, updated_at);
+CREATE INDEX merge_requests_lag_updated ON merge_requests (${DATE_LAG_071}, updated_at, id, created_at);
+`,
+  },
+  {
     // author_id&labels on a group's or the instance's lists: the author's counters of one title in
     // every project (manyProjectsAuthorLabelCount), instead of the author's records walked to count.
     name: 'core/075_label_author_counts_author',
@@ -1933,18 +1959,26 @@ CREATE INDEX notes_project_updated ON notes (project_id, updated_at, id);
 `,
   },
   {
-    // A record's notes in id order with their threads (its discussions: threads in the order of
-    // their first notes, read from this index alone up to the page), and a user's notes on a record
-    // (is the caller a commenter: `subscribed`), instead of every note of the record grouped or
-    // read (a record with 200,000 notes: 260-280 ms for its discussions or its GET). The author
-    // index leads with the author: a list of the record's notes never walks it in author order.
+    // Whether a user takes part in a record (`subscribed` on its GET) without reading every note
+    // of it: their own notes by author, and the system notes (not in the full-text index) on
+    // their own when looking for a mention (participants.ts isParticipant).
+    name: 'core/087_notes_participant_indexes',
+    sql: `
+CREATE INDEX notes_noteable_author ON notes (noteable_type, noteable_id, author_id);
+CREATE INDEX notes_noteable_system ON notes (noteable_type, noteable_id) WHERE system = 1;
+`,
+  },
+  {
+    // A record's notes in id order with their threads: its discussions (threads in the order of
+    // their first notes) read from this index alone up to the page, instead of every note of the
+    // record grouped by thread and sorted (a record with 200,000 notes: 260-320 ms).
     name: 'core/079_notes_noteable_order',
     sql: `
 CREATE INDEX notes_noteable_id ON notes (noteable_type, noteable_id, id, discussion_id, internal);
-CREATE INDEX notes_author_noteable ON notes (author_id, noteable_type, noteable_id);
 `,
   },
 ];
+
 
 /** core/066's triggers for one JSON list of user ids (`column` of `table`): its rows in issuable_users follow the record's list and project. */
 function issuableUserTriggers(table: string, type: string, role: string, column: string): string {

@@ -14,6 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
+import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -61,99 +62,105 @@ const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'];
 /**
  * GitLab's legacy REST milestone filtering as a condition on `x` that is never NULL (so `NOT`
  * keeps issues without a milestone): None, Any, Upcoming (each project's or group's next active
- * milestone due after today), Started (active and started), or a milestone title.
+ * milestone due after today), Started (active and started), or a milestone title. Any, Upcoming,
+ * Started and a title that names no one milestone of the project also come as a set of records
+ * (`set`, see idSetLists): its milestones' records, read by the milestone index and sorted when
+ * they are few, else the list walked in its order and each record asked (`+`: SQLite would read
+ * every record of the milestones by their index and sort them, 250,000 for a milestone on a
+ * quarter of a million records, to give a page of 20).
  */
 function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[]; set?: IdSet } {
   const today = rc.svc.now().toISOString().slice(0, 10);
-  const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  // Upcoming and Started name a few milestones: their records are a set read by the milestone
-  // index (idSetLists), not every record walked in list order to find them.
-  const milestonesSet = (sql: string, ids: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } => {
-    const rows = `FROM ${table} r WHERE r.milestone_id IN (${ids})`;
-    return { sql, args, set: { probe: sql, read: `x.id IN (SELECT r.id ${rows})`, rows, args, projectColumn: 'r.project_id' } };
-  };
   switch (value.toLowerCase()) {
     case 'none':
     case 'no milestone':
       return { sql: '(x.milestone_id IS NULL)', args: [] };
-    case 'any':
-      return { sql: '(x.milestone_id IS NOT NULL)', args: [] };
+    case 'any': {
+      // A project whose records carry one milestone: that milestone's records, by id (see milestoneTitleCondition).
+      const carried = scope.projectId !== undefined ? carriedMilestones(rc, type, scope.projectId, null) : [];
+      return carried.length === 1 ? { sql: MILESTONE_BY_ID, args: carried } : milestoneSet(rc, type, scope, 'IS NOT NULL', []);
+    }
     case 'upcoming':
     case '#upcoming':
-    {
-      const ids = `SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
-            SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
-              AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id)))`;
-      return milestonesSet(`(x.milestone_id IS NOT NULL AND x.milestone_id IN (
-          ${ids}))`, ids, [today, today]);
-    }
+      return milestoneSet(
+        rc,
+        type,
+        scope,
+        `IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ? AND NOT EXISTS (
+          SELECT 1 FROM milestones o WHERE o.state = 'active' AND o.due_date > ? AND o.project_id IS m.project_id AND o.group_id IS m.group_id
+            AND (o.due_date < m.due_date OR (o.due_date = m.due_date AND o.id < m.id))))`,
+        [today, today],
+      );
     case 'started':
     case '#started':
-    {
-      const ids = "SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?";
-      return milestonesSet(`(x.milestone_id IS NOT NULL AND x.milestone_id IN (${ids}))`, ids, [today]);
-    }
+      return milestoneSet(rc, type, scope, "IN (SELECT id FROM milestones WHERE state = 'active' AND start_date <= ?)", [today]);
     default:
       return milestoneTitleCondition(rc, value, type, scope);
   }
 }
 
 /**
+ * The records whose milestone_id `test`s true (`IS NOT NULL`, `IN (<milestones>)`), as a condition
+ * and a set, sized from the filter counters (core/018, core/028: 0 for no milestone).
+ */
+function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, test: string, args: unknown[]): { sql: string; args: unknown[]; set: IdSet } {
+  const probe = test === 'IS NOT NULL' ? '(+x.milestone_id IS NOT NULL)' : `(x.milestone_id IS NOT NULL AND +x.milestone_id ${test})`;
+  const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} c WHERE c.milestone_id ${test}`;
+  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const size = (): number => countedInScope(rc, counters, test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`, args, scope);
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size } };
+}
+
+/**
  * A milestone by title. Many projects and groups may have a milestone of that title; a project's
  * records carry those its filter counters (core/018, core/028) count. When that is one milestone
  * (the usual case), the condition names its id, so the index on (project, milestone, created_at)
- * reads the page in order; a title matching several stays a condition on the title, which
- * holds the same records; a title none of them carries holds no record.
+ * reads the page in order; a title matching several is the set of those milestones' records; a
+ * title none of them carries holds no record.
  */
 function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue' | 'MergeRequest', scope: Scope): { sql: string; args: unknown[]; set?: IdSet } {
-  const ids = 'SELECT id FROM milestones WHERE title = ?';
   if (scope.projectId !== undefined) {
     const carried = carriedMilestones(rc, type, scope.projectId, title);
     if (carried.length === 1) return { sql: MILESTONE_BY_ID, args: [carried[0]] };
     // None of the project's records carries one: a constant false, which SQLite checks once
     // instead of walking every record to find none.
     if (carried.length === 0) return { sql: '(0)', args: [] };
-    return { sql: `(x.milestone_id IS NOT NULL AND x.milestone_id IN (${ids}))`, args: [title] };
   }
-  // Many projects: the milestones' records are a set (idSetLists) read by the milestone index when
-  // few, else the list's order walked (`+`: SQLite read a quarter of a million records of a common
-  // one by the milestone index and sorted them for a page of 20).
-  const sql = `(x.milestone_id IS NOT NULL AND +x.milestone_id IN (${ids}))`;
-  const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} r WHERE r.milestone_id IN (${ids})`;
-  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const size = (): number => countedInScope(rc, counters, `milestone IN (${ids})`, [title], scope);
-  return { sql, args: [title], set: { probe: sql, read: `x.id IN (SELECT r.id ${rows})`, rows, args: [title], projectColumn: '+r.project_id', size } };
+  return milestoneSet(rc, type, scope, 'IN (SELECT id FROM milestones WHERE title = ?)', [title]);
 }
 
 const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
 
-/** The milestones of a title that a project's records carry, as its filter counters (core/018, core/028) count them: none, one, or two (more). */
-function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string): number[] {
+/**
+ * The milestones (of a title, or any: null) that a project's records carry, as its filter counters
+ * (core/018, core/028; 0 for none) count them: none, one, or two (more).
+ */
+function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, title: string | null): number[] {
   const counts = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const which = title === null ? 'milestone > 0' : 'milestone IN (SELECT id FROM milestones WHERE title = ?)';
   const rows = rc.svc.db
-    .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND milestone IN (SELECT id FROM milestones WHERE title = ?) AND n > 0 LIMIT 2`)
-    .all(projectId, title) as { milestone: number }[];
+    .prepare(`SELECT DISTINCT milestone FROM ${counts} WHERE project_id = ? AND ${which} AND n > 0 LIMIT 2`)
+    .all(projectId, ...(title === null ? [] : [title])) as { milestone: number }[];
   return rows.map((r) => r.milestone);
 }
 
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
 function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[]; set?: IdSet } {
   const mine = 'SELECT 1 FROM award_emoji a WHERE a.user_id = ? AND a.awardable_type = ? AND a.awardable_id = x.id';
-  // The caller's reactions by award_emoji_user (`+`: not every reaction of the type through the unique index).
-  const read = 'SELECT a.awardable_id FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?';
+  // The set: the caller's reactions by award_emoji_user (`+`: not every reaction of the type through the unique index).
   switch (value.toLowerCase()) {
     case 'none':
       return { sql: `(NOT EXISTS (${mine}))`, args: [userId, type] };
     case 'any': {
       const sql = `(EXISTS (${mine}))`;
-      return { sql, args: [userId, type], set: { probe: sql, read: `x.id IN (${read})`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?', args: [userId, type], projectColumn: null } };
+      return { sql, args: [userId, type], set: { probe: sql, id: 'a.awardable_id', rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ?', args: [userId, type], projectColumn: null } };
     }
     default: {
       const sql = `(EXISTS (${mine} AND a.name = ?))`;
       return {
         sql,
         args: [userId, type, value],
-        set: { probe: sql, read: `x.id IN (${read} AND a.name = ?)`, rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ? AND a.name = ?', args: [userId, type, value], projectColumn: null },
+        set: { probe: sql, id: 'a.awardable_id', rows: 'FROM award_emoji a WHERE a.user_id = ? AND +a.awardable_type = ? AND a.name = ?', args: [userId, type, value], projectColumn: null },
       };
     }
   }
@@ -183,7 +190,7 @@ export function userIdByUsername(rc: RequestContext, username: string): number {
 export function userRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', userId: unknown): { sql: string; args: unknown[]; set: IdSet } {
   const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}' AND u.user_id = ?`;
   const probe = `EXISTS (SELECT 1 ${rows} AND u.project_id = x.project_id AND u.issuable_id = x.id)`;
-  return { sql: probe, args: [userId], set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [userId], projectColumn: 'u.project_id' } };
+  return { sql: probe, args: [userId], set: { probe, id: 'u.issuable_id', rows, args: [userId], projectColumn: 'u.project_id' } };
 }
 
 /** Not assigned to (or asked to review) a user: see userRowsSet. */
@@ -203,7 +210,7 @@ const ROLE_COLUMNS = { assignee: 'assignee_ids', reviewer: 'reviewer_ids' } as c
 export function anyUserRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', scope: Scope): { sql: string; set: IdSet } {
   const probe = `x.${ROLE_COLUMNS[role]} != '[]'`;
   const rows = `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}'${projectRows(scope, 'u')}`;
-  return { sql: probe, set: { probe, read: `x.id IN (SELECT u.issuable_id ${rows})`, rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
+  return { sql: probe, set: { probe, id: 'u.issuable_id', rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
 }
 
 /**
@@ -243,17 +250,19 @@ function addUserRoleFilter(type: 'Issue' | 'MergeRequest', role: 'assignee' | 'r
 
 /**
  * A filter by a set of records that rows of another table list (a user's assignments or reviews,
- * the caller's reactions), in two forms with the same arguments: `probe`, a condition on `x`
- * (the list walked in its order, each record asked), and `read`, `x.id IN (<the set's ids>)`
- * (the set read, its records looked up and sorted). `rows`: the set's rows (FROM ..., `args`);
- * `projectColumn`: their project, when they carry it.
+ * the caller's reactions, a milestone's records), in two forms with the same arguments: `probe`, a
+ * condition on `x` (the list walked in its order, each record asked), and the set read (its
+ * records looked up and sorted): `rows` (FROM ..., `args`), whose column `id` holds the records'
+ * ids. `projectColumn`: their project, when they carry it.
  */
 export interface IdSet {
   probe: string;
-  read: string;
+  id: string;
   rows: string;
   args: unknown[];
   projectColumn: string | null;
+  /** The condition as SQLite can read it through an index of `x` (project, milestone), if there is one: for counts. */
+  indexed?: string;
   /** The set's records in the scope as counters count them (no rows read), when counters do. */
   size?: () => number;
 }
@@ -278,8 +287,12 @@ export interface WorkItemFilters {
   search: SearchPlan | null;
   /** Filters by sets of records other tables list, each in `where` as its probe: see idSetLists. */
   idSets: IdSet[];
-  /** `updated_before`, as `x.updated_at <= ?` in `where`: see updatedBeforeList. */
-  updatedBefore: string | null;
+  /** created_after/before, updated_after/before, each in `where` as `x.<column> >=/<= ?`: see dateLagList. */
+  dates: DateBounds;
+  /** author_id, as `x.author_id = ?` in `where` (null: not filtered by it): see dateLagList. */
+  authorId: number | null;
+  /** The label titles every record must carry (not None or Any), each an EXISTS on its rows in `where`: see dateLagList. */
+  requiredLabels: string[];
   /** Label titles a record carries (`all`, at least one) and does not (`without`), two or more in all, perhaps a state, nothing else: see labelTitlesList. */
   labelTitles: { all: string[]; without: string[]; state: string | null } | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
@@ -367,7 +380,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, probe, ...q.iids);
     if (scope.projectId === undefined) {
       const rows = `FROM ${table} r WHERE r.iid IN (${marks})`;
-      idSets.push({ probe, read: `x.id IN (SELECT r.id ${rows})`, rows, args: q.iids, projectColumn: 'r.project_id' });
+      idSets.push({ probe, id: 'r.id', rows, args: q.iids, projectColumn: 'r.project_id' });
     }
   }
   if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
@@ -454,13 +467,15 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const byLabelRows = labelTitles !== null && scope.projectId !== undefined && (col === 'created_at' || col === 'updated_at');
   // Titles with other filters, or over many projects, or in another order: each a set of records
   // its label rows list (idSetLists reads the smallest set and probes the rest), instead of walking
-  // the list's order and probing every record. Not with updated_before, which updatedBeforeList serves.
-  if (!labelOnly && !byLabelRows && !q.updated_before) {
+  // the list's order and probing every record. Not with a date on the other column than the order,
+  // which dateLagList serves (its count reads the label's rows).
+  const otherDate = col === 'created_at' ? q.updated_after || q.updated_before : col === 'updated_at' ? q.created_after || q.created_before : undefined;
+  if (!labelOnly && !byLabelRows && !otherDate) {
     for (const title of q.labels ?? []) {
       if (['none', 'any'].includes(title.toLowerCase())) continue;
       const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
       const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
-      idSets.push({ probe: hasLabel, read: `x.id IN (SELECT il.issuable_id ${rows})`, rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null, size });
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: scope.projectId === undefined ? 'il.project_id' : null, size });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -493,7 +508,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     where.unshift(search.sql);
     args.unshift(...search.args);
   }
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, updatedBefore: q.updated_before ?? null, labelBound, searchAlone, counted, milestoneById, labelTitles };
+  const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
+  const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles };
 }
 
 /**
@@ -910,6 +927,62 @@ export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'Merge
 }
 
 /**
+ * A milestone's issues or merge requests in GitLab's order for them (API::MilestoneResponses
+ * finds them with `sort: 'label_priority'`): by the highest priority (lowest number) among the
+ * record's labels that have one in its project, records without one last, then newest id first
+ * (Issuable.order_labels_priority, nulls last, then with_order_id_desc). Undefined when no
+ * record of the milestone carries a prioritized label: then that order is the list's id order.
+ * The titles the milestone's records carry in each project are read by skipping through their
+ * label rows (core/034's issuable_labels_milestone, one step per title), each looked up among the
+ * project's labels (by its exact title, as the record carries it); the records carrying a
+ * prioritized one come first, read by their label rows, sorted, and checked against `list` (the
+ * list's own conditions on `x`); the rest follow in id order.
+ */
+export function labelPriorityRows<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectIds: number[],
+  milestoneId: number,
+  list: { from: string; args: unknown[] },
+): ((limit: number, offset: number) => T[]) | undefined {
+  const db = rc.svc.db;
+  const onMilestone = `il.issuable_type = '${type}' AND il.project_id = @project AND il.milestone IS NOT NULL AND il.milestone = @milestone`;
+  const titles = db.prepare(
+    `WITH RECURSIVE t(title) AS (
+       SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} ORDER BY il.title COLLATE NOCASE LIMIT 1)
+       UNION ALL
+       SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title > t.title COLLATE NOCASE ORDER BY il.title COLLATE NOCASE LIMIT 1)
+       FROM t WHERE t.title IS NOT NULL)
+     SELECT l.title, l.priority FROM t CROSS JOIN labels l ON l.project_id = @project AND l.title = t.title WHERE l.priority IS NOT NULL`,
+  );
+  const carriers = db.prepare(
+    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title = @title COLLATE NOCASE AND il.title = @title`,
+  );
+  const priorityOf = new Map<number, number>();
+  for (const projectId of projectIds) {
+    for (const { title, priority } of titles.all({ project: projectId, milestone: milestoneId }) as { title: string; priority: number }[]) {
+      for (const { id } of carriers.all({ project: projectId, milestone: milestoneId, title }) as { id: number }[]) {
+        const known = priorityOf.get(id);
+        if (known === undefined || priority < known) priorityOf.set(id, priority);
+      }
+    }
+  }
+  if (!priorityOf.size) return undefined;
+  // NOT INDEXED: those records looked up by id, not the milestone's records walked to find them.
+  const byId = list.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
+  const listed = (db.prepare(`SELECT x.id ${byId} AND x.id IN (SELECT value FROM json_each(?))`).all(...list.args, JSON.stringify([...priorityOf.keys()])) as { id: number }[]).map((r) => r.id);
+  const first = listed.sort((a, b) => priorityOf.get(a)! - priorityOf.get(b)! || b - a);
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const rest = db.prepare(`SELECT x.id ${list.from} AND x.id NOT IN (SELECT value FROM json_each(?)) ORDER BY x.id DESC LIMIT ? OFFSET ?`);
+  return (limit, offset) => {
+    const head = first.slice(offset, offset + limit);
+    const more = limit - head.length;
+    const tail = more > 0 ? (rest.all(...list.args, JSON.stringify(first), more, Math.max(0, offset - first.length)) as { id: number }[]).map((r) => r.id) : [];
+    return rowsByIds<T>(db, writesOf(table), [...head, ...tail]);
+  };
+}
+
+/**
  * Anchors for deep pages (PageAnchors) of a project's issues or merge requests in id order, newest
  * first (a milestone's lists): rows change only with writes to the project's records (listVersion).
  * `seesAll` is part of the key, as a role change shows or hides confidential rows without one.
@@ -1058,77 +1131,132 @@ export function indexedScopeCount(table: 'issues' | 'merge_requests', scope: Sco
 
 /**
  * The FROM of a list's page and of its count when filters are sets of records other tables list
- * (filters.idSets and the scope's, in `where` as their probes; `where` the list's whole condition). The count
- * reads each set's ids and looks their records up by id (NOT INDEXED: SQLite may not walk an order
- * index instead and ask every record, which read a million to find none). The page does the same,
- * and sorts, unless walking the list's order finds its rows sooner: the walk asks about `records /
- * matches` records for each row it needs, reading asks about every match, so the walk goes first
- * when wanted * records <= matches * matches (matches counted up to that bound, the smallest set's).
+ * (filters.idSets and the scope's, in `where` as their probes; `where` the list's whole condition,
+ * `args` its arguments). The page reads the smallest set's ids in the scope, looks their records
+ * up by id (CROSS JOIN: SQLite may not walk an order index instead and ask every record, which
+ * read a million to find none) and sorts them, unless walking the list's order finds its rows sooner:
+ * the walk asks about `records / matches` records for each row it needs, reading asks about every
+ * match, so the walk goes first when wanted * records <= matches * matches (matches counted up to
+ * that bound). The count has no order to keep: it reads the smallest set through an index of the
+ * records when the set has one (a milestone's: the scope's projects by their index, not walked),
+ * else goes through the set's rows in the scope one by one, each record looked up and checked, so
+ * it stops at its cap (`x.id IN (<set>)` would read the whole set first: a quarter of a million
+ * ids for a milestone on that many records).
  */
-export function idSetLists(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, where: string[]): { page: string; count: string } | undefined {
+export function idSetLists(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  // Each set's probe in the term where it stands (a scope's is one term among others; sets of one
-  // kind share their probe's text, their terms in the sets' order).
-  const terms: number[] = [];
-  for (const set of sets) {
-    const at = where.findIndex((w, i) => !terms.includes(i) && w.includes(set.probe));
-    if (at < 0) return undefined;
-    terms.push(at);
-  }
   const page = readPage(rc.params);
   const records = scope.projectId !== undefined
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const counted = sets.map((set) => idSetMatches(rc, set, scope, bound));
-  const matches = Math.min(...counted);
-  // Only the smallest set is read (the same arguments); the others are asked of its records, as
-  // reading a common one too (a label on 100,000 records) would cost more than all the asking.
-  const least = counted.indexOf(matches);
-  const read = where.map((w, i) => (i === terms[least] ? w.split(sets[least].probe).join(sets[least].read) : w));
-  const count = `FROM ${table} x NOT INDEXED WHERE ${read.join(' AND ')}`;
-  return { page: matches >= bound ? `FROM ${table} x WHERE ${where.join(' AND ')}` : count, count };
+  const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
+  const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
+  // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked.
+  const [rows, rowsArgs] = setRowsInScope(smallest, scope);
+  const bySet = { from: `FROM (SELECT DISTINCT ${smallest.id} AS id ${rows}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`, args: [...rowsArgs, ...args] };
+  const { indexed } = smallest;
+  const count = indexed
+    ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
+    : bySet;
+  return { page: matches >= bound ? { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args } : bySet, count };
 }
 
-/** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), counted up to `cap`. */
-function idSetMatches(rc: RequestContext, set: IdSet, scope: Scope, cap: number): number {
-  if (set.size) return Math.min(cap, set.size());
-  if (set.projectColumn && scope.projectId !== undefined) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId], cap);
-  if (set.projectColumn && scope.projects) return countUpTo(rc.svc.db, `${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args], cap);
-  return countUpTo(rc.svc.db, set.rows, set.args, cap);
+/** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
+function setRowsInScope(set: IdSet, scope: Scope): [string, unknown[]] {
+  if (set.projectColumn && scope.projectId !== undefined) return [`${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId]];
+  if (set.projectColumn && scope.projects) return [`${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args]];
+  return [set.rows, set.args];
 }
 
 /**
- * A project's list by created_at filtered by `updated_before`: a record is updated no earlier
- * than it was created, except where a write or an import set its dates so (core/068's partial
- * indexes hold those). So its matches are the records created by the date (read in order from
- * the date down, each checked) and, after it, only such exceptions: two arms merged in list
- * order, instead of walking every record created after the date to find none of them match. The
- * same rows: a record updated by the date but created after it was updated before it was created.
+ * A list ordered by one date column and filtered by the other (db/date-lag.ts): a project's, or
+ * a scope of many projects that walks the instance's order (scopeCondition's unindexed scope, or
+ * an administrator's whole instance). Undefined when no filter is on the other column, or when
+ * the list reads another way (search, sets of records other tables list), or for a scope of few
+ * records (read by its projects' indexes and sorted, as before).
  */
-export function updatedBeforeList<T>(
+export function dateLagList<T>(
   rc: RequestContext,
   table: 'issues' | 'merge_requests',
   scope: Scope,
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { rows: (limit: number, offset: number) => T[]; count: { from: string; args: unknown[] } } | undefined {
-  const date = filters.updatedBefore;
-  if (date === null || scope.projectId === undefined || filters.orderColumn !== 'created_at' || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
-  // `+`: the first arm walks the created_at order from the date, not the updated_at index; the
-  // second reads core/068's index (by a state, SQLite took the state's index from the date up).
-  const conditions = where.map((w) => (w === 'x.updated_at <= ?' ? '+x.updated_at <= ?' : w)).join(' AND ');
-  const arms = `SELECT x.* FROM ${table} x WHERE ${conditions} AND x.created_at <= ?
-    UNION ALL SELECT x.* FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE ${conditions} AND x.created_at > ? AND x.updated_at < x.created_at`;
-  const armArgs = [...args, date, ...args, date];
-  const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
-  return {
-    rows: (limit, offset) => rc.svc.db.prepare(`${arms} ORDER BY created_at ${sort}, id ${sort} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as T[],
-    count: { from: `FROM (${arms}) x`, args: armArgs },
+  scopeSql: string,
+): DateLagList<T> | undefined {
+  const order = filters.orderColumn;
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  const inProject = scope.projectId !== undefined;
+  if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
+  // Other ways to count a project's list (see DateLagTable.counts): an author's records by the
+  // author's index (by creation date: a created_* range seeks, else countDirection), counted by the
+  // filter counters (core/018, core/028); a label's records by the label's rows in the range of a
+  // date they carry (core/038, core/054: the record's own), counted by the label counters (core/016;
+  // DISTINCT: a record may carry the title in two spellings).
+  const { dates } = filters;
+  const counts = (projectId: number): DateLagTable['counts'] => {
+    const db = rc.svc.db;
+    const type = table === 'issues' ? 'Issue' : 'MergeRequest';
+    const ways: NonNullable<DateLagTable['counts']> = [];
+    if (filters.authorId !== null) {
+      const { n } = db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table === 'issues' ? 'issue_filter_counts' : 'merge_request_filter_counts'} WHERE project_id = ? AND author = ?`)
+        .get(projectId, filters.authorId) as { n: number };
+      const walk = dates.created_after || dates.created_before ? '' : ` ORDER BY x.created_at ${countDirection(dates)}`;
+      ways.push({ from: (conditions) => `FROM ${table} x INDEXED BY ${table}_project_author_created WHERE ${conditions}${walk}`, args: [], candidates: n });
+    }
+    const title = filters.requiredLabels[0];
+    if (title !== undefined) {
+      const { n } = db
+        .prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE')
+        .get(type, projectId, title) as { n: number };
+      const column = dates.updated_after || dates.updated_before ? 'updated_at' : 'created_at';
+      const [low, high] = column === 'updated_at' ? [dates.updated_after, dates.updated_before] : [dates.created_after, dates.created_before];
+      ways.push({
+        from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_${column === 'updated_at' ? 'updated' : 'created'}
+          CROSS JOIN ${table} x ON x.id = il.issuable_id WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE
+          AND il.${column} IS NOT NULL${low ? ` AND il.${column} >= ?` : ''}${high ? ` AND il.${column} <= ?` : ''} AND ${conditions})`,
+        args: [projectId, title, ...(low ? [low] : []), ...(high ? [high] : [])],
+        candidates: n,
+      });
+    }
+    return ways;
   };
+  const lists: DateLagTable = inProject
+    ? {
+        table,
+        alias: 'x',
+        scope: 'x.project_id = ?',
+        scopeArgs: [scope.projectId],
+        lagIndex: { created_at: `${table}_project_lag_created`, updated_at: `${table}_project_lag_updated` },
+        dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
+        counts: counts(scope.projectId!),
+        log: writesOf(table),
+      }
+    : {
+        table,
+        alias: 'x',
+        scope: '1 = 1',
+        scopeArgs: [],
+        lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
+        dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
+        log: writesOf(table),
+      };
+  const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
+  // lag index it walks holds no project, so each candidate's record would be read to check it.
+  const byProjects = list && indexedScopeCount(table, scope, where, args, scopeSql);
+  return list && byProjects ? { ...list, count: byProjects } : list;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */

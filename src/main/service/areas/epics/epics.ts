@@ -12,6 +12,8 @@ import { Access, canReadGroup, effectiveGroupAccess } from '../core/access';
 import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
+import { countDirection, otherDateList } from '../../db/date-lag';
+import { sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
 
@@ -428,45 +430,13 @@ function createdAtLeast(svc: ServiceContext, groupIds: number[], f: EpicListFilt
   return (svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM epic_created_counts WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
 }
 
-/** A date range holding at most this many of the groups' epics is read from its own index and sorted. */
-const DATE_RANGE_SORTED = 1_000;
+/** Epics as epics/011's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
+export const EPIC_WRITES = sequenceLog('epics', 'epic_list_writes', 'epic_id');
 
-/**
- * created_after/before and updated_after/before. A range on the order's own column bounds the walk
- * in that order. One on the other date column holding few epics is read from its index and sorted
- * (SQLite's own choice); a wider one is checked on the way (`+`: else SQLite takes its index and
- * sorts a third of a million epics) while the list walks its order, which the other dates bound when
- * no epic of the groups was updated before it was created (epics/012): updated_at <= X implies
- * created_at <= X, and created_at >= X implies updated_at >= X.
- */
-function dateFilters(svc: ServiceContext, where: string[], args: unknown[], groupIds: number[], column: string, f: EpicListFilters): Set<string> {
-  const all: [string, string, string | undefined][] = [
-    ['created_at', '>=', f.created_after],
-    ['created_at', '<=', f.created_before],
-    ['updated_at', '>=', f.updated_after],
-    ['updated_at', '<=', f.updated_before],
-  ];
-  const ranges = all.filter((r): r is [string, string, string] => !!r[2]);
-  const groups = groupIds.map(() => '?').join(',') || 'NULL';
-  let inOrder: boolean | undefined;
-  const steered = new Set<string>();
-  for (const [col, op, value] of ranges) {
-    const wide =
-      col !== column &&
-      (
-        svc.db
-          .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM epics WHERE group_id IN (${groups}) AND ${col} ${op} ? ${limitSql(DATE_RANGE_SORTED + 1)})`)
-          .get(...groupIds, value) as { n: number }
-      ).n > DATE_RANGE_SORTED;
-    addFilter(where, args, `${wide ? '+' : ''}e.${col} ${op} ?`, value);
-    if (wide) steered.add(where[where.length - 1]);
-    const implied = (col === 'updated_at' && op === '<=' && column === 'created_at') || (col === 'created_at' && op === '>=' && column === 'updated_at');
-    if (wide && implied) {
-      inOrder ??= !svc.db.prepare(`SELECT 1 FROM epic_dates_out_of_order WHERE group_id IN (${groups}) AND n > 0`).get(...groupIds);
-      if (inOrder) addFilter(where, args, `e.${column} ${op} ?`, value);
-    }
-  }
-  return steered;
+/** An author's epics of the groups, from the counters (epics/007). */
+function authoredEpics(svc: ServiceContext, groupIds: number[], authorId: number): number {
+  const sql = `SELECT coalesce(sum(n), 0) AS n FROM epic_counts WHERE group_id IN (${groupIds.map(() => '?').join(',') || 'NULL'}) AND author = ?`;
+  return (svc.db.prepare(sql).get(...groupIds, authorId) as { n: number }).n;
 }
 
 /** How many epics the user awarded (that emoji, or any), up to `cap`, from epics/012's index. */
@@ -485,6 +455,8 @@ export interface EpicList {
    */
   countFrom?: { counted: number } | { count: (cap: number) => number } | { from: string; args: unknown[] };
   anchors?: PageAnchors<EpicRow>;
+  /** The page's rows when the list reads them another way than its SQL in order (a date on the other column: db/date-lag.ts). */
+  rows?: (limit: number, offset: number) => EpicRow[];
 }
 
 /** SQL (alias `e`) for the epics of the reference's list filters that the user may read. */
@@ -513,7 +485,10 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   }
   if (f.state !== 'all') addFilter(where, args, 'e.state = ?', f.state);
   const column = f.order_by === 'title' ? 'title' : f.order_by === 'updated_at' ? 'updated_at' : 'created_at';
-  const steered = dateFilters(svc, where, args, readable, column, f);
+  if (f.created_after) addFilter(where, args, 'e.created_at >= ?', f.created_after);
+  if (f.created_before) addFilter(where, args, 'e.created_at <= ?', f.created_before);
+  if (f.updated_after) addFilter(where, args, 'e.updated_at >= ?', f.updated_after);
+  if (f.updated_before) addFilter(where, args, 'e.updated_at <= ?', f.updated_before);
   // A literal, so that epics/012's index of confidential epics serves `true`.
   if (f.confidential !== undefined) where.push(f.confidential ? 'e.confidential = 1' : 'e.confidential = 0');
   if (f.iids?.length) addFilter(where, args, `e.iid IN (${f.iids.map(() => '?').join(',')})`, ...f.iids);
@@ -561,11 +536,33 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   }
   if (byId) where[0] = `+${where[0]}`;
   const sql = `FROM epics e WHERE ${where.join(' AND ')}`;
-  // A count walks no order: a wide date range it reads from its own index (up to the cap) rather than the order's.
-  const countSql = steered.size ? `FROM epics e WHERE ${where.map((w) => (steered.has(w) ? w.slice(1) : w)).join(' AND ')}` : sql;
+  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
+  // A date filter on the other column than the order's (db/date-lag.ts), unless the list reads epics by id.
+  const byDates =
+    byId || column === 'title'
+      ? undefined
+      : otherDateList<EpicRow>(
+          svc.db,
+          {
+            table: 'epics',
+            alias: 'e',
+            scope: `e.group_id IN (${marks(readable)})`,
+            scopeArgs: readable,
+            lagIndex: { created_at: 'epics_group_lag_created', updated_at: 'epics_group_lag_updated' },
+            dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
+            counts: authorId !== null ? [{ from: (conditions) => `FROM epics e INDEXED BY epics_group_author_created WHERE ${conditions}${f.created_after || f.created_before ? '' : ` ORDER BY e.created_at ${countDirection(f)}`}`, args: [], candidates: authoredEpics(svc, readable, authorId) }] : undefined,
+            log: EPIC_WRITES,
+          },
+          f,
+          column,
+          sort,
+          where,
+          args,
+        );
+  const countSql = byDates?.count.from ?? sql;
+  const countArgs = byDates?.count.args ?? args;
   const order = `e.${column} ${sort}, e.id ${sort}`;
   // Every filter but these reads more than the counters keep; authors are ids from 1 (the counters keep no author as 0).
-  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
   const countable =
     (!f.labels?.length || label !== null) && !f.search && !f.created_after && !f.created_before && !f.updated_after && !f.updated_before &&
     f.confidential === undefined && !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
@@ -580,12 +577,12 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM ${counters} WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
   } else if (createdOnly(f)) {
     // Past 10,000 by the months wholly in the range, else counted (epics/010).
-    countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, countSql, args, cap)) };
+    countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, countSql, countArgs, cap)) };
   } else if (f.search && !byId) {
     // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
-    countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, countSql, args, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
-  } else if (steered.size) {
-    countFrom = { from: countSql, args };
+    countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, countSql, countArgs, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
+  } else if (byDates) {
+    countFrom = byDates.count;
   }
   // Every filter but my_reaction_emoji reads the epics' own columns (labels through their rows,
   // which follow the epics' labels): the rows change only with the groups' epics, which their versions count.
@@ -609,7 +606,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     },
   };
   // my_reaction_emoji reads award emoji, which no list version follows: such a list is never anchored.
-  return { sql, args, order, countFrom, anchors: f.my_reaction_emoji ? undefined : anchors };
+  return { sql, args, order, countFrom, anchors: f.my_reaction_emoji ? undefined : anchors, rows: byDates?.rows };
 }
 
 export { findUserById };

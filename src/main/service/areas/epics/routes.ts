@@ -20,6 +20,7 @@ import {
   canReadEpic,
   createEpic,
   deleteEpic,
+  EPIC_WRITES,
   epicListSql,
   findEpicById,
   findEpicByIid,
@@ -27,7 +28,6 @@ import {
   updateEpic,
 } from './epics';
 import { checkUnmodifiedSince } from '../../http/conditional';
-import { sequenceLog } from '../../db/written-rows';
 
 const UPDATE_FIELDS = [
   'add_labels',
@@ -83,9 +83,6 @@ function loadParent(rc: RequestContext, id: number | null | undefined): EpicRow 
 const canSetTimestamps = (rc: RequestContext, group: Namespace): boolean =>
   !!rc.user && (rc.user.admin === 1 || effectiveGroupAccess(rc.svc, rc.user, group) >= Access.OWNER);
 
-/** Epics as epics/011's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
-const EPIC_WRITES = sequenceLog('epics', 'epic_list_writes', 'epic_id');
-
 export function registerEpicRoutes(r: Router): void {
   for (const prefix of ['/groups/:id/epics', '/groups/:id/-/epics']) {
     r.get(
@@ -113,7 +110,7 @@ export function registerEpicRoutes(r: Router): void {
           iids: t.array(t.integer()),
           not: t.hash(),
         });
-        const { sql, args, order, countFrom, anchors } = epicListSql(rc.svc, rc.user, group, {
+        const { sql, args, order, countFrom, anchors, rows } = epicListSql(rc.svc, rc.user, group, {
           ...f,
           author_id: f.author_id ?? undefined,
           author_username: f.author_username ?? undefined,
@@ -128,7 +125,7 @@ export function registerEpicRoutes(r: Router): void {
           iids: f.iids ?? undefined,
           not: f.not ?? undefined,
         });
-        return epics(rc, paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, anchors, byId: { log: EPIC_WRITES, idColumn: 'e.id' } }), {
+        return epics(rc, paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, anchors, rows, byId: { log: EPIC_WRITES, idColumn: 'e.id' } }), {
           from: group,
           withLabelsDetails: f.with_labels_details,
         });

@@ -1,4 +1,5 @@
 import type { Migration } from '../../db/migrations';
+import { DATE_LAG_071 } from '../core/schema';
 
 /** Group epics, their to-dos and award emoji (notes hang on core's `notes` as noteable 'Epic'). */
 export const epicMigrations: Migration[] = [
@@ -337,6 +338,17 @@ CREATE TRIGGER epics_dates_out_of_order_update AFTER UPDATE OF group_id, created
 END;
 CREATE INDEX epics_group_confidential_created ON epics (group_id, created_at, id) WHERE confidential = 1;
 CREATE INDEX epic_award_emoji_user ON epic_award_emoji (user_id, name, epic_id);
+`,
+  },
+  {
+    // A list ordered by one date and filtered by the other (db/date-lag.ts), as core/071 for issues
+    // and merge requests: each epic's lag bucket between its group and the order's date. It replaces
+    // epics/012's walk bounded while no epic of the groups was updated before its creation (those
+    // are bucket -1); its counter is no longer read, kept (an older build reads it).
+    name: 'epics/013_date_lag',
+    sql: `
+CREATE INDEX epics_group_lag_created ON epics (group_id, ${DATE_LAG_071}, created_at, id, updated_at);
+CREATE INDEX epics_group_lag_updated ON epics (group_id, ${DATE_LAG_071}, updated_at, id, created_at);
 `,
   },
 ];

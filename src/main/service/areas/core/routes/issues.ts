@@ -9,7 +9,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, updatedBeforeList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -74,15 +74,15 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     // implies their WHERE): the project's, or the instance's for a scope of many.
     where.push('x.confidential = 1');
     const inProject = scope.projectId !== undefined ? ` AND c.project_id = ${Number(scope.projectId)}` : '';
-    filters.idSets.push({ probe: 'x.confidential = 1', read: `x.id IN (SELECT c.id FROM issues c WHERE c.confidential = 1${inProject})`, rows: 'FROM issues c WHERE c.confidential = 1', args: [], projectColumn: 'c.project_id' });
+    filters.idSets.push({ probe: 'x.confidential = 1', id: 'c.id', rows: `FROM issues c WHERE c.confidential = 1${inProject}`, args: [], projectColumn: 'c.project_id' });
   }
   const scopeSql = scopeCondition(rc, 'issues', scope, filters);
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
   const seesAll = filters.counted || filters.labelBound || filters.labelOnly ? seesConfidential(rc, scope) : false;
-  const sets = idSetLists(rc, 'Issue', scope, filters, where);
-  const byUpdated = updatedBeforeList<IssueRow>(rc, 'issues', scope, filters, where, args);
+  const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
+  const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = q.confidential === undefined ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined;
   const countFrom =
     labelCount ??
@@ -90,18 +90,18 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
-    (sets ? { from: sets.count, args } : undefined) ??
-    byUpdated?.count ??
+    sets?.count ??
+    byDates?.count ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
-  const sql = sets?.page ?? `FROM issues x WHERE ${where.join(' AND ')}`;
-  const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, { from: sql, args }, seesAll);
+  const source = sets?.page ?? { from: `FROM issues x WHERE ${where.join(' AND ')}`, args };
+  const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
   const rows =
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (q.confidential === undefined ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined) ??
     byTitles?.rows ??
-    byUpdated?.rows;
-  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: sql, args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+    byDates?.rows;
+  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {

@@ -16,7 +16,7 @@ import {
 } from '../milestones';
 import { type Namespace, ancestorsOf, findNamespaceById, selfAndDescendantIds } from '../namespaces';
 import { recordEvent } from '../events';
-import { ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
+import { ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, labelPriorityRows, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
 import { confidentialSql, seesConfidential } from './issues';
 import { likeEscape } from './users';
 
@@ -139,8 +139,10 @@ export function registerMilestoneRoutes(r: Router): void {
       const args = [m.id, ...scope.args, ...conf.args];
       const seesAll = parent.kind === 'project' && seesConfidential(rc, projectScope(parent.project));
       const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'Issue', parent.project.id, m.id, seesAll) : undefined;
-      const anchors = parent.kind === 'project' ? idOrderAnchors<IssueRow>(rc, 'Issue', parent.project.id, { from, args }, seesAll) : undefined;
-      return issueBasics(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+      // GitLab's order for a milestone's records (label priority, then id), when any carries a prioritized label.
+      const rows = labelPriorityRows<IssueRow>(rc, 'Issue', scope.projects(), m.id, { from, args });
+      const anchors = parent.kind === 'project' && !rows ? idOrderAnchors<IssueRow>(rc, 'Issue', parent.project.id, { from, args }, seesAll) : undefined;
+      return issueBasics(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
     });
 
     r.get(`${base}/:milestone_id/merge_requests`, (rc) => {
@@ -151,8 +153,9 @@ export function registerMilestoneRoutes(r: Router): void {
       const from = `FROM merge_requests x WHERE x.milestone_id = ? AND ${scope.sql}`;
       const args = [m.id, ...scope.args];
       const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'MergeRequest', parent.project.id, m.id, true) : undefined;
-      const anchors = parent.kind === 'project' ? idOrderAnchors<MergeRequestRow>(rc, 'MergeRequest', parent.project.id, { from, args }, true) : undefined;
-      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
+      const rows = labelPriorityRows<MergeRequestRow>(rc, 'MergeRequest', scope.projects(), m.id, { from, args });
+      const anchors = parent.kind === 'project' && !rows ? idOrderAnchors<MergeRequestRow>(rc, 'MergeRequest', parent.project.id, { from, args }, true) : undefined;
+      return mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from, args, order: 'x.id DESC', countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
     });
   }
 
@@ -236,13 +239,16 @@ function ownersSql(rc: RequestContext, parent: MilestoneParent, ancestors: boole
   return { sql, args };
 }
 
-/** The issues or merge requests a milestone's lists may show: the project's, or the visible ones below the group. */
-function issuableScope(rc: RequestContext, parent: MilestoneParent): { sql: string; args: unknown[] } {
-  if (parent.kind === 'project') return { sql: 'x.project_id = ?', args: [parent.project.id] };
+/** The issues or merge requests a milestone's lists may show: the project's, or the visible ones below the group (`projects`: theirs). */
+function issuableScope(rc: RequestContext, parent: MilestoneParent): { sql: string; args: unknown[]; projects: () => number[] } {
+  if (parent.kind === 'project') return { sql: 'x.project_id = ?', args: [parent.project.id], projects: () => [parent.project.id] };
   const ids = selfAndDescendantIds(rc.svc, parent.group.id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
+  const projects = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`;
+  const args = [...ids, ...vis.args];
   return {
-    sql: `x.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql})`,
-    args: [...ids, ...vis.args],
+    sql: `x.project_id IN (${projects})`,
+    args,
+    projects: () => (rc.svc.db.prepare(projects).all(...args) as { id: number }[]).map((r) => r.id),
   };
 }

@@ -1,0 +1,220 @@
+import type { Db } from './connection';
+import { countUpTo, limitSql } from '../http/pagination';
+import { type WriteLog, rowsByIds } from './written-rows';
+
+/**
+ * Lists ordered by one date column and filtered by the other (created_after/before by updated_at,
+ * updated_after/before by created_at), for issues, merge requests and epics, at every scope.
+ *
+ * No index orders by one date and bounds the other. A record's lag, updated_at - created_at, does
+ * bound one by the other: with the lag between L and H, updated_at >= C implies created_at >=
+ * C - H, updated_at <= D implies created_at <= D - L (and the mirror for an order by updated_at).
+ * So records are split by the magnitude of their lag (dateLag: a bucket, powers of 8 seconds,
+ * in an index on expressions between the scope's columns and the order's), and each bucket is
+ * walked in list order from where its lag bounds it, checking the list's own conditions as they
+ * stand: a bucket holds few records that its bound admits and the filter rejects (a date the
+ * order walks past before the first match was 100-350 ms at a million). The buckets' walks are
+ * merged in list order by SQLite (UNION ALL with ORDER BY). Buckets with no record in their
+ * range are left out (one index probe each). A range of the other column holding few records of
+ * the scope is read from that column's index and sorted instead.
+ *
+ * Only canonical timestamps (what the service writes, `YYYY-MM-DDTHH:MM:SS.sssZ`: text order is
+ * time order) get a bucket; a record with another text in either column has none (NULL) and is
+ * checked in a walk of its own, with the list's conditions alone.
+ */
+
+/** Canonical timestamps, as Date#toISOString writes them (years 0000-9999). */
+const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CANONICAL_GLOB = '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z';
+
+/** The highest bucket: lags of 8^12 seconds (~2,200 years) and more. */
+const TOP_BUCKET = 13;
+
+/**
+ * A record's lag bucket, on alias `a` (as `x.`; '' in an index): NULL unless both dates are
+ * canonical (and their own round trip through strftime, so no 30 February); -1 updated before it
+ * was created; 0 the same instant; else 1 + floor(log8(seconds)), at least 1 and at most
+ * TOP_BUCKET. The migrations' indexes (core/071, epics/013) hold this text exactly.
+ */
+export function dateLag(a: string): string {
+  const c = `${a}created_at`;
+  const u = `${a}updated_at`;
+  const canonical = (v: string): string => `${v} GLOB '${CANONICAL_GLOB}' AND strftime('%Y-%m-%dT%H:%M:%fZ', ${v}) = ${v}`;
+  return (
+    `(CASE WHEN ${canonical(c)} AND ${canonical(u)} THEN CASE WHEN ${u} < ${c} THEN -1 WHEN ${u} = ${c} THEN 0 ` +
+    `ELSE min(${TOP_BUCKET}, 1 + max(0, CAST(log(8, (julianday(${u}) - julianday(${c})) * 86400) AS INTEGER))) END END)`
+  );
+}
+
+/** A bucket's lag in seconds, widened by a second each way (floating point), as [low, high]. */
+function lagRange(bucket: number): [number, number] {
+  if (bucket === -1) return [-Infinity, 1];
+  if (bucket === 0) return [-1, 1];
+  if (bucket === 1) return [-1, 8 + 1];
+  if (bucket === TOP_BUCKET) return [8 ** (TOP_BUCKET - 1) - 1, Infinity];
+  return [8 ** (bucket - 1) - 1, 8 ** bucket + 1];
+}
+
+export type DateColumn = 'created_at' | 'updated_at';
+
+/**
+ * How a count through another index (DateLagTable.counts) walks it when the dates bound none of
+ * its columns: records are mostly updated after their creation, so an updated_before list's
+ * matches lie among the oldest created, an updated_after list's among the newest. Only the
+ * count's speed depends on it (it walks until 10,001 match).
+ */
+export function countDirection(bounds: DateBounds): 'ASC' | 'DESC' {
+  return bounds.updated_before ? 'ASC' : 'DESC';
+}
+
+export interface DateBounds {
+  created_after?: string | null;
+  created_before?: string | null;
+  updated_after?: string | null;
+  updated_before?: string | null;
+}
+
+/**
+ * Where a list's records are, as the date-lag walk reads them: the table and alias, the scope's
+ * condition on them (`scope`, for the probes of each bucket and range; '1 = 1' for all), and the
+ * indexes that hold the scope's columns first, then the lag and a date (`lagIndex`) or a date alone
+ * (`dateIndex`).
+ */
+export interface DateLagTable {
+  table: string;
+  alias: string;
+  scope: string;
+  scopeArgs: unknown[];
+  lagIndex: Record<DateColumn, string>;
+  dateIndex: Record<DateColumn, string>;
+  /**
+   * Other ways to count the list, each over the candidates of one of its filters (an author's
+   * records by the author's index, a label's by its rows), with how many candidates it walks at
+   * most: a count walks its candidates until 10,001 match, so it goes the way of the fewest (an
+   * author's or a label's when the dates are wide, the buckets' when they are narrow). `from`
+   * writes the FROM with the list's conditions (on `alias`) in it, its own `args` before theirs.
+   */
+  counts?: { from: (conditions: string) => string; args: unknown[]; candidates: number }[];
+  /** The table's write log: a page's rows are read by id (from memory while unwritten), the walk reads ids alone. */
+  log: WriteLog;
+}
+
+/** A range of the other column holding at most this many of the scope's records is read from its index and sorted. */
+export const SORTED_RANGE = 1_000;
+
+/** [lowest, highest] of a column from a list's bounds (null: unbounded). */
+function columnRange(bounds: DateBounds, column: DateColumn): [string | null, string | null] {
+  return column === 'created_at' ? [bounds.created_after ?? null, bounds.created_before ?? null] : [bounds.updated_after ?? null, bounds.updated_before ?? null];
+}
+
+/** A time in ms as a canonical timestamp, or null outside the years 0000-9999 (then the side is unbounded). */
+function timestamp(ms: number): string | null {
+  if (!Number.isFinite(ms)) return null;
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return null;
+  const s = d.toISOString();
+  return CANONICAL.test(s) ? s : null;
+}
+
+/** The larger of two lower bounds (null: none). */
+const maxLow = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
+/** The smaller of two upper bounds (null: none). */
+const minHigh = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a < b ? a : b);
+
+export interface DateLagList<T> {
+  /** The page's rows in list order. */
+  rows: (limit: number, offset: number) => T[];
+  /** The list's records (for a capped count). */
+  count: { from: string; args: unknown[] };
+  /** How the page is read: the other column's range sorted, or the buckets' walks (for tests and notes). */
+  plan: 'sorted' | 'buckets';
+}
+
+/**
+ * The page and count of a list ordered by `order` (created_at or updated_at) whose `where`
+ * (conditions on `t.alias`, with `args`; the date filters among them as the list has them)
+ * includes a bound on the other date column; undefined otherwise (or for a bound that is not
+ * canonical), when the list reads as it always did.
+ */
+export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, order: DateColumn, sort: 'asc' | 'desc', where: string[], args: unknown[]): DateLagList<T> | undefined {
+  const other: DateColumn = order === 'created_at' ? 'updated_at' : 'created_at';
+  const [otherLow, otherHigh] = columnRange(bounds, other);
+  if (otherLow === null && otherHigh === null) return undefined;
+  const all = [...columnRange(bounds, order), otherLow, otherHigh];
+  if (all.some((v) => v !== null && !CANONICAL.test(v))) return undefined;
+  const x = t.alias;
+  const conditions = where.join(' AND ');
+  // The walk reads ids (and the order's date), from the index when the conditions are its columns; the page's rows by id.
+  const byIds = (rows: unknown[]): T[] => rowsByIds<T>(db, t.log, (rows as { id: number }[]).map((r) => r.id));
+  const dir = sort === 'asc' ? 'ASC' : 'DESC';
+  const orderBy = (prefix: string): string => `${prefix}${order} ${dir}, ${prefix}id ${dir}`;
+  // A narrow range of the other column: its records read from its own index and sorted.
+  const range = (column: string, low: string | null, high: string | null): { sql: string; args: string[] } => ({
+    sql: `${low === null ? '' : ` AND ${x}.${column} >= ?`}${high === null ? '' : ` AND ${x}.${column} <= ?`}`,
+    args: [...(low === null ? [] : [low]), ...(high === null ? [] : [high])],
+  });
+  const otherRange = range(other, otherLow, otherHigh);
+  const inRange = countUpTo(db, `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${t.scope}${otherRange.sql}`, [...t.scopeArgs, ...otherRange.args], SORTED_RANGE + 1);
+  if (inRange <= SORTED_RANGE) {
+    const from = `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${conditions}`;
+    return {
+      rows: (limit, offset) => byIds(db.prepare(`SELECT ${x}.id AS id ${from} ORDER BY ${orderBy(`${x}.`)} ${limitSql(limit)} OFFSET ?`).all(...args, offset)),
+      count: { from, args },
+      plan: 'sorted',
+    };
+  }
+  // The buckets whose lag leaves some of the order's column in range, each with that range.
+  const [orderLow, orderHigh] = columnRange(bounds, order);
+  const toMs = (v: string | null): number | null => (v === null ? null : Date.parse(v));
+  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[] }[] = [];
+  const lag = dateLag(`${x}.`);
+  for (const bucket of [null, -1, ...Array.from({ length: TOP_BUCKET + 1 }, (_, i) => i)]) {
+    let low = orderLow;
+    let high = orderHigh;
+    if (bucket !== null) {
+      const [l, h] = lagRange(bucket);
+      // created_at = updated_at - lag; updated_at = created_at + lag.
+      const sign = order === 'created_at' ? -1 : 1;
+      const [lowLag, highLag] = sign < 0 ? [h, l] : [l, h];
+      const oLow = toMs(otherLow);
+      const oHigh = toMs(otherHigh);
+      if (oLow !== null) low = maxLow(low, timestamp(oLow + sign * lowLag * 1000));
+      if (oHigh !== null) high = minHigh(high, timestamp(oHigh + sign * highLag * 1000));
+      if (low !== null && high !== null && low > high) continue;
+    }
+    const inBucket = bucket === null ? `${lag} IS NULL` : `${lag} = ${bucket}`;
+    const orderRange = range(order, low, high);
+    const probe = `FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${t.scope} AND ${inBucket}${orderRange.sql}`;
+    if (!db.prepare(`SELECT 1 ${probe} LIMIT 1`).get(...t.scopeArgs, ...orderRange.args)) continue;
+    arms.push({
+      sql: `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`,
+      args: [...args, ...orderRange.args],
+      probe,
+      probeArgs: [...t.scopeArgs, ...orderRange.args],
+    });
+  }
+  if (!arms.length) {
+    return { rows: () => [], count: { from: `FROM ${t.table} ${x} WHERE 0`, args: [] }, plan: 'buckets' };
+  }
+  const compound = arms.map((a) => a.sql).join(' UNION ALL ');
+  const compoundArgs = arms.flatMap((a) => a.args);
+  // One arm orders by its alias; a compound by its result columns.
+  const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
+  let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };
+  const fewest = [...(t.counts ?? [])].sort((a, b) => a.candidates - b.candidates)[0];
+  if (fewest) {
+    // The buckets' candidates (their ranges, from the index alone), up to the other way's.
+    const cap = fewest.candidates + 1;
+    let candidates = 0;
+    for (const arm of arms) {
+      candidates += countUpTo(db, arm.probe, arm.probeArgs, cap - candidates);
+      if (candidates >= cap) break;
+    }
+    if (candidates >= cap) count = { from: fewest.from(conditions), args: [...fewest.args, ...args] };
+  }
+  return {
+    rows: (limit, offset) => byIds(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset)),
+    count,
+    plan: 'buckets',
+  };
+}

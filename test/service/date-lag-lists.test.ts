@@ -1,0 +1,404 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
+import { openBefore, openToday } from '../helpers/older-data-dir';
+import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
+import { dateLag } from '../../src/main/service/db/date-lag';
+import { DATE_LAG_071 } from '../../src/main/service/areas/core/schema';
+
+/**
+ * Lists ordered by one date and filtered by the other (db/date-lag.ts: each record's lag bucket
+ * walked from where it bounds the other date, or a narrow range read and sorted): every
+ * combination of created/updated after/before (and both bounds, and both columns) x order
+ * (created_at, updated_at) x sort, with a state, a label or an author on top, for issues, merge
+ * requests and epics, as an Owner and a Guest (confidential records hidden from the Guest). Every
+ * page against the records filtered and sorted here, with X-Total, X-Total-Pages, X-Next-Page,
+ * X-Prev-Page and Link; records updated before they were created (imports, SQL) and dates not in
+ * the service's own format among them. The plans that keep the lists cheap at a million rows are
+ * pinned (a plan comes from the query's shape alone, the same here as at scale).
+ */
+let s: TestService;
+let group: number;
+let project: number;
+let filler: number;
+let author: number;
+let guest: { user: any; token: string };
+
+type Kind = 'issues' | 'merge_requests' | 'epics';
+interface Seed {
+  id: number;
+  createdAt: string;
+  updatedAt: string;
+  state: string;
+  confidential: boolean;
+  bug: boolean;
+  authorId: number;
+}
+const seeds: Record<Kind, Seed[]> = { issues: [], merge_requests: [], epics: [] };
+/** The big project's issues (another project of the group), for a group's list past 10,000 records. */
+const fillers: Seed[] = [];
+
+const N = 2_400;
+const FILLERS = 10_001;
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2024, 0, 1);
+const hour = (i: number): string => new Date(T0 + i * HOUR).toISOString();
+/** Lags (ms) from creation to the last update, in turn: none (most, as a bench's records), every bucket, and out of order. */
+const LAGS = [0, 0, 0, 400, 5_000, 90_000, HOUR, 30 * HOUR, 9 * 24 * HOUR, 60 * 24 * HOUR, 400 * 24 * HOUR, -3 * HOUR, -40 * 24 * HOUR, 0];
+
+function seed(i: number, id: number): Seed {
+  const created = T0 + i * HOUR;
+  return {
+    id,
+    createdAt: new Date(created).toISOString(),
+    updatedAt: new Date(created + LAGS[i % LAGS.length]).toISOString(),
+    state: i % 5 === 0 ? 'closed' : 'opened',
+    confidential: i % 17 === 3,
+    bug: i % 3 === 0,
+    authorId: i % 4 === 0 ? author : 1,
+  };
+}
+
+beforeAll(async () => {
+  s = await TestService.start();
+  guest = await s.createUser();
+  author = (await s.createUser()).user.id;
+  group = (await s.createGroup({ visibility: 'private' })).id;
+  await s.addMember('groups', group, guest.user.id, 10);
+  project = (await s.createProject({ name: 'dates', namespace_id: group })).id;
+  filler = (await s.createProject({ name: 'filler', namespace_id: group })).id;
+  const ctx = s.service.context;
+  const insertEpic = ctx.db.prepare(
+    'INSERT INTO epics (id, group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  ctx.db.transaction(() => {
+    for (let i = 0; i < N; i++) {
+      // Every 30th carries the label in two spellings (two label rows, one record).
+      const labels = (x: Seed) => (x.bug ? (i % 30 === 0 ? ['bug', 'Bug'] : ['bug']) : []);
+      const common = (x: Seed) => ({ iid: i + 1, title: `Record ${i}`, description: null, authorId: x.authorId, labels: labels(x), createdAt: x.createdAt, updatedAt: x.updatedAt, importedFrom: 'none' });
+      let x = seed(i, 0);
+      x.id = insertImportedIssue(ctx, project, { ...common(x), state: x.state as 'opened', confidential: x.confidential }).id;
+      seeds.issues.push(x);
+      x = { ...seed(i, 0), confidential: false };
+      x.id = insertImportedMergeRequest(ctx, project, { ...common(x), state: x.state as 'opened', sourceBranch: `f-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) }).id;
+      seeds.merge_requests.push(x);
+      x = seed(i, 0);
+      const { id, iid } = nextEpicIds(ctx, group);
+      x.id = id;
+      insertEpic.run(id, group, iid, `Epic ${i}`, x.state, Number(x.confidential), x.authorId, JSON.stringify(x.bug ? ['bug'] : []), x.createdAt, x.updatedAt);
+      seeds.epics.push(x);
+    }
+    // Past 10,000 issues in the group: its lists walk the instance's order (scopeCondition).
+    for (let i = 0; i < FILLERS; i++) {
+      const at = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
+      const id = insertImportedIssue(ctx, filler, { iid: i + 1, title: `Filler ${i}`, description: null, state: 'opened', authorId: 1, createdAt: at, updatedAt: at, importedFrom: 'none' }).id;
+      fillers.push({ id, createdAt: at, updatedAt: at, state: 'opened', confidential: false, bug: false, authorId: 1 });
+    }
+  })();
+  // Dates written in SQL as the service never writes them (no bucket: a walk of their own).
+  redate('issues', 7, '2024-01-01 07:00:00', seeds.issues[7].updatedAt);
+  redate('merge_requests', 8, seeds.merge_requests[8].createdAt, '2024-02-30T00:00:00.000Z');
+  redate('epics', 9, seeds.epics[9].createdAt, '2024-01-10');
+}, 180_000);
+afterAll(async () => s.stop());
+
+function redate(kind: Kind, i: number, createdAt: string, updatedAt: string): void {
+  const x = seeds[kind][i];
+  s.service.context.db.prepare(`UPDATE ${kind} SET created_at = ?, updated_at = ? WHERE id = ?`).run(createdAt, updatedAt, x.id);
+  x.createdAt = createdAt;
+  x.updatedAt = updatedAt;
+}
+
+type Query = Record<string, string>;
+
+/** The records a list holds, in its order (text comparisons, as SQLite compares the columns). */
+function expected(records: Seed[], q: Query, seesConfidential: boolean): number[] {
+  const column = q.order_by === 'updated_at' ? 'updatedAt' : 'createdAt';
+  const dir = q.sort === 'asc' ? 1 : -1;
+  return records
+    .filter(
+      (x) =>
+        (seesConfidential || !x.confidential) &&
+        (!q.created_after || x.createdAt >= q.created_after) &&
+        (!q.created_before || x.createdAt <= q.created_before) &&
+        (!q.updated_after || x.updatedAt >= q.updated_after) &&
+        (!q.updated_before || x.updatedAt <= q.updated_before) &&
+        (!q.state || x.state === q.state) &&
+        (!q.labels || x.bug) &&
+        (!q.author_id || x.authorId === Number(q.author_id)),
+    )
+    .sort((a, b) => (a[column] < b[column] ? -dir : a[column] > b[column] ? dir : (a.id - b.id) * dir))
+    .map((x) => x.id);
+}
+
+/** X-Page, X-Per-Page, X-Total, X-Total-Pages, X-Next-Page, X-Prev-Page and Link's rels of a counted page. */
+function expectHeaders(res: ApiResult, page: number, perPage: number, total: number | null, what: string): void {
+  const pages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
+  const h = (name: string) => res.headers.get(name);
+  expect(h('x-page'), what).toBe(String(page));
+  expect(h('x-per-page'), what).toBe(String(perPage));
+  expect(h('x-prev-page'), what).toBe(page > 1 ? String(page - 1) : '');
+  const link = h('link') ?? '';
+  expect(link.includes('rel="first"'), what).toBe(true);
+  expect(link.includes('rel="prev"'), what).toBe(page > 1);
+  if (pages === null) {
+    // Past 10,000 rows, as GitLab: no total, no last.
+    expect(res.headers.has('x-total'), what).toBe(false);
+    expect(link.includes('rel="last"'), what).toBe(false);
+  } else {
+    expect(h('x-total'), what).toBe(String(total));
+    expect(h('x-total-pages'), what).toBe(String(pages));
+    expect(h('x-next-page'), what).toBe(page < pages ? String(page + 1) : '');
+    expect(link.includes('rel="next"'), what).toBe(page < pages);
+    expect(link.includes('rel="last"'), what).toBe(true);
+  }
+}
+
+const USERS = () =>
+  [
+    ['owner', undefined, true],
+    ['guest', guest.token, false],
+  ] as const;
+
+/** Every page (100 rows) of a list against the records, for the owner (root) and the guest. */
+async function everyPage(kind: Kind, q: Query): Promise<number> {
+  const path = kind === 'epics' ? `/groups/${group}/epics` : `/projects/${project}/${kind}`;
+  let ownerTotal = 0;
+  for (const [who, token, sees] of USERS()) {
+    const want = expected(seeds[kind], q, kind === 'merge_requests' || sees);
+    if (who === 'owner') ownerTotal = want.length;
+    await expectEveryPage(s, path, q, want, 100, token);
+  }
+  return ownerTotal;
+}
+
+const D1 = hour(1_100);
+const D2 = hour(1_300);
+const FILTERS: Query[] = [
+  { updated_after: D2 },
+  { updated_before: D1 },
+  { created_after: D2 },
+  { created_before: D1 },
+  { updated_after: D1, updated_before: D2 },
+  { created_after: D1, created_before: D2 },
+  { created_after: D1, updated_before: D2 },
+  { updated_after: D1, created_before: D2 },
+  // Narrow ranges of the other column (read from its index and sorted), and one past every record.
+  { updated_after: hour(2_350) },
+  { created_before: hour(40) },
+  { updated_before: hour(-5_000) },
+];
+const ORDERS: Query[] = [{}, { sort: 'asc' }, { order_by: 'updated_at' }, { order_by: 'updated_at', sort: 'asc' }, { order_by: 'created_at', sort: 'asc' }];
+const extras = (): Query[] => [{ state: 'opened' }, { labels: 'bug' }, { author_id: String(author) }];
+
+describe.each(['issues', 'merge_requests', 'epics'] as const)('%s by a date on the other column than the order', (kind) => {
+  it('every filter x order, every page, Owner and Guest', async () => {
+    const totals: number[] = [];
+    for (const f of FILTERS) for (const o of ORDERS) totals.push(await everyPage(kind, { ...f, ...o }));
+    // Wide ranges (walked by lag bucket) and narrow ones (sorted) both among them, and an empty one.
+    expect(Math.max(...totals)).toBeGreaterThan(1_000);
+    expect(totals).toContain(0);
+  }, 300_000);
+
+  it('with a state, a label or an author on top', async () => {
+    for (const f of [FILTERS[0], FILTERS[3], FILTERS[6]]) for (const o of ORDERS.slice(0, 4)) for (const e of extras()) await everyPage(kind, { ...f, ...o, ...e });
+  }, 300_000);
+
+  it('records redated in SQL (updated before created, and back; far apart) move between lists and buckets', async () => {
+    const db = s.service.context.db;
+    const xs = seeds[kind];
+    redate(kind, 2_300, xs[2_300].createdAt, hour(5));
+    redate(kind, 20, xs[20].createdAt, hour(2_390));
+    redate(kind, 33, hour(1_200), hour(1_190));
+    for (const f of [FILTERS[0], FILTERS[1], FILTERS[3], FILTERS[6]]) for (const o of ORDERS.slice(0, 4)) await everyPage(kind, { ...f, ...o });
+    // The out-of-order record in its bucket (-1), the far-updated one in a high one.
+    const lag = (i: number) => (db.prepare(`SELECT ${dateLag('')} AS b FROM ${kind} WHERE id = ?`).get(xs[i].id) as { b: number | null }).b;
+    expect([lag(2_300), lag(33), (lag(20) ?? 0) > 5, lag(0), lag(7 + (kind === 'issues' ? 0 : kind === 'merge_requests' ? 1 : 2))]).toEqual([-1, -1, true, 0, null]);
+  }, 300_000);
+});
+
+/** The SQL and EXPLAIN QUERY PLAN of the page a request read. */
+async function pagePlan(path: string, query: Query): Promise<{ sql: string; plan: string }> {
+  const reads = await pagedReads(s, async () => {
+    expect((await s.get(path, { query })).status).toBe(200);
+  });
+  expect(reads).toHaveLength(1);
+  const { sql, args } = reads[0];
+  return { sql, plan: queryPlan(s.service.context.db, sql, ...args) };
+}
+
+describe('plans', () => {
+  it("a wide range of the other column walks each bucket's index in list order from its bound, no sort", async () => {
+    for (const [kind, path, prefix] of [
+      ['issues', `/projects/${project}/issues`, 'project_id=? AND '],
+      ['merge_requests', `/projects/${project}/merge_requests`, 'project_id=? AND '],
+      ['epics', `/groups/${group}/epics`, 'group_id=? AND '],
+    ] as const) {
+      const lagIndex = kind === 'epics' ? 'epics_group_lag' : `${kind}_project_lag`;
+      const a = await pagePlan(path, { updated_after: D2, sort: 'asc', page: '3' });
+      expect(a.sql).toContain('UNION ALL');
+      expect(a.plan).toContain('MERGE (UNION ALL)');
+      expect(a.plan).toMatch(new RegExp(`USING (COVERING )?INDEX ${lagIndex}_created \\(${prefix.replace(/[?]/g, '\\?')}<expr>=\\? AND created_at>\\?\\)`));
+      expect(a.plan).not.toMatch(/TEMP B-TREE|INDEX (?!\w+_lag_created)/);
+      const b = await pagePlan(path, { created_before: D1, order_by: 'updated_at', state: 'opened' });
+      expect(b.plan).toMatch(new RegExp(`USING (COVERING )?INDEX ${lagIndex}_updated \\(${prefix.replace(/[?]/g, '\\?')}<expr>=\\? AND updated_at<\\?\\)`));
+      expect(b.plan).not.toMatch(/TEMP B-TREE|INDEX (?!\w+_lag_updated)/);
+    }
+  });
+
+  it('a narrow range of the other column is read from its own index and sorted', async () => {
+    const { plan } = await pagePlan(`/projects/${project}/issues`, { updated_after: hour(2_350) });
+    expect(plan).toContain('USING INDEX issues_project_updated (project_id=? AND updated_at>?)');
+    const epics = await pagePlan(`/groups/${group}/epics`, { created_before: hour(40), order_by: 'updated_at' });
+    expect(epics.plan).toContain('USING INDEX epics_group_created (group_id=? AND created_at<?)');
+  });
+
+  it('a list filtered by dates alone is counted from the lag index (no record read)', async () => {
+    const db = s.service.context.db;
+    const prepare = db.prepare;
+    const counts: { sql: string; args: unknown[] }[] = [];
+    db.prepare = ((sql: string) => {
+      const stmt = prepare.call(db, sql);
+      if (!sql.startsWith('SELECT count(*)') || !sql.includes('UNION ALL')) return stmt;
+      return new Proxy(stmt, {
+        get: (target, key) =>
+          key === 'get' ? (...args: unknown[]) => (counts.push({ sql, args }), (target.get as (...a: unknown[]) => unknown)(...args)) : (Reflect.get(target, key, target) as any)?.bind?.(target) ?? Reflect.get(target, key, target),
+      });
+    }) as typeof db.prepare;
+    try {
+      expect((await s.get(`/projects/${project}/issues`, { query: { updated_after: D1 } })).status).toBe(200);
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(counts).toHaveLength(1);
+    const plan = queryPlan(db, counts[0].sql, ...counts[0].args).split('\n').filter((d) => d.startsWith('SEARCH'));
+    expect(plan.length).toBeGreaterThan(1);
+    for (const d of plan) expect(d).toContain('USING COVERING INDEX issues_project_lag_created');
+  });
+
+  it("with an author or a label, a wide list is counted through the author's index or the label's rows; a narrow one through the buckets", async () => {
+    const ways: [string, Query, string][] = [
+      [`/projects/${project}/issues`, { author_id: String(author) }, 'INDEXED BY issues_project_author_created WHERE'],
+      [`/projects/${project}/merge_requests`, { author_id: String(author) }, 'INDEXED BY merge_requests_project_author_created WHERE'],
+      [`/groups/${group}/epics`, { author_id: String(author) }, 'INDEXED BY epics_group_author_created WHERE'],
+      [`/projects/${project}/issues`, { labels: 'bug' }, 'INDEXED BY issuable_labels_updated'],
+      [`/projects/${project}/merge_requests`, { labels: 'bug' }, 'INDEXED BY issuable_labels_updated'],
+    ];
+    for (const [path, filter, way] of ways) {
+      const counts = async (query: Query): Promise<string[]> =>
+        (
+          await preparedBy(s, async () => {
+            expect((await s.get(path, { query: { ...query, ...filter } })).status).toBe(200);
+          })
+        ).filter((q) => q.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM') && !q.includes('LIMIT 1)'));
+      const wide = await counts({ updated_after: D1, sort: 'asc' });
+      expect(wide.some((q) => q.includes(way)), `${path} ${way} wide`).toBe(true);
+      const narrow = await counts({ updated_after: D1, created_before: hour(1_105), sort: 'asc' });
+      expect(narrow.some((q) => q.includes(way)), `${path} ${way} narrow`).toBe(false);
+      expect(narrow.some((q) => q.includes('UNION ALL')), `${path} narrow`).toBe(true);
+    }
+  });
+
+  it('the index expression is the one core/071 froze', () => {
+    expect(dateLag('')).toBe(DATE_LAG_071);
+  });
+});
+
+describe('group and instance lists walk the instance lag index', () => {
+  it("a group's issues past 10,000 records and the instance's, pages and headers, Owner and Guest", async () => {
+    const all = [...seeds.issues, ...fillers];
+    for (const q of [{ updated_after: D2, sort: 'asc' }, { created_before: D1, order_by: 'updated_at' }, { updated_before: D1 }, { created_after: D1, updated_before: D2, order_by: 'updated_at', sort: 'asc' }] as Query[]) {
+      for (const [who, token, sees] of USERS()) {
+        for (const path of [`/groups/${group}/issues`, ...(who === 'owner' ? ['/issues'] : [])]) {
+          const want = expected(all, q, sees);
+          const total = want.length > 10_000 ? null : want.length;
+          const last = Math.max(1, Math.ceil(want.length / 100));
+          for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
+            const what = `${who} ${path} ${JSON.stringify(q)} page ${page}`;
+            const res = await s.get(path, { token, query: { ...q, scope: 'all', per_page: '100', page: String(page) } });
+            expect(res.status, what).toBe(200);
+            expect(res.body.map((x: any) => x.id), what).toEqual(want.slice((page - 1) * 100, page * 100));
+            expectHeaders(res, page, 100, total, what);
+          }
+        }
+      }
+    }
+    const { plan } = await pagePlan(`/groups/${group}/issues`, { updated_after: D2, sort: 'asc' });
+    expect(plan).toMatch(/USING (COVERING )?INDEX issues_lag_created \(<expr>=\? AND created_at>\?\)/);
+    expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY');
+  }, 300_000);
+});
+
+describe('the lag bucket', () => {
+  it("holds every lag within its powers of 8 (a second's margin, as otherDateList reads them)", () => {
+    const db = s.service.context.db;
+    const bucket = db.prepare(`SELECT ${dateLag('')} AS b FROM (SELECT ? AS created_at, ? AS updated_at)`);
+    for (let e = -3; e <= 9.6; e += 0.01) {
+      for (const seconds of [8 ** e, Math.round(8 ** e), Math.round(8 ** e * 1000) / 1000]) {
+        const ms = Math.round(seconds * 1000);
+        if (ms <= 0) continue;
+        const { b } = bucket.get(hour(0), new Date(T0 + ms).toISOString()) as { b: number };
+        const low = b === 1 ? 0 : 8 ** (b - 1) - 1;
+        const high = b === 13 ? Infinity : 8 ** b + 1;
+        expect(ms / 1000 >= low && ms / 1000 <= high, `${ms} ms in bucket ${b}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('core/071 and epics/013 on a round-10 data dir', () => {
+  it('index every record by its lag bucket, dates in other formats in none', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandlab-date-lag-'));
+    try {
+      const file = join(dir, 'sandlab.db');
+      const before = openBefore(file, 'core/071_date_lag');
+      const rows: [string, string, number | null][] = [
+        ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 0],
+        ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.999Z', 1],
+        ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:07.999Z', 1],
+        ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:08.001Z', 2],
+        ['2024-01-01T00:00:00.000Z', '2024-01-01T00:01:04.001Z', 3],
+        ['2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 9],
+        ['2024-01-01T00:00:00.000Z', '2023-12-31T23:59:59.999Z', -1],
+        ['2024-01-01 00:00:00', '2024-01-02T00:00:00.000Z', null],
+        ['2024-02-30T00:00:00.000Z', '2024-03-02T00:00:00.000Z', null],
+        ['now', 'now', null],
+      ];
+      const issue = before.prepare("INSERT INTO issues (project_id, iid, title, state, author_id, labels, assignee_ids, created_at, updated_at) VALUES (7, ?, 'I', 'opened', 1, '[]', '[]', ?, ?)");
+      const mr = before.prepare(
+        `INSERT INTO merge_requests (project_id, iid, title, state, author_id, labels, assignee_ids, reviewer_ids, source_branch, target_branch, source_project_id, target_project_id, base_sha, start_sha, head_sha, created_at, updated_at)
+          VALUES (7, ?, 'M', 'opened', 1, '[]', '[]', '[]', ?, 'main', 7, 7, 'a', 'a', 'b', ?, ?)`,
+      );
+      rows.forEach(([c, u], i) => {
+        issue.run(i + 1, c, u);
+        mr.run(i + 1, `b-${i}`, c, u);
+      });
+      before.close();
+      // Epics are another area's, migrated after core's: core/071 applied, epics/013 not yet.
+      const beforeEpics = openBefore(file, 'epics/013_date_lag');
+      const epic = beforeEpics.prepare("INSERT INTO epics (group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (5, ?, 'E', 'opened', 0, 1, '[]', ?, ?)");
+      rows.forEach(([c, u], i) => epic.run(i + 1, c, u));
+      beforeEpics.close();
+      const today = openToday(file);
+      const want = rows.map(([, , b], i) => ({ iid: i + 1, b }));
+      for (const [table, index, scope] of [
+        ['issues', 'issues_project_lag_created', 'project_id = 7'],
+        ['issues', 'issues_lag_updated', '1 = 1'],
+        ['merge_requests', 'merge_requests_project_lag_updated', 'project_id = 7'],
+        ['merge_requests', 'merge_requests_lag_created', '1 = 1'],
+        ['epics', 'epics_group_lag_created', 'group_id = 5'],
+        ['epics', 'epics_group_lag_updated', 'group_id = 5'],
+      ] as const) {
+        const got = today.prepare(`SELECT iid, ${dateLag('')} AS b FROM ${table} INDEXED BY ${index} WHERE ${scope} AND (${dateLag('')} IS NULL OR ${dateLag('')} > -5) ORDER BY iid`).all();
+        expect(got, `${table} ${index}`).toEqual(want);
+      }
+      today.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
