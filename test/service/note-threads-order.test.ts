@@ -5,9 +5,9 @@ import { preparedBy, queryPlan } from '../helpers/lists';
 import { mentionedUsernames } from '../../src/main/service/areas/core/todos';
 
 /**
- * A record's discussions, participants and `subscribed` from core/079's note indexes (the record's
- * notes in id order, and by author) instead of every note of the record grouped or read: the same
- * answers as the notes give (the SQL and the algorithm below, as the service had them before),
+ * A record's discussions (core/088's rows), participants (commenters grouped, only notes holding an
+ * @ parsed) and `subscribed` (core/087's indexes) instead of every note of the record grouped or
+ * read: the same answers as the notes give (the SQL and the algorithm below, as the service had them before),
  * threads and their order, pagination headers, participants in their order, `subscribed` for each
  * kind of participant and for others, for a Planner (internal notes) and a Guest (none).
  */
@@ -98,7 +98,7 @@ async function expectThreads(kind: string, iid: number, expected: string[], toke
   }
 }
 
-describe('a record\'s threads, participants and subscribed from the note indexes (core/079)', () => {
+describe('a record\'s threads, participants and subscribed without every note read', () => {
   it('lists the threads by their first visible note, paged and counted as before', async () => {
     for (const [kind, type, iid, id] of [['issues', 'Issue', issueIid, issueId], ['merge_requests', 'MergeRequest', mrIid, mrId]] as const) {
       const all = threadsTruth(type, id, true);
@@ -136,16 +136,10 @@ describe('a record\'s threads, participants and subscribed from the note indexes
     }
   });
 
-  it('walks the notes in id order from their index alone; a thread, the caller\'s notes and the notes list by their own indexes', async () => {
+  it('reads a thread\'s notes, the caller\'s notes and the notes list by their own indexes', async () => {
     const db = s.service.context.db;
     for (const kind of ['issues', 'merge_requests']) {
       const iid = kind === 'issues' ? issueIid : mrIid;
-      for (const token of [undefined, guestToken]) {
-        const statements = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/discussions`, { token })));
-        const walk = statements.find((sql) => sql.includes('SELECT discussion_id FROM notes'))!;
-        const plan = queryPlan(db, walk, 'Issue', issueId);
-        expect(plan).toBe('SEARCH notes USING COVERING INDEX notes_noteable_id (noteable_type=? AND noteable_id=?)');
-      }
       // A thread's notes by notes_discussion; the caller's notes on the record by the author index.
       const thread = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/discussions`)));
       const notesOf = thread.find((sql) => sql.includes('AND discussion_id = ?'))!;
@@ -154,8 +148,10 @@ describe('a record\'s threads, participants and subscribed from the note indexes
       const commented = statements.find((sql) => sql.includes('AND author_id = ?'))!;
       expect(queryPlan(db, commented, 'Issue', issueId, 1)).toContain('SEARCH notes USING COVERING INDEX notes_noteable_author (noteable_type=? AND noteable_id=? AND author_id=?)');
       // The record's notes listed and counted in created_at or id order (rows read in turn), never in author order.
-      for (const sql of await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/notes`, { query: { activity_filter: 'only_comments' } })))) {
-        if (sql.includes('FROM notes WHERE noteable_type')) expect(queryPlan(db, sql, 'Issue', issueId, ...(/OFFSET \?$/.test(sql) ? [0] : [])), sql).not.toMatch(/notes_noteable_author/);
+      for (const query of [{ activity_filter: 'only_comments' }, { activity_filter: 'only_activity', order_by: 'updated_at' }, { per_page: '5' }]) {
+        const statements = (await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/notes`, { query })))).filter((sql) => sql.includes('FROM notes INDEXED BY'));
+        expect(statements.length, JSON.stringify(query)).toBeGreaterThan(0);
+        for (const sql of statements) expect(queryPlan(db, sql, 'Issue', issueId, ...(/OFFSET \?$/.test(sql) ? [0] : [])), sql).toMatch(/USING (COVERING )?INDEX notes_noteable_(created|updated)/);
       }
     }
   });

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
 import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
-import { limitSql, paginate } from '../../http/pagination';
+import { countUpTo, paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note, notes as noteEntities } from '../core/entities';
@@ -45,30 +45,14 @@ export function registerDiscussionRoutes(r: Router): void {
       async (rc) => {
         const noteable = await noteableOf(rc, kind);
         const internal = canSeeInternal(rc, loadProject(rc)) ? '' : ' AND internal = 0';
-        // Threads in the order of their first (visible) note: the record's notes walked in id order
-        // from core/079's index alone, each thread kept where it first appears, up to the page (or
-        // the count's cap), instead of every note of the record grouped by thread and sorted.
-        const fromNotes = `FROM notes INDEXED BY notes_noteable_id WHERE noteable_type = ? AND noteable_id = ?${internal}`;
-        const walk = (stop: number, keep: (discussion: string, at: number) => void): void => {
-          const seen = new Set<string>();
-          const rows = rc.svc.db
-            .prepare(`SELECT discussion_id ${fromNotes} ORDER BY id`)
-            .iterate(noteable.type, noteable.id) as IterableIterator<{ discussion_id: string }>;
-          for (const { discussion_id: discussion } of rows) {
-            if (seen.has(discussion)) continue;
-            keep(discussion, seen.size);
-            seen.add(discussion);
-            if (seen.size >= stop) break;
-          }
-        };
+        // The record's threads by their first note (core/088), the first the caller may see.
+        const first = internal ? 'first_public_id' : 'first_id';
+        const sql = `FROM note_discussions WHERE noteable_type = ? AND noteable_id = ? AND ${first} IS NOT NULL`;
+        const args = [noteable.type, noteable.id];
         const ids = paginate(rc, {
-          // The threads counted by SQLite (in no order) up to the cap: no note handed to JavaScript.
-          count: (cap) => (rc.svc.db.prepare(`SELECT count(*) AS n FROM (SELECT DISTINCT discussion_id ${fromNotes} ${limitSql(cap)})`).get(noteable.type, noteable.id) as { n: number }).n,
-          rows: (limit, offset) => {
-            const page: { discussion_id: string }[] = [];
-            walk(offset + limit, (discussion, at) => void (at >= offset && page.push({ discussion_id: discussion })));
-            return page;
-          },
+          count: (cap) => countUpTo(rc.svc.db, sql, args, cap),
+          rows: (limit, offset) =>
+            rc.svc.db.prepare(`SELECT discussion_id ${sql} ORDER BY ${first} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { discussion_id: string }[],
         });
         return ids.map((d) => {
           const notes = discussionNotes(rc, noteable, d.discussion_id).filter((n) => !internal || !n.internal);
