@@ -148,7 +148,8 @@ describe('a record\'s threads, participants and subscribed without every note re
       const commented = statements.find((sql) => sql.includes('AND author_id = ?'))!;
       expect(queryPlan(db, commented, 'Issue', issueId, 1)).toContain('SEARCH notes USING COVERING INDEX notes_noteable_author (noteable_type=? AND noteable_id=? AND author_id=?)');
       // The record's notes listed and counted in created_at or id order (rows read in turn), never in author order.
-      for (const query of [{ activity_filter: 'only_comments' }, { activity_filter: 'only_activity', order_by: 'updated_at' }, { per_page: '5' }]) {
+      const queries: Record<string, string>[] = [{ activity_filter: 'only_comments' }, { activity_filter: 'only_activity', order_by: 'updated_at' }, { per_page: '5' }];
+      for (const query of queries) {
         const statements = (await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/notes`, { query })))).filter((sql) => sql.includes('FROM notes INDEXED BY'));
         expect(statements.length, JSON.stringify(query)).toBeGreaterThan(0);
         for (const sql of statements) expect(queryPlan(db, sql, 'Issue', issueId, ...(/OFFSET \?$/.test(sql) ? [0] : [])), sql).toMatch(/USING (COVERING )?INDEX notes_noteable_(created|updated)/);
