@@ -403,6 +403,10 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ...busy(m, 'notes of the busy issue order_by=updated_at&sort=asc', '?order_by=updated_at&sort=asc'),
     ...busy(m, 'notes of the busy issue sort=asc', '?sort=asc'),
     ...busy(m, 'notes of the busy issue per_page=100', '?per_page=100'),
+    // Round 11: the discussions list grouped every note (260-320 ms); the GET's `subscribed` read them all (277 ms).
+    ...busy(m, 'discussions of the busy issue', '', '/discussions'),
+    ...busy(m, 'discussions of the busy issue page 1000', '?page=1000', '/discussions'),
+    ...busy(m, 'the busy issue', '', ''),
     ['project events', (id) => `/projects/${id}/events`],
     ['project events page 500', (id) => `/projects/${id}/events?page=500`],
     ['project events page 2500', (id) => `/projects/${id}/events?page=2500`],
@@ -542,14 +546,20 @@ function linkedLists(m: ScaleManifest, milestones: Map<number, number>): [string
       : []),
     ['search API scope=issues search=crash', (id) => `/projects/${id}/search?scope=issues&search=crash`],
     ['search API scope=merge_requests search=crash', (id) => `/projects/${id}/search?scope=merge_requests&search=crash`],
+    // The other scopes (round 11, filt12): notes by core/076's index (a common term, a rare one, none), members.
+    ['search API scope=notes search=comment', (id) => `/projects/${id}/search?scope=notes&search=comment`],
+    ['search API scope=notes search=issue 12345', (id) => `/projects/${id}/search?scope=notes&search=issue%2012345`],
+    ['search API scope=notes search=crash', (id) => `/projects/${id}/search?scope=notes&search=crash`],
+    ['search API scope=users search=user12', (id) => `/projects/${id}/search?scope=users&search=user12`],
+    ['search API scope=milestones search=v1', (id) => `/projects/${id}/search?scope=milestones&search=v1`],
   ];
 }
 
 /** A list of the busy issue's notes on the big project, of issue #1 on the small one (none without scale-busy.ts). */
-function busy(m: ScaleManifest, name: string, query: string): [string, (id: number) => string][] {
+function busy(m: ScaleManifest, name: string, query: string, list = '/notes'): [string, (id: number) => string][] {
   const iid = m.busyIssueIid;
   if (!iid) return [];
-  return [[name, (id) => `/projects/${id}/issues/${id === m.bigProjectId ? iid : 1}/notes${query}`]];
+  return [[name, (id) => `/projects/${id}/issues/${id === m.bigProjectId ? iid : 1}${list}${query}`]];
 }
 
 /** Requests that need bench/scale-more.ts's records (a million merge requests, snippets, epics, labels). */
@@ -662,6 +672,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group search API scope=merge_requests search=crash', `/groups/${m.groupId}/search?scope=merge_requests&search=crash`],
       ['instance search API scope=merge_requests search=crash', '/search?scope=merge_requests&search=crash'],
     ]),
+    ['instance search API scope=snippet_titles search=crash', '/search?scope=snippet_titles&search=crash'],
+    ['instance search API scope=users search=user12', '/search?scope=users&search=user12'],
+    ['group search API scope=users search=user12', `/groups/${m.groupId}/search?scope=users&search=user12`],
+    ['instance search API scope=projects search=project-12', '/search?scope=projects&search=project-12'],
   ];
 }
 

@@ -111,6 +111,41 @@ describe('IssueBasic pages', () => {
     expect(await page(`/projects/${project.id}/merge_requests/${mr.iid}/related_issues`)).toEqual([issues[2].id, issues[5].id, issues[0].id]);
   });
 
+  it("an issue's links and an epic's issues read as each issue's own GET with their link fields", async () => {
+    /** Each row as its issue's own GET (Entities::Issue of a list: no `subscribed`) followed by `fields`. */
+    const withLink = async (rows: any[], fields: string[]): Promise<void> => {
+      for (const row of rows) {
+        const own = ok(await s.get(`/projects/${row.project_id}/issues/${row.iid}`));
+        delete own.subscribed;
+        expect(text(row)).toBe(text({ ...own, ...Object.fromEntries(fields.map((f) => [f, row[f]])) }));
+        expect(Object.keys(row).slice(-fields.length)).toEqual(fields);
+      }
+    };
+    const source = issues[3];
+    for (const target of [issues[0], issues[1], issues[2], issues[5]]) {
+      ok(await s.post(`/projects/${project.id}/issues/${source.iid}/links`, { target_project_id: project.id, target_issue_iid: target.iid }));
+    }
+    const links = ok(await s.get(`/projects/${project.id}/issues/${source.iid}/links`));
+    expect(links.map((r: any) => r.id)).toEqual([issues[0].id, issues[1].id, issues[2].id, issues[5].id]);
+    await withLink(links, ['issue_link_id', 'link_type', 'link_created_at', 'link_updated_at']);
+    // Seen from a linked issue, the source reads as its own GET too.
+    const back = ok(await s.get(`/projects/${project.id}/issues/${issues[2].iid}/links`));
+    expect(back.map((r: any) => r.id)).toEqual([source.id]);
+    await withLink(back, ['issue_link_id', 'link_type', 'link_created_at', 'link_updated_at']);
+
+    const epic = ok(await s.post(`/groups/${group.id}/epics`, { title: 'An epic' }));
+    for (const i of [issues[5], issues[0], issues[2], issues[1]]) ok(await s.post(`/groups/${group.id}/epics/${epic.iid}/issues/${i.id}`));
+    const epicIssues = await s.get(`/groups/${group.id}/epics/${epic.iid}/issues?per_page=3`);
+    expect(epicIssues.headers.get('x-total')).toBe('4');
+    expect(epicIssues.headers.get('x-next-page')).toBe('2');
+    expect(epicIssues.body.map((r: any) => r.id)).toEqual([issues[5].id, issues[0].id, issues[2].id]);
+    await withLink(epicIssues.body, ['epic_issue_id', 'relative_position']);
+    // Reordered (PUT answers every issue of the epic in its new order).
+    const moved = ok(await s.put(`/groups/${group.id}/epics/${epic.iid}/issues/${epicIssues.body[2].epic_issue_id}`, { move_before_id: epicIssues.body[0].epic_issue_id }));
+    expect(moved.map((r: any) => r.id)).toEqual([issues[5].id, issues[2].id, issues[0].id, issues[1].id]);
+    await withLink(moved, ['epic_issue_id', 'relative_position']);
+  });
+
   it('shows what changed on the next page: a write elsewhere, an API write, SQL writes to a row and its parts', async () => {
     const path = `/projects/${project.id}/milestones/${projectMilestone.id}/issues`;
     for (let i = 0; i < 2; i++) {

@@ -135,6 +135,75 @@ describe('cached lookups', () => {
   });
 });
 
+describe('whether a transaction is open', () => {
+  /** Whether a read now is remembered (none is inside a transaction), and SQLite's own answer. */
+  let probe = 0;
+  const both = (): [boolean, boolean] => {
+    const kind = `probe-${probe++}`;
+    cachedLookup(db, kind, 1, () => ({}));
+    let again = false;
+    cachedLookup(db, kind, 1, () => ((again = true), {}));
+    return [again, db.inTransaction];
+  };
+
+  it('is known without SQLite inside db.transaction functions, their variants and nested ones, and after they end', () => {
+    open();
+    const seen: [string, [boolean, boolean]][] = [['before', both()]];
+    const inner = db.transaction(() => seen.push(['nested', both()]));
+    const outer = db.transaction((tag: string) => {
+      seen.push([tag, both()]);
+      inner();
+      seen.push([`${tag} after nested`, both()]);
+    });
+    outer('default');
+    outer.immediate('immediate');
+    outer.exclusive('exclusive');
+    seen.push(['after', both()]);
+    expect(() =>
+      inTransaction(db, () => {
+        seen.push(['rolled back', both()]);
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    seen.push(['after the rollback', both()]);
+    expect(seen).toEqual([
+      ['before', [false, false]],
+      ['default', [true, true]],
+      ['nested', [true, true]],
+      ['default after nested', [true, true]],
+      ['immediate', [true, true]],
+      ['nested', [true, true]],
+      ['immediate after nested', [true, true]],
+      ['exclusive', [true, true]],
+      ['nested', [true, true]],
+      ['exclusive after nested', [true, true]],
+      ['after', [false, false]],
+      ['rolled back', [true, true]],
+      ['after the rollback', [false, false]],
+    ]);
+    expect(() => db.transaction('not a function' as never)).toThrow(TypeError);
+  });
+
+  it('asks SQLite once SQL opened one by hand, through exec or a statement, and never keeps what was read inside', () => {
+    for (const begin of [() => db.exec('BEGIN'), () => db.prepare('BEGIN IMMEDIATE').run(), () => db.prepare('SAVEPOINT by_hand').run()]) {
+      open();
+      expect(read(1)?.v).toBe('one');
+      begin();
+      expect(both()).toEqual([true, true]);
+      db.prepare("INSERT INTO t (id, v) VALUES (3, 'ghost')").run();
+      expect(read(3)?.v).toBe('ghost');
+      expect(db.prepare('SELECT v FROM t WHERE id = ?').get(3)).toEqual({ v: 'ghost' });
+      db.exec('ROLLBACK');
+      expect(both()).toEqual([false, false]);
+      expect(read(3)).toBeUndefined();
+      expect(db.prepare('SELECT v FROM t WHERE id = ?').get(3)).toBeUndefined();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    open();
+  });
+});
+
 describe('rows read through shared statements', () => {
   it('are plain objects keyed by column, in column order, as better-sqlite3 gives them', () => {
     open();

@@ -21,6 +21,26 @@ describe('the route table resolving a path it saw before', () => {
     expect(found(t, 'GET', '/projects/a%2Fb/badges/8')).toEqual({ route: 'badge', params: { id: 'a/b', badge_id: '8' } });
   });
 
+  it('makes parameters plain objects with the route names in path order, the last of two equal names winning at its first place', () => {
+    const t = new RouteTable<string>();
+    t.add('GET', '/a/:b_id/c/:id', 'order');
+    t.add('GET', '/twice/:id/again/:id', 'twice');
+    t.add('GET', '/odd/:__proto__/:constructor/:x-y', 'odd');
+    t.add('GET', '/files/:id/*', 'rest');
+    const params = (url: string) => {
+      const r = t.find('GET', url);
+      return r?.kind === 'found' ? r.params : null;
+    };
+    const order = params('/a/1/c/2')!;
+    expect([Object.keys(order), Object.getPrototypeOf(order) === Object.prototype]).toEqual([['b_id', 'id'], true]);
+    expect(JSON.stringify(params('/twice/1/again/2'))).toBe('{"id":"2"}');
+    const odd = params('/odd/p/c/xy')!;
+    expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+    expect(Object.keys(odd)).toEqual(['constructor', 'x-y']);
+    expect([odd.constructor, odd['x-y']]).toEqual(['c', 'xy']);
+    expect(JSON.stringify(params('/files/7/a/b%20c'))).toBe('{"id":"7","*":"a/b c"}');
+  });
+
   it('finds a route added after the path was resolved (to nothing, then to a parameter route)', () => {
     const t = new RouteTable<string>();
     expect(t.find('GET', '/version')).toBeNull();

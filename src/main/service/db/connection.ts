@@ -40,7 +40,42 @@ export function openDatabase(file: string, migrations: Migration[], opts: { nati
   db.function('js_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   applyMigrations(db, migrations);
   cacheStatements(db);
+  trackTransactions(db);
   return db;
+}
+
+/**
+ * Whether a transaction is open, without a call into SQLite each time (db.inTransaction is one):
+ * the remembered lookups and reads ask on every read, six times a badge GET. A transaction opened
+ * through db.transaction (inTransaction() below, better-sqlite3's variants) is open exactly while
+ * its function runs, between BEGIN and COMMIT or ROLLBACK: trackTransactions counts those
+ * functions. SQL that opens one by hand (BEGIN or SAVEPOINT through exec or a statement, seen by
+ * cacheStatements), and a connection not opened by openDatabase, are answered by SQLite.
+ */
+function transactionOpen(db: Db, state: LookupState): boolean {
+  return state.transactionDepth > 0 || (state.transactionsByHand && db.inTransaction);
+}
+
+/** SQL that opens a transaction by hand (not through db.transaction). */
+const OPENS_TRANSACTION = /\b(begin|savepoint)\b/i;
+
+/** Counts the transaction functions running (transactionOpen); from here on a BEGIN by hand is seen by cacheStatements. */
+function trackTransactions(db: Db): void {
+  const state = lookupState(db);
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn: (...args: unknown[]) => unknown) => {
+    // Not a function: better-sqlite3's own TypeError, at once.
+    if (typeof fn !== 'function') return transaction(fn);
+    return transaction(function (this: unknown, ...args: unknown[]) {
+      state.transactionDepth++;
+      try {
+        return fn.apply(this, args);
+      } finally {
+        state.transactionDepth--;
+      }
+    });
+  }) as Db['transaction'];
+  state.transactionsByHand = db.inTransaction;
 }
 
 /**
@@ -66,6 +101,7 @@ function cacheStatements(db: Db, limit = 1000): void {
   const exec = db.exec.bind(db);
   db.exec = ((sql: string) => {
     state.generation++;
+    if (OPENS_TRANSACTION.test(sql)) state.transactionsByHand = true;
     return exec(sql);
   }) as Db['exec'];
   db.prepare = ((sql: string) => {
@@ -75,6 +111,7 @@ function cacheStatements(db: Db, limit = 1000): void {
       return known.stmt;
     }
     const stmt = prepare(sql);
+    if (!stmt.reader && OPENS_TRANSACTION.test(sql)) state.transactionsByHand = true;
     const rows = stmt.reader ? readRowsThroughArrays(stmt) : null;
     if (stmt.readonly) rememberReads(db, stmt, state, rows);
     else {
@@ -180,7 +217,7 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   const rows: Answers = new Map();
   const lists: Answers = new Map();
   const current = (): boolean => {
-    if (db.inTransaction) return false;
+    if (transactionOpen(db, state)) return false;
     if (generation !== state.generation) {
       rows.clear();
       lists.clear();
@@ -295,12 +332,16 @@ interface LookupState {
   /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
   rememberedRows: number;
   rememberedGeneration: number;
+  /** db.transaction functions running (trackTransactions). */
+  transactionDepth: number;
+  /** A transaction may have been opened other than through db.transaction: transactionOpen asks SQLite. */
+  transactionsByHand: boolean;
 }
 const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, transactionDepth: 0, transactionsByHand: true }));
   return state;
 }
 
@@ -320,7 +361,7 @@ export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () =>
 /** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
 export function lookupKnown(db: Db, kind: string, id: number | string): boolean {
   const state = lookupState(db);
-  return !db.inTransaction && state.entriesGeneration === state.generation && !!state.entries.get(kind)?.has(id);
+  return !transactionOpen(db, state) && state.entriesGeneration === state.generation && !!state.entries.get(kind)?.has(id);
 }
 
 /**
@@ -349,7 +390,7 @@ const unchangedStores = new WeakMap<Db, Map<string, Map<string, { row: Row | nul
  * transaction (a rollback would leave an entity of rows that never were). Bounded per kind.
  */
 export function unchangedEntity<T extends object>(db: Db, kind: string, key: string, row: Row | null, inputs: unknown, build: () => T): T {
-  if (db.inTransaction) return build();
+  if (transactionOpen(db, lookupState(db))) return build();
   let kinds = unchangedStores.get(db);
   if (!kinds) unchangedStores.set(db, (kinds = new Map()));
   let store = kinds.get(kind);
@@ -491,8 +532,8 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
 }
 
 function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
-  if (db.inTransaction) return load();
   const state = lookupState(db);
+  if (transactionOpen(db, state)) return load();
   if (state.entriesGeneration !== state.generation) {
     state.entries.clear();
     state.entities.clear();

@@ -100,6 +100,20 @@ export function memberListSql(svc: ServiceContext, source: MemberSource, inherit
   };
 }
 
+/**
+ * memberListSql(source, inherited = true)'s users as a condition on `userColumn`: an active member
+ * of the source or of a group above it. Each user's own rows (members_user), instead of every
+ * member of the source and its groups ranked to keep one row per user.
+ */
+export function isMemberSql(svc: ServiceContext, source: MemberSource, userColumn: string): { sql: string; args: unknown[] } {
+  const groups = source.parentGroupId ? selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId)!) : [];
+  const inGroups = groups.length ? ` OR (m.source_type = 'Namespace' AND m.source_id IN (${groups.map(() => '?').join(',')}))` : '';
+  return {
+    sql: `EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${userColumn} AND ((m.source_type = ? AND m.source_id = ?)${inGroups}) AND m.requested_at IS NULL)`,
+    args: [source.type, source.id, ...groups],
+  };
+}
+
 /** The level a user inherits on the source from groups above it. */
 export function inheritedLevel(svc: ServiceContext, source: MemberSource, userId: number): number {
   return source.parentGroupId ? groupAccessLevel(svc, userId, source.parentGroupId) : Access.NO_ACCESS;

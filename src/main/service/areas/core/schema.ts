@@ -1968,6 +1968,49 @@ CREATE INDEX notes_noteable_author ON notes (noteable_type, noteable_id, author_
 CREATE INDEX notes_noteable_system ON notes (noteable_type, noteable_id) WHERE system = 1;
 `,
   },
+  {
+    // A record's discussions in the order of their first notes, as rows: the list read every note
+    // of the record and grouped them (260-320 ms for a record with 200,000 notes). first_public_id:
+    // the first note a reader who may not see internal notes sees (NULL: none).
+    name: 'core/088_note_discussions',
+    sql: `
+CREATE TABLE note_discussions (
+  noteable_type TEXT NOT NULL,
+  noteable_id INTEGER NOT NULL,
+  discussion_id TEXT NOT NULL,
+  first_id INTEGER NOT NULL,
+  first_public_id INTEGER,
+  PRIMARY KEY (noteable_type, noteable_id, discussion_id)
+) WITHOUT ROWID;
+INSERT INTO note_discussions (noteable_type, noteable_id, discussion_id, first_id, first_public_id)
+  SELECT noteable_type, noteable_id, discussion_id, min(id), min(CASE WHEN internal = 0 THEN id END) FROM notes GROUP BY noteable_type, noteable_id, discussion_id;
+CREATE INDEX note_discussions_first ON note_discussions (noteable_type, noteable_id, first_id);
+CREATE INDEX note_discussions_first_public ON note_discussions (noteable_type, noteable_id, first_public_id) WHERE first_public_id IS NOT NULL;
+CREATE TRIGGER note_discussions_insert AFTER INSERT ON notes BEGIN
+  INSERT INTO note_discussions (noteable_type, noteable_id, discussion_id, first_id, first_public_id)
+    VALUES (NEW.noteable_type, NEW.noteable_id, NEW.discussion_id, NEW.id, CASE WHEN NEW.internal = 0 THEN NEW.id END)
+    ON CONFLICT (noteable_type, noteable_id, discussion_id) DO UPDATE SET
+      first_id = min(first_id, excluded.first_id),
+      first_public_id = coalesce(min(first_public_id, excluded.first_public_id), first_public_id, excluded.first_public_id);
+END;
+CREATE TRIGGER note_discussions_update AFTER UPDATE OF id, noteable_type, noteable_id, discussion_id, internal ON notes BEGIN
+  DELETE FROM note_discussions WHERE noteable_type = OLD.noteable_type AND noteable_id = OLD.noteable_id AND discussion_id = OLD.discussion_id;
+  INSERT INTO note_discussions (noteable_type, noteable_id, discussion_id, first_id, first_public_id)
+    SELECT noteable_type, noteable_id, discussion_id, min(id), min(CASE WHEN internal = 0 THEN id END) FROM notes
+    WHERE discussion_id = OLD.discussion_id AND noteable_type = OLD.noteable_type AND noteable_id = OLD.noteable_id GROUP BY noteable_type, noteable_id, discussion_id;
+  DELETE FROM note_discussions WHERE noteable_type = NEW.noteable_type AND noteable_id = NEW.noteable_id AND discussion_id = NEW.discussion_id;
+  INSERT INTO note_discussions (noteable_type, noteable_id, discussion_id, first_id, first_public_id)
+    SELECT noteable_type, noteable_id, discussion_id, min(id), min(CASE WHEN internal = 0 THEN id END) FROM notes
+    WHERE discussion_id = NEW.discussion_id AND noteable_type = NEW.noteable_type AND noteable_id = NEW.noteable_id GROUP BY noteable_type, noteable_id, discussion_id;
+END;
+CREATE TRIGGER note_discussions_delete AFTER DELETE ON notes BEGIN
+  DELETE FROM note_discussions WHERE noteable_type = OLD.noteable_type AND noteable_id = OLD.noteable_id AND discussion_id = OLD.discussion_id;
+  INSERT INTO note_discussions (noteable_type, noteable_id, discussion_id, first_id, first_public_id)
+    SELECT noteable_type, noteable_id, discussion_id, min(id), min(CASE WHEN internal = 0 THEN id END) FROM notes
+    WHERE discussion_id = OLD.discussion_id AND noteable_type = OLD.noteable_type AND noteable_id = OLD.noteable_id GROUP BY noteable_type, noteable_id, discussion_id;
+END;
+`,
+  },
 ];
 
 

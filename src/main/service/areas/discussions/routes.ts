@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
 import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
-import { paginate, limitSql } from '../../http/pagination';
+import { countUpTo, paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note, notes as noteEntities } from '../core/entities';
@@ -45,14 +45,14 @@ export function registerDiscussionRoutes(r: Router): void {
       async (rc) => {
         const noteable = await noteableOf(rc, kind);
         const internal = canSeeInternal(rc, loadProject(rc)) ? '' : ' AND internal = 0';
-        const sql = `FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal}`;
+        // The record's threads by their first note (core/088), the first the caller may see.
+        const first = internal ? 'first_public_id' : 'first_id';
+        const sql = `FROM note_discussions WHERE noteable_type = ? AND noteable_id = ? AND ${first} IS NOT NULL`;
         const args = [noteable.type, noteable.id];
         const ids = paginate(rc, {
-          count: () => (rc.svc.db.prepare(`SELECT count(DISTINCT discussion_id) AS n ${sql}`).get(...args) as { n: number }).n,
+          count: (cap) => countUpTo(rc.svc.db, sql, args, cap),
           rows: (limit, offset) =>
-            rc.svc.db.prepare(`SELECT discussion_id, min(id) AS first ${sql} GROUP BY discussion_id ORDER BY first ${limitSql(limit)} OFFSET ?`).all(...args, offset) as {
-              discussion_id: string;
-            }[],
+            rc.svc.db.prepare(`SELECT discussion_id ${sql} ORDER BY ${first} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { discussion_id: string }[],
         });
         return ids.map((d) => {
           const notes = discussionNotes(rc, noteable, d.discussion_id).filter((n) => !internal || !n.internal);

@@ -4,7 +4,7 @@ import { ApiError, forbidden, grapeError, notFound } from '../../http/errors';
 import { paginate } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { effectiveGroupAccess, loadGroup } from '../core/access';
-import { type IssueRow, issue } from '../core/entities';
+import { type IssueRow, issue, issues, withFields } from '../core/entities';
 import { findProjectById } from '../core/projects';
 import { type Namespace, selfAndDescendantIds } from '../core/namespaces';
 import { canReadIssue } from '../core/routes/issues';
@@ -38,9 +38,10 @@ function issueOf(rc: RequestContext, id: number): IssueRow | undefined {
   return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(id) as IssueRow | undefined;
 }
 
-/** EpicIssue: the issue with its link id and position. */
-function epicIssue(rc: RequestContext, link: EpicIssueRow, row: IssueRow): Record<string, unknown> {
-  return { ...issue(rc, row), epic_issue_id: link.id, relative_position: link.relative_position };
+/** EpicIssue of each link: the issue (Entities::Issue, built for the page at once) with its link id and position. */
+function epicIssues(rc: RequestContext, page: { l: EpicIssueRow; row: IssueRow }[]): Record<string, unknown>[] {
+  const entities = issues(rc, page.map((x) => x.row));
+  return page.map(({ l }, k) => withFields(entities[k], { epic_issue_id: l.id, relative_position: l.relative_position }));
 }
 
 /** EpicIssueLink: the link with both ends. */
@@ -76,8 +77,9 @@ export function registerEpicIssueRoutes(r: Router): void {
             const project = findProjectById(rc.svc, row.project_id);
             return !!project && canReadIssue(rc, project, row);
           });
-        return paginate(rc, { count: () => visible.length, rows: (limit, offset) => visible.slice(offset, offset + limit) }).map(({ l, row }) =>
-          epicIssue(rc, l, row),
+        return epicIssues(
+          rc,
+          paginate(rc, { count: () => visible.length, rows: (limit, offset) => visible.slice(offset, offset + limit) }),
         );
       },
       { auth: 'optional' },
@@ -142,7 +144,7 @@ export function registerEpicIssueRoutes(r: Router): void {
         const update = rc.svc.db.prepare('UPDATE epic_issues SET relative_position = ? WHERE id = ?');
         order.forEach((l, i) => update.run((i + 1) * GAP, l.id));
       });
-      return links(rc, e).map((l) => epicIssue(rc, l, issueOf(rc, l.issue_id)!));
+      return epicIssues(rc, links(rc, e).map((l) => ({ l, row: issueOf(rc, l.issue_id)! })));
     });
   }
 }

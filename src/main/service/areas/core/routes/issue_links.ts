@@ -3,7 +3,7 @@ import { declared, t } from '../../../http/params';
 import { apiError, recordNotFound } from '../../../http/errors';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
-import { type EntityContext, type IssueRow, issue, issueBasic } from '../entities';
+import { type EntityContext, type IssueRow, issueBasic, issues, withFields } from '../entities';
 import { createNote } from '../notes';
 import { findProjectById } from '../projects';
 import { findIssue } from '../workitems';
@@ -77,21 +77,21 @@ export function registerIssueLinkRoutes(r: Router): void {
     const links = rc.svc.db
       .prepare('SELECT * FROM issue_links WHERE source_id = ? OR target_id = ? ORDER BY created_at, id')
       .all(source.id, source.id) as IssueLinkRow[];
-    const out: Record<string, unknown>[] = [];
+    const visible: { l: IssueLinkRow; other: IssueRow }[] = [];
     for (const l of links) {
       const other = issueById(rc, l.source_id === source.id ? l.target_id : l.source_id);
-      const project = findProjectById(rc.svc, other.project_id)!;
-      if (!canReadIssue(rc, project, other)) continue;
-      const entity = issue(rc, other);
-      out.push({
-        ...entity,
+      if (canReadIssue(rc, findProjectById(rc.svc, other.project_id)!, other)) visible.push({ l, other });
+    }
+    // The linked issues' entities built at once (one batch of counts, not one per link).
+    const entities = issues(rc, visible.map((x) => x.other));
+    return visible.map(({ l }, k) =>
+      withFields(entities[k], {
         issue_link_id: l.id,
         link_type: linkTypeFrom(l, source.id),
         link_created_at: l.created_at,
         link_updated_at: l.updated_at,
-      });
-    }
-    return out;
+      }),
+    );
   });
 
   r.post(base, (rc) => {

@@ -8,7 +8,7 @@ import { Access, effectiveProjectAccess, loadGroup, loadProject, memberProjectsS
 import { type EntityContext, type NoteRow, milestone, note, userBasic } from '../entities';
 import type { MilestoneRow } from '../milestones';
 import type { User } from '../users';
-import { loadSource, memberListSql } from '../members';
+import { isMemberSql, loadSource } from '../members';
 import { likeEscape } from './users';
 import { listIssues } from './issues';
 import { listMergeRequests } from './merge_requests';
@@ -174,18 +174,33 @@ function searchSnippets(rc: RequestContext, term: string): Record<string, unknow
   return snippets(rc, rows);
 }
 
-/** Users by name or username: anyone active instance-wide, the members (with inherited ones) of a group or project. */
+/** Candidates of users_search up to this many are read by id; more, and the users are walked in id order, each asked. */
+const USERS_READ_MATCHES = 1_000;
+
+/**
+ * Users by name or username: anyone active instance-wide, the members (with inherited ones) of a
+ * group or project. From three characters users_search (the trigram index /users?search reads)
+ * names the candidates, a few looked up by id; LIKE still decides (the same matches as before).
+ */
 function searchUsers(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
   // `+state`: users_state (core/050) counts /users?active=; here nearly every user is active.
   const conditions = ["+u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
   const args: unknown[] = [like(term), like(term)];
-  if (where.level !== 'global') {
-    const source = loadSource(rc, where.level === 'project' ? 'projects' : 'groups');
-    const members = memberListSql(rc.svc, source, true);
-    conditions.push(`u.id IN (SELECT m.user_id ${members.from})`);
-    args.push(...members.args);
+  let table = 'users u';
+  // One phrase (quotes doubled): the trigram tokenizer matches it as a substring.
+  const query = `"${term.replace(/"/g, '""')}"`;
+  if ([...term].length >= MIN_INDEXED_SEARCH && countUpTo(rc.svc.db, 'FROM users_search s WHERE s.users_search MATCH ?', [query], USERS_READ_MATCHES) < USERS_READ_MATCHES) {
+    // NOT INDEXED: the few candidates looked up by id, not every user walked and asked.
+    conditions.unshift('u.id IN (SELECT s.rowid FROM users_search s WHERE s.users_search MATCH ?)');
+    args.unshift(query);
+    table = 'users u NOT INDEXED';
   }
-  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM users u WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
+  if (where.level !== 'global') {
+    const member = isMemberSql(rc.svc, loadSource(rc, where.level === 'project' ? 'projects' : 'groups'), 'u.id');
+    conditions.push(member.sql);
+    args.push(...member.args);
+  }
+  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM ${table} WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
 }
 
 /** A term of fewer characters than a trigram: the full-text index cannot match it, so LIKE walks the project's notes. */
