@@ -257,25 +257,34 @@ describe('plans', () => {
     expect(epics.plan).toContain('USING INDEX epics_group_created (group_id=? AND created_at<?)');
   });
 
-  it('a list filtered by dates alone is counted from the lag index (no record read)', async () => {
+  it("a list filtered by dates alone is counted from an index alone: the other date's, or the lag index when both are bounded", async () => {
     const db = s.service.context.db;
-    const prepare = db.prepare;
-    const counts: { sql: string; args: unknown[] }[] = [];
-    db.prepare = ((sql: string) => {
-      const stmt = prepare.call(db, sql);
-      if (!sql.startsWith('SELECT count(*)') || !sql.includes('UNION ALL')) return stmt;
-      return new Proxy(stmt, {
-        get: (target, key) =>
-          key === 'get' ? (...args: unknown[]) => (counts.push({ sql, args }), (target.get as (...a: unknown[]) => unknown)(...args)) : (Reflect.get(target, key, target) as any)?.bind?.(target) ?? Reflect.get(target, key, target),
-      });
-    }) as typeof db.prepare;
-    try {
-      expect((await s.get(`/projects/${project}/issues`, { query: { updated_after: D1 } })).status).toBe(200);
-    } finally {
-      db.prepare = prepare;
-    }
-    expect(counts).toHaveLength(1);
-    const plan = queryPlan(db, counts[0].sql, ...counts[0].args).split('\n').filter((d) => d.startsWith('SEARCH'));
+    const countsOf = async (query: Query): Promise<{ sql: string; args: unknown[] }[]> => {
+      const prepare = db.prepare;
+      const counts: { sql: string; args: unknown[] }[] = [];
+      db.prepare = ((sql: string) => {
+        const stmt = prepare.call(db, sql);
+        if (!sql.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM') || sql.includes('LIMIT 1)')) return stmt;
+        return new Proxy(stmt, {
+          get: (target, key) =>
+            key === 'get' ? (...args: unknown[]) => (counts.push({ sql, args }), (target.get as (...a: unknown[]) => unknown)(...args)) : (Reflect.get(target, key, target) as any)?.bind?.(target) ?? Reflect.get(target, key, target),
+        });
+      }) as typeof db.prepare;
+      try {
+        expect((await s.get(`/projects/${project}/issues`, { query })).status).toBe(200);
+      } finally {
+        db.prepare = prepare;
+      }
+      return counts.filter((c) => !c.sql.includes('LIMIT 1001)'));
+    };
+    const searches = (c: { sql: string; args: unknown[] }) => queryPlan(db, c.sql, ...c.args).split('\n').filter((d) => d.startsWith('SEARCH'));
+    const one = await countsOf({ updated_after: D1 });
+    expect(one).toHaveLength(1);
+    expect(searches(one[0])).toEqual([expect.stringContaining('USING COVERING INDEX issues_project_updated (project_id=? AND updated_at>?)')]);
+    const both = await countsOf({ updated_after: D1, created_before: D2 });
+    expect(both).toHaveLength(1);
+    expect(both[0].sql).toContain('UNION ALL');
+    const plan = searches(both[0]);
     expect(plan.length).toBeGreaterThan(1);
     for (const d of plan) expect(d).toContain('USING COVERING INDEX issues_project_lag_created');
   });

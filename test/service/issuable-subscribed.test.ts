@@ -70,7 +70,7 @@ describe('subscribed', () => {
       expect(q, String(find)).toBeDefined();
       return queryPlan(db, q!, ...Array.from({ length: q!.split('?').length - 1 }, () => 1));
     };
-    expect(plan(/FROM notes WHERE noteable_type = \? AND noteable_id = \? AND author_id = \?/)).toContain('USING COVERING INDEX notes_noteable_author');
+    expect(plan(/FROM notes WHERE noteable_type = \? AND noteable_id = \? AND author_id = \?/)).toContain('USING COVERING INDEX notes_author_noteable');
     expect(plan(/AND system = 1 AND body LIKE/)).toContain('USING INDEX notes_noteable_system');
     expect(plan(/notes_search MATCH/)).toMatch(/SCAN notes_search VIRTUAL TABLE INDEX/);
   });

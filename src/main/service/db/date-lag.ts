@@ -200,7 +200,13 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   const compoundArgs = arms.flatMap((a) => a.args);
   // One arm orders by its alias; a compound by its result columns.
   const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
+  const rows = (limit: number, offset: number): T[] => byIds(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset));
   let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };
+  // Filtered by the other date alone (and the scope): every entry of its range is a match, counted from that index alone.
+  const otherTerms = [`${x}.${other} >= ?`, `${x}.${other} <= ?`];
+  if (orderLow === null && orderHigh === null && where.every((w) => w === t.scope || w === '1 = 1' || otherTerms.includes(w))) {
+    return { rows, count: { from: `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${conditions}`, args }, plan: 'buckets' };
+  }
   const fewest = [...(t.counts ?? [])].sort((a, b) => a.candidates - b.candidates)[0];
   if (fewest) {
     // The buckets' candidates (their ranges, from the index alone), up to the other way's.
@@ -212,9 +218,5 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     }
     if (candidates >= cap) count = { from: fewest.from(conditions), args: [...fewest.args, ...args] };
   }
-  return {
-    rows: (limit, offset) => byIds(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset)),
-    count,
-    plan: 'buckets',
-  };
+  return { rows, count, plan: 'buckets' };
 }

@@ -7,7 +7,8 @@ import { isoTime } from '../core/time';
 /** Notes of one discussion on a noteable, oldest first. */
 export function discussionNotes(rc: RequestContext, noteable: Noteable, discussionId: string): NoteRow[] {
   return rc.svc.db
-    .prepare('SELECT * FROM notes WHERE noteable_type = ? AND noteable_id = ? AND discussion_id = ? ORDER BY id')
+    // `+`: the thread's notes by notes_discussion, not the record's notes walked by core/079's index.
+    .prepare('SELECT * FROM notes WHERE +noteable_type = ? AND +noteable_id = ? AND discussion_id = ? ORDER BY id')
     .all(noteable.type, noteable.id, discussionId) as NoteRow[];
 }
 

@@ -32,7 +32,8 @@ function discussion(ec: EntityContext, notes: NoteRow[]): Record<string, unknown
 
 function notesOfDiscussion(rc: RequestContext, noteable: Noteable, discussionId: string): NoteRow[] {
   const rows = rc.svc.db
-    .prepare('SELECT * FROM notes WHERE noteable_type = ? AND noteable_id = ? AND discussion_id = ? ORDER BY id')
+    // `+`: the thread's notes by notes_discussion, not the record's notes walked by core/079's index.
+    .prepare('SELECT * FROM notes WHERE +noteable_type = ? AND +noteable_id = ? AND discussion_id = ? ORDER BY id')
     .all(noteable.type, noteable.id, discussionId) as NoteRow[];
   if (!rows.length) throw notFound('Discussion');
   return rows;

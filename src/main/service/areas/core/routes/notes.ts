@@ -63,7 +63,9 @@ export function registerNoteRoutes(r: Router): void {
         const where = ['noteable_type = ?', 'noteable_id = ?', notesVisibleSql(rc, noteable.projectId!)];
         if (q.activity_filter === 'only_comments') where.push('system = 0');
         if (q.activity_filter === 'only_activity') where.push('system = 1');
-        const sql = `FROM notes WHERE ${where.join(' AND ')}`;
+        // The order's index, for the count too: SQLite, asked only to count, took core/087's
+        // (noteable, author) index and read 200,000 notes in author order (2 -> 190 ms).
+        const sql = `FROM notes INDEXED BY ${q.order_by === 'updated_at' ? 'notes_noteable_updated' : 'notes_noteable_created'} WHERE ${where.join(' AND ')}`;
         const args = [noteable.type, noteable.id];
         const sort = q.sort as SortDirection;
         // Deep pages start after a row an earlier page read while the record's notes are unwritten

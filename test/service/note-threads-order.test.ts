@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService, ok } from '../helpers/service';
+import { preparedBy, queryPlan } from '../helpers/lists';
+import { mentionedUsernames } from '../../src/main/service/areas/core/todos';
+
+/**
+ * A record's discussions (core/088's rows), participants (commenters grouped, only notes holding an
+ * @ parsed) and `subscribed` (core/087's indexes) instead of every note of the record grouped or
+ * read: the same answers as the notes give (the SQL and the algorithm below, as the service had them before),
+ * threads and their order, pagination headers, participants in their order, `subscribed` for each
+ * kind of participant and for others, for a Planner (internal notes) and a Guest (none).
+ */
+let s: TestService;
+let project: number;
+let issueIid = 0;
+let issueId = 0;
+let mrIid = 0;
+let mrId = 0;
+let guestToken = '';
+const users: { id: number; username: string; token: string }[] = [];
+const N = 260;
+
+beforeAll(async () => {
+  s = await TestService.start();
+  for (let i = 0; i < 6; i++) {
+    const u = await s.createUser();
+    users.push({ id: u.user.id, username: u.user.username, token: u.token });
+  }
+  guestToken = users[5].token;
+  project = (await s.createProject({ name: 'threads', visibility: 'public' })).id;
+  for (const u of users.slice(0, 5)) ok(await s.api('POST', `/projects/${project}/members`, { body: { user_id: u.id, access_level: 30 } }));
+  const issue = ok(await s.api('POST', `/projects/${project}/issues`, { body: { title: 'Threads', description: `cc @${users[4].username.toUpperCase()}` } }));
+  issueIid = issue.iid;
+  issueId = issue.id;
+  const mr = ok(await s.api('POST', `/projects/${project}/merge_requests`, { body: { title: 'Threads', source_branch: 'f', target_branch: 'main' } }));
+  mrIid = mr.iid;
+  mrId = mr.id;
+  const db = s.service.context.db;
+  const insert = db.prepare(`INSERT INTO notes (project_id, noteable_type, noteable_id, discussion_id, type, author_id, body, system, internal, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  db.transaction(() => {
+    for (const [type, id] of [['Issue', issueId], ['MergeRequest', mrId]] as const) {
+      let thread = '';
+      for (let i = 0; i < N; i++) {
+        // Every other run of 6 notes a thread; the first note of some threads internal (a Guest sees the thread from its second note).
+        const threaded = Math.floor(i / 6) % 2 === 1;
+        if (!threaded || i % 6 === 0) thread = createHash('sha1').update(`${type}-${i}`).digest('hex');
+        // Two commenters; users[2] and users[3] take part by mentions only.
+        const author = users[(i * 7) % 2].id;
+        const internal = i % 13 === 0 || (threaded && i % 6 === 0 && i % 4 === 0) ? 1 : 0;
+        // Mentions: users[3] only in internal notes' text, users[2] in a note by someone else.
+        const body = i === 39 ? `ping @${users[3].username}` : i === 50 ? `see @${users[2].username}.` : i % 17 === 0 ? 'mail me@example.com' : `Note ${i}`;
+        // Created out of id order now and then: threads are ordered by their first note's id.
+        const at = new Date(Date.UTC(2024, 0, 1) + (i % 9 === 0 ? -i : i) * 60_000).toISOString();
+        insert.run(project, type, id, thread, threaded ? 'DiscussionNote' : null, author, body, i % 11 === 0 ? 1 : 0, i === 39 ? 1 : internal, at, at);
+      }
+    }
+  })();
+}, 60_000);
+afterAll(async () => s.stop());
+
+/** The threads as the service listed them before core/079: grouped, by their first visible note. */
+function threadsTruth(type: string, id: number, internal: boolean): string[] {
+  return (
+    s.service.context.db
+      .prepare(`SELECT discussion_id, min(id) AS first FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal ? '' : ' AND internal = 0'} GROUP BY discussion_id ORDER BY first`)
+      .all(type, id) as { discussion_id: string }[]
+  ).map((r) => r.discussion_id);
+}
+
+/** Participable#participants as the service listed them before core/079: every note read in order, every text parsed. */
+function participantsTruth(type: string, id: number, internal: boolean): number[] {
+  const db = s.service.context.db;
+  const item = db.prepare(`SELECT * FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} WHERE id = ?`).get(id) as { author_id: number; assignee_ids: string; reviewer_ids?: string; description: string | null };
+  const ids: number[] = [];
+  const add = (u: number | null | undefined): void => void (u != null && !ids.includes(u) && ids.push(u));
+  add(item.author_id);
+  for (const u of JSON.parse(item.assignee_ids) as number[]) add(u);
+  for (const u of JSON.parse(item.reviewer_ids ?? '[]') as number[]) add(u);
+  const notes = db.prepare(`SELECT author_id, body FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal ? '' : ' AND internal = 0'} ORDER BY id`).all(type, id) as { author_id: number; body: string }[];
+  for (const n of notes) add(n.author_id);
+  for (const name of [item.description, ...notes.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
+    add((db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined)?.id);
+  }
+  return ids;
+}
+
+async function expectThreads(kind: string, iid: number, expected: string[], token?: string): Promise<void> {
+  for (const [page, perPage] of [[1, 20], [2, 20], [7, 20], [1, 100], [2, 100], [50, 3]] as const) {
+    const res: ApiResult = await s.get(`/projects/${project}/${kind}/${iid}/discussions`, { query: { page: String(page), per_page: String(perPage) }, token });
+    const where = `${kind} page ${page} per ${perPage}${token ? ' (guest)' : ''}`;
+    expect(res.status, where).toBe(200);
+    expect(res.body.map((d: any) => d.id), where).toEqual(expected.slice((page - 1) * perPage, page * perPage));
+    expect(res.headers.get('x-total'), where).toBe(String(expected.length));
+    expect(res.headers.get('x-total-pages'), where).toBe(String(Math.ceil(expected.length / perPage)));
+    expect(res.headers.get('x-next-page'), where).toBe(expected.length > page * perPage ? String(page + 1) : '');
+  }
+}
+
+describe('a record\'s threads, participants and subscribed without every note read', () => {
+  it('lists the threads by their first visible note, paged and counted as before', async () => {
+    for (const [kind, type, iid, id] of [['issues', 'Issue', issueIid, issueId], ['merge_requests', 'MergeRequest', mrIid, mrId]] as const) {
+      const all = threadsTruth(type, id, true);
+      const visible = threadsTruth(type, id, false);
+      // The data has what the check needs: threads a Guest sees from a later note, or not at all.
+      expect(visible.length).toBeLessThan(all.length);
+      await expectThreads(kind, iid, all);
+      await expectThreads(kind, iid, visible, guestToken);
+    }
+  });
+
+  it('lists the participants in their order, internal notes\' authors and mentions for a Planner only', async () => {
+    for (const [kind, type, iid, id] of [['issues', 'Issue', issueIid, issueId], ['merge_requests', 'MergeRequest', mrIid, mrId]] as const) {
+      for (const token of [undefined, guestToken]) {
+        const res = ok(await s.get(`/projects/${project}/${kind}/${iid}/participants`, { token }));
+        expect(res.map((u: any) => u.id), `${kind} ${token ? 'guest' : 'root'}`).toEqual(participantsTruth(type, id, !token));
+      }
+    }
+    // users[3] is mentioned only in an internal note: a participant for a Planner, not for a Guest.
+    expect(participantsTruth('Issue', issueId, true)).toContain(users[3].id);
+    expect(participantsTruth('Issue', issueId, false)).not.toContain(users[3].id);
+  });
+
+  it('answers subscribed as the participants say, unless a subscription says otherwise', async () => {
+    for (const [kind, type, iid, id] of [['issues', 'Issue', issueIid, issueId], ['merge_requests', 'MergeRequest', mrIid, mrId]] as const) {
+      const participants = participantsTruth(type, id, true);
+      for (const u of users) {
+        const res = ok(await s.get(`/projects/${project}/${kind}/${iid}`, { token: u.token }));
+        expect(res.subscribed, `${kind} user ${users.indexOf(u)}`).toBe(participants.includes(u.id));
+      }
+      // Mentioned (in the description of the issue, in a note), commenting, or neither.
+      expect(users.map((u) => participants.includes(u.id))).toEqual(kind === 'issues' ? [true, true, true, true, true, false] : [true, true, true, true, false, false]);
+      ok(await s.api('POST', `/projects/${project}/${kind}/${iid}/unsubscribe`, { token: users[0].token }));
+      expect(ok(await s.get(`/projects/${project}/${kind}/${iid}`, { token: users[0].token })).subscribed).toBe(false);
+    }
+  });
+
+  it('reads a thread\'s notes, the caller\'s notes and the notes list by their own indexes', async () => {
+    const db = s.service.context.db;
+    for (const kind of ['issues', 'merge_requests']) {
+      const iid = kind === 'issues' ? issueIid : mrIid;
+      // A thread's notes by notes_discussion; the caller's notes on the record by the author index.
+      const thread = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/discussions`)));
+      const notesOf = thread.find((sql) => sql.includes('AND discussion_id = ?'))!;
+      expect(queryPlan(db, notesOf, 'Issue', issueId, 'x')).toContain('SEARCH notes USING INDEX notes_discussion (discussion_id=?)');
+      const statements = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}`, { token: users[4].token })));
+      const commented = statements.find((sql) => sql.includes('AND author_id = ?'))!;
+      expect(queryPlan(db, commented, 'Issue', issueId, 1)).toContain('SEARCH notes USING COVERING INDEX notes_author_noteable (author_id=? AND noteable_type=? AND noteable_id=?)');
+      // Participants read the record's notes in created_at or id order, never in author order.
+      for (const token of [undefined, guestToken]) {
+        const statements = (await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/participants`, { token })))).filter((sql) => sql.includes('FROM notes'));
+        expect(statements.length).toBeGreaterThan(1);
+        for (const sql of statements) expect(queryPlan(db, sql, 'Issue', issueId), sql).not.toMatch(/notes_author_noteable|notes_noteable_author/);
+      }
+      // The record's notes listed and counted in created_at or id order (rows read in turn), never in author order.
+      const queries: Record<string, string>[] = [{ activity_filter: 'only_comments' }, { activity_filter: 'only_activity', order_by: 'updated_at' }, { per_page: '5' }];
+      for (const query of queries) {
+        const statements = (await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}/${iid}/notes`, { query })))).filter((sql) => sql.includes('FROM notes INDEXED BY'));
+        expect(statements.length, JSON.stringify(query)).toBeGreaterThan(0);
+        for (const sql of statements) expect(queryPlan(db, sql, 'Issue', issueId, ...(/OFFSET \?$/.test(sql) ? [0] : [])), sql).toMatch(/USING (COVERING )?INDEX notes_noteable_(created|updated)/);
+      }
+    }
+  });
+});
