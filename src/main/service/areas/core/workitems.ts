@@ -475,7 +475,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       if (['none', 'any'].includes(title.toLowerCase())) continue;
       const rows = `FROM issuable_labels il WHERE il.issuable_type = '${type}'${projectRows(scope, 'il')} AND il.title = ? COLLATE NOCASE`;
       const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
-      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: scope.projectId === undefined ? '+il.project_id' : null, size });
+      // No project column: a title's rows are read whole by the title's index, each record's project
+      // checked on the record (kept to a group's projects, SQLite read every label row of the type).
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -1161,7 +1163,8 @@ export function idSetLists(
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
   const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
   const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
-  // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked.
+  // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
+  // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
   const [rows, rowsArgs] = setRowsInScope(smallest, scope);
   const bySet = { from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`, args: [...rowsArgs, ...args] };
   const { indexed } = smallest;
@@ -1173,9 +1176,6 @@ export function idSetLists(
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
 function setRowsInScope(set: IdSet, scope: Scope): [string, unknown[]] {
-  // A label's rows (`+il.project_id`): read whole by the title's index, each record's project checked on
-  // the record (SQLite read every label row of the type to keep a group's projects' ones).
-  if (set.projectColumn?.startsWith('+') && scope.projects) return [set.rows, set.args];
   if (set.projectColumn && scope.projectId !== undefined) return [`${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId]];
   if (set.projectColumn && scope.projects) return [`${set.rows} AND ${set.projectColumn} IN (${scope.projects})`, [...set.args, ...scope.args]];
   return [set.rows, set.args];
