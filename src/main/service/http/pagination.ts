@@ -442,6 +442,34 @@ export function countUpTo(db: Db, from: string, args: unknown[], cap: number): n
   return (db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${from} ${limitSql(cap)})`).get(...args) as { n: number }).n;
 }
 
+/** Lists of more than COUNT_LIMIT rows per database: their key -> the version they were counted at. */
+const largeLists = new WeakMap<Db, Map<string, number>>();
+/** Lists remembered per database (beyond, all are let go and counted again). */
+const LARGE_LISTS = 500;
+
+/**
+ * A list's count up to `cap`, where a list found to hold more than COUNT_LIMIT rows (the
+ * paginator's cap, COUNT_LIMIT + 1) is not walked again while its version stays: `version` moves
+ * whenever a row may enter or leave the list, and `key` names everything else that decides its
+ * rows (PageAnchors' key and version). A record's 200,000 notes or threads were walked 10,001
+ * rows deep on every page after any write elsewhere. Only "more than COUNT_LIMIT" is kept: the
+ * answer's headers then say no more than that. Not kept inside a transaction (it may roll back).
+ */
+export function countPastLimit(db: Db, key: string, version: () => number, cap: number, count: (cap: number) => number): number {
+  if (cap !== COUNT_LIMIT + 1) return count(cap);
+  let lists = largeLists.get(db);
+  if (!lists) largeLists.set(db, (lists = new Map()));
+  const now = version();
+  if (lists.get(key) === now) return cap;
+  const n = count(cap);
+  if (n < cap) lists.delete(key);
+  else if (!db.inTransaction) {
+    if (lists.size >= LARGE_LISTS && !lists.has(key)) lists.clear();
+    lists.set(key, now);
+  }
+  return n;
+}
+
 /**
  * One page of a SQL list: keyset pagination when asked for (`pagination=keyset`) and the list
  * offers it, offset pagination otherwise, counting no further than COUNT_LIMIT.
@@ -465,7 +493,10 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   // Written the same both ways (no condition an index of its own may serve): nothing to choose.
   const narrow = !list.countFrom && !list.rows && list.narrow !== list.from ? list.narrow : undefined;
   let counted: number | undefined;
-  const matches = narrow ? () => (counted ??= countUpTo(db, narrow, list.args, COUNT_LIMIT + 1)) : undefined;
+  // A list with anchors names its rows by their key and version: a long one is not walked again while they hold.
+  const countOf = (from: string, args: unknown[], cap: number): number =>
+    list.anchors ? countPastLimit(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c)) : countUpTo(db, from, args, cap);
+  const matches = narrow ? () => (counted ??= countOf(narrow, list.args, COUNT_LIMIT + 1)) : undefined;
   return paginate(
     rc,
     {
@@ -476,7 +507,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         const from = list.countFrom ?? { from: list.from, args: list.args };
         if ('total' in from) return (total ??= from.total());
         if ('count' in from) return from.count(cap);
-        return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
+        return 'counted' in from ? Math.min(from.counted, cap) : countOf(from.from, from.args, cap);
       },
       rows: (limit, offset) =>
         list.rows

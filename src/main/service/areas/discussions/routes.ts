@@ -1,11 +1,11 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
 import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
-import { countUpTo, paginate, limitSql } from '../../http/pagination';
+import { countPastLimit, countUpTo, paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note, notes as noteEntities } from '../core/entities';
-import { findNote, findNoteOn, validateNoteBody } from '../core/notes';
+import { findNote, findNoteOn, noteListVersion, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
 import { loadNoteable } from '../core/routes/notes';
 import type { Project } from '../core/projects';
@@ -50,7 +50,8 @@ export function registerDiscussionRoutes(r: Router): void {
         const sql = `FROM note_discussions WHERE noteable_type = ? AND noteable_id = ? AND ${first} IS NOT NULL`;
         const args = [noteable.type, noteable.id];
         const ids = paginate(rc, {
-          count: (cap) => countUpTo(rc.svc.db, sql, args, cap),
+          // The threads move with the record's notes: core/022's version of its notes list.
+          count: (cap) => countPastLimit(rc.svc.db, JSON.stringify(['discussions', sql, args]), () => noteListVersion(rc.svc.db, noteable.type, noteable.id), cap, (c) => countUpTo(rc.svc.db, sql, args, c)),
           rows: (limit, offset) =>
             rc.svc.db.prepare(`SELECT discussion_id ${sql} ORDER BY ${first} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { discussion_id: string }[],
         });
