@@ -257,3 +257,87 @@ const EXPECTED_SHAPES: Record<string, string[]> = {
   commitDetailWithoutStats: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'status', 'project_id', 'last_pipeline'],
   globalNotificationSetting: ['level', 'notification_email'],
 };
+
+describe('note and discussion pages', () => {
+  let project: any;
+  let other: any;
+  let issue: any;
+  let mr: any;
+  let author: { user: any; token: string };
+  let guest: { user: any; token: string };
+  let touches = 0;
+  const elsewhere = async () => ok(await s.put(`/projects/${other.id}`, { description: `elsewhere ${++touches}` }));
+  const base = (kind: string) => `/projects/${project.id}/${kind}/${kind === 'issues' ? issue.iid : mr.iid}`;
+
+  /** Every note of the list against its own GET, and every thread against its own; the ids in order. */
+  const pages = async (token?: string): Promise<unknown[]> => {
+    const seen: unknown[] = [];
+    for (const kind of ['issues', 'merge_requests']) {
+      for (const query of [{}, { per_page: '3', page: '2' }, { order_by: 'updated_at', sort: 'asc' }] as Record<string, string>[]) {
+        const res = await s.get(`${base(kind)}/notes`, { query, token });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        for (const row of res.body) expect(text(row)).toBe(text(ok(await s.get(`${base(kind)}/notes/${row.id}`, { token }))));
+        seen.push(res.body.map((n: any) => [n.id, n.body, n.author.name, n.resolved ?? null]));
+      }
+      for (const query of [{}, { per_page: '2', page: '2' }] as Record<string, string>[]) {
+        const res = await s.get(`${base(kind)}/discussions`, { query, token });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        for (const row of res.body) expect(text(row)).toBe(text(ok(await s.get(`${base(kind)}/discussions/${row.id}`, { token }))));
+        seen.push(res.body.map((d: any) => [d.id, d.notes.map((n: any) => [n.id, n.body, n.author.name, n.resolved ?? null])]));
+      }
+    }
+    return seen;
+  };
+
+  beforeAll(async () => {
+    author = await s.createUser();
+    guest = await s.createUser();
+    project = await s.createProject({ visibility: 'public', initialize_with_readme: true });
+    other = await s.createProject();
+    await s.addMember('projects', project.id, author.user.id, 30);
+    issue = ok(await s.post(`/projects/${project.id}/issues`, { title: 'Notes' }));
+    ok(await s.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch: 'f', ref: 'main' } }));
+    mr = ok(await s.post(`/projects/${project.id}/merge_requests`, { title: 'Threads', source_branch: 'f', target_branch: 'main' }));
+    for (const kind of ['issues', 'merge_requests']) {
+      for (let i = 0; i < 3; i++) ok(await s.post(`${base(kind)}/notes`, { body: `note ${i} by root` }));
+      ok(await s.post(`${base(kind)}/notes`, { body: 'note by the author' }, { token: author.token }));
+      ok(await s.post(`${base(kind)}/notes`, { body: 'internal', internal: true }));
+      const thread = ok(await s.post(`${base(kind)}/discussions`, { body: 'a thread' }, { token: author.token }));
+      ok(await s.post(`${base(kind)}/discussions/${thread.id}/notes`, { body: 'a reply' }));
+      ok(await s.post(`${base(kind)}/discussions/${thread.id}/notes`, { body: 'an internal reply', internal: true }));
+      ok(await s.post(`${base(kind)}/discussions`, { body: 'another thread' }));
+    }
+  });
+
+  it("read as each note's and each thread's own GET, for a Guest without internal notes, and after each write", async () => {
+    const first = await pages();
+    const forGuest = await pages(guest.token);
+    // The internal note (a reply takes its thread's visibility: the internal reply shows).
+    expect(JSON.stringify(forGuest)).not.toContain('"internal"');
+    expect(JSON.stringify(first)).toContain('"internal"');
+    await elsewhere();
+    expect(await pages()).toEqual(first);
+    // The author renamed (API), a note edited (API), a thread resolved, then SQL writes to a note and a user.
+    ok(await s.put(`/users/${author.user.id}`, { name: 'Renamed Author' }));
+    await pages();
+    const byAuthor = ok(await s.get(`${base('issues')}/notes`)).find((n: any) => n.body === 'note by the author');
+    expect(byAuthor.author.name).toBe('Renamed Author');
+    ok(await s.put(`${base('issues')}/notes/${byAuthor.id}`, { body: 'edited' }));
+    const threads = ok(await s.get(`${base('merge_requests')}/discussions`));
+    const resolvable = threads.find((d: any) => d.notes[0].resolvable);
+    ok(await s.put(`${base('merge_requests')}/discussions/${resolvable.id}`, { resolved: true }));
+    const after = await pages();
+    expect(JSON.stringify(after)).toContain('"edited"');
+    expect(JSON.stringify(after)).toContain('true]');
+    await elsewhere();
+    sql("UPDATE notes SET body = 'set in SQL' WHERE body = 'a reply'");
+    sql('UPDATE users SET name = ? WHERE id = ?', 'Named in SQL', author.user.id);
+    const last = await pages();
+    expect(JSON.stringify(last)).toContain('set in SQL');
+    expect(JSON.stringify(last)).toContain('Named in SQL');
+    expect(JSON.stringify(last)).not.toContain('Renamed Author');
+    await pages(guest.token);
+  });
+});

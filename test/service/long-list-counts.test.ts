@@ -70,3 +70,38 @@ describe('lists past 10,000 rows counted once per version', () => {
     await expectLengths(N - 2, N - 2);
   }, 60_000);
 });
+
+describe("deep pages of a record's threads (anchors at core/022's version)", () => {
+  /** The threads as grouping the notes gives them, for root or a Guest. */
+  const threads = (internal: boolean): string[] =>
+    (
+      s.service.context.db
+        .prepare(`SELECT discussion_id, min(id) AS first FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ?${internal ? '' : ' AND internal = 0'} GROUP BY discussion_id ORDER BY first`)
+        .all(issueId) as { discussion_id: string }[]
+    ).map((d) => d.discussion_id);
+
+  async function expectDeepPages(): Promise<void> {
+    for (const [token, all] of [[undefined, threads(true)], [guest, threads(false)]] as const) {
+      // In turn, asked again, and jumped back: each the slice the notes say.
+      for (const page of [60, 61, 62, 62, 61, 300, 501]) {
+        const res = await s.get(`/projects/${project}/issues/1/discussions`, { query: { per_page: '20', page: String(page) }, token });
+        expect(res.status).toBe(200);
+        expect(res.body.map((d: any) => d.id), `page ${page}`).toEqual(all.slice((page - 1) * 20, page * 20));
+        expect(res.headers.get('x-next-page')).toBe(all.length > page * 20 ? String(page + 1) : '');
+      }
+    }
+  }
+
+  it('reads the slice the notes say, after notes come, go and turn internal', async () => {
+    await expectDeepPages();
+    const db = s.service.context.db;
+    const early = db.prepare("SELECT id FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ? ORDER BY id LIMIT 3 OFFSET 100").all(issueId) as { id: number }[];
+    // A thread early in the list deleted (API), one turned internal (SQL), a reply to an early thread.
+    expect((await s.del(`/projects/${project}/issues/1/notes/${early[0].id}`)).status).toBe(204);
+    await expectDeepPages();
+    db.prepare('UPDATE notes SET internal = 1 WHERE id = ?').run(early[1].id);
+    await expectDeepPages();
+    db.prepare('UPDATE notes SET discussion_id = (SELECT discussion_id FROM notes WHERE id = ?) WHERE id = ?').run(early[2].id, early[2].id + 500);
+    await expectDeepPages();
+  }, 60_000);
+});
