@@ -341,3 +341,66 @@ describe('note and discussion pages', () => {
     await pages(guest.token);
   });
 });
+
+describe('snippet pages', () => {
+  let project: any;
+  let other: any;
+  let author: { user: any; token: string };
+  let reader: { user: any; token: string };
+  let touches = 0;
+  const elsewhere = async () => ok(await s.put(`/projects/${other.id}`, { description: `elsewhere ${++touches}` }));
+
+  /** Every snippet of the list against its own GET (for root, the author, another reader); the ids, titles, emails, files and URLs. */
+  const pages = async (): Promise<unknown[]> => {
+    const seen: unknown[] = [];
+    for (const token of [undefined, author.token, reader.token]) {
+      for (const query of [{}, { per_page: '2', page: '2' }] as Record<string, string>[]) {
+        const res = await s.get(`/projects/${project.id}/snippets`, { query, token });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        for (const row of res.body) expect(text(row)).toBe(text(ok(await s.get(`/projects/${project.id}/snippets/${row.id}`, { token }))));
+        // Only an administrator and the author see the author's email.
+        if (token === reader.token) expect(res.body.every((x: any) => x.author.email !== author.user.email)).toBe(true);
+        seen.push(res.body.map((x: any) => [x.id, x.title, x.author.name, x.author.email ?? null, x.files.map((f: any) => f.path), x.web_url]));
+      }
+    }
+    return seen;
+  };
+
+  beforeAll(async () => {
+    author = await s.createUser();
+    reader = await s.createUser();
+    project = await s.createProject({ visibility: 'public' });
+    other = await s.createProject();
+    await s.addMember('projects', project.id, author.user.id, 30);
+    await s.addMember('projects', project.id, reader.user.id, 30);
+    for (let i = 0; i < 5; i++) {
+      const files = [{ file_path: `f${i}.txt`, content: `c${i}` }, ...(i % 2 ? [{ file_path: `a${i}.md`, content: 'x' }] : [])];
+      ok(await s.post(`/projects/${project.id}/snippets`, { title: `snippet ${i}`, visibility: 'public', files }, { token: i % 2 ? author.token : undefined }));
+    }
+  });
+
+  it("read as each snippet's own GET for each viewer, and after each write", async () => {
+    const first = await pages();
+    // The author sees their own email; another reader does not.
+    expect(JSON.stringify(first)).toContain(author.user.email);
+    await elsewhere();
+    expect(await pages()).toEqual(first);
+    const mine = ok(await s.get(`/projects/${project.id}/snippets`)).find((x: any) => x.author.id === author.user.id);
+    // Each write on its own: the project moved, the author renamed, a file added (API), a file renamed in SQL.
+    ok(await s.put(`/projects/${project.id}`, { path: 'moved-snippets' }));
+    expect(JSON.stringify(await pages())).toContain('/moved-snippets/-/snippets/');
+    ok(await s.put(`/users/${author.user.id}`, { name: 'Renamed Author' }));
+    expect(JSON.stringify(await pages())).toContain('Renamed Author');
+    ok(await s.put(`/projects/${project.id}/snippets/${mine.id}`, { files: [{ action: 'create', file_path: 'added.txt', content: 'new' }] }));
+    expect(JSON.stringify(await pages())).toContain('added.txt');
+    sql("UPDATE snippet_revision_files SET path = 'renamed-in-sql.txt' WHERE path = 'f0.txt'");
+    expect(JSON.stringify(await pages())).toContain('renamed-in-sql.txt');
+    await elsewhere();
+    sql("UPDATE snippets SET title = 'titled in SQL' WHERE id = ?", mine.id);
+    sql('UPDATE users SET email = ? WHERE id = ?', 'sql-set@example.com', author.user.id);
+    const last = await pages();
+    expect(JSON.stringify(last)).toContain('titled in SQL');
+    expect(JSON.stringify(last)).toContain('sql-set@example.com');
+  });
+});

@@ -220,6 +220,14 @@ export interface PageAnchors<T> {
    * was written since.
    */
   written?: (since: number, now: number) => number[] | null;
+  /**
+   * `version` moves on every write to a row of the list's table in its scope, whatever the column
+   * (core/022's notes version, snippets/003's), and the list's conditions read only that table's
+   * columns and what `key` holds: a page read at a version is that page, rows and all, while the
+   * version holds. Its rows are then remembered (rememberedPage) instead of read again after
+   * every write elsewhere.
+   */
+  rowsAtVersion?: boolean;
 }
 
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
@@ -470,6 +478,34 @@ export function countPastLimit(db: Db, key: string, version: () => number, cap: 
   return n;
 }
 
+/** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
+const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
+/** Pages remembered per database (beyond, all are let go): each holds up to a page of 100 rows. */
+const REMEMBERED_PAGES = 100;
+
+/**
+ * The rows `read` gives for a page of a list whose anchors say its rows stay while its version
+ * holds (PageAnchors.rowsAtVersion), remembered by the list's key, the offset and the length, and
+ * read again once the version moved. Rows come back frozen and shared, the same objects while
+ * remembered (an entity built from one compares it by identity: unchangedEntity). A page of 100
+ * notes read 100 rows again after any write elsewhere (~2 us a row). Not kept inside a
+ * transaction (it may roll back).
+ */
+function rememberedPage<T>(db: Db, a: PageAnchors<T>, offset: number, limit: number, read: () => T[]): T[] {
+  let pages = rememberedPages.get(db);
+  if (!pages) rememberedPages.set(db, (pages = new Map()));
+  const key = `${a.key}\u0000${offset}\u0000${limit}`;
+  const version = a.version();
+  const known = pages.get(key);
+  if (known && known.version === version) return known.rows as T[];
+  const rows = read();
+  if (db.inTransaction) return rows;
+  for (const row of rows) Object.freeze(row);
+  if (!known && pages.size >= REMEMBERED_PAGES) pages.clear();
+  pages.set(key, { version, rows });
+  return rows;
+}
+
 /**
  * One page of a SQL list: keyset pagination when asked for (`pagination=keyset`) and the list
  * offers it, offset pagination otherwise, counting no further than COUNT_LIMIT.
@@ -509,12 +545,15 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         if ('count' in from) return from.count(cap);
         return 'counted' in from ? Math.min(from.counted, cap) : countOf(from.from, from.args, cap);
       },
-      rows: (limit, offset) =>
-        list.rows
-          ? list.rows(limit, offset)
-          : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
-          ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
-          : listRows(db, list, limit, offset),
+      rows: (limit, offset) => {
+        const read = (): T[] =>
+          list.rows
+            ? list.rows(limit, offset)
+            : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
+            ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
+            : listRows(db, list, limit, offset);
+        return list.anchors?.rowsAtVersion ? rememberedPage(db, list.anchors, offset, limit, read) : read();
+      },
     },
     defaultPerPage,
   );

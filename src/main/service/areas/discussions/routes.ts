@@ -60,6 +60,8 @@ export function registerDiscussionRoutes(r: Router): void {
           sort: 'asc',
           value: (d) => d.first,
           id: (d) => d.first,
+          // The threads' rows follow the record's notes (core/088's triggers), whose every write moves the version.
+          rowsAtVersion: true,
         };
         const ids = paginateSql(rc, rc.svc.db, { select: `discussion_id, ${first} AS first`, from: sql, args, order: `${first} ASC`, anchors });
         const threads = threadsNotes(rc, noteable, ids.map((d) => d.discussion_id)).map((notes) => notes.filter((n) => !internal || !n.internal));

@@ -78,6 +78,8 @@ export function registerNoteRoutes(r: Router): void {
           sort,
           value: (n) => (q.order_by === 'updated_at' ? n.updated_at : n.created_at),
           id: (n) => n.id,
+          // core/022's version moves on every write to the record's notes; the caller's view is in the key.
+          rowsAtVersion: true,
         };
         return notes(rc, paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}`, anchors }), noteable.iid);
       },
