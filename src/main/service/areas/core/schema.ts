@@ -2022,6 +2022,16 @@ DROP INDEX notes_noteable_author;
 CREATE INDEX notes_author_noteable ON notes (author_id, noteable_type, noteable_id);
 `,
   },
+  {
+    // The issues lists' issue_type= and due_date= (issue_filters.ts) read their few records instead
+    // of walking a million to find none: the types other than `issue` (most issues are of that one)
+    // by type and project; the instance's due dates by date (a project's: issues_project_due).
+    name: 'core/089_issue_type_due_indexes',
+    sql: `
+CREATE INDEX issues_typed ON issues (issue_type, project_id) WHERE issue_type != 'issue';
+CREATE INDEX issues_due ON issues (due_date) WHERE due_date IS NOT NULL;
+`,
+  },
 ];
 
 

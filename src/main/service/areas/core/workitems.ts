@@ -14,6 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
+import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -340,6 +341,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     not: t.hash(),
     order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
+    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS) } : {}),
   });
   const where: string[] = [];
   const args: unknown[] = [];
@@ -401,6 +403,16 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   if (q.my_reaction_emoji && rc.user) {
     const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
+    addFilter(where, args, cond.sql, ...cond.args);
+    if (cond.set) idSets.push(cond.set);
+  }
+  // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
+  const own = [
+    'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
+    'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
+  ];
+  for (const cond of own) {
+    if (!cond) continue;
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
