@@ -156,7 +156,7 @@ describe('how the few are read', () => {
       expect(plan).toMatch(/SCAN s\b/);
     }
     // Many: the list walked in its order (no set read and sorted, no due-date index chosen over the order's).
-    for (const query of [{ issue_type: 'issue' }, { due_date: '0' }, { due_date: 'any' }]) {
+    for (const query of [{ issue_type: 'issue' }, { due_date: '0' }, { due_date: 'any' }] as Record<string, string>[]) {
       const [read] = await reads(`/projects/${alpha}/issues`, { ...query, per_page: '1' });
       expect(read.sql).not.toContain('CROSS JOIN');
       const plan = planOf(read);

@@ -320,6 +320,40 @@ export interface LabelFilter {
   authorId: number | null;
 }
 
+/**
+ * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options, less
+ * milestone_due, not implemented: a 400): issues have no merged_at, merge requests no due date or
+ * relative position (both were a 500, or an answer where GitLab's is a 400).
+ */
+const ORDER_BY = {
+  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity'],
+  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at'],
+} as const;
+
+/** `scope` on a project's or a group's list (IssuableFinder#by_scope; the instance's lists take it in globalScope). */
+const CALLER_SCOPES = {
+  Issue: ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'],
+  MergeRequest: ['created_by_me', 'assigned_to_me', 'reviews_for_me', 'all', 'created-by-me', 'assigned-to-me'],
+} as const;
+
+/**
+ * The caller's own records of a project's or a group's list (`scope`): those they wrote, are assigned
+ * to, or are asked to review; none for an anonymous caller (IssuableFinder: `items.none` when the
+ * scope is about the current user and there is none).
+ */
+function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): void {
+  if (scope.byCaller) return;
+  const which = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) }).scope;
+  if (!which || which === 'all') return;
+  if (!rc.user) where.push('0');
+  else if (which.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
+  else {
+    const cond = userRowsSet(type, which.startsWith('assigned') ? 'assignee' : 'reviewer', rc.user.id);
+    addFilter(where, args, cond.sql, ...cond.args);
+    idSets.push(cond.set);
+  }
+}
+
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
   const q = declared(rc.params, {
     state: t.string().values(['all', ...states]),
@@ -339,7 +373,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     milestone_id: t.string().values(MILESTONE_WILDCARDS),
     my_reaction_emoji: t.string(),
     not: t.hash(),
-    order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
+    order_by: t.string().values(ORDER_BY[type]).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
     ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS) } : {}),
   });
@@ -406,6 +440,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
+  addCallerScope(rc, type, scope, where, args, idSets);
   // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
   const own = [
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
@@ -1767,6 +1802,8 @@ export interface Scope {
   instance?: true;
   /** Sets of records `where` holds as their probes (scope=assigned_to_me): see idSetLists. */
   idSets?: IdSet[];
+  /** `scope` (created_by_me, assigned_to_me, ...) is already in `where` (the instance's lists: globalScope). */
+  byCaller?: true;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -1785,19 +1822,21 @@ export function groupScope(rc: RequestContext): Scope {
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
 export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
-  const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
+  const q = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  const assigned = rc.user && scope.startsWith('assigned') ? userRowsSet(type, 'assignee', rc.user.id) : null;
+  // assigned_to_me, reviews_for_me (merge requests: the caller's review requests).
+  const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
+  const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return visibleScope(rc);
+  if (!where.length) return { ...visibleScope(rc), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets };
+  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets, byCaller: true };
 }
 
 /** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
