@@ -10,8 +10,10 @@ import { type IdSet, userIdByUsername } from './workitems';
  * `merge_user_username` (who merged it: the merged ones), the deployment filters (`environment`,
  * `deployed_after`, `deployed_before`: Sandlab deploys nothing, so no merge request was deployed),
  * and `approved`'s values (yes, no; GitLab filters by it only behind a feature flag). Each few-record
- * filter also comes as a set of records (idSetLists) read by core/090's indexes; `wip=no` and a
- * project's own source project, the usual case, walk the list.
+ * filter also comes as a set of records (idSetLists) read by core/090's indexes, and is counted by
+ * them (`indexed`: no record looked up); walked, the condition is kept out of index choice (`+`: not
+ * every merge request of a user read by the index and sorted for a page). `wip=no` and a project's
+ * own source project, the usual case, walk the list.
  */
 export function addMergeRequestFilters(rc: RequestContext, where: string[], args: unknown[], idSets: IdSet[]): void {
   const q = declared(rc.params, {
@@ -36,13 +38,13 @@ export function addMergeRequestFilters(rc: RequestContext, where: string[], args
   if (q.source_project_id != null) {
     const probe = '(+x.source_project_id = ?)';
     addFilter(where, args, probe, q.source_project_id);
-    idSets.push({ probe, id: 'sp.id', rows: 'FROM merge_requests sp WHERE sp.source_project_id = ?', args: [q.source_project_id], projectColumn: 'sp.project_id' });
+    idSets.push({ probe, id: 'sp.id', rows: 'FROM merge_requests sp WHERE sp.source_project_id = ?', args: [q.source_project_id], projectColumn: 'sp.project_id', indexed: '(x.source_project_id = ?)' });
   }
   const mergeUser = q.merge_user_id ?? (q.merge_user_username != null ? userIdByUsername(rc, q.merge_user_username) : undefined);
   if (mergeUser != null) {
-    const probe = '(x.merged_by_id = ?)';
+    const probe = '(+x.merged_by_id = ?)';
     addFilter(where, args, probe, mergeUser);
-    idSets.push({ probe, id: 'mu.id', rows: 'FROM merge_requests mu WHERE mu.merged_by_id = ?', args: [mergeUser], projectColumn: 'mu.project_id' });
+    idSets.push({ probe, id: 'mu.id', rows: 'FROM merge_requests mu WHERE mu.merged_by_id = ?', args: [mergeUser], projectColumn: 'mu.project_id', indexed: '(x.merged_by_id = ?)' });
   }
   // MergeRequestsFinder#by_deployments: merge requests deployed (to that environment, in that
   // window); Sandlab has no deployments, so none.

@@ -20,7 +20,8 @@ const WHITE_SPACE_090 = 'char(9, 10, 11, 12, 13, 32, 160, 5760, 8192, 8193, 8194
  */
 export function draftTitleSql090(column: string): string {
   const t = `ltrim(${column}, ${WHITE_SPACE_090})`;
-  return `(lower(substr(${t}, 1, 7)) IN ('[draft]', '(draft)') OR lower(substr(${t}, 1, 6)) = 'draft:' OR (lower(substr(${t}, 1, 5)) = 'draft' AND substr(${t}, 7, 1) = '-' AND length(${t}) >= 8 AND instr(${WHITE_SPACE_090}, substr(${t}, 6, 1)) > 0 AND instr(${WHITE_SPACE_090}, substr(${t}, 8, 1)) > 0))`;
+  // Every draft title holds "draft": GLOB rules out the other titles before the functions run.
+  return `(${column} GLOB '*[dD][rR][aA][fF][tT]*' AND (lower(substr(${t}, 1, 7)) IN ('[draft]', '(draft)') OR lower(substr(${t}, 1, 6)) = 'draft:' OR (lower(substr(${t}, 1, 5)) = 'draft' AND substr(${t}, 7, 1) = '-' AND length(${t}) >= 8 AND instr(${WHITE_SPACE_090}, substr(${t}, 6, 1)) > 0 AND instr(${WHITE_SPACE_090}, substr(${t}, 8, 1)) > 0)))`;
 }
 
 export const coreMigrations: Migration[] = [
