@@ -9,6 +9,18 @@ export const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
  */
 export const DUE_DATE_FILTERS = ['0', 'any', 'today', 'tomorrow', 'overdue', 'week', 'month', 'next_month_and_previous_two_weeks', ''] as const;
 
+/**
+ * A filter on an issue's own column: its condition on `x`, the set of its few records (idSetLists),
+ * or, when it holds for most, the rows of the few others in a project (`complement`: see
+ * complementBoundCount; the project's id its one argument).
+ */
+export interface OwnCondition {
+  sql: string;
+  args: unknown[];
+  set?: IdSet;
+  complement?: string;
+}
+
 const DAY_MS = 86_400_000;
 const ymd = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -53,12 +65,14 @@ export function dueDateRange(value: string, now: Date): null | { low?: string; h
  * instance's would be read whole). The condition walked is `+x.due_date` (an order index walked,
  * not issues_project_due read and sorted); counts read the index (`indexed`).
  */
-export function dueDateCondition(value: string, now: Date, scope: Scope): { sql: string; args: unknown[]; set?: IdSet } {
+export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCondition {
   const range = dueDateRange(value, now);
   if (range === null) {
     const probe = '(+x.due_date IS NULL)';
-    if (scope.projectId === undefined && !scope.projects) return { sql: probe, args: [] };
-    return { sql: probe, args: [], set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id', indexed: '(x.due_date IS NULL)' } };
+    // Its complement: a project's issues with a due date (complementBoundCount).
+    const complement = 'FROM issues due WHERE due.project_id = ? AND due.due_date IS NOT NULL';
+    if (scope.projectId === undefined && !scope.projects) return { sql: probe, args: [], complement };
+    return { sql: probe, args: [], complement, set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id', indexed: '(x.due_date IS NULL)' } };
   }
   const terms = (column: string): string => {
     if (range.low === undefined && range.high === undefined) return `${column} IS NOT NULL`;
@@ -75,9 +89,10 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): { sql:
  * the set core/089's partial index issues_typed reads (its condition spelled out so SQLite may use
  * it). `issue`, the type of most, is walked.
  */
-export function issueTypeCondition(value: string): { sql: string; args: unknown[]; set?: IdSet } {
+export function issueTypeCondition(value: string): OwnCondition {
   const probe = '(x.issue_type = ?)';
-  if (value === 'issue') return { sql: probe, args: [value] };
+  // Its complement: a project's issues of the other types (complementBoundCount).
+  if (value === 'issue') return { sql: probe, args: [value], complement: "FROM issues typed WHERE typed.issue_type != 'issue' AND typed.project_id = ?" };
   return {
     sql: probe,
     args: [value],

@@ -13,9 +13,10 @@ import { type IdSet, userIdByUsername } from './workitems';
  * filter also comes as a set of records (idSetLists) read by core/090's indexes, and is counted by
  * them (`indexed`: no record looked up); walked, the condition is kept out of index choice (`+`: not
  * every merge request of a user read by the index and sorted for a page). `wip=no` and a project's
- * own source project, the usual case, walk the list.
+ * own source project, the usual case, walk the list. Returns wip=no's complement (its drafts' rows in
+ * a project), null without it.
  */
-export function addMergeRequestFilters(rc: RequestContext, where: string[], args: unknown[], idSets: IdSet[]): void {
+export function addMergeRequestFilters(rc: RequestContext, where: string[], args: unknown[], idSets: IdSet[]): string | null {
   const q = declared(rc.params, {
     wip: t.string().values(['yes', 'no']),
     source_project_id: t.integer(),
@@ -35,6 +36,8 @@ export function addMergeRequestFilters(rc: RequestContext, where: string[], args
   } else if (q.wip === 'no') {
     where.push(`NOT ${draftTitleSql090('x.title')}`);
   }
+  // wip=no's complement: a project's drafts (complementBoundCount).
+  const complement = q.wip === 'no' ? `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')} AND dr.project_id = ?` : null;
   if (q.source_project_id != null) {
     const probe = '(+x.source_project_id = ?)';
     addFilter(where, args, probe, q.source_project_id);
@@ -49,4 +52,5 @@ export function addMergeRequestFilters(rc: RequestContext, where: string[], args
   // MergeRequestsFinder#by_deployments: merge requests deployed (to that environment, in that
   // window); Sandlab has no deployments, so none.
   if (q.environment != null || q.deployed_after != null || q.deployed_before != null) where.push('0');
+  return complement;
 }

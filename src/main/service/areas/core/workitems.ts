@@ -310,6 +310,13 @@ export interface WorkItemFilters {
    * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
    */
   milestoneById: boolean;
+  /**
+   * The filters are one condition on the records' own columns that holds for most of them (issues
+   * issue_type=issue, due_date=0; merge requests wip=no), perhaps with a state, nothing else: the
+   * rows of its few others in a project (FROM ... WHERE ..., the project's id its one argument),
+   * and the state. See complementBoundCount.
+   */
+  complement: { rows: string; state: string | null } | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -445,9 +452,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const own = [
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
     'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
-  ];
+  ].filter((cond) => cond !== null);
   for (const cond of own) {
-    if (!cond) continue;
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
@@ -559,7 +565,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles };
+  const ownComplement = own.length === 1 ? own[0].complement : undefined;
+  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**
@@ -958,6 +966,26 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
     atLeast = total - labelled;
   }
   return atLeast > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * "More than COUNT_LIMIT" for a project's list by a condition most records meet (filters.complement:
+ * issue_type=issue, due_date=0, wip=no), perhaps in a state, when the counters show it: at least the
+ * records the caller sees (of the state: core/017, or those not confidential: core/018) less every
+ * record of the few others (any state), read by their index up to the bound (labelBoundCount's
+ * reasoning). The list counted 10,001 records otherwise, each read for its column.
+ */
+export function complementBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  if (!filters.complement || scope.projectId === undefined) return undefined;
+  const { rows, state } = filters.complement;
+  const seen =
+    seesAll || type === 'MergeRequest'
+      ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
+      : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
+  const total = (rc.svc.db.prepare(`${seen}${state ? ' AND state = ?' : ''}`).get(type, scope.projectId, ...(state ? [state] : [])) as { n: number }).n;
+  const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+  if (cap <= 0) return undefined;
+  return countUpTo(rc.svc.db, rows, [scope.projectId], cap) < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
