@@ -47,7 +47,7 @@ afterAll(async () => s?.stop());
 describe('complement bounds', () => {
   it('issue_type=issue and due_date=0: uncounted past 10,000, for an administrator and a Guest', async () => {
     for (const token of [undefined, guest]) {
-      for (const query of [{ issue_type: 'issue' }, { due_date: '0' }]) {
+      for (const query of [{ issue_type: 'issue' }, { due_date: '0' }] as Record<string, string>[]) {
         let res: Awaited<ReturnType<typeof s.get>> | undefined;
         const sql = await preparedBy(s, async () => void (res = await s.get(`/projects/${project}/issues`, { token, query: { ...query, per_page: '20' } })));
         expectUncounted(res!, '2');
@@ -61,7 +61,7 @@ describe('complement bounds', () => {
   it('walked when the bound does not clear 10,000 (the others of every state less), as the records say', async () => {
     // 200 closed incidents: 10,130 opened, less 220 others, is no bound past 10,000; 10,110 opened issues are.
     insert(200, 'incident', '2030-01-01', 0, 'closed');
-    for (const query of [{ issue_type: 'issue' }, { due_date: '0' }]) {
+    for (const query of [{ issue_type: 'issue' }, { due_date: '0' }] as Record<string, string>[]) {
       let res: Awaited<ReturnType<typeof s.get>> | undefined;
       const sql = await preparedBy(s, async () => void (res = await s.get(`/projects/${project}/issues`, { query: { ...query, state: 'opened', per_page: '100', page: '3' } })));
       expectUncounted(res!, '4');
