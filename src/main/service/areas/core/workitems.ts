@@ -817,6 +817,50 @@ export function labelTitlesList<T extends { id: number }>(
 }
 
 /**
+ * The count of issues or merge requests by two label titles (labels=a,b) or by one and not another
+ * (labels=a&not[labels]=b), perhaps in a state, over a project, a scope of projects or the whole
+ * instance: from the pair counters (core/092; for not[], a's label counters, core/016, less the
+ * pair's) instead of walking the rarer title's rows and asking each record about the other (two
+ * titles on a tenth of a million merge requests walked 50,000 rows to count 10,001). `seesAll`: the
+ * caller sees every record counted (confidential issues included). Undefined (counted as before)
+ * when a record could be counted twice (a title carried in two spellings in the scope, or the two
+ * titles one but for case), or when the caller may not see some confidential records counted and
+ * those nobody is denied do not already pass COUNT_LIMIT.
+ */
+export function labelPairCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  const titles = filters.labelTitles;
+  if (!titles) return undefined;
+  const without = titles.without.length === 1 && titles.all.length === 1;
+  if (!without && !(titles.all.length === 2 && titles.without.length === 0)) return undefined;
+  const [x, y] = [...titles.all, ...titles.without];
+  if (x.toLowerCase() === y.toLowerCase()) return undefined;
+  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance ? '' : scope.projects ? ` AND +project_id IN (${scope.projects})` : null;
+  if (inScope === null) return undefined;
+  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance ? [] : scope.args;
+  const db = rc.svc.db;
+  // Over many projects by the title's counters, each checked against the scope (not every counter of the type).
+  const counters = scope.projectId !== undefined ? 'label_counts' : 'label_counts INDEXED BY label_counts_title';
+  const spellings = (title: string): number =>
+    (db.prepare(`SELECT count(DISTINCT title) AS n FROM ${counters} WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND n > 0${inScope}`).get(type, title, ...scopeArgs) as { n: number }).n;
+  if (spellings(x) > 1 || spellings(y) > 1) return undefined;
+  const inState = titles.state ? ' AND state = ?' : '';
+  const stateArgs = titles.state ? [titles.state] : [];
+  const split = 'coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS hidden';
+  const pairs = db
+    // Either title first (whichever the records carry sorts lower); `IN` so the key is searched for each (an OR read every pair of the type).
+    .prepare(`SELECT ${split} FROM label_pair_counts WHERE issuable_type = ? AND a IN (?, ?) AND b IN (?, ?) AND a != b${inState}${inScope}`)
+    .get(type, x, y, x, y, ...stateArgs, ...scopeArgs) as { open: number; hidden: number };
+  let { open, hidden } = pairs;
+  if (without) {
+    const carried = db.prepare(`SELECT ${split} FROM ${counters} WHERE issuable_type = ? AND title = ? COLLATE NOCASE${inState}${inScope}`).get(type, x, ...stateArgs, ...scopeArgs) as { open: number; hidden: number };
+    open = carried.open - open;
+    hidden = carried.hidden - hidden;
+  }
+  if (seesAll || hidden === 0) return { counted: open + hidden };
+  return open > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
  * The count of a project's issues or merge requests from counters kept by triggers instead of
  * walking the list, when nothing else filters it: by state alone (core/017), or by author and
  * milestone too (issues: core/018, merge requests: core/028). `seesAll`: the caller sees every
