@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { expectEveryPage, preparedBy, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -143,6 +143,26 @@ describe('label pair counters (core/092)', () => {
         const plan = queryPlan(db, pairs[0], ...(pairs[0].match(/\?/g) ?? []).map(() => null));
         expect(plan, where).toMatch(/SEARCH label_pair_counts USING PRIMARY KEY \(issuable_type=\? AND a=\? AND b=\?/);
         expect(plan, where).not.toMatch(/SCAN label_pair_counts/);
+      }
+    }
+  });
+
+  it('read a group\'s or the instance\'s page from the rarer title\'s label rows in order, each record checked, never a set sorted', async () => {
+    const db = s.service.context.db;
+    for (const kind of ['issues', 'merge_requests']) {
+      for (const [path, query] of [
+        [`/groups/${group}/${kind}`, { labels: 'bug,rare' }],
+        [`/${kind}`, { labels: 'rare', 'not[labels]': 'bug', scope: 'all' }],
+        [`/${kind}`, { labels: 'bug,rare', order_by: 'updated_at', sort: 'asc', scope: 'all' }],
+      ] as [string, Record<string, string>][]) {
+        const reads = await pagedReads(s, async () => void ok(await s.get(path, { query })));
+        const where = `${path} ${JSON.stringify(query)}`;
+        expect(reads.length, where).toBe(1);
+        const plan = queryPlan(db, reads[0].sql, ...reads[0].args);
+        expect(plan, where).toMatch(/^SEARCH il USING (COVERING )?INDEX issuable_labels_title_(created|updated) \(issuable_type=\? AND title=\?/);
+        expect(plan, where).not.toMatch(/TEMP B-TREE|SCAN/);
+        // rare is on fewer records than bug: its rows are walked.
+        expect(reads[0].args[0], where).toBe('rare');
       }
     }
   });
