@@ -501,6 +501,14 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
     // A date on the other column than the order (round 11, db/date-lag.ts: 100-430 ms before).
     ...dateLagLists('issues'),
+    // Filters GitLab offers that Sandlab ignored before round 12 (fil13): the scale data has no due
+    // date, no incident, no draft and no fork: the sparse ones time finding none, the dense ones a walk.
+    ['issues due_date=overdue', (id) => `/projects/${id}/issues?due_date=overdue`],
+    ['issues due_date=week&state=opened', (id) => `/projects/${id}/issues?due_date=week&state=opened`],
+    ['issues due_date=0', (id) => `/projects/${id}/issues?due_date=0`],
+    ['issues issue_type=incident', (id) => `/projects/${id}/issues?issue_type=incident`],
+    ['issues issue_type=issue', (id) => `/projects/${id}/issues?issue_type=issue`],
+    ['issues scope=created_by_me', (id) => `/projects/${id}/issues?scope=created_by_me`],
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
@@ -512,6 +520,11 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ['merge requests labels=label-1&not[labels]=bug', (id) => `/projects/${id}/merge_requests?labels=label-1&not[labels]=bug`],
       ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
       ...dateLagLists('merge_requests'),
+      ['merge requests wip=yes', (id) => `/projects/${id}/merge_requests?wip=yes`],
+      ['merge requests wip=no', (id) => `/projects/${id}/merge_requests?wip=no`],
+      ['merge requests source_project_id (a fork: none)', (id) => `/projects/${id}/merge_requests?source_project_id=${m.smallProjectId}`],
+      ['merge requests merge_user_id', (id) => `/projects/${id}/merge_requests?merge_user_id=${m.authorId}`],
+      ['merge requests scope=reviews_for_me', (id) => `/projects/${id}/merge_requests?scope=reviews_for_me`],
     ]),
   ];
 }
@@ -654,6 +667,13 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ...more(m, [
       ['group merge requests author_id&labels=bug', `/groups/${m.groupId}/merge_requests?author_id=${m.authorId}&labels=bug`],
       ['merge requests scope=all author_id&labels=bug', `/merge_requests?scope=all&author_id=${m.authorId}&labels=bug`],
+    ]),
+    // fil13 (round 12): filters GitLab offers that Sandlab ignored.
+    ['group issues due_date=overdue', `/groups/${m.groupId}/issues?due_date=overdue`],
+    ['issues scope=all issue_type=incident', '/issues?scope=all&issue_type=incident'],
+    ...more(m, [
+      ['group merge requests wip=yes', `/groups/${m.groupId}/merge_requests?wip=yes`],
+      ['merge requests scope=all merge_user_id', `/merge_requests?scope=all&merge_user_id=${m.authorId}`],
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],

@@ -14,6 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
+import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -309,6 +310,13 @@ export interface WorkItemFilters {
    * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
    */
   milestoneById: boolean;
+  /**
+   * The filters are one condition on the records' own columns that holds for most of them (issues
+   * issue_type=issue, due_date=0; merge requests wip=no), perhaps with a state, nothing else: the
+   * rows of its few others in a project (FROM ... WHERE ..., the project's id its one argument),
+   * and the state. See complementBoundCount.
+   */
+  complement: { rows: string; state: string | null } | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -317,6 +325,40 @@ export interface LabelFilter {
   state: string | null;
   milestone: string | null;
   authorId: number | null;
+}
+
+/**
+ * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options, less
+ * milestone_due, not implemented: a 400): issues have no merged_at, merge requests no due date or
+ * relative position (both were a 500, or an answer where GitLab's is a 400).
+ */
+const ORDER_BY = {
+  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity'],
+  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at'],
+} as const;
+
+/** `scope` on a project's or a group's list (IssuableFinder#by_scope; the instance's lists take it in globalScope). */
+const CALLER_SCOPES = {
+  Issue: ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'],
+  MergeRequest: ['created_by_me', 'assigned_to_me', 'reviews_for_me', 'all', 'created-by-me', 'assigned-to-me'],
+} as const;
+
+/**
+ * The caller's own records of a project's or a group's list (`scope`): those they wrote, are assigned
+ * to, or are asked to review; none for an anonymous caller (IssuableFinder: `items.none` when the
+ * scope is about the current user and there is none).
+ */
+function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): void {
+  if (scope.byCaller) return;
+  const which = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) }).scope;
+  if (!which || which === 'all') return;
+  if (!rc.user) where.push('0');
+  else if (which.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
+  else {
+    const cond = userRowsSet(type, which.startsWith('assigned') ? 'assignee' : 'reviewer', rc.user.id);
+    addFilter(where, args, cond.sql, ...cond.args);
+    idSets.push(cond.set);
+  }
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -338,8 +380,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     milestone_id: t.string().values(MILESTONE_WILDCARDS),
     my_reaction_emoji: t.string(),
     not: t.hash(),
-    order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
+    order_by: t.string().values(ORDER_BY[type]).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
+    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS) } : {}),
   });
   const where: string[] = [];
   const args: unknown[] = [];
@@ -401,6 +444,16 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   if (q.my_reaction_emoji && rc.user) {
     const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
+    addFilter(where, args, cond.sql, ...cond.args);
+    if (cond.set) idSets.push(cond.set);
+  }
+  addCallerScope(rc, type, scope, where, args, idSets);
+  // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
+  const own = [
+    'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
+    'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
+  ].filter((cond) => cond !== null);
+  for (const cond of own) {
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
@@ -512,7 +565,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles };
+  const ownComplement = own.length === 1 ? own[0].complement : undefined;
+  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**
@@ -963,6 +1018,26 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
     atLeast = total - labelled;
   }
   return atLeast > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * "More than COUNT_LIMIT" for a project's list by a condition most records meet (filters.complement:
+ * issue_type=issue, due_date=0, wip=no), perhaps in a state, when the counters show it: at least the
+ * records the caller sees (of the state: core/017, or those not confidential: core/018) less every
+ * record of the few others (any state), read by their index up to the bound (labelBoundCount's
+ * reasoning). The list counted 10,001 records otherwise, each read for its column.
+ */
+export function complementBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  if (!filters.complement || scope.projectId === undefined) return undefined;
+  const { rows, state } = filters.complement;
+  const seen =
+    seesAll || type === 'MergeRequest'
+      ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
+      : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
+  const total = (rc.svc.db.prepare(`${seen}${state ? ' AND state = ?' : ''}`).get(type, scope.projectId, ...(state ? [state] : [])) as { n: number }).n;
+  const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+  if (cap <= 0) return undefined;
+  return countUpTo(rc.svc.db, rows, [scope.projectId], cap) < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
@@ -1807,6 +1882,8 @@ export interface Scope {
   instance?: true;
   /** Sets of records `where` holds as their probes (scope=assigned_to_me): see idSetLists. */
   idSets?: IdSet[];
+  /** `scope` (created_by_me, assigned_to_me, ...) is already in `where` (the instance's lists: globalScope). */
+  byCaller?: true;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -1825,19 +1902,21 @@ export function groupScope(rc: RequestContext): Scope {
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
 export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
-  const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
+  const q = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  const assigned = rc.user && scope.startsWith('assigned') ? userRowsSet(type, 'assignee', rc.user.id) : null;
+  // assigned_to_me, reviews_for_me (merge requests: the caller's review requests).
+  const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
+  const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return visibleScope(rc);
+  if (!where.length) return { ...visibleScope(rc), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets };
+  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets, byCaller: true };
 }
 
 /** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
