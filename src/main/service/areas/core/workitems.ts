@@ -107,9 +107,20 @@ function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope:
   const probe = test === 'IS NOT NULL' ? '(+x.milestone_id IS NOT NULL)' : `(x.milestone_id IS NOT NULL AND +x.milestone_id ${test})`;
   const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} c WHERE c.milestone_id ${test}`;
   const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const size = (): number => countedInScope(rc, counters, test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`, args, scope);
-  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size } };
+  const counted = test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`;
+  const size = (): number => countedInScope(rc, counters, counted, args, scope);
+  const arms = (): [number, number][] | undefined => {
+    const [inScope, scopeArgs] = countersInScope(scope);
+    const pairs = rc.svc.db
+      .prepare(`SELECT project_id, milestone FROM ${counters} WHERE ${counted}${inScope} GROUP BY project_id, milestone HAVING sum(n) > 0 LIMIT ${MILESTONE_ARMS + 1}`)
+      .all(...args, ...scopeArgs) as { project_id: number; milestone: number }[];
+    return pairs.length > MILESTONE_ARMS ? undefined : pairs.map((r) => [r.project_id, r.milestone]);
+  };
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size, arms } };
 }
+
+/** A milestone set's (project, milestone) pairs up to this many are each walked by their index and merged (IdSet.arms). */
+const MILESTONE_ARMS = 16;
 
 /**
  * A milestone by title. Many projects and groups may have a milestone of that title; a project's
@@ -172,9 +183,14 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  */
 /** The records of the scope (its project, its projects, or all) that a counter table counts under `where` (their sum of n). */
 function countedInScope(rc: RequestContext, table: string, where: string, args: unknown[], scope: Scope): number {
-  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance || !scope.projects ? '' : ` AND +project_id IN (${scope.projects})`;
-  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance || !scope.projects ? [] : scope.args;
+  const [inScope, scopeArgs] = countersInScope(scope);
   return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where}${inScope}`).get(...args, ...scopeArgs) as { n: number }).n;
+}
+
+/** A counter table's rows of the scope's projects (all for the instance, or a scope of more than projects), as a condition to append and its arguments. */
+function countersInScope(scope: Scope): [string, unknown[]] {
+  if (scope.projectId !== undefined) return [' AND project_id = ?', [scope.projectId]];
+  return scope.instance || !scope.projects ? ['', []] : [` AND +project_id IN (${scope.projects})`, scope.args];
 }
 
 /** A set's rows (alias `alias`) kept to a project's own, for a project's list: its id in the SQL, so the set's statement stays the same for every caller. */
@@ -265,6 +281,12 @@ export interface IdSet {
   indexed?: string;
   /** The set's records in the scope as counters count them (no rows read), when counters do. */
   size?: () => number;
+  /**
+   * The set as (project, milestone) pairs holding its records in the scope (from the counters), when
+   * they are few (else undefined): each pair's records are in creation order in the (project,
+   * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
+   */
+  arms?: () => [number, number][] | undefined;
 }
 
 /**
@@ -1152,7 +1174,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } } | undefined {
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -1171,7 +1193,27 @@ export function idSetLists(
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  return { page: matches >= bound ? { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args } : bySet, count };
+  if (matches < bound) return { page: bySet, count };
+  const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
+  // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
+  // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
+  // instead of the order's walk asking every record of the scope (group merge requests
+  // milestone=v1: the newest 20,000 carry none, 5.5 ms).
+  const pairs = filters.orderColumn === 'created_at' ? sets.find((set) => set.arms)?.arms?.() : undefined;
+  if (!pairs) return { page: walk, count };
+  if (!pairs.length) return { page: walk, count, rows: () => [] };
+  const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  const conditions = where.join(' AND ');
+  const arms = pairs.map(
+    ([project, milestone]) =>
+      `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`,
+  );
+  // One arm orders by its alias; a compound by its result columns.
+  const ordered = arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`;
+  const armsArgs = pairs.flatMap(() => args);
+  const merged = <T>(limit: number, offset: number): T[] =>
+    rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
+  return { page: walk, count, rows: merged };
 }
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
