@@ -898,11 +898,13 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 const ASSIGNEE_ROWS_COUNTED = 100_000;
 
 export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
-  if (!filters.labelBound || scope.projectId === undefined) return undefined;
+  if (!filters.labelBound) return undefined;
   const { kind, title, state } = filters.labelBound;
   const db = rc.svc.db;
   const inState = state ? ' AND state = ?' : '';
   const stateArgs = state ? [state] : [];
+  // A group's or the instance's: no one in a role (or not a user) counted from its projects' counters and role rows.
+  if (scope.projectId === undefined) return kind === 'noUser' || kind === 'notUser' ? manyProjectsUserBoundCount(rc, type, scope, filters, seesAll) : undefined;
   let atLeast: number;
   if (kind === 'any') {
     atLeast = (
@@ -942,6 +944,29 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
  * COUNT_LIMIT" for others when the records nobody is denied already number that many, and
  * undefined (count them) otherwise.
  */
+/**
+ * labelBoundCount's noUser/notUser bound for a scope of many projects (its projects alone, or the
+ * whole instance; else undefined): the scope's records (the state counters; for a caller who may
+ * not see confidential issues, the non-confidential ones) less the role's rows (of that user) in
+ * its projects, counted only as far as the bound could still clear COUNT_LIMIT.
+ */
+function manyProjectsUserBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  const bound = filters.labelBound!;
+  if (!scope.instance && !scope.projects) return undefined;
+  const [inScope, scopeArgs] = countersInScope(scope);
+  const state = bound.state ? ' AND state = ?' : '';
+  const stateArgs = bound.state ? [bound.state] : [];
+  const total = seesAll || type === 'MergeRequest'
+    ? scopeStateCount(rc, type, scope, bound.state)
+    : (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE confidential = 0${state}${inScope}`).get(...stateArgs, ...scopeArgs) as { n: number }).n;
+  const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+  if (cap <= 0) return undefined;
+  const user = bound.kind === 'notUser' ? ' AND u.user_id = ?' : '';
+  const rows = `FROM issuable_users u WHERE u.issuable_type = ? AND u.role = ?${user}${scope.instance ? '' : ` AND u.project_id IN (${scope.projects})`}`;
+  const assigned = countUpTo(rc.svc.db, rows, [type, bound.role, ...(bound.kind === 'notUser' ? [bound.user] : []), ...(scope.instance ? [] : scope.args)], cap);
+  return assigned < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
 export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, milestoneId: number, seesAll: boolean): { counted: number } | undefined {
   const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
   const hidden = type === 'Issue' && !seesAll ? ' AND confidential = 0' : '';
