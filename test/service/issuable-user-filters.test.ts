@@ -377,7 +377,7 @@ describe('filters by sets of records', () => {
     ok(await s.put(`/projects/${plain}/merge_requests/41`, { reviewer_ids: [users.u3] }));
     await check();
     // The instance's reviewer None / not[reviewer_id]: bounded from counters and role rows, no record walked to count.
-    for (const query of [{ reviewer_id: 'None' }, { 'not[reviewer_id]': String(users.u1) }]) {
+    for (const query of [{ reviewer_id: 'None' }, { 'not[reviewer_id]': String(users.u1) }] as Record<string, string>[]) {
       const prepared = await preparedBy(s, async () => void ok(await s.get('/merge_requests', { query: { ...query, scope: 'all' } })));
       expect(prepared.filter((q) => q.startsWith('SELECT count(*)') && q.includes('merge_requests x'))).toEqual([]);
     }

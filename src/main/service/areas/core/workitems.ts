@@ -1263,7 +1263,7 @@ export function dateLagList<T>(
   where: string[],
   args: unknown[],
   scopeSql: string,
-): DateLagList<T> | undefined {
+): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
@@ -1323,10 +1323,58 @@ export function dateLagList<T>(
         log: writesOf(table),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  if (!list) return undefined;
+  const byState = inProject ? stateDateCount(rc, table, scope.projectId!, filters, where, args) : undefined;
+  if (byState) return { ...list, count: byState };
   // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
   // lag index it walks holds no project, so each candidate's record would be read to check it.
-  const byProjects = list && indexedScopeCount(table, scope, where, args, scopeSql);
-  return list && byProjects ? { ...list, count: byProjects } : list;
+  const byProjects = indexedScopeCount(table, scope, where, args, scopeSql);
+  return byProjects ? { ...list, count: byProjects } : list;
+}
+
+/** Records updated before they were created, from updated_after's day on, up to this many are taken off stateDateCount's bound; more, and it is not used. */
+const EARLY_RECORDS = 1_000;
+
+/**
+ * The count of a project's list filtered by a state and dates on the other column than the order,
+ * nothing else (`where` holding only those, the project and '1 = 1'), without reading its
+ * records; undefined otherwise (the buckets count it, checking each record's state). Creation
+ * dates bound the (project, state, created_at) index's range: exact, from the index alone. An
+ * updated_after C holds every record of the state created from C on, except one updated before it
+ * was created (text order: updated_at >= created_at >= C), which the (project, created_at) index
+ * WHERE updated_at < created_at lists: past COUNT_LIMIT such records less those exceptions, the
+ * list is past it too (else undefined).
+ */
+function stateDateCount(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  projectId: number,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { from: string; args: unknown[] } | { counted: number } | undefined {
+  const other = filters.orderColumn === 'created_at' ? 'updated_at' : 'created_at';
+  const known = ['x.project_id = ?', '1 = 1', 'x.state = ?', `x.${other} >= ?`, `x.${other} <= ?`];
+  let state: unknown;
+  let at = 0;
+  for (const term of where) {
+    if (!known.includes(term)) return undefined;
+    if (term === 'x.state = ?') state = args[at];
+    at += term.split('?').length - 1;
+  }
+  if (state === undefined) return undefined;
+  const { dates } = filters;
+  if (other === 'created_at') {
+    const range = `${dates.created_after ? ' AND x.created_at >= ?' : ''}${dates.created_before ? ' AND x.created_at <= ?' : ''}`;
+    const rangeArgs = [dates.created_after, dates.created_before].filter((d) => d);
+    return { from: `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ?${range}`, args: [projectId, state, ...rangeArgs] };
+  }
+  if (!dates.updated_after || dates.updated_before) return undefined;
+  const db = rc.svc.db;
+  const early = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE x.project_id = ? AND x.created_at >= ? AND x.updated_at < x.created_at`, [projectId, dates.updated_after], EARLY_RECORDS);
+  if (early >= EARLY_RECORDS) return undefined;
+  const created = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
+  return created - early > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
