@@ -14,6 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
+import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -331,6 +332,13 @@ export interface WorkItemFilters {
    * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
    */
   milestoneById: boolean;
+  /**
+   * The filters are one condition on the records' own columns that holds for most of them (issues
+   * issue_type=issue, due_date=0; merge requests wip=no), perhaps with a state, nothing else: the
+   * rows of its few others in a project (FROM ... WHERE ..., the project's id its one argument),
+   * and the state. See complementBoundCount.
+   */
+  complement: { rows: string; state: string | null } | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -339,6 +347,40 @@ export interface LabelFilter {
   state: string | null;
   milestone: string | null;
   authorId: number | null;
+}
+
+/**
+ * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options, less
+ * milestone_due, not implemented: a 400): issues have no merged_at, merge requests no due date or
+ * relative position (both were a 500, or an answer where GitLab's is a 400).
+ */
+const ORDER_BY = {
+  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity'],
+  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at'],
+} as const;
+
+/** `scope` on a project's or a group's list (IssuableFinder#by_scope; the instance's lists take it in globalScope). */
+const CALLER_SCOPES = {
+  Issue: ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'],
+  MergeRequest: ['created_by_me', 'assigned_to_me', 'reviews_for_me', 'all', 'created-by-me', 'assigned-to-me'],
+} as const;
+
+/**
+ * The caller's own records of a project's or a group's list (`scope`): those they wrote, are assigned
+ * to, or are asked to review; none for an anonymous caller (IssuableFinder: `items.none` when the
+ * scope is about the current user and there is none).
+ */
+function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): void {
+  if (scope.byCaller) return;
+  const which = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) }).scope;
+  if (!which || which === 'all') return;
+  if (!rc.user) where.push('0');
+  else if (which.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
+  else {
+    const cond = userRowsSet(type, which.startsWith('assigned') ? 'assignee' : 'reviewer', rc.user.id);
+    addFilter(where, args, cond.sql, ...cond.args);
+    idSets.push(cond.set);
+  }
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -360,8 +402,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     milestone_id: t.string().values(MILESTONE_WILDCARDS),
     my_reaction_emoji: t.string(),
     not: t.hash(),
-    order_by: t.string().values(['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'merged_at']).default('created_at'),
+    order_by: t.string().values(ORDER_BY[type]).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
+    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS) } : {}),
   });
   const where: string[] = [];
   const args: unknown[] = [];
@@ -426,6 +469,16 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
+  addCallerScope(rc, type, scope, where, args, idSets);
+  // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
+  const own = [
+    'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
+    'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
+  ].filter((cond) => cond !== null);
+  for (const cond of own) {
+    addFilter(where, args, cond.sql, ...cond.args);
+    if (cond.set) idSets.push(cond.set);
+  }
   let notLabels: string[] = [];
   let notUser: { role: 'assignee' | 'reviewer'; user: number } | null = null;
   if (q.not) {
@@ -479,14 +532,14 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       ? { title: label, state, milestone: milestoneTitle, authorId }
       : null;
   // Several titles (labels=a,b, not[labels]) and perhaps a state, nothing else: labelTitlesList
-  // reads a project's list in either date order from its label rows.
+  // reads a project's list, or a scope of projects', in either date order from its label rows.
   const titles = q.labels ?? [];
   const labelTitles =
     !q.search && titles.length > 0 && titles.every((title) => !['none', 'any'].includes(title.toLowerCase())) &&
     titles.length + notLabels.length >= 2 && where.length === titles.length + notLabels.length + (state ? 1 : 0)
       ? { all: titles, without: notLabels, state }
       : null;
-  const byLabelRows = labelTitles !== null && scope.projectId !== undefined && (col === 'created_at' || col === 'updated_at');
+  const byLabelRows = labelTitles !== null && (scope.projectId !== undefined || !!scope.projects || !!scope.instance) && (col === 'created_at' || col === 'updated_at');
   // Titles with other filters, or over many projects, or in another order: each a set of records
   // its label rows list (idSetLists reads the smallest set and probes the rest), instead of walking
   // the list's order and probing every record. Not with a date on the other column than the order,
@@ -534,7 +587,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles };
+  const ownComplement = own.length === 1 ? own[0].complement : undefined;
+  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**
@@ -792,12 +847,15 @@ export function labelRowsPage<T extends { id: number }>(
 }
 
 /**
- * A project's issues or merge requests by several label titles (labels=a,b; labels=a&not[labels]=b)
- * and perhaps a state, in created_at or updated_at order: the page's ids and the count from the
- * label rows alone (core/014, their order's index: core/030, core/054), walking the rows of the
- * title on the fewest records (the label counters, core/016) and asking each row's record's
- * other titles by its id, instead of walking the records in list order and probing each one's
- * labels (labels=bug,label-1: a million records for 556). `extra` as labelRowsPage's.
+ * Issues or merge requests by several label titles (labels=a,b; labels=a&not[labels]=b), perhaps
+ * in a state, by created_at or updated_at: the page and the count from the label rows alone
+ * (core/014, their order's index: core/030, core/054), walking the rows of the title on the fewest
+ * records (the label counters, core/016) and asking each row's record's other titles by its id,
+ * instead of walking the records in list order and probing each one's labels (labels=bug,label-1:
+ * a million records for 556). A project walks its own rows; a scope of projects (a group, the
+ * instance) the title's rows of every project in order, each record checked against the scope (it
+ * reads at most the rows a set of the title's records would, idSetLists's, and stops at its page;
+ * a set read them all and sorted their records: 2,778 issues, 8 ms). `extra` as labelRowsPage's.
  */
 export function labelTitlesList<T extends { id: number }>(
   rc: RequestContext,
@@ -809,33 +867,82 @@ export function labelTitlesList<T extends { id: number }>(
   const titles = filters.labelTitles;
   const col = filters.orderColumn;
   const projectId = scope.projectId;
-  if (!titles || projectId === undefined || (col !== 'created_at' && col !== 'updated_at')) return undefined;
+  const inProject = projectId !== undefined;
+  if (!titles || (!inProject && !scope.projects && !scope.instance) || (col !== 'created_at' && col !== 'updated_at')) return undefined;
   const db = rc.svc.db;
-  const carried = (title: string): number =>
-    (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE').get(type, projectId, title) as { n: number }).n;
+  // A project's counters, or every project's by the title's index (a scope of projects walks the title's rows of all).
+  const counters = inProject ? `label_counts WHERE issuable_type = '${type}' AND project_id = ? AND` : `label_counts INDEXED BY label_counts_title WHERE issuable_type = '${type}' AND`;
+  const inCounters = inProject ? [projectId] : [];
+  const carried = (title: string): number => (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${counters} title = ? COLLATE NOCASE`).get(...inCounters, title) as { n: number }).n;
   const byCount = titles.all.map((title) => ({ title, n: carried(title) })).sort((a, b) => a.n - b.n);
   const [driver, ...others] = byCount.map((t) => t.title);
   // A record carrying the driver in two spellings has two rows: only its lowest is kept (labelRowsPage).
-  const spellings = (
-    db.prepare(`SELECT count(DISTINCT title) AS n FROM label_counts WHERE issuable_type = '${type}' AND project_id = ? AND title = ? COLLATE NOCASE AND n > 0`).get(projectId, driver) as { n: number }
-  ).n;
+  const spellings = (db.prepare(`SELECT count(DISTINCT title) AS n FROM ${counters} title = ? COLLATE NOCASE AND n > 0`).get(...inCounters, driver) as { n: number }).n;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const trivial = extra.sql === '1 = 1';
+  // The record is joined for the caller's view of it (confidentiality) or a scope's condition on it.
+  const byScope = !inProject && !scope.instance;
+  const joined = !trivial || byScope;
   const carries = (not: boolean): string =>
     ` AND ${not ? 'NOT ' : ''}EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = ? COLLATE NOCASE)`;
   const { state } = titles;
-  const from = `FROM issuable_labels il INDEXED BY ${col === 'created_at' ? 'issuable_labels_created' : 'issuable_labels_updated'}
-      ${trivial ? '' : `CROSS JOIN ${table} x ON x.id = il.issuable_id`}
-      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
+  const index = inProject ? (col === 'created_at' ? 'issuable_labels_created' : 'issuable_labels_updated') : col === 'created_at' ? 'issuable_labels_title_created' : 'issuable_labels_title_updated';
+  const from = `FROM issuable_labels il INDEXED BY ${index}
+      ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels s WHERE s.issuable_type = '${type}' AND s.issuable_id = il.issuable_id
-          AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${trivial ? '' : ` AND ${extra.sql}`}`;
-  const args = [projectId, driver, ...(state ? [state] : []), ...others, ...titles.without, ...(trivial ? [] : extra.args)];
+          AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`;
+  const args = [...(inProject ? [projectId] : []), driver, ...(state ? [state] : []), ...others, ...titles.without, ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const ids: SqlList<{ id: number }> = { select: 'il.issuable_id AS id', from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
   return {
     count: { from, args },
     rows: (limit, offset) => rowsByIds<T>(db, writesOf(table), listRows(db, ids, limit, offset).map((r) => r.id)),
   };
+}
+
+/**
+ * The count of issues or merge requests by two label titles (labels=a,b) or by one and not another
+ * (labels=a&not[labels]=b), perhaps in a state, over a project, a scope of projects or the whole
+ * instance: from the pair counters (core/092; for not[], a's label counters, core/016, less the
+ * pair's) instead of walking the rarer title's rows and asking each record about the other (two
+ * titles on a tenth of a million merge requests walked 50,000 rows to count 10,001). `seesAll`: the
+ * caller sees every record counted (confidential issues included). Undefined (counted as before)
+ * when a record could be counted twice (a title carried in two spellings in the scope, or the two
+ * titles one but for case), or when the caller may not see some confidential records counted and
+ * those nobody is denied do not already pass COUNT_LIMIT.
+ */
+export function labelPairCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  const titles = filters.labelTitles;
+  if (!titles) return undefined;
+  const without = titles.without.length === 1 && titles.all.length === 1;
+  if (!without && !(titles.all.length === 2 && titles.without.length === 0)) return undefined;
+  const [x, y] = [...titles.all, ...titles.without];
+  if (x.toLowerCase() === y.toLowerCase()) return undefined;
+  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance ? '' : scope.projects ? ` AND +project_id IN (${scope.projects})` : null;
+  if (inScope === null) return undefined;
+  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance ? [] : scope.args;
+  const db = rc.svc.db;
+  // Over many projects by the title's counters, each checked against the scope (not every counter of the type).
+  const counters = scope.projectId !== undefined ? 'label_counts' : 'label_counts INDEXED BY label_counts_title';
+  const spellings = (title: string): number =>
+    (db.prepare(`SELECT count(DISTINCT title) AS n FROM ${counters} WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND n > 0${inScope}`).get(type, title, ...scopeArgs) as { n: number }).n;
+  if (spellings(x) > 1 || spellings(y) > 1) return undefined;
+  const inState = titles.state ? ' AND state = ?' : '';
+  const stateArgs = titles.state ? [titles.state] : [];
+  const split = 'coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS hidden';
+  const pairs = db
+    // Either title first (whichever the records carry sorts lower); `IN` so the key is searched for each (an OR read every pair of the type).
+    .prepare(`SELECT ${split} FROM label_pair_counts WHERE issuable_type = ? AND a IN (?, ?) AND b IN (?, ?) AND a != b${inState}${inScope}`)
+    .get(type, x, y, x, y, ...stateArgs, ...scopeArgs) as { open: number; hidden: number };
+  let { open, hidden } = pairs;
+  if (without) {
+    const carried = db.prepare(`SELECT ${split} FROM ${counters} WHERE issuable_type = ? AND title = ? COLLATE NOCASE${inState}${inScope}`).get(type, x, ...stateArgs, ...scopeArgs) as { open: number; hidden: number };
+    open = carried.open - open;
+    hidden = carried.hidden - hidden;
+  }
+  if (seesAll || hidden === 0) return { counted: open + hidden };
+  return open > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
@@ -935,6 +1042,26 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
     atLeast = total - labelled;
   }
   return atLeast > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
+/**
+ * "More than COUNT_LIMIT" for a project's list by a condition most records meet (filters.complement:
+ * issue_type=issue, due_date=0, wip=no), perhaps in a state, when the counters show it: at least the
+ * records the caller sees (of the state: core/017, or those not confidential: core/018) less every
+ * record of the few others (any state), read by their index up to the bound (labelBoundCount's
+ * reasoning). The list counted 10,001 records otherwise, each read for its column.
+ */
+export function complementBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  if (!filters.complement || scope.projectId === undefined) return undefined;
+  const { rows, state } = filters.complement;
+  const seen =
+    seesAll || type === 'MergeRequest'
+      ? 'SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?'
+      : "SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE 'Issue' = ? AND project_id = ? AND confidential = 0";
+  const total = (rc.svc.db.prepare(`${seen}${state ? ' AND state = ?' : ''}`).get(type, scope.projectId, ...(state ? [state] : [])) as { n: number }).n;
+  const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+  if (cap <= 0) return undefined;
+  return countUpTo(rc.svc.db, rows, [scope.projectId], cap) < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
@@ -1870,6 +1997,8 @@ export interface Scope {
   instance?: true;
   /** Sets of records `where` holds as their probes (scope=assigned_to_me): see idSetLists. */
   idSets?: IdSet[];
+  /** `scope` (created_by_me, assigned_to_me, ...) is already in `where` (the instance's lists: globalScope). */
+  byCaller?: true;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -1888,19 +2017,21 @@ export function groupScope(rc: RequestContext): Scope {
 
 /** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
 export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
-  const q = declared(rc.params, { scope: t.string().values(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']) });
+  const q = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  const assigned = rc.user && scope.startsWith('assigned') ? userRowsSet(type, 'assignee', rc.user.id) : null;
+  // assigned_to_me, reviews_for_me (merge requests: the caller's review requests).
+  const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
+  const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return visibleScope(rc);
+  if (!where.length) return { ...visibleScope(rc), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets };
+  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets, byCaller: true };
 }
 
 /** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
