@@ -102,7 +102,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (q.confidential === undefined ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined) ??
     byTitles?.rows ??
-    byDates?.rows;
+    byDates?.rows ??
+    sets?.rows;
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
 }
 
