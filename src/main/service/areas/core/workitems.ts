@@ -108,9 +108,20 @@ function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope:
   const probe = test === 'IS NOT NULL' ? '(+x.milestone_id IS NOT NULL)' : `(x.milestone_id IS NOT NULL AND +x.milestone_id ${test})`;
   const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} c WHERE c.milestone_id ${test}`;
   const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const size = (): number => countedInScope(rc, counters, test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`, args, scope);
-  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size } };
+  const counted = test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`;
+  const size = (): number => countedInScope(rc, counters, counted, args, scope);
+  const arms = (): [number, number][] | undefined => {
+    const [inScope, scopeArgs] = countersInScope(scope);
+    const pairs = rc.svc.db
+      .prepare(`SELECT project_id, milestone FROM ${counters} WHERE ${counted}${inScope} GROUP BY project_id, milestone HAVING sum(n) > 0 LIMIT ${MILESTONE_ARMS + 1}`)
+      .all(...args, ...scopeArgs) as { project_id: number; milestone: number }[];
+    return pairs.length > MILESTONE_ARMS ? undefined : pairs.map((r) => [r.project_id, r.milestone]);
+  };
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size, arms } };
 }
+
+/** A milestone set's (project, milestone) pairs up to this many are each walked by their index and merged (IdSet.arms). */
+const MILESTONE_ARMS = 16;
 
 /**
  * A milestone by title. Many projects and groups may have a milestone of that title; a project's
@@ -173,9 +184,14 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  */
 /** The records of the scope (its project, its projects, or all) that a counter table counts under `where` (their sum of n). */
 function countedInScope(rc: RequestContext, table: string, where: string, args: unknown[], scope: Scope): number {
-  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance || !scope.projects ? '' : ` AND +project_id IN (${scope.projects})`;
-  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance || !scope.projects ? [] : scope.args;
+  const [inScope, scopeArgs] = countersInScope(scope);
   return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where}${inScope}`).get(...args, ...scopeArgs) as { n: number }).n;
+}
+
+/** A counter table's rows of the scope's projects (all for the instance, or a scope of more than projects), as a condition to append and its arguments. */
+function countersInScope(scope: Scope): [string, unknown[]] {
+  if (scope.projectId !== undefined) return [' AND project_id = ?', [scope.projectId]];
+  return scope.instance || !scope.projects ? ['', []] : [` AND +project_id IN (${scope.projects})`, scope.args];
 }
 
 /** A set's rows (alias `alias`) kept to a project's own, for a project's list: its id in the SQL, so the set's statement stays the same for every caller. */
@@ -266,6 +282,12 @@ export interface IdSet {
   indexed?: string;
   /** The set's records in the scope as counters count them (no rows read), when counters do. */
   size?: () => number;
+  /**
+   * The set as (project, milestone) pairs holding its records in the scope (from the counters), when
+   * they are few (else undefined): each pair's records are in creation order in the (project,
+   * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
+   */
+  arms?: () => [number, number][] | undefined;
 }
 
 /**
@@ -515,14 +537,14 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       ? { title: label, state, milestone: milestoneTitle, authorId }
       : null;
   // Several titles (labels=a,b, not[labels]) and perhaps a state, nothing else: labelTitlesList
-  // reads a project's list in either date order from its label rows.
+  // reads a project's list, or a scope of projects', in either date order from its label rows.
   const titles = q.labels ?? [];
   const labelTitles =
     !q.search && titles.length > 0 && titles.every((title) => !['none', 'any'].includes(title.toLowerCase())) &&
     titles.length + notLabels.length >= 2 && where.length === titles.length + notLabels.length + (state ? 1 : 0)
       ? { all: titles, without: notLabels, state }
       : null;
-  const byLabelRows = labelTitles !== null && scope.projectId !== undefined && (col === 'created_at' || col === 'updated_at');
+  const byLabelRows = labelTitles !== null && (scope.projectId !== undefined || !!scope.projects || !!scope.instance) && (col === 'created_at' || col === 'updated_at');
   // Titles with other filters, or over many projects, or in another order: each a set of records
   // its label rows list (idSetLists reads the smallest set and probes the rest), instead of walking
   // the list's order and probing every record. Not with a date on the other column than the order,
@@ -830,12 +852,15 @@ export function labelRowsPage<T extends { id: number }>(
 }
 
 /**
- * A project's issues or merge requests by several label titles (labels=a,b; labels=a&not[labels]=b)
- * and perhaps a state, in created_at or updated_at order: the page's ids and the count from the
- * label rows alone (core/014, their order's index: core/030, core/054), walking the rows of the
- * title on the fewest records (the label counters, core/016) and asking each row's record's
- * other titles by its id, instead of walking the records in list order and probing each one's
- * labels (labels=bug,label-1: a million records for 556). `extra` as labelRowsPage's.
+ * Issues or merge requests by several label titles (labels=a,b; labels=a&not[labels]=b), perhaps
+ * in a state, by created_at or updated_at: the page and the count from the label rows alone
+ * (core/014, their order's index: core/030, core/054), walking the rows of the title on the fewest
+ * records (the label counters, core/016) and asking each row's record's other titles by its id,
+ * instead of walking the records in list order and probing each one's labels (labels=bug,label-1:
+ * a million records for 556). A project walks its own rows; a scope of projects (a group, the
+ * instance) the title's rows of every project in order, each record checked against the scope (it
+ * reads at most the rows a set of the title's records would, idSetLists's, and stops at its page;
+ * a set read them all and sorted their records: 2,778 issues, 8 ms). `extra` as labelRowsPage's.
  */
 export function labelTitlesList<T extends { id: number }>(
   rc: RequestContext,
@@ -847,33 +872,82 @@ export function labelTitlesList<T extends { id: number }>(
   const titles = filters.labelTitles;
   const col = filters.orderColumn;
   const projectId = scope.projectId;
-  if (!titles || projectId === undefined || (col !== 'created_at' && col !== 'updated_at')) return undefined;
+  const inProject = projectId !== undefined;
+  if (!titles || (!inProject && !scope.projects && !scope.instance) || (col !== 'created_at' && col !== 'updated_at')) return undefined;
   const db = rc.svc.db;
-  const carried = (title: string): number =>
-    (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE').get(type, projectId, title) as { n: number }).n;
+  // A project's counters, or every project's by the title's index (a scope of projects walks the title's rows of all).
+  const counters = inProject ? `label_counts WHERE issuable_type = '${type}' AND project_id = ? AND` : `label_counts INDEXED BY label_counts_title WHERE issuable_type = '${type}' AND`;
+  const inCounters = inProject ? [projectId] : [];
+  const carried = (title: string): number => (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${counters} title = ? COLLATE NOCASE`).get(...inCounters, title) as { n: number }).n;
   const byCount = titles.all.map((title) => ({ title, n: carried(title) })).sort((a, b) => a.n - b.n);
   const [driver, ...others] = byCount.map((t) => t.title);
   // A record carrying the driver in two spellings has two rows: only its lowest is kept (labelRowsPage).
-  const spellings = (
-    db.prepare(`SELECT count(DISTINCT title) AS n FROM label_counts WHERE issuable_type = '${type}' AND project_id = ? AND title = ? COLLATE NOCASE AND n > 0`).get(projectId, driver) as { n: number }
-  ).n;
+  const spellings = (db.prepare(`SELECT count(DISTINCT title) AS n FROM ${counters} title = ? COLLATE NOCASE AND n > 0`).get(...inCounters, driver) as { n: number }).n;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const trivial = extra.sql === '1 = 1';
+  // The record is joined for the caller's view of it (confidentiality) or a scope's condition on it.
+  const byScope = !inProject && !scope.instance;
+  const joined = !trivial || byScope;
   const carries = (not: boolean): string =>
     ` AND ${not ? 'NOT ' : ''}EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = ? COLLATE NOCASE)`;
   const { state } = titles;
-  const from = `FROM issuable_labels il INDEXED BY ${col === 'created_at' ? 'issuable_labels_created' : 'issuable_labels_updated'}
-      ${trivial ? '' : `CROSS JOIN ${table} x ON x.id = il.issuable_id`}
-      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
+  const index = inProject ? (col === 'created_at' ? 'issuable_labels_created' : 'issuable_labels_updated') : col === 'created_at' ? 'issuable_labels_title_created' : 'issuable_labels_title_updated';
+  const from = `FROM issuable_labels il INDEXED BY ${index}
+      ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
+      WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''} AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
         ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels s WHERE s.issuable_type = '${type}' AND s.issuable_id = il.issuable_id
-          AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${trivial ? '' : ` AND ${extra.sql}`}`;
-  const args = [projectId, driver, ...(state ? [state] : []), ...others, ...titles.without, ...(trivial ? [] : extra.args)];
+          AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`;
+  const args = [...(inProject ? [projectId] : []), driver, ...(state ? [state] : []), ...others, ...titles.without, ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const ids: SqlList<{ id: number }> = { select: 'il.issuable_id AS id', from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
   return {
     count: { from, args },
     rows: (limit, offset) => rowsByIds<T>(db, writesOf(table), listRows(db, ids, limit, offset).map((r) => r.id)),
   };
+}
+
+/**
+ * The count of issues or merge requests by two label titles (labels=a,b) or by one and not another
+ * (labels=a&not[labels]=b), perhaps in a state, over a project, a scope of projects or the whole
+ * instance: from the pair counters (core/092; for not[], a's label counters, core/016, less the
+ * pair's) instead of walking the rarer title's rows and asking each record about the other (two
+ * titles on a tenth of a million merge requests walked 50,000 rows to count 10,001). `seesAll`: the
+ * caller sees every record counted (confidential issues included). Undefined (counted as before)
+ * when a record could be counted twice (a title carried in two spellings in the scope, or the two
+ * titles one but for case), or when the caller may not see some confidential records counted and
+ * those nobody is denied do not already pass COUNT_LIMIT.
+ */
+export function labelPairCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  const titles = filters.labelTitles;
+  if (!titles) return undefined;
+  const without = titles.without.length === 1 && titles.all.length === 1;
+  if (!without && !(titles.all.length === 2 && titles.without.length === 0)) return undefined;
+  const [x, y] = [...titles.all, ...titles.without];
+  if (x.toLowerCase() === y.toLowerCase()) return undefined;
+  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance ? '' : scope.projects ? ` AND +project_id IN (${scope.projects})` : null;
+  if (inScope === null) return undefined;
+  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance ? [] : scope.args;
+  const db = rc.svc.db;
+  // Over many projects by the title's counters, each checked against the scope (not every counter of the type).
+  const counters = scope.projectId !== undefined ? 'label_counts' : 'label_counts INDEXED BY label_counts_title';
+  const spellings = (title: string): number =>
+    (db.prepare(`SELECT count(DISTINCT title) AS n FROM ${counters} WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND n > 0${inScope}`).get(type, title, ...scopeArgs) as { n: number }).n;
+  if (spellings(x) > 1 || spellings(y) > 1) return undefined;
+  const inState = titles.state ? ' AND state = ?' : '';
+  const stateArgs = titles.state ? [titles.state] : [];
+  const split = 'coalesce(sum(n) FILTER (WHERE confidential = 0), 0) AS open, coalesce(sum(n) FILTER (WHERE confidential != 0), 0) AS hidden';
+  const pairs = db
+    // Either title first (whichever the records carry sorts lower); `IN` so the key is searched for each (an OR read every pair of the type).
+    .prepare(`SELECT ${split} FROM label_pair_counts WHERE issuable_type = ? AND a IN (?, ?) AND b IN (?, ?) AND a != b${inState}${inScope}`)
+    .get(type, x, y, x, y, ...stateArgs, ...scopeArgs) as { open: number; hidden: number };
+  let { open, hidden } = pairs;
+  if (without) {
+    const carried = db.prepare(`SELECT ${split} FROM ${counters} WHERE issuable_type = ? AND title = ? COLLATE NOCASE${inState}${inScope}`).get(type, x, ...stateArgs, ...scopeArgs) as { open: number; hidden: number };
+    open = carried.open - open;
+    hidden = carried.hidden - hidden;
+  }
+  if (seesAll || hidden === 0) return { counted: open + hidden };
+  return open > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /**
@@ -936,11 +1010,13 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 const ASSIGNEE_ROWS_COUNTED = 100_000;
 
 export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
-  if (!filters.labelBound || scope.projectId === undefined) return undefined;
+  if (!filters.labelBound) return undefined;
   const { kind, title, state } = filters.labelBound;
   const db = rc.svc.db;
   const inState = state ? ' AND state = ?' : '';
   const stateArgs = state ? [state] : [];
+  // A group's or the instance's: no one in a role (or not a user) counted from its projects' counters and role rows.
+  if (scope.projectId === undefined) return kind === 'noUser' || kind === 'notUser' ? manyProjectsUserBoundCount(rc, type, scope, filters, seesAll) : undefined;
   let atLeast: number;
   if (kind === 'any') {
     atLeast = (
@@ -1000,6 +1076,29 @@ export function complementBoundCount(rc: RequestContext, type: 'Issue' | 'MergeR
  * COUNT_LIMIT" for others when the records nobody is denied already number that many, and
  * undefined (count them) otherwise.
  */
+/**
+ * labelBoundCount's noUser/notUser bound for a scope of many projects (its projects alone, or the
+ * whole instance; else undefined): the scope's records (the state counters; for a caller who may
+ * not see confidential issues, the non-confidential ones) less the role's rows (of that user) in
+ * its projects, counted only as far as the bound could still clear COUNT_LIMIT.
+ */
+function manyProjectsUserBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  const bound = filters.labelBound!;
+  if (!scope.instance && !scope.projects) return undefined;
+  const [inScope, scopeArgs] = countersInScope(scope);
+  const state = bound.state ? ' AND state = ?' : '';
+  const stateArgs = bound.state ? [bound.state] : [];
+  const total = seesAll || type === 'MergeRequest'
+    ? scopeStateCount(rc, type, scope, bound.state)
+    : (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE confidential = 0${state}${inScope}`).get(...stateArgs, ...scopeArgs) as { n: number }).n;
+  const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+  if (cap <= 0) return undefined;
+  const user = bound.kind === 'notUser' ? ' AND u.user_id = ?' : '';
+  const rows = `FROM issuable_users u WHERE u.issuable_type = ? AND u.role = ?${user}${scope.instance ? '' : ` AND u.project_id IN (${scope.projects})`}`;
+  const assigned = countUpTo(rc.svc.db, rows, [type, bound.role, ...(bound.kind === 'notUser' ? [bound.user] : []), ...(scope.instance ? [] : scope.args)], cap);
+  return assigned < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
 export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, milestoneId: number, seesAll: boolean): { counted: number } | undefined {
   const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
   const hidden = type === 'Issue' && !seesAll ? ' AND confidential = 0' : '';
@@ -1232,7 +1331,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } } | undefined {
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -1251,7 +1350,27 @@ export function idSetLists(
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  return { page: matches >= bound ? { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args } : bySet, count };
+  if (matches < bound) return { page: bySet, count };
+  const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
+  // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
+  // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
+  // instead of the order's walk asking every record of the scope (group merge requests
+  // milestone=v1: the newest 20,000 carry none, 5.5 ms).
+  const pairs = filters.orderColumn === 'created_at' ? sets.find((set) => set.arms)?.arms?.() : undefined;
+  if (!pairs) return { page: walk, count };
+  if (!pairs.length) return { page: walk, count, rows: () => [] };
+  const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  const conditions = where.join(' AND ');
+  const arms = pairs.map(
+    ([project, milestone]) =>
+      `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`,
+  );
+  // One arm orders by its alias; a compound by its result columns.
+  const ordered = arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`;
+  const armsArgs = pairs.flatMap(() => args);
+  const merged = <T>(limit: number, offset: number): T[] =>
+    rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
+  return { page: walk, count, rows: merged };
 }
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
@@ -1276,7 +1395,7 @@ export function dateLagList<T>(
   where: string[],
   args: unknown[],
   scopeSql: string,
-): DateLagList<T> | undefined {
+): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
@@ -1336,10 +1455,58 @@ export function dateLagList<T>(
         log: writesOf(table),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  if (!list) return undefined;
+  const byState = inProject ? stateDateCount(rc, table, scope.projectId!, filters, where, args) : undefined;
+  if (byState) return { ...list, count: byState };
   // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
   // lag index it walks holds no project, so each candidate's record would be read to check it.
-  const byProjects = list && indexedScopeCount(table, scope, where, args, scopeSql);
-  return list && byProjects ? { ...list, count: byProjects } : list;
+  const byProjects = indexedScopeCount(table, scope, where, args, scopeSql);
+  return byProjects ? { ...list, count: byProjects } : list;
+}
+
+/** Records updated before they were created, from updated_after's day on, up to this many are taken off stateDateCount's bound; more, and it is not used. */
+const EARLY_RECORDS = 1_000;
+
+/**
+ * The count of a project's list filtered by a state and dates on the other column than the order,
+ * nothing else (`where` holding only those, the project and '1 = 1'), without reading its
+ * records; undefined otherwise (the buckets count it, checking each record's state). Creation
+ * dates bound the (project, state, created_at) index's range: exact, from the index alone. An
+ * updated_after C holds every record of the state created from C on, except one updated before it
+ * was created (text order: updated_at >= created_at >= C), which the (project, created_at) index
+ * WHERE updated_at < created_at lists: past COUNT_LIMIT such records less those exceptions, the
+ * list is past it too (else undefined).
+ */
+function stateDateCount(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  projectId: number,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { from: string; args: unknown[] } | { counted: number } | undefined {
+  const other = filters.orderColumn === 'created_at' ? 'updated_at' : 'created_at';
+  const known = ['x.project_id = ?', '1 = 1', 'x.state = ?', `x.${other} >= ?`, `x.${other} <= ?`];
+  let state: unknown;
+  let at = 0;
+  for (const term of where) {
+    if (!known.includes(term)) return undefined;
+    if (term === 'x.state = ?') state = args[at];
+    at += term.split('?').length - 1;
+  }
+  if (state === undefined) return undefined;
+  const { dates } = filters;
+  if (other === 'created_at') {
+    const range = `${dates.created_after ? ' AND x.created_at >= ?' : ''}${dates.created_before ? ' AND x.created_at <= ?' : ''}`;
+    const rangeArgs = [dates.created_after, dates.created_before].filter((d) => d);
+    return { from: `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ?${range}`, args: [projectId, state, ...rangeArgs] };
+  }
+  if (!dates.updated_after || dates.updated_before) return undefined;
+  const db = rc.svc.db;
+  const early = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE x.project_id = ? AND x.created_at >= ? AND x.updated_at < x.created_at`, [projectId, dates.updated_after], EARLY_RECORDS);
+  if (early >= EARLY_RECORDS) return undefined;
+  const created = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
+  return created - early > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
