@@ -9,7 +9,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -130,14 +130,14 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/issues',
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listIssues(rc, globalScope(rc, 'Issue'));
+      return listIssues(rc, globalScope(rc, 'Issue', leavesArchivedOut(rc)));
     },
     { auth: 'optional' },
   );

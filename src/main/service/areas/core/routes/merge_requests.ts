@@ -10,7 +10,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
@@ -130,7 +130,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/merge_requests',
