@@ -167,6 +167,23 @@ describe('label pair counters (core/092)', () => {
     }
   });
 
+  it('in title order, asks the other titles on the rarer title\'s rows before their records are read', async () => {
+    const db = s.service.context.db;
+    for (const path of [`/projects/${proj}/issues`, `/groups/${group}/merge_requests`]) {
+      const reads = await pagedReads(s, async () => void ok(await s.get(path, { query: { labels: 'bug,ux,rare', order_by: 'title' } })));
+      expect(reads.length, path).toBe(1);
+      // The set's rows (the rarest title's) and, inside the same subquery, the two other titles asked by id.
+      const inner = /FROM \(SELECT DISTINCT \+il\.issuable_id AS id (.*?)\) s CROSS JOIN/s.exec(reads[0].sql)?.[1] ?? '';
+      expect(inner.match(/EXISTS \(SELECT 1 FROM issuable_labels p /g)?.length, path).toBe(2);
+      expect(reads[0].args.slice(0, 3), path).toEqual(['rare', 'bug', 'ux']);
+      const plan = queryPlan(db, reads[0].sql, ...reads[0].args);
+      // Each title asked by an index seek, before the records are looked up.
+      const asked = plan.search(/SEARCH p (EXISTS )?USING (COVERING INDEX issuable_labels_title|PRIMARY KEY) \(issuable_type=\? AND (title=\? AND issuable_id=\?|issuable_id=\? AND title=\?)\)/);
+      expect(asked, path).toBeGreaterThan(0);
+      expect(asked, path).toBeLessThan(plan.indexOf('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)'));
+    }
+  });
+
   it('counts as before where a record could count twice: a title in two spellings in the scope', async () => {
     const relabel = s.service.context.db.prepare('UPDATE issues SET labels = ? WHERE project_id = ? AND iid = ?');
     relabel.run('["Bug","bug","ux"]', sibling, 2);

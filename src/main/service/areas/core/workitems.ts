@@ -266,6 +266,8 @@ export interface IdSet {
   indexed?: string;
   /** The set's records in the scope as counters count them (no rows read), when counters do. */
   size?: () => number;
+  /** The probe asked of a record's id alone (`args` its arguments): checked on another set's rows before their record is read. */
+  probeById?: (id: string) => string;
 }
 
 /**
@@ -530,7 +532,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
       // No project column: a title's rows are read whole by the title's index, each record's project
       // checked on the record (kept to a group's projects, SQLite read every label row of the type).
-      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size });
+      const probeById = (id: string): string => `EXISTS (SELECT 1 FROM issuable_labels p WHERE p.issuable_type = '${type}' AND p.issuable_id = ${id} AND p.title = ? COLLATE NOCASE)`;
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size, probeById });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -1293,7 +1296,14 @@ export function idSetLists(
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
   const [rows, rowsArgs] = setRowsInScope(smallest, scope);
-  const bySet = { from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`, args: [...rowsArgs, ...args] };
+  // The other sets that can be asked by id alone (label titles) are asked on the set's rows, so only
+  // their records are read (labels=a,b&order_by=title: 556 issues read, not the 2,778 of the rarer title).
+  const byId = sets.filter((set) => set !== smallest && set.probeById);
+  const probed = byId.map((set) => ` AND ${set.probeById!(smallest.id)}`).join('');
+  const bySet = {
+    from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}${probed}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`,
+    args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...args],
+  };
   const { indexed } = smallest;
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
