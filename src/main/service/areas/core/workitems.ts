@@ -875,7 +875,20 @@ export function labelTitlesList<T extends { id: number }>(
           AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`;
   const args = [...(inProject ? [projectId] : []), driver, ...(state ? [state] : []), ...others, ...titles.without, ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
-  const ids: SqlList<{ id: number }> = { select: 'il.issuable_id AS id', from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
+  const ids: SqlList<{ id: number; at: string }> = { select: `il.issuable_id AS id, il.${col} AS at`, from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
+  // A project's deep pages start from a row an earlier page read while its records are unwritten,
+  // for a caller whose view of them no membership decides (as labelRowsPage's).
+  if (projectId !== undefined && extra.args.length === 0) {
+    ids.anchors = {
+      key: JSON.stringify(['labelTitles', type, ids.from, ids.args, ids.order]),
+      version: () => listVersion(rc, type, projectId),
+      column: `il.${col}`,
+      idColumn: 'il.issuable_id',
+      sort: filters.sort,
+      value: (row) => row.at,
+      id: (row) => row.id,
+    };
+  }
   return {
     count: { from, args },
     rows: (limit, offset) => rowsByIds<T>(db, writesOf(table), listRows(db, ids, limit, offset).map((r) => r.id)),
