@@ -539,6 +539,8 @@ function dateLagLists(kind: 'issues' | 'merge_requests'): [string, (id: number) 
     [`${name} order_by=updated_at&created_before`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_before=${mid}`],
     [`${name} order_by=updated_at&created_after&updated_before&sort=asc`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_after=2024-01-01T00:00:00Z&updated_before=${mid}&sort=asc`],
     [`${name} updated_after&sort=asc&state=opened`, (id) => `/projects/${id}/${kind}?updated_after=${mid}&sort=asc&state=opened`],
+    // A rare state (round 12: counted from the (project, state, created_at) index, 23 ms before).
+    [`${name} order_by=updated_at&created_before&state=closed`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_before=${mid}&state=closed`],
   ];
 }
 
@@ -659,7 +661,12 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group merge requests reviewer_id=Any', `/groups/${m.groupId}/merge_requests?reviewer_id=Any`],
       ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],
       ['merge requests scope=all not[reviewer_id]', `/merge_requests?scope=all&not[reviewer_id]=${m.authorId}`],
+      // Round 12: a milestone set's (project, milestone) pairs merged in creation order (the newest 20,000 carry none).
+      ['group merge requests milestone=v1 page 500', `/groups/${m.groupId}/merge_requests?milestone=v1&page=500`],
+      ['merge requests scope=all milestone=v1', '/merge_requests?scope=all&milestone=v1'],
     ]),
+    ['group issues assignee_id=None', `/groups/${m.groupId}/issues?assignee_id=None`],
+    ['issues scope=all not[assignee_id]', `/issues?scope=all&not[assignee_id]=${m.authorId}`],
     // author_id&labels over many projects (round 11, filt12): counted from the label-author counters.
     ['group issues author_id&labels=bug', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug`],
     ['issues scope=all author_id&labels=bug', `/issues?scope=all&author_id=${m.authorId}&labels=bug`],

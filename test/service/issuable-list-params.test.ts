@@ -107,3 +107,35 @@ describe('order_by', () => {
     }
   });
 });
+
+describe('non_archived', () => {
+  it("leaves an archived project's records out of a group's issues and merge requests and the instance's issues, unless non_archived=false", async () => {
+    const archived = ok(await s.post('/projects', { name: 'gone', namespace_id: group, visibility: 'public' })).id;
+    for (let n = 0; n < 3; n++) {
+      ok(await s.post(`/projects/${archived}/issues`, { title: `old issue ${n}`, assignee_ids: [me.id] }, { token: me.token }));
+      ok(await s.post(`/projects/${archived}/merge_requests`, { title: `old mr ${n}`, source_branch: `old${n}`, target_branch: 'main' }, { token: me.token }));
+    }
+    expect((await s.post(`/projects/${archived}/archive`, {})).status).toBe(201);
+    const live = [alpha, beta];
+    const all = [alpha, beta, archived];
+    for (const token of [undefined, me.token, other.token]) {
+      for (const kind of ['issues', 'merge_requests'] as const) {
+        await expectEveryPage(s, `/groups/${group}/${kind}`, {}, expected(kind, live, () => true), 9, token);
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { non_archived: 'true', state: 'opened' }, expected(kind, live, () => true), 9, token);
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { non_archived: 'false' }, expected(kind, all, () => true), 9, token);
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { non_archived: 'false', scope: 'assigned_to_me' }, expected(kind, all, (r) => names(r, 'assignee_ids', me.id)), 4, me.token);
+      }
+      await expectEveryPage(s, '/issues', { scope: 'all' }, expected('issues', live, () => true), 9, token);
+      await expectEveryPage(s, '/issues', { scope: 'all', non_archived: 'false' }, expected('issues', all, () => true), 9, token);
+      // The instance's merge requests take no non_archived (lib/api/merge_requests.rb): every visible one.
+      await expectEveryPage(s, '/merge_requests', { scope: 'all' }, expected('merge_requests', all, () => true), 9, token);
+    }
+    await expectEveryPage(s, '/issues', { scope: 'assigned_to_me' }, expected('issues', live, (r) => names(r, 'assignee_ids', me.id)), 5, me.token);
+    await expectEveryPage(s, '/issues', { scope: 'assigned_to_me', non_archived: 'false' }, expected('issues', all, (r) => names(r, 'assignee_ids', me.id)), 5, me.token);
+    // A project's own list takes none either: an archived project lists its records.
+    await expectEveryPage(s, `/projects/${archived}/issues`, {}, expected('issues', [archived], () => true), 2);
+    const bad = await s.get(`/groups/${group}/issues`, { query: { non_archived: 'maybe' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'non_archived is invalid' });
+  });
+});

@@ -108,9 +108,20 @@ function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope:
   const probe = test === 'IS NOT NULL' ? '(+x.milestone_id IS NOT NULL)' : `(x.milestone_id IS NOT NULL AND +x.milestone_id ${test})`;
   const rows = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} c WHERE c.milestone_id ${test}`;
   const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const size = (): number => countedInScope(rc, counters, test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`, args, scope);
-  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size } };
+  const counted = test === 'IS NOT NULL' ? 'milestone > 0' : `milestone ${test}`;
+  const size = (): number => countedInScope(rc, counters, counted, args, scope);
+  const arms = (): [number, number][] | undefined => {
+    const [inScope, scopeArgs] = countersInScope(scope);
+    const pairs = rc.svc.db
+      .prepare(`SELECT project_id, milestone FROM ${counters} WHERE ${counted}${inScope} GROUP BY project_id, milestone HAVING sum(n) > 0 LIMIT ${MILESTONE_ARMS + 1}`)
+      .all(...args, ...scopeArgs) as { project_id: number; milestone: number }[];
+    return pairs.length > MILESTONE_ARMS ? undefined : pairs.map((r) => [r.project_id, r.milestone]);
+  };
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size, arms } };
 }
+
+/** A milestone set's (project, milestone) pairs up to this many are each walked by their index and merged (IdSet.arms). */
+const MILESTONE_ARMS = 16;
 
 /**
  * A milestone by title. Many projects and groups may have a milestone of that title; a project's
@@ -173,9 +184,14 @@ function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value
  */
 /** The records of the scope (its project, its projects, or all) that a counter table counts under `where` (their sum of n). */
 function countedInScope(rc: RequestContext, table: string, where: string, args: unknown[], scope: Scope): number {
-  const inScope = scope.projectId !== undefined ? ' AND project_id = ?' : scope.instance || !scope.projects ? '' : ` AND +project_id IN (${scope.projects})`;
-  const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance || !scope.projects ? [] : scope.args;
+  const [inScope, scopeArgs] = countersInScope(scope);
   return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where}${inScope}`).get(...args, ...scopeArgs) as { n: number }).n;
+}
+
+/** A counter table's rows of the scope's projects (all for the instance, or a scope of more than projects), as a condition to append and its arguments. */
+function countersInScope(scope: Scope): [string, unknown[]] {
+  if (scope.projectId !== undefined) return [' AND project_id = ?', [scope.projectId]];
+  return scope.instance || !scope.projects ? ['', []] : [` AND +project_id IN (${scope.projects})`, scope.args];
 }
 
 /** A set's rows (alias `alias`) kept to a project's own, for a project's list: its id in the SQL, so the set's statement stays the same for every caller. */
@@ -268,6 +284,12 @@ export interface IdSet {
   size?: () => number;
   /** The probe asked of a record's id alone (`args` its arguments): checked on another set's rows before their record is read. */
   probeById?: (id: string) => string;
+  /**
+   * The set as (project, milestone) pairs holding its records in the scope (from the counters), when
+   * they are few (else undefined): each pair's records are in creation order in the (project,
+   * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
+   */
+  arms?: () => [number, number][] | undefined;
 }
 
 /**
@@ -350,17 +372,20 @@ const CALLER_SCOPES = {
  * to, or are asked to review; none for an anonymous caller (IssuableFinder: `items.none` when the
  * scope is about the current user and there is none).
  */
-function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): void {
-  if (scope.byCaller) return;
+function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): number | null {
+  if (scope.byCaller) return null;
   const which = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) }).scope;
-  if (!which || which === 'all') return;
+  if (!which || which === 'all') return null;
   if (!rc.user) where.push('0');
-  else if (which.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  else {
+  else if (which.startsWith('created')) {
+    addFilter(where, args, 'x.author_id = ?', rc.user.id);
+    return rc.user.id;
+  } else {
     const cond = userRowsSet(type, which.startsWith('assigned') ? 'assignee' : 'reviewer', rc.user.id);
     addFilter(where, args, cond.sql, ...cond.args);
     idSets.push(cond.set);
   }
+  return null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -449,7 +474,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
-  addCallerScope(rc, type, scope, where, args, idSets);
+  // created_by_me: the caller as the author, as author_id (counted by the filter counters) unless that is given too.
+  const createdBy = addCallerScope(rc, type, scope, where, args, idSets);
+  const authorParam = q.author_id ?? (createdBy ?? undefined);
   // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
   const own = [
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
@@ -503,7 +530,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
   // Authors are ids from 1 (the counters keep no author as 0).
-  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
+  const authorId = authorParam != null && authorParam > 0 ? authorParam : null;
   const [label, ...moreLabels] = q.labels ?? [];
   const labelOnly =
     label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search &&
@@ -570,7 +597,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**
@@ -999,11 +1026,13 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
 const ASSIGNEE_ROWS_COUNTED = 100_000;
 
 export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
-  if (!filters.labelBound || scope.projectId === undefined) return undefined;
+  if (!filters.labelBound) return undefined;
   const { kind, title, state } = filters.labelBound;
   const db = rc.svc.db;
   const inState = state ? ' AND state = ?' : '';
   const stateArgs = state ? [state] : [];
+  // A group's or the instance's: no one in a role (or not a user) counted from its projects' counters and role rows.
+  if (scope.projectId === undefined) return kind === 'noUser' || kind === 'notUser' ? manyProjectsUserBoundCount(rc, type, scope, filters, seesAll) : undefined;
   let atLeast: number;
   if (kind === 'any') {
     atLeast = (
@@ -1063,6 +1092,29 @@ export function complementBoundCount(rc: RequestContext, type: 'Issue' | 'MergeR
  * COUNT_LIMIT" for others when the records nobody is denied already number that many, and
  * undefined (count them) otherwise.
  */
+/**
+ * labelBoundCount's noUser/notUser bound for a scope of many projects (its projects alone, or the
+ * whole instance; else undefined): the scope's records (the state counters; for a caller who may
+ * not see confidential issues, the non-confidential ones) less the role's rows (of that user) in
+ * its projects, counted only as far as the bound could still clear COUNT_LIMIT.
+ */
+function manyProjectsUserBoundCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+  const bound = filters.labelBound!;
+  if (!scope.instance && !scope.projects) return undefined;
+  const [inScope, scopeArgs] = countersInScope(scope);
+  const state = bound.state ? ' AND state = ?' : '';
+  const stateArgs = bound.state ? [bound.state] : [];
+  const total = seesAll || type === 'MergeRequest'
+    ? scopeStateCount(rc, type, scope, bound.state)
+    : (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issue_filter_counts WHERE confidential = 0${state}${inScope}`).get(...stateArgs, ...scopeArgs) as { n: number }).n;
+  const cap = Math.min(total - COUNT_LIMIT, ASSIGNEE_ROWS_COUNTED);
+  if (cap <= 0) return undefined;
+  const user = bound.kind === 'notUser' ? ' AND u.user_id = ?' : '';
+  const rows = `FROM issuable_users u WHERE u.issuable_type = ? AND u.role = ?${user}${scope.instance ? '' : ` AND u.project_id IN (${scope.projects})`}`;
+  const assigned = countUpTo(rc.svc.db, rows, [type, bound.role, ...(bound.kind === 'notUser' ? [bound.user] : []), ...(scope.instance ? [] : scope.args)], cap);
+  return assigned < cap ? { counted: COUNT_LIMIT + 1 } : undefined;
+}
+
 export function milestoneRecordsCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, milestoneId: number, seesAll: boolean): { counted: number } | undefined {
   const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
   const hidden = type === 'Issue' && !seesAll ? ' AND confidential = 0' : '';
@@ -1295,7 +1347,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } } | undefined {
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -1321,7 +1373,27 @@ export function idSetLists(
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  return { page: matches >= bound ? { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args } : bySet, count };
+  if (matches < bound) return { page: bySet, count };
+  const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
+  // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
+  // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
+  // instead of the order's walk asking every record of the scope (group merge requests
+  // milestone=v1: the newest 20,000 carry none, 5.5 ms).
+  const pairs = filters.orderColumn === 'created_at' ? sets.find((set) => set.arms)?.arms?.() : undefined;
+  if (!pairs) return { page: walk, count };
+  if (!pairs.length) return { page: walk, count, rows: () => [] };
+  const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  const conditions = where.join(' AND ');
+  const arms = pairs.map(
+    ([project, milestone]) =>
+      `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`,
+  );
+  // One arm orders by its alias; a compound by its result columns.
+  const ordered = arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`;
+  const armsArgs = pairs.flatMap(() => args);
+  const merged = <T>(limit: number, offset: number): T[] =>
+    rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
+  return { page: walk, count, rows: merged };
 }
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
@@ -1346,7 +1418,7 @@ export function dateLagList<T>(
   where: string[],
   args: unknown[],
   scopeSql: string,
-): DateLagList<T> | undefined {
+): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
@@ -1406,10 +1478,58 @@ export function dateLagList<T>(
         log: writesOf(table),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
+  if (!list) return undefined;
+  const byState = inProject ? stateDateCount(rc, table, scope.projectId!, filters, where, args) : undefined;
+  if (byState) return { ...list, count: byState };
   // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
   // lag index it walks holds no project, so each candidate's record would be read to check it.
-  const byProjects = list && indexedScopeCount(table, scope, where, args, scopeSql);
-  return list && byProjects ? { ...list, count: byProjects } : list;
+  const byProjects = indexedScopeCount(table, scope, where, args, scopeSql);
+  return byProjects ? { ...list, count: byProjects } : list;
+}
+
+/** Records updated before they were created, from updated_after's day on, up to this many are taken off stateDateCount's bound; more, and it is not used. */
+const EARLY_RECORDS = 1_000;
+
+/**
+ * The count of a project's list filtered by a state and dates on the other column than the order,
+ * nothing else (`where` holding only those, the project and '1 = 1'), without reading its
+ * records; undefined otherwise (the buckets count it, checking each record's state). Creation
+ * dates bound the (project, state, created_at) index's range: exact, from the index alone. An
+ * updated_after C holds every record of the state created from C on, except one updated before it
+ * was created (text order: updated_at >= created_at >= C), which the (project, created_at) index
+ * WHERE updated_at < created_at lists: past COUNT_LIMIT such records less those exceptions, the
+ * list is past it too (else undefined).
+ */
+function stateDateCount(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  projectId: number,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): { from: string; args: unknown[] } | { counted: number } | undefined {
+  const other = filters.orderColumn === 'created_at' ? 'updated_at' : 'created_at';
+  const known = ['x.project_id = ?', '1 = 1', 'x.state = ?', `x.${other} >= ?`, `x.${other} <= ?`];
+  let state: unknown;
+  let at = 0;
+  for (const term of where) {
+    if (!known.includes(term)) return undefined;
+    if (term === 'x.state = ?') state = args[at];
+    at += term.split('?').length - 1;
+  }
+  if (state === undefined) return undefined;
+  const { dates } = filters;
+  if (other === 'created_at') {
+    const range = `${dates.created_after ? ' AND x.created_at >= ?' : ''}${dates.created_before ? ' AND x.created_at <= ?' : ''}`;
+    const rangeArgs = [dates.created_after, dates.created_before].filter((d) => d);
+    return { from: `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ?${range}`, args: [projectId, state, ...rangeArgs] };
+  }
+  if (!dates.updated_after || dates.updated_before) return undefined;
+  const db = rc.svc.db;
+  const early = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE x.project_id = ? AND x.created_at >= ? AND x.updated_at < x.created_at`, [projectId, dates.updated_after], EARLY_RECORDS);
+  if (early >= EARLY_RECORDS) return undefined;
+  const created = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
+  return created - early > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
 /** Fewer characters than a trigram: the full-text index cannot match them, so LIKE scans instead. */
@@ -1915,16 +2035,32 @@ export function projectScope(project: Project): Scope {
 }
 
 /** Items of the projects in a group and its subgroups that the caller can see (`/groups/:id/issues`, ...). */
-export function groupScope(rc: RequestContext): Scope {
+export function groupScope(rc: RequestContext, nonArchived = false): Scope {
   const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`;
+  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${nonArchived ? NOT_ARCHIVED : ''}`;
   const projects = `x.project_id IN (${inGroup})`;
   return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args], projects: inGroup };
 }
 
-/** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
-export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
+/** A project not archived (`+`: projects_archived is no way into a list's projects). */
+const NOT_ARCHIVED = ' AND +p.archived = 0';
+
+/**
+ * `non_archived` of a group's issues and merge requests and the instance's issues (Grape default
+ * true): their archived projects' records left out (IssuableFinder#by_non_archived), unless false.
+ */
+export function leavesArchivedOut(rc: RequestContext): boolean {
+  return declared(rc.params, { non_archived: t.boolean().default(true) }).non_archived;
+}
+
+/** Whether any project is archived (read by projects_archived, remembered until the next write). */
+function anyArchived(rc: RequestContext): boolean {
+  return rc.svc.db.prepare('SELECT 1 AS one FROM projects WHERE archived = 1 LIMIT 1').get() !== undefined;
+}
+
+/** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default); `nonArchived`: see leavesArchivedOut. */
+export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', nonArchived = false): Scope {
   const q = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
@@ -1934,22 +2070,28 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'):
   const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
   const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return { ...visibleScope(rc), byCaller: true };
+  if (!where.length) return { ...visibleScope(rc, nonArchived), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
+  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
+  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql}${archived})`;
   return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets, byCaller: true };
 }
 
-/** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
-export function visibleScope(rc: RequestContext): Scope {
+/**
+ * Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance
+ * level), but archived projects' when `nonArchived` (see leavesArchivedOut).
+ */
+export function visibleScope(rc: RequestContext, nonArchived = false): Scope {
   // An administrator sees every project, so every record (each record's project exists: a
   // foreign key): no project condition, which SQLite built as a list of every project id for
   // each statement (the count, the walk-or-read choice and the page: ~1 ms each at 10,000).
-  if (rc.user?.admin) return { where: '1 = 1', args: [], instance: true };
+  // With archived projects to leave out, their projects are the scope.
+  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  if (rc.user?.admin && !archived) return { where: '1 = 1', args: [], instance: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}`;
+  const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}${archived}`;
   const projects = `x.project_id IN (${visible})`;
   return { where: projects, unindexed: `+${projects}`, args: [...vis.args], projects: visible };
 }

@@ -9,7 +9,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -102,7 +102,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (q.confidential === undefined ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined) ??
     byTitles?.rows ??
-    byDates?.rows;
+    byDates?.rows ??
+    sets?.rows;
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
 }
 
@@ -129,14 +130,14 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/issues',
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listIssues(rc, globalScope(rc, 'Issue'));
+      return listIssues(rc, globalScope(rc, 'Issue', leavesArchivedOut(rc)));
     },
     { auth: 'optional' },
   );
