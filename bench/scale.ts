@@ -503,9 +503,20 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     // Round 11 (sweep11's probe: 300-860 ms at a million before).
     ['issues labels=bug,label-1', (id) => `/projects/${id}/issues?labels=bug,label-1`],
     ['issues labels=label-1&not[labels]=bug', (id) => `/projects/${id}/issues?labels=label-1&not[labels]=bug`],
+    // Round 12 (lab12): counted from the pair counters (core/092), the rarer title's rows walked in order.
+    ['issues labels=bug,label-1&state=opened&sort=asc', (id) => `/projects/${id}/issues?labels=bug,label-1&state=opened&sort=asc`],
+    ['issues labels=bug,label-1&order_by=updated_at', (id) => `/projects/${id}/issues?labels=bug,label-1&order_by=updated_at`],
     ['issues milestone=Upcoming', (id) => `/projects/${id}/issues?milestone=Upcoming`],
     // A date on the other column than the order (round 11, db/date-lag.ts: 100-430 ms before).
     ...dateLagLists('issues'),
+    // Filters GitLab offers that Sandlab ignored before round 12 (fil13): the scale data has no due
+    // date, no incident, no draft and no fork: the sparse ones time finding none, the dense ones a walk.
+    ['issues due_date=overdue', (id) => `/projects/${id}/issues?due_date=overdue`],
+    ['issues due_date=week&state=opened', (id) => `/projects/${id}/issues?due_date=week&state=opened`],
+    ['issues due_date=0', (id) => `/projects/${id}/issues?due_date=0`],
+    ['issues issue_type=incident', (id) => `/projects/${id}/issues?issue_type=incident`],
+    ['issues issue_type=issue', (id) => `/projects/${id}/issues?issue_type=issue`],
+    ['issues scope=created_by_me', (id) => `/projects/${id}/issues?scope=created_by_me`],
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
@@ -514,8 +525,14 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ['merge requests not[reviewer_id]', (id) => `/projects/${id}/merge_requests?not[reviewer_id]=${m.authorId}`],
       ['merge requests assignee_id=Any', (id) => `/projects/${id}/merge_requests?assignee_id=Any`],
       ['merge requests labels=bug,label-1', (id) => `/projects/${id}/merge_requests?labels=bug,label-1`],
+      ['merge requests labels=label-1&not[labels]=bug', (id) => `/projects/${id}/merge_requests?labels=label-1&not[labels]=bug`],
       ['merge requests milestone=Started', (id) => `/projects/${id}/merge_requests?milestone=Started`],
       ...dateLagLists('merge_requests'),
+      ['merge requests wip=yes', (id) => `/projects/${id}/merge_requests?wip=yes`],
+      ['merge requests wip=no', (id) => `/projects/${id}/merge_requests?wip=no`],
+      ['merge requests source_project_id (a fork: none)', (id) => `/projects/${id}/merge_requests?source_project_id=${m.smallProjectId}`],
+      ['merge requests merge_user_id', (id) => `/projects/${id}/merge_requests?merge_user_id=${m.authorId}`],
+      ['merge requests scope=reviews_for_me', (id) => `/projects/${id}/merge_requests?scope=reviews_for_me`],
     ]),
   ];
 }
@@ -530,6 +547,8 @@ function dateLagLists(kind: 'issues' | 'merge_requests'): [string, (id: number) 
     [`${name} order_by=updated_at&created_before`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_before=${mid}`],
     [`${name} order_by=updated_at&created_after&updated_before&sort=asc`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_after=2024-01-01T00:00:00Z&updated_before=${mid}&sort=asc`],
     [`${name} updated_after&sort=asc&state=opened`, (id) => `/projects/${id}/${kind}?updated_after=${mid}&sort=asc&state=opened`],
+    // A rare state (round 12: counted from the (project, state, created_at) index, 23 ms before).
+    [`${name} order_by=updated_at&created_before&state=closed`, (id) => `/projects/${id}/${kind}?order_by=updated_at&created_before=${mid}&state=closed`],
   ];
 }
 
@@ -594,6 +613,9 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group epics state=opened&labels=bug', `/groups/${m.groupId}/epics?state=opened&labels=bug`],
       ['group epics author_id&labels=bug', `/groups/${m.groupId}/epics?author_id=${m.authorId}&labels=bug`],
       ['group epics labels=bug page 2500', `/groups/${m.groupId}/epics?labels=bug&page=2500`],
+      // Round 12 (lab12): the rarest title's label rows walked in order (epics/014); 500 ms at a million epics before.
+      ['group epics labels=bug,label-1', `/groups/${m.groupId}/epics?labels=bug,label-1`],
+      ['group epics labels=bug&order_by=updated_at', `/groups/${m.groupId}/epics?labels=bug&order_by=updated_at`],
       ['group epics search=performance page 2500', `/groups/${m.groupId}/epics?search=performance&page=2500`],
       ['group epics created_after', `/groups/${m.groupId}/epics?created_after=2024-01-01T00:00:00Z`],
       ['group epics updated_before', `/groups/${m.groupId}/epics?updated_before=2024-01-06T00:00:00Z`],
@@ -632,6 +654,10 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['group issues assignee_id', `/groups/${m.groupId}/issues?assignee_id=${m.authorId}`],
     ['group issues milestone=v1', `/groups/${m.groupId}/issues?milestone=v1`],
     ['group issues labels=bug,label-1', `/groups/${m.groupId}/issues?labels=bug,label-1`],
+    // Round 12 (lab12): the pair counters (core/092) and the rarer title's rows of every project walked in order.
+    ['issues scope=all labels=bug,label-1', '/issues?scope=all&labels=bug,label-1'],
+    ['group issues labels=label-1&not[labels]=bug', `/groups/${m.groupId}/issues?labels=label-1&not[labels]=bug`],
+    ...more(m, [['group merge requests labels=bug,label-1', `/groups/${m.groupId}/merge_requests?labels=bug,label-1`]]),
     ['issues scope=all milestone=v1', '/issues?scope=all&milestone=v1'],
     ['issues scope=all assignee_id', `/issues?scope=all&assignee_id=${m.authorId}`],
     ['issues scope=assigned_to_me', '/issues?scope=assigned_to_me'],
@@ -643,7 +669,12 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       ['group merge requests reviewer_id=Any', `/groups/${m.groupId}/merge_requests?reviewer_id=Any`],
       ['group merge requests reviewer_id=None', `/groups/${m.groupId}/merge_requests?reviewer_id=None`],
       ['merge requests scope=all not[reviewer_id]', `/merge_requests?scope=all&not[reviewer_id]=${m.authorId}`],
+      // Round 12: a milestone set's (project, milestone) pairs merged in creation order (the newest 20,000 carry none).
+      ['group merge requests milestone=v1 page 500', `/groups/${m.groupId}/merge_requests?milestone=v1&page=500`],
+      ['merge requests scope=all milestone=v1', '/merge_requests?scope=all&milestone=v1'],
     ]),
+    ['group issues assignee_id=None', `/groups/${m.groupId}/issues?assignee_id=None`],
+    ['issues scope=all not[assignee_id]', `/issues?scope=all&not[assignee_id]=${m.authorId}`],
     // author_id&labels over many projects (round 11, filt12): counted from the label-author counters.
     ['group issues author_id&labels=bug', `/groups/${m.groupId}/issues?author_id=${m.authorId}&labels=bug`],
     ['issues scope=all author_id&labels=bug', `/issues?scope=all&author_id=${m.authorId}&labels=bug`],
@@ -651,6 +682,13 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ...more(m, [
       ['group merge requests author_id&labels=bug', `/groups/${m.groupId}/merge_requests?author_id=${m.authorId}&labels=bug`],
       ['merge requests scope=all author_id&labels=bug', `/merge_requests?scope=all&author_id=${m.authorId}&labels=bug`],
+    ]),
+    // fil13 (round 12): filters GitLab offers that Sandlab ignored.
+    ['group issues due_date=overdue', `/groups/${m.groupId}/issues?due_date=overdue`],
+    ['issues scope=all issue_type=incident', '/issues?scope=all&issue_type=incident'],
+    ...more(m, [
+      ['group merge requests wip=yes', `/groups/${m.groupId}/merge_requests?wip=yes`],
+      ['merge requests scope=all merge_user_id', `/merge_requests?scope=all&merge_user_id=${m.authorId}`],
     ]),
     ['issues scope=all search=crash', '/issues?scope=all&search=crash'],
     ['group issues iids[]=500', `/groups/${m.groupId}/issues?iids[]=500`],

@@ -226,5 +226,41 @@ print(json.dumps({"with_attr": with_attr, "value": value, "left": len(user.custo
       emails: [true, true, 0],
     });
   });
-});
 
+  it('issues: due_date and issue_type filters, and their 400s', () => {
+    const out = runPython(
+      served,
+      `
+import datetime
+today = datetime.datetime.now(datetime.timezone.utc).date()
+project = gl.projects.create({"name": "due-and-type"})
+project.issues.create({"title": "past", "due_date": str(today - datetime.timedelta(days=3))})
+project.issues.create({"title": "soon", "due_date": str(today + datetime.timedelta(days=1)), "issue_type": "incident"})
+project.issues.create({"title": "none", "issue_type": "test_case"})
+titles = lambda issues: sorted(i.title for i in issues)
+errors = []
+for kwargs in ({"due_date": "none"}, {"issue_type": "epic"}):
+    try:
+        project.issues.list(**kwargs)
+    except gitlab.exceptions.GitlabListError as e:
+        errors.append([e.response_code, e.error_message])
+print(json.dumps({"overdue": titles(project.issues.list(due_date="overdue")), "tomorrow": titles(project.issues.list(due_date="tomorrow")),
+                  "nodue": titles(project.issues.list(due_date="0")), "any": titles(project.issues.list(due_date="any")),
+                  "incident": titles(gl.issues.list(issue_type="incident", scope="all")), "test_case": titles(project.issues.list(issue_type="test_case")),
+                  "errors": errors}))
+`,
+    );
+    expect(out).toEqual({
+      overdue: ['past'],
+      tomorrow: ['soon'],
+      nodue: ['none'],
+      any: ['past', 'soon'],
+      incident: ['soon'],
+      test_case: ['none'],
+      errors: [
+        [400, 'due_date does not have a valid value'],
+        [400, 'issue_type does not have a valid value'],
+      ],
+    });
+  });
+});

@@ -411,3 +411,47 @@ describe('core/071 and epics/013 on a round-10 data dir', () => {
     }
   });
 });
+
+describe("a project's list past 10,000 records with a state and the other date alone", () => {
+  it('counts from the (project, state, created_at) index: exact for creation dates, a bound for updated_after less the records updated before their creation', async () => {
+    const db = s.service.context.db;
+    const minute = (i: number): string => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
+    const check = async (): Promise<void> => {
+      const queries: Query[] = [
+        { updated_after: minute(0), state: 'opened', sort: 'asc' },
+        { updated_after: minute(1), state: 'opened', sort: 'asc' },
+        { updated_after: minute(0), state: 'opened' },
+        { updated_after: minute(5), state: 'closed' },
+        { order_by: 'updated_at', created_after: minute(0), state: 'opened' },
+        { order_by: 'updated_at', created_before: minute(10_000), state: 'opened', sort: 'asc' },
+      ];
+      for (const q of queries) {
+        const want = expected(fillers, q, true);
+        const total = want.length > 10_000 ? null : want.length;
+        const last = Math.max(1, Math.ceil(want.length / 100));
+        for (const page of new Set([1, 2, last])) {
+          const what = `${JSON.stringify(q)} page ${page} of ${want.length}`;
+          const res = await s.get(`/projects/${filler}/issues`, { query: { ...q, per_page: '100', page: String(page) } });
+          expect(res.status, what).toBe(200);
+          expect(res.body.map((x: any) => x.id), what).toEqual(want.slice((page - 1) * 100, page * 100));
+          expectHeaders(res, page, 100, total, what);
+        }
+      }
+    };
+    await check();
+    // Three updated a year before their creation: no longer updated after minute 0 (9,998 match, counted; 10,001 opened created since).
+    for (const i of [10, 500, 9_000]) {
+      const x = fillers[i];
+      x.updatedAt = new Date(Date.parse(x.createdAt) - 365 * 24 * HOUR).toISOString();
+      db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?').run(x.updatedAt, x.id);
+    }
+    await check();
+    // And one closed.
+    fillers[20].state = 'closed';
+    db.prepare("UPDATE issues SET state = 'closed' WHERE id = ?").run(fillers[20].id);
+    await check();
+    expect(expected(fillers, { updated_after: minute(0), state: 'opened' }, true)).toHaveLength(9_997);
+    const sql = await preparedBy(s, () => s.get(`/projects/${filler}/issues`, { query: { updated_after: minute(0), state: 'opened', per_page: '1' } }));
+    expect(sql.some((q) => q.includes('INDEXED BY issues_project_state_created'))).toBe(true);
+  }, 120_000);
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService, ok } from '../helpers/service';
-import { pagedReads } from '../helpers/lists';
+import { pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -344,6 +344,23 @@ describe('filters by sets of records', () => {
           await expectPages(`/projects/${l.project}/${kind}`, query, truth({ table: kind, where: seen, args: [], projects: [l.project], order: order.order }), [[1, 20]], null);
         }
       }
+      // A group's (counted: 305 records) and the instance's (past 10,000: bound from its counters and role rows), an administrator and anonymous.
+      const wide: { kind: 'issues' | 'merge_requests'; query: Record<string, string>; where: string }[] = [
+        { kind: 'issues', query: { assignee_id: 'None' }, where: "x.assignee_ids = '[]'" },
+        { kind: 'issues', query: { 'not[assignee_id]': String(users.u2), state: 'opened' }, where: `NOT ${assigned(users.u2)} AND x.state = 'opened'` },
+        { kind: 'issues', query: { 'not[assignee_id]': String(users.u4) }, where: `NOT ${assigned(users.u4)}` },
+        // ~14,500 open issues, ~7,000 not u4's: counted, not bounded.
+        { kind: 'issues', query: { 'not[assignee_id]': String(users.u4), state: 'opened' }, where: `NOT ${assigned(users.u4)} AND x.state = 'opened'` },
+        { kind: 'merge_requests', query: { reviewer_id: 'None' }, where: "x.reviewer_ids = '[]'" },
+        { kind: 'merge_requests', query: { reviewer_id: 'None', state: 'merged' }, where: "x.reviewer_ids = '[]' AND x.state = 'merged'" },
+        { kind: 'merge_requests', query: { 'not[reviewer_id]': String(users.u1) }, where: `NOT ${reviewing(users.u1)}` },
+      ];
+      for (const w of wide) {
+        const seen = w.kind === 'issues' ? `${w.where} AND x.confidential = 0` : w.where;
+        await expectPages(`/groups/${group}/${w.kind}`, w.query, truth({ table: w.kind, where: w.where, args: [], projects: [big, sibling] }), [[1, 20], [2, 100]]);
+        await expectPages(`/${w.kind}`, { ...w.query, scope: 'all' }, truth({ table: w.kind, where: w.where, args: [], projects: [big, sibling, many, plain] }), [[1, 20], [3, 100]]);
+        await expectPages(`/${w.kind}`, { ...w.query, scope: 'all' }, truth({ table: w.kind, where: seen, args: [], projects: [big, sibling, many, plain] }), [[1, 20]], null);
+      }
     };
     await check();
     // Labels and confidentiality changed (API, SQL), records deleted: the bounds follow.
@@ -359,5 +376,10 @@ describe('filters by sets of records', () => {
     db.prepare('UPDATE merge_requests SET reviewer_ids = ? WHERE project_id = ? AND iid <= 40').run(JSON.stringify([users.u1]), plain);
     ok(await s.put(`/projects/${plain}/merge_requests/41`, { reviewer_ids: [users.u3] }));
     await check();
+    // The instance's reviewer None / not[reviewer_id]: bounded from counters and role rows, no record walked to count.
+    for (const query of [{ reviewer_id: 'None' }, { 'not[reviewer_id]': String(users.u1) }] as Record<string, string>[]) {
+      const prepared = await preparedBy(s, async () => void ok(await s.get('/merge_requests', { query: { ...query, scope: 'all' } })));
+      expect(prepared.filter((q) => q.startsWith('SELECT count(*)') && q.includes('merge_requests x'))).toEqual([]);
+    }
   }, 240_000);
 });

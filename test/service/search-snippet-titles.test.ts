@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { preparedBy } from '../helpers/lists';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expectEveryPage, preparedBy, queryPlan } from '../helpers/lists';
+import { openBefore, openToday } from '../helpers/older-data-dir';
 import { type SnippetRow, canReadSnippet, currentPaths } from '../../src/main/service/areas/snippets/snippets';
 import { findProjectById } from '../../src/main/service/areas/core/projects';
 import { findUserById } from '../../src/main/service/areas/core/users';
@@ -44,6 +48,9 @@ beforeAll(async () => {
     // Updated out of creation order, some at the same minute.
     s.service.context.db.prepare('UPDATE snippets SET updated_at = ? WHERE id = ?').run(at((i * 17) % 25), created.id);
   }
+  // Letters JavaScript folds to ASCII that the index's tokenizer folds otherwise (İ: 'i' + U+0307) or alike (the Kelvin sign).
+  ok(await s.post('/snippets', { title: 'SKİ slope', visibility: 'public', files: [{ file_path: 'a.txt', content: 'a' }] }));
+  ok(await s.post('/snippets', { title: '\u212Aelvin scale', visibility: 'public', files: [{ file_path: 'b.txt', content: 'b' }] }));
   // A file renamed in a later revision: only the latest revision's names count.
   const renamed = (s.service.context.db.prepare("SELECT id, project_id FROM snippets WHERE title = 'Snippet 4'").get() as { id: number; project_id: number | null });
   ok(await s.put(renamed.project_id ? `/projects/${renamed.project_id}/snippets/${renamed.id}` : `/snippets/${renamed.id}`, { files: [{ action: 'move', previous_path: 'kiwi-4.md', file_path: 'plain-4.md' }] }));
@@ -64,10 +71,13 @@ function truth(term: string, userId: number): number[] {
   return rows.map((r) => r.id);
 }
 
+/** Terms: from the index (printable ASCII, three characters or more), and asked of every snippet (shorter, other characters). */
+const TERMS = ['kiwi', 'KIWI recipe', 'école', 'docs/', '.md', 'nothing-like-it', 'i', 'ski', 'SKI SLOPE', 'kelvin', 'wi "q'];
+
 describe('GET /search?scope=snippet_titles', () => {
   it('answers as the snippets say, for every caller, every page and header, in updated_at order', async () => {
     for (const [name, caller] of [['root', { id: 1, token: undefined }], ...Object.entries(callers)] as const) {
-      for (const term of ['kiwi', 'KIWI recipe', 'école', 'docs/', '.md', 'nothing-like-it', 'i']) {
+      for (const term of TERMS) {
         const want = truth(term, caller.id);
         for (const [page, perPage] of [[1, 5], [2, 5], [1, 100], [9, 5]] as const) {
           const res = await s.get('/search', { query: { scope: 'snippet_titles', search: term, page: String(page), per_page: String(perPage) }, token: caller.token });
@@ -85,9 +95,81 @@ describe('GET /search?scope=snippet_titles', () => {
     expect(truth('kiwis', 1).length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('follows writes to titles, descriptions and files (API and SQL)', async () => {
+    const db = s.service.context.db;
+    db.prepare("UPDATE snippets SET title = 'Now a kiwi too' WHERE title = 'Plain 6'").run();
+    db.prepare("UPDATE snippets SET description = 'kiwi inside' WHERE title = 'Plain 12'").run();
+    db.prepare("UPDATE snippets SET title = 'No fruit' WHERE title = 'Kiwi recipe 7'").run();
+    db.prepare("DELETE FROM snippets WHERE title = 'Kiwi recipe 13'").run();
+    const plain = db.prepare("SELECT id, project_id FROM snippets WHERE title = 'Plain 18'").get() as { id: number; project_id: number | null };
+    ok(await s.put(plain.project_id ? `/projects/${plain.project_id}/snippets/${plain.id}` : `/snippets/${plain.id}`, { files: [{ action: 'create', file_path: 'more/kiwi.txt', content: 'x' }] }));
+    for (const term of ['kiwi', 'plain', 'fruit']) {
+      for (const [name, caller] of [['root', { id: 1, token: undefined }], ['plain', callers.plain]] as const) {
+        const want = truth(term, caller.id);
+        expect(want.length, `${name} ${term}`).toBeGreaterThan(0);
+        await expectEveryPage(s, '/search', { scope: 'snippet_titles', search: term }, want, 4, caller.token);
+      }
+    }
+  }, 120_000);
+
+  it('reads a term of three ASCII characters or more through snippets_search, each candidate by id', async () => {
+    const prepared = await preparedBy(s, async () => void ok(await s.get('/search', { query: { scope: 'snippet_titles', search: 'kiwi' } })));
+    const page = prepared.find((sql) => sql.includes('FROM snippets s WHERE') && sql.includes('ORDER BY'));
+    expect(page).toContain('snippets_search MATCH ?');
+    const plan = queryPlan(s.service.context.db, page!.replace(/^SELECT[\s\S]*?FROM/, 'SELECT s.id FROM'), ...pageArgs(page!));
+    expect(plan).toMatch(/SCAN q VIRTUAL TABLE INDEX/);
+    expect(plan).toMatch(/SEARCH s USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    for (const term of ['ki', 'école']) {
+      const other = await preparedBy(s, async () => void ok(await s.get('/search', { query: { scope: 'snippet_titles', search: term } })));
+      expect(other.find((sql) => sql.includes('FROM snippets s WHERE'))).not.toContain('snippets_search');
+    }
+  });
+
   it('reads a page in SQL, not every snippet', async () => {
     const prepared = await preparedBy(s, async () => void ok(await s.get('/search', { query: { scope: 'snippet_titles', search: 'kiwi' } })));
     expect(prepared.some((sql) => sql === 'SELECT * FROM snippets ORDER BY id DESC')).toBe(false);
     expect(prepared.some((sql) => sql.includes('FROM snippets s WHERE') && sql.includes('js_lower(s.title)'))).toBe(true);
+  });
+});
+
+/** Placeholder values for a page statement's plan (the plan does not depend on them). */
+function pageArgs(sql: string): unknown[] {
+  return Array.from(sql.matchAll(/\?/g), () => '"kiwi"');
+}
+
+describe('snippets/004 on a data dir written before it', () => {
+  it('indexes the snippets it finds (title, description, every revision\'s file names); the index then follows every write', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandlab-snippets-search-'));
+    try {
+      const file = join(dir, 'sandlab.db');
+      const before = openBefore(file, 'snippets/004_snippets_search');
+      const snippet = before.prepare("INSERT INTO snippets (id, project_id, author_id, title, description, visibility, created_at, updated_at) VALUES (?, NULL, 1, ?, ?, 'public', '2024', '2024')");
+      snippet.run(1, 'An old zebra', null);
+      snippet.run(2, 'Plain', 'a ZEBRA described');
+      snippet.run(3, 'Plain', null);
+      snippet.run(4, 'ZEBRİ', null);
+      before.prepare("INSERT INTO snippet_revisions (id, snippet_id, sha, message, created_at) VALUES (10, 3, 'a', 'm', '2024'), (11, 3, 'b', 'm', '2024')").run();
+      before.prepare("INSERT INTO snippet_revision_files (revision_id, path, blob_id) VALUES (10, 'zebra.txt', 1), (11, 'other.txt', 1)").run();
+      before.close();
+      const db = openToday(file);
+      db.pragma('foreign_keys = OFF');
+      const indexed = (term: string): number[] => (db.prepare('SELECT rowid FROM snippets_search WHERE snippets_search MATCH ? ORDER BY rowid').all(`"${term}"`) as { rowid: number }[]).map((r) => r.rowid);
+      expect(indexed('zebra')).toEqual([1, 2, 3]);
+      expect(indexed('ebri')).toEqual([4]);
+      db.prepare("UPDATE snippets SET title = 'no more' WHERE id = 1").run();
+      db.prepare("UPDATE snippets SET description = NULL WHERE id = 2").run();
+      db.prepare("INSERT INTO snippets (id, project_id, author_id, title, visibility, created_at, updated_at) VALUES (5, NULL, 1, 'zebra new', 'public', '2024', '2024')").run();
+      db.prepare("INSERT INTO snippets (id, project_id, author_id, title, visibility, created_at, updated_at) VALUES (6, NULL, 1, 'plain', 'public', '2024', '2024')").run();
+      db.prepare("INSERT INTO snippet_revisions (id, snippet_id, sha, message, created_at) VALUES (12, 6, 'c', 'm', '2024')").run();
+      db.prepare("INSERT INTO snippet_revision_files (revision_id, path, blob_id) VALUES (12, 'a.txt', 1)").run();
+      db.prepare("UPDATE snippet_revision_files SET path = 'Zebra.md' WHERE revision_id = 12").run();
+      expect(indexed('zebra')).toEqual([3, 5, 6]);
+      db.prepare('DELETE FROM snippets WHERE id = 5').run();
+      db.prepare('UPDATE snippet_revisions SET snippet_id = 4 WHERE id = 10').run();
+      expect(indexed('zebra')).toEqual([3, 4, 6]);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -351,4 +351,31 @@ CREATE INDEX epics_group_lag_created ON epics (group_id, ${DATE_LAG_071}, create
 CREATE INDEX epics_group_lag_updated ON epics (group_id, ${DATE_LAG_071}, updated_at, id, created_at);
 `,
   },
+  {
+    // Epic label rows carry their epic's created_at and updated_at (kept by the label triggers,
+    // redefined here, and on a date change), so they enter core's indexes of label rows by title
+    // and date (core/030, core/054): a label filter reads the title's rows in the list's order
+    // (labelRowsWalk) instead of reading every epic of the title and sorting them, or walking the
+    // groups' epics probing each one's labels. Core's queries of those indexes name their type.
+    name: 'epics/014_epic_label_dates',
+    sql: `
+UPDATE issuable_labels SET created_at = e.created_at, updated_at = e.updated_at FROM epics e
+  WHERE issuable_labels.issuable_type = 'Epic' AND e.id = issuable_labels.issuable_id;
+DROP TRIGGER epics_labels_insert;
+CREATE TRIGGER epics_labels_insert AFTER INSERT ON epics WHEN NEW.labels != '[]' BEGIN
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, created_at, updated_at)
+    SELECT 'Epic', NEW.id, value, NEW.created_at, NEW.updated_at FROM json_each(NEW.labels);
+END;
+DROP TRIGGER epics_labels_update;
+CREATE TRIGGER epics_labels_update AFTER UPDATE OF labels ON epics WHEN NEW.labels != OLD.labels BEGIN
+  DELETE FROM issuable_labels WHERE issuable_type = 'Epic' AND issuable_id = OLD.id;
+  INSERT OR IGNORE INTO issuable_labels (issuable_type, issuable_id, title, created_at, updated_at)
+    SELECT 'Epic', NEW.id, value, NEW.created_at, NEW.updated_at FROM json_each(NEW.labels);
+END;
+CREATE TRIGGER epics_labels_dates AFTER UPDATE OF created_at, updated_at ON epics
+  WHEN NEW.created_at IS NOT OLD.created_at OR NEW.updated_at IS NOT OLD.updated_at BEGIN
+  UPDATE issuable_labels SET created_at = NEW.created_at, updated_at = NEW.updated_at WHERE issuable_type = 'Epic' AND issuable_id = NEW.id;
+END;
+`,
+  },
 ];

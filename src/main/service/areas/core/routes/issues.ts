@@ -9,7 +9,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -80,16 +80,18 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
-  const seesAll = filters.counted || filters.labelBound || filters.labelOnly ? seesConfidential(rc, scope) : false;
+  const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = q.confidential === undefined ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined;
   const countFrom =
     labelCount ??
+    (q.confidential === undefined ? labelPairCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     byTitles?.count ??
     searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
+    (q.confidential === undefined ? complementBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     sets?.count ??
     byDates?.count ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
@@ -100,7 +102,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (q.confidential === undefined ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined) ??
     byTitles?.rows ??
-    byDates?.rows;
+    byDates?.rows ??
+    sets?.rows;
   return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
 }
 
@@ -127,14 +130,14 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/issues',
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listIssues(rc, globalScope(rc, 'Issue'));
+      return listIssues(rc, globalScope(rc, 'Issue', leavesArchivedOut(rc)));
     },
     { auth: 'optional' },
   );

@@ -10,7 +10,8 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -50,7 +51,11 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
+  const complement = addMergeRequestFilters(rc, where, args, filters.idSets);
   const noMoreFilters = where.length === filtered;
+  // wip=no and perhaps a state, nothing else: counted by its few drafts (complementBoundCount).
+  const wipOnly = complement !== null && where.length === filtered + 1 && filters.counted !== null && filters.counted.authorId === null && filters.counted.milestone === null;
+  const byComplement = wipOnly ? complementBoundCount(rc, 'MergeRequest', scope, { ...filters, complement: { rows: complement, state: filters.counted!.state } }, true) : undefined;
   const labelCount = noMoreFilters ? labelRowsCount(rc, 'MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
   const scopeSql = scopeCondition(rc, 'merge_requests', scope, filters);
@@ -61,8 +66,9 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const byTitles = noMoreFilters ? labelTitlesList<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined;
   const countFrom =
-    labelCount ?? byTitles?.count ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    byComplement ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
     sets?.count ??
     byDates?.count ??
@@ -70,7 +76,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const source = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
   const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
-  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows;
+  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
   return q.view === 'simple' ? page.map(simple) : page;
 }
@@ -124,7 +130,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/merge_requests',

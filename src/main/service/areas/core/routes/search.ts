@@ -135,6 +135,9 @@ function searchMilestones(rc: RequestContext, where: Where, term: string): Recor
   );
 }
 
+/** Candidates of snippets_search up to this many are read by id; more, and every snippet is asked. */
+const SNIPPETS_READ_MATCHES = 1_000;
+
 /**
  * snippet_titles: snippets the caller can read (canReadSnippet, as SQL) whose title, description or
  * a file name holds the term, as JavaScript's toLowerCase folds them (js_lower), newest update
@@ -170,6 +173,16 @@ function searchSnippets(rc: RequestContext, term: string): Record<string, unknow
     needle,
     needle,
   );
+  // Printable ASCII from three characters: snippets/004's trigram index names the candidates
+  // (one phrase, quotes doubled: matched as a substring, case-folded as JavaScript folds ASCII),
+  // a few read by id; the conditions above still decide. Other terms, and a term most snippets
+  // hold, ask every snippet (reading thousands of candidates by id costs more than the scan).
+  const query = `"${term.replace(/"/g, '""')}"`;
+  const candidates = 'FROM snippets_search q WHERE q.snippets_search MATCH ?';
+  if (/^[\x20-\x7e]{3,}$/.test(term) && countUpTo(rc.svc.db, candidates, [query], SNIPPETS_READ_MATCHES) < SNIPPETS_READ_MATCHES) {
+    conditions.unshift(`s.id IN (SELECT q.rowid ${candidates})`);
+    args.unshift(query);
+  }
   const rows = paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from: `FROM snippets s WHERE ${conditions.join(' AND ')}`, args, order: 's.updated_at DESC, s.id DESC' });
   return snippets(rc, rows);
 }
