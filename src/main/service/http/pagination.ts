@@ -2,6 +2,7 @@ import type { Db } from '../db/connection';
 import { type WriteLog, rowsByIds } from '../db/written-rows';
 import type { RequestContext } from './route';
 import { grapeError } from './errors';
+import { MEMORY_BUDGET } from '../memory';
 
 export interface Page {
   page: number;
@@ -233,8 +234,8 @@ export interface PageAnchors<T> {
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
 const ANCHORED_FROM_OFFSET = 1_000;
 /** Lists remembered per database, and anchors per list (beyond either, all are dropped and built again). */
-const ANCHORED_LISTS = 200;
-const ANCHORS_PER_LIST = 2_000;
+const ANCHORED_LISTS = MEMORY_BUDGET.anchoredLists;
+const ANCHORS_PER_LIST = MEMORY_BUDGET.anchorsPerList;
 
 interface Anchor {
   value: string | number;
