@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from './migrations';
 import { applyMigrations } from './migrations';
+import { MEMORY_BUDGET } from '../memory';
 
 export type Db = Database.Database;
 
@@ -36,6 +37,9 @@ export function openDatabase(file: string, migrations: Migration[], opts: { nati
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+  // The page caches' size is the memory budget's (better-sqlite3's default was the same, unstated).
+  db.pragma(`main.cache_size = ${-MEMORY_BUDGET.sqlitePageCacheKib}`);
+  db.pragma(`temp.cache_size = ${-MEMORY_BUDGET.sqlitePageCacheKib}`);
   // JavaScript's toLowerCase in SQL: Unicode-aware, where SQLite's lower() folds ASCII only.
   db.function('js_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   applyMigrations(db, migrations);
@@ -85,7 +89,7 @@ function trackTransactions(db: Db): void {
  * eviction pass goes (a used one gets a second chance at the back). A hit only sets a flag,
  * where moving the entry to the back cost a Map delete and insert on every prepare.
  */
-function cacheStatements(db: Db, limit = 1000): void {
+function cacheStatements(db: Db, limit: number = MEMORY_BUDGET.statements): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, { stmt: Database.Statement; used: boolean }>();
   const evictOne = (): void => {
@@ -190,9 +194,9 @@ interface RowArrays {
 /** SQL whose answer can change without a write: the clock, randomness, the connection's own counters. */
 const VOLATILE_SQL = /'now'|\b(random|randomblob|current_timestamp|current_date|current_time|last_insert_rowid|changes|total_changes)\b|^\s*pragma\b/i;
 /** Rows remembered across all statements before they are all let go (RSS stays bounded). */
-const MAX_REMEMBERED_ROWS = 5000;
+const MAX_REMEMBERED_ROWS = MEMORY_BUDGET.rememberedRows;
 /** Larger answers (long lists) are read again each time. */
-const MAX_REMEMBERED_LIST = 100;
+const MAX_REMEMBERED_LIST = MEMORY_BUDGET.rememberedListRows;
 
 /**
  * A read statement answers the same for the same parameters until the next write: its answers are
@@ -216,11 +220,20 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   let generation = -1;
   const rows: Answers = new Map();
   const lists: Answers = new Map();
+  /** Rows this statement holds (counted in state.heldRows), and the generation it last said so in (state.holding). */
+  let held = 0;
+  let holdingIn = -1;
+  const forget = (): void => {
+    if (held === 0 || generation === state.generation) return;
+    rows.clear();
+    lists.clear();
+    state.heldRows -= held;
+    held = 0;
+  };
   const current = (): boolean => {
     if (transactionOpen(db, state)) return false;
     if (generation !== state.generation) {
-      rows.clear();
-      lists.clear();
+      forget();
       generation = state.generation;
     }
     return true;
@@ -229,7 +242,18 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     if (state.rememberedGeneration !== state.generation) {
       state.rememberedGeneration = state.generation;
       state.rememberedRows = 0;
+      // The answers of earlier generations go now, at the first one remembered in this one: left
+      // until its statement is called again, each statement kept its last generation's answers
+      // (a statement a crawler never calls again, for good).
+      for (const f of state.holding) f();
+      state.holding.length = 0;
     }
+    if (holdingIn !== state.generation) {
+      holdingIn = state.generation;
+      state.holding.push(forget);
+    }
+    held += count;
+    state.heldRows += count;
     state.rememberedRows += count;
     // Let everything go at once past the bound: the next reads start afresh.
     if (state.rememberedRows > MAX_REMEMBERED_ROWS) state.generation++;
@@ -270,6 +294,11 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     for (let i = 0; i < list.length; i++) out[i] = copy(list[i]);
     return out;
   };
+}
+
+/** Rows the read statements hold now (rememberReads), for tests of the bound: at most a generation's MEMORY_BUDGET.rememberedRows and one more answer. */
+export function rememberedRowsHeld(db: Db): number {
+  return lookupState(db).heldRows;
 }
 
 /** A statement's remembered answers: one level of maps per parameter, keyed by the value itself. */
@@ -332,6 +361,10 @@ interface LookupState {
   /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
   rememberedRows: number;
   rememberedGeneration: number;
+  /** Rows the statements hold, of this generation and of earlier ones not let go yet (rememberReads). */
+  heldRows: number;
+  /** How each statement that remembered rows since the last sweep lets them go (rememberReads). */
+  holding: (() => void)[];
   /** db.transaction functions running (trackTransactions). */
   transactionDepth: number;
   /** A transaction may have been opened other than through db.transaction: transactionOpen asks SQLite. */
@@ -347,7 +380,7 @@ const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set() }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set() }));
   return state;
 }
 
@@ -362,7 +395,7 @@ function lookupState(db: Db): LookupState {
  */
 export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined, tables?: readonly string[]): T | undefined {
   if (tables) lookupState(db).tableKinds.set(kind, tables);
-  return remembered(db, 'entries', 10_000, kind, id, load);
+  return remembered(db, 'entries', MEMORY_BUDGET.lookups, kind, id, load);
 }
 
 /** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
@@ -431,11 +464,11 @@ function checkTableKind(db: Db, state: LookupState, kind: string): void {
  * state). Entities are larger than rows, so fewer are kept. Frozen: callers copy to extend.
  */
 export function cachedEntity<T extends object>(db: Db, kind: string, id: LookupKey, build: () => T): T {
-  return remembered(db, 'entities', 1000, kind, id, build)!;
+  return remembered(db, 'entities', MEMORY_BUDGET.entities, kind, id, build)!;
 }
 
 /** Entities unchangedEntity keeps per database and kind (beyond, the oldest go first). */
-const UNCHANGED_ENTITIES = 1000;
+const UNCHANGED_ENTITIES = MEMORY_BUDGET.unchangedEntitiesPerKind;
 const unchangedStores = new WeakMap<Db, Map<string, Map<string, { row: Row | null; inputs: unknown; entity: object }>>>();
 
 /**
@@ -579,7 +612,7 @@ function entityList(value: object[]): string | Buffer {
  * sent again instead of copied anew. A few only: each holds a page's bytes (~150 KB).
  */
 const recentBodies = new Map<object, { entities: object[]; body: Buffer }>();
-const RECENT_BODIES = 8;
+const RECENT_BODIES = MEMORY_BUDGET.recentBodies;
 
 /**
  * An answer body that never changes (the 404 for an unknown path): frozen, and its JSON text made

@@ -1012,7 +1012,8 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
     updated_at: i.updated_at,
     closed_at: i.closed_at,
     closed_by: parts.closedBy,
-    labels: JSON.parse(i.labels),
+    // Sorted by title, as Entities::IssueBasic (`labels.map(&:title).sort`).
+    labels: (JSON.parse(i.labels) as string[]).sort(),
     milestone: parts.milestone,
     assignees,
     author: parts.author,
@@ -1158,7 +1159,8 @@ function buildMergeRequest(m: MergeRequestRow, parts: MergeRequestParts): Record
     reviewers: parts.reviewers,
     source_project_id: m.source_project_id,
     target_project_id: m.target_project_id,
-    labels: JSON.parse(m.labels),
+    // Sorted by title, as Entities::MergeRequestBasic.
+    labels: (JSON.parse(m.labels) as string[]).sort(),
     draft,
     work_in_progress: draft,
     milestone: parts.milestone,
