@@ -394,8 +394,7 @@ function lookupState(db: Db): LookupState {
  * number hashes for free (the token, project and namespace lookups of every request).
  */
 export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined, tables?: readonly string[]): T | undefined {
-  if (tables) lookupState(db).tableKinds.set(kind, tables);
-  return remembered(db, 'entries', MEMORY_BUDGET.lookups, kind, id, load);
+  return remembered(db, 'entries', MEMORY_BUDGET.lookups, kind, id, load, tables);
 }
 
 /** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
@@ -624,11 +623,15 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
   return value;
 }
 
-function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
+function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: LookupKey, load: () => T | undefined, tables?: readonly string[]): T | undefined {
   const state = lookupState(db);
   if (transactionOpen(db, state)) return load();
-  startEntriesGeneration(state);
-  if (store === 'entries' && state.tableKinds.has(kind)) checkTableKind(db, state, kind);
+  if (state.entriesGeneration !== state.generation) startEntriesGeneration(state);
+  // A kind of one table's rows (cachedLookup's `tables`): checked against their versions once a generation.
+  if (tables !== undefined && !state.kindsChecked.has(kind)) {
+    if (!state.tableKinds.has(kind)) state.tableKinds.set(kind, tables);
+    checkTableKind(db, state, kind);
+  }
   const kinds = state[store];
   let entries = kinds.get(kind);
   if (entries === undefined) kinds.set(kind, (entries = new Map()));
