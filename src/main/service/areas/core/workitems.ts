@@ -16,6 +16,7 @@ import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
+import { MEMORY_BUDGET } from '../../memory';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -1663,7 +1664,7 @@ const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowi
 /** Remembered match counts per database: `index|project|query` (or `index|projects|query` for a scope of many: scopeMatchCount) -> the count and the version it was read at. */
 const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
-const REMEMBERED_MATCH_COUNTS = 500;
+const REMEMBERED_MATCH_COUNTS = MEMORY_BUDGET.matchCounts;
 /** Matches counted past COUNT_LIMIT + 1, so that a common term stays "more than COUNT_LIMIT" through this many writes without a recount. */
 const MATCH_COUNT_SLACK = 1_000;
 
@@ -1739,9 +1740,9 @@ type RememberedWalk = SearchWalk & { version: number; seq: number };
 /** Walks remembered per database: key -> the walk. */
 const searchWalks = new WeakMap<Db, Map<string, RememberedWalk>>();
 /** Walks remembered per database (beyond it, all are dropped and walked again). */
-const REMEMBERED_WALKS = 100;
+const REMEMBERED_WALKS = MEMORY_BUDGET.searchWalks;
 /** A walk keeps at most this many matched ids (memory stays small; a walk serves pages within SEARCH_WALK_ROWS). */
-const REMEMBERED_WALK_MATCHES = 2_000;
+const REMEMBERED_WALK_MATCHES = MEMORY_BUDGET.searchWalkMatches;
 /** Up to this many writes since, a remembered walk is patched by the records written rather than walked again. */
 const PATCHED_WALK_WRITES = 200;
 

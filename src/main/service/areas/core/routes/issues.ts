@@ -1,4 +1,5 @@
 import type { RequestContext, Router } from '../../../http/route';
+import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
@@ -106,7 +107,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byTitles?.rows ??
     byDates?.rows ??
     sets?.rows;
-  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {
