@@ -99,6 +99,8 @@ const MORE_CASES: Record<'issues' | 'merge_requests', { query: Record<string, st
   issues: [
     { query: { labels: 'bug,ux', confidential: 'false' }, where: `${carries('bug')} AND ${carries('ux')} AND x.confidential = 0` },
     { query: { labels: 'ux', 'not[labels]': 'bug', confidential: 'true' }, where: `${carries('ux')} AND NOT ${carries('bug')} AND x.confidential = 1` },
+    { query: { labels: 'rare', confidential: 'false' }, where: `${carries('rare')} AND x.confidential = 0` },
+    { query: { labels: 'bug', confidential: 'true' }, where: `${carries('bug')} AND x.confidential = 1` },
   ],
   merge_requests: [{ query: { labels: 'bug,ux', target_branch: 'main', state: 'opened' }, where: `${carries('bug')} AND ${carries('ux')} AND x.target_branch = 'main' AND x.state = 'opened'` }],
 };
@@ -234,7 +236,8 @@ describe('label pair counters (core/092)', () => {
     const db = s.service.context.db;
     for (const [path, query] of [
       [`/projects/${proj}/issues`, { labels: 'bug,ux', confidential: 'false' }],
-      [`/groups/${group}/issues`, { labels: 'bug,ux', confidential: 'true' }],
+      [`/groups/${group}/issues`, { labels: 'bug,ux', confidential: 'false' }],
+      [`/projects/${proj}/issues`, { labels: 'rare', confidential: 'false' }],
       [`/projects/${proj}/merge_requests`, { labels: 'bug,ux', target_branch: 'main' }],
       [`/groups/${group}/merge_requests`, { labels: 'bug,ux', target_branch: 'main' }],
     ] as [string, Record<string, string>][]) {
