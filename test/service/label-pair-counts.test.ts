@@ -238,6 +238,9 @@ describe('label pair counters (core/092)', () => {
       [`/projects/${proj}/issues`, { labels: 'bug,ux', confidential: 'false' }],
       [`/groups/${group}/issues`, { labels: 'bug,ux', confidential: 'false' }],
       [`/projects/${proj}/issues`, { labels: 'rare', confidential: 'false' }],
+      // One rare title over many projects: its set, not the group's records walked in order.
+      [`/groups/${group}/issues`, { labels: 'rare' }],
+      ['/merge_requests', { labels: 'rare', scope: 'all', order_by: 'title' }],
       [`/projects/${proj}/merge_requests`, { labels: 'bug,ux', target_branch: 'main' }],
       [`/groups/${group}/merge_requests`, { labels: 'bug,ux', target_branch: 'main' }],
     ] as [string, Record<string, string>][]) {
