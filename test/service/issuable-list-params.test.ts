@@ -139,3 +139,30 @@ describe('non_archived', () => {
     expect(bad.body).toEqual({ error: 'non_archived is invalid' });
   });
 });
+
+describe('labels', () => {
+  it("sorted by title, and as LabelBasic with with_labels_details=true (a title no label has: its name alone)", async () => {
+    ok(await s.post(`/groups/${group}/labels`, { name: 'zeta', color: '#ff0000', description: 'group **label**' }));
+    ok(await s.post(`/projects/${alpha}/labels`, { name: 'Alpha', color: '#00ff00' }));
+    const issue = ok(await s.post(`/projects/${alpha}/issues`, { title: 'labelled', labels: 'zeta,Alpha,beta' }));
+    const mr = ok(await s.post(`/projects/${alpha}/merge_requests`, { title: 'labelled', source_branch: 'lbl', target_branch: 'main', labels: 'zeta,Alpha,beta' }));
+    expect(issue.labels).toEqual(['Alpha', 'beta', 'zeta']);
+    expect(mr.labels).toEqual(['Alpha', 'beta', 'zeta']);
+    // beta's label deleted: the records keep its title.
+    const beta = (ok(await s.get(`/projects/${alpha}/labels`, { query: { search: 'beta' } })) as { id: number; name: string }[]).find((l) => l.name === 'beta')!;
+    db().prepare('DELETE FROM labels WHERE id = ?').run(beta.id);
+    const labels = (ok(await s.get(`/projects/${alpha}/labels`, { query: { include_ancestor_groups: 'true', per_page: '100' } })) as { id: number; name: string; color: string; description: string | null; description_html: string; text_color: string }[]);
+    const basic = (name: string) => {
+      const l = labels.find((x) => x.name === name)!;
+      return { id: l.id, name: l.name, description: l.description, description_html: l.description_html, text_color: l.text_color, color: l.color };
+    };
+    const want = [basic('Alpha'), { id: null, name: 'beta' }, basic('zeta')];
+    for (const path of [`/projects/${alpha}/issues`, `/groups/${group}/issues`, `/projects/${alpha}/merge_requests`, `/groups/${group}/merge_requests`]) {
+      const detailed = ok(await s.get(path, { query: { with_labels_details: 'true', search: 'labelled' } })) as { labels: unknown[] }[];
+      expect(detailed.map((r) => r.labels), path).toEqual([want]);
+      const plain = ok(await s.get(path, { query: { search: 'labelled' } })) as { labels: unknown[] }[];
+      expect(plain.map((r) => r.labels), path).toEqual([['Alpha', 'beta', 'zeta']]);
+    }
+    expect((ok(await s.get('/issues', { query: { scope: 'all', with_labels_details: 'true', search: 'labelled' } })) as { labels: unknown[] }[])[0].labels).toEqual(want);
+  });
+});

@@ -1,4 +1,5 @@
 import type { RequestContext, Router } from '../../../http/route';
+import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
@@ -83,10 +84,12 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
-  const byTitles = q.confidential === undefined ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined;
+  // confidential=true/false: checked on each record read (as the caller's view).
+  const titlesView = q.confidential == null ? conf : { sql: `${conf.sql} AND x.confidential = ${q.confidential ? 1 : 0}`, args: conf.args };
+  const byTitles = labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, titlesView);
   const countFrom =
     labelCount ??
-    (q.confidential === undefined ? labelPairCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
+    labelPairCount(rc, 'Issue', scope, filters, seesAll, q.confidential ?? undefined) ??
     byTitles?.count ??
     searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
@@ -104,7 +107,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byTitles?.rows ??
     byDates?.rows ??
     sets?.rows;
-  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {
