@@ -2058,6 +2058,15 @@ CREATE INDEX merge_requests_merged_by ON merge_requests (merged_by_id, project_i
 `,
   },
   {
+    // core/090's merge-user index with the state: merge_user_id with a state counted 10,001 merge
+    // requests of a user each looked up for its state (25 ms warm, 164 ms cold at a million).
+    name: 'core/091_merge_requests_merged_by_state',
+    sql: `
+DROP INDEX merge_requests_merged_by;
+CREATE INDEX merge_requests_merged_by_state ON merge_requests (merged_by_id, project_id, state) WHERE merged_by_id IS NOT NULL;
+`,
+  },
+  {
     // Two label titles carried together by a project's records, counted per record type, the pair
     // (the titles as carried, the binary-lower first), project, state and confidentiality, kept by
     // triggers on the label rows: labels=a,b (and labels=a&not[labels]=b: a's label counter less the
