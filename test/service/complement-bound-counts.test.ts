@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
-import { expectUncounted, preparedBy } from '../helpers/lists';
+import { expectUncounted, preparedBy, queryPlan } from '../helpers/lists';
 
 /**
  * A project's list by a condition most records meet (issues issue_type=issue, due_date=0; merge
@@ -54,6 +54,10 @@ describe('complement bounds', () => {
         const want = ids("x.issue_type = 'issue' AND x.due_date IS NULL").filter((id) => token === undefined || !ids('x.confidential = 1').includes(id));
         expect((res!.body as { id: number }[]).map((r) => r.id).join(","), JSON.stringify([query, token])).toEqual(want.slice(0, 20).join(","));
         expect(walked(sql), JSON.stringify(query)).toBe(false);
+        // The few others read by their index (not the project's issues read for their column).
+        const others = sql.find((q) => /^SELECT count\(\*\) AS n FROM \(SELECT 1 FROM issues (typed|due) /.test(q))!;
+        expect(others, JSON.stringify(query)).toBeDefined();
+        expect(queryPlan(db(), others, project)).toMatch(query.issue_type ? /^SCAN typed USING COVERING INDEX issues_typed$/m : /^SEARCH due USING COVERING INDEX issues_project_due \(project_id=\? AND due_date/m);
       }
     }
   });

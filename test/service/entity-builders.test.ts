@@ -257,3 +257,150 @@ const EXPECTED_SHAPES: Record<string, string[]> = {
   commitDetailWithoutStats: ['id', 'short_id', 'created_at', 'parent_ids', 'title', 'message', 'author_name', 'author_email', 'authored_date', 'committer_name', 'committer_email', 'committed_date', 'trailers', 'extended_trailers', 'web_url', 'status', 'project_id', 'last_pipeline'],
   globalNotificationSetting: ['level', 'notification_email'],
 };
+
+describe('note and discussion pages', () => {
+  let project: any;
+  let other: any;
+  let issue: any;
+  let mr: any;
+  let author: { user: any; token: string };
+  let guest: { user: any; token: string };
+  let touches = 0;
+  const elsewhere = async () => ok(await s.put(`/projects/${other.id}`, { description: `elsewhere ${++touches}` }));
+  const base = (kind: string) => `/projects/${project.id}/${kind}/${kind === 'issues' ? issue.iid : mr.iid}`;
+
+  /** Every note of the list against its own GET, and every thread against its own; the ids in order. */
+  const pages = async (token?: string): Promise<unknown[]> => {
+    const seen: unknown[] = [];
+    for (const kind of ['issues', 'merge_requests']) {
+      for (const query of [{}, { per_page: '3', page: '2' }, { order_by: 'updated_at', sort: 'asc' }] as Record<string, string>[]) {
+        const res = await s.get(`${base(kind)}/notes`, { query, token });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        for (const row of res.body) expect(text(row)).toBe(text(ok(await s.get(`${base(kind)}/notes/${row.id}`, { token }))));
+        seen.push(res.body.map((n: any) => [n.id, n.body, n.author.name, n.resolved ?? null]));
+      }
+      for (const query of [{}, { per_page: '2', page: '2' }] as Record<string, string>[]) {
+        const res = await s.get(`${base(kind)}/discussions`, { query, token });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        for (const row of res.body) expect(text(row)).toBe(text(ok(await s.get(`${base(kind)}/discussions/${row.id}`, { token }))));
+        seen.push(res.body.map((d: any) => [d.id, d.notes.map((n: any) => [n.id, n.body, n.author.name, n.resolved ?? null])]));
+      }
+    }
+    return seen;
+  };
+
+  beforeAll(async () => {
+    author = await s.createUser();
+    guest = await s.createUser();
+    project = await s.createProject({ visibility: 'public', initialize_with_readme: true });
+    other = await s.createProject();
+    await s.addMember('projects', project.id, author.user.id, 30);
+    issue = ok(await s.post(`/projects/${project.id}/issues`, { title: 'Notes' }));
+    ok(await s.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch: 'f', ref: 'main' } }));
+    mr = ok(await s.post(`/projects/${project.id}/merge_requests`, { title: 'Threads', source_branch: 'f', target_branch: 'main' }));
+    for (const kind of ['issues', 'merge_requests']) {
+      for (let i = 0; i < 3; i++) ok(await s.post(`${base(kind)}/notes`, { body: `note ${i} by root` }));
+      ok(await s.post(`${base(kind)}/notes`, { body: 'note by the author' }, { token: author.token }));
+      ok(await s.post(`${base(kind)}/notes`, { body: 'internal', internal: true }));
+      const thread = ok(await s.post(`${base(kind)}/discussions`, { body: 'a thread' }, { token: author.token }));
+      ok(await s.post(`${base(kind)}/discussions/${thread.id}/notes`, { body: 'a reply' }));
+      ok(await s.post(`${base(kind)}/discussions/${thread.id}/notes`, { body: 'an internal reply', internal: true }));
+      ok(await s.post(`${base(kind)}/discussions`, { body: 'another thread' }));
+    }
+  });
+
+  it("read as each note's and each thread's own GET, for a Guest without internal notes, and after each write", async () => {
+    const first = await pages();
+    const forGuest = await pages(guest.token);
+    // The internal note (a reply takes its thread's visibility: the internal reply shows).
+    expect(JSON.stringify(forGuest)).not.toContain('"internal"');
+    expect(JSON.stringify(first)).toContain('"internal"');
+    await elsewhere();
+    expect(await pages()).toEqual(first);
+    // The author renamed (API), a note edited (API), a thread resolved, then SQL writes to a note and a user.
+    ok(await s.put(`/users/${author.user.id}`, { name: 'Renamed Author' }));
+    await pages();
+    const byAuthor = ok(await s.get(`${base('issues')}/notes`)).find((n: any) => n.body === 'note by the author');
+    expect(byAuthor.author.name).toBe('Renamed Author');
+    ok(await s.put(`${base('issues')}/notes/${byAuthor.id}`, { body: 'edited' }));
+    const threads = ok(await s.get(`${base('merge_requests')}/discussions`));
+    const resolvable = threads.find((d: any) => d.notes[0].resolvable);
+    ok(await s.put(`${base('merge_requests')}/discussions/${resolvable.id}`, { resolved: true }));
+    const after = await pages();
+    expect(JSON.stringify(after)).toContain('"edited"');
+    expect(JSON.stringify(after)).toContain('true]');
+    await elsewhere();
+    sql("UPDATE notes SET body = 'set in SQL' WHERE body = 'a reply'");
+    sql('UPDATE users SET name = ? WHERE id = ?', 'Named in SQL', author.user.id);
+    const last = await pages();
+    expect(JSON.stringify(last)).toContain('set in SQL');
+    expect(JSON.stringify(last)).toContain('Named in SQL');
+    expect(JSON.stringify(last)).not.toContain('Renamed Author');
+    await pages(guest.token);
+  });
+});
+
+describe('snippet pages', () => {
+  let project: any;
+  let other: any;
+  let author: { user: any; token: string };
+  let reader: { user: any; token: string };
+  let touches = 0;
+  const elsewhere = async () => ok(await s.put(`/projects/${other.id}`, { description: `elsewhere ${++touches}` }));
+
+  /** Every snippet of the list against its own GET (for root, the author, another reader); the ids, titles, emails, files and URLs. */
+  const pages = async (): Promise<unknown[]> => {
+    const seen: unknown[] = [];
+    for (const token of [undefined, author.token, reader.token]) {
+      for (const query of [{}, { per_page: '2', page: '2' }] as Record<string, string>[]) {
+        const res = await s.get(`/projects/${project.id}/snippets`, { query, token });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify(res.body));
+        for (const row of res.body) expect(text(row)).toBe(text(ok(await s.get(`/projects/${project.id}/snippets/${row.id}`, { token }))));
+        // Only an administrator and the author see the author's email.
+        if (token === reader.token) expect(res.body.every((x: any) => x.author.email !== author.user.email)).toBe(true);
+        seen.push(res.body.map((x: any) => [x.id, x.title, x.author.name, x.author.email ?? null, x.files.map((f: any) => f.path), x.web_url]));
+      }
+    }
+    return seen;
+  };
+
+  beforeAll(async () => {
+    author = await s.createUser();
+    reader = await s.createUser();
+    project = await s.createProject({ visibility: 'public' });
+    other = await s.createProject();
+    await s.addMember('projects', project.id, author.user.id, 30);
+    await s.addMember('projects', project.id, reader.user.id, 30);
+    for (let i = 0; i < 5; i++) {
+      const files = [{ file_path: `f${i}.txt`, content: `c${i}` }, ...(i % 2 ? [{ file_path: `a${i}.md`, content: 'x' }] : [])];
+      ok(await s.post(`/projects/${project.id}/snippets`, { title: `snippet ${i}`, visibility: 'public', files }, { token: i % 2 ? author.token : undefined }));
+    }
+  });
+
+  it("read as each snippet's own GET for each viewer, and after each write", async () => {
+    const first = await pages();
+    // The author sees their own email; another reader does not.
+    expect(JSON.stringify(first)).toContain(author.user.email);
+    await elsewhere();
+    expect(await pages()).toEqual(first);
+    const mine = ok(await s.get(`/projects/${project.id}/snippets`)).find((x: any) => x.author.id === author.user.id);
+    // Each write on its own: the project moved, the author renamed, a file added (API), a file renamed in SQL.
+    ok(await s.put(`/projects/${project.id}`, { path: 'moved-snippets' }));
+    expect(JSON.stringify(await pages())).toContain('/moved-snippets/-/snippets/');
+    ok(await s.put(`/users/${author.user.id}`, { name: 'Renamed Author' }));
+    expect(JSON.stringify(await pages())).toContain('Renamed Author');
+    ok(await s.put(`/projects/${project.id}/snippets/${mine.id}`, { files: [{ action: 'create', file_path: 'added.txt', content: 'new' }] }));
+    expect(JSON.stringify(await pages())).toContain('added.txt');
+    sql("UPDATE snippet_revision_files SET path = 'renamed-in-sql.txt' WHERE path = 'f0.txt'");
+    expect(JSON.stringify(await pages())).toContain('renamed-in-sql.txt');
+    await elsewhere();
+    sql("UPDATE snippets SET title = 'titled in SQL' WHERE id = ?", mine.id);
+    sql('UPDATE users SET email = ? WHERE id = ?', 'sql-set@example.com', author.user.id);
+    const last = await pages();
+    expect(JSON.stringify(last)).toContain('titled in SQL');
+    expect(JSON.stringify(last)).toContain('sql-set@example.com');
+  });
+});

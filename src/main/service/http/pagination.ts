@@ -220,6 +220,14 @@ export interface PageAnchors<T> {
    * was written since.
    */
   written?: (since: number, now: number) => number[] | null;
+  /**
+   * `version` moves on every write to a row of the list's table in its scope, whatever the column
+   * (core/022's notes version, snippets/003's), and the list's conditions read only that table's
+   * columns and what `key` holds: a page read at a version is that page, rows and all, while the
+   * version holds. Its rows are then remembered (rememberedPage) instead of read again after
+   * every write elsewhere.
+   */
+  rowsAtVersion?: boolean;
 }
 
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
@@ -442,6 +450,62 @@ export function countUpTo(db: Db, from: string, args: unknown[], cap: number): n
   return (db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${from} ${limitSql(cap)})`).get(...args) as { n: number }).n;
 }
 
+/** Lists of more than COUNT_LIMIT rows per database: their key -> the version they were counted at. */
+const largeLists = new WeakMap<Db, Map<string, number>>();
+/** Lists remembered per database (beyond, all are let go and counted again). */
+const LARGE_LISTS = 500;
+
+/**
+ * A list's count up to `cap`, where a list found to hold more than COUNT_LIMIT rows (the
+ * paginator's cap, COUNT_LIMIT + 1) is not walked again while its version stays: `version` moves
+ * whenever a row may enter or leave the list, and `key` names everything else that decides its
+ * rows (PageAnchors' key and version). A record's 200,000 notes or threads were walked 10,001
+ * rows deep on every page after any write elsewhere. Only "more than COUNT_LIMIT" is kept: the
+ * answer's headers then say no more than that. Not kept inside a transaction (it may roll back).
+ */
+export function countPastLimit(db: Db, key: string, version: () => number, cap: number, count: (cap: number) => number): number {
+  if (cap !== COUNT_LIMIT + 1) return count(cap);
+  let lists = largeLists.get(db);
+  if (!lists) largeLists.set(db, (lists = new Map()));
+  const now = version();
+  if (lists.get(key) === now) return cap;
+  const n = count(cap);
+  if (n < cap) lists.delete(key);
+  else if (!db.inTransaction) {
+    if (lists.size >= LARGE_LISTS && !lists.has(key)) lists.clear();
+    lists.set(key, now);
+  }
+  return n;
+}
+
+/** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
+const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
+/** Pages remembered per database (beyond, all are let go): each holds up to a page of 100 rows. */
+const REMEMBERED_PAGES = 100;
+
+/**
+ * The rows `read` gives for a page of a list whose anchors say its rows stay while its version
+ * holds (PageAnchors.rowsAtVersion), remembered by the list's key, the offset and the length, and
+ * read again once the version moved. Rows come back frozen and shared, the same objects while
+ * remembered (an entity built from one compares it by identity: unchangedEntity). A page of 100
+ * notes read 100 rows again after any write elsewhere (~2 us a row). Not kept inside a
+ * transaction (it may roll back).
+ */
+function rememberedPage<T>(db: Db, a: PageAnchors<T>, offset: number, limit: number, read: () => T[]): T[] {
+  let pages = rememberedPages.get(db);
+  if (!pages) rememberedPages.set(db, (pages = new Map()));
+  const key = `${a.key}\u0000${offset}\u0000${limit}`;
+  const version = a.version();
+  const known = pages.get(key);
+  if (known && known.version === version) return known.rows as T[];
+  const rows = read();
+  if (db.inTransaction) return rows;
+  for (const row of rows) Object.freeze(row);
+  if (!known && pages.size >= REMEMBERED_PAGES) pages.clear();
+  pages.set(key, { version, rows });
+  return rows;
+}
+
 /**
  * One page of a SQL list: keyset pagination when asked for (`pagination=keyset`) and the list
  * offers it, offset pagination otherwise, counting no further than COUNT_LIMIT.
@@ -465,7 +529,10 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   // Written the same both ways (no condition an index of its own may serve): nothing to choose.
   const narrow = !list.countFrom && !list.rows && list.narrow !== list.from ? list.narrow : undefined;
   let counted: number | undefined;
-  const matches = narrow ? () => (counted ??= countUpTo(db, narrow, list.args, COUNT_LIMIT + 1)) : undefined;
+  // A list with anchors names its rows by their key and version: a long one is not walked again while they hold.
+  const countOf = (from: string, args: unknown[], cap: number): number =>
+    list.anchors ? countPastLimit(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c)) : countUpTo(db, from, args, cap);
+  const matches = narrow ? () => (counted ??= countOf(narrow, list.args, COUNT_LIMIT + 1)) : undefined;
   return paginate(
     rc,
     {
@@ -476,14 +543,17 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
         const from = list.countFrom ?? { from: list.from, args: list.args };
         if ('total' in from) return (total ??= from.total());
         if ('count' in from) return from.count(cap);
-        return 'counted' in from ? Math.min(from.counted, cap) : countUpTo(db, from.from, from.args, cap);
+        return 'counted' in from ? Math.min(from.counted, cap) : countOf(from.from, from.args, cap);
       },
-      rows: (limit, offset) =>
-        list.rows
-          ? list.rows(limit, offset)
-          : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
-          ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
-          : listRows(db, list, limit, offset),
+      rows: (limit, offset) => {
+        const read = (): T[] =>
+          list.rows
+            ? list.rows(limit, offset)
+            : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
+            ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
+            : listRows(db, list, limit, offset);
+        return list.anchors?.rowsAtVersion ? rememberedPage(db, list.anchors, offset, limit, read) : read();
+      },
     },
     defaultPerPage,
   );

@@ -1239,10 +1239,22 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
   return noteWith(ec, n, noteableIid, new Map());
 }
 
-/** The note entity of each note of a list, each user (author, resolver) built once for the list. */
+/**
+ * The note entity of each note of a list, each user (author, resolver) built once for the list. A
+ * note whose row and users read as when its entity was built keeps that entity and its JSON text
+ * (unchangedEntity): after a write elsewhere a page of 100 notes was built and serialized anew.
+ */
 export function notes(ec: EntityContext, rows: NoteRow[], noteableIid: number | null): Record<string, unknown>[] {
   const users = new Map<number | null, Record<string, unknown> | null>();
-  return rows.map((n) => noteWith(ec, n, noteableIid, users));
+  const user = (id: number | null): Record<string, unknown> | null => {
+    let entity = users.get(id);
+    if (entity === undefined) users.set(id, (entity = id === null ? null : sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
+    return entity;
+  };
+  return rows.map((n) => {
+    const inputs = [user(n.author_id), n.resolvable ? user(n.resolved_by_id) : null];
+    return unchangedEntity(ec.svc.db, 'note', `${n.id}:${noteableIid}:${ec.baseUrl}`, n as unknown as Record<string, unknown>, inputs, () => noteWith(ec, n, noteableIid, users));
+  });
 }
 
 function noteWith(ec: EntityContext, n: NoteRow, noteableIid: number | null, users: Map<number | null, Record<string, unknown> | null>): Record<string, unknown> {

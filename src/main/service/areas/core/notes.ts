@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/connection';
 import type { RequestContext } from '../../http/route';
 import { recordNotFound, validationError } from '../../http/errors';
 import type { NoteRow } from './entities';
@@ -94,4 +95,9 @@ export function findNoteOn(rc: RequestContext, noteable: Noteable, noteId: strin
     : undefined;
   if (!row) throw recordNotFound();
   return row;
+}
+
+/** A record's notes list version (core/022): moved on by every insert, update and delete of its notes. */
+export function noteListVersion(db: Db, type: string, id: number): number {
+  return (db.prepare('SELECT coalesce((SELECT version FROM note_list_versions WHERE noteable_type = ? AND noteable_id = ?), 0) AS v').get(type, id) as { v: number }).v;
 }

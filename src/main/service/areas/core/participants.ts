@@ -28,15 +28,17 @@ export function participantIds(svc: ServiceContext, item: ParticipantSource, inc
   add(item.author_id);
   for (const id of JSON.parse(item.assignee_ids) as number[]) add(id);
   for (const id of JSON.parse(item.reviewer_ids ?? '[]') as number[]) add(id);
-  const visible = includeInternal ? '' : ' AND internal = 0';
-  // Commenters in the order of their first note; then mentions, in the description and the notes
-  // that hold an @ (no other can mention anyone): no note's text read or parsed for nothing.
+  // Commenters in the order of their first (visible) note, from core/098's rows; then mentions, in
+  // the description and the notes that hold an @ (core/098's partial index: no other can mention
+  // anyone): no note's text read or parsed for nothing.
+  const first = includeInternal ? 'first_id' : 'first_public_id';
   const commenters = svc.db
-    .prepare(`SELECT author_id, min(id) AS first FROM notes WHERE noteable_type = ? AND noteable_id = ?${visible} GROUP BY author_id ORDER BY first`)
-    .all(item.type, item.id) as { author_id: number | null }[];
+    .prepare(`SELECT author_id FROM note_authors WHERE noteable_type = ? AND noteable_id = ? AND ${first} IS NOT NULL ORDER BY ${first}`)
+    .all(item.type, item.id) as { author_id: number }[];
   for (const n of commenters) add(n.author_id);
+  const visible = includeInternal ? '' : ' AND internal = 0';
   const bodies = svc.db
-    .prepare(`SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ?${visible} AND instr(body, '@') > 0 ORDER BY id`)
+    .prepare(`SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(body, '@') > 0${visible} ORDER BY id`)
     .all(item.type, item.id) as { body: string }[];
   for (const name of [item.description, ...bodies.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
     const u = svc.db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined;

@@ -370,17 +370,20 @@ const CALLER_SCOPES = {
  * to, or are asked to review; none for an anonymous caller (IssuableFinder: `items.none` when the
  * scope is about the current user and there is none).
  */
-function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): void {
-  if (scope.byCaller) return;
+function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): number | null {
+  if (scope.byCaller) return null;
   const which = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) }).scope;
-  if (!which || which === 'all') return;
+  if (!which || which === 'all') return null;
   if (!rc.user) where.push('0');
-  else if (which.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
-  else {
+  else if (which.startsWith('created')) {
+    addFilter(where, args, 'x.author_id = ?', rc.user.id);
+    return rc.user.id;
+  } else {
     const cond = userRowsSet(type, which.startsWith('assigned') ? 'assignee' : 'reviewer', rc.user.id);
     addFilter(where, args, cond.sql, ...cond.args);
     idSets.push(cond.set);
   }
+  return null;
 }
 
 export function workItemFilters(rc: RequestContext, states: readonly string[], type: 'Issue' | 'MergeRequest', scope: Scope): WorkItemFilters {
@@ -469,7 +472,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
-  addCallerScope(rc, type, scope, where, args, idSets);
+  // created_by_me: the caller as the author, as author_id (counted by the filter counters) unless that is given too.
+  const createdBy = addCallerScope(rc, type, scope, where, args, idSets);
+  const authorParam = q.author_id ?? (createdBy ?? undefined);
   // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
   const own = [
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
@@ -523,7 +528,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
   // Authors are ids from 1 (the counters keep no author as 0).
-  const authorId = q.author_id != null && q.author_id > 0 ? q.author_id : null;
+  const authorId = authorParam != null && authorParam > 0 ? authorParam : null;
   const [label, ...moreLabels] = q.labels ?? [];
   const labelOnly =
     label !== undefined && !moreLabels.length && !['none', 'any'].includes(label.toLowerCase()) && !q.search &&
@@ -589,7 +594,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: q.author_id ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**

@@ -12,6 +12,19 @@ export function discussionNotes(rc: RequestContext, noteable: Noteable, discussi
     .all(noteable.type, noteable.id, discussionId) as NoteRow[];
 }
 
+/**
+ * The notes of each of a page's threads (in the order asked), read in one statement: a page of
+ * 20 threads read them thread by thread.
+ */
+export function threadsNotes(rc: RequestContext, noteable: Noteable, discussionIds: string[]): NoteRow[][] {
+  const byThread = new Map<string, NoteRow[]>(discussionIds.map((d) => [d, []]));
+  const rows = rc.svc.db
+    .prepare('SELECT * FROM notes WHERE +noteable_type = ? AND +noteable_id = ? AND discussion_id IN (SELECT value FROM json_each(?)) ORDER BY id')
+    .all(noteable.type, noteable.id, JSON.stringify(discussionIds)) as NoteRow[];
+  for (const n of rows) byThread.get(n.discussion_id)?.push(n);
+  return discussionIds.map((d) => byThread.get(d)!);
+}
+
 export function findDiscussion(rc: RequestContext, noteable: Noteable, discussionId: string): NoteRow[] {
   const notes = discussionNotes(rc, noteable, discussionId);
   if (!notes.length) throw notFound('Discussion');

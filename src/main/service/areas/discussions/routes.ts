@@ -1,16 +1,16 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireExactlyOne, t } from '../../http/params';
 import { badRequest, forbidden, notFound, recordNotFound } from '../../http/errors';
-import { countUpTo, paginate, limitSql } from '../../http/pagination';
+import { type PageAnchors, paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
 import { type NoteRow, note, notes as noteEntities } from '../core/entities';
-import { findNote, findNoteOn, validateNoteBody } from '../core/notes';
+import { findNote, findNoteOn, noteListVersion, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
 import { loadNoteable } from '../core/routes/notes';
 import type { Project } from '../core/projects';
-import { discussion } from './entities';
-import { discussionNotes, findDiscussion, replyToDiscussion, setDiscussionResolved, startDiscussion, threadsResolvable } from './discussions';
+import { discussion, discussions } from './entities';
+import { discussionNotes, findDiscussion, threadsNotes, replyToDiscussion, setDiscussionResolved, startDiscussion, threadsResolvable } from './discussions';
 import { readPosition } from './position';
 import { checkUnmodifiedSince } from '../../http/conditional';
 import { rubyHash } from '../core/routes/groups';
@@ -49,15 +49,23 @@ export function registerDiscussionRoutes(r: Router): void {
         const first = internal ? 'first_public_id' : 'first_id';
         const sql = `FROM note_discussions WHERE noteable_type = ? AND noteable_id = ? AND ${first} IS NOT NULL`;
         const args = [noteable.type, noteable.id];
-        const ids = paginate(rc, {
-          count: (cap) => countUpTo(rc.svc.db, sql, args, cap),
-          rows: (limit, offset) =>
-            rc.svc.db.prepare(`SELECT discussion_id ${sql} ORDER BY ${first} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { discussion_id: string }[],
-        });
-        return ids.map((d) => {
-          const notes = discussionNotes(rc, noteable, d.discussion_id).filter((n) => !internal || !n.internal);
-          return discussion(rc, notes, noteable.iid);
-        });
+        // Deep pages start after a thread an earlier page read while the record's notes are
+        // unwritten (core/022's version); a list past 10,000 threads is counted once per version.
+        const key = JSON.stringify(['discussions', sql, args]);
+        const anchors: PageAnchors<{ discussion_id: string; first: number }> = {
+          key,
+          version: () => noteListVersion(rc.svc.db, noteable.type, noteable.id),
+          column: first,
+          idColumn: first,
+          sort: 'asc',
+          value: (d) => d.first,
+          id: (d) => d.first,
+          // The threads' rows follow the record's notes (core/088's triggers), whose every write moves the version.
+          rowsAtVersion: true,
+        };
+        const ids = paginateSql(rc, rc.svc.db, { select: `discussion_id, ${first} AS first`, from: sql, args, order: `${first} ASC`, anchors });
+        const threads = threadsNotes(rc, noteable, ids.map((d) => d.discussion_id)).map((notes) => notes.filter((n) => !internal || !n.internal));
+        return discussions(rc, threads, noteable.iid);
       },
       { auth: 'optional' },
     );

@@ -1,3 +1,4 @@
+import { unchangedEntity } from '../../db/connection';
 import type { EntityContext } from '../core/entities';
 import { serverOf, userBasic, withFields } from '../core/entities';
 import { findNamespaceById } from '../core/namespaces';
@@ -34,19 +35,29 @@ export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknow
 
 const NO_PATHS: string[] = [];
 
-/** The entity of each snippet of a page: their files read for the page at once, each author built once. */
+/**
+ * The entity of each snippet of a page: their files read for the page at once, each author built
+ * once. A snippet whose row, author, files and URLs read as at its last build keeps that entity
+ * and its JSON text (unchangedEntity): a page of 100 was built and serialized anew after any write.
+ */
 export function snippets(ec: EntityContext, rows: SnippetRow[]): Record<string, unknown>[] {
   const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, string[]>();
   const authors = new Map<number, Record<string, unknown> | null>();
+  // The author's email shows to an administrator and to the author (`by`, an input): the viewer in
+  // the key keeps each viewer's entity apart instead of one rebuilt as viewers take turns.
+  const viewer = `${ec.user?.id ?? 0}:${!!ec.user?.admin}:${ec.baseUrl}`;
   return rows.map((s) => {
     let by = authors.get(s.author_id);
     if (by === undefined) authors.set(s.author_id, (by = author(ec, s.author_id)));
-    return snippetWith(ec, s, by, paths.get(s.id) ?? NO_PATHS);
+    const files = paths.get(s.id) ?? NO_PATHS;
+    const urls = snippetUrls(ec, s);
+    return unchangedEntity(ec.svc.db, 'snippet', `${s.id}:${viewer}`, s as unknown as Record<string, unknown>, [by, files, urls.web, urls.repoPath], () =>
+      snippetWith(ec, s, by, files, urls),
+    );
   });
 }
 
-function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknown> | null, paths: string[]): Record<string, unknown> {
-  const { web, repoPath } = snippetUrls(ec, s);
+function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknown> | null, paths: string[], { web, repoPath }: { web: string; repoPath: string }): Record<string, unknown> {
   return {
     id: s.id,
     title: s.title,

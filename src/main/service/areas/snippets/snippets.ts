@@ -197,6 +197,8 @@ export function projectSnippetList(svc: ServiceContext, user: User | null, proje
     sort: 'desc',
     value: (row) => row.id,
     id: (row) => row.id,
+    // snippets/003's version moves on every write to the project's snippets; the caller's view is in the key.
+    rowsAtVersion: true,
   };
   return { select: 's.*', from, args, order, countFrom: counted, anchors };
 }

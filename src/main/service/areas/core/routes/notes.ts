@@ -5,7 +5,7 @@ import { type PageAnchors, type SortDirection, paginateSql } from '../../../http
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type NoteRow, note, notes } from '../entities';
-import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../notes';
+import { type Noteable, createNote, findNote, findNoteOn, noteListVersion, validateNoteBody } from '../notes';
 import { isoTime } from '../time';
 import { findMergeRequest } from '../workitems';
 import { loadIssue } from './issues';
@@ -72,13 +72,14 @@ export function registerNoteRoutes(r: Router): void {
         // (core/022); the caller's view (internal notes) is in the SQL, so in the key.
         const anchors: PageAnchors<NoteRow> = {
           key: JSON.stringify(['notes', sql, args, q.order_by, sort]),
-          version: () =>
-            (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM note_list_versions WHERE noteable_type = ? AND noteable_id = ?), 0) AS v').get(...args) as { v: number }).v,
+          version: () => noteListVersion(rc.svc.db, noteable.type, noteable.id),
           column: q.order_by,
           idColumn: 'id',
           sort,
           value: (n) => (q.order_by === 'updated_at' ? n.updated_at : n.created_at),
           id: (n) => n.id,
+          // core/022's version moves on every write to the record's notes; the caller's view is in the key.
+          rowsAtVersion: true,
         };
         return notes(rc, paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}`, anchors }), noteable.iid);
       },
