@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(__dirname, '..');
 export const CLI = join(ROOT, 'out/main/cli.js');
@@ -19,6 +20,38 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
+}
+
+/**
+ * Where a server's resident memory is (MB): V8's heap and what it counts outside it (external: the
+ * Buffers' bytes), from the process itself (bench/memory-probe.mjs, preloaded with
+ * memoryProbeArgs); malloc's main arena ([heap]: SQLite's page cache and statements, the native
+ * addon's memory), the node binary's text, and the rest of the anonymous memory (V8's heap is in
+ * there, with large mallocs and the threads' arenas), from /proc/<pid>/smaps.
+ */
+export async function memorySplit(pid: number, probeFile: string): Promise<string> {
+  rmSync(probeFile, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  let v8: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number } | undefined;
+  for (let i = 0; i < 100 && !v8; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (existsSync(probeFile)) v8 = JSON.parse(readFileSync(probeFile, 'utf8'));
+  }
+  const kb: Record<string, number> = { heap: 0, text: 0, anon: 0, other: 0 };
+  let kind = 'other';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const map = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (map) kind = map[1] === '[heap]' ? 'heap' : map[1] === '' ? 'anon' : map[1] === process.execPath || map[1].endsWith('/node') ? 'text' : 'other';
+    else if (line.startsWith('Rss:')) kb[kind] += Number(line.split(/\s+/)[1]);
+  }
+  const mb = (n: number): string => (n / 1024).toFixed(1);
+  const heap = v8 ? `V8 heap ${(v8.heapUsed / 2 ** 20).toFixed(1)} used of ${(v8.heapTotal / 2 ** 20).toFixed(1)}, external ${(v8.external / 2 ** 20).toFixed(1)}; ` : '';
+  return `${heap}resident: malloc [heap] ${mb(kb.heap)}, other anonymous ${mb(kb.anon)}, node text ${mb(kb.text)}, files ${mb(kb.other)}`;
+}
+
+/** Node options that preload bench/memory-probe.mjs (memorySplit's view from inside; it writes where $SANDLAB_MEMORY_FILE says). */
+export function memoryProbeArgs(): string[] {
+  return ['--import', pathToFileURL(join(__dirname, 'memory-probe.mjs')).href];
 }
 
 /** CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc). */

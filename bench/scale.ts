@@ -12,10 +12,11 @@
  * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7] [--cli old/out/main/cli.js] [--only search] [--warm] [--cpu-prof DIR]
  * (`--cpu-prof DIR`: the big instance's server writes a V8 CPU profile there; summarize it with bench/cpuprofile-summary.ts.)
  */
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readScaleDirs, type ScaleManifest } from './build-scale';
-import { ROOT, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, rssMb, spawnSandlab, stop } from './lib';
+import { ROOT, cpuMs, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, memoryProbeArgs, memorySplit, rssMb, spawnSandlab, stop } from './lib';
 
 const { values: opts } = parseArgs({
   options: {
@@ -102,14 +103,19 @@ async function main(): Promise<void> {
 
   const t0 = performance.now();
   const profile = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(opts['cpu-prof'])] : [];
-  const bigServer = await spawnSandlab(join(dir, 'big'), big.token, { cli, nodeArgs: profile });
+  // The big server tells its memory apart (memorySplit): where the RSS printed at the end is.
+  const memoryFile = join(tmpdir(), `sandlab-bench-memory-${process.pid}.json`);
+  process.env.SANDLAB_MEMORY_FILE = memoryFile;
+  const bigServer = await spawnSandlab(join(dir, 'big'), big.token, { cli, nodeArgs: [...profile, ...memoryProbeArgs()] });
+  delete process.env.SANDLAB_MEMORY_FILE;
   const firstAnswer = await timeGet(`${bigServer.url}/api/v4/projects/${big.bigProjectId}`, big.token, bigServer.child.pid!);
   const startMs = performance.now() - t0;
   const smallServer = await spawnSandlab(join(dir, 'small'), small.token, { cli });
   try {
     const idleRss = rssMb(bigServer.child.pid!);
+    const cpuBefore = cpuMs(bigServer.child.pid!);
     console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);
-    console.log(`big instance RSS idle: ${fmt(idleRss)} MB\n`);
+    console.log(`big instance RSS idle: ${fmt(idleRss)} MB (${await memorySplit(bigServer.child.pid!, memoryFile)})\n`);
 
     // The milestone of each project the manifest names (its own lists: /milestones/:id/issues).
     const milestones = new Map<number, number>();
@@ -287,7 +293,9 @@ async function main(): Promise<void> {
       return { ...pages[pages.length - 1], ms: median(pages.map((x) => x.ms)), cpu: median(pages.map((x) => x.cpu)) };
     };
     if (chosen(['issues pages 2481-2500 in turn (each)', null])) row('issues pages 2481-2500 in turn (each)', await inTurn(big.bigProjectId), await inTurn(big.smallProjectId));
-    console.log(`\nbig instance RSS after the lists: ${fmt(rssMb(bigServer.child.pid!))} MB`);
+    // All threads' CPU: the garbage collector's helper threads too, which no line's main-thread figure counts.
+    console.log(`\nbig instance CPU during the lists (all threads, writes and samples): ${fmt(cpuMs(bigServer.child.pid!) - cpuBefore, 0)} ms`);
+    console.log(`big instance RSS after the lists: ${fmt(rssMb(bigServer.child.pid!))} MB (${await memorySplit(bigServer.child.pid!, memoryFile)})`);
   } finally {
     await stop(bigServer.child);
     await stop(smallServer.child);

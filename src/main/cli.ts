@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createService } from './service';
+import { boundHeap } from './service/memory';
 import { defaultUiRoot, registerUi } from './ui-static';
 
 /**
@@ -25,6 +26,9 @@ async function main(): Promise<void> {
     process.stdout.write('usage: sandlab serve [--port <n|0>] [--host 127.0.0.1] [--data-dir <dir>] [--ui]\n');
     return;
   }
+  // Before the data dir opens: its migrations and first reads would grow V8's heap too. Here and
+  // not in createService: the Electron app's main process is left to Electron's own V8 flags.
+  boundHeap();
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${values.port}`);
   const service = await createService({

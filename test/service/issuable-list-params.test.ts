@@ -107,3 +107,62 @@ describe('order_by', () => {
     }
   });
 });
+
+describe('non_archived', () => {
+  it("leaves an archived project's records out of a group's issues and merge requests and the instance's issues, unless non_archived=false", async () => {
+    const archived = ok(await s.post('/projects', { name: 'gone', namespace_id: group, visibility: 'public' })).id;
+    for (let n = 0; n < 3; n++) {
+      ok(await s.post(`/projects/${archived}/issues`, { title: `old issue ${n}`, assignee_ids: [me.id] }, { token: me.token }));
+      ok(await s.post(`/projects/${archived}/merge_requests`, { title: `old mr ${n}`, source_branch: `old${n}`, target_branch: 'main' }, { token: me.token }));
+    }
+    expect((await s.post(`/projects/${archived}/archive`, {})).status).toBe(201);
+    const live = [alpha, beta];
+    const all = [alpha, beta, archived];
+    for (const token of [undefined, me.token, other.token]) {
+      for (const kind of ['issues', 'merge_requests'] as const) {
+        await expectEveryPage(s, `/groups/${group}/${kind}`, {}, expected(kind, live, () => true), 9, token);
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { non_archived: 'true', state: 'opened' }, expected(kind, live, () => true), 9, token);
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { non_archived: 'false' }, expected(kind, all, () => true), 9, token);
+        await expectEveryPage(s, `/groups/${group}/${kind}`, { non_archived: 'false', scope: 'assigned_to_me' }, expected(kind, all, (r) => names(r, 'assignee_ids', me.id)), 4, me.token);
+      }
+      await expectEveryPage(s, '/issues', { scope: 'all' }, expected('issues', live, () => true), 9, token);
+      await expectEveryPage(s, '/issues', { scope: 'all', non_archived: 'false' }, expected('issues', all, () => true), 9, token);
+      // The instance's merge requests take no non_archived (lib/api/merge_requests.rb): every visible one.
+      await expectEveryPage(s, '/merge_requests', { scope: 'all' }, expected('merge_requests', all, () => true), 9, token);
+    }
+    await expectEveryPage(s, '/issues', { scope: 'assigned_to_me' }, expected('issues', live, (r) => names(r, 'assignee_ids', me.id)), 5, me.token);
+    await expectEveryPage(s, '/issues', { scope: 'assigned_to_me', non_archived: 'false' }, expected('issues', all, (r) => names(r, 'assignee_ids', me.id)), 5, me.token);
+    // A project's own list takes none either: an archived project lists its records.
+    await expectEveryPage(s, `/projects/${archived}/issues`, {}, expected('issues', [archived], () => true), 2);
+    const bad = await s.get(`/groups/${group}/issues`, { query: { non_archived: 'maybe' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'non_archived is invalid' });
+  });
+});
+
+describe('labels', () => {
+  it("sorted by title, and as LabelBasic with with_labels_details=true (a title no label has: its name alone)", async () => {
+    ok(await s.post(`/groups/${group}/labels`, { name: 'zeta', color: '#ff0000', description: 'group **label**' }));
+    ok(await s.post(`/projects/${alpha}/labels`, { name: 'Alpha', color: '#00ff00' }));
+    const issue = ok(await s.post(`/projects/${alpha}/issues`, { title: 'labelled', labels: 'zeta,Alpha,beta' }));
+    const mr = ok(await s.post(`/projects/${alpha}/merge_requests`, { title: 'labelled', source_branch: 'lbl', target_branch: 'main', labels: 'zeta,Alpha,beta' }));
+    expect(issue.labels).toEqual(['Alpha', 'beta', 'zeta']);
+    expect(mr.labels).toEqual(['Alpha', 'beta', 'zeta']);
+    // beta's label deleted: the records keep its title.
+    const beta = (ok(await s.get(`/projects/${alpha}/labels`, { query: { search: 'beta' } })) as { id: number; name: string }[]).find((l) => l.name === 'beta')!;
+    db().prepare('DELETE FROM labels WHERE id = ?').run(beta.id);
+    const labels = (ok(await s.get(`/projects/${alpha}/labels`, { query: { include_ancestor_groups: 'true', per_page: '100' } })) as { id: number; name: string; color: string; description: string | null; description_html: string; text_color: string }[]);
+    const basic = (name: string) => {
+      const l = labels.find((x) => x.name === name)!;
+      return { id: l.id, name: l.name, description: l.description, description_html: l.description_html, text_color: l.text_color, color: l.color };
+    };
+    const want = [basic('Alpha'), { id: null, name: 'beta' }, basic('zeta')];
+    for (const path of [`/projects/${alpha}/issues`, `/groups/${group}/issues`, `/projects/${alpha}/merge_requests`, `/groups/${group}/merge_requests`]) {
+      const detailed = ok(await s.get(path, { query: { with_labels_details: 'true', search: 'labelled' } })) as { labels: unknown[] }[];
+      expect(detailed.map((r) => r.labels), path).toEqual([want]);
+      const plain = ok(await s.get(path, { query: { search: 'labelled' } })) as { labels: unknown[] }[];
+      expect(plain.map((r) => r.labels), path).toEqual([['Alpha', 'beta', 'zeta']]);
+    }
+    expect((ok(await s.get('/issues', { query: { scope: 'all', with_labels_details: 'true', search: 'labelled' } })) as { labels: unknown[] }[])[0].labels).toEqual(want);
+  });
+});

@@ -167,6 +167,60 @@ describe('label pair counters (core/092)', () => {
     }
   });
 
+  it('in title order, asks the other titles on the rarer title\'s rows before their records are read', async () => {
+    const db = s.service.context.db;
+    for (const path of [`/projects/${proj}/issues`, `/groups/${group}/merge_requests`]) {
+      const reads = await pagedReads(s, async () => void ok(await s.get(path, { query: { labels: 'bug,ux,rare', order_by: 'title' } })));
+      expect(reads.length, path).toBe(1);
+      // The set's rows (the rarest title's) and, inside the same subquery, the two other titles asked by id.
+      const inner = /FROM \(SELECT DISTINCT \+il\.issuable_id AS id (.*?)\) s CROSS JOIN/s.exec(reads[0].sql)?.[1] ?? '';
+      expect(inner.match(/EXISTS \(SELECT 1 FROM issuable_labels p /g)?.length, path).toBe(2);
+      expect(reads[0].args.slice(0, 3), path).toEqual(['rare', 'bug', 'ux']);
+      const plan = queryPlan(db, reads[0].sql, ...reads[0].args);
+      // Each title asked by an index seek, before the records are looked up.
+      const asked = plan.search(/SEARCH p (EXISTS )?USING (COVERING INDEX issuable_labels_title|PRIMARY KEY) \(issuable_type=\? AND (title=\? AND issuable_id=\?|issuable_id=\? AND title=\?)\)/);
+      expect(asked, path).toBeGreaterThan(0);
+      expect(asked, path).toBeLessThan(plan.indexOf('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)'));
+    }
+  });
+
+  it('a project\'s deep pages start from a row an earlier page read while its records are unwritten; every page as the records say', async () => {
+    const ctx = s.service.context;
+    const deep = (await s.createProject({ name: 'deep', namespace_id: group, visibility: 'public' })).id;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= 1_500; i++) {
+        const common = { iid: i, title: `Deep ${i}`, description: null, authorId: 1, assigneeIds: [], labels: i % 10 ? ['a', 'b'] : ['a'], createdAt: at(Math.floor(i / 2)), updatedAt: at(3_000 - (i % 70)), importedFrom: 'none' as const };
+        insertImportedIssue(ctx, deep, { ...common, state: 'opened', confidential: false });
+        insertImportedMergeRequest(ctx, deep, { ...common, state: 'opened', reviewerIds: [], sourceBranch: `d-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) });
+      }
+    })();
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      for (const [query, order] of [
+        [{ labels: 'a,b' }, 'x.created_at DESC, x.id DESC'],
+        [{ labels: 'b', 'not[labels]': 'x', order_by: 'updated_at', sort: 'asc' }, 'x.updated_at ASC, x.id ASC'],
+      ] as [Record<string, string>, string][]) {
+        const path = `/projects/${deep}/${kind}`;
+        const where = query['not[labels]'] ? `${carries('b')} AND NOT ${carries('x')}` : `${carries('a')} AND ${carries('b')}`;
+        const read = async (): Promise<number> => {
+          const want = (ctx.db.prepare(`SELECT x.id FROM ${kind} x WHERE x.project_id = ? AND ${where} ORDER BY ${order}`).all(deep) as { id: number }[]).map((r) => r.id);
+          const reads = await pagedReads(s, async () => {
+            for (const n of [11, 12, 13, 12, 14, 11]) {
+              const res = await s.get(path, { query: { ...query, per_page: '100', page: String(n) } });
+              expect(res.headers.get('x-total'), path).toBe(String(want.length));
+              expect((res.body as { id: number }[]).map((r) => r.id), `${path} ${JSON.stringify(query)} page ${n}`).toEqual(want.slice((n - 1) * 100, n * 100));
+            }
+          });
+          return reads.filter((r) => /\(il\.(created|updated)_at, il\.issuable_id\) [<>]/.test(r.sql)).length;
+        };
+        expect(await read(), path).toBeGreaterThan(3);
+        // A write to the project's records: the anchors are forgotten, the pages still the records'.
+        ctx.db.prepare(`UPDATE ${kind} SET labels = '["a"]' WHERE project_id = ? AND iid = 1450`).run(deep);
+        ctx.db.prepare(`UPDATE ${kind} SET created_at = ?, updated_at = ? WHERE project_id = ? AND iid = 300`).run(at(5_000), at(10), deep);
+        expect(await read(), path).toBeGreaterThan(3);
+      }
+    }
+  }, 120_000);
+
   it('counts as before where a record could count twice: a title in two spellings in the scope', async () => {
     const relabel = s.service.context.db.prepare('UPDATE issues SET labels = ? WHERE project_id = ? AND iid = ?');
     relabel.run('["Bug","bug","ux"]', sibling, 2);

@@ -128,7 +128,7 @@ describe('group labels', () => {
     const res = await s.put(`/groups/${g.id}/labels/${l.id}`, { new_name: 'new', color: 'red', description: 'd' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: l.id, name: 'new', color: '#FF0000', description: 'd' });
-    expect((await s.get(`/projects/${p.id}/issues/${issue.iid}`)).body.labels).toEqual(['new', 'keep']);
+    expect((await s.get(`/projects/${p.id}/issues/${issue.iid}`)).body.labels).toEqual(['keep', 'new']);
     const byName = await s.put(`/groups/${g.id}/labels/new`, { description: 'by name' });
     expect(byName.body.description).toBe('by name');
     await s.post(`/groups/${g.id}/labels`, { name: 'taken', color: '#123456' });

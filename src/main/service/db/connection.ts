@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from './migrations';
 import { applyMigrations } from './migrations';
+import { MEMORY_BUDGET } from '../memory';
 
 export type Db = Database.Database;
 
@@ -36,6 +37,9 @@ export function openDatabase(file: string, migrations: Migration[], opts: { nati
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+  // The page caches' size is the memory budget's (better-sqlite3's default was the same, unstated).
+  db.pragma(`main.cache_size = ${-MEMORY_BUDGET.sqlitePageCacheKib}`);
+  db.pragma(`temp.cache_size = ${-MEMORY_BUDGET.sqlitePageCacheKib}`);
   // JavaScript's toLowerCase in SQL: Unicode-aware, where SQLite's lower() folds ASCII only.
   db.function('js_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   applyMigrations(db, migrations);
@@ -85,7 +89,7 @@ function trackTransactions(db: Db): void {
  * eviction pass goes (a used one gets a second chance at the back). A hit only sets a flag,
  * where moving the entry to the back cost a Map delete and insert on every prepare.
  */
-function cacheStatements(db: Db, limit = 1000): void {
+function cacheStatements(db: Db, limit: number = MEMORY_BUDGET.statements): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, { stmt: Database.Statement; used: boolean }>();
   const evictOne = (): void => {
@@ -190,9 +194,9 @@ interface RowArrays {
 /** SQL whose answer can change without a write: the clock, randomness, the connection's own counters. */
 const VOLATILE_SQL = /'now'|\b(random|randomblob|current_timestamp|current_date|current_time|last_insert_rowid|changes|total_changes)\b|^\s*pragma\b/i;
 /** Rows remembered across all statements before they are all let go (RSS stays bounded). */
-const MAX_REMEMBERED_ROWS = 5000;
+const MAX_REMEMBERED_ROWS = MEMORY_BUDGET.rememberedRows;
 /** Larger answers (long lists) are read again each time. */
-const MAX_REMEMBERED_LIST = 100;
+const MAX_REMEMBERED_LIST = MEMORY_BUDGET.rememberedListRows;
 
 /**
  * A read statement answers the same for the same parameters until the next write: its answers are
@@ -216,11 +220,20 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   let generation = -1;
   const rows: Answers = new Map();
   const lists: Answers = new Map();
+  /** Rows this statement holds (counted in state.heldRows), and the generation it last said so in (state.holding). */
+  let held = 0;
+  let holdingIn = -1;
+  const forget = (): void => {
+    if (held === 0 || generation === state.generation) return;
+    rows.clear();
+    lists.clear();
+    state.heldRows -= held;
+    held = 0;
+  };
   const current = (): boolean => {
     if (transactionOpen(db, state)) return false;
     if (generation !== state.generation) {
-      rows.clear();
-      lists.clear();
+      forget();
       generation = state.generation;
     }
     return true;
@@ -229,7 +242,18 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     if (state.rememberedGeneration !== state.generation) {
       state.rememberedGeneration = state.generation;
       state.rememberedRows = 0;
+      // The answers of earlier generations go now, at the first one remembered in this one: left
+      // until its statement is called again, each statement kept its last generation's answers
+      // (a statement a crawler never calls again, for good).
+      for (const f of state.holding) f();
+      state.holding.length = 0;
     }
+    if (holdingIn !== state.generation) {
+      holdingIn = state.generation;
+      state.holding.push(forget);
+    }
+    held += count;
+    state.heldRows += count;
     state.rememberedRows += count;
     // Let everything go at once past the bound: the next reads start afresh.
     if (state.rememberedRows > MAX_REMEMBERED_ROWS) state.generation++;
@@ -270,6 +294,11 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     for (let i = 0; i < list.length; i++) out[i] = copy(list[i]);
     return out;
   };
+}
+
+/** Rows the read statements hold now (rememberReads), for tests of the bound: at most a generation's MEMORY_BUDGET.rememberedRows and one more answer. */
+export function rememberedRowsHeld(db: Db): number {
+  return lookupState(db).heldRows;
 }
 
 /** A statement's remembered answers: one level of maps per parameter, keyed by the value itself. */
@@ -332,16 +361,26 @@ interface LookupState {
   /** Rows the statements remember in generation `rememberedGeneration` (rememberReads). */
   rememberedRows: number;
   rememberedGeneration: number;
+  /** Rows the statements hold, of this generation and of earlier ones not let go yet (rememberReads). */
+  heldRows: number;
+  /** How each statement that remembered rows since the last sweep lets them go (rememberReads). */
+  holding: (() => void)[];
   /** db.transaction functions running (trackTransactions). */
   transactionDepth: number;
   /** A transaction may have been opened other than through db.transaction: transactionOpen asks SQLite. */
   transactionsByHand: boolean;
+  /** cachedLookup kinds whose values read only these tables (core/099's versions): kept across writes to others. */
+  tableKinds: Map<string, readonly string[]>;
+  /** The versions of its tables each such kind's values were read at. */
+  kindVersions: Map<string, number[]>;
+  /** Such kinds found current in generation `entriesGeneration`. */
+  kindsChecked: Set<string>;
 }
 const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, transactionDepth: 0, transactionsByHand: true }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set() }));
   return state;
 }
 
@@ -354,14 +393,68 @@ function lookupState(db: Db): LookupState {
  * than one string built per call: a fresh string is copied and hashed on every lookup, where a
  * number hashes for free (the token, project and namespace lookups of every request).
  */
-export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
-  return remembered(db, 'entries', 10_000, kind, id, load);
+export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined, tables?: readonly string[]): T | undefined {
+  if (tables) lookupState(db).tableKinds.set(kind, tables);
+  return remembered(db, 'entries', MEMORY_BUDGET.lookups, kind, id, load);
 }
 
 /** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
 export function lookupKnown(db: Db, kind: string, id: number | string): boolean {
   const state = lookupState(db);
-  return !transactionOpen(db, state) && state.entriesGeneration === state.generation && !!state.entries.get(kind)?.has(id);
+  if (transactionOpen(db, state)) return false;
+  startEntriesGeneration(state);
+  if (state.tableKinds.has(kind)) checkTableKind(db, state, kind);
+  return !!state.entries.get(kind)?.has(id);
+}
+
+/**
+ * A new generation of cached lookups (a write happened): every value goes, but the kinds that
+ * read only tables core/099 versions, which stay until checked against their tables' versions.
+ */
+function startEntriesGeneration(state: LookupState): void {
+  if (state.entriesGeneration === state.generation) return;
+  const kept: [string, Map<unknown, unknown>][] = [];
+  for (const kind of state.tableKinds.keys()) {
+    const entries = state.entries.get(kind);
+    if (entries) kept.push([kind, entries]);
+  }
+  state.entries.clear();
+  state.entities.clear();
+  state.sizes.entries = state.sizes.entities = 0;
+  for (const [kind, entries] of kept) {
+    state.entries.set(kind, entries);
+    state.sizes.entries += entries.size;
+  }
+  state.kindsChecked.clear();
+  state.entriesGeneration = state.generation;
+}
+
+const TABLE_VERSION_SQL = 'SELECT version FROM table_versions WHERE name = ?';
+
+/**
+ * Keeps a table kind's values only while each of its tables' versions (core/099, moved by every
+ * write to a row of it) is the one they were read at; checked once per generation, before any
+ * value of the kind is read or kept. Without the versions (a database before core/099) the
+ * kind goes at every write, as the others.
+ */
+function checkTableKind(db: Db, state: LookupState, kind: string): void {
+  if (state.kindsChecked.has(kind)) return;
+  state.kindsChecked.add(kind);
+  let now: number[] | null = [];
+  try {
+    for (const table of state.tableKinds.get(kind)!) now.push((db.prepare(TABLE_VERSION_SQL).get(table) as { version: number } | undefined)?.version ?? -1);
+  } catch {
+    now = null;
+  }
+  const then = state.kindVersions.get(kind);
+  if (now && then && now.length === then.length && now.every((v, i) => v >= 0 && v === then[i])) return;
+  const entries = state.entries.get(kind);
+  if (entries) {
+    state.sizes.entries -= entries.size;
+    state.entries.delete(kind);
+  }
+  if (now) state.kindVersions.set(kind, now);
+  else state.kindVersions.delete(kind);
 }
 
 /**
@@ -371,11 +464,11 @@ export function lookupKnown(db: Db, kind: string, id: number | string): boolean 
  * state). Entities are larger than rows, so fewer are kept. Frozen: callers copy to extend.
  */
 export function cachedEntity<T extends object>(db: Db, kind: string, id: LookupKey, build: () => T): T {
-  return remembered(db, 'entities', 1000, kind, id, build)!;
+  return remembered(db, 'entities', MEMORY_BUDGET.entities, kind, id, build)!;
 }
 
 /** Entities unchangedEntity keeps per database and kind (beyond, the oldest go first). */
-const UNCHANGED_ENTITIES = 1000;
+const UNCHANGED_ENTITIES = MEMORY_BUDGET.unchangedEntitiesPerKind;
 const unchangedStores = new WeakMap<Db, Map<string, Map<string, { row: Row | null; inputs: unknown; entity: object }>>>();
 
 /**
@@ -519,7 +612,7 @@ function entityList(value: object[]): string | Buffer {
  * sent again instead of copied anew. A few only: each holds a page's bytes (~150 KB).
  */
 const recentBodies = new Map<object, { entities: object[]; body: Buffer }>();
-const RECENT_BODIES = 8;
+const RECENT_BODIES = MEMORY_BUDGET.recentBodies;
 
 /**
  * An answer body that never changes (the 404 for an unknown path): frozen, and its JSON text made
@@ -534,12 +627,8 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
 function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
   const state = lookupState(db);
   if (transactionOpen(db, state)) return load();
-  if (state.entriesGeneration !== state.generation) {
-    state.entries.clear();
-    state.entities.clear();
-    state.sizes.entries = state.sizes.entities = 0;
-    state.entriesGeneration = state.generation;
-  }
+  startEntriesGeneration(state);
+  if (store === 'entries' && state.tableKinds.has(kind)) checkTableKind(db, state, kind);
   const kinds = state[store];
   let entries = kinds.get(kind);
   if (entries === undefined) kinds.set(kind, (entries = new Map()));

@@ -1,4 +1,5 @@
 import type { Db } from './connection';
+import { MEMORY_BUDGET } from '../memory';
 
 /**
  * A table's write log: a table its triggers append to on every insert, update and delete of its
@@ -18,7 +19,7 @@ export interface WriteLog {
 type Row = Record<string, unknown>;
 
 /** Rows a store keeps per table (beyond, the oldest go first): a few pages of 100. */
-const REMEMBERED_ROWS = 2_000;
+const REMEMBERED_ROWS = MEMORY_BUDGET.rowsById;
 
 interface RowStore {
   /** The log's last entry when the rows were last checked against it: none of them was written up to it. */

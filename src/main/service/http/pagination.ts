@@ -2,6 +2,7 @@ import type { Db } from '../db/connection';
 import { type WriteLog, rowsByIds } from '../db/written-rows';
 import type { RequestContext } from './route';
 import { grapeError } from './errors';
+import { MEMORY_BUDGET } from '../memory';
 
 export interface Page {
   page: number;
@@ -233,8 +234,8 @@ export interface PageAnchors<T> {
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
 const ANCHORED_FROM_OFFSET = 1_000;
 /** Lists remembered per database, and anchors per list (beyond either, all are dropped and built again). */
-const ANCHORED_LISTS = 200;
-const ANCHORS_PER_LIST = 2_000;
+const ANCHORED_LISTS = MEMORY_BUDGET.anchoredLists;
+const ANCHORS_PER_LIST = MEMORY_BUDGET.anchorsPerList;
 
 interface Anchor {
   value: string | number;
@@ -453,7 +454,7 @@ export function countUpTo(db: Db, from: string, args: unknown[], cap: number): n
 /** Lists of more than COUNT_LIMIT rows per database: their key -> the version they were counted at. */
 const largeLists = new WeakMap<Db, Map<string, number>>();
 /** Lists remembered per database (beyond, all are let go and counted again). */
-const LARGE_LISTS = 500;
+const LARGE_LISTS = MEMORY_BUDGET.largeLists;
 
 /**
  * A list's count up to `cap`, where a list found to hold more than COUNT_LIMIT rows (the
@@ -481,7 +482,7 @@ export function countPastLimit(db: Db, key: string, version: () => number, cap: 
 /** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
 const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
 /** Pages remembered per database (beyond, all are let go): each holds up to a page of 100 rows. */
-const REMEMBERED_PAGES = 100;
+const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
 
 /**
  * The rows `read` gives for a page of a list whose anchors say its rows stay while its version

@@ -1,3 +1,5 @@
+import { MEMORY_BUDGET } from '../memory';
+
 /**
  * The route table: per method, a tree of path segments. Registering a route is a few map inserts
  * (the service registers ~1,000 at start); a lookup walks one node per segment. It answers as
@@ -80,8 +82,8 @@ type Outcome<T> = Match<T> | { kind: 'badUrl'; path: string } | { kind: 'tooLong
  * splitting, decoding and walking (one Map lookup). Bounded, and let go at once when full: the
  * paths are the clients' to choose. Long paths are walked every time.
  */
-const MEMO_LIMIT = 2000;
-const MEMO_MAX_PATH = 256;
+const MEMO_LIMIT = MEMORY_BUDGET.routePaths;
+const MEMO_MAX_PATH = MEMORY_BUDGET.routePathMaxLength;
 
 class Tree<T> {
   readonly root = new Node<T>();

@@ -1,4 +1,5 @@
 import type { Reply } from './server';
+import { MEMORY_BUDGET } from '../memory';
 
 /**
  * GitLab's API rate limits (Rack::Attack `throttle_authenticated_api` / `throttle_unauthenticated_api`,
@@ -20,7 +21,7 @@ export interface RateLimits {
 }
 
 /** Windows kept before old ones are swept (one per user or IP that called this window). */
-const MAX_TRACKED = 10_000;
+const MAX_TRACKED = MEMORY_BUDGET.rateLimitWindows;
 
 export class RateLimiter {
   private readonly windows = new Map<string, { window: number; count: number }>();

@@ -1,6 +1,7 @@
 import type MarkdownIt from 'markdown-it';
 import type { MarkdownIt as Renderer, StateCore, Token } from 'markdown-it';
 import { lazyRequire } from '../lazy-require';
+import { MEMORY_BUDGET } from '../memory';
 
 const markdownIt = lazyRequire<typeof MarkdownIt>('markdown-it');
 const markdownItEmoji = lazyRequire<typeof import('markdown-it-emoji')>('markdown-it-emoji');
@@ -181,8 +182,8 @@ export function renderMarkdown(text: string, opts: RenderOptions): string {
 /** Rendered `*_html` fields by source text: without reference lookups the HTML depends on the text alone. */
 const renderedFields = new Map<string, string>();
 /** Bounds the memory they take: a few megabytes at most. */
-const RENDERED_FIELDS_KEPT = 500;
-const RENDERED_FIELD_MAX_LENGTH = 2000;
+const RENDERED_FIELDS_KEPT = MEMORY_BUDGET.renderedMarkdown;
+const RENDERED_FIELD_MAX_LENGTH = MEMORY_BUDGET.renderedMarkdownMaxLength;
 
 /**
  * A `*_html` field: GitLab Flavored Markdown without reference lookups; '' for no text. Remembered

@@ -35,6 +35,10 @@ export function withFields<A extends object, B extends object>(base: A, extra: B
 
 // --- users -------------------------------------------------------------------------------------
 
+
+/** The table the milestone lookup reads (core/099): its rows outlive writes to other tables. */
+const MILESTONES_TABLE = ['milestones'] as const;
+
 /** UserBasic: the author/assignee shape. */
 export function userBasic(ec: EntityContext, u: User): Record<string, unknown> {
   return {
@@ -1008,7 +1012,8 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
     updated_at: i.updated_at,
     closed_at: i.closed_at,
     closed_by: parts.closedBy,
-    labels: JSON.parse(i.labels),
+    // Sorted by title, as Entities::IssueBasic (`labels.map(&:title).sort`).
+    labels: (JSON.parse(i.labels) as string[]).sort(),
     milestone: parts.milestone,
     assignees,
     author: parts.author,
@@ -1154,7 +1159,8 @@ function buildMergeRequest(m: MergeRequestRow, parts: MergeRequestParts): Record
     reviewers: parts.reviewers,
     source_project_id: m.source_project_id,
     target_project_id: m.target_project_id,
-    labels: JSON.parse(m.labels),
+    // Sorted by title, as Entities::MergeRequestBasic.
+    labels: (JSON.parse(m.labels) as string[]).sort(),
     draft,
     work_in_progress: draft,
     milestone: parts.milestone,
@@ -1326,7 +1332,7 @@ function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | nul
   let entity = counts.milestones.get(id);
   if (entity === undefined) {
     // The row is memoized until the next write too: consecutive pages share a few milestones.
-    const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id));
+    const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id), MILESTONES_TABLE);
     entity = sameAsBefore(ec, 'milestone', id, m ? milestone(ec, m) : null);
     counts.milestones.set(id, entity);
   }

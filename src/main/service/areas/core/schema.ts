@@ -24,6 +24,9 @@ export function draftTitleSql090(column: string): string {
   return `(${column} GLOB '*[dD][rR][aA][fF][tT]*' AND (lower(substr(${t}, 1, 7)) IN ('[draft]', '(draft)') OR lower(substr(${t}, 1, 6)) = 'draft:' OR (lower(substr(${t}, 1, 5)) = 'draft' AND substr(${t}, 7, 1) = '-' AND length(${t}) >= 8 AND instr(${WHITE_SPACE_090}, substr(${t}, 6, 1)) > 0 AND instr(${WHITE_SPACE_090}, substr(${t}, 8, 1)) > 0)))`;
 }
 
+/** core/099's tables (a landed migration's text: never edit, add a migration for another table). */
+const TABLE_VERSIONED_099 = ['users', 'personal_access_tokens', 'projects', 'namespaces', 'milestones'];
+
 export const coreMigrations: Migration[] = [
   {
     name: 'core/001_initial',
@@ -2136,6 +2139,21 @@ INSERT INTO note_authors (noteable_type, noteable_id, author_id, first_id, first
   SELECT noteable_type, noteable_id, author_id, min(id), min(CASE WHEN internal = 0 THEN id END) FROM notes WHERE author_id IS NOT NULL GROUP BY noteable_type, noteable_id, author_id;
 CREATE INDEX notes_mentioning ON notes (noteable_type, noteable_id) WHERE instr(body, '@') > 0;
 ${noteAuthorTriggers()}
+`,
+  },
+  {
+    // A version per table of the rows every request looks up (users, tokens, projects, namespaces,
+    // milestones), moved on by every insert, update and delete of its rows: cachedLookup keeps a
+    // kind of rows read from these tables across writes to other tables (db/connection.ts), where
+    // any write let every remembered row go (~125 us a request after a write: its token, user,
+    // project, namespace and the page's users read again).
+    name: 'core/099_table_versions',
+    sql: `
+CREATE TABLE table_versions (name TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+${TABLE_VERSIONED_099.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
   },
   {

@@ -16,6 +16,7 @@ import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
+import { MEMORY_BUDGET } from '../../memory';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -282,6 +283,8 @@ export interface IdSet {
   indexed?: string;
   /** The set's records in the scope as counters count them (no rows read), when counters do. */
   size?: () => number;
+  /** The probe asked of a record's id alone (`args` its arguments): checked on another set's rows before their record is read. */
+  probeById?: (id: string) => string;
   /**
    * The set as (project, milestone) pairs holding its records in the scope (from the counters), when
    * they are few (else undefined): each pair's records are in creation order in the (project,
@@ -557,7 +560,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
       // No project column: a title's rows are read whole by the title's index, each record's project
       // checked on the record (kept to a group's projects, SQLite read every label row of the type).
-      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size });
+      const probeById = (id: string): string => `EXISTS (SELECT 1 FROM issuable_labels p WHERE p.issuable_type = '${type}' AND p.issuable_id = ${id} AND p.title = ? COLLATE NOCASE)`;
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size, probeById });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -899,7 +903,20 @@ export function labelTitlesList<T extends { id: number }>(
           AND s.title = il.title COLLATE NOCASE AND s.title < il.title)` : ''}${others.map(() => carries(false)).join('')}${titles.without.map(() => carries(true)).join('')}${byScope ? ` AND ${scope.where}` : ''}${trivial ? '' : ` AND ${extra.sql}`}`;
   const args = [...(inProject ? [projectId] : []), driver, ...(state ? [state] : []), ...others, ...titles.without, ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
-  const ids: SqlList<{ id: number }> = { select: 'il.issuable_id AS id', from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
+  const ids: SqlList<{ id: number; at: string }> = { select: `il.issuable_id AS id, il.${col} AS at`, from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
+  // A project's deep pages start from a row an earlier page read while its records are unwritten,
+  // for a caller whose view of them no membership decides (as labelRowsPage's).
+  if (projectId !== undefined && extra.args.length === 0) {
+    ids.anchors = {
+      key: JSON.stringify(['labelTitles', type, ids.from, ids.args, ids.order]),
+      version: () => listVersion(rc, type, projectId),
+      column: `il.${col}`,
+      idColumn: 'il.issuable_id',
+      sort: filters.sort,
+      value: (row) => row.at,
+      id: (row) => row.id,
+    };
+  }
   return {
     count: { from, args },
     rows: (limit, offset) => rowsByIds<T>(db, writesOf(table), listRows(db, ids, limit, offset).map((r) => r.id)),
@@ -1345,7 +1362,14 @@ export function idSetLists(
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
   const [rows, rowsArgs] = setRowsInScope(smallest, scope);
-  const bySet = { from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`, args: [...rowsArgs, ...args] };
+  // The other sets that can be asked by id alone (label titles) are asked on the set's rows, so only
+  // their records are read (labels=a,b&order_by=title: 556 issues read, not the 2,778 of the rarer title).
+  const byId = sets.filter((set) => set !== smallest && set.probeById);
+  const probed = byId.map((set) => ` AND ${set.probeById!(smallest.id)}`).join('');
+  const bySet = {
+    from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}${probed}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`,
+    args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...args],
+  };
   const { indexed } = smallest;
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
@@ -1629,7 +1653,7 @@ const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowi
 /** Remembered match counts per database: `index|project|query` (or `index|projects|query` for a scope of many: scopeMatchCount) -> the count and the version it was read at. */
 const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
-const REMEMBERED_MATCH_COUNTS = 500;
+const REMEMBERED_MATCH_COUNTS = MEMORY_BUDGET.matchCounts;
 /** Matches counted past COUNT_LIMIT + 1, so that a common term stays "more than COUNT_LIMIT" through this many writes without a recount. */
 export const MATCH_COUNT_SLACK = 1_000;
 
@@ -1705,9 +1729,9 @@ type RememberedWalk = SearchWalk & { version: number; seq: number };
 /** Walks remembered per database: key -> the walk. */
 const searchWalks = new WeakMap<Db, Map<string, RememberedWalk>>();
 /** Walks remembered per database (beyond it, all are dropped and walked again). */
-const REMEMBERED_WALKS = 100;
+const REMEMBERED_WALKS = MEMORY_BUDGET.searchWalks;
 /** A walk keeps at most this many matched ids (memory stays small; a walk serves pages within SEARCH_WALK_ROWS). */
-const REMEMBERED_WALK_MATCHES = 2_000;
+const REMEMBERED_WALK_MATCHES = MEMORY_BUDGET.searchWalkMatches;
 /** Up to this many writes since, a remembered walk is patched by the records written rather than walked again. */
 const PATCHED_WALK_WRITES = 200;
 
@@ -2012,16 +2036,32 @@ export function projectScope(project: Project): Scope {
 }
 
 /** Items of the projects in a group and its subgroups that the caller can see (`/groups/:id/issues`, ...). */
-export function groupScope(rc: RequestContext): Scope {
+export function groupScope(rc: RequestContext, nonArchived = false): Scope {
   const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`;
+  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${nonArchived ? NOT_ARCHIVED : ''}`;
   const projects = `x.project_id IN (${inGroup})`;
   return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args], projects: inGroup };
 }
 
-/** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default). */
-export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'): Scope {
+/** A project not archived (`+`: projects_archived is no way into a list's projects). */
+const NOT_ARCHIVED = ' AND +p.archived = 0';
+
+/**
+ * `non_archived` of a group's issues and merge requests and the instance's issues (Grape default
+ * true): their archived projects' records left out (IssuableFinder#by_non_archived), unless false.
+ */
+export function leavesArchivedOut(rc: RequestContext): boolean {
+  return declared(rc.params, { non_archived: t.boolean().default(true) }).non_archived;
+}
+
+/** Whether any project is archived (read by projects_archived, remembered until the next write). */
+function anyArchived(rc: RequestContext): boolean {
+  return rc.svc.db.prepare('SELECT 1 AS one FROM projects WHERE archived = 1 LIMIT 1').get() !== undefined;
+}
+
+/** `/issues`, `/merge_requests`: visible projects, narrowed by `scope` (the caller's own by default); `nonArchived`: see leavesArchivedOut. */
+export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', nonArchived = false): Scope {
   const q = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
   const where: string[] = [];
@@ -2031,22 +2071,28 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest'):
   const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
   const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return { ...visibleScope(rc), byCaller: true };
+  if (!where.length) return { ...visibleScope(rc, nonArchived), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  if (rc.user?.admin) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
+  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql})`;
+  const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql}${archived})`;
   return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets, byCaller: true };
 }
 
-/** Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance level). */
-export function visibleScope(rc: RequestContext): Scope {
+/**
+ * Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance
+ * level), but archived projects' when `nonArchived` (see leavesArchivedOut).
+ */
+export function visibleScope(rc: RequestContext, nonArchived = false): Scope {
   // An administrator sees every project, so every record (each record's project exists: a
   // foreign key): no project condition, which SQLite built as a list of every project id for
   // each statement (the count, the walk-or-read choice and the page: ~1 ms each at 10,000).
-  if (rc.user?.admin) return { where: '1 = 1', args: [], instance: true };
+  // With archived projects to leave out, their projects are the scope.
+  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  if (rc.user?.admin && !archived) return { where: '1 = 1', args: [], instance: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}`;
+  const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}${archived}`;
   const projects = `x.project_id IN (${visible})`;
   return { where: projects, unindexed: `+${projects}`, args: [...vis.args], projects: visible };
 }

@@ -16,6 +16,7 @@ import { countDirection, otherDateList } from '../../db/date-lag';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
+import { MEMORY_BUDGET } from '../../memory';
 
 export interface EpicRow {
   id: number;
@@ -381,7 +382,7 @@ const COUNT_SLACK = 1_000;
 /** Remembered counts per database: the list's key -> its count and the list version it was read at. */
 const rememberedCounts = new WeakMap<Db, Map<string, { version: number; n: number }>>();
 /** Counts remembered per database (beyond it, all are dropped and counted again). */
-const REMEMBERED_COUNTS = 500;
+const REMEMBERED_COUNTS = MEMORY_BUDGET.epicCounts;
 
 /**
  * A list's count while its groups' epics stay unwritten (the version), and afterwards as a lower

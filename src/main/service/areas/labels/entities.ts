@@ -1,6 +1,8 @@
 import type { EntityContext } from '../core/entities';
 import { markdownField } from '../../markdown/markdown';
-import { type LabelCounts, type LabelRow, isSubscribed, labelCounts, subscribedLabelIds } from './labels';
+import { type LabelCounts, type LabelRow, findLabelByTitle, isSubscribed, labelCounts, subscribedLabelIds } from './labels';
+import type { ServiceContext } from '../../context';
+import { findProjectById } from '../core/projects';
 import { textColorFor } from './colors';
 
 /** LabelBasic: what issues' and epics' `with_labels_details` show. */
@@ -51,4 +53,28 @@ function labelEntity(l: LabelRow, counts: LabelCounts | undefined, subscribed: b
     is_project_label: fromProject ? l.project_id !== null : undefined,
     archived: false,
   };
+}
+
+/**
+ * A page of issue or merge request entities as `with_labels_details=true` shows them (Entities::Issue,
+ * MergeRequestBasic): each label title as its LabelBasic among the labels available to the record's
+ * project (a title no label has any more: its name alone, as epics show it). New objects: the
+ * entities handed in are kept (remembered) as they are.
+ */
+export function withLabelsDetails(svc: ServiceContext, page: Record<string, unknown>[]): Record<string, unknown>[] {
+  const found = new Map<string, Record<string, unknown>>();
+  return page.map((record) => {
+    const projectId = record.project_id as number;
+    const project = findProjectById(svc, projectId);
+    const labels = (record.labels as string[]).map((title) => {
+      const key = `${projectId}\0${title}`;
+      let basic = found.get(key);
+      if (!basic) {
+        const row = project ? findLabelByTitle(svc, { kind: 'project', project }, title) : undefined;
+        found.set(key, (basic = row ? labelBasic(row) : { id: null, name: title }));
+      }
+      return basic;
+    });
+    return { ...record, labels };
+  });
 }

@@ -1,4 +1,5 @@
 import type { RequestContext, Router } from '../../../http/route';
+import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { paginateSql } from '../../../http/pagination';
@@ -9,7 +10,7 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -104,7 +105,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byTitles?.rows ??
     byDates?.rows ??
     sets?.rows;
-  return issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {
@@ -130,14 +132,14 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/issues',
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listIssues(rc, globalScope(rc, 'Issue'));
+      return listIssues(rc, globalScope(rc, 'Issue', leavesArchivedOut(rc)));
     },
     { auth: 'optional' },
   );

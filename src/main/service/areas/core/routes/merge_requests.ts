@@ -10,7 +10,8 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { withLabelsDetails } from '../../labels/entities';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
@@ -47,6 +48,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     source_branch: t.string(),
     target_branch: t.string(),
     view: t.string().values(['simple']),
+    with_labels_details: t.boolean().default(false),
   });
   const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
@@ -78,7 +80,8 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
-  return q.view === 'simple' ? page.map(simple) : page;
+  if (q.view === 'simple') return page.map(simple);
+  return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
 /**
@@ -130,7 +133,7 @@ export function registerMergeRequestRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc)), { auth: 'optional' });
+  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
 
   r.get(
     '/merge_requests',

@@ -1,0 +1,103 @@
+import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
+
+/**
+ * What the service may keep in memory, cache by cache: the one place issue #15's goal (RSS under
+ * 150 MB idle and after load with a million records) is divided. Each cache counts in its own
+ * unit (entries, rows, statements); the MB beside each is what a full cache held when measured
+ * (bench/RESULTS.md "Memory, round 12"). The rest of the RSS is fixed: node's own text (~40 MB),
+ * the loaded code and V8's heap at start (~25 MB), SQLite's schema (~1 MB).
+ */
+export const MEMORY_BUDGET = {
+  /**
+   * V8's young generation (both semi-spaces), MB, at most: V8 doubles it up to 32 MB as objects
+   * survive (the caches below keep what a request builds), and most of that sat empty after the
+   * lists bench. boundHeap keeps it at 2-4 MB with 8 as the ceiling: a scavenge per 1-2 MB allocated.
+   */
+  youngGenerationMb: 8,
+  /**
+   * V8's old generation: collected once it grows this much (%) past what the last full collection
+   * kept, instead of V8's up to 300%. What every write makes garbage (the caches below) is let go
+   * at ~20% of the live heap (~6 MB) rather than at up to 3x it.
+   */
+  oldGenerationGrowthPercent: 20,
+  /**
+   * SQLite's page cache (main and temporary databases), KiB: 16 MB, full after the lists bench.
+   * 4 or 8 MB would save 7-11 MB, but group issues labels=a,b reads ~11 MB of label-row pages per
+   * request and took 20-22 ms instead of 13 with them (bench/RESULTS.md "Memory, round 12").
+   */
+  sqlitePageCacheKib: 16_000,
+  /** Prepared statements kept by SQL text (db/connection.ts cacheStatements): ~5-15 KB each in SQLite, ~1 KB in V8. */
+  statements: 1000,
+  /** Rows the read statements remember across all of them until the next write (rememberReads). */
+  rememberedRows: 5000,
+  /** Longer answers of a read statement are read again each time. */
+  rememberedListRows: 100,
+  /** Looked-up rows (cachedLookup: tokens, users, projects...) until the next write. */
+  lookups: 10_000,
+  /** Built entities (cachedEntity) until the next write: a project's is ~5 KB of JSON. */
+  entities: 1000,
+  /** Entities kept per kind across writes while their rows are unchanged (unchangedEntity). */
+  unchangedEntitiesPerKind: 1000,
+  /** Rows kept by id per table across writes while the write log names them unwritten (db/written-rows.ts). */
+  rowsById: 2000,
+  /** Long list bodies (~150 KB each) sent again while their entities are the same (jsonBody). */
+  recentBodies: 8,
+  /** Lists whose deep-page anchors are kept, and anchors per list (http/pagination.ts). */
+  anchoredLists: 200,
+  anchorsPerList: 2000,
+  /** Pages of rows kept while their list's version holds (http/pagination.ts rememberedPage): up to 101 rows each. */
+  rememberedPages: 20,
+  /** Lists known to hold more than 10,000 rows at a version (http/pagination.ts countPastLimit): a key and a number each. */
+  largeLists: 500,
+  /** Request paths whose route is remembered (http/router.ts); longer paths are never kept. */
+  routePaths: 2000,
+  routePathMaxLength: 256,
+  /** Rendered Markdown fields by text, and the longest text kept (markdown/markdown.ts). */
+  renderedMarkdown: 500,
+  renderedMarkdownMaxLength: 2000,
+  /** Full-text match counts, and search walks with the ids each keeps (areas/core/workitems.ts). */
+  matchCounts: 500,
+  /** Epic list counts (areas/epics/epics.ts). */
+  epicCounts: 500,
+  searchWalks: 100,
+  searchWalkMatches: 2000,
+  /** Rate-limit windows, one per user or address (http/throttle.ts). */
+  rateLimitWindows: 10_000,
+} as const;
+
+let bounded = false;
+
+/**
+ * Keeps V8's heap within MEMORY_BUDGET: the young generation at youngGenerationMb, the old one
+ * collected once it grows oldGenerationGrowthPercent past what the last full collection kept.
+ * Both sizes are V8's to choose when the process starts (`--max-semi-space-size`, which neither
+ * `npm run serve` nor Electron's main process can pass), but V8 reads these two flags each time it
+ * uses them. Once per process.
+ *
+ * The young generation: V8 doubles it (`--semi-space-growth-factor`, 2) when enough of it
+ * survived a collection. An observer of the collections lets it double while two doublings stay
+ * within the budget and stops it (1) past that: the observer runs after the collection, not within
+ * it, and a turn of the event loop may see one more doubling before it does. So the young
+ * generation ends at a quarter to half of the budget and never grows past it.
+ *
+ * The old generation: what survives the young one (every cached row and entity, forgotten at the
+ * next write) piles up there as garbage until a full collection, which V8 schedules when the old
+ * generation reaches up to 4x what the last one kept (`--heap-growing-percent`, unset).
+ */
+export function boundHeap(budget: { youngGenerationMb: number; oldGenerationGrowthPercent: number } = MEMORY_BUDGET): void {
+  if (bounded) return;
+  bounded = true;
+  v8.setFlagsFromString(`--heap-growing-percent=${budget.oldGenerationGrowthPercent}`);
+  let growing = true;
+  const check = (): void => {
+    const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    if (!young) return;
+    const grow = young.space_size * 4 <= budget.youngGenerationMb * 2 ** 20;
+    if (grow === growing) return;
+    growing = grow;
+    v8.setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
+  };
+  check();
+  new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
+}

@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rememberedRowsHeld } from '../../src/main/service/db/connection';
+import { MEMORY_BUDGET } from '../../src/main/service/memory';
+import { TestService, ok } from '../helpers/service';
+
+// The memory budget (src/main/service/memory.ts) is kept: each cache within its bound, through
+// the API where the bound is the service's.
+
+let s: TestService;
+let projectId: number;
+beforeAll(async () => {
+  s = await TestService.start();
+  projectId = (await s.createProject({ name: 'memory' })).id;
+  for (let i = 0; i < 30; i++) ok(await s.api('POST', `/projects/${projectId}/issues`, { body: { title: `Issue ${i}`, labels: i % 2 ? 'bug' : 'feature' } }));
+});
+afterAll(async () => {
+  await s.stop();
+});
+
+describe("the service's memory budget", () => {
+  it('keeps the rows read statements remember to those read since the last write, even of statements not called again', async () => {
+    // Many different lists: each statement remembers its answers until the next write.
+    const lists = [
+      `/projects/${projectId}/issues?per_page=100`,
+      `/projects/${projectId}/issues?labels=bug&per_page=100`,
+      `/projects/${projectId}/issues?order_by=updated_at&sort=asc&per_page=100`,
+      `/projects/${projectId}/issues?state=opened&per_page=100`,
+      `/projects/${projectId}/labels`,
+      `/projects/${projectId}/members/all`,
+      `/issues?scope=all&per_page=100`,
+      '/projects',
+      '/users',
+    ];
+    for (const path of lists) ok(await s.api('GET', path));
+    const afterLists = rememberedRowsHeld(s.service.context.db);
+    expect(afterLists).toBeGreaterThan(60);
+    // A write, then one small read: the lists' statements are not called again, and what they
+    // remembered (now out of date) goes at that first read's remembered answer.
+    ok(await s.api('PUT', `/projects/${projectId}`, { body: { description: 'written' } }));
+    ok(await s.api('GET', `/projects/${projectId}/issues/1`));
+    const afterOneRead = rememberedRowsHeld(s.service.context.db);
+    expect(afterOneRead).toBeGreaterThan(0);
+    expect(afterOneRead).toBeLessThan(40);
+    // And the lists still answer as before (read afresh).
+    expect((await s.api('GET', `/projects/${projectId}/issues?labels=bug&per_page=100`)).body).toHaveLength(15);
+  });
+
+  it('keeps a page cache of the budget for the main and temporary databases, after the migrations ran under theirs', () => {
+    const db = s.service.context.db;
+    expect(db.pragma('main.cache_size', { simple: true })).toBe(-MEMORY_BUDGET.sqlitePageCacheKib);
+    expect(db.pragma('temp.cache_size', { simple: true })).toBe(-MEMORY_BUDGET.sqlitePageCacheKib);
+  });
+});
+
+describe("V8's heap", () => {
+  /**
+   * The largest V8's young and old generations grew (MB) in a fresh node process, with or without
+   * the bound: objects allocated a turn of the event loop at a time (~2 MB, as a server's request),
+   * a tenth of them kept for a few turns (they reach the old generation, then are garbage there).
+   */
+  const largestHeap = (bounded: boolean): { young: number; old: number } => {
+    const script = `
+      const v8 = require('node:v8');
+      const { boundHeap } = require(${JSON.stringify(join(__dirname, '../../src/main/service/memory.ts'))});
+      if (${bounded}) boundHeap({ youngGenerationMb: 8, oldGenerationGrowthPercent: 20 });
+      const size = (space) => v8.getHeapSpaceStatistics().find((x) => x.space_name === space).space_size / 2 ** 20;
+      const live = [];
+      for (let i = 0; i < 100000; i++) live.push({ i, s: 'live' + i });
+      let young = 0;
+      let old = 0;
+      const kept = [];
+      let turn = 0;
+      const step = () => {
+        const batch = [];
+        for (let i = 0; i < 20000; i++) {
+          const o = { a: i, b: 'x' + i, c: [i, i + 1] };
+          if (i % 10 === 0) batch.push(o);
+        }
+        kept.push(batch);
+        if (kept.length > 8) kept.shift();
+        young = Math.max(young, size('new_space'));
+        old = Math.max(old, size('old_space'));
+        if (++turn < 300) setImmediate(step);
+        else console.log(JSON.stringify({ young, old }));
+      };
+      step();`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', cwd: join(__dirname, '../..') });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return JSON.parse(run.stdout.trim()) as { young: number; old: number };
+  };
+
+  it('keeps the young generation at its budget and the old one near what it holds, where V8 alone lets both grow', () => {
+    const free = largestHeap(false);
+    const bounded = largestHeap(true);
+    expect(free.young).toBeGreaterThan(8);
+    expect(bounded.young).toBeGreaterThan(2);
+    expect(bounded.young).toBeLessThanOrEqual(8);
+    expect(bounded.old).toBeLessThan(free.old * 0.7);
+  });
+});
