@@ -46,6 +46,10 @@ export const MEMORY_BUDGET = {
   /** Lists whose deep-page anchors are kept, and anchors per list (http/pagination.ts). */
   anchoredLists: 200,
   anchorsPerList: 2000,
+  /** Pages of rows kept while their list's version holds (http/pagination.ts rememberedPage): up to 101 rows each. */
+  rememberedPages: 20,
+  /** Lists known to hold more than 10,000 rows at a version (http/pagination.ts countPastLimit): a key and a number each. */
+  largeLists: 500,
   /** Request paths whose route is remembered (http/router.ts); longer paths are never kept. */
   routePaths: 2000,
   routePathMaxLength: 256,

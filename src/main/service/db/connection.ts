@@ -369,12 +369,18 @@ interface LookupState {
   transactionDepth: number;
   /** A transaction may have been opened other than through db.transaction: transactionOpen asks SQLite. */
   transactionsByHand: boolean;
+  /** cachedLookup kinds whose values read only these tables (core/099's versions): kept across writes to others. */
+  tableKinds: Map<string, readonly string[]>;
+  /** The versions of its tables each such kind's values were read at. */
+  kindVersions: Map<string, number[]>;
+  /** Such kinds found current in generation `entriesGeneration`. */
+  kindsChecked: Set<string>;
 }
 const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set() }));
   return state;
 }
 
@@ -387,14 +393,68 @@ function lookupState(db: Db): LookupState {
  * than one string built per call: a fresh string is copied and hashed on every lookup, where a
  * number hashes for free (the token, project and namespace lookups of every request).
  */
-export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
+export function cachedLookup<T>(db: Db, kind: string, id: LookupKey, load: () => T | undefined, tables?: readonly string[]): T | undefined {
+  if (tables) lookupState(db).tableKinds.set(kind, tables);
   return remembered(db, 'entries', MEMORY_BUDGET.lookups, kind, id, load);
 }
 
 /** Whether cachedLookup holds `kind` `id` until the next write (a page then reads only the records it lacks). */
 export function lookupKnown(db: Db, kind: string, id: number | string): boolean {
   const state = lookupState(db);
-  return !transactionOpen(db, state) && state.entriesGeneration === state.generation && !!state.entries.get(kind)?.has(id);
+  if (transactionOpen(db, state)) return false;
+  startEntriesGeneration(state);
+  if (state.tableKinds.has(kind)) checkTableKind(db, state, kind);
+  return !!state.entries.get(kind)?.has(id);
+}
+
+/**
+ * A new generation of cached lookups (a write happened): every value goes, but the kinds that
+ * read only tables core/099 versions, which stay until checked against their tables' versions.
+ */
+function startEntriesGeneration(state: LookupState): void {
+  if (state.entriesGeneration === state.generation) return;
+  const kept: [string, Map<unknown, unknown>][] = [];
+  for (const kind of state.tableKinds.keys()) {
+    const entries = state.entries.get(kind);
+    if (entries) kept.push([kind, entries]);
+  }
+  state.entries.clear();
+  state.entities.clear();
+  state.sizes.entries = state.sizes.entities = 0;
+  for (const [kind, entries] of kept) {
+    state.entries.set(kind, entries);
+    state.sizes.entries += entries.size;
+  }
+  state.kindsChecked.clear();
+  state.entriesGeneration = state.generation;
+}
+
+const TABLE_VERSION_SQL = 'SELECT version FROM table_versions WHERE name = ?';
+
+/**
+ * Keeps a table kind's values only while each of its tables' versions (core/099, moved by every
+ * write to a row of it) is the one they were read at; checked once per generation, before any
+ * value of the kind is read or kept. Without the versions (a database before core/099) the
+ * kind goes at every write, as the others.
+ */
+function checkTableKind(db: Db, state: LookupState, kind: string): void {
+  if (state.kindsChecked.has(kind)) return;
+  state.kindsChecked.add(kind);
+  let now: number[] | null = [];
+  try {
+    for (const table of state.tableKinds.get(kind)!) now.push((db.prepare(TABLE_VERSION_SQL).get(table) as { version: number } | undefined)?.version ?? -1);
+  } catch {
+    now = null;
+  }
+  const then = state.kindVersions.get(kind);
+  if (now && then && now.length === then.length && now.every((v, i) => v >= 0 && v === then[i])) return;
+  const entries = state.entries.get(kind);
+  if (entries) {
+    state.sizes.entries -= entries.size;
+    state.entries.delete(kind);
+  }
+  if (now) state.kindVersions.set(kind, now);
+  else state.kindVersions.delete(kind);
 }
 
 /**
@@ -567,12 +627,8 @@ export function constantJson<T extends object>(value: T): Readonly<T> {
 function remembered<T>(db: Db, store: 'entries' | 'entities', limit: number, kind: string, id: LookupKey, load: () => T | undefined): T | undefined {
   const state = lookupState(db);
   if (transactionOpen(db, state)) return load();
-  if (state.entriesGeneration !== state.generation) {
-    state.entries.clear();
-    state.entities.clear();
-    state.sizes.entries = state.sizes.entities = 0;
-    state.entriesGeneration = state.generation;
-  }
+  startEntriesGeneration(state);
+  if (store === 'entries' && state.tableKinds.has(kind)) checkTableKind(db, state, kind);
   const kinds = state[store];
   let entries = kinds.get(kind);
   if (entries === undefined) kinds.set(kind, (entries = new Map()));

@@ -454,7 +454,7 @@ export function countUpTo(db: Db, from: string, args: unknown[], cap: number): n
 /** Lists of more than COUNT_LIMIT rows per database: their key -> the version they were counted at. */
 const largeLists = new WeakMap<Db, Map<string, number>>();
 /** Lists remembered per database (beyond, all are let go and counted again). */
-const LARGE_LISTS = 500;
+const LARGE_LISTS = MEMORY_BUDGET.largeLists;
 
 /**
  * A list's count up to `cap`, where a list found to hold more than COUNT_LIMIT rows (the
@@ -482,7 +482,7 @@ export function countPastLimit(db: Db, key: string, version: () => number, cap: 
 /** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
 const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
 /** Pages remembered per database (beyond, all are let go): each holds up to a page of 100 rows. */
-const REMEMBERED_PAGES = 100;
+const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
 
 /**
  * The rows `read` gives for a page of a list whose anchors say its rows stay while its version

@@ -35,6 +35,10 @@ export function withFields<A extends object, B extends object>(base: A, extra: B
 
 // --- users -------------------------------------------------------------------------------------
 
+
+/** The table the milestone lookup reads (core/099): its rows outlive writes to other tables. */
+const MILESTONES_TABLE = ['milestones'] as const;
+
 /** UserBasic: the author/assignee shape. */
 export function userBasic(ec: EntityContext, u: User): Record<string, unknown> {
   return {
@@ -1328,7 +1332,7 @@ function milestoneOf(ec: EntityContext, counts: IssuableCounts, id: number | nul
   let entity = counts.milestones.get(id);
   if (entity === undefined) {
     // The row is memoized until the next write too: consecutive pages share a few milestones.
-    const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id));
+    const m = cachedLookup(ec.svc.db, 'milestone', id, () => findMilestoneById(ec.svc, id), MILESTONES_TABLE);
     entity = sameAsBefore(ec, 'milestone', id, m ? milestone(ec, m) : null);
     counts.milestones.set(id, entity);
   }

@@ -28,8 +28,11 @@ export const visibilityLevel = (v: Visibility): number => VISIBILITY_RANK[v];
 export const capVisibility = (v: Visibility, ceiling: Visibility | null): Visibility =>
   ceiling && VISIBILITY_RANK[ceiling] < VISIBILITY_RANK[v] ? ceiling : v;
 
+/** The table the namespace lookup reads (core/099): its rows outlive writes to other tables. */
+const NAMESPACES_TABLE = ['namespaces'] as const;
+
 export function findNamespaceById(svc: ServiceContext, id: number): Namespace | undefined {
-  return cachedLookup(svc.db, 'namespace', id, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined);
+  return cachedLookup(svc.db, 'namespace', id, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined, NAMESPACES_TABLE);
 }
 
 export function findNamespaceByFullPath(svc: ServiceContext, fullPath: string): Namespace | undefined {

@@ -25,8 +25,11 @@ export interface Project {
   last_activity_at: string;
 }
 
+/** The table the project lookup reads (core/099): its rows outlive writes to other tables. */
+const PROJECTS_TABLE = ['projects'] as const;
+
 export function findProjectById(svc: ServiceContext, id: number): Project | undefined {
-  return cachedLookup(svc.db, 'project', id, () => svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined);
+  return cachedLookup(svc.db, 'project', id, () => svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined, PROJECTS_TABLE);
 }
 
 /** A project by numeric id or full path (`group/sub/project`), case-insensitively. */

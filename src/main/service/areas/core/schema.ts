@@ -24,6 +24,9 @@ export function draftTitleSql090(column: string): string {
   return `(${column} GLOB '*[dD][rR][aA][fF][tT]*' AND (lower(substr(${t}, 1, 7)) IN ('[draft]', '(draft)') OR lower(substr(${t}, 1, 6)) = 'draft:' OR (lower(substr(${t}, 1, 5)) = 'draft' AND substr(${t}, 7, 1) = '-' AND length(${t}) >= 8 AND instr(${WHITE_SPACE_090}, substr(${t}, 6, 1)) > 0 AND instr(${WHITE_SPACE_090}, substr(${t}, 8, 1)) > 0)))`;
 }
 
+/** core/099's tables (a landed migration's text: never edit, add a migration for another table). */
+const TABLE_VERSIONED_099 = ['users', 'personal_access_tokens', 'projects', 'namespaces', 'milestones'];
+
 export const coreMigrations: Migration[] = [
   {
     name: 'core/001_initial',
@@ -2145,6 +2148,44 @@ INSERT INTO note_authors (noteable_type, noteable_id, author_id, first_id, first
   SELECT noteable_type, noteable_id, author_id, min(id), min(CASE WHEN internal = 0 THEN id END) FROM notes WHERE author_id IS NOT NULL GROUP BY noteable_type, noteable_id, author_id;
 CREATE INDEX notes_mentioning ON notes (noteable_type, noteable_id) WHERE instr(body, '@') > 0;
 ${noteAuthorTriggers()}
+`,
+  },
+  {
+    // A version per table of the rows every request looks up (users, tokens, projects, namespaces,
+    // milestones), moved on by every insert, update and delete of its rows: cachedLookup keeps a
+    // kind of rows read from these tables across writes to other tables (db/connection.ts), where
+    // any write let every remembered row go (~125 us a request after a write: its token, user,
+    // project, namespace and the page's users read again).
+    name: 'core/099_table_versions',
+    sql: `
+CREATE TABLE table_versions (name TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+${TABLE_VERSIONED_099.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
+`,
+  },
+  {
+    // The Search API's notes scope counts a term's matches in a project's range of notes_search
+    // (10,001 for a common term, ~2 ms at a million notes); remembered, as issues' match counts are,
+    // while the project's notes stay unwritten, and past COUNT_LIMIT through as many writes as the
+    // margin counted: each write to a note moves its project's version (both projects' for a move)
+    // by one, and that project's matches by at most one.
+    name: 'core/095_notes_search_versions',
+    sql: `
+CREATE TABLE notes_search_versions (project_id INTEGER PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TRIGGER notes_search_version_insert AFTER INSERT ON notes WHEN NEW.project_id IS NOT NULL BEGIN
+  INSERT INTO notes_search_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER notes_search_version_update AFTER UPDATE OF id, project_id, body, system ON notes
+  WHEN NEW.id IS NOT OLD.id OR NEW.project_id IS NOT OLD.project_id OR NEW.body IS NOT OLD.body OR NEW.system IS NOT OLD.system BEGIN
+  INSERT INTO notes_search_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id IS NOT NULL ON CONFLICT DO UPDATE SET version = version + 1;
+  INSERT INTO notes_search_versions (project_id, version) SELECT NEW.project_id, 1 WHERE NEW.project_id IS NOT NULL AND NEW.project_id IS NOT OLD.project_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER notes_search_version_delete AFTER DELETE ON notes WHEN OLD.project_id IS NOT NULL BEGIN
+  INSERT INTO notes_search_versions (project_id, version) VALUES (OLD.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+END;
 `,
   },
 ];

@@ -48,8 +48,13 @@ export interface PersonalAccessToken {
 
 export { TOKEN_SCOPES } from '../../../../shared/token-scopes';
 
+/** The tables a kind of cached lookup reads (core/099): its values outlive writes to other tables. */
+export const USERS_TABLE = ['users'] as const;
+const TOKEN_TABLES = ['personal_access_tokens'] as const;
+const IDENTITY_TABLES = ['personal_access_tokens', 'users'] as const;
+
 export function findUserById(svc: ServiceContext, id: number): User | undefined {
-  return cachedLookup(svc.db, 'user', id, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined);
+  return cachedLookup(svc.db, 'user', id, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined, USERS_TABLE);
 }
 
 /**
@@ -61,7 +66,7 @@ export function rememberUsers(svc: ServiceContext, all: number[]): void {
   if (ids.length < 2) return;
   // By id, each in turn (CROSS JOIN): the users' primary key, not a scan of every user.
   const rows = svc.db.prepare('SELECT u.* FROM json_each(?) j CROSS JOIN users u ON u.id = j.value').all(JSON.stringify(ids)) as User[];
-  for (const u of rows) cachedLookup(svc.db, 'user', u.id, () => u);
+  for (const u of rows) cachedLookup(svc.db, 'user', u.id, () => u, USERS_TABLE);
 }
 
 export function findUserByUsername(svc: ServiceContext, username: string): User | undefined {
@@ -110,6 +115,7 @@ export function findTokenByValue(svc: ServiceContext, token: string): PersonalAc
     'token',
     token,
     () => svc.db.prepare('SELECT * FROM personal_access_tokens WHERE token_digest = ?').get(tokenDigest(token)) as PersonalAccessToken | undefined,
+    TOKEN_TABLES,
   );
 }
 
@@ -157,7 +163,7 @@ export function findIdentityByTokenValue(svc: ServiceContext, value: string): To
   return cachedLookup(svc.db, 'identity', value, () => {
     const token = findTokenByValue(svc, value);
     return token && { token, user: findUserById(svc, token.user_id), scopes: tokenScopes(token) };
-  });
+  }, IDENTITY_TABLES);
 }
 
 export interface NewToken {

@@ -84,10 +84,12 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
-  const byTitles = q.confidential === undefined ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, conf) : undefined;
+  // confidential=true/false: checked on each record read (as the caller's view).
+  const titlesView = q.confidential == null ? conf : { sql: `${conf.sql} AND x.confidential = ${q.confidential ? 1 : 0}`, args: conf.args };
+  const byTitles = labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, titlesView);
   const countFrom =
     labelCount ??
-    (q.confidential === undefined ? labelPairCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
+    labelPairCount(rc, 'Issue', scope, filters, seesAll, q.confidential ?? undefined) ??
     byTitles?.count ??
     searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??

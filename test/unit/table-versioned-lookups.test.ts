@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { cachedLookup, inTransaction, lookupKnown } from '../../src/main/service/db/connection';
+import { openBefore, openToday } from '../helpers/older-data-dir';
+
+/**
+ * cachedLookup kinds that name the tables they read (core/099's versions) keep their values
+ * across writes to other tables, and let them go at any write to a row of theirs: an insert, an
+ * update, a delete, SQL through exec, a cascade, a write inside a transaction (kept or rolled
+ * back); kinds without tables, and a database before core/099, go at every write as before.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'sandlab-table-lookups-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Db = ReturnType<typeof openToday>;
+const USERS = ['users'];
+
+function readers(db: Db) {
+  const user = (id: number) => cachedLookup(db, 'user', id, () => db.prepare('SELECT * FROM users WHERE id = ?').get(id) as { name: string } | undefined, USERS);
+  const untabled = (id: number) => cachedLookup(db, 'user-untabled', id, () => db.prepare('SELECT * FROM users WHERE id = ?').get(id) as { name: string } | undefined);
+  return { user, untabled };
+}
+
+function seed(db: Db): void {
+  const at = '2024-01-01T00:00:00.000Z';
+  const insert = db.prepare("INSERT INTO users (id, username, name, email, state, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)");
+  for (const id of [11, 12]) insert.run(id, `u${id}`, `User ${id}`, `u${id}@example.com`, at, at);
+  db.prepare("INSERT INTO namespaces (id, kind, name, path, full_path, visibility, created_at, updated_at) VALUES (50, 'group', 'g', 'g', 'g', 'public', ?, ?)").run(at, at);
+}
+
+it('keeps a kind of rows across writes to other tables, and lets it go at a write to its own', () => {
+  const db = openToday(join(dir, 'today.db'));
+  seed(db);
+  const { user, untabled } = readers(db);
+  const first = user(11);
+  const other = untabled(11);
+  expect(first?.name).toBe('User 11');
+  // A write elsewhere: the same object for the kind with tables, read again for the other.
+  db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
+  expect(user(11)).toBe(first);
+  expect(lookupKnown(db, 'user', 11)).toBe(true);
+  expect(untabled(11)).not.toBe(other);
+  // Each kind of write to users: an update of another row, an insert, a delete, SQL by exec.
+  db.prepare("UPDATE users SET name = 'Other' WHERE id = 12").run();
+  expect(lookupKnown(db, 'user', 11)).toBe(false);
+  const second = user(11);
+  expect(second).not.toBe(first);
+  expect(second).toEqual(first);
+  db.prepare("UPDATE users SET name = 'Renamed' WHERE id = 11").run();
+  expect(user(11)?.name).toBe('Renamed');
+  expect(user(13)).toBeUndefined();
+  db.prepare("INSERT INTO users (id, username, name, email, state, created_at, updated_at) VALUES (13, 'u13', 'User 13', 'u13@example.com', 'active', 'x', 'x')").run();
+  expect(user(13)?.name).toBe('User 13');
+  db.exec("UPDATE users SET name = 'By exec' WHERE id = 11");
+  expect(user(11)?.name).toBe('By exec');
+  db.prepare('DELETE FROM users WHERE id = 13').run();
+  expect(user(13)).toBeUndefined();
+  // Inside a transaction: nothing kept; a rolled-back write leaves the committed row.
+  expect(() =>
+    inTransaction(db, () => {
+      db.prepare("UPDATE users SET name = 'Rolled back' WHERE id = 11").run();
+      expect(user(11)?.name).toBe('Rolled back');
+      throw new Error('roll back');
+    }),
+  ).toThrow('roll back');
+  expect(user(11)?.name).toBe('By exec');
+  inTransaction(db, () => void db.prepare("UPDATE users SET name = 'Committed' WHERE id = 11").run());
+  expect(user(11)?.name).toBe('Committed');
+  db.close();
+});
+
+it('lets every value go at any write on a database before core/099', () => {
+  const file = join(dir, 'before.db');
+  const db = openBefore(file, 'core/099_table_versions');
+  db.pragma('foreign_keys = ON');
+  seed(db);
+  const { user } = readers(db);
+  const first = user(11);
+  db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
+  expect(user(11)).not.toBe(first);
+  expect(user(11)).toEqual(first);
+  db.close();
+});
