@@ -1668,7 +1668,7 @@ const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: numb
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
 const REMEMBERED_MATCH_COUNTS = MEMORY_BUDGET.matchCounts;
 /** Matches counted past COUNT_LIMIT + 1, so that a common term stays "more than COUNT_LIMIT" through this many writes without a recount. */
-const MATCH_COUNT_SLACK = 1_000;
+export const MATCH_COUNT_SLACK = 1_000;
 
 /**
  * A project's matches of a search, counted from its range of the full-text index (10,001
@@ -1710,7 +1710,7 @@ function lastListWrite(db: Db): number {
 }
 
 /** A match count remembered under `key` at a version that each write moves by one (see projectMatchCount). */
-function rememberedMatchCount(db: Db, key: string, readVersion: () => number, count: () => number): number {
+export function rememberedMatchCount(db: Db, key: string, readVersion: () => number, count: () => number): number {
   if (db.inTransaction) return count();
   let remembered = matchCounts.get(db);
   if (!remembered) matchCounts.set(db, (remembered = new Map()));
