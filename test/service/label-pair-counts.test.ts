@@ -94,10 +94,21 @@ const CASES: { query: Record<string, string>; where: string }[] = [
   { query: { labels: 'nothing', 'not[labels]': 'bug' }, where: '0' },
 ];
 
+/** Filters labelTitlesList reads with the titles (issues' confidential=) or leaves to the label sets (a branch). */
+const MORE_CASES: Record<'issues' | 'merge_requests', { query: Record<string, string>; where: string }[]> = {
+  issues: [
+    { query: { labels: 'bug,ux', confidential: 'false' }, where: `${carries('bug')} AND ${carries('ux')} AND x.confidential = 0` },
+    { query: { labels: 'ux', 'not[labels]': 'bug', confidential: 'true' }, where: `${carries('ux')} AND NOT ${carries('bug')} AND x.confidential = 1` },
+    { query: { labels: 'rare', confidential: 'false' }, where: `${carries('rare')} AND x.confidential = 0` },
+    { query: { labels: 'bug', confidential: 'true' }, where: `${carries('bug')} AND x.confidential = 1` },
+  ],
+  merge_requests: [{ query: { labels: 'bug,ux', target_branch: 'main', state: 'opened' }, where: `${carries('bug')} AND ${carries('ux')} AND x.target_branch = 'main' AND x.state = 'opened'` }],
+};
+
 /** Every case's every page as the records say: project, group and instance; administrator and guest. */
 async function expectEveryCase(): Promise<void> {
   for (const kind of ['issues', 'merge_requests'] as const) {
-    for (const c of CASES) {
+    for (const c of [...CASES, ...MORE_CASES[kind]]) {
       await expectEveryPage(s, `/projects/${proj}/${kind}`, c.query, truth(kind, [proj], c.where, false), 9);
       await expectEveryPage(s, `/groups/${group}/${kind}`, c.query, truth(kind, [proj, sibling], c.where, false), 9);
       await expectEveryPage(s, `/${kind}`, { ...c.query, scope: 'all' }, truth(kind, [proj, sibling, other], c.where, false), 9);
@@ -220,6 +231,28 @@ describe('label pair counters (core/092)', () => {
       }
     }
   }, 120_000);
+
+  it('reads the titles\' rows, never the records in list order, with a filter labelTitlesList leaves to the label sets', async () => {
+    const db = s.service.context.db;
+    for (const [path, query] of [
+      [`/projects/${proj}/issues`, { labels: 'bug,ux', confidential: 'false' }],
+      [`/groups/${group}/issues`, { labels: 'bug,ux', confidential: 'false' }],
+      [`/projects/${proj}/issues`, { labels: 'rare', confidential: 'false' }],
+      // One rare title over many projects: its set, not the group's records walked in order.
+      [`/groups/${group}/issues`, { labels: 'rare' }],
+      ['/merge_requests', { labels: 'rare', scope: 'all', order_by: 'title' }],
+      [`/projects/${proj}/merge_requests`, { labels: 'bug,ux', target_branch: 'main' }],
+      [`/groups/${group}/merge_requests`, { labels: 'bug,ux', target_branch: 'main' }],
+    ] as [string, Record<string, string>][]) {
+      const reads = await pagedReads(s, async () => void ok(await s.get(path, { query })));
+      expect(reads.length, path).toBe(1);
+      const plan = queryPlan(db, reads[0].sql, ...reads[0].args);
+      // The first table read is a title's label rows (a set's, or labelTitlesList's walk).
+      const first = plan.split('\n').find((line) => /^(SEARCH|SCAN) /.test(line));
+      expect(first, `${path} ${JSON.stringify(query)}`).toMatch(/^SEARCH il USING (COVERING )?INDEX issuable_labels_/);
+      expect(plan, `${path} ${JSON.stringify(query)}`).not.toMatch(/SCAN x|INDEX (issues|merge_requests)_project_created/);
+    }
+  });
 
   it('counts as before where a record could count twice: a title in two spellings in the scope', async () => {
     const relabel = s.service.context.db.prepare('UPDATE issues SET labels = ? WHERE project_id = ? AND iid = ?');

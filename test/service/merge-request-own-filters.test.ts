@@ -116,6 +116,11 @@ describe('merge request own filters', () => {
       const args = Array.from({ length: rows!.split('?').length - 1 }, () => 1);
       expect(queryPlan(db(), rows!, ...args), JSON.stringify(query)).toMatch(index);
     }
+    // A merge user's with a state counted by core/091's index alone (no merge request looked up for its state).
+    const sql = await preparedBy(s, () => s.get(`/projects/${alpha}/merge_requests`, { query: { merge_user_id: '1', state: 'merged', per_page: '1' } }));
+    const count = sql.find((q) => q.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM merge_requests x WHERE') && q.includes('(x.merged_by_id = ?)'));
+    expect(count).toBeDefined();
+    expect(queryPlan(db(), count!, ...Array.from({ length: count!.split('?').length - 1 }, () => 1))).toMatch(/SEARCH x USING COVERING INDEX merge_requests_merged_by_state \(merged_by_id=\? AND project_id=\? AND state=\?\)/);
     // A fork's few merge requests in a project's list: read by id from the set, not the list walked.
     const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${alpha}/merge_requests`, { query: { source_project_id: String(fork), per_page: '1' } })));
     expect(reads[0].sql).toContain('CROSS JOIN merge_requests x');

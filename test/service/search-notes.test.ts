@@ -124,6 +124,29 @@ describe('GET /projects/:id/search?scope=notes', () => {
   }, 180_000);
 });
 
+describe("a common term's count, remembered while the project's notes stay unwritten (core/095)", () => {
+  it('stays past 10,000 through writes only as far as they leave it there, and is exact again at 10,000', async () => {
+    const db = s.service.context.db;
+    const issue = (db.prepare("SELECT id FROM issues WHERE project_id = ? AND title = 'Open'").get(project) as { id: number }).id;
+    const common = (): number => truth('Common', 'root').length;
+    await expectPages('Common', 'root', [[1, 20]]);
+    // Down to 10,000 by deletes in SQL (and an edit), asking after each: uncounted until it is 10,000, then counted exactly.
+    while (common() > 10_001) db.prepare("DELETE FROM notes WHERE id = (SELECT max(id) FROM notes WHERE project_id = ? AND system = 0 AND body LIKE 'Common%')").run(project);
+    await expectPages('Common', 'root', [[1, 20]]);
+    db.prepare("UPDATE notes SET body = 'no longer' WHERE id = (SELECT max(id) FROM notes WHERE project_id = ? AND system = 0 AND body LIKE 'Common%')").run(project);
+    expect(common()).toBe(10_000);
+    await expectPages('Common', 'root', [[1, 20], [500, 20]]);
+    // A note elsewhere changes nothing here; one more here (API) is past 10,000 again; one moved away, 10,000 again.
+    db.prepare("INSERT INTO notes (project_id, noteable_type, noteable_id, discussion_id, author_id, body, system, internal, created_at, updated_at) VALUES (?, 'Issue', 1, 'x', 1, 'Common elsewhere', 0, 0, ?, ?)").run(other, at(1), at(1));
+    await expectPages('Common', 'root', [[1, 20]]);
+    ok(await s.post(`/projects/${project}/issues/${(db.prepare('SELECT iid FROM issues WHERE id = ?').get(issue) as { iid: number }).iid}/notes`, { body: 'Common again' }));
+    await expectPages('Common', 'root', [[1, 20]]);
+    db.prepare("UPDATE notes SET project_id = ? WHERE body = 'Common again'").run(other);
+    expect(common()).toBe(10_000);
+    await expectPages('Common', 'root', [[1, 20], [2, 100]]);
+  }, 120_000);
+});
+
 describe('core/076 on a data dir written before it', () => {
   it('indexes the user notes it finds; the index then follows every write', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandlab-notes-search-'));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RouteTable } from '../../src/main/service/http/router';
+import { MEMORY_BUDGET } from '../../src/main/service/memory';
 
 /**
  * The route table remembers the paths it resolved (http/router.ts): a path seen before must
@@ -66,5 +67,23 @@ describe('the route table resolving a path it saw before', () => {
     t.add('GET', '/items/:id', 'item');
     for (let i = 0; i < 5000; i++) expect(found(t, 'GET', `/items/${i}`)).toEqual({ route: 'item', params: { id: String(i) } });
     expect(found(t, 'GET', '/items/3')).toEqual({ route: 'item', params: { id: '3' } });
+  });
+});
+
+describe("the route table's memory of paths", () => {
+  /** How many paths `method`'s tree remembers (http/router.ts Tree.memo). */
+  const remembered = (t: RouteTable<string>, method: string): number => (t as unknown as { trees: Map<string, { memo: Map<string, unknown> }> }).trees.get(method)!.memo.size;
+
+  it('stays within its budget while a crawler asks thousands of distinct paths, and keeps no over-long one', () => {
+    const t = new RouteTable<string>();
+    t.add('GET', '/projects/:id/issues/:iid', 'issue');
+    for (let i = 0; i < 3 * MEMORY_BUDGET.routePaths; i++) {
+      expect(found(t, 'GET', `/projects/${i}/issues/${i}?page=${i}`)).toEqual({ route: 'issue', params: { id: String(i), iid: String(i) } });
+      expect(remembered(t, 'GET')).toBeLessThanOrEqual(MEMORY_BUDGET.routePaths);
+    }
+    const before = remembered(t, 'GET');
+    const long = 'x'.repeat(MEMORY_BUDGET.routePathMaxLength);
+    expect(found(t, 'GET', `/projects/${long}/issues/1`)).toEqual({ route: 'issue', params: { id: long, iid: '1' } });
+    expect(remembered(t, 'GET')).toBe(before);
   });
 });

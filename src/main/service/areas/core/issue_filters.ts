@@ -63,7 +63,9 @@ export function dueDateRange(value: string, now: Date): null | { low?: string; h
  * idSetLists): a range by issues_project_due (a project's, a group's projects') or core/089's
  * issues_due (the instance's); no due date by issues_project_due, for a project or a group (the
  * instance's would be read whole). The condition walked is `+x.due_date` (an order index walked,
- * not issues_project_due read and sorted); counts read the index (`indexed`).
+ * not issues_project_due read and sorted). Counted through the set's rows, each record looked up:
+ * counted as a condition on `x` (`indexed`), SQLite walked the project's opened issues by their
+ * state index to count 2,000 due dates among a million (184 ms).
  */
 export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCondition {
   const range = dueDateRange(value, now);
@@ -72,7 +74,7 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCon
     // Its complement: a project's issues with a due date (complementBoundCount).
     const complement = 'FROM issues due INDEXED BY issues_project_due WHERE due.project_id = ? AND due.due_date IS NOT NULL';
     if (scope.projectId === undefined && !scope.projects) return { sql: probe, args: [], complement };
-    return { sql: probe, args: [], complement, set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id', indexed: '(x.due_date IS NULL)' } };
+    return { sql: probe, args: [], complement, set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id' } };
   }
   const terms = (column: string): string => {
     if (range.low === undefined && range.high === undefined) return `${column} IS NOT NULL`;
@@ -81,7 +83,7 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCon
   };
   const args = range.low !== undefined && range.low === range.high ? [range.low] : [range.low, range.high].filter((d) => d !== undefined);
   const probe = `(${terms('+x.due_date')})`;
-  return { sql: probe, args, set: { probe, id: 'due.id', rows: `FROM issues due WHERE ${terms('due.due_date')}`, args, projectColumn: 'due.project_id', indexed: `(${terms('x.due_date')})` } };
+  return { sql: probe, args, set: { probe, id: 'due.id', rows: `FROM issues due WHERE ${terms('due.due_date')}`, args, projectColumn: 'due.project_id' } };
 }
 
 /**

@@ -13,7 +13,7 @@ import { likeEscape } from './users';
 import { listIssues } from './issues';
 import { listMergeRequests } from './merge_requests';
 import { listProjects } from './projects';
-import { type Scope, groupScope, projectScope, visibleScope } from '../workitems';
+import { MATCH_COUNT_SLACK, type Scope, groupScope, projectScope, rememberedMatchCount, visibleScope } from '../workitems';
 import type { SnippetRow } from '../../snippets/snippets';
 import { snippets } from '../../snippets/entities';
 import { loadRepository } from '../../repositories/access';
@@ -259,7 +259,13 @@ function searchNotes(rc: RequestContext, project: Project, term: string): Record
     // make the range's bounds INTEGERs (a REAL bound reads the whole doclist instead of seeking).
     const query = `"${term.replace(/"/g, '""')}"`;
     const inProject = 's.notes_search MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295';
-    const matches = countUpTo(db, `FROM notes_search s WHERE ${inProject}`, [query, project.id, project.id], COUNT_LIMIT + 1);
+    // Remembered while the project's notes stay unwritten (core/095), past COUNT_LIMIT through as many writes as the slack counted.
+    const matches = rememberedMatchCount(
+      db,
+      `notes:${project.id}:${query}`,
+      () => (db.prepare('SELECT version FROM notes_search_versions WHERE project_id = ?').get(project.id) as { version: number } | undefined)?.version ?? 0,
+      () => countUpTo(db, `FROM notes_search s WHERE ${inProject}`, [query, project.id, project.id], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK),
+    );
     // NOT INDEXED: the candidates' notes looked up by id, not the project's notes walked to find them.
     const candidates = {
       from: `FROM notes n NOT INDEXED WHERE n.id IN (SELECT s.rowid & 4294967295 FROM notes_search s WHERE ${inProject}) AND ${conditions.join(' AND ')}`,
