@@ -836,24 +836,36 @@ export function labelRowsPage<T extends { id: number }>(
     args: [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)],
     order: `il.${col} ${sort}, il.issuable_id ${sort}`,
   };
-  // A project's deep pages start from a row an earlier page read (PageAnchors) while its records
-  // are unwritten (every label row change is a write to its record: listVersion), for a caller
-  // whose view of them no membership decides (an administrator, an anonymous caller: no arguments).
-  const projectId = scope.projectId;
-  if (projectId !== undefined && extra.args.length === 0) {
-    ids.anchors = {
-      key: JSON.stringify(['labelRows', type, ids.from, ids.args, ids.order]),
-      version: () => listVersion(rc, type, projectId),
-      column: `il.${col}`,
-      idColumn: 'il.issuable_id',
-      sort: filters.sort,
-      value: (row) => row.at,
-      id: (row) => row.id,
-    };
-  }
+  if (scope.projectId !== undefined && extra.args.length === 0) ids.anchors = labelRowAnchors(rc, type, scope.projectId, ids, col, filters.sort);
   return (limit, offset) => {
     const pageIds = listRows(db, ids, limit, offset).map((r) => r.id);
     return rowsByIds<T>(db, writesOf(table), pageIds);
+  };
+}
+
+/**
+ * Anchors for a project's deep pages read from its label rows (labelRowsPage, labelTitlesList): a
+ * page starts from a row an earlier page read while the project's records are unwritten (every
+ * label row change is a write to its record: listVersion). Only for a caller whose view of them no
+ * membership decides (an administrator, an anonymous caller: the list's extra condition has no
+ * arguments), so one key serves every such caller.
+ */
+function labelRowAnchors(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectId: number,
+  ids: SqlList<{ id: number; at: string }>,
+  col: 'created_at' | 'updated_at',
+  sort: SortDirection,
+): PageAnchors<{ id: number; at: string }> {
+  return {
+    key: JSON.stringify(['labelRows', type, ids.from, ids.args, ids.order]),
+    version: () => listVersion(rc, type, projectId),
+    column: `il.${col}`,
+    idColumn: 'il.issuable_id',
+    sort,
+    value: (row) => row.at,
+    id: (row) => row.id,
   };
 }
 
@@ -906,19 +918,7 @@ export function labelTitlesList<T extends { id: number }>(
   const args = [...(inProject ? [projectId] : []), driver, ...(state ? [state] : []), ...others, ...titles.without, ...(byScope ? scope.args : []), ...(trivial ? [] : extra.args)];
   const sort = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const ids: SqlList<{ id: number; at: string }> = { select: `il.issuable_id AS id, il.${col} AS at`, from, args, order: `il.${col} ${sort}, il.issuable_id ${sort}` };
-  // A project's deep pages start from a row an earlier page read while its records are unwritten,
-  // for a caller whose view of them no membership decides (as labelRowsPage's).
-  if (projectId !== undefined && extra.args.length === 0) {
-    ids.anchors = {
-      key: JSON.stringify(['labelTitles', type, ids.from, ids.args, ids.order]),
-      version: () => listVersion(rc, type, projectId),
-      column: `il.${col}`,
-      idColumn: 'il.issuable_id',
-      sort: filters.sort,
-      value: (row) => row.at,
-      id: (row) => row.id,
-    };
-  }
+  if (projectId !== undefined && extra.args.length === 0) ids.anchors = labelRowAnchors(rc, type, projectId, ids, col, filters.sort);
   return {
     count: { from, args },
     rows: (limit, offset) => rowsByIds<T>(db, writesOf(table), listRows(db, ids, limit, offset).map((r) => r.id)),
