@@ -5,14 +5,14 @@ import { participantIds } from '../../src/main/service/areas/core/participants';
 
 /**
  * `subscribed` on an issue's and a merge request's GET: a participant (author, assignee, reviewer,
- * commenter, mentioned in the description, a comment or a system note) is subscribed unless they
+ * commenter, mentioned in the title (GitLab's attr_mentionable :title), the description, a comment or a system note) is subscribed unless they
  * unsubscribed; as participantIds has them, found without reading every note of the record (its
  * notes by author, mentions through the notes' full-text index and the system notes' index).
  */
 let s: TestService;
 let project: number;
 const users: Record<string, { id: number; token: string }> = {};
-const names = ['author', 'assignee', 'reviewer', 'commenter', 'indesc', 'incomment', 'insystem', 'q', 'user1x', 'hhh', 'outsider'];
+const names = ['author', 'assignee', 'reviewer', 'commenter', 'intitle', 'indesc', 'incomment', 'insystem', 'q', 'user1x', 'hhh', 'outsider'];
 
 beforeAll(async () => {
   s = await TestService.start();
@@ -38,7 +38,7 @@ async function discuss(path: string): Promise<void> {
 describe('subscribed', () => {
   for (const kind of ['issues', 'merge_requests'] as const) {
     it(`${kind}: each user as participantIds has them, and an unsubscription wins`, async () => {
-      const body: Record<string, unknown> = { title: 'subs', description: 'see @indesc', assignee_ids: [users.assignee.id] };
+      const body: Record<string, unknown> = { title: 'subs for @intitle', description: 'see @indesc', assignee_ids: [users.assignee.id] };
       if (kind === 'merge_requests') Object.assign(body, { source_branch: 'subs', target_branch: 'main', reviewer_ids: [users.reviewer.id] });
       const created = ok(await s.post(`/projects/${project}/${kind}`, body, { token: users.author.token }));
       const path = `/projects/${project}/${kind}/${created.iid}`;
@@ -46,12 +46,14 @@ describe('subscribed', () => {
       const table = kind === 'issues' ? 'issues' : 'merge_requests';
       const row = s.service.context.db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(created.id) as any;
       const participants = participantIds(s.service.context, { type: kind === 'issues' ? 'Issue' : 'MergeRequest', ...row }, true);
-      const expected = ['author', 'assignee', 'commenter', 'indesc', 'incomment', 'insystem', 'q', ...(kind === 'merge_requests' ? ['reviewer'] : [])];
+      const expected = ['author', 'assignee', 'commenter', 'intitle', 'indesc', 'incomment', 'insystem', 'q', ...(kind === 'merge_requests' ? ['reviewer'] : [])];
       for (const name of names) {
         const res = ok(await s.get(path, { token: users[name].token }));
         expect(res.subscribed, name).toBe(expected.includes(name));
         expect(res.subscribed, name).toBe(participants.includes(users[name].id));
       }
+      const listed = (ok(await s.get(`${path}/participants`)) as { username: string }[]).map((u) => u.username);
+      expect(listed.sort()).toEqual([...expected, 'root'].sort()); // root wrote the filler notes
       ok(await s.post(`${path}/unsubscribe`, {}, { token: users.incomment.token }));
       expect(ok(await s.get(path, { token: users.incomment.token })).subscribed).toBe(false);
       ok(await s.post(`${path}/subscribe`, {}, { token: users.outsider.token }));

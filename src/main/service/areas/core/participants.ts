@@ -13,12 +13,14 @@ interface ParticipantSource {
   author_id: number | null;
   assignee_ids: string;
   reviewer_ids?: string;
+  title: string;
   description: string | null;
 }
 
 /**
  * Participable#participants: the author, the assignees (and reviewers), everyone who commented, and
- * the users mentioned, in that order, each once. Internal notes count only for `includeInternal`.
+ * the users mentioned (in the title and the description, GitLab's attr_mentionable, then in the
+ * notes), in that order, each once. Internal notes count only for `includeInternal`.
  */
 export function participantIds(svc: ServiceContext, item: ParticipantSource, includeInternal: boolean): number[] {
   const ids: number[] = [];
@@ -40,7 +42,7 @@ export function participantIds(svc: ServiceContext, item: ParticipantSource, inc
   const bodies = svc.db
     .prepare(`SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(body, '@') > 0${visible} ORDER BY id`)
     .all(item.type, item.id) as { body: string }[];
-  for (const name of [item.description, ...bodies.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
+  for (const name of [item.title, item.description, ...bodies.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
     const u = svc.db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined;
     add(u?.id);
   }
@@ -60,8 +62,8 @@ export function isSubscribed(svc: ServiceContext, item: ParticipantSource, user:
 /**
  * participantIds(...).includes(user.id), without reading every note of a record that may have
  * 200,000 (a single issue's GET read them all for `subscribed`): their notes by the
- * (noteable, author) index (core/087), and mentions of their name only in the notes whose text
- * holds it — comments through the notes' full-text index (core/076), system notes (not in it)
+ * (noteable, author) index (core/087), a mention in the title or the description, and mentions of
+ * their name only in the notes whose text holds it — comments through the notes' full-text index (core/076), system notes (not in it)
  * by their own index — each checked as participantIds reads mentions.
  */
 export function isParticipant(svc: ServiceContext, item: ParticipantSource, user: User, includeInternal: boolean): boolean {
@@ -72,7 +74,7 @@ export function isParticipant(svc: ServiceContext, item: ParticipantSource, user
   if (svc.db.prepare(`SELECT 1 FROM notes WHERE noteable_type = ? AND noteable_id = ? AND author_id = ?${internal} LIMIT 1`).get(...noteable, user.id)) return true;
   const name = user.username.toLowerCase();
   const mentions = (text: string | null): boolean => mentionedUsernames(text).includes(name);
-  if (mentions(item.description)) return true;
+  if (mentions(item.title) || mentions(item.description)) return true;
   const like = `%@${likeEscape(name)}%`;
   const mention = `@${name}`;
   const byText = (system: 0 | 1): string => `SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = ${system}${internal} AND body LIKE ? ESCAPE '\\'`;
