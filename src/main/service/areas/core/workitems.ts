@@ -17,6 +17,9 @@ import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
+import { popularityOrder } from './order-popularity';
+import { relativePositionOrder } from './order-relative-position';
+import { milestoneDueOrder } from './order-milestone-due';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -301,7 +304,7 @@ export interface WorkItemFilters {
   where: string[];
   args: unknown[];
   order: string;
-  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
+  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at), or a computed order's name (popularity, relative_position, milestone_due). */
   orderColumn: string;
   sort: SortDirection;
   /**
@@ -353,14 +356,22 @@ export interface LabelFilter {
 }
 
 /**
- * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options, less
- * milestone_due, not implemented: a 400): issues have no merged_at, merge requests no due date or
- * relative position (both were a 500, or an answer where GitLab's is a 400).
+ * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options):
+ * issues have no merged_at, merge requests no due date or relative position (both were a 500, or
+ * an answer where GitLab's is a 400).
  */
 const ORDER_BY = {
-  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity'],
-  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at'],
+  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'milestone_due'],
+  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at', 'milestone_due'],
 } as const;
+
+/** Orders on something besides the record's own column: each module's ORDER BY on `x`. */
+function computedOrder(type: 'Issue' | 'MergeRequest', orderBy: string, sort: SortDirection): string | null {
+  if (orderBy === 'popularity') return popularityOrder(type, sort);
+  if (orderBy === 'relative_position') return relativePositionOrder(sort);
+  if (orderBy === 'milestone_due') return milestoneDueOrder(sort);
+  return null;
+}
 
 /** `scope` on a project's or a group's list (IssuableFinder#by_scope; the instance's lists take it in globalScope). */
 const CALLER_SCOPES = {
@@ -528,7 +539,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       else if (notReviewer !== null) addFilter(where, args, notUserRowsCondition(type, 'reviewer'), (notUser = { role: 'reviewer', user: notReviewer }).user);
     }
   }
-  const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
+  // A computed order's column is its name: the readers keyed on a column (created_at, updated_at, title) leave it alone.
+  const computed = computedOrder(type, q.order_by, q.sort as SortDirection);
+  const col = computed ? q.order_by : ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
   // Authors are ids from 1 (the counters keep no author as 0).
   const authorId = authorParam != null && authorParam > 0 ? authorParam : null;
@@ -600,7 +613,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  return { where, args, order: computed ?? `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**
