@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
-import { expectEveryPage } from '../helpers/lists';
+import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
 
 /**
  * Issue and merge request orders on something besides the record's own columns, as GitLab's
@@ -15,15 +15,17 @@ let s: TestService;
 let group: number;
 let alpha: number;
 let beta: number;
+let root: number;
+let voter: string;
 
 type Kind = 'issues' | 'merge_requests';
-interface Row { id: number; project_id: number; state: string; milestone_id: number | null }
+interface Row { id: number; project_id: number; state: string; milestone_id: number | null; confidential?: number }
 const db = () => s.service.context.db;
 const TYPE = { issues: 'Issue', merge_requests: 'MergeRequest' } as const;
 
-function records(kind: Kind, projects: number[], state: string | null): Row[] {
-  const rows = db().prepare(`SELECT id, project_id, state, milestone_id FROM ${kind}`).all() as Row[];
-  return rows.filter((r) => projects.includes(r.project_id) && (state === null || r.state === state));
+function records(kind: Kind, projects: number[], state: string | null, anonymous: boolean): Row[] {
+  const rows = db().prepare(`SELECT * FROM ${kind}`).all() as Row[];
+  return rows.filter((r) => projects.includes(r.project_id) && (state === null || r.state === state) && !(anonymous && r.confidential));
 }
 const byIdDesc = (a: Row, b: Row) => b.id - a.id;
 
@@ -32,8 +34,8 @@ function upvotes(kind: Kind): Map<number, number> {
   return new Map(rows.map((r) => [r.id, r.n]));
 }
 
-function expected(kind: Kind, order: string, sort: 'asc' | 'desc', projects: number[], state: string | null): number[] {
-  const rows = records(kind, projects, state);
+function expected(kind: Kind, order: string, sort: 'asc' | 'desc', projects: number[], state: string | null, anonymous = false): number[] {
+  const rows = records(kind, projects, state, anonymous);
   const dir = sort === 'asc' ? 1 : -1;
   if (order === 'popularity') {
     const up = upvotes(kind);
@@ -64,6 +66,8 @@ beforeAll(async () => {
   alpha = ok(await s.post('/projects', { name: 'alpha', namespace_id: group, visibility: 'public' })).id;
   beta = ok(await s.post('/projects', { name: 'beta', namespace_id: group, visibility: 'public' })).id;
   for (const v of voters) await s.addMember('groups', group, v.user.id, 30);
+  voter = voters[0].token;
+  root = ok(await s.get('/user')).id;
   // Milestones: two on one date (ties), a later and an earlier one, one without a date, a group's.
   const milestone = async (project: number, title: string, due?: string) => ok(await s.post(`/projects/${project}/milestones`, { title, ...(due ? { due_date: due } : {}) })).id as number;
   const ms = {
@@ -77,7 +81,8 @@ beforeAll(async () => {
     const milestoneId = choices[(n * 5) % choices.length];
     // Some issues dated back (an administrator's created_at): creation dates out of id order.
     const dated = n % 6 === 1 ? { created_at: `2020-01-0${1 + (n % 9)}T00:00:00Z` } : {};
-    const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, ...dated, ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
+    // A few confidential ones, which an anonymous caller does not see (the counters count them).
+    const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, ...dated, confidential: n % 7 === 4, ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
     const mr = ok(await s.post(`/projects/${project}/merge_requests`, { title: `mr ${n}`, source_branch: `b${n}`, target_branch: 'main', ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
     // Upvotes 0-3 (ties on each count), `+1` stored as thumbsup; thumbsdown and awards on notes do not count.
     const votes = [0, 2, 0, 1, 3, 1, 0][n % 7];
@@ -101,16 +106,24 @@ describe('computed orders', () => {
   for (const kind of ['issues', 'merge_requests'] as const) {
     for (const order of ORDERS[kind]) {
       it(`${kind} order_by=${order}: project, group and instance lists, asc and desc, with and without state=opened, every page`, async () => {
-        const lists: [string, number[], Record<string, string>][] = [
+        // Read in id order in parts (a list with a state at most), and sorted by the ORDER BY (an
+        // author filter that keeps every record; the instance's list of a user who is no administrator).
+        const lists: [string, number[], Record<string, string>, string?][] = [
           [`/projects/${alpha}/${kind}`, [alpha], {}],
           [`/groups/${group}/${kind}`, [alpha, beta], {}],
           [`/${kind}`, [alpha, beta], { scope: 'all' }],
+          [`/projects/${alpha}/${kind}`, [alpha], { author_id: String(root) }],
+          [`/groups/${group}/${kind}`, [alpha, beta], { author_id: String(root) }],
+          [`/${kind}`, [alpha, beta], { scope: 'all' }, voter],
+          // Anonymous: the confidential issues left out, so not counted from the counters.
+          [`/projects/${alpha}/${kind}`, [alpha], {}, ''],
+          [`/groups/${group}/${kind}`, [alpha, beta], {}, ''],
         ];
-        for (const [path, projects, extra] of lists) {
+        for (const [path, projects, extra, token] of lists) {
           for (const sort of ['asc', 'desc'] as const) {
             for (const state of [null, 'opened']) {
               const query = { ...extra, order_by: order, sort, ...(state ? { state } : {}) };
-              await expectEveryPage(s, path, query, expected(kind, order, sort, projects, state), 4);
+              await expectEveryPage(s, path, query, expected(kind, order, sort, projects, state, token === ''), 4, token);
             }
           }
         }
@@ -134,5 +147,22 @@ describe('computed orders', () => {
       const dates = rows.filter((r) => r.milestone?.due_date).map((r) => r.milestone!.due_date!);
       expect(dates).toEqual([...dates].sort((a, b) => (sort === 'asc' ? a.localeCompare(b) : b.localeCompare(a))));
     }
+  });
+
+  it("reads a list with a state at most in id order in parts, by core/103's (project, state, id) index: no sort of every record", async () => {
+    for (const [kind, order] of [['issues', 'popularity'], ['issues', 'relative_position'], ['issues', 'milestone_due'], ['merge_requests', 'popularity'], ['merge_requests', 'milestone_due']] as const) {
+      for (const query of [{}, { state: 'opened' }] as Record<string, string>[]) {
+        const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${alpha}/${kind}`, { query: { ...query, order_by: order, page: '2', per_page: '5' } })));
+        const text = reads.map((r) => r.sql).join('\n');
+        expect(text, `${kind} ${order} ${JSON.stringify(query)}`).toContain(`INDEXED BY ${kind}_project_state_id`);
+        expect(text).not.toContain('ORDER BY (SELECT');
+        expect(text).not.toContain('ORDER BY x.id DESC, x.id');
+      }
+    }
+    const plan = queryPlan(db(), `SELECT x.id AS id FROM issues x INDEXED BY issues_project_state_id WHERE x.project_id = ? AND x.state = ? AND x.project_id = ? AND 1 ORDER BY x.id DESC LIMIT 5 OFFSET ?`, alpha, 'opened', alpha, 0);
+    expect(plan).toMatch(/SEARCH x USING (COVERING )?INDEX issues_project_state_id \(project_id=\? AND state=\?\)/);
+    expect(plan).not.toContain('TEMP B-TREE');
+    const upvoted = queryPlan(db(), "SELECT awardable_id AS id, count(*) AS n FROM award_emoji INDEXED BY award_emoji_upvotes WHERE awardable_type = 'Issue' AND name = 'thumbsup' GROUP BY awardable_id");
+    expect(upvoted).not.toContain('TEMP B-TREE');
   });
 });

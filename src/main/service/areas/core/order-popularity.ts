@@ -1,4 +1,6 @@
 import type { SortDirection } from '../../http/pagination';
+import type { RequestContext } from '../../http/route';
+import { type IdWalk, type Segment, segmentedRows } from './order-walk';
 
 /**
  * `order_by=popularity` on issue and merge request lists (Issuable.sort_by_attribute:
@@ -15,4 +17,44 @@ export function popularityOrder(type: 'Issue' | 'MergeRequest', sort: SortDirect
 /** The upvotes of record `x`: what the entities answer as `upvotes`. */
 export function upvotesOf(type: 'Issue' | 'MergeRequest'): string {
   return `(SELECT count(*) FROM award_emoji a WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`;
+}
+
+/**
+ * A page of the list in popularity order, read as two segments (order-walk.ts): the list's
+ * upvoted records (core/104's index of thumbsup awards: read whole, the few of them, and sorted),
+ * and the rest, none upvoted, in id order. Descending: the upvoted first; ascending: the rest
+ * (0 upvotes) first. Undefined when the list is not walked in id order (see idWalk).
+ */
+export function popularityRows<T>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  sort: SortDirection,
+  walk: IdWalk | undefined,
+  where: string[],
+  args: unknown[],
+): ((limit: number, offset: number) => T[]) | undefined {
+  if (!walk) return undefined;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  let upvoted: number[] | undefined;
+  const readUpvoted = (): number[] => {
+    const rows = rc.svc.db
+      .prepare(
+        `SELECT x.id AS id, u.n AS n FROM (SELECT awardable_id AS id, count(*) AS n FROM award_emoji INDEXED BY award_emoji_upvotes
+          WHERE awardable_type = ? AND name = 'thumbsup' GROUP BY awardable_id) u CROSS JOIN ${table} x ON x.id = u.id WHERE ${where.join(' AND ')}`,
+      )
+      .all(type, ...args) as { id: number; n: number }[];
+    const dir = sort === 'asc' ? 1 : -1;
+    return rows.sort((a, b) => dir * (a.n - b.n) || b.id - a.id).map((r) => r.id);
+  };
+  const up: Segment = {
+    count: (cap) => Math.min(cap, (upvoted ??= readUpvoted()).length),
+    ids: (limit, offset) => (upvoted ??= readUpvoted()).slice(offset, offset + limit),
+  };
+  // The rest: the list less its upvoted records, when its size is known from the counters.
+  const restCount = (): number | undefined => {
+    const total = walk.total();
+    return total === undefined ? undefined : total - (upvoted ??= readUpvoted()).length;
+  };
+  const rest = walk.segment(`NOT EXISTS (SELECT 1 FROM award_emoji a INDEXED BY award_emoji_upvotes WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`, [], 'DESC', restCount);
+  return segmentedRows<T>(rc, type, sort === 'asc' ? [rest, up] : [up, rest]);
 }

@@ -1,4 +1,6 @@
 import type { SortDirection } from '../../http/pagination';
+import type { RequestContext } from '../../http/route';
+import { type IdWalk, segmentedRows } from './order-walk';
 
 /**
  * `order_by=relative_position` on issue lists. GitLab (Issue.sort_by_attribute):
@@ -11,4 +13,9 @@ import type { SortDirection } from '../../http/pagination';
  */
 export function relativePositionOrder(sort: SortDirection): string {
   return sort === 'asc' ? 'x.id ASC' : 'x.id DESC';
+}
+
+/** A page of the list in relative_position order: the list walked in id order (see idWalk), or undefined. */
+export function relativePositionRows<T>(rc: RequestContext, sort: SortDirection, walk: IdWalk | undefined): ((limit: number, offset: number) => T[]) | undefined {
+  return walk && segmentedRows<T>(rc, 'Issue', [walk.segment('1', [], sort === 'asc' ? 'ASC' : 'DESC')]);
 }

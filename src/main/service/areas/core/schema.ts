@@ -2188,6 +2188,24 @@ CREATE TRIGGER notes_search_version_delete AFTER DELETE ON notes WHEN OLD.projec
 END;
 `,
   },
+  {
+    // Lists in an id order of their own (order_by=relative_position) or read in id order in parts
+    // (popularity, milestone_due: order-walk.ts): a project's records of a state in id order, so a
+    // page is a walk of the index (the states of a list without one merged), not a sort of them all.
+    name: 'core/103_issuables_project_state_id',
+    sql: `
+CREATE INDEX issues_project_state_id ON issues (project_id, state, id);
+CREATE INDEX merge_requests_project_state_id ON merge_requests (project_id, state, id);
+`,
+  },
+  {
+    // order_by=popularity: a type's upvoted records (thumbsup awards, few), read whole by record
+    // and counted, and a record's upvotes asked by id; partial, so no other award query chooses it.
+    name: 'core/104_award_emoji_upvotes',
+    sql: `
+CREATE INDEX award_emoji_upvotes ON award_emoji (awardable_type, awardable_id) WHERE name = 'thumbsup';
+`,
+  },
 ];
 
 

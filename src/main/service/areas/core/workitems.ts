@@ -17,9 +17,10 @@ import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
-import { popularityOrder } from './order-popularity';
-import { relativePositionOrder } from './order-relative-position';
-import { milestoneDueOrder } from './order-milestone-due';
+import { popularityOrder, popularityRows } from './order-popularity';
+import { relativePositionOrder, relativePositionRows } from './order-relative-position';
+import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
+import { idWalk } from './order-walk';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -193,7 +194,7 @@ function countedInScope(rc: RequestContext, table: string, where: string, args: 
 }
 
 /** A counter table's rows of the scope's projects (all for the instance, or a scope of more than projects), as a condition to append and its arguments. */
-function countersInScope(scope: Scope): [string, unknown[]] {
+export function countersInScope(scope: Scope): [string, unknown[]] {
   if (scope.projectId !== undefined) return [' AND project_id = ?', [scope.projectId]];
   return scope.instance || !scope.projects ? ['', []] : [` AND +project_id IN (${scope.projects})`, scope.args];
 }
@@ -364,6 +365,32 @@ const ORDER_BY = {
   Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'milestone_due'],
   MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at', 'milestone_due'],
 } as const;
+
+/**
+ * A page reader for a computed order (popularity, relative_position, milestone_due), from its
+ * module, when the list can be walked in id order (order-walk.ts); undefined for the others, or
+ * when the list is sorted by its ORDER BY. `where` and `args` are the whole list's (scope and
+ * caller's view included); `plain`: the route added no filter of its own; `seesAll`: the caller sees
+ * every record the counters count (no confidential one hidden).
+ */
+export function computedOrderRows<T>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+  plain: boolean,
+  seesAll: boolean,
+): ((limit: number, offset: number) => T[]) | undefined {
+  const order = filters.orderColumn;
+  if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
+  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
+  if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
+  if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
+  const [sql, scopeArgs] = countersInScope(scope);
+  return milestoneDueRows<T>(rc, type, filters.sort, walk, { sql, args: scopeArgs, state: filters.counted?.state ?? null });
+}
 
 /** Orders on something besides the record's own column: each module's ORDER BY on `x`. */
 function computedOrder(type: 'Issue' | 'MergeRequest', orderBy: string, sort: SortDirection): string | null {
