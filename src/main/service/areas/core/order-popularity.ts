@@ -19,6 +19,9 @@ export function upvotesOf(type: 'Issue' | 'MergeRequest'): string {
   return `(SELECT count(*) FROM award_emoji a WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`;
 }
 
+/** Upvoted records of a list left out of the rest's walk by their ids, up to this many. */
+const FEW_UPVOTED = 1_000;
+
 /**
  * A page of the list in popularity order, read as two segments (order-walk.ts): the list's
  * upvoted records (core/104's index of thumbsup awards: read whole, the few of them, and sorted),
@@ -55,6 +58,11 @@ export function popularityRows<T>(
     const total = walk.total();
     return total === undefined ? undefined : total - (upvoted ??= readUpvoted()).length;
   };
-  const rest = walk.segment(`NOT EXISTS (SELECT 1 FROM award_emoji a INDEXED BY award_emoji_upvotes WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`, [], 'DESC', restCount);
+  // The rest leaves the list's upvoted records out by their ids when they are few (the walk then
+  // reads its index alone: page 2500 8 -> ~4.5 ms), else by asking each record's awards.
+  const few = (upvoted ??= readUpvoted()).length <= FEW_UPVOTED;
+  const rest = few
+    ? walk.segment('x.id NOT IN (SELECT value FROM json_each(?))', [JSON.stringify(upvoted)], 'DESC', restCount)
+    : walk.segment(`NOT EXISTS (SELECT 1 FROM award_emoji a INDEXED BY award_emoji_upvotes WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`, [], 'DESC', restCount);
   return segmentedRows<T>(rc, type, sort === 'asc' ? [rest, up] : [up, rest]);
 }
