@@ -89,6 +89,26 @@ export function idWalk(
     if (!seesAll && type === 'Issue') return undefined;
     return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${state ? ' AND state = ?' : ''}${inScope}`).get(type, ...(state ? [state] : []), ...scopeArgs) as { n: number }).n;
   };
+  // A milestone's records of each (project, state) the counters count in the scope, each an arm
+  // read by core/105's (milestone, project, state) index in id order, the index alone answering
+  // the scope and the state; past WALK_ARMS of them, the milestone's own index (each record read
+  // to check them: 40 ms for page 2500 of a milestone of 250,000).
+  const countersTable = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const milestoneArms = (ids: number[]): { sql: string; args: unknown[] }[] => {
+    const triples = db
+      .prepare(
+        `SELECT milestone, project_id, state FROM ${countersTable} WHERE milestone IN (SELECT value FROM json_each(?))${state ? ' AND state = ?' : ''}${inScope}
+          GROUP BY milestone, project_id, state HAVING sum(n) > 0 LIMIT ${WALK_ARMS + 1}`,
+      )
+      .all(JSON.stringify(ids), ...(state ? [state] : []), ...scopeArgs) as { milestone: number; project_id: number; state: string }[];
+    if (triples.length <= WALK_ARMS) {
+      return triples.map((t) => ({
+        sql: `FROM ${table} x INDEXED BY ${table}_milestone_project_state WHERE x.milestone_id = ? AND x.project_id = ? AND x.state = ? AND ${conditions}`,
+        args: [t.milestone, t.project_id, t.state, ...args],
+      }));
+    }
+    return ids.map((id) => ({ sql: `FROM ${table} x INDEXED BY ${table}_milestone WHERE x.milestone_id = ? AND ${conditions}`, args: [id, ...args] }));
+  };
   const of = (parts: { sql: string; args: unknown[] }[], cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined): Segment => {
     const selects = parts.map((p) => `SELECT x.id AS id ${p.sql} AND ${cond}`);
     const all = parts.flatMap((p) => [...p.args, ...condArgs]);
@@ -102,14 +122,7 @@ export function idWalk(
   return {
     segment: (cond, condArgs, dir, counted) => of(arms, cond, condArgs, dir, counted),
     // A milestone's records by the milestone index (milestone, id): each milestone an arm.
-    milestones: (ids, dir) =>
-      of(
-        ids.map((id) => ({ sql: `FROM ${table} x INDEXED BY ${table}_milestone WHERE x.milestone_id = ? AND ${conditions}`, args: [id, ...args] })),
-        '1',
-        [],
-        dir,
-        () => milestonesCounted(ids),
-      ),
+    milestones: (ids, dir) => of(milestoneArms(ids), '1', [], dir, () => milestonesCounted(ids)),
     total,
   };
 }
