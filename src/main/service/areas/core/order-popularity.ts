@@ -61,7 +61,9 @@ export function popularityRows<T>(
   // The rest leaves the list's upvoted records out by their ids when they are few (the walk then
   // reads its index alone: page 2500 8 -> ~4.5 ms), else by asking each record's awards.
   const few = (upvoted ??= readUpvoted()).length <= FEW_UPVOTED;
-  const rest = few
+  const rest = !upvoted.length
+    ? walk.segment('1', [], 'DESC', restCount)
+    : few
     ? walk.segment('x.id NOT IN (SELECT value FROM json_each(?))', [JSON.stringify(upvoted)], 'DESC', restCount)
     : walk.segment(`NOT EXISTS (SELECT 1 FROM award_emoji a INDEXED BY award_emoji_upvotes WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`, [], 'DESC', restCount);
   return segmentedRows<T>(rc, type, sort === 'asc' ? [rest, up] : [up, rest]);
