@@ -162,6 +162,10 @@ describe('computed orders', () => {
     const plan = queryPlan(db(), `SELECT x.id AS id FROM issues x INDEXED BY issues_project_state_id WHERE x.project_id = ? AND x.state = ? AND x.project_id = ? AND 1 ORDER BY x.id DESC LIMIT 5 OFFSET ?`, alpha, 'opened', alpha, 0);
     expect(plan).toMatch(/SEARCH x USING (COVERING )?INDEX issues_project_state_id \(project_id=\? AND state=\?\)/);
     expect(plan).not.toContain('TEMP B-TREE');
+    // A milestone's records of a project and a state: core/105's index alone, in id order.
+    const arm = queryPlan(db(), `SELECT x.id AS id FROM issues x INDEXED BY issues_milestone_project_state WHERE x.milestone_id > 0 AND x.milestone_id = ? AND x.project_id = ? AND x.state = ? AND x.project_id = ? AND 1 ORDER BY x.id DESC LIMIT 5 OFFSET ?`, 1, alpha, 'opened', alpha, 0);
+    expect(arm).toMatch(/SEARCH x USING COVERING INDEX issues_milestone_project_state \(milestone_id=\? AND project_id=\? AND state=\?\)/);
+    expect(arm).not.toContain('TEMP B-TREE');
     const upvoted = queryPlan(db(), "SELECT awardable_id AS id, count(*) AS n FROM award_emoji INDEXED BY award_emoji_upvotes WHERE awardable_type = 'Issue' AND name = 'thumbsup' GROUP BY awardable_id");
     expect(upvoted).not.toContain('TEMP B-TREE');
   });

@@ -103,7 +103,7 @@ export function idWalk(
       .all(JSON.stringify(ids), ...(state ? [state] : []), ...scopeArgs) as { milestone: number; project_id: number; state: string }[];
     if (triples.length <= WALK_ARMS) {
       return triples.map((t) => ({
-        sql: `FROM ${table} x INDEXED BY ${table}_milestone_project_state WHERE x.milestone_id = ? AND x.project_id = ? AND x.state = ? AND ${conditions}`,
+        sql: `FROM ${table} x INDEXED BY ${table}_milestone_project_state WHERE x.milestone_id > 0 AND x.milestone_id = ? AND x.project_id = ? AND x.state = ? AND ${conditions}`,
         args: [t.milestone, t.project_id, t.state, ...args],
       }));
     }
