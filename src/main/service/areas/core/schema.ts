@@ -2188,6 +2188,19 @@ CREATE TRIGGER notes_search_version_delete AFTER DELETE ON notes WHEN OLD.projec
 END;
 `,
   },
+  {
+    // The repository's part of a project's statistics (`statistics=true`, API::Entities::ProjectStatistics),
+    // refreshed after every change of branches or tags as GitLab's project_statistics are after pushes.
+    name: 'core/114_project_statistics',
+    sql: `
+CREATE TABLE project_statistics (
+  project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  commit_count INTEGER NOT NULL,
+  repository_size INTEGER NOT NULL,
+  refreshed_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 

@@ -7,7 +7,7 @@ import { apiError, forbidden, notFound } from '../../../http/errors';
 import { type Keyset, type SqlList, OFFSET_PAGINATION_LIMIT, fewRowsByIds, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
-import { group, groupDetail, project, projectsPage } from '../entities';
+import { group, groupDetail, project } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
@@ -15,7 +15,7 @@ import { isoTime, today } from '../time';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
-import { projectListFilters, projectSqlList } from './projects';
+import { projectListFilters, projectSqlList, projectsAnswer } from './projects';
 import { customAttributesFilter } from './custom_attributes';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { readAvatarParam, writeAvatar } from '../avatars';
@@ -264,7 +264,7 @@ export function registerGroupRoutes(r: Router): void {
       const { where, order, fewRows } = projectListFilters(rc);
       where.on('p.namespace_id', `IN (${ids.map(() => '?').join(',')})`, ...ids);
       const list = projectSqlList(where, order);
-      return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
+      return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
     },
     { auth: 'optional' },
   );

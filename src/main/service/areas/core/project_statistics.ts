@@ -1,0 +1,102 @@
+import type { ServiceContext } from '../../context';
+import type { EntityContext } from './entities';
+import { effectiveProjectAccess, Access } from './access';
+import type { Project } from './projects';
+import { isoTime } from './time';
+
+/**
+ * Project statistics (API::Entities::ProjectStatistics, `statistics=true`). GitLab keeps them in
+ * project_statistics, refreshed after pushes; Sandlab keeps the repository's part the same way
+ * (core/114: commit count and size, refreshed by refreshProjectStatistics after every change of
+ * branches or tags, or on the first read of a repository that has none yet) and sums the rest
+ * from their own rows when read. Sandlab has no wiki, LFS, CI artifacts, packages or registry:
+ * those parts are 0.
+ */
+
+/** ProjectsHelpers::STATISTICS_SORT_PARAMS: an administrator's orders (anyone else gets the default). */
+export const STATISTICS_ORDERS = ['storage_size', 'repository_size', 'wiki_size', 'packages_size'] as const;
+export type StatisticsOrder = (typeof STATISTICS_ORDERS)[number];
+
+// The repository's size and its snippets' and uploads' (alias.id a project id): storage_size is their sum.
+const repositorySizeSql = (alias: string) => `coalesce((SELECT repository_size FROM project_statistics WHERE project_id = ${alias}.id), 0)`;
+const snippetsSizeSql = (alias: string) =>
+  `coalesce((SELECT sum(length(CAST(b.content AS BLOB))) FROM snippets s JOIN snippet_blobs b ON b.snippet_id = s.id WHERE s.project_id = ${alias}.id), 0)`;
+const uploadsSizeSql = (alias: string) => `coalesce((SELECT sum(size) FROM uploads WHERE project_id = ${alias}.id), 0)`;
+
+/** The ORDER BY expression of a statistics order over projects `alias`. */
+export function statisticsOrderSql(order: StatisticsOrder, alias: string): string {
+  if (order === 'repository_size') return repositorySizeSql(alias);
+  if (order === 'storage_size') return `(${repositorySizeSql(alias)} + ${snippetsSizeSql(alias)} + ${uploadsSizeSql(alias)})`;
+  return '0';
+}
+
+/** Counts and sizes the repository holds now: commits on the default branch (HEAD), objects' bytes. */
+export async function refreshProjectStatistics(svc: ServiceContext, projectId: number): Promise<void> {
+  let commitCount = 0;
+  let repositorySize = 0;
+  if (svc.git.hasCommits(projectId)) {
+    const repo = svc.git.repository(projectId);
+    const head = await repo.resolveCommit('HEAD');
+    commitCount = head ? await repo.countCommits([head]) : 0;
+    // `count-objects -v`: loose and packed objects in KiB (Gitaly's RepositorySize is KiB too).
+    const out = (await repo.run(['count-objects', '-v'])).stdout.toString();
+    const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+    repositorySize = (kib('size') + kib('size-pack')) * 1024;
+  }
+  svc.db
+    .prepare(
+      `INSERT INTO project_statistics (project_id, commit_count, repository_size, refreshed_at) SELECT id, ?, ?, ? FROM projects WHERE id = ?
+       ON CONFLICT (project_id) DO UPDATE SET commit_count = excluded.commit_count, repository_size = excluded.repository_size, refreshed_at = excluded.refreshed_at`,
+    )
+    .run(commitCount, repositorySize, isoTime(svc.now()), projectId);
+}
+
+/** Whether the viewer may read a project's statistics (ProjectPolicy :read_statistics: Reporter and up). */
+function canReadStatistics(ec: EntityContext, p: Project): boolean {
+  return !!ec.user && effectiveProjectAccess(ec.svc, ec.user, p) >= Access.REPORTER;
+}
+
+/**
+ * The `statistics` of each project the viewer may read them of, refreshing the repository's part
+ * first where none was kept yet (a repository from before core/114).
+ */
+export async function projectStatistics(ec: EntityContext, projects: Project[]): Promise<Map<number, Record<string, number>>> {
+  const db = ec.svc.db;
+  const shown = projects.filter((p) => canReadStatistics(ec, p));
+  const kept = db.prepare('SELECT 1 FROM project_statistics WHERE project_id = ?');
+  for (const p of shown) if (!kept.get(p.id) && ec.svc.git.hasCommits(p.id)) await refreshProjectStatistics(ec.svc, p.id);
+  const read = db.prepare(
+    `SELECT coalesce((SELECT commit_count FROM project_statistics WHERE project_id = p.id), 0) AS commit_count,
+            ${repositorySizeSql('p')} AS repository_size, ${snippetsSizeSql('p')} AS snippets_size, ${uploadsSizeSql('p')} AS uploads_size
+       FROM projects p WHERE p.id = ?`,
+  );
+  const stats = new Map<number, Record<string, number>>();
+  for (const p of shown) {
+    const r = read.get(p.id) as { commit_count: number; repository_size: number; snippets_size: number; uploads_size: number };
+    stats.set(p.id, {
+      commit_count: r.commit_count,
+      storage_size: r.repository_size + r.snippets_size + r.uploads_size,
+      repository_size: r.repository_size,
+      wiki_size: 0,
+      lfs_objects_size: 0,
+      job_artifacts_size: 0,
+      pipeline_artifacts_size: 0,
+      packages_size: 0,
+      snippets_size: r.snippets_size,
+      uploads_size: r.uploads_size,
+      container_registry_size: 0,
+    });
+  }
+  return stats;
+}
+
+/** The project entity with `statistics` where Entities::Project exposes it (after issue_branch_template). */
+export function withStatistics(entity: Record<string, unknown>, statistics: Record<string, number> | undefined): Record<string, unknown> {
+  if (!statistics) return entity;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(entity)) {
+    out[key] = value;
+    if (key === 'issue_branch_template') out.statistics = statistics;
+  }
+  return out;
+}
