@@ -14,6 +14,8 @@ afterAll(async () => s?.stop());
 
 const sql = (text: string, ...args: unknown[]) => s.service.context.db.prepare(text).run(...args);
 const ids = (rows: any[]) => rows.map((p) => p.id);
+/** No token: the test service calls as root (an administrator). */
+const ROOT = undefined;
 
 describe('project list filters', () => {
   let viewer: { user: any; token: string };
@@ -49,7 +51,7 @@ describe('project list filters', () => {
     expect(await listed({ with_issues_enabled: true }, viewer.token)).toEqual([privateIssues.id, privateMrs.id, open.id]);
     expect(await listed({ with_issues_enabled: true }, reporter.token)).toEqual([privateMrs.id, open.id]);
     expect(await listed({ with_issues_enabled: true }, null)).toEqual([privateMrs.id, open.id]);
-    expect(await listed({ with_issues_enabled: true }, s.rootToken)).toEqual([privateIssues.id, privateMrs.id, open.id]);
+    expect(await listed({ with_issues_enabled: true }, ROOT)).toEqual([privateIssues.id, privateMrs.id, open.id]);
     // false filters nothing, as GitLab's `if params[:with_issues_enabled]`.
     expect(await listed({ with_issues_enabled: false }, viewer.token)).toEqual([...mine].reverse());
   });
@@ -94,8 +96,8 @@ describe('project list filters', () => {
 
   it('statistics orders: an administrator\'s by size; anyone else gets created_at', async () => {
     sql('INSERT INTO project_statistics (project_id, commit_count, repository_size, refreshed_at) VALUES (?, 1, 5000, ?), (?, 1, 9000, ?)', open.id, 'x', privateMrs.id, 'x');
-    expect(await listed({ order_by: 'repository_size' }, s.rootToken)).toEqual([privateMrs.id, open.id, privateIssues.id, noIssues.id]);
-    expect(await listed({ order_by: 'storage_size', sort: 'asc' }, s.rootToken)).toEqual([noIssues.id, privateIssues.id, open.id, privateMrs.id]);
+    expect(await listed({ order_by: 'repository_size' }, ROOT)).toEqual([privateMrs.id, open.id, privateIssues.id, noIssues.id]);
+    expect(await listed({ order_by: 'storage_size', sort: 'asc' }, ROOT)).toEqual([noIssues.id, privateIssues.id, open.id, privateMrs.id]);
     expect(await listed({ order_by: 'repository_size' }, viewer.token)).toEqual([...mine].reverse());
     expect(await listed({ order_by: 'wiki_size', sort: 'asc' }, viewer.token)).toEqual(mine);
     expect((await s.get('/projects', { query: { order_by: 'lfs_objects_size' } })).body).toEqual({ error: 'order_by does not have a valid value' });
@@ -167,5 +169,36 @@ describe('statistics=true', () => {
     // A project without a repository: zeros, nothing kept.
     const bare = await s.createProject();
     expect(ok(await s.get(`/projects/${bare.id}`, { query: { statistics: true } })).statistics.commit_count).toBe(0);
+  });
+});
+
+describe('group statistics', () => {
+  it('an administrator\'s group list sums its own projects\' statistics (not its subgroups\'); nobody else gets them', async () => {
+    const member = await s.createUser();
+    const g = await s.createGroup({ visibility: 'public' });
+    const sub = await s.createGroup({ parent_id: g.id, visibility: 'public' });
+    await s.addMember('groups', g.id, member.user.id, 50);
+    const a = await s.createProject({ namespace_id: g.id, initialize_with_readme: true });
+    const b = await s.createProject({ namespace_id: g.id });
+    const c = await s.createProject({ namespace_id: sub.id, initialize_with_readme: true });
+    ok(await s.post(`/projects/${b.id}/snippets`, { title: 't', visibility: 'public', file_name: 'a.txt', content: 'héllo' }));
+    const size = (id: number) => (s.service.context.db.prepare('SELECT repository_size FROM project_statistics WHERE project_id = ?').get(id) as any).repository_size;
+    expect(size(c.id)).toBeGreaterThan(0);
+    const rows = ok(await s.get('/groups', { query: { statistics: true, search: g.path } }));
+    const keys = Object.keys(rows[0]);
+    expect(keys[keys.indexOf('max_artifacts_size') + 1]).toBe('statistics');
+    expect(rows[0].statistics).toEqual({
+      storage_size: size(a.id) + 6,
+      repository_size: size(a.id),
+      wiki_size: 0,
+      lfs_objects_size: 0,
+      job_artifacts_size: 0,
+      pipeline_artifacts_size: 0,
+      packages_size: 0,
+      snippets_size: 6,
+      uploads_size: 0,
+    });
+    expect('statistics' in ok(await s.get('/groups', { token: member.token, query: { statistics: true, search: g.path } }))[0]).toBe(false);
+    expect('statistics' in ok(await s.get(`/groups/${g.id}`, { query: { statistics: true } }))).toBe(false);
   });
 });

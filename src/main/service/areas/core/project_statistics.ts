@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import type { EntityContext } from './entities';
+import { type EntityContext, withFieldsAfter } from './entities';
 import { effectiveProjectAccess, Access } from './access';
 import type { Project } from './projects';
 import { isoTime } from './time';
@@ -92,11 +92,30 @@ export async function projectStatistics(ec: EntityContext, projects: Project[]):
 
 /** The project entity with `statistics` where Entities::Project exposes it (after issue_branch_template). */
 export function withStatistics(entity: Record<string, unknown>, statistics: Record<string, number> | undefined): Record<string, unknown> {
-  if (!statistics) return entity;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(entity)) {
-    out[key] = value;
-    if (key === 'issue_branch_template') out.statistics = statistics;
-  }
-  return out;
+  return statistics ? withFieldsAfter(entity, 'issue_branch_template', { statistics }) : entity;
+}
+
+/**
+ * A group list's `statistics` (an administrator's, `Group.with_statistics`): the sums of its own
+ * projects' statistics (not its subgroups').
+ */
+export function groupStatistics(svc: ServiceContext, groupId: number): Record<string, number> {
+  const r = svc.db
+    .prepare(
+      `SELECT coalesce(sum(${repositorySizeSql('p')}), 0) AS repository_size, coalesce(sum(${snippetsSizeSql('p')}), 0) AS snippets_size,
+              coalesce(sum(${uploadsSizeSql('p')}), 0) AS uploads_size
+         FROM projects p WHERE p.namespace_id = ?`,
+    )
+    .get(groupId) as { repository_size: number; snippets_size: number; uploads_size: number };
+  return {
+    storage_size: r.repository_size + r.snippets_size + r.uploads_size,
+    repository_size: r.repository_size,
+    wiki_size: 0,
+    lfs_objects_size: 0,
+    job_artifacts_size: 0,
+    pipeline_artifacts_size: 0,
+    packages_size: 0,
+    snippets_size: r.snippets_size,
+    uploads_size: r.uploads_size,
+  };
 }

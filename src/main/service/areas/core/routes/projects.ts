@@ -21,7 +21,7 @@ import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
 import { rubyHash, validateNamespacePath } from './groups';
-import { customAttributesFilter } from './custom_attributes';
+import { customAttributesFilter, withCustomAttributes } from './custom_attributes';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -274,12 +274,20 @@ export async function listProjects(rc: RequestContext, extra?: (where: ListWhere
   return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
 }
 
-/** A page of projects as a list answers it: full or `simple` entities, with `statistics` when asked (not on `simple`'s Entities::BasicProjectDetails). */
-export async function projectsAnswer(rc: RequestContext, rows: Project[], simple: boolean): Promise<Record<string, unknown>[]> {
-  const page = projectsPage(rc, rows, simple);
-  if (simple || !declared(rc.params, { statistics: t.boolean() }).statistics) return page;
+/** A page of projects as a list answers it: full or `simple` entities, with what the request asks for besides (projectsExtras). */
+export function projectsAnswer(rc: RequestContext, rows: Project[], simple: boolean): Promise<Record<string, unknown>[]> {
+  return projectsExtras(rc, rows, projectsPage(rc, rows, simple), simple);
+}
+
+/**
+ * `with_custom_attributes` (after `namespace`, BasicProjectDetails) and `statistics` (not on
+ * `simple`'s Entities::BasicProjectDetails) on the entities of `rows`.
+ */
+async function projectsExtras(rc: RequestContext, rows: Project[], entities: Record<string, unknown>[], simple: boolean): Promise<Record<string, unknown>[]> {
+  const out = withCustomAttributes(rc, 'projects', entities, 'namespace');
+  if (simple || !declared(rc.params, { statistics: t.boolean() }).statistics) return out;
   const stats = await projectStatistics(rc, rows);
-  return page.map((entity, i) => withStatistics(entity, stats.get(rows[i].id)));
+  return out.map((entity, i) => withStatistics(entity, stats.get(rows[i].id)));
 }
 
 /** GET /projects's own check (API::Projects#validate_updated_at_order_and_filter!): an updated_at filter needs that order. */
@@ -322,9 +330,7 @@ export function registerProjectRoutes(r: Router): void {
     '/projects/:id',
     async (rc) => {
       const p = loadProject(rc);
-      const entity = project(rc, p);
-      if (!declared(rc.params, { statistics: t.boolean() }).statistics) return entity;
-      return withStatistics(entity, (await projectStatistics(rc, [p])).get(p.id));
+      return (await projectsExtras(rc, [p], [project(rc, p)], false))[0];
     },
     { auth: 'optional' },
   );
