@@ -158,6 +158,18 @@ describe('statistics=true', () => {
     expect('statistics' in row(ok(await s.get('/projects', { token: owner.token, query: { statistics: true, simple: true, membership: true } })))).toBe(false);
   });
 
+  it('a push marks them stale without measuring; the next read measures', async () => {
+    const p = await s.createProject({ initialize_with_readme: true });
+    const first = ok(await s.get(`/projects/${p.id}`, { query: { statistics: true } })).statistics;
+    const kept = () => s.service.context.db.prepare('SELECT commit_count, stale FROM project_statistics WHERE project_id = ?').get(p.id);
+    expect(kept()).toEqual({ commit_count: 1, stale: 0 });
+    const commit = { branch: 'main', commit_message: 'two', actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }] };
+    expect((await s.post(`/projects/${p.id}/repository/commits`, commit)).status).toBe(201);
+    expect(kept()).toEqual({ commit_count: 1, stale: 1 });
+    expect(ok(await s.get(`/projects/${p.id}`, { query: { statistics: true } })).statistics.commit_count).toBe(first.commit_count + 1);
+    expect(kept()).toEqual({ commit_count: 2, stale: 0 });
+  });
+
   it('a repository from before project statistics were kept is measured on its first read', async () => {
     const p = await s.createProject({ initialize_with_readme: true });
     sql('DELETE FROM project_statistics WHERE project_id = ?', p.id);
@@ -183,8 +195,11 @@ describe('group statistics', () => {
     const c = await s.createProject({ namespace_id: sub.id, initialize_with_readme: true });
     ok(await s.post(`/projects/${b.id}/snippets`, { title: 't', visibility: 'public', file_name: 'a.txt', content: 'héllo' }));
     const size = (id: number) => (s.service.context.db.prepare('SELECT repository_size FROM project_statistics WHERE project_id = ?').get(id) as any).repository_size;
+    // The subgroup's project measured (its own statistics read), and left out of the group's sums.
+    expect(ok(await s.get(`/projects/${c.id}`, { query: { statistics: true } })).statistics.repository_size).toBe(size(c.id));
     expect(size(c.id)).toBeGreaterThan(0);
     const rows = ok(await s.get('/groups', { query: { statistics: true, search: g.path } }));
+    expect(size(a.id)).toBeGreaterThan(0);
     const keys = Object.keys(rows[0]);
     expect(keys[keys.indexOf('max_artifacts_size') + 1]).toBe('statistics');
     expect(rows[0].statistics).toEqual({

@@ -6,11 +6,12 @@ import { isoTime } from './time';
 
 /**
  * Project statistics (API::Entities::ProjectStatistics, `statistics=true`). GitLab keeps them in
- * project_statistics, refreshed after pushes; Sandlab keeps the repository's part the same way
- * (core/114: commit count and size, refreshed by refreshProjectStatistics after every change of
- * branches or tags, or on the first read of a repository that has none yet) and sums the rest
- * from their own rows when read. Sandlab has no wiki, LFS, CI artifacts, packages or registry:
- * those parts are 0.
+ * project_statistics, refreshed in the background after pushes; Sandlab keeps the repository's part
+ * (core/114: commit count and size), marked stale by every change of branches or tags
+ * (staleProjectStatistics) and measured again by the next read that shows it, so a push pays for
+ * no git runs of its own; the rest is summed from its own rows when read. Sandlab has no wiki, LFS,
+ * CI artifacts, packages or registry: those parts are 0. An administrator's order by size reads
+ * the sizes last measured.
  */
 
 /** ProjectsHelpers::STATISTICS_SORT_PARAMS: an administrator's orders (anyone else gets the default). */
@@ -30,8 +31,13 @@ export function statisticsOrderSql(order: StatisticsOrder, alias: string): strin
   return '0';
 }
 
+/** After a change of branches or tags: the kept statistics are measured again when next shown. */
+export function staleProjectStatistics(svc: ServiceContext, projectId: number): void {
+  svc.db.prepare('UPDATE project_statistics SET stale = 1 WHERE project_id = ? AND stale = 0').run(projectId);
+}
+
 /** Counts and sizes the repository holds now: commits on the default branch (HEAD), objects' bytes. */
-export async function refreshProjectStatistics(svc: ServiceContext, projectId: number): Promise<void> {
+async function refreshProjectStatistics(svc: ServiceContext, projectId: number): Promise<void> {
   let commitCount = 0;
   let repositorySize = 0;
   if (svc.git.hasCommits(projectId)) {
@@ -46,9 +52,19 @@ export async function refreshProjectStatistics(svc: ServiceContext, projectId: n
   svc.db
     .prepare(
       `INSERT INTO project_statistics (project_id, commit_count, repository_size, refreshed_at) SELECT id, ?, ?, ? FROM projects WHERE id = ?
-       ON CONFLICT (project_id) DO UPDATE SET commit_count = excluded.commit_count, repository_size = excluded.repository_size, refreshed_at = excluded.refreshed_at`,
+       ON CONFLICT (project_id) DO UPDATE SET commit_count = excluded.commit_count, repository_size = excluded.repository_size, stale = 0,
+         refreshed_at = excluded.refreshed_at`,
     )
     .run(commitCount, repositorySize, isoTime(svc.now()), projectId);
+}
+
+/** Measures the repositories of `projectIds` whose kept statistics are stale, or missing (a repository's first read). */
+async function freshenStatistics(svc: ServiceContext, projectIds: number[]): Promise<void> {
+  const kept = svc.db.prepare('SELECT stale FROM project_statistics WHERE project_id = ?');
+  for (const id of projectIds) {
+    const row = kept.get(id) as { stale: number } | undefined;
+    if (row ? row.stale : svc.git.hasCommits(id)) await refreshProjectStatistics(svc, id);
+  }
 }
 
 /** Whether the viewer may read a project's statistics (ProjectPolicy :read_statistics: Reporter and up). */
@@ -57,14 +73,13 @@ function canReadStatistics(ec: EntityContext, p: Project): boolean {
 }
 
 /**
- * The `statistics` of each project the viewer may read them of, refreshing the repository's part
- * first where none was kept yet (a repository from before core/114).
+ * The `statistics` of each project the viewer may read them of, measuring the repository's part
+ * first where it is stale or none was kept yet (a repository's first read).
  */
 export async function projectStatistics(ec: EntityContext, projects: Project[]): Promise<Map<number, Record<string, number>>> {
   const db = ec.svc.db;
   const shown = projects.filter((p) => canReadStatistics(ec, p));
-  const kept = db.prepare('SELECT 1 FROM project_statistics WHERE project_id = ?');
-  for (const p of shown) if (!kept.get(p.id) && ec.svc.git.hasCommits(p.id)) await refreshProjectStatistics(ec.svc, p.id);
+  await freshenStatistics(ec.svc, shown.map((p) => p.id));
   const read = db.prepare(
     `SELECT coalesce((SELECT commit_count FROM project_statistics WHERE project_id = p.id), 0) AS commit_count,
             ${repositorySizeSql('p')} AS repository_size, ${snippetsSizeSql('p')} AS snippets_size, ${uploadsSizeSql('p')} AS uploads_size
@@ -99,7 +114,9 @@ export function withStatistics(entity: Record<string, unknown>, statistics: Reco
  * A group list's `statistics` (an administrator's, `Group.with_statistics`): the sums of its own
  * projects' statistics (not its subgroups').
  */
-export function groupStatistics(svc: ServiceContext, groupId: number): Record<string, number> {
+export async function groupStatistics(svc: ServiceContext, groupId: number): Promise<Record<string, number>> {
+  const own = svc.db.prepare('SELECT id FROM projects WHERE namespace_id = ?').all(groupId) as { id: number }[];
+  await freshenStatistics(svc, own.map((p) => p.id));
   const r = svc.db
     .prepare(
       `SELECT coalesce(sum(${repositorySizeSql('p')}), 0) AS repository_size, coalesce(sum(${snippetsSizeSql('p')}), 0) AS snippets_size,

@@ -2190,13 +2190,15 @@ END;
   },
   {
     // The repository's part of a project's statistics (`statistics=true`, API::Entities::ProjectStatistics),
-    // refreshed after every change of branches or tags as GitLab's project_statistics are after pushes.
+    // marked stale by every change of branches or tags and measured again when next read (GitLab
+    // refreshes its project_statistics after pushes, in the background).
     name: 'core/114_project_statistics',
     sql: `
 CREATE TABLE project_statistics (
   project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
   commit_count INTEGER NOT NULL,
   repository_size INTEGER NOT NULL,
+  stale INTEGER NOT NULL DEFAULT 0,
   refreshed_at TEXT NOT NULL
 );
 `,

@@ -7,7 +7,7 @@ import type { RefUpdate } from '../../git/smart_http';
 import { recordEvent } from '../core/events';
 import { type Project, findProjectById } from '../core/projects';
 import { isoTime } from '../core/time';
-import { refreshProjectStatistics } from '../core/project_statistics';
+import { staleProjectStatistics } from '../core/project_statistics';
 import { refreshMergeRequestsAfterPush } from './merge_requests';
 
 /** Git::ProcessRefChangesService: more ref changes of one kind than this make one bulk event. */
@@ -44,10 +44,10 @@ export async function afterRefsChanged(svc: ServiceContext, projectId: number, u
     else for (const u of ofKind) data.push(await pushData(repo, project, u, kind));
   }
   const readme = await findReadme(repo, project.default_branch);
-  await refreshProjectStatistics(svc, projectId);
   inTransaction(svc.db, () => {
     for (const d of data) recordEvent(svc, { action: 'pushed', authorId: userId, projectId, targetType: null, data: { ...d } });
     recordReadme(svc, projectId, readme);
+    staleProjectStatistics(svc, projectId);
   });
   await refreshMergeRequestsAfterPush(svc, project, repo, userId, changes);
 }
@@ -60,8 +60,10 @@ export async function afterRepositoryImported(svc: ServiceContext, projectId: nu
   const project = findProjectById(svc, projectId);
   if (!project) return;
   const readme = await findReadme(repo, project.default_branch);
-  await refreshProjectStatistics(svc, projectId);
-  inTransaction(svc.db, () => recordReadme(svc, projectId, readme));
+  inTransaction(svc.db, () => {
+    recordReadme(svc, projectId, readme);
+    staleProjectStatistics(svc, projectId);
+  });
 }
 
 function recordReadme(svc: ServiceContext, projectId: number, readme: string | null): void {

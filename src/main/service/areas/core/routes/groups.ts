@@ -110,7 +110,13 @@ export function registerGroupRoutes(r: Router): void {
       const withAttributes = withCustomAttributes(rc, 'groups', page, GROUP_EXTRAS_AFTER);
       // present_groups: `statistics` for those who read all resources (administrators), after custom_attributes.
       if (!q.statistics || !user?.admin) return withAttributes;
-      return withAttributes.map((g) => withFieldsAfter(g, 'custom_attributes' in g ? 'custom_attributes' : GROUP_EXTRAS_AFTER, { statistics: groupStatistics(rc.svc, g.id as number) }));
+      return (async () => {
+        const out = [];
+        for (const g of withAttributes) {
+          out.push(withFieldsAfter(g, 'custom_attributes' in g ? 'custom_attributes' : GROUP_EXTRAS_AFTER, { statistics: await groupStatistics(rc.svc, g.id as number) }));
+        }
+        return out;
+      })();
     },
     { auth: 'optional' },
   );
