@@ -2189,6 +2189,21 @@ END;
 `,
   },
   {
+    // The repository's part of a project's statistics (`statistics=true`, API::Entities::ProjectStatistics),
+    // marked stale by every change of branches or tags and measured again when next read (GitLab
+    // refreshes its project_statistics after pushes, in the background).
+    name: 'core/114_project_statistics',
+    sql: `
+CREATE TABLE project_statistics (
+  project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  commit_count INTEGER NOT NULL,
+  repository_size INTEGER NOT NULL,
+  stale INTEGER NOT NULL DEFAULT 0,
+  refreshed_at TEXT NOT NULL
+);
+`,
+  },
+  {
     // Lists in an id order of their own (order_by=relative_position) or read in id order in parts
     // (popularity, milestone_due: order-walk.ts): a project's records of a state in id order, so a
     // page is a walk of the index (the states of a list without one merged), not a sort of them all.
@@ -2196,6 +2211,14 @@ END;
     sql: `
 CREATE INDEX issues_project_state_id ON issues (project_id, state, id);
 CREATE INDEX merge_requests_project_state_id ON merge_requests (project_id, state, id);
+`,
+  },
+  {
+    // order_by=popularity: a type's upvoted records (thumbsup awards, few), read whole by record
+    // and counted, and a record's upvotes asked by id; partial, so no other award query chooses it.
+    name: 'core/104_award_emoji_upvotes',
+    sql: `
+CREATE INDEX award_emoji_upvotes ON award_emoji (awardable_type, awardable_id) WHERE name = 'thumbsup';
 `,
   },
   {
@@ -2209,14 +2232,6 @@ CREATE INDEX merge_requests_project_state_id ON merge_requests (project_id, stat
     sql: `
 CREATE INDEX issues_milestone_project_state ON issues (milestone_id, project_id, state) WHERE milestone_id > 0;
 CREATE INDEX merge_requests_milestone_project_state ON merge_requests (milestone_id, project_id, state) WHERE milestone_id > 0;
-`,
-  },
-  {
-    // order_by=popularity: a type's upvoted records (thumbsup awards, few), read whole by record
-    // and counted, and a record's upvotes asked by id; partial, so no other award query chooses it.
-    name: 'core/104_award_emoji_upvotes',
-    sql: `
-CREATE INDEX award_emoji_upvotes ON award_emoji (awardable_type, awardable_id) WHERE name = 'thumbsup';
 `,
   },
 ];
