@@ -132,25 +132,42 @@ export function idsSegment(ids: number[]): Segment {
   return { count: (cap) => Math.min(cap, ids.length), ids: (limit, offset) => ids.slice(offset, offset + limit) };
 }
 
+/** `limit` ids from `offset` of segments read in turn, each before the last counted only up to the page's end. */
+function idsOf(segments: Segment[], limit: number, offset: number): number[] {
+  const ids: number[] = [];
+  for (let i = 0; i < segments.length && limit > 0; i++) {
+    const segment = segments[i];
+    if (i < segments.length - 1) {
+      const n = segment.count(offset + limit);
+      if (offset >= n) {
+        offset -= n;
+        continue;
+      }
+    }
+    const got = segment.ids(limit, offset);
+    ids.push(...got);
+    limit -= got.length;
+    offset = 0;
+  }
+  return ids;
+}
+
+/** Segments read in turn as one (`counted`: its size when known without counting them). */
+export function joinedSegments(segments: Segment[], counted?: () => number | undefined): Segment {
+  return {
+    count: (cap) => {
+      const known = counted?.();
+      if (known !== undefined) return Math.min(cap, known);
+      let n = 0;
+      for (const segment of segments) if (n < cap) n += segment.count(cap - n);
+      return Math.min(cap, n);
+    },
+    ids: (limit, offset) => idsOf(segments, limit, offset),
+  };
+}
+
 /** A page of the list read from its segments in turn, as rows (by id, through the rows remembered since the last write). */
 export function segmentedRows<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', segments: Segment[]): (limit: number, offset: number) => T[] {
   const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
-  return (limit, offset) => {
-    const ids: number[] = [];
-    for (let i = 0; i < segments.length && limit > 0; i++) {
-      const segment = segments[i];
-      if (i < segments.length - 1) {
-        const n = segment.count(offset + limit);
-        if (offset >= n) {
-          offset -= n;
-          continue;
-        }
-      }
-      const got = segment.ids(limit, offset);
-      ids.push(...got);
-      limit -= got.length;
-      offset = 0;
-    }
-    return rowsByIds<T>(rc.svc.db, log, ids);
-  };
+  return (limit, offset) => rowsByIds<T>(rc.svc.db, log, idsOf(segments, limit, offset));
 }
