@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
-import { expectEveryPage } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 
 /**
  * The issues lists' EE filters and order on data Sandlab carries: weight= / not[weight]= /
@@ -165,5 +165,43 @@ describe('issues epic_id=', () => {
       expect(res.body).toEqual({ error: `epic_id should be an integer, none, or any, however got ${value}` });
     }
     await expectEveryPage(s, `/groups/${group}/issues`, { 'not[epic_id]': String(parentEpic.id) }, expected([alpha, beta], true, () => true), 20);
+  });
+});
+
+describe('how they are read', () => {
+  const reads = async (path: string, query: Record<string, string>) => pagedReads(s, async () => void ok(await s.get(path, { query })));
+  const planOf = (read: { sql: string; args: unknown[] }) => queryPlan(db(), read.sql, ...read.args);
+
+  it("reads a weight's issues by core/106's indexes (a project's, a group's projects', the instance's), not the list walked; counts Any by the project's", async () => {
+    const sets: [string, Record<string, string>, RegExp][] = [
+      [`/projects/${alpha}/issues`, { weight: '5' }, /USING (COVERING )?INDEX issues_project_weight/],
+      [`/groups/${group}/issues`, { weight: '1' }, /USING (COVERING )?INDEX issues_project_weight/],
+      ['/issues', { scope: 'all', weight: '0' }, /USING (COVERING )?INDEX issues_weighted/],
+    ];
+    for (const [path, query, index] of sets) {
+      const [read] = await reads(path, { ...query, per_page: '1' });
+      expect(read.sql, JSON.stringify(query)).toContain('CROSS JOIN issues x');
+      expect(planOf(read), JSON.stringify(query)).toMatch(index);
+    }
+    // Counted as a condition the project's index reads.
+    const sql = await preparedBy(s, () => s.get(`/projects/${alpha}/issues`, { query: { weight: 'Any', per_page: '1' } }));
+    const count = sql.find((q) => q.startsWith('SELECT count(*)') && q.includes('x.weight IS NOT NULL'))!;
+    expect(count).toBeDefined();
+    expect(queryPlan(db(), count, ...Array.from({ length: count.split('?').length - 1 }, () => alpha))).toMatch(/SEARCH x USING COVERING INDEX issues_project_weight \(project_id=\? AND weight>\?\)/);
+  });
+
+  it("pages a project's order_by=weight as two walks of issues_project_weight: the weighted (a weight's ties sorted), then the rest by id, never the whole list sorted", async () => {
+    for (const sort of ['asc', 'desc']) {
+      // Page 3 of 6 holds the last weighted issues and the first without one.
+      const weighted = expected([alpha], true, (r) => r.weight !== null).length;
+      const page = Math.floor(weighted / 6) + 1;
+      const walks = await reads(`/projects/${alpha}/issues`, { order_by: 'weight', sort, per_page: '6', page: String(page) });
+      expect(walks.map((w) => / x\.weight IS (NOT )?NULL ORDER BY/.exec(w.sql)?.[0])).toEqual([' x.weight IS NOT NULL ORDER BY', ' x.weight IS NULL ORDER BY']);
+      for (const walk of walks) {
+        const plan = planOf(walk);
+        expect(plan).toMatch(/SEARCH x USING (COVERING )?INDEX issues_project_weight/);
+        expect(plan).not.toContain('USE TEMP B-TREE FOR ORDER BY');
+      }
+    }
   });
 });

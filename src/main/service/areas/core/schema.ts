@@ -2188,6 +2188,17 @@ CREATE TRIGGER notes_search_version_delete AFTER DELETE ON notes WHEN OLD.projec
 END;
 `,
   },
+  {
+    // The issues lists' weight= / order_by=weight (areas/core/issue_weight.ts): a project's issues
+    // of a weight, or with none, in id order (a weight's few read, not a million walked for them; a
+    // project's weighted issues, then those without, in the order's two walks), and the instance's
+    // weighted ones (few: a partial index).
+    name: 'core/106_issues_weight',
+    sql: `
+CREATE INDEX issues_project_weight ON issues (project_id, weight, id);
+CREATE INDEX issues_weighted ON issues (weight, id) WHERE weight IS NOT NULL;
+`,
+  },
 ];
 
 
