@@ -16,16 +16,17 @@ let alpha: number;
 let beta: number;
 let elsewhere: number;
 let guest: string;
+let closer: { user: { id: number }; token: string };
 let parentEpic: { id: number; iid: number };
 let childEpic: { id: number; iid: number };
 let otherEpic: { id: number; iid: number };
 
-interface Row { id: number; project_id: number; weight: number | null; confidential: number; state: string; epic_id: number | null }
+interface Row { id: number; project_id: number; weight: number | null; confidential: number; state: string; epic_id: number | null; closed_by_id: number | null }
 const db = () => s.service.context.db;
 
 function rows(): Row[] {
   return db()
-    .prepare('SELECT i.id, i.project_id, i.weight, i.confidential, i.state, ei.epic_id FROM issues i LEFT JOIN epic_issues ei ON ei.issue_id = i.id ORDER BY i.created_at DESC, i.id DESC')
+    .prepare('SELECT i.id, i.project_id, i.weight, i.confidential, i.state, i.closed_by_id, ei.epic_id FROM issues i LEFT JOIN epic_issues ei ON ei.issue_id = i.id ORDER BY i.created_at DESC, i.id DESC')
     .all() as Row[];
 }
 
@@ -52,6 +53,8 @@ beforeAll(async () => {
   beta = ok(await s.post('/projects', { name: 'beta', namespace_id: group, visibility: 'private' })).id;
   elsewhere = ok(await s.post('/projects', { name: 'elsewhere', visibility: 'private' })).id;
   await s.addMember('groups', group, u.user.id, 10);
+  closer = await s.createUser();
+  await s.addMember('groups', group, closer.user.id, 30);
   parentEpic = ok(await s.post(`/groups/${group}/epics`, { title: 'parent' }));
   childEpic = ok(await s.post(`/groups/${group}/epics`, { title: 'child', parent_id: parentEpic.id }));
   otherEpic = ok(await s.post(`/groups/${group}/epics`, { title: 'other' }));
@@ -61,7 +64,9 @@ beforeAll(async () => {
   for (let n = 0; n < 40; n++) {
     const project = projects[n % 3];
     const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, weight: weights[n % weights.length] ?? undefined, confidential: n % 7 === 3 }));
-    if (n % 4 === 1) ok(await s.put(`/projects/${project}/issues/${issue.iid}`, { state_event: 'close' }));
+    if (n % 4 === 1) ok(await s.put(`/projects/${project}/issues/${issue.iid}`, { state_event: 'close' }, project === elsewhere || n % 3 ? {} : { token: closer.token }));
+    // Closed and reopened: no closer.
+    if (n % 8 === 5) for (const state_event of ['close', 'reopen']) ok(await s.put(`/projects/${project}/issues/${issue.iid}`, { state_event }));
     const epic = epics[n % epics.length];
     if (epic && project !== elsewhere) ok(await s.post(`/groups/${group}/epics/${epic.iid}/issues/${issue.id}`));
   }
@@ -202,6 +207,41 @@ describe('how they are read', () => {
         expect(plan).toMatch(/SEARCH x USING (COVERING )?INDEX issues_project_weight/);
         expect(plan).not.toContain('USE TEMP B-TREE FOR ORDER BY');
       }
+    }
+  });
+});
+
+describe('issues closed_by_id=', () => {
+  it('every page of the issues a user closed, in each scope, as an administrator and a Guest', async () => {
+    const root = (db().prepare("SELECT id FROM users WHERE username = 'root'").get() as { id: number }).id;
+    const cases: [Record<string, string>, (r: Row) => boolean][] = [
+      [{ closed_by_id: String(root) }, (r) => r.closed_by_id === root],
+      [{ closed_by_id: String(closer.user.id) }, (r) => r.closed_by_id === closer.user.id],
+      [{ closed_by_id: '999999' }, () => false],
+      [{ closed_by_id: String(root), state: 'opened' }, () => false],
+      [{ closed_by_id: String(closer.user.id), weight: 'Any' }, (r) => r.closed_by_id === closer.user.id && r.weight !== null],
+    ];
+    expect(rows().filter((r) => r.closed_by_id === closer.user.id).length).toBeGreaterThan(1);
+    for (const [path, base, projects] of scopes()) {
+      for (const [query, keep] of cases) {
+        await expectEveryPage(s, path, { ...base, ...query }, expected(projects, true, keep), 2);
+        await expectEveryPage(s, path, { ...base, ...query }, expected(projects.filter((p) => p !== elsewhere), false, keep), 3, guest);
+      }
+    }
+  });
+
+  it("answers Grape's 400 for a closed_by_id that is not an integer; merge requests do not take it", async () => {
+    const res = await s.get(`/projects/${alpha}/issues`, { query: { closed_by_id: 'me' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'closed_by_id is invalid' });
+    expect((await s.get(`/projects/${alpha}/merge_requests`, { query: { closed_by_id: 'me' } })).status).toBe(200);
+  });
+
+  it("reads a closer's issues by core/107's index, in a project and the instance", async () => {
+    for (const [path, query] of [[`/projects/${alpha}/issues`, {}], ['/issues', { scope: 'all' }]] as [string, Record<string, string>][]) {
+      const [read] = await pagedReads(s, async () => void ok(await s.get(path, { query: { ...query, closed_by_id: String(closer.user.id), per_page: '1' } })));
+      expect(read.sql).toContain('CROSS JOIN issues x');
+      expect(queryPlan(db(), read.sql, ...read.args)).toMatch(/SEARCH c USING (COVERING )?INDEX issues_closed_by/);
     }
   });
 });

@@ -110,3 +110,13 @@ export function issueTypeCondition(value: string): OwnCondition {
     },
   };
 }
+
+/**
+ * `closed_by_id=` (lib/api/issues.rb's issues_params, an integer; IssuableFinder#by_closed_by): the
+ * issues the user closed (a reopened issue has no closer). Few as a rule: also the set of their
+ * records, read by core/107's index of the closed issues by closer and project.
+ */
+export function closedByCondition(userId: number): OwnCondition {
+  const probe = 'x.closed_by_id = ?';
+  return { sql: probe, args: [userId], set: { probe, id: 'c.id', rows: 'FROM issues c WHERE c.closed_by_id = ?', args: [userId], projectColumn: 'c.project_id' } };
+}

@@ -2199,6 +2199,14 @@ CREATE INDEX issues_project_weight ON issues (project_id, weight, id);
 CREATE INDEX issues_weighted ON issues (weight, id) WHERE weight IS NOT NULL;
 `,
   },
+  {
+    // The issues lists' closed_by_id= (areas/core/issue_filters.ts closedByCondition): a user's
+    // closed issues, of a project or the instance, read instead of the list walked for them.
+    name: 'core/107_issues_closed_by',
+    sql: `
+CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_by_id IS NOT NULL;
+`,
+  },
 ];
 
 

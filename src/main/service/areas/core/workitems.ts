@@ -14,7 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
-import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
+import { DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
@@ -402,7 +402,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     not: t.hash(),
     order_by: t.string().values(ORDER_BY[type]).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
-    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS) } : {}),
+    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS), closed_by_id: t.integer() } : {}),
   });
   const where: string[] = [];
   const args: unknown[] = [];
@@ -470,10 +470,11 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // created_by_me: the caller as the author, as author_id (counted by the filter counters) unless that is given too.
   const createdBy = addCallerScope(rc, type, scope, where, args, idSets);
   const authorParam = q.author_id ?? (createdBy ?? undefined);
-  // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
+  // Issues' own: their type, their due date, their closer (IssuesFinder#by_issue_types, #by_due_date, #by_closed_by).
   const own = [
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
     'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
+    'closed_by_id' in q && q.closed_by_id != null ? closedByCondition(q.closed_by_id) : null,
   ].filter((cond) => cond !== null);
   // EE's: weight, not[weight], epic_id (EE IssuesFinder#by_weight, #by_negated_weight, #by_epic).
   if (type === 'Issue') own.push(...weightConditions(rc.params), ...epicConditions(rc.params));
