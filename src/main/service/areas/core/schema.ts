@@ -2188,6 +2188,14 @@ CREATE TRIGGER notes_search_version_delete AFTER DELETE ON notes WHEN OLD.projec
 END;
 `,
   },
+  {
+    // The milestones with a due date (order_by=priority on issue and merge request lists: their
+    // records come first, see order-label-priority.ts), read without walking every milestone.
+    name: 'core/101_milestones_due',
+    sql: `
+CREATE INDEX milestones_due ON milestones (due_date) WHERE due_date IS NOT NULL;
+`,
+  },
 ];
 
 

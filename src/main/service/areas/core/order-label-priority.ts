@@ -1,0 +1,188 @@
+import type { RequestContext } from '../../http/route';
+import { type PageAnchors, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
+import { rowsByIds } from '../../db/written-rows';
+import { type Scope, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors } from './workitems';
+
+/**
+ * GitLab's `order_by=label_priority` and `order_by=priority` of issue and merge request lists
+ * (Issuable.sort_by_attribute; the API passes `"#{order_by}_#{sort}"` to the finder, which passes
+ * the `labels` filter's titles as `excluded_labels`):
+ * - label_priority: the record's highest label priority, the lowest `priority` among its labels
+ *   prioritized in its own project, leaving out the titles the list is filtered by
+ *   (order_labels_priority: a LATERAL MIN over label_priorities), ascending for sort=asc and
+ *   descending for sort=desc, records without one last either way (nulls_last);
+ * - priority: its milestone's due date first, in the same direction and nulls last, then that
+ *   highest label priority (order_due_date_and_labels_priority);
+ * - then newest id first, whatever the sort (with_order_id_desc).
+ * Sandlab keeps a label's priority on the project label itself (group labels carry none).
+ */
+export interface PriorityOrder {
+  kind: 'label_priority' | 'priority';
+  sort: 'asc' | 'desc';
+  /** The `labels` filter's titles, as given (IssuableFinder::Params#label_names). */
+  excluded: string[];
+}
+
+export const PRIORITY_ORDERS = ['label_priority', 'priority'] as const;
+
+/** The order of a list whose `order_by` is one of PRIORITY_ORDERS; null for any other. */
+export function priorityOrder(orderBy: string, sort: string, labels: string[] | undefined): PriorityOrder | null {
+  if (orderBy !== 'label_priority' && orderBy !== 'priority') return null;
+  return { kind: orderBy, sort: sort === 'asc' ? 'asc' : 'desc', excluded: labels ?? [] };
+}
+
+const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** The record's highest label priority on alias `x` (NULL: none), as SQL. */
+function highestPrioritySql(type: 'Issue' | 'MergeRequest', excluded: string[]): string {
+  const without = excluded.length ? ` AND il.title NOT IN (${excluded.map(literal).join(', ')})` : '';
+  return `(SELECT min(l.priority) FROM issuable_labels il CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = il.title
+    WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND l.priority IS NOT NULL${without})`;
+}
+
+const DUE_SQL = '(SELECT m.due_date FROM milestones m WHERE m.id = x.milestone_id)';
+
+/**
+ * The order as SQL on alias `x`: the definition, and how a list whose records with a key are too
+ * many to read (see priorityOrderRows) is read.
+ */
+export function priorityOrderSql(type: 'Issue' | 'MergeRequest', order: PriorityOrder): string {
+  const dir = order.sort === 'asc' ? 'ASC' : 'DESC';
+  const hp = highestPrioritySql(type, order.excluded);
+  const byPriority = `${hp} IS NULL, ${hp} ${dir}`;
+  return order.kind === 'priority' ? `${DUE_SQL} IS NULL, ${DUE_SQL} ${dir}, ${byPriority}, x.id DESC` : `${byPriority}, x.id DESC`;
+}
+
+/** Records with a key (a prioritized label, a due-dated milestone) read at most: past it, the list sorts in SQL. */
+export const PRIORITY_LIMITS = { keyed: 10_000 };
+
+interface Keyed {
+  id: number;
+  due: string | null;
+  priority: number | null;
+}
+
+/**
+ * The rows of a page in the order, read in two parts: the records with a key (a label prioritized in
+ * their project, for `priority` also a milestone with a due date) are found by their label rows
+ * (the scope's prioritized labels, core/100's index) and their milestones, checked against the
+ * list's conditions by id and sorted; every other record follows newest id first, read from the
+ * list in id order with those left out (SQLite's rowid walk, or the list's own matches sorted when
+ * they are fewer than the walk would read). Most records carry no prioritized label, so page 1 of a
+ * million-record project reads the few keyed ones and a page of the rest. Undefined when more than
+ * PRIORITY_LIMITS.keyed records have a key: the list then sorts by priorityOrderSql.
+ *
+ * `walk` is the list as one condition on `x` (FROM <table> x WHERE ...), `source` the same rows
+ * perhaps read another way (idSetLists' page: a set's records looked up by id).
+ */
+export function priorityOrderRows<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  order: PriorityOrder,
+  walk: { where: string; args: unknown[] },
+  source: { from: string; args: unknown[] },
+  seesAll: boolean,
+): ((limit: number, offset: number) => T[]) | undefined {
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const keys = new Map<number, Keyed>();
+  let read = 0;
+  const cap = PRIORITY_LIMITS.keyed;
+  // The scope's prioritized project labels (core/100: only those are in its index).
+  const inScope = scope.projectId !== undefined ? ' AND l.project_id = ?' : scope.projects ? ` AND l.project_id IN (${scope.projects})` : '';
+  const inScopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.projects ? scope.args : [];
+  const without = order.excluded.length ? ` AND l.title NOT IN (${order.excluded.map(() => '?').join(', ')})` : '';
+  const prioritized = db
+    .prepare(`SELECT l.project_id AS project, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL${inScope}${without}`)
+    .all(...inScopeArgs, ...order.excluded) as { project: number; title: string; priority: number }[];
+  const carriers = db.prepare(
+    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_project
+      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.title = ? ${limitSql(cap + 1)}`,
+  );
+  for (const { project, title, priority } of prioritized) {
+    const ids = carriers.all(project, title, title) as { id: number }[];
+    if ((read += ids.length) > cap) return undefined;
+    for (const { id } of ids) {
+      const known = keys.get(id);
+      if (!known) keys.set(id, { id, due: null, priority });
+      else if (known.priority === null || priority < known.priority) known.priority = priority;
+    }
+  }
+  if (read > cap) return undefined;
+  if (order.kind === 'priority') {
+    // Records whose milestone has a due date (core/100's index holds only those milestones).
+    const inProject = scope.projectId !== undefined ? ` AND x.project_id = ${Number(scope.projectId)}` : '';
+    const dated = db
+      .prepare(
+        `SELECT x.id, m.due_date AS due FROM milestones m INDEXED BY milestones_due CROSS JOIN ${table} x ON x.milestone_id = m.id
+          WHERE m.due_date IS NOT NULL${inProject} ${limitSql(cap + 1 - read)}`,
+      )
+      .all() as { id: number; due: string }[];
+    if ((read += dated.length) > cap) return undefined;
+    for (const { id, due } of dated) {
+      const known = keys.get(id);
+      if (known) known.due = due;
+      else keys.set(id, { id, due, priority: null });
+    }
+  }
+  // Those in the list: looked up by id (NOT INDEXED: not the list walked to find them).
+  const listed = keys.size
+    ? (db.prepare(`SELECT x.id FROM ${table} x NOT INDEXED WHERE ${walk.where} AND x.id IN (SELECT value FROM json_each(?))`).all(...walk.args, JSON.stringify([...keys.keys()])) as { id: number }[])
+    : [];
+  const sign = order.sort === 'asc' ? 1 : -1;
+  const compare = (a: Keyed, b: Keyed): number => {
+    if (a.due !== b.due) return a.due === null ? 1 : b.due === null ? -1 : (a.due < b.due ? -1 : 1) * sign;
+    if (a.priority !== b.priority) return a.priority === null ? 1 : b.priority === null ? -1 : (a.priority - b.priority) * sign;
+    return b.id - a.id;
+  };
+  const first = listed.map((r) => keys.get(r.id)!).sort(compare).map((k) => k.id);
+  const rest = restList(rc, type, scope, walk, source, first, seesAll);
+  const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
+  return (limit, offset) => {
+    const head = first.slice(offset, offset + limit);
+    const more = limit - head.length;
+    const tail = more > 0 ? rest(more, Math.max(0, offset - first.length)) : [];
+    return rowsByIds<T>(db, log, [...head, ...tail]);
+  };
+}
+
+/**
+ * The list's records but `first`, newest id first, as ids. A walk of the table in rowid order (NOT
+ * INDEXED: with an equality on an indexed column SQLite would read every match and sort them, a
+ * million for the big project) when the walk reads fewer rows than the matches number (counted up
+ * to that bound, as idSetLists decides); else the matches read and sorted. A project's walk starts
+ * deep pages after a row an earlier page read (idOrderAnchors).
+ */
+function restList(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  walk: { where: string; args: unknown[] },
+  source: { from: string; args: unknown[] },
+  first: number[],
+  seesAll: boolean,
+): (limit: number, offset: number) => number[] {
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const notFirst = first.length ? ' AND x.id NOT IN (SELECT value FROM json_each(?))' : '';
+  const notFirstArgs = first.length ? [JSON.stringify(first)] : [];
+  const page = readPage(rc.params);
+  const records = scopeRecords(rc, type, scope);
+  const total = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?').get(type) as { n: number }).n;
+  const bound = Math.ceil(Math.sqrt(Math.max(1, page.offset + page.perPage + 1) * Math.max(1, total)));
+  const walks = records >= bound && countUpTo(db, source.from, source.args, bound) >= bound;
+  if (!walks) {
+    return (limit, offset) =>
+      (db.prepare(`SELECT x.id ${source.from}${notFirst} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...source.args, ...notFirstArgs, offset) as { id: number }[]).map((r) => r.id);
+  }
+  const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${notFirst}`, args: [...walk.args, ...notFirstArgs], order: 'x.id DESC' };
+  const anchors = scope.projectId !== undefined ? idOrderAnchors<{ id: number }>(rc, type, scope.projectId, list, seesAll) : undefined;
+  return (limit, offset) => (listRows<{ id: number }>(db, { ...list, anchors: anchors as PageAnchors<{ id: number }> | undefined }, limit, offset)).map((r) => r.id);
+}
+
+/** The scope's records of the type (all states) from the state counters (core/017). */
+function scopeRecords(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): number {
+  const [cond, args] = scope.projectId !== undefined ? [' AND project_id = ?', [scope.projectId]] : scope.projects ? [` AND +project_id IN (${scope.projects})`, scope.args] : ['', []];
+  return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${cond}`).get(type, ...args) as { n: number }).n;
+}
