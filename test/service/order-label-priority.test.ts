@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { expectEveryPage, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { PRIORITY_LIMITS } from '../../src/main/service/areas/core/order-label-priority';
 
 /**
@@ -157,4 +158,79 @@ describe('order_by=label_priority and order_by=priority', () => {
     const plan = queryPlan(s.service.context.db, 'SELECT l.project_id, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL AND l.project_id = ?', projectA);
     expect(plan).toContain('USING INDEX labels_prioritized');
   });
+});
+
+/**
+ * The records without a key read by a walk of the table in id order, and a project's deep pages
+ * (past 1,000 rows) from an anchor an earlier page read: every page as the records say, before and
+ * after writes that keep the anchors (a description) and writes that move them (a close, a new
+ * issue, a relabel).
+ */
+describe('the rest walked in id order, deep pages from anchors', () => {
+  let w: TestService;
+  let project: number;
+  const N = 1_500;
+
+  beforeAll(async () => {
+    w = await TestService.start();
+    project = (await w.createProject({ name: 'walk', visibility: 'public' })).id;
+    ok(await w.post(`/projects/${project}/labels`, { name: 'hot', color: '#FF0000', priority: 1 }));
+    ok(await w.post(`/projects/${project}/labels`, { name: 'warm', color: '#FF0000', priority: 4 }));
+    const ctx = w.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= N; i++) {
+        const common = { iid: i, title: `Item ${i}`, description: null, authorId: 1, createdAt: new Date(Date.UTC(2024, 0, 1) + (i % 97) * 60_000).toISOString(), updatedAt: '2025-01-01T00:00:00.000Z', importedFrom: 'none' };
+        const labels = i % 150 === 7 ? ['hot'] : i % 110 === 3 ? ['warm', 'other'] : i % 5 !== 0 ? ['other'] : [];
+        insertImportedIssue(ctx, project, { ...common, state: i % 7 === 0 ? 'closed' : 'opened', labels, confidential: false });
+        insertImportedMergeRequest(ctx, project, { ...common, labels, state: i % 7 === 0 ? 'merged' : 'opened', sourceBranch: `f-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) } as never);
+      }
+    })();
+    PRIORITY_LIMITS.walkBound = 1;
+  }, 120_000);
+  afterAll(async () => {
+    PRIORITY_LIMITS.walkBound = undefined;
+    await w.stop();
+  });
+
+  const want = (table: 'issues' | 'merge_requests', c: Case): number[] => {
+    const prev = s;
+    s = w;
+    try {
+      return expected(table, [project], c);
+    } finally {
+      s = prev;
+    }
+  };
+  const pages = async (table: 'issues' | 'merge_requests', c: Case): Promise<void> => {
+    const all = want(table, c);
+    for (const page of [1, 2, 11, 12, 13, 15, 16]) {
+      const res = await w.get(`/projects/${project}/${table}`, { query: { ...query(c), per_page: '100', page: String(page) } });
+      expect((res.body as { id: number }[]).map((e) => e.id), `${table} ${JSON.stringify(c)} page ${page}`).toEqual(all.slice((page - 1) * 100, page * 100));
+      expect(res.headers.get('x-next-page')).toBe(page * 100 < all.length ? String(page + 1) : '');
+    }
+  };
+  const cases: Case[] = [{ kind: 'label_priority' }, { kind: 'label_priority', sort: 'desc', state: 'opened' }, { kind: 'priority', labels: 'other' }];
+
+  it('pages as the records say, a deep page from the anchor of the page before', async () => {
+    for (const c of cases) for (const table of ['issues', 'merge_requests'] as const) await pages(table, c);
+    await w.get(`/projects/${project}/issues`, { query: { order_by: 'label_priority', per_page: '100', page: '12' } });
+    const reads = await pagedReads(w, async () => void (await w.get(`/projects/${project}/issues`, { query: { order_by: 'label_priority', per_page: '100', page: '13' } })));
+    expect(reads.length).toBe(1);
+    expect(reads[0].sql).toContain('NOT INDEXED');
+    expect(reads[0].args.at(-1)).toBeLessThan(1_000);
+  }, 120_000);
+
+  it('follows writes that keep the anchors and writes that move them', async () => {
+    const iidOf = (n: number): number => n;
+    ok(await w.put(`/projects/${project}/issues/${iidOf(1_400)}`, { description: 'kept' }));
+    for (const c of cases) await pages('issues', c);
+    // A relabel alone: no column the anchors of the labels=other list read moves, the label rows do.
+    ok(await w.put(`/projects/${project}/issues/${iidOf(201)}`, { labels: 'hot' }));
+    for (const c of cases) await pages('issues', c);
+    ok(await w.put(`/projects/${project}/issues/${iidOf(300)}`, { state_event: 'close' }));
+    ok(await w.put(`/projects/${project}/merge_requests/${iidOf(250)}`, { labels: 'warm' }));
+    ok(await w.post(`/projects/${project}/issues`, { title: 'new one' }));
+    ok(await w.put(`/projects/${project}/labels/${(w.service.context.db.prepare("SELECT id FROM labels WHERE title = 'warm'").get() as { id: number }).id}`, { priority: 0 }));
+    for (const c of cases) for (const table of ['issues', 'merge_requests'] as const) await pages(table, c);
+  }, 120_000);
 });

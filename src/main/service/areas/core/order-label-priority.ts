@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../http/route';
 import { type PageAnchors, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
-import { type Scope, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors } from './workitems';
+import { type Scope, type WorkItemFilters, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, issueOrderVersion } from './workitems';
 
 /**
  * GitLab's `order_by=label_priority` and `order_by=priority` of issue and merge request lists
@@ -53,8 +53,11 @@ export function priorityOrderSql(type: 'Issue' | 'MergeRequest', order: Priority
   return order.kind === 'priority' ? `${DUE_SQL} IS NULL, ${DUE_SQL} ${dir}, ${byPriority}, x.id DESC` : `${byPriority}, x.id DESC`;
 }
 
-/** Records with a key (a prioritized label, a due-dated milestone) read at most: past it, the list sorts in SQL. */
-export const PRIORITY_LIMITS = { keyed: 10_000 };
+/**
+ * Records with a key (a prioritized label, a due-dated milestone) read at most: past it, the list
+ * sorts in SQL. `walkBound`: the matches from which the rest is walked instead of sorted (tests).
+ */
+export const PRIORITY_LIMITS: { keyed: number; walkBound?: number } = { keyed: 10_000 };
 
 interface Keyed {
   id: number;
@@ -79,12 +82,13 @@ export function priorityOrderRows<T extends { id: number }>(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
-  order: PriorityOrder,
+  filters: WorkItemFilters,
   walk: { where: string; args: unknown[] },
   source: { from: string; args: unknown[] },
-  seesAll: boolean,
+  view: { seesAll: boolean; ownFilters: boolean },
 ): ((limit: number, offset: number) => T[]) | undefined {
   const db = rc.svc.db;
+  const order = filters.priority!;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const keys = new Map<number, Keyed>();
   let read = 0;
@@ -137,7 +141,7 @@ export function priorityOrderRows<T extends { id: number }>(
     return b.id - a.id;
   };
   const first = listed.map((r) => keys.get(r.id)!).sort(compare).map((k) => k.id);
-  const rest = restList(rc, type, scope, walk, source, first, seesAll);
+  const rest = restList(rc, type, scope, filters, walk, source, first, view);
   const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
   return (limit, offset) => {
     const head = first.slice(offset, offset + limit);
@@ -158,10 +162,11 @@ function restList(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
+  filters: WorkItemFilters,
   walk: { where: string; args: unknown[] },
   source: { from: string; args: unknown[] },
   first: number[],
-  seesAll: boolean,
+  view: { seesAll: boolean; ownFilters: boolean },
 ): (limit: number, offset: number) => number[] {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -170,15 +175,47 @@ function restList(
   const page = readPage(rc.params);
   const records = scopeRecords(rc, type, scope);
   const total = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?').get(type) as { n: number }).n;
-  const bound = Math.ceil(Math.sqrt(Math.max(1, page.offset + page.perPage + 1) * Math.max(1, total)));
-  const walks = records >= bound && countUpTo(db, source.from, source.args, bound) >= bound;
+  // Page 1's reach: a deep page walks from an anchor an earlier page read.
+  const bound = PRIORITY_LIMITS.walkBound ?? Math.ceil(Math.sqrt((page.perPage + 1) * Math.max(1, total)));
+  const walks = records >= bound && ((view.ownFilters && (countedAtLeast(rc, type, scope, filters) ?? 0) >= bound) || countUpTo(db, source.from, source.args, bound) >= bound);
   if (!walks) {
     return (limit, offset) =>
       (db.prepare(`SELECT x.id ${source.from}${notFirst} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...source.args, ...notFirstArgs, offset) as { id: number }[]).map((r) => r.id);
   }
   const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${notFirst}`, args: [...walk.args, ...notFirstArgs], order: 'x.id DESC' };
-  const anchors = scope.projectId !== undefined ? idOrderAnchors<{ id: number }>(rc, type, scope.projectId, list, seesAll) : undefined;
+  const projectId = scope.projectId;
+  const anchors = projectId !== undefined ? idOrderAnchors<{ id: number }>(rc, type, projectId, list, view.seesAll) : undefined;
+  // Filtered by the issues' own columns alone (a state, an author, the caller's view; the keyed ids
+  // are in the key): rows move only with the writes issueOrderVersion counts, not a description's.
+  if (anchors && type === 'Issue' && view.ownFilters && filters.counted && filters.counted.milestone === null) anchors.version = () => issueOrderVersion(rc, projectId!);
   return (limit, offset) => (listRows<{ id: number }>(db, { ...list, anchors: anchors as PageAnchors<{ id: number }> | undefined }, limit, offset)).map((r) => r.id);
+}
+
+/**
+ * How many records a project's list holds at least, from the counters, when its filters are its
+ * records' own (a state and an author: the filter counters, core/018) or one label and perhaps a
+ * state (the label counters, core/016): the confidential ones left out, which not every caller sees.
+ */
+function countedAtLeast(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): number | undefined {
+  if (scope.projectId === undefined) return undefined;
+  const db = rc.svc.db;
+  const counted = filters.counted;
+  if (counted && counted.milestone === null) {
+    const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+    const where = [...(counted.state ? ['state = ?'] : []), ...(counted.authorId !== null ? ['author = ?'] : []), ...(type === 'Issue' ? ['confidential = 0'] : [])];
+    const args = [...(counted.state ? [counted.state] : []), ...(counted.authorId !== null ? [counted.authorId] : [])];
+    return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE project_id = ?${where.map((w) => ` AND ${w}`).join('')}`).get(scope.projectId, ...args) as { n: number }).n;
+  }
+  const label = filters.labelOnly;
+  if (label && label.milestone === null && label.authorId === null) {
+    const state = label.state ? ' AND state = ?' : '';
+    return (
+      db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE AND confidential = 0${state}`)
+        .get(type, scope.projectId, label.title, ...(label.state ? [label.state] : [])) as { n: number }
+    ).n;
+  }
+  return undefined;
 }
 
 /** The scope's records of the type (all states) from the state counters (core/017). */

@@ -1252,7 +1252,7 @@ export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
  * project_id, created_at, title, state, author_id, confidential or assignee_ids (the columns
  * those anchored lists filter and sort on, confidentialSql's assignees among them).
  */
-function issueOrderVersion(rc: RequestContext, projectId: number): number {
+export function issueOrderVersion(rc: RequestContext, projectId: number): number {
   return (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_order_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v;
 }
 
