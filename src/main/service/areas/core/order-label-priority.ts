@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { type PageAnchors, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
@@ -101,13 +102,20 @@ export function priorityOrderRows<T extends { id: number }>(
     .prepare(`SELECT l.project_id AS project, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL${inScope}${without}`)
     .all(...inScopeArgs, ...order.excluded) as { project: number; title: string; priority: number }[];
   const carriers = db.prepare(
-    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_project
+    `SELECT il.issuable_id AS id, il.state, il.confidential FROM issuable_labels il INDEXED BY issuable_labels_project
       WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.title = ? ${limitSql(cap + 1)}`,
   );
+  // A project's list filtered by nothing but a state (and the caller's view): a carrier's label row
+  // holds its state and confidentiality, so only confidential ones are looked up to be checked.
+  const counted = filters.counted;
+  const byRows = view.ownFilters && scope.projectId !== undefined && counted !== null && counted.authorId === null && counted.milestone === null;
+  const inList = new Set<number>();
   for (const { project, title, priority } of prioritized) {
-    const ids = carriers.all(project, title, title) as { id: number }[];
-    if ((read += ids.length) > cap) return undefined;
-    for (const { id } of ids) {
+    const rows = carriers.all(project, title, title) as { id: number; state: string; confidential: number }[];
+    if ((read += rows.length) > cap) return undefined;
+    for (const { id, state, confidential } of rows) {
+      if (byRows && counted.state !== null && state !== counted.state) continue;
+      if (byRows && !confidential) inList.add(id);
       const known = keys.get(id);
       if (!known) keys.set(id, { id, due: null, priority });
       else if (known.priority === null || priority < known.priority) known.priority = priority;
@@ -131,16 +139,20 @@ export function priorityOrderRows<T extends { id: number }>(
     }
   }
   // Those in the list: looked up by id (NOT INDEXED: not the list walked to find them).
-  const listed = keys.size
-    ? (db.prepare(`SELECT x.id FROM ${table} x NOT INDEXED WHERE ${walk.where} AND x.id IN (SELECT value FROM json_each(?))`).all(...walk.args, JSON.stringify([...keys.keys()])) as { id: number }[])
-    : [];
+  const unknown = [...keys.keys()].filter((id) => !inList.has(id));
+  const listed = [
+    ...inList,
+    ...(unknown.length
+      ? (db.prepare(`SELECT x.id FROM ${table} x NOT INDEXED WHERE ${walk.where} AND x.id IN (SELECT value FROM json_each(?))`).all(...walk.args, JSON.stringify(unknown)) as { id: number }[]).map((r) => r.id)
+      : []),
+  ];
   const sign = order.sort === 'asc' ? 1 : -1;
   const compare = (a: Keyed, b: Keyed): number => {
     if (a.due !== b.due) return a.due === null ? 1 : b.due === null ? -1 : (a.due < b.due ? -1 : 1) * sign;
     if (a.priority !== b.priority) return a.priority === null ? 1 : b.priority === null ? -1 : (a.priority - b.priority) * sign;
     return b.id - a.id;
   };
-  const first = listed.map((r) => keys.get(r.id)!).sort(compare).map((k) => k.id);
+  const first = listed.map((id) => keys.get(id)!).sort(compare).map((k) => k.id);
   const rest = restList(rc, type, scope, filters, walk, source, first, view);
   const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
   return (limit, offset) => {
@@ -170,8 +182,13 @@ function restList(
 ): (limit: number, offset: number) => number[] {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  const notFirst = first.length ? ' AND x.id NOT IN (SELECT value FROM json_each(?))' : '';
-  const notFirstArgs = first.length ? [JSON.stringify(first)] : [];
+  // Each record walked asked whether it has a key (its label rows, each title's label in its
+  // project; its milestone), rather than the keyed ids listed in the statement.
+  const order = filters.priority!;
+  const without = order.excluded.length ? ` AND p.title NOT IN (${order.excluded.map(literal).join(', ')})` : '';
+  const noKey =
+    ` AND NOT EXISTS (SELECT 1 FROM issuable_labels p CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = p.title WHERE p.issuable_type = '${type}' AND p.issuable_id = x.id AND l.priority IS NOT NULL${without})` +
+    (order.kind === 'priority' ? ' AND NOT EXISTS (SELECT 1 FROM milestones m WHERE m.id = x.milestone_id AND m.due_date IS NOT NULL)' : '');
   const page = readPage(rc.params);
   const records = scopeRecords(rc, type, scope);
   const total = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?').get(type) as { n: number }).n;
@@ -180,14 +197,17 @@ function restList(
   const walks = records >= bound && ((view.ownFilters && (countedAtLeast(rc, type, scope, filters) ?? 0) >= bound) || countUpTo(db, source.from, source.args, bound) >= bound);
   if (!walks) {
     return (limit, offset) =>
-      (db.prepare(`SELECT x.id ${source.from}${notFirst} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...source.args, ...notFirstArgs, offset) as { id: number }[]).map((r) => r.id);
+      (db.prepare(`SELECT x.id ${source.from}${noKey} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...source.args, offset) as { id: number }[]).map((r) => r.id);
   }
-  const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${notFirst}`, args: [...walk.args, ...notFirstArgs], order: 'x.id DESC' };
+  const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${noKey}`, args: walk.args, order: 'x.id DESC' };
   const projectId = scope.projectId;
   const anchors = projectId !== undefined ? idOrderAnchors<{ id: number }>(rc, type, projectId, list, view.seesAll) : undefined;
   // Filtered by the issues' own columns alone (a state, an author, the caller's view; the keyed ids
   // are in the key): rows move only with the writes issueOrderVersion counts, not a description's.
   if (anchors && type === 'Issue' && view.ownFilters && filters.counted && filters.counted.milestone === null) anchors.version = () => issueOrderVersion(rc, projectId!);
+  // The keyed records of the list in the key: a record gaining or losing a key (a priority set on
+  // a label, a record relabelled) leaves or enters the rest without a write the version counts.
+  if (anchors) anchors.key = JSON.stringify([anchors.key, first.length, createHash('sha1').update(first.join(',')).digest('base64')]);
   return (limit, offset) => (listRows<{ id: number }>(db, { ...list, anchors: anchors as PageAnchors<{ id: number }> | undefined }, limit, offset)).map((r) => r.id);
 }
 
