@@ -101,9 +101,14 @@ export function priorityOrderRows<T extends { id: number }>(
   const prioritized = db
     .prepare(`SELECT l.project_id AS project, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL${inScope}${without}`)
     .all(...inScopeArgs, ...order.excluded) as { project: number; title: string; priority: number }[];
+  // Read from the index alone (id and state).
   const carriers = db.prepare(
-    `SELECT il.issuable_id AS id, il.state, il.confidential FROM issuable_labels il INDEXED BY issuable_labels_project
+    `SELECT il.issuable_id AS id, il.state FROM issuable_labels il INDEXED BY issuable_labels_project
       WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.title = ? ${limitSql(cap + 1)}`,
+  );
+  // The confidential ones among them, from core/016's partial index (merge requests are never confidential).
+  const confidentialCarriers = db.prepare(
+    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_confidential WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? AND il.confidential = 1`,
   );
   // A project's list filtered by nothing but a state (and the caller's view): a carrier's label row
   // holds its state and confidentiality, so only confidential ones are looked up to be checked.
@@ -111,11 +116,12 @@ export function priorityOrderRows<T extends { id: number }>(
   const byRows = view.ownFilters && scope.projectId !== undefined && counted !== null && counted.authorId === null && counted.milestone === null;
   const inList = new Set<number>();
   for (const { project, title, priority } of prioritized) {
-    const rows = carriers.all(project, title, title) as { id: number; state: string; confidential: number }[];
+    const rows = carriers.all(project, title, title) as { id: number; state: string }[];
     if ((read += rows.length) > cap) return undefined;
-    for (const { id, state, confidential } of rows) {
+    const confidential = byRows && type === 'Issue' ? new Set((confidentialCarriers.all(project, title) as { id: number }[]).map((r) => r.id)) : undefined;
+    for (const { id, state } of rows) {
       if (byRows && counted.state !== null && state !== counted.state) continue;
-      if (byRows && !confidential) inList.add(id);
+      if (byRows && !confidential?.has(id)) inList.add(id);
       const known = keys.get(id);
       if (!known) keys.set(id, { id, due: null, priority });
       else if (known.priority === null || priority < known.priority) known.priority = priority;
