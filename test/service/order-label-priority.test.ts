@@ -131,7 +131,7 @@ describe('order_by=label_priority and order_by=priority', () => {
     await checkAll();
   }, 180_000);
 
-  it('the same, sorted in SQL when the keyed records are too many to read', async () => {
+  it('the same with the keyed records too many to read: streamed by priority for a project, sorted in SQL for many', async () => {
     const keep = PRIORITY_LIMITS.keyed;
     PRIORITY_LIMITS.keyed = -1;
     try {
@@ -218,6 +218,23 @@ describe('the rest walked in id order, deep pages from anchors', () => {
     expect(reads.length).toBe(1);
     expect(reads[0].sql).toContain('NOT INDEXED');
     expect(reads[0].args.at(-1)).toBeLessThan(1_000);
+  }, 120_000);
+
+  it('the same with the keyed records too many to read: streamed by groups of one priority from their label rows', async () => {
+    const other = (w.service.context.db.prepare("SELECT id FROM labels WHERE title = 'other'").get() as { id: number } | undefined)?.id
+      ?? ok(await w.post(`/projects/${project}/labels`, { name: 'other', color: '#00FF00' })).id;
+    // 1,200 records in the group of priority 2, between hot (1) and warm (4): pages 1-13 within the groups, then the rest.
+    ok(await w.put(`/projects/${project}/labels/${other}`, { priority: 2 }));
+    const keep = PRIORITY_LIMITS.keyed;
+    PRIORITY_LIMITS.keyed = -1;
+    try {
+      for (const c of [...cases, { kind: 'label_priority', sort: 'asc' } as Case, { kind: 'label_priority', sort: 'asc', state: 'closed' } as Case]) {
+        for (const table of ['issues', 'merge_requests'] as const) await pages(table, c);
+      }
+    } finally {
+      PRIORITY_LIMITS.keyed = keep;
+      ok(await w.put(`/projects/${project}/labels/${other}`, { priority: null }));
+    }
   }, 120_000);
 
   it('follows writes that keep the anchors and writes that move them', async () => {
