@@ -2189,6 +2189,21 @@ END;
 `,
   },
   {
+    // The repository's part of a project's statistics (`statistics=true`, API::Entities::ProjectStatistics),
+    // marked stale by every change of branches or tags and measured again when next read (GitLab
+    // refreshes its project_statistics after pushes, in the background).
+    name: 'core/114_project_statistics',
+    sql: `
+CREATE TABLE project_statistics (
+  project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  commit_count INTEGER NOT NULL,
+  repository_size INTEGER NOT NULL,
+  stale INTEGER NOT NULL DEFAULT 0,
+  refreshed_at TEXT NOT NULL
+);
+`,
+  },
+  {
     // The milestones with a due date (order_by=priority on issue and merge request lists: their
     // records come first, see order-label-priority.ts), read without walking every milestone.
     name: 'core/101_milestones_due',
