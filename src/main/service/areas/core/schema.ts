@@ -2235,6 +2235,14 @@ CREATE INDEX merge_requests_milestone_project_state ON merge_requests (milestone
 `,
   },
   {
+    // The milestones with a due date (order_by=priority on issue and merge request lists: their
+    // records come first, see order-label-priority.ts), read without walking every milestone.
+    name: 'core/101_milestones_due',
+    sql: `
+CREATE INDEX milestones_due ON milestones (due_date) WHERE due_date IS NOT NULL;
+`,
+  },
+  {
     // The issues lists' weight= / order_by=weight (areas/core/issue_weight.ts): a project's issues
     // of a weight, or with none, in id order (a weight's few read, not a million walked for them; a
     // project's weighted issues, then those without, in the order's two walks), and the instance's
