@@ -52,11 +52,16 @@ export function userBasic(ec: EntityContext, u: User): Record<string, unknown> {
   };
 }
 
-/** UserBasic by id, or null when the user is gone. */
+/**
+ * UserBasic by id, or null when the user is gone: the same frozen entity (and JSON text) for as
+ * long as the user's row reads the same. findUserById hands out the same row object until the
+ * users table is written (core/099), so a page's authors and assignees cost a comparison by
+ * identity, not a UserBasic built and compared field by field per page. Frozen: extend a copy.
+ */
 export function userBasicById(ec: EntityContext, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
   const u = findUserById(ec.svc, id);
-  return u ? userBasic(ec, u) : null;
+  return u ? unchangedEntity(ec.svc.db, 'user-basic', `${id}:${ec.baseUrl}`, u as unknown as Record<string, unknown>, null, () => userBasic(ec, u)) : null;
 }
 
 interface IdentityRow {
@@ -826,7 +831,7 @@ const usersOf = (ec: EntityContext, counts: IssuableCounts, json: string): Recor
 function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
   let entity = counts.users.get(id);
-  if (entity === undefined) counts.users.set(id, (entity = sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
+  if (entity === undefined) counts.users.set(id, (entity = userBasicById(ec, id)));
   return entity;
 }
 
@@ -1254,7 +1259,7 @@ export function notes(ec: EntityContext, rows: NoteRow[], noteableIid: number | 
   const users = new Map<number | null, Record<string, unknown> | null>();
   const user = (id: number | null): Record<string, unknown> | null => {
     let entity = users.get(id);
-    if (entity === undefined) users.set(id, (entity = id === null ? null : sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
+    if (entity === undefined) users.set(id, (entity = userBasicById(ec, id)));
     return entity;
   };
   return rows.map((n) => {
