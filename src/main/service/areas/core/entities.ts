@@ -892,9 +892,23 @@ function rememberPageUsers(ec: EntityContext, rows: PeopleRow[]): void {
 }
 
 function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', rows: PeopleRow[]): IssuableCounts {
-  const db = ec.svc.db;
   rememberPageUsers(ec, rows);
   const idList = JSON.stringify(rows.map((r) => r.id));
+  // Kept across writes to other tables (core/109's versions of the tables counted from): a page of
+  // rows read as before then reads no count at all after a write elsewhere.
+  const counts = cachedLookup(ec.svc.db, type === 'Issue' ? 'issue-page-counts' : 'merge-request-page-counts', idList, () => readCounts(ec.svc, type, idList), COUNTED_TABLES[type])!;
+  return { notes: counts.notes, votes: counts.votes, closingProjects: counts.closingProjects, milestones: new Map(), users: new Map(), projects: new Map() };
+}
+
+/** The tables issuableCounts reads, each with a version (core/109) that every write to it moves. */
+const COUNTED_TABLES = {
+  Issue: ['user_note_counts', 'award_emoji', 'merge_requests_closing_issues'],
+  MergeRequest: ['user_note_counts', 'award_emoji'],
+} as const;
+
+/** The counts of a page's records (ids as a JSON list): user notes, thumbs up and down, for issues the projects of the merge requests closing each. */
+function readCounts(svc: ServiceContext, type: 'Issue' | 'MergeRequest', idList: string): Pick<IssuableCounts, 'notes' | 'votes' | 'closingProjects'> {
+  const db = svc.db;
   const notes = db
     .prepare(
       // user_notes_count from core/023's counters (the record's notes that are not system notes).
@@ -921,9 +935,6 @@ function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', rows:
     notes: new Map(notes.map((r) => [r.id, r.n])),
     votes: new Map(votes.map((r) => [r.id, { upvotes: r.up, downvotes: r.down }])),
     closingProjects,
-    milestones: new Map(),
-    users: new Map(),
-    projects: new Map(),
   };
 }
 
