@@ -68,6 +68,8 @@ describe('users embedded in list rows', () => {
     `/projects/${project.id}/issues/${issue.iid}`,
     `/projects/${project.id}/merge_requests/${mr.iid}`,
     `/groups/${group.id}/epics/${epic.iid}`,
+    `/projects/${project.id}/events`,
+    `/users/${author.user.id}/events`,
   ];
   /** What every list shows of the author: each embedded UserBasic of theirs, all equal to `expected`. */
   const expectShown = async (expected: Record<string, unknown>, host?: string): Promise<void> => {
