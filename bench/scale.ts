@@ -449,6 +449,7 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ['project members/all', (id) => `/projects/${id}/members/all`],
     ...coverageOfProjectLists(m),
     ...setFiltersOfProjectLists(m),
+    ...priorityOrdersOfProjectLists(m),
     ...linkedLists(m, milestones),
   ];
   return lists;
@@ -492,6 +493,28 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['project members', (id) => `/projects/${id}/members`],
     ['project members/all query=user12', (id) => `/projects/${id}/members/all?query=user12`],
     ['project members/all page 90', (id) => `/projects/${id}/members/all?page=90`],
+  ];
+}
+
+/**
+ * order_by=label_priority and priority (round 13, lpri13: answered in created_at order before): the
+ * records with a label prioritized in their project (or, for priority, a milestone with a due date)
+ * first, then every other newest id first. The scale data prioritizes no label: the lines time the
+ * common case, a page of records without one, found in id order.
+ */
+function priorityOrdersOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  const label = m.labels[0] ?? 'bug';
+  return [
+    ['issues order_by=label_priority', (id) => `/projects/${id}/issues?order_by=label_priority`],
+    ['issues order_by=label_priority page 2500', (id) => `/projects/${id}/issues?order_by=label_priority&page=2500`],
+    ['issues order_by=label_priority&state=opened', (id) => `/projects/${id}/issues?order_by=label_priority&state=opened`],
+    [`issues order_by=label_priority&labels=${label}`, (id) => `/projects/${id}/issues?order_by=label_priority&labels=${label}`],
+    ['issues order_by=priority&sort=desc', (id) => `/projects/${id}/issues?order_by=priority&sort=desc`],
+    ...more<(id: number) => string>(m, [
+      ['merge requests order_by=label_priority', (id) => `/projects/${id}/merge_requests?order_by=label_priority`],
+      ['merge requests order_by=label_priority page 2500', (id) => `/projects/${id}/merge_requests?order_by=label_priority&page=2500`],
+      ['merge requests order_by=priority&state=opened', (id) => `/projects/${id}/merge_requests?order_by=priority&state=opened`],
+    ]),
   ];
 }
 

@@ -2237,6 +2237,14 @@ CREATE INDEX merge_requests_milestone_project_state ON merge_requests (milestone
 `,
   },
   {
+    // The milestones with a due date (order_by=priority on issue and merge request lists: their
+    // records come first, see order-label-priority.ts), read without walking every milestone.
+    name: 'core/101_milestones_due',
+    sql: `
+CREATE INDEX milestones_due ON milestones (due_date) WHERE due_date IS NOT NULL;
+`,
+  },
+  {
     // core/099's versions for the tables a page of issues or merge requests counts from (user notes,
     // thumbs, the merge requests closing each issue): a page's counts are kept across writes to other
     // tables (areas/core/entities.ts issuableCounts), where three statements ran on every page after

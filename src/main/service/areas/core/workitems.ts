@@ -24,6 +24,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { idWalk } from './order-walk';
+import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -338,6 +339,8 @@ export interface WorkItemFilters {
    * and the state. See complementBoundCount.
    */
   complement: { rows: string; state: string | null } | null;
+  /** order_by=label_priority or priority (GitLab's orders by label priority): `order` is its SQL; see priorityOrderRows. */
+  priority: PriorityOrder | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -634,8 +637,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
-  const order = computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
-  return { where, args, order, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined);
+  const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
 /**
@@ -1283,7 +1287,7 @@ export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
  * project_id, created_at, title, state, author_id, confidential or assignee_ids (the columns
  * those anchored lists filter and sort on, confidentialSql's assignees among them).
  */
-function issueOrderVersion(rc: RequestContext, projectId: number): number {
+export function issueOrderVersion(rc: RequestContext, projectId: number): number {
   return (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_order_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v;
 }
 

@@ -4,6 +4,7 @@ import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../
 import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
 import { isValidMergeRequestBranch } from '../../../git/names';
 import { paginateSql } from '../../../http/pagination';
+import { priorityOrderRows } from '../order-label-priority';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
@@ -76,9 +77,9 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     byDates?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const source = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
-  const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
+  const anchors = noMoreFilters && !filters.priority ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
-  const rows =
+  const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true) ??
     searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
