@@ -14,7 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
-import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
+import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
 
@@ -291,6 +291,13 @@ export interface IdSet {
    * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
    */
   arms?: () => [number, number][] | undefined;
+  /**
+   * A project's records not in the set (any state; the project's id its one argument), when the
+   * set is a condition most records meet (due_date=0): the set is counted as the project's records
+   * less these, read by their own index, not by its own rows (a quarter of a million index entries
+   * to find the set larger than idSetLists' bound).
+   */
+  others?: Complement;
 }
 
 /**
@@ -341,7 +348,7 @@ export interface WorkItemFilters {
    * rows of its few others in a project (FROM ... WHERE ..., the project's id its one argument),
    * and the state. See complementBoundCount.
    */
-  complement: { rows: string; state: string | null } | null;
+  complement: (Complement & { state: string | null }) | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -599,7 +606,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
-  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
+  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
   return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
 }
 
@@ -1370,7 +1377,16 @@ export function idSetLists(
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
+  const denseMatches = (set: IdSet): number | undefined => {
+    if (!set.others || scope.projectId === undefined || records < bound) return undefined;
+    // At most records - bound others: the set holds at least `bound`.
+    const others = countUpTo(rc.svc.db, set.others.rows, [scope.projectId], records - bound + 1);
+    return others <= records - bound ? bound : undefined;
+  };
+  const counted = sets.map((set) => ({
+    set,
+    matches: set.size ? Math.min(bound, set.size()) : denseMatches(set) ?? countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound),
+  }));
   const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
