@@ -152,3 +152,61 @@ describe('a dense filter walked around its few others', () => {
     await expectEveryPage(s, `/projects/${project}/issues`, { due_date: '0', order_by: 'updated_at' }, issueIds('x.due_date IS NULL', 'updated_at', 'desc'), PER_PAGE);
   }, 60_000);
 });
+
+describe('a sparse own-column set read from its own index (core/111)', () => {
+  const sets = [
+    [{ due_date: 'any' }, 'x.due_date IS NOT NULL'],
+    [{ due_date: 'overdue' }, "x.due_date < '2026-01-01'"],
+    [{ issue_type: 'incident' }, "x.issue_type = 'incident'"],
+    [{ issue_type: 'task' }, "x.issue_type = 'task'"],
+  ] as const;
+
+  it('issues due_date= and issue_type=: every page in every order and state, for an administrator, a Planner and a Guest', async () => {
+    for (const token of [undefined, planner, guest]) {
+      for (const [query, where] of sets) {
+        for (const state of [null, 'opened', 'closed']) {
+          for (const order of ORDERS) {
+            for (const sort of ['desc', 'asc']) {
+              const want = issueIds(`${where}${state ? ` AND x.state = '${state}'` : ''}`, order, sort, token);
+              await expectEveryPage(s, `/projects/${project}/issues`, { ...query, ...(state ? { state } : {}), order_by: order, sort }, want, 10, token);
+            }
+          }
+        }
+      }
+    }
+  }, 240_000);
+
+  it('merge requests wip=yes: every page in every order and state', async () => {
+    for (const state of [null, 'opened', 'merged']) {
+      for (const order of ORDERS) {
+        for (const sort of ['desc', 'asc']) {
+          const want = (
+            db()
+              .prepare(`SELECT id FROM merge_requests WHERE project_id = ? AND title LIKE 'Draft:%'${state ? ` AND state = '${state}'` : ''} ORDER BY ${order} ${sort}, id ${sort}`)
+              .all(project) as { id: number }[]
+          ).map((r) => r.id);
+          await expectEveryPage(s, `/projects/${project}/merge_requests`, { wip: 'yes', ...(state ? { state } : {}), order_by: order, sort }, want, 10);
+        }
+      }
+    }
+  }, 120_000);
+
+  it('read from the index alone, once for the count and the page: no record looked up to sort or count', async () => {
+    const cases = [
+      ['issues', { due_date: 'any', state: 'opened' }, 'issues_due_order'],
+      ['issues', { issue_type: 'incident', order_by: 'title', sort: 'asc' }, 'issues_typed_order'],
+      ['merge_requests', { wip: 'yes', order_by: 'updated_at' }, 'merge_requests_drafts_order'],
+    ] as const;
+    for (const [kind, query, index] of cases) {
+      const sql = await preparedBy(s, async () => void ok(await s.get(`/projects/${project}/${kind}`, { query: { ...query, per_page: '10', page: '2' } })));
+      const read = sql.filter((q) => q.startsWith('SELECT c.id AS id FROM'));
+      expect(read.length, JSON.stringify(query)).toBe(1);
+      expect(read[0]).toContain(`INDEXED BY ${index}`);
+      const args = [...(kind === 'issues' && 'issue_type' in query ? ['incident'] : []), project, ...('state' in query ? [query.state] : [])];
+      expect(queryPlan(db(), read[0], ...args)).toMatch(new RegExp(`^SEARCH c USING COVERING INDEX ${index} \\(project_id=\\?${'state' in query ? ' AND state=\\?' : ''}\\)`));
+      // Neither the count nor the page reads the set's records.
+      expect(sql.filter((q) => /CROSS JOIN (issues|merge_requests) x/.test(q)), JSON.stringify(query)).toEqual([]);
+    }
+  });
+});
+

@@ -97,7 +97,8 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCon
   };
   const args = range.low !== undefined && range.low === range.high ? [range.low] : [range.low, range.high].filter((d) => d !== undefined);
   const probe = `(${terms('+x.due_date')})`;
-  return { sql: probe, args, set: { probe, id: 'due.id', rows: `FROM issues due WHERE ${terms('due.due_date')}`, args, projectColumn: 'due.project_id' } };
+  const covering = `FROM issues c INDEXED BY issues_due_order WHERE ${terms('c.due_date')}`;
+  return { sql: probe, args, set: { probe, id: 'due.id', rows: `FROM issues due WHERE ${terms('due.due_date')}`, args, projectColumn: 'due.project_id', covering } };
 }
 
 /**
@@ -130,6 +131,7 @@ export function issueTypeCondition(value: string): OwnCondition {
       args: [value],
       projectColumn: 'typed.project_id',
       indexed: "(x.issue_type != 'issue' AND x.issue_type = ?)",
+      covering: "FROM issues c INDEXED BY issues_typed_order WHERE c.issue_type != 'issue' AND c.issue_type = ?",
     },
   };
 }

@@ -33,7 +33,14 @@ export function addMergeRequestFilters(rc: RequestContext, where: string[], args
     const probe = draftTitleSql090('x.title');
     where.push(probe);
     // INDEXED BY: for a project's drafts SQLite took (project_id, title), which holds the titles, and read every title of the project.
-    idSets.push({ probe, id: 'dr.id', rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')}`, args: [], projectColumn: 'dr.project_id' });
+    idSets.push({
+      probe,
+      id: 'dr.id',
+      rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')}`,
+      args: [],
+      projectColumn: 'dr.project_id',
+      covering: `FROM merge_requests c INDEXED BY merge_requests_drafts_order WHERE ${draftTitleSql090('c.title')}`,
+    });
   } else if (q.wip === 'no') {
     where.push(`NOT ${draftTitleSql090('x.title')}`);
   }

@@ -298,6 +298,12 @@ export interface IdSet {
    * to find the set larger than idSetLists' bound).
    */
   others?: Complement;
+  /**
+   * The set's records as alias `c` from an index that holds their project, state and every order
+   * column (core/111; FROM ... WHERE ..., `args` its arguments): a list filtered by the set alone
+   * (and perhaps a state), for a caller who sees every record, is read from it without a record.
+   */
+  covering?: string;
 }
 
 /**
@@ -349,6 +355,8 @@ export interface WorkItemFilters {
    * and the state. See complementBoundCount.
    */
   complement: (Complement & { state: string | null }) | null;
+  /** `state` (null: all), also in `where` as `x.state = ?`. */
+  state: string | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -607,7 +615,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
 /**
@@ -1368,7 +1376,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } | { count: (cap: number) => number }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -1403,7 +1411,27 @@ export function idSetLists(
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  if (matches < bound) return { page: bySet, count };
+  if (matches < bound) {
+    // The set's records in the list's order, read once for the count and the page (each read
+    // them all: the count looked every record up, the page again to sort them; 1,000-2,000 due
+    // dates or drafts: 2-3.5 ms). Past COUNT_LIMIT the page reads itself.
+    const db = rc.svc.db;
+    let ids: number[] | undefined;
+    const covered = coveredSet(smallest, sets.length, scope, filters, where);
+    const all = (): number[] =>
+      (ids ??= (
+        (covered
+          ? db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(COUNT_LIMIT + 1)}`).all(...covered.args)
+          : db.prepare(`SELECT x.id AS id ${bySet.from} ORDER BY ${filters.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...bySet.args)) as { id: number }[]
+      ).map((r) => r.id));
+    const sorted = <T>(limit: number, offset: number): T[] => {
+      if (all().length <= COUNT_LIMIT) return rowsByIds<T>(db, writesOf(table), all().slice(offset, offset + limit));
+      const page = db.prepare(`SELECT x.id AS id ${bySet.from} ORDER BY ${filters.order} ${limitSql(limit)} OFFSET ?`).all(...bySet.args, offset) as { id: number }[];
+      return rowsByIds<T>(db, writesOf(table), page.map((r) => r.id));
+    };
+    // A count through an index of the records (`indexed`) reads no record: kept, unless the set's own index serves both.
+    return { page: bySet, count: indexed && !covered ? count : { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted };
+  }
   const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
   // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
   // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
@@ -1424,6 +1452,25 @@ export function idSetLists(
   const merged = <T>(limit: number, offset: number): T[] =>
     rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
   return { page: walk, count, rows: merged };
+}
+
+/**
+ * The list's ids in its order from the set's own index (IdSet.covering: no record read) when the
+ * set is the list's one set and `where` holds nothing but its probe, a state, the scope (a
+ * project's, or a scope of projects) and no view of the caller's ('1 = 1': they see every record),
+ * in an order that index holds; else undefined.
+ */
+function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFilters, where: string[]): { from: string; args: unknown[] } | undefined {
+  if (!set.covering || sets !== 1 || !['created_at', 'updated_at', 'title'].includes(filters.orderColumn)) return undefined;
+  if (scope.projectId === undefined && !scope.projects) return undefined;
+  const plain = where.every((w) => w === set.probe || w === 'x.state = ?' || w === scope.where || w === scope.unindexed || w === '1 = 1');
+  if (!plain || where.filter((w) => w === set.probe).length !== 1) return undefined;
+  const inScope = scope.projectId !== undefined ? ' AND c.project_id = ?' : ` AND c.project_id IN (${scope.projects})`;
+  const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  return {
+    from: `${set.covering}${inScope}${filters.state ? ' AND c.state = ?' : ''} ORDER BY c.${filters.orderColumn} ${dir}, c.id ${dir}`,
+    args: [...set.args, ...(scope.projectId !== undefined ? [scope.projectId] : scope.args), ...(filters.state ? [filters.state] : [])],
+  };
 }
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
