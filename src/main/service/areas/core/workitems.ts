@@ -1412,25 +1412,20 @@ export function idSetLists(
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
   if (matches < bound) {
-    // The set's records in the list's order, read once for the count and the page (each read
-    // them all: the count looked every record up, the page again to sort them; 1,000-2,000 due
-    // dates or drafts: 2-3.5 ms). Past COUNT_LIMIT the page reads itself.
+    const covered = coveredSet(smallest, sets.length, scope, filters, where);
+    if (!covered) return { page: bySet, count };
+    // The set's ids in the list's order from its own index, read once for the count and the page
+    // (each read every record: the count to check it, the page to sort it; 1,000-2,000 due dates
+    // or drafts: 2-5 ms). Past COUNT_LIMIT the page reads itself.
     const db = rc.svc.db;
     let ids: number[] | undefined;
-    const covered = coveredSet(smallest, sets.length, scope, filters, where);
-    const all = (): number[] =>
-      (ids ??= (
-        (covered
-          ? db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(COUNT_LIMIT + 1)}`).all(...covered.args)
-          : db.prepare(`SELECT x.id AS id ${bySet.from} ORDER BY ${filters.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...bySet.args)) as { id: number }[]
-      ).map((r) => r.id));
+    const all = (): number[] => (ids ??= (db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(COUNT_LIMIT + 1)}`).all(...covered.args) as { id: number }[]).map((r) => r.id));
     const sorted = <T>(limit: number, offset: number): T[] => {
       if (all().length <= COUNT_LIMIT) return rowsByIds<T>(db, writesOf(table), all().slice(offset, offset + limit));
-      const page = db.prepare(`SELECT x.id AS id ${bySet.from} ORDER BY ${filters.order} ${limitSql(limit)} OFFSET ?`).all(...bySet.args, offset) as { id: number }[];
+      const page = db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(limit)} OFFSET ?`).all(...covered.args, offset) as { id: number }[];
       return rowsByIds<T>(db, writesOf(table), page.map((r) => r.id));
     };
-    // A count through an index of the records (`indexed`) reads no record: kept, unless the set's own index serves both.
-    return { page: bySet, count: indexed && !covered ? count : { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted };
+    return { page: bySet, count: { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted };
   }
   const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
   // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
@@ -1462,7 +1457,8 @@ export function idSetLists(
  */
 function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFilters, where: string[]): { from: string; args: unknown[] } | undefined {
   if (!set.covering || sets !== 1 || !['created_at', 'updated_at', 'title'].includes(filters.orderColumn)) return undefined;
-  if (scope.projectId === undefined && !scope.projects) return undefined;
+  // A project's, or a group's projects (not the instance's: its thousands of projects each sought in the index).
+  if (scope.projectId === undefined && (!scope.projects || scope.byCaller)) return undefined;
   const plain = where.every((w) => w === set.probe || w === 'x.state = ?' || w === scope.where || w === scope.unindexed || w === '1 = 1');
   if (!plain || where.filter((w) => w === set.probe).length !== 1) return undefined;
   const inScope = scope.projectId !== undefined ? ' AND c.project_id = ?' : ` AND c.project_id IN (${scope.projects})`;
