@@ -37,6 +37,8 @@ export interface ScaleManifest {
   busyIssueIid?: number;
   /** Once bench/scale-more.ts added its merge requests, snippets, epics and labels. */
   moreLists?: boolean;
+  /** Once bench/scale-weights.ts gave issues weights and epics: the epic the lines filter by. */
+  weightsAndEpics?: { epicId: number };
   counts: Record<string, number>;
   builtAt: string;
   seconds: number;

@@ -263,4 +263,37 @@ print(json.dumps({"overdue": titles(project.issues.list(due_date="overdue")), "t
       ],
     });
   });
+
+  it('projects: statistics=True on get and list, with_issues_enabled, topic_id, the updated_at pairing', () => {
+    const out = runPython(
+      served,
+      `
+project = gl.projects.create({"name": "stats-project", "initialize_with_readme": True, "topics": ["stats-topic"]})
+off = gl.projects.create({"name": "no-issues-project", "issues_access_level": "disabled", "topics": ["stats-topic"]})
+project.commits.create({"branch": "main", "commit_message": "two", "actions": [{"action": "create", "file_path": "a.txt", "content": "a"}]})
+stats = gl.projects.get(project.id, statistics=True).statistics
+listed = [p.statistics["commit_count"] for p in gl.projects.list(statistics=True, search="stats-project")]
+topic = [t for t in gl.topics.list(search="stats-topic") if t.name == "stats-topic"][0]
+by_topic = sorted(p.name for p in gl.projects.list(topic_id=topic.id))
+with_issues = sorted(p.name for p in gl.projects.list(topic_id=topic.id, with_issues_enabled=True))
+try:
+    gl.projects.list(updated_after="2020-01-01T00:00:00Z")
+    paired = None
+except gitlab.exceptions.GitlabListError as e:
+    paired = [e.response_code, e.error_message]
+print(json.dumps({"commits": stats["commit_count"], "sized": stats["repository_size"] > 0 and stats["storage_size"] >= stats["repository_size"],
+                  "listed": listed, "by_topic": by_topic, "with_issues": with_issues, "paired": paired,
+                  "updated": len(gl.projects.list(updated_after="2020-01-01T00:00:00Z", order_by="updated_at")) >= 2}))
+`,
+    );
+    expect(out).toEqual({
+      commits: 2,
+      sized: true,
+      listed: [2],
+      by_topic: ['no-issues-project', 'stats-project'],
+      with_issues: ['stats-project'],
+      paired: [400, '400 Bad request - `updated_at` filter and `updated_at` sorting must be paired'],
+      updated: true,
+    });
+  });
 });

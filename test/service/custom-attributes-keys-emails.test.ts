@@ -47,6 +47,44 @@ describe('custom attributes', () => {
   });
 });
 
+describe('with_custom_attributes', () => {
+  // Helpers::CustomAttributes: administrators get each record's attributes where its entity exposes
+  // them (UserBasic after avatar_url, Group after max_artifacts_size, BasicProjectDetails after namespace).
+  it('shows the attributes on the single records and the lists, to administrators only', async () => {
+    const bob = await s.createUser();
+    const group = await s.createGroup({ visibility: 'public' });
+    const project = await s.createProject({ namespace_id: group.id, visibility: 'public' });
+    const subjects = [
+      ['users', bob.user.id, 'avatar_url', '/users'],
+      ['groups', group.id, 'max_artifacts_size', '/groups'],
+      ['projects', project.id, 'namespace', '/projects'],
+    ] as const;
+    for (const [kind, id] of subjects.map(([k, i]) => [k, i] as const)) {
+      await s.put(`/${kind}/${id}/custom_attributes/zone`, { value: 'eu' });
+      await s.put(`/${kind}/${id}/custom_attributes/area`, { value: '51' });
+    }
+    const expected = [{ key: 'area', value: '51' }, { key: 'zone', value: 'eu' }];
+    for (const [kind, id, after, list] of subjects) {
+      const one = (await s.get(`/${kind}/${id}`, { query: { with_custom_attributes: true } })).body;
+      const keys = Object.keys(one);
+      expect(keys[keys.indexOf(after) + 1]).toBe('custom_attributes');
+      expect(one.custom_attributes).toEqual(expected);
+      const rows = (await s.get(list, { query: { with_custom_attributes: true, per_page: 100 } })).body;
+      expect(rows.find((r: any) => r.id === id).custom_attributes).toEqual(expected);
+      expect(rows.every((r: any) => Array.isArray(r.custom_attributes))).toBe(true);
+      // Without the parameter, or for anyone else: no such key.
+      expect('custom_attributes' in (await s.get(`/${kind}/${id}`)).body).toBe(false);
+      const theirs = await s.get(`/${kind}/${id}`, { token: bob.token, query: { with_custom_attributes: true } });
+      expect(theirs.status).toBe(200);
+      expect('custom_attributes' in theirs.body).toBe(false);
+    }
+    const simple = (await s.get('/projects', { query: { with_custom_attributes: true, simple: true, per_page: 100 } })).body;
+    expect(simple.find((r: any) => r.id === project.id).custom_attributes).toEqual(expected);
+    const inGroup = (await s.get(`/groups/${group.id}/projects`, { query: { with_custom_attributes: true } })).body;
+    expect(inGroup.map((r: any) => r.custom_attributes)).toEqual([expected]);
+  });
+});
+
 describe('SSH keys', () => {
   it('adds a key for the caller with its fingerprints, finds it by id and fingerprint, and deletes it', async () => {
     const created = await s.post('/user/keys', { title: 'laptop', key: `${ED25519}\n` }, { token: alice.token });

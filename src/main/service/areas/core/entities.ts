@@ -33,6 +33,17 @@ export function withFields<A extends object, B extends object>(base: A, extra: B
   return Object.assign({}, base, extra);
 }
 
+/** `base` with `extra`'s fields placed right after its field `after` (where a Grape entity exposes optional ones), or unchanged without `after`. */
+export function withFieldsAfter(base: Record<string, unknown>, after: string, extra: Record<string, unknown>): Record<string, unknown> {
+  if (!(after in base)) return base;
+  const out: Record<string, unknown> = {};
+  for (const key in base) {
+    out[key] = base[key];
+    if (key === after) Object.assign(out, extra);
+  }
+  return out;
+}
+
 // --- users -------------------------------------------------------------------------------------
 
 

@@ -2189,6 +2189,21 @@ END;
 `,
   },
   {
+    // The repository's part of a project's statistics (`statistics=true`, API::Entities::ProjectStatistics),
+    // marked stale by every change of branches or tags and measured again when next read (GitLab
+    // refreshes its project_statistics after pushes, in the background).
+    name: 'core/114_project_statistics',
+    sql: `
+CREATE TABLE project_statistics (
+  project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  commit_count INTEGER NOT NULL,
+  repository_size INTEGER NOT NULL,
+  stale INTEGER NOT NULL DEFAULT 0,
+  refreshed_at TEXT NOT NULL
+);
+`,
+  },
+  {
     // A dense filter's deep page (issue_type=issue, due_date=0, wip=no: complement-walk.ts) reads the
     // project's list by its order's index less the few records that fail the filter, each with its
     // place in the order: from these (state and every order column held, the partial condition's

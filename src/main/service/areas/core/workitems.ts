@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
-import { grapeError, recordNotFound, validationError } from '../../http/errors';
+import { recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
@@ -15,6 +15,9 @@ import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
+import { integerNoneAnyParam } from './integer_none_any';
+import { weightConditions, weightOrder } from './issue_weight';
+import { epicConditions } from './issue_epic';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
 
@@ -231,21 +234,10 @@ export function anyUserRowsSet(type: 'Issue' | 'MergeRequest', role: 'assignee' 
   return { sql: probe, set: { probe, id: 'u.issuable_id', rows, args: [], projectColumn: scope.projectId === undefined ? 'u.project_id' : null } };
 }
 
-/**
- * GitLab's `integer_none_any` parameters (assignee_id, reviewer_id): an integer, or None / Any in
- * any case (IssuableFinder::Params::FILTER_NONE, FILTER_ANY); anything else is a 400.
- */
+/** integerNoneAnyParam, but an empty value names no user (0), as before. */
 function integerNoneAny(params: Record<string, unknown>, name: string): number | 'none' | 'any' | undefined {
-  const raw = params[name];
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === 'number' && Number.isInteger(raw)) return raw;
-  const text = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : JSON.stringify(raw);
-  if (/^\s*-?\d+\s*$/.test(text)) return Number.parseInt(text, 10);
-  const word = text.toLowerCase();
-  if (word === 'none' || word === 'any') return word;
-  // An empty value names no user (0), as before.
-  if (text === '') return 0;
-  throw grapeError(400, `${name} should be an integer, none, or any, however got ${text}`);
+  if (params[name] === '') return 0;
+  return integerNoneAnyParam(params, name);
 }
 
 /**
@@ -314,7 +306,7 @@ export interface WorkItemFilters {
   where: string[];
   args: unknown[];
   order: string;
-  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at). */
+  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at, weight). */
   orderColumn: string;
   sort: SortDirection;
   /**
@@ -373,7 +365,7 @@ export interface LabelFilter {
  * relative position (both were a 500, or an answer where GitLab's is a 400).
  */
 const ORDER_BY = {
-  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity'],
+  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'weight'],
   MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at'],
 } as const;
 
@@ -498,6 +490,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
     'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
   ].filter((cond) => cond !== null);
+  // EE's: weight, not[weight], epic_id (EE IssuesFinder#by_weight, #by_negated_weight, #by_epic).
+  if (type === 'Issue') own.push(...weightConditions(rc.params), ...epicConditions(rc.params));
   for (const cond of own) {
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
@@ -543,7 +537,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       else if (notReviewer !== null) addFilter(where, args, notUserRowsCondition(type, 'reviewer'), (notUser = { role: 'reviewer', user: notReviewer }).user);
     }
   }
-  const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at'].includes(q.order_by) ? q.order_by : 'created_at';
+  const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at', 'weight'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
   // Authors are ids from 1 (the counters keep no author as 0).
   const authorId = authorParam != null && authorParam > 0 ? authorParam : null;
@@ -615,7 +609,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
-  return { where, args, order: `x.${col} ${q.sort}, x.id ${q.sort}`, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
+  const order = col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`;
+  return { where, args, order, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { RefUpdate } from '../../git/smart_http';
 import { recordEvent } from '../core/events';
 import { type Project, findProjectById } from '../core/projects';
 import { isoTime } from '../core/time';
+import { staleProjectStatistics } from '../core/project_statistics';
 import { refreshMergeRequestsAfterPush } from './merge_requests';
 
 /** Git::ProcessRefChangesService: more ref changes of one kind than this make one bulk event. */
@@ -46,6 +47,7 @@ export async function afterRefsChanged(svc: ServiceContext, projectId: number, u
   inTransaction(svc.db, () => {
     for (const d of data) recordEvent(svc, { action: 'pushed', authorId: userId, projectId, targetType: null, data: { ...d } });
     recordReadme(svc, projectId, readme);
+    staleProjectStatistics(svc, projectId);
   });
   await refreshMergeRequestsAfterPush(svc, project, repo, userId, changes);
 }
@@ -58,7 +60,10 @@ export async function afterRepositoryImported(svc: ServiceContext, projectId: nu
   const project = findProjectById(svc, projectId);
   if (!project) return;
   const readme = await findReadme(repo, project.default_branch);
-  inTransaction(svc.db, () => recordReadme(svc, projectId, readme));
+  inTransaction(svc.db, () => {
+    recordReadme(svc, projectId, readme);
+    staleProjectStatistics(svc, projectId);
+  });
 }
 
 function recordReadme(svc: ServiceContext, projectId: number, readme: string | null): void {

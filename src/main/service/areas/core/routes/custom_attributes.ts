@@ -5,6 +5,7 @@ import { paginateArray } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { loadGroup, loadProject } from '../access';
 import { isoTime } from '../time';
+import { withFieldsAfter } from '../entities';
 import { loadUser } from './users';
 
 /** The three subjects of lib/api/custom_attributes_endpoints.rb, each with its own table. */
@@ -39,6 +40,18 @@ export function customAttributesFilter(rc: RequestContext, subject: Subject, ali
     args.push(key, String(value));
   }
   return { sql, args };
+}
+
+/**
+ * `with_custom_attributes=true` on GET /users, /groups, /projects and their single records
+ * (Helpers::CustomAttributes: administrators only): each entity's attributes, placed where its Grape
+ * entity exposes them (right after its field `after`).
+ */
+export function withCustomAttributes(rc: RequestContext, subject: Subject, entities: Record<string, unknown>[], after: string): Record<string, unknown>[] {
+  if (!rc.user?.admin || !declared(rc.params, { with_custom_attributes: t.boolean() }).with_custom_attributes) return entities;
+  const { table, column } = SUBJECTS[subject];
+  const read = rc.svc.db.prepare(`SELECT key, value FROM ${table} WHERE ${column} = ? ORDER BY key`);
+  return entities.map((e) => withFieldsAfter(e, after, { custom_attributes: (read.all(e.id) as CustomAttributeRow[]).map(entity) }));
 }
 
 export function registerCustomAttributeRoutes(r: Router): void {

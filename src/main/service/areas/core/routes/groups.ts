@@ -7,7 +7,7 @@ import { apiError, forbidden, notFound } from '../../../http/errors';
 import { type Keyset, type SqlList, OFFSET_PAGINATION_LIMIT, fewRowsByIds, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
-import { group, groupDetail, project, projectsPage } from '../entities';
+import { group, groupDetail, project, withFieldsAfter } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
@@ -15,13 +15,17 @@ import { isoTime, today } from '../time';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
-import { projectListFilters, projectSqlList } from './projects';
-import { customAttributesFilter } from './custom_attributes';
+import { projectListFilters, projectSqlList, projectsAnswer } from './projects';
+import { customAttributesFilter, withCustomAttributes } from './custom_attributes';
+import { groupStatistics } from '../project_statistics';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { readAvatarParam, writeAvatar } from '../avatars';
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const RESERVED_TOP_LEVEL = new Set(['api', 'admin', 'groups', 'projects', 'users', 'uploads', 'help', 'dashboard', 'explore', 'search', '-']);
+
+/** Entities::Group's last CE field before its optional custom_attributes and statistics. */
+const GROUP_EXTRAS_AFTER = 'max_artifacts_size';
 
 export function registerGroupRoutes(r: Router): void {
   r.get(
@@ -35,6 +39,7 @@ export function registerGroupRoutes(r: Router): void {
         all_available: t.boolean(),
         skip_groups: t.array(t.integer()),
         visibility: t.string().values(VISIBILITIES),
+        statistics: t.boolean(),
         order_by: t.string().values(['name', 'path', 'id', 'similarity']).default('name'),
         sort: t.string().values(['asc', 'desc']).default('asc'),
       });
@@ -101,7 +106,17 @@ export function registerGroupRoutes(r: Router): void {
         const by = order as 'name' | 'path' | 'id';
         list.anchors = instanceListAnchors(rc.svc.db, 'namespaces', list, `g.${by}`, 'g.id', q.sort, (g) => g[by]);
       }
-      return paginateSql<Namespace>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'namespaces g', 'g.id') : list).map((g) => group(rc, g));
+      const page = paginateSql<Namespace>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'namespaces g', 'g.id') : list).map((g) => group(rc, g));
+      const withAttributes = withCustomAttributes(rc, 'groups', page, GROUP_EXTRAS_AFTER);
+      // present_groups: `statistics` for those who read all resources (administrators), after custom_attributes.
+      if (!q.statistics || !user?.admin) return withAttributes;
+      return (async () => {
+        const out = [];
+        for (const g of withAttributes) {
+          out.push(withFieldsAfter(g, 'custom_attributes' in g ? 'custom_attributes' : GROUP_EXTRAS_AFTER, { statistics: await groupStatistics(rc.svc, g.id as number) }));
+        }
+        return out;
+      })();
     },
     { auth: 'optional' },
   );
@@ -111,7 +126,7 @@ export function registerGroupRoutes(r: Router): void {
     (rc) => {
       const g = loadGroup(rc);
       const q = declared(rc.params, { with_projects: t.boolean().default(true) });
-      const out = groupDetail(rc, g);
+      const out = withCustomAttributes(rc, 'groups', [groupDetail(rc, g)], GROUP_EXTRAS_AFTER)[0];
       if (q.with_projects) {
         const vis = visibleProjectsSql(rc.svc, rc.user);
         const projects = rc.svc.db
@@ -264,7 +279,7 @@ export function registerGroupRoutes(r: Router): void {
       const { where, order, fewRows } = projectListFilters(rc);
       where.on('p.namespace_id', `IN (${ids.map(() => '?').join(',')})`, ...ids);
       const list = projectSqlList(where, order);
-      return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
+      return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
     },
     { auth: 'optional' },
   );

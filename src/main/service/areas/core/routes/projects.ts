@@ -2,7 +2,7 @@ import { ListWhere } from '../../../db/filter';
 import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
-import { apiError, forbidden, notFound, validationError } from '../../../http/errors';
+import { apiError, badRequest, forbidden, notFound, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
@@ -14,13 +14,14 @@ import { PROJECT_SETTING_PARAMS, applyProjectSettings, projectSettingsErrors, pr
 import { groupProjectCreationLevel } from '../group_settings';
 import { isoTime } from '../time';
 import { ensureTopics } from '../topics';
+import { STATISTICS_ORDERS, type StatisticsOrder, projectStatistics, statisticsOrderSql, withStatistics } from '../project_statistics';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import type { User } from '../users';
 import type { ServiceContext } from '../../../context';
 import { likeEscape, loadUser } from './users';
 import { rubyHash, validateNamespacePath } from './groups';
-import { customAttributesFilter } from './custom_attributes';
+import { customAttributesFilter, withCustomAttributes } from './custom_attributes';
 import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -45,9 +46,19 @@ export function projectListFilters(rc: RequestContext): { where: ListWhere; orde
     starred: t.boolean(),
     imported: t.boolean(),
     search_namespaces: t.boolean(),
-    order_by: t.string().values(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count']).default('created_at'),
+    with_issues_enabled: t.boolean(),
+    with_merge_requests_enabled: t.boolean(),
+    topic_id: t.integer(),
+    last_activity_after: t.dateTime(),
+    last_activity_before: t.dateTime(),
+    updated_after: t.dateTime(),
+    updated_before: t.dateTime(),
+    order_by: t.string().values([...PROJECT_ORDERS, ...STATISTICS_ORDERS]).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
   });
+  // The statistics orders are an administrator's; anyone else gets the default order
+  // (API::Projects#verify_statistics_order_by_projects!).
+  const orderBy = (STATISTICS_ORDERS as readonly string[]).includes(q.order_by) && !rc.user?.admin ? 'created_at' : q.order_by;
   let fewRows = false;
   const where = new ListWhere();
   const user = rc.user;
@@ -106,9 +117,41 @@ export function projectListFilters(rc: RequestContext): { where: ListWhere; orde
   where.addAll(custom.sql, custom.args);
   if (q.id_after !== undefined) where.add('p.id > ?', q.id_after);
   if (q.id_before !== undefined) where.add('p.id < ?', q.id_before);
+  if (q.topic_id !== undefined) {
+    // ProjectsFinder#by_topic_id: no such topic, no project.
+    where.add('EXISTS (SELECT 1 FROM topics tp, json_each(p.topics) WHERE tp.id = ? AND lower(value) = lower(tp.name))', q.topic_id);
+  }
+  // ProjectsFinder#by_last_activity_after/before (strict), UpdatedAtFilter (inclusive; none when before < after).
+  if (q.last_activity_after) where.add('p.last_activity_at > ?', q.last_activity_after);
+  if (q.last_activity_before) where.add('p.last_activity_at < ?', q.last_activity_before);
+  if (q.updated_before) where.add('p.updated_at <= ?', q.updated_before);
+  if (q.updated_after) where.add('p.updated_at >= ?', q.updated_after);
+  if (q.with_issues_enabled) where.add(...featureAvailableSql(rc, 'issues_access_level', Access.GUEST));
+  if (q.with_merge_requests_enabled) where.add(...featureAvailableSql(rc, 'merge_requests_access_level', Access.REPORTER));
   const col =
-    q.order_by === 'similarity' ? 'p.created_at' : q.order_by === 'star_count' ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)' : `p.${q.order_by}`;
-  return { where, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy: q.order_by, sort: q.sort, fewRows };
+    orderBy === 'similarity'
+      ? 'p.created_at'
+      : orderBy === 'star_count'
+        ? '(SELECT count(*) FROM project_stars WHERE project_id = p.id)'
+        : (STATISTICS_ORDERS as readonly string[]).includes(orderBy)
+          ? statisticsOrderSql(orderBy as StatisticsOrder, 'p')
+          : `p.${orderBy}`;
+  return { where, order: `${col} ${q.sort}, p.id ${q.sort}`, orderBy, sort: q.sort, fewRows };
+}
+
+const PROJECT_ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count'] as const;
+
+/**
+ * ProjectFeature.with_feature_available_for_user: the feature enabled for everyone who sees the
+ * project, or private to its members of at least `minLevel` (PRIVATE_FEATURES_MIN_ACCESS_LEVEL:
+ * Reporter for merge requests, Guest otherwise); an administrator, wherever it is not disabled.
+ */
+function featureAvailableSql(rc: RequestContext, setting: 'issues_access_level' | 'merge_requests_access_level', minLevel: number): [string, ...unknown[]] {
+  const level = `coalesce(json_extract(p.settings, '$.${setting}'), 'enabled')`;
+  if (rc.user?.admin) return [`${level} != 'disabled'`];
+  if (!rc.user) return [`${level} IN ('enabled', 'public')`];
+  const members = memberProjectsSql(rc.svc, rc.user, 'p', minLevel);
+  return [`(${level} IN ('enabled', 'public') OR (${level} = 'private' AND ${members.sql}))`, ...members.args];
 }
 
 /** A list of projects from projectListFilters' conditions (alias `p`): walked in the order's index or read from the conditions' own (SqlList.narrow). */
@@ -223,16 +266,47 @@ const PROJECT_UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 /** A page of the projects the caller can see, with GET /projects's filters (and `extra` conditions on alias `p`). */
-export function listProjects(rc: RequestContext, extra?: (where: ListWhere) => void): Record<string, unknown>[] {
+export async function listProjects(rc: RequestContext, extra?: (where: ListWhere) => void): Promise<Record<string, unknown>[]> {
   const q = declared(rc.params, { simple: t.boolean() });
   const { where, order, orderBy, sort, fewRows } = projectListFilters(rc);
   extra?.(where);
   const list = projectSqlList(where, order, projectKeyset(orderBy, sort));
-  return projectsPage(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
+  return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
+}
+
+/** A page of projects as a list answers it: full or `simple` entities, with what the request asks for besides (projectsExtras). */
+export function projectsAnswer(rc: RequestContext, rows: Project[], simple: boolean): Promise<Record<string, unknown>[]> {
+  return projectsExtras(rc, rows, projectsPage(rc, rows, simple), simple);
+}
+
+/**
+ * `with_custom_attributes` (after `namespace`, BasicProjectDetails) and `statistics` (not on
+ * `simple`'s Entities::BasicProjectDetails) on the entities of `rows`.
+ */
+async function projectsExtras(rc: RequestContext, rows: Project[], entities: Record<string, unknown>[], simple: boolean): Promise<Record<string, unknown>[]> {
+  const out = withCustomAttributes(rc, 'projects', entities, 'namespace');
+  if (simple || !declared(rc.params, { statistics: t.boolean() }).statistics) return out;
+  const stats = await projectStatistics(rc, rows);
+  return out.map((entity, i) => withStatistics(entity, stats.get(rows[i].id)));
+}
+
+/** GET /projects's own check (API::Projects#validate_updated_at_order_and_filter!): an updated_at filter needs that order. */
+function requireUpdatedAtOrder(rc: RequestContext): void {
+  const q = declared(rc.params, { updated_after: t.dateTime(), updated_before: t.dateTime(), order_by: t.string() });
+  if ((q.updated_after || q.updated_before) && (q.order_by ?? 'created_at') !== 'updated_at') {
+    throw badRequest('`updated_at` filter and `updated_at` sorting must be paired');
+  }
 }
 
 export function registerProjectRoutes(r: Router): void {
-  r.get('/projects', (rc) => listProjects(rc), { auth: 'optional' });
+  r.get(
+    '/projects',
+    (rc) => {
+      requireUpdatedAtOrder(rc);
+      return listProjects(rc);
+    },
+    { auth: 'optional' },
+  );
 
   r.get(
     '/users/:user_id/projects',
@@ -252,7 +326,14 @@ export function registerProjectRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/projects/:id', (rc) => project(rc, loadProject(rc)), { auth: 'optional' });
+  r.get(
+    '/projects/:id',
+    async (rc) => {
+      const p = loadProject(rc);
+      return (await projectsExtras(rc, [p], [project(rc, p)], false))[0];
+    },
+    { auth: 'optional' },
+  );
 
   // GET /projects/:id/groups: the groups above the project (and none shared with it: Sandlab has no project-group shares).
   r.get(

@@ -1,5 +1,6 @@
 import type { Router } from '../../../http/route';
-import { customAttributesFilter } from './custom_attributes';
+import { customAttributesFilter, withCustomAttributes } from './custom_attributes';
+
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateSql } from '../../../http/pagination';
@@ -29,6 +30,9 @@ import type { RequestContext } from '../../../http/route';
 import { tokenFilterParams, tokenListQuery } from '../tokens';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { readAvatarParam, writeAvatar } from '../avatars';
+
+/** Entities::UserBasic exposes custom_attributes after avatar_url (avatar_path only with only_path). */
+const USER_EXTRAS_AFTER = 'avatar_url';
 
 const READ_USER = ['read_api', 'read_user'];
 const PASSWORD_PARAMS = ['password', 'reset_password', 'force_random_password'];
@@ -111,7 +115,7 @@ export function registerUserRoutes(r: Router): void {
         list.anchors = instanceListAnchors(rc.svc.db, 'users', list, by, 'id', q.sort, (u) => u[by]);
       }
       const rows = paginateSql<User>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'users', 'id') : list);
-      return rc.user?.admin ? usersFor(rc, rows) : rows.map((u) => userBasic(rc, u));
+      return rc.user?.admin ? withCustomAttributes(rc, 'users', usersFor(rc, rows), USER_EXTRAS_AFTER) : rows.map((u) => userBasic(rc, u));
     },
     { auth: 'optional', scopes: READ_USER },
   );
@@ -122,7 +126,7 @@ export function registerUserRoutes(r: Router): void {
     '/users/:id',
     (rc) => {
       const u = loadUser(rc);
-      return rc.user?.admin ? userFor(rc, u) : userPublic(rc, u);
+      return rc.user?.admin ? withCustomAttributes(rc, 'users', [userFor(rc, u)], USER_EXTRAS_AFTER)[0] : userPublic(rc, u);
     },
     { auth: 'optional', scopes: READ_USER },
   );
