@@ -372,6 +372,14 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ['issues order_by=updated_at&sort=asc', (id) => `/projects/${id}/issues?order_by=updated_at&sort=asc`],
     ['issues order_by=title', (id) => `/projects/${id}/issues?order_by=title`],
     ['issues per_page=100&order_by=updated_at', (id) => `/projects/${id}/issues?per_page=100&order_by=updated_at`],
+    // Round 13 (pop13): computed orders read in id order in parts (order-walk.ts); 250-330 ms before (a sort of every record).
+    ['issues order_by=popularity', (id) => `/projects/${id}/issues?order_by=popularity`],
+    ['issues order_by=popularity&sort=asc&state=opened', (id) => `/projects/${id}/issues?order_by=popularity&sort=asc&state=opened`],
+    ['issues order_by=popularity&state=opened page 2500', (id) => `/projects/${id}/issues?order_by=popularity&state=opened&page=2500`],
+    ['issues order_by=relative_position&sort=asc', (id) => `/projects/${id}/issues?order_by=relative_position&sort=asc`],
+    ['issues order_by=relative_position&state=opened page 2500', (id) => `/projects/${id}/issues?order_by=relative_position&state=opened&page=2500`],
+    ['issues order_by=milestone_due', (id) => `/projects/${id}/issues?order_by=milestone_due`],
+    ['issues order_by=milestone_due&state=opened page 2500', (id) => `/projects/${id}/issues?order_by=milestone_due&state=opened&page=2500`],
     ['merge requests page 1', (id) => `/projects/${id}/merge_requests`],
     ['merge requests page 400 (deep)', (id) => `/projects/${id}/merge_requests?page=400`],
     ['merge requests search=change', (id) => `/projects/${id}/merge_requests?search=change`],
@@ -393,6 +401,9 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
       ['merge requests per_page=100', (id) => `/projects/${id}/merge_requests?per_page=100`],
       ['merge requests sort=asc', (id) => `/projects/${id}/merge_requests?sort=asc`],
       ['merge requests order_by=updated_at', (id) => `/projects/${id}/merge_requests?order_by=updated_at`],
+      ['merge requests order_by=popularity&state=opened', (id) => `/projects/${id}/merge_requests?order_by=popularity&state=opened`],
+      ['merge requests order_by=milestone_due', (id) => `/projects/${id}/merge_requests?order_by=milestone_due`],
+      ['merge requests order_by=milestone_due&sort=asc page 2500', (id) => `/projects/${id}/merge_requests?order_by=milestone_due&sort=asc&page=2500`],
       ['merge requests state=closed', (id) => `/projects/${id}/merge_requests?state=closed`],
       [`merge requests milestone=v1&labels=${label}`, (id) => `/projects/${id}/merge_requests?milestone=v1&labels=${label}`],
       // One merge request's branch on each side (scale-more.ts's change-5, build-scale.ts's feature-1).
@@ -438,6 +449,7 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ['project members/all', (id) => `/projects/${id}/members/all`],
     ...coverageOfProjectLists(m),
     ...setFiltersOfProjectLists(m),
+    ...priorityOrdersOfProjectLists(m),
     ...linkedLists(m, milestones),
   ];
   return lists;
@@ -481,6 +493,28 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
     ['project members', (id) => `/projects/${id}/members`],
     ['project members/all query=user12', (id) => `/projects/${id}/members/all?query=user12`],
     ['project members/all page 90', (id) => `/projects/${id}/members/all?page=90`],
+  ];
+}
+
+/**
+ * order_by=label_priority and priority (round 13, lpri13: answered in created_at order before): the
+ * records with a label prioritized in their project (or, for priority, a milestone with a due date)
+ * first, then every other newest id first. The scale data prioritizes no label: the lines time the
+ * common case, a page of records without one, found in id order.
+ */
+function priorityOrdersOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  const label = m.labels[0] ?? 'bug';
+  return [
+    ['issues order_by=label_priority', (id) => `/projects/${id}/issues?order_by=label_priority`],
+    ['issues order_by=label_priority page 2500', (id) => `/projects/${id}/issues?order_by=label_priority&page=2500`],
+    ['issues order_by=label_priority&state=opened', (id) => `/projects/${id}/issues?order_by=label_priority&state=opened`],
+    [`issues order_by=label_priority&labels=${label}`, (id) => `/projects/${id}/issues?order_by=label_priority&labels=${label}`],
+    ['issues order_by=priority&sort=desc', (id) => `/projects/${id}/issues?order_by=priority&sort=desc`],
+    ...more<(id: number) => string>(m, [
+      ['merge requests order_by=label_priority', (id) => `/projects/${id}/merge_requests?order_by=label_priority`],
+      ['merge requests order_by=label_priority page 2500', (id) => `/projects/${id}/merge_requests?order_by=label_priority&page=2500`],
+      ['merge requests order_by=priority&state=opened', (id) => `/projects/${id}/merge_requests?order_by=priority&state=opened`],
+    ]),
   ];
 }
 
@@ -653,6 +687,14 @@ function instanceWide(m: ScaleManifest): [string, string][] {
       // A common term over many projects (round 8: ~460 ms, every match of the instance read).
       ['group merge requests search=crash', `/groups/${m.groupId}/merge_requests?search=crash`],
       ['merge requests scope=all search=crash', '/merge_requests?scope=all&search=crash'],
+    ]),
+    // Round 13 (pop13): computed orders over a group's few (project, state) pairs, and the instance's table order.
+    ['group issues order_by=popularity', `/groups/${m.groupId}/issues?order_by=popularity`],
+    ['group issues order_by=milestone_due&state=opened', `/groups/${m.groupId}/issues?order_by=milestone_due&state=opened`],
+    ['issues scope=all order_by=relative_position&sort=asc', '/issues?scope=all&order_by=relative_position&sort=asc'],
+    ...more(m, [
+      ['group merge requests order_by=popularity', `/groups/${m.groupId}/merge_requests?order_by=popularity`],
+      ['merge requests scope=all order_by=milestone_due', '/merge_requests?scope=all&order_by=milestone_due'],
     ]),
     ['group issues search=crash', `/groups/${m.groupId}/issues?search=crash`],
     // A milestone title many projects' milestones share (round 11: its records read by the milestone index and sorted, ~190-260 ms).

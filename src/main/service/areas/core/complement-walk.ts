@@ -43,6 +43,8 @@ export function complementWalk<T>(
   const col = filters.orderColumn;
   const { state } = complement;
   if (!(col === 'created_at' || (state === null && (col === 'updated_at' || col === 'title')))) return undefined;
+  // The column's own order (not label priority's, which reports created_at as its column).
+  if (filters.priority || filters.order !== `x.${col} ${filters.sort}, x.id ${filters.sort}`) return undefined;
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   // Written as the project's own list in that state is (listIssues, listMergeRequests), so the two share their anchors.

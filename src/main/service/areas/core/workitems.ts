@@ -20,6 +20,11 @@ import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
 import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
+import { popularityOrder, popularityRows } from './order-popularity';
+import { relativePositionOrder, relativePositionRows } from './order-relative-position';
+import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
+import { idWalk } from './order-walk';
+import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -193,7 +198,7 @@ function countedInScope(rc: RequestContext, table: string, where: string, args: 
 }
 
 /** A counter table's rows of the scope's projects (all for the instance, or a scope of more than projects), as a condition to append and its arguments. */
-function countersInScope(scope: Scope): [string, unknown[]] {
+export function countersInScope(scope: Scope): [string, unknown[]] {
   if (scope.projectId !== undefined) return [' AND project_id = ?', [scope.projectId]];
   return scope.instance || !scope.projects ? ['', []] : [` AND +project_id IN (${scope.projects})`, scope.args];
 }
@@ -306,7 +311,7 @@ export interface WorkItemFilters {
   where: string[];
   args: unknown[];
   order: string;
-  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at, weight). */
+  /** The order's column on `x` (created_at, updated_at, title, due_date, merged_at, weight), or a computed order's name (popularity, relative_position, milestone_due). */
   orderColumn: string;
   sort: SortDirection;
   /**
@@ -347,6 +352,8 @@ export interface WorkItemFilters {
    * and the state. See complementBoundCount.
    */
   complement: (Complement & { state: string | null }) | null;
+  /** order_by=label_priority or priority (GitLab's orders by label priority): `order` is its SQL; see priorityOrderRows. */
+  priority: PriorityOrder | null;
   /** `state` (null: all), also in `where` as `x.state = ?`. */
   state: string | null;
 }
@@ -360,14 +367,48 @@ export interface LabelFilter {
 }
 
 /**
- * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options, less
- * milestone_due, not implemented: a 400): issues have no merged_at, merge requests no due date or
- * relative position (both were a 500, or an answer where GitLab's is a 400).
+ * The orders each list accepts (IssuesHelpers.sort_options, MergeRequestsHelpers.sort_options):
+ * issues have no merged_at, merge requests no due date or relative position (both were a 500, or
+ * an answer where GitLab's is a 400).
  */
 const ORDER_BY = {
-  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'weight'],
-  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at'],
+  Issue: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'due_date', 'relative_position', 'popularity', 'weight', 'milestone_due'],
+  MergeRequest: ['created_at', 'updated_at', 'title', 'label_priority', 'priority', 'popularity', 'merged_at', 'milestone_due'],
 } as const;
+
+/**
+ * A page reader for a computed order (popularity, relative_position, milestone_due), from its
+ * module, when the list can be walked in id order (order-walk.ts); undefined for the others, or
+ * when the list is sorted by its ORDER BY. `where` and `args` are the whole list's (scope and
+ * caller's view included); `plain`: the route added no filter of its own; `seesAll`: the caller sees
+ * every record the counters count (no confidential one hidden).
+ */
+export function computedOrderRows<T>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+  plain: boolean,
+  seesAll: boolean,
+): ((limit: number, offset: number) => T[]) | undefined {
+  const order = filters.orderColumn;
+  if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
+  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
+  if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
+  if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
+  const [sql, scopeArgs] = countersInScope(scope);
+  return milestoneDueRows<T>(rc, type, filters.sort, walk, { sql, args: scopeArgs, state: filters.counted?.state ?? null });
+}
+
+/** Orders on something besides the record's own column: each module's ORDER BY on `x`. */
+function computedOrder(type: 'Issue' | 'MergeRequest', orderBy: string, sort: SortDirection): string | null {
+  if (orderBy === 'popularity') return popularityOrder(type, sort);
+  if (orderBy === 'relative_position') return relativePositionOrder(sort);
+  if (orderBy === 'milestone_due') return milestoneDueOrder(sort);
+  return null;
+}
 
 /** `scope` on a project's or a group's list (IssuableFinder#by_scope; the instance's lists take it in globalScope). */
 const CALLER_SCOPES = {
@@ -537,7 +578,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       else if (notReviewer !== null) addFilter(where, args, notUserRowsCondition(type, 'reviewer'), (notUser = { role: 'reviewer', user: notReviewer }).user);
     }
   }
-  const col = ['created_at', 'updated_at', 'title', 'due_date', 'merged_at', 'weight'].includes(q.order_by) ? q.order_by : 'created_at';
+  // A computed order's column is its name: the readers keyed on a column (created_at, updated_at, title) leave it alone.
+  const computed = computedOrder(type, q.order_by, q.sort as SortDirection);
+  const col = computed ? q.order_by : ['created_at', 'updated_at', 'title', 'due_date', 'merged_at', 'weight'].includes(q.order_by) ? q.order_by : 'created_at';
   const state = q.state && q.state !== 'all' ? q.state : null;
   // Authors are ids from 1 (the counters keep no author as 0).
   const authorId = authorParam != null && authorParam > 0 ? authorParam : null;
@@ -609,8 +652,9 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
-  const order = col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`;
-  return { where, args, order, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
+  const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined);
+  const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
 /**
@@ -1258,7 +1302,7 @@ export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
  * project_id, created_at, title, state, author_id, confidential or assignee_ids (the columns
  * those anchored lists filter and sort on, confidentialSql's assignees among them).
  */
-function issueOrderVersion(rc: RequestContext, projectId: number): number {
+export function issueOrderVersion(rc: RequestContext, projectId: number): number {
   return (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_order_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v;
 }
 
@@ -1452,6 +1496,8 @@ export function idSetLists(
  */
 function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFilters, where: string[]): { from: string; args: unknown[] } | undefined {
   if (!set.covering || sets !== 1 || !['created_at', 'updated_at', 'title'].includes(filters.orderColumn)) return undefined;
+  // The column's own order (not label priority's, which reports created_at as its column).
+  if (filters.priority || filters.order !== `x.${filters.orderColumn} ${filters.sort}, x.id ${filters.sort}`) return undefined;
   // A project's, or a group's projects (not the instance's: its thousands of projects each sought in the index).
   if (scope.projectId === undefined && (!scope.projects || scope.byCaller)) return undefined;
   const plain = where.every((w) => w === set.probe || w === 'x.state = ?' || w === scope.where || w === scope.unindexed || w === '1 = 1');

@@ -11,8 +11,9 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
@@ -85,7 +86,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
-  const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement ? seesConfidential(rc, scope) : false;
+  const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement || filters.priority ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
@@ -101,9 +102,10 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byDates?.count ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const source = sets?.page ?? { from: `FROM issues x WHERE ${where.join(' AND ')}`, args };
-  const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
+  const anchors = filters.priority ? undefined : issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
-  const rows =
+  const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined }) :
+    computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll) ??
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??

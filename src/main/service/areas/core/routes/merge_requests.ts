@@ -5,13 +5,14 @@ import { apiError, forbidden, unauthorized, validationError } from '../../../htt
 import { isValidMergeRequestBranch } from '../../../git/names';
 import { type SqlList, paginateSql } from '../../../http/pagination';
 import { complementWalk } from '../complement-walk';
+import { priorityOrderRows } from '../order-label-priority';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { withLabelsDetails } from '../../labels/entities';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -78,9 +79,11 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     byDates?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const source = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
-  const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
+  const anchors = noMoreFilters && !filters.priority ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
-  const rows = searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
+  const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
+    computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true) ??
+    searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
   const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, TestService } from '../helpers/service';
+import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+
+/**
+ * Issue and merge request orders on something besides the record's own columns, as GitLab's
+ * Issuable.sort_by_attribute (+ Issue's) answers them: `popularity` (thumbsup award emoji on the
+ * record), `relative_position` (issues: ascending is the placement order, GitLab's descending is
+ * id descending), `milestone_due` (dated milestones by due date, then undated milestones, then no
+ * milestone). Ties by id descending in both directions (with_order_id_desc), except
+ * relative_position asc (id ascending). Project, group and instance lists, both sorts, a state,
+ * every page with its headers.
+ */
+let s: TestService;
+let group: number;
+let alpha: number;
+let beta: number;
+let root: number;
+let voter: string;
+
+type Kind = 'issues' | 'merge_requests';
+interface Row { id: number; project_id: number; state: string; milestone_id: number | null; confidential?: number }
+const db = () => s.service.context.db;
+const TYPE = { issues: 'Issue', merge_requests: 'MergeRequest' } as const;
+
+function records(kind: Kind, projects: number[], state: string | null, anonymous: boolean): Row[] {
+  const rows = db().prepare(`SELECT * FROM ${kind}`).all() as Row[];
+  return rows.filter((r) => projects.includes(r.project_id) && (state === null || r.state === state) && !(anonymous && r.confidential));
+}
+const byIdDesc = (a: Row, b: Row) => b.id - a.id;
+
+function upvotes(kind: Kind): Map<number, number> {
+  const rows = db().prepare("SELECT awardable_id AS id, count(*) AS n FROM award_emoji WHERE awardable_type = ? AND name = 'thumbsup' GROUP BY awardable_id").all(TYPE[kind]) as { id: number; n: number }[];
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+function expected(kind: Kind, order: string, sort: 'asc' | 'desc', projects: number[], state: string | null, anonymous = false): number[] {
+  const rows = records(kind, projects, state, anonymous);
+  const dir = sort === 'asc' ? 1 : -1;
+  if (order === 'popularity') {
+    const up = upvotes(kind);
+    rows.sort((a, b) => dir * ((up.get(a.id) ?? 0) - (up.get(b.id) ?? 0)) || byIdDesc(a, b));
+  } else if (order === 'relative_position') {
+    rows.sort((a, b) => dir * (a.id - b.id));
+  } else {
+    const due = new Map((db().prepare('SELECT id, due_date FROM milestones').all() as { id: number; due_date: string | null }[]).map((m) => [m.id, m.due_date]));
+    const key = (r: Row) => (r.milestone_id === null ? 2 : due.get(r.milestone_id) ? 0 : 1);
+    rows.sort((a, b) => {
+      const [ka, kb] = [key(a), key(b)];
+      if (ka !== kb) return ka - kb;
+      if (ka === 0) {
+        const [da, dd] = [due.get(a.milestone_id!)!, due.get(b.milestone_id!)!];
+        if (da !== dd) return dir * (da < dd ? -1 : 1);
+      }
+      return byIdDesc(a, b);
+    });
+  }
+  return rows.map((r) => r.id);
+}
+
+beforeAll(async () => {
+  s = await TestService.start();
+  const voters = [];
+  for (let n = 0; n < 3; n++) voters.push(await s.createUser());
+  group = ok(await s.post('/groups', { name: 'ord', path: 'ord', visibility: 'public' })).id;
+  alpha = ok(await s.post('/projects', { name: 'alpha', namespace_id: group, visibility: 'public' })).id;
+  beta = ok(await s.post('/projects', { name: 'beta', namespace_id: group, visibility: 'public' })).id;
+  for (const v of voters) await s.addMember('groups', group, v.user.id, 30);
+  voter = voters[0].token;
+  root = ok(await s.get('/user')).id;
+  // Milestones: two on one date (ties), a later and an earlier one, one without a date, a group's.
+  const milestone = async (project: number, title: string, due?: string) => ok(await s.post(`/projects/${project}/milestones`, { title, ...(due ? { due_date: due } : {}) })).id as number;
+  const ms = {
+    [alpha]: [await milestone(alpha, 'a1', '2026-03-01'), await milestone(alpha, 'a2', '2026-03-01'), await milestone(alpha, 'a3', '2026-05-01'), await milestone(alpha, 'a4')],
+    [beta]: [await milestone(beta, 'b1', '2026-01-15'), await milestone(beta, 'b2')],
+  };
+  const groupMilestone = ok(await s.post(`/groups/${group}/milestones`, { title: 'g1', due_date: '2026-04-01' })).id as number;
+  for (let n = 0; n < 22; n++) {
+    const project = n % 3 ? alpha : beta;
+    const choices = [...ms[project], groupMilestone, null, null];
+    const milestoneId = choices[(n * 5) % choices.length];
+    // Some issues dated back (an administrator's created_at): creation dates out of id order.
+    const dated = n % 6 === 1 ? { created_at: `2020-01-0${1 + (n % 9)}T00:00:00Z` } : {};
+    // A few confidential ones, which an anonymous caller does not see (the counters count them).
+    const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, ...dated, confidential: n % 7 === 4, ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
+    const mr = ok(await s.post(`/projects/${project}/merge_requests`, { title: `mr ${n}`, source_branch: `b${n}`, target_branch: 'main', ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
+    // Upvotes 0-3 (ties on each count), `+1` stored as thumbsup; thumbsdown and awards on notes do not count.
+    const votes = [0, 2, 0, 1, 3, 1, 0][n % 7];
+    for (const [kind, record] of [['issues', issue], ['merge_requests', mr]] as const) {
+      const base = `/projects/${project}/${kind}/${record.iid}`;
+      for (let v = 0; v < votes; v++) ok(await s.post(`${base}/award_emoji`, { name: v === 1 ? '+1' : 'thumbsup' }, { token: voters[v].token }));
+      if (n % 4 === 0) {
+        ok(await s.post(`${base}/award_emoji`, { name: 'thumbsdown' }, { token: voters[0].token }));
+        const note = ok(await s.post(`${base}/notes`, { body: 'note' }));
+        for (const v of voters) ok(await s.post(`${base}/notes/${note.id}/award_emoji`, { name: 'thumbsup' }, { token: v.token }));
+      }
+      if (n % 5 === 2) ok(await s.put(base, { state_event: 'close' }));
+    }
+  }
+}, 180_000);
+afterAll(async () => s?.stop());
+
+const ORDERS = { issues: ['popularity', 'relative_position', 'milestone_due'], merge_requests: ['popularity', 'milestone_due'] } as const;
+
+describe('computed orders', () => {
+  for (const kind of ['issues', 'merge_requests'] as const) {
+    for (const order of ORDERS[kind]) {
+      it(`${kind} order_by=${order}: project, group and instance lists, asc and desc, with and without state=opened, every page`, async () => {
+        // Read in id order in parts (a list with a state at most), and sorted by the ORDER BY (an
+        // author filter that keeps every record; the instance's list of a user who is no administrator).
+        const lists: [string, number[], Record<string, string>, string?][] = [
+          [`/projects/${alpha}/${kind}`, [alpha], {}],
+          [`/groups/${group}/${kind}`, [alpha, beta], {}],
+          [`/${kind}`, [alpha, beta], { scope: 'all' }],
+          [`/projects/${alpha}/${kind}`, [alpha], { author_id: String(root) }],
+          [`/groups/${group}/${kind}`, [alpha, beta], { author_id: String(root) }],
+          [`/${kind}`, [alpha, beta], { scope: 'all' }, voter],
+          // Anonymous: the confidential issues left out, so not counted from the counters.
+          [`/projects/${alpha}/${kind}`, [alpha], {}, ''],
+          [`/groups/${group}/${kind}`, [alpha, beta], {}, ''],
+        ];
+        for (const [path, projects, extra, token] of lists) {
+          for (const sort of ['asc', 'desc'] as const) {
+            for (const state of [null, 'opened']) {
+              const query = { ...extra, order_by: order, sort, ...(state ? { state } : {}) };
+              await expectEveryPage(s, path, query, expected(kind, order, sort, projects, state, token === ''), 4, token);
+            }
+          }
+        }
+      });
+    }
+  }
+
+  it('sort defaults to desc; the orders hold ties, nulls and groups as GitLab (spot checks against hand-read rows)', async () => {
+    // popularity desc: the most upvoted first; relative_position with the default sort: id descending.
+    const top = (await s.get(`/projects/${alpha}/issues`, { query: { order_by: 'popularity', per_page: '100' } })).body as { id: number; upvotes: number }[];
+    expect(top[0].upvotes).toBe(3);
+    expect(top.map((i) => i.upvotes)).toEqual([...top.map((i) => i.upvotes)].sort((a, b) => b - a));
+    const ids = ((await s.get(`/projects/${alpha}/issues`, { query: { order_by: 'relative_position', per_page: '100' } })).body as { id: number }[]).map((i) => i.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    // milestone_due: dated milestones first (by date), undated, then none, whichever the sort.
+    for (const sort of ['asc', 'desc']) {
+      const rows = (await s.get(`/projects/${alpha}/merge_requests`, { query: { order_by: 'milestone_due', sort, per_page: '100' } })).body as { milestone: { due_date: string | null } | null }[];
+      const group = (r: (typeof rows)[number]) => (r.milestone === null ? 2 : r.milestone.due_date ? 0 : 1);
+      expect(rows.map(group)).toEqual([...rows.map(group)].sort());
+      expect(rows.at(-1)!.milestone).toBeNull();
+      const dates = rows.filter((r) => r.milestone?.due_date).map((r) => r.milestone!.due_date!);
+      expect(dates).toEqual([...dates].sort((a, b) => (sort === 'asc' ? a.localeCompare(b) : b.localeCompare(a))));
+    }
+  });
+
+  it("reads a list with a state at most in id order in parts, by core/103's (project, state, id) index: no sort of every record", async () => {
+    for (const [kind, order] of [['issues', 'popularity'], ['issues', 'relative_position'], ['issues', 'milestone_due'], ['merge_requests', 'popularity'], ['merge_requests', 'milestone_due']] as const) {
+      for (const query of [{}, { state: 'opened' }] as Record<string, string>[]) {
+        const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${alpha}/${kind}`, { query: { ...query, order_by: order, page: '2', per_page: '5' } })));
+        const text = reads.map((r) => r.sql).join('\n');
+        expect(text, `${kind} ${order} ${JSON.stringify(query)}`).toContain(`INDEXED BY ${kind}_project_state_id`);
+        expect(text).not.toContain('ORDER BY (SELECT');
+        expect(text).not.toContain('ORDER BY x.id DESC, x.id');
+      }
+    }
+    const plan = queryPlan(db(), `SELECT x.id AS id FROM issues x INDEXED BY issues_project_state_id WHERE x.project_id = ? AND x.state = ? AND x.project_id = ? AND 1 ORDER BY x.id DESC LIMIT 5 OFFSET ?`, alpha, 'opened', alpha, 0);
+    expect(plan).toMatch(/SEARCH x USING (COVERING )?INDEX issues_project_state_id \(project_id=\? AND state=\?\)/);
+    expect(plan).not.toContain('TEMP B-TREE');
+    // A milestone's records of a project and a state: core/105's index alone, in id order.
+    const arm = queryPlan(db(), `SELECT x.id AS id FROM issues x INDEXED BY issues_milestone_project_state WHERE x.milestone_id > 0 AND x.milestone_id = ? AND x.project_id = ? AND x.state = ? AND x.project_id = ? AND 1 ORDER BY x.id DESC LIMIT 5 OFFSET ?`, 1, alpha, 'opened', alpha, 0);
+    expect(arm).toMatch(/SEARCH x USING COVERING INDEX issues_milestone_project_state \(milestone_id=\? AND project_id=\? AND state=\?\)/);
+    expect(arm).not.toContain('TEMP B-TREE');
+    const upvoted = queryPlan(db(), "SELECT awardable_id AS id, count(*) AS n FROM award_emoji INDEXED BY award_emoji_upvotes WHERE awardable_type = 'Issue' AND name = 'thumbsup' GROUP BY awardable_id");
+    expect(upvoted).not.toContain('TEMP B-TREE');
+  });
+});
