@@ -26,6 +26,8 @@ export function draftTitleSql090(column: string): string {
 
 /** core/099's tables (a landed migration's text: never edit, add a migration for another table). */
 const TABLE_VERSIONED_099 = ['users', 'personal_access_tokens', 'projects', 'namespaces', 'milestones'];
+/** core/109's tables: what an issue or merge request list row counts (a landed migration's text once landed: never edit). */
+const TABLE_VERSIONED_109 = ['user_note_counts', 'award_emoji', 'merge_requests_closing_issues'];
 
 export const coreMigrations: Migration[] = [
   {
@@ -2240,6 +2242,26 @@ CREATE INDEX merge_requests_milestone_project_state ON merge_requests (milestone
     name: 'core/101_milestones_due',
     sql: `
 CREATE INDEX milestones_due ON milestones (due_date) WHERE due_date IS NOT NULL;
+`,
+  },
+  {
+    // core/099's versions for the tables a page of issues or merge requests counts from (user notes,
+    // thumbs, the merge requests closing each issue): a page's counts are kept across writes to other
+    // tables (areas/core/entities.ts issuableCounts), where three statements ran on every page after
+    // any write. An issue's closing merge requests show by their project (merge_requests.project_id):
+    // a merge request moved or deleted moves the closing table's version too.
+    name: 'core/109_issuable_count_versions',
+    sql: `
+${TABLE_VERSIONED_109.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
+CREATE TRIGGER merge_requests_closing_version_move AFTER UPDATE OF project_id ON merge_requests WHEN NEW.project_id IS NOT OLD.project_id BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'merge_requests_closing_issues';
+END;
+CREATE TRIGGER merge_requests_closing_version_delete AFTER DELETE ON merge_requests BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'merge_requests_closing_issues';
+END;
 `,
   },
   {

@@ -1962,7 +1962,7 @@ export function searchWalkRows<T extends { id: number }>(
     const { oldest } = db.prepare('SELECT min(seq) AS oldest FROM issuable_list_writes').get() as { oldest: number | null };
     if (oldest === null || oldest > known.seq + 1) return undefined;
     const rows = db
-      .prepare(`SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND issuable_type = ? ${limitSql(PATCHED_WALK_WRITES + 1)}`)
+      .prepare(`SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND +issuable_type = ? ${limitSql(PATCHED_WALK_WRITES + 1)}`)
       .all(known.seq, type) as { id: number }[];
     return rows.length > PATCHED_WALK_WRITES ? undefined : rows.map((r) => r.id);
   };
