@@ -550,6 +550,13 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues due_date=0', (id) => `/projects/${id}/issues?due_date=0`],
     ['issues issue_type=incident', (id) => `/projects/${id}/issues?issue_type=incident`],
     ['issues issue_type=issue', (id) => `/projects/${id}/issues?issue_type=issue`],
+    // Dense filters' deep pages (round 13, dense13): the project's list by its order's index less the
+    // few records that fail the filter (complement-walk.ts), where the walk read every record to the page.
+    ['issues issue_type=issue page 2500', (id) => `/projects/${id}/issues?issue_type=issue&page=2500`],
+    ['issues issue_type=issue&state=opened page 2500', (id) => `/projects/${id}/issues?issue_type=issue&state=opened&page=2500`],
+    ['issues due_date=0 page 2500', (id) => `/projects/${id}/issues?due_date=0&page=2500`],
+    ['issues due_date=0&order_by=updated_at page 2500', (id) => `/projects/${id}/issues?due_date=0&order_by=updated_at&page=2500`],
+    ['issues due_date=0&order_by=title&sort=asc page 1000', (id) => `/projects/${id}/issues?due_date=0&order_by=title&sort=asc&page=1000`],
     ['issues scope=created_by_me', (id) => `/projects/${id}/issues?scope=created_by_me`],
     // EE's weight= / not[weight]= / order_by=weight / epic_id= (round 13, wgt13: ignored before). The
     // scale data has no weight and no epic's issue unless bench/scale-weights.ts gave them (1 in 20
@@ -577,6 +584,8 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ...dateLagLists('merge_requests'),
       ['merge requests wip=yes', (id) => `/projects/${id}/merge_requests?wip=yes`],
       ['merge requests wip=no', (id) => `/projects/${id}/merge_requests?wip=no`],
+      ['merge requests wip=no page 400', (id) => `/projects/${id}/merge_requests?wip=no&page=400`],
+      ['merge requests wip=no&state=opened&sort=asc page 300', (id) => `/projects/${id}/merge_requests?wip=no&state=opened&sort=asc&page=300`],
       ['merge requests source_project_id (a fork: none)', (id) => `/projects/${id}/merge_requests?source_project_id=${m.smallProjectId}`],
       ['merge requests merge_user_id', (id) => `/projects/${id}/merge_requests?merge_user_id=${m.authorId}`],
       ['merge requests scope=reviews_for_me', (id) => `/projects/${id}/merge_requests?scope=reviews_for_me`],

@@ -3,11 +3,18 @@ import { limitSql, type SortDirection } from '../../http/pagination';
 import type { RequestContext } from '../../http/route';
 import { rowsByIds } from '../../db/written-rows';
 import { integerNoneAnyParam } from './integer_none_any';
-import type { OwnCondition } from './issue_filters';
+import type { Complement, OwnCondition } from './issue_filters';
 import { ISSUE_WRITES, type Scope, type WorkItemFilters } from './workitems';
 
-/** A project's issues by weight, in id order within a weight (core/106): the complements' rows read it. */
-const PROJECT_WEIGHTS = 'FROM issues w INDEXED BY issues_project_weight WHERE w.project_id = ?';
+/**
+ * The few issues of a project failing a dense weight filter (a Complement: see complementBoundCount,
+ * complement-walk.ts), by core/106's (project, weight, id) index: `w` to count them, `c` to place
+ * them in the list's order (each record read: no index holds the order columns with the weight).
+ */
+const weightComplement = (weights: string): Complement => ({
+  rows: `FROM issues w INDEXED BY issues_project_weight WHERE w.project_id = ? AND ${weights.replaceAll('$', 'w')}`,
+  walk: `FROM issues c INDEXED BY issues_project_weight WHERE c.project_id = ? AND ${weights.replaceAll('$', 'c')}`,
+});
 
 /**
  * The issues lists' `weight=` and `not[weight]=` (EE IssuesHelpers: weight an integer, None or Any;
@@ -26,7 +33,7 @@ export function weightConditions(params: Params): OwnCondition[] {
   const conditions: OwnCondition[] = [];
   const value = integerNoneAnyParam(params, 'weight');
   if (value === 'none') {
-    conditions.push({ sql: '(x.weight IS NULL OR x.weight = -1)', args: [], complement: `${PROJECT_WEIGHTS} AND w.weight IS NOT NULL AND w.weight != -1` });
+    conditions.push({ sql: '(x.weight IS NULL OR x.weight = -1)', args: [], complement: weightComplement('$.weight IS NOT NULL AND $.weight != -1') });
   } else if (value === 'any') {
     const probe = '(x.weight IS NOT NULL AND x.weight != -1)';
     conditions.push({ sql: probe, args: [], set: { probe, id: 'w.id', rows: 'FROM issues w WHERE w.weight IS NOT NULL AND w.weight != -1', args: [], projectColumn: 'w.project_id', indexed: probe } });
@@ -37,7 +44,7 @@ export function weightConditions(params: Params): OwnCondition[] {
   const not = params.not;
   if (not && typeof not === 'object' && !Array.isArray(not)) {
     const negated = declared(not as Params, { weight: t.integer() }, 'not').weight;
-    if (negated != null) conditions.push({ sql: '(x.weight IS NULL OR x.weight != ?)', args: [negated], complement: `${PROJECT_WEIGHTS} AND w.weight = ${Number(negated)}` });
+    if (negated != null) conditions.push({ sql: '(x.weight IS NULL OR x.weight != ?)', args: [negated], complement: weightComplement(`$.weight = ${Number(negated)}`) });
   }
   return conditions;
 }

@@ -14,7 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
-import { DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueDateCondition, issueTypeCondition } from './issue_filters';
+import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
@@ -288,6 +288,19 @@ export interface IdSet {
    * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
    */
   arms?: () => [number, number][] | undefined;
+  /**
+   * A project's records not in the set (any state; the project's id its one argument), when the
+   * set is a condition most records meet (due_date=0): the set is counted as the project's records
+   * less these, read by their own index, not by its own rows (a quarter of a million index entries
+   * to find the set larger than idSetLists' bound).
+   */
+  others?: Complement;
+  /**
+   * The set's records as alias `c` from an index that holds their project, state and every order
+   * column (core/111; FROM ... WHERE ..., `args` its arguments): a list filtered by the set alone
+   * (and perhaps a state), for a caller who sees every record, is read from it without a record.
+   */
+  covering?: string;
 }
 
 /**
@@ -338,9 +351,11 @@ export interface WorkItemFilters {
    * rows of its few others in a project (FROM ... WHERE ..., the project's id its one argument),
    * and the state. See complementBoundCount.
    */
-  complement: { rows: string; state: string | null } | null;
+  complement: (Complement & { state: string | null }) | null;
   /** order_by=label_priority or priority (GitLab's orders by label priority): `order` is its SQL; see priorityOrderRows. */
   priority: PriorityOrder | null;
+  /** `state` (null: all), also in `where` as `x.state = ?`. */
+  state: string | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -637,10 +652,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
-  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
+  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
   const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined);
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
-  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
 /**
@@ -1401,7 +1416,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } | { count: (cap: number) => number }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -1410,7 +1425,16 @@ export function idSetLists(
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
+  const denseMatches = (set: IdSet): number | undefined => {
+    if (!set.others || scope.projectId === undefined || records < bound) return undefined;
+    // At most records - bound others: the set holds at least `bound`.
+    const others = countUpTo(rc.svc.db, set.others.rows, [scope.projectId], records - bound + 1);
+    return others <= records - bound ? bound : undefined;
+  };
+  const counted = sets.map((set) => ({
+    set,
+    matches: set.size ? Math.min(bound, set.size()) : denseMatches(set) ?? countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound),
+  }));
   const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
@@ -1427,7 +1451,22 @@ export function idSetLists(
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  if (matches < bound) return { page: bySet, count };
+  if (matches < bound) {
+    const covered = coveredSet(smallest, sets.length, scope, filters, where);
+    if (!covered) return { page: bySet, count };
+    // The set's ids in the list's order from its own index, read once for the count and the page
+    // (each read every record: the count to check it, the page to sort it; 1,000-2,000 due dates
+    // or drafts: 2-5 ms). Past COUNT_LIMIT the page reads itself.
+    const db = rc.svc.db;
+    let ids: number[] | undefined;
+    const all = (): number[] => (ids ??= (db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(COUNT_LIMIT + 1)}`).all(...covered.args) as { id: number }[]).map((r) => r.id));
+    const sorted = <T>(limit: number, offset: number): T[] => {
+      if (all().length <= COUNT_LIMIT) return rowsByIds<T>(db, writesOf(table), all().slice(offset, offset + limit));
+      const page = db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(limit)} OFFSET ?`).all(...covered.args, offset) as { id: number }[];
+      return rowsByIds<T>(db, writesOf(table), page.map((r) => r.id));
+    };
+    return { page: bySet, count: { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted };
+  }
   const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
   // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
   // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
@@ -1448,6 +1487,28 @@ export function idSetLists(
   const merged = <T>(limit: number, offset: number): T[] =>
     rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
   return { page: walk, count, rows: merged };
+}
+
+/**
+ * The list's ids in its order from the set's own index (IdSet.covering: no record read) when the
+ * set is the list's one set and `where` holds nothing but its probe, a state, the scope (a
+ * project's, or a scope of projects) and no view of the caller's ('1 = 1': they see every record),
+ * in an order that index holds; else undefined.
+ */
+function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFilters, where: string[]): { from: string; args: unknown[] } | undefined {
+  if (!set.covering || sets !== 1 || !['created_at', 'updated_at', 'title'].includes(filters.orderColumn)) return undefined;
+  // The column's own order (not label priority's, which reports created_at as its column).
+  if (filters.priority || filters.order !== `x.${filters.orderColumn} ${filters.sort}, x.id ${filters.sort}`) return undefined;
+  // A project's, or a group's projects (not the instance's: its thousands of projects each sought in the index).
+  if (scope.projectId === undefined && (!scope.projects || scope.byCaller)) return undefined;
+  const plain = where.every((w) => w === set.probe || w === 'x.state = ?' || w === scope.where || w === scope.unindexed || w === '1 = 1');
+  if (!plain || where.filter((w) => w === set.probe).length !== 1) return undefined;
+  const inScope = scope.projectId !== undefined ? ' AND c.project_id = ?' : ` AND c.project_id IN (${scope.projects})`;
+  const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  return {
+    from: `${set.covering}${inScope}${filters.state ? ' AND c.state = ?' : ''} ORDER BY c.${filters.orderColumn} ${dir}, c.id ${dir}`,
+    args: [...set.args, ...(scope.projectId !== undefined ? [scope.projectId] : scope.args), ...(filters.state ? [filters.state] : [])],
+  };
 }
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */

@@ -2,7 +2,8 @@ import type { RequestContext, Router } from '../../../http/route';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
-import { paginateSql } from '../../../http/pagination';
+import { type SqlList, paginateSql } from '../../../http/pagination';
+import { complementWalk } from '../complement-walk';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
 import { type IssueRow, issueDetail, issues } from '../entities';
@@ -112,7 +113,10 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byDates?.rows ??
     sets?.rows ??
     weightOrderRows<IssueRow>(rc, scope, filters, where, args);
-  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
+  // A dense filter's deep page: the project's list less the few records that fail it.
+  const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
   return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
