@@ -120,6 +120,26 @@ describe('issues weight=, not[weight]=', () => {
   });
 });
 
+describe('issue weight on create and update', () => {
+  it("refuses a negative weight with EE::Issue's validation error, writing nothing; 0 and none are fine", async () => {
+    const before = db().prepare('SELECT count(*) AS n FROM issues').get();
+    const bad = await s.post(`/projects/${alpha}/issues`, { title: 'negative', weight: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ message: { weight: ['must be greater than or equal to 0'] } });
+    const both = await s.post(`/projects/${alpha}/issues`, { title: ' ', weight: -5 });
+    expect(both.body).toEqual({ message: { title: ["can't be blank"], weight: ['must be greater than or equal to 0'] } });
+    expect(db().prepare('SELECT count(*) AS n FROM issues').get()).toEqual(before);
+    const issue = ok(await s.post(`/projects/${alpha}/issues`, { title: 'weightless', weight: 0 }));
+    expect(issue.weight).toBe(0);
+    const update = await s.put(`/projects/${alpha}/issues/${issue.iid}`, { weight: -2 });
+    expect(update.status).toBe(400);
+    expect(update.body).toEqual({ message: { weight: ['must be greater than or equal to 0'] } });
+    expect(ok(await s.get(`/projects/${alpha}/issues/${issue.iid}`)).weight).toBe(0);
+    expect(ok(await s.put(`/projects/${alpha}/issues/${issue.iid}`, { weight: 4 })).weight).toBe(4);
+    ok(await s.del(`/projects/${alpha}/issues/${issue.iid}`));
+  });
+});
+
 describe('issues order_by=weight', () => {
   it('orders by weight either way with no weight last, ties newest first, every page in each scope', async () => {
     for (const [path, base, projects] of scopes()) {

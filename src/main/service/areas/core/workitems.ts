@@ -2215,11 +2215,13 @@ export function visibleScope(rc: RequestContext, nonArchived = false): Scope {
 export const ISSUABLE_TITLE_MAX = 255;
 export const ISSUABLE_DESCRIPTION_MAX = 1_048_576;
 
-export function validateIssuable(title: string, description: string | null | undefined): void {
+export function validateIssuable(title: string, description: string | null | undefined, weight?: number | null): void {
   const errors: Record<string, string[]> = {};
   if (!title.trim()) errors.title = ["can't be blank"];
   else if (title.length > ISSUABLE_TITLE_MAX) errors.title = [`is too long (maximum is ${ISSUABLE_TITLE_MAX} characters)`];
   if (description && description.length > ISSUABLE_DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${ISSUABLE_DESCRIPTION_MAX} characters)`];
+  // EE::Issue: `validates :weight, allow_nil: true, numericality: { greater_than_or_equal_to: 0 }`.
+  if (weight != null && weight < 0) errors.weight = ['must be greater than or equal to 0'];
   if (Object.keys(errors).length) throw validationError(errors);
 }
 

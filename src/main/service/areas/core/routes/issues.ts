@@ -177,7 +177,7 @@ export function registerIssueRoutes(r: Router): void {
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
-    validateIssuable(p.title, p.description);
+    validateIssuable(p.title, p.description, p.weight);
     checkSpam(rc, { type: 'Issue', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
@@ -240,7 +240,7 @@ export function registerIssueRoutes(r: Router): void {
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     const level = effectiveProjectAccess(rc.svc, user, project);
     if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
-    validateIssuable(p.title ?? current.title, p.description ?? null);
+    validateIssuable(p.title ?? current.title, p.description ?? null, p.weight);
     checkSpamOnUpdate(rc, 'Issue', current, p);
     const updated = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
