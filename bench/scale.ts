@@ -449,6 +449,7 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ['project members/all', (id) => `/projects/${id}/members/all`],
     ...coverageOfProjectLists(m),
     ...setFiltersOfProjectLists(m),
+    ...priorityOrdersOfProjectLists(m),
     ...linkedLists(m, milestones),
   ];
   return lists;
@@ -496,6 +497,28 @@ function coverageOfProjectLists(m: ScaleManifest): [string, (id: number) => stri
 }
 
 /**
+ * order_by=label_priority and priority (round 13, lpri13: answered in created_at order before): the
+ * records with a label prioritized in their project (or, for priority, a milestone with a due date)
+ * first, then every other newest id first. The scale data prioritizes no label: the lines time the
+ * common case, a page of records without one, found in id order.
+ */
+function priorityOrdersOfProjectLists(m: ScaleManifest): [string, (id: number) => string][] {
+  const label = m.labels[0] ?? 'bug';
+  return [
+    ['issues order_by=label_priority', (id) => `/projects/${id}/issues?order_by=label_priority`],
+    ['issues order_by=label_priority page 2500', (id) => `/projects/${id}/issues?order_by=label_priority&page=2500`],
+    ['issues order_by=label_priority&state=opened', (id) => `/projects/${id}/issues?order_by=label_priority&state=opened`],
+    [`issues order_by=label_priority&labels=${label}`, (id) => `/projects/${id}/issues?order_by=label_priority&labels=${label}`],
+    ['issues order_by=priority&sort=desc', (id) => `/projects/${id}/issues?order_by=priority&sort=desc`],
+    ...more<(id: number) => string>(m, [
+      ['merge requests order_by=label_priority', (id) => `/projects/${id}/merge_requests?order_by=label_priority`],
+      ['merge requests order_by=label_priority page 2500', (id) => `/projects/${id}/merge_requests?order_by=label_priority&page=2500`],
+      ['merge requests order_by=priority&state=opened', (id) => `/projects/${id}/merge_requests?order_by=priority&state=opened`],
+    ]),
+  ];
+}
+
+/**
  * Filters by sets of records other tables hold (round 10, filt11): assignees and reviewers
  * (core/066's rows), the caller's reactions, confidential issues (core/067), and the date filters
  * on the other column than the order's. The scale data assigns nobody and has no reactions: the
@@ -527,7 +550,27 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
     ['issues due_date=0', (id) => `/projects/${id}/issues?due_date=0`],
     ['issues issue_type=incident', (id) => `/projects/${id}/issues?issue_type=incident`],
     ['issues issue_type=issue', (id) => `/projects/${id}/issues?issue_type=issue`],
+    // Dense filters' deep pages (round 13, dense13): the project's list by its order's index less the
+    // few records that fail the filter (complement-walk.ts), where the walk read every record to the page.
+    ['issues issue_type=issue page 2500', (id) => `/projects/${id}/issues?issue_type=issue&page=2500`],
+    ['issues issue_type=issue&state=opened page 2500', (id) => `/projects/${id}/issues?issue_type=issue&state=opened&page=2500`],
+    ['issues due_date=0 page 2500', (id) => `/projects/${id}/issues?due_date=0&page=2500`],
+    ['issues due_date=0&order_by=updated_at page 2500', (id) => `/projects/${id}/issues?due_date=0&order_by=updated_at&page=2500`],
+    ['issues due_date=0&order_by=title&sort=asc page 1000', (id) => `/projects/${id}/issues?due_date=0&order_by=title&sort=asc&page=1000`],
     ['issues scope=created_by_me', (id) => `/projects/${id}/issues?scope=created_by_me`],
+    // EE's weight= / not[weight]= / order_by=weight / epic_id= (round 13, wgt13: ignored before). The
+    // scale data has no weight and no epic's issue unless bench/scale-weights.ts gave them (1 in 20
+    // weighted, 1 in 13 in an epic): the sparse ones time finding none, the dense ones a walk.
+    ['issues weight=3', (id) => `/projects/${id}/issues?weight=3`],
+    ['issues weight=3 page 50', (id) => `/projects/${id}/issues?weight=3&page=50`],
+    ['issues weight=Any', (id) => `/projects/${id}/issues?weight=Any`],
+    ['issues weight=None', (id) => `/projects/${id}/issues?weight=None`],
+    ['issues not[weight]=3', (id) => `/projects/${id}/issues?not[weight]=3`],
+    ['issues order_by=weight', (id) => `/projects/${id}/issues?order_by=weight`],
+    ['issues order_by=weight&sort=asc page 2500', (id) => `/projects/${id}/issues?order_by=weight&sort=asc&page=2500`],
+    ['issues epic_id=Any', (id) => `/projects/${id}/issues?epic_id=Any`],
+    ['issues epic_id=None', (id) => `/projects/${id}/issues?epic_id=None`],
+    ...(m.weightsAndEpics ? ([['issues epic_id=<an epic>', (id) => `/projects/${id}/issues?epic_id=${m.weightsAndEpics!.epicId}`]] as [string, (id: number) => string][]) : []),
     ...more<(id: number) => string>(m, [
       ['merge requests reviewer_id', (id) => `/projects/${id}/merge_requests?reviewer_id=${m.authorId}`],
       ['merge requests assignee_id', (id) => `/projects/${id}/merge_requests?assignee_id=${m.authorId}`],
@@ -541,6 +584,8 @@ function setFiltersOfProjectLists(m: ScaleManifest): [string, (id: number) => st
       ...dateLagLists('merge_requests'),
       ['merge requests wip=yes', (id) => `/projects/${id}/merge_requests?wip=yes`],
       ['merge requests wip=no', (id) => `/projects/${id}/merge_requests?wip=no`],
+      ['merge requests wip=no page 400', (id) => `/projects/${id}/merge_requests?wip=no&page=400`],
+      ['merge requests wip=no&state=opened&sort=asc page 300', (id) => `/projects/${id}/merge_requests?wip=no&state=opened&sort=asc&page=300`],
       ['merge requests source_project_id (a fork: none)', (id) => `/projects/${id}/merge_requests?source_project_id=${m.smallProjectId}`],
       ['merge requests merge_user_id', (id) => `/projects/${id}/merge_requests?merge_user_id=${m.authorId}`],
       ['merge requests scope=reviews_for_me', (id) => `/projects/${id}/merge_requests?scope=reviews_for_me`],

@@ -73,7 +73,8 @@ describe('participants, closing and related merge requests', () => {
     await s.post(`/projects/${project.id}/issues/${i.iid}/notes`, { body: 'me too' }, { token: dev.token });
     const res = await s.get(`/projects/${project.id}/issues/${i.iid}/participants`);
     expect(res.status).toBe(200);
-    expect(res.body.map((u: any) => u.username)).toEqual(['root', 'devuser']);
+    // GitLab's order: assignees, commenters, the author, the mentioned (see participants-order.test.ts).
+    expect(res.body.map((u: any) => u.username)).toEqual(['devuser', 'root']);
     expect(Object.keys(res.body[0])).toEqual(['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url']);
   });
 

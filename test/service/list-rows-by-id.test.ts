@@ -219,6 +219,33 @@ describe.each([
 });
 
 describe('ids-first list reads', () => {
+  it("read the write log's entries since a page's rows by the log's sequence, not every entry of the type", async () => {
+    const group = await s.createGroup();
+    const project = await s.createProject({ namespace_id: group.id, initialize_with_readme: true });
+    const issue = ok(await s.post(`/projects/${project.id}/issues`, { title: 'Logged crash' }));
+    const mr = ok(await s.post(`/projects/${project.id}/merge_requests`, { title: 'Logged crash', source_branch: 'logged', target_branch: 'main' }));
+    const statements = await prepared(async () => {
+      for (let i = 0; i < 2; i++) {
+        ok(await s.put(`/projects/${project.id}/issues/${issue.iid}`, { description: `written ${i}` }));
+        ok(await s.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { description: `written ${i}` }));
+        for (const kind of ['issues', 'merge_requests'])
+          for (const base of [`/projects/${project.id}/${kind}`, `/groups/${group.id}/${kind}`, `/${kind}`]) {
+            await s.get(base);
+            await s.get(`${base}?search=crash`);
+          }
+      }
+    });
+    const reads = [...new Set(statements.filter((t) => /FROM issuable_list_writes WHERE seq > \?/.test(t)))];
+    // rowsByIds' (db/written-rows.ts) for each type; and the statement a remembered search walk over
+    // many projects reads its records written since with (workitems.ts, written as it is there).
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    reads.push('SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND +issuable_type = ? LIMIT 201');
+    for (const text of reads) {
+      const plan = queryPlan(db(), text, ...new Array((text.match(/\?/g) ?? []).length).fill(1));
+      expect(plan, text).toBe('SEARCH issuable_list_writes USING INTEGER PRIMARY KEY (rowid>?)');
+    }
+  });
+
   it('take the plan the row reads take (a covering index aside), for every scope, filter and order', async () => {
     const group = await s.createGroup();
     const project = await s.createProject({ namespace_id: group.id });

@@ -75,12 +75,14 @@ function participantsTruth(type: string, id: number, internal: boolean): number[
   const item = db.prepare(`SELECT * FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} WHERE id = ?`).get(id) as { author_id: number; assignee_ids: string; reviewer_ids?: string; description: string | null };
   const ids: number[] = [];
   const add = (u: number | null | undefined): void => void (u != null && !ids.includes(u) && ids.push(u));
-  add(item.author_id);
-  for (const u of JSON.parse(item.assignee_ids) as number[]) add(u);
+  // GitLab's Participable order: reviewers, assignees, notes' authors, the author; then mentions, internal notes' first.
   for (const u of JSON.parse(item.reviewer_ids ?? '[]') as number[]) add(u);
-  const notes = db.prepare(`SELECT author_id, body FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal ? '' : ' AND internal = 0'} ORDER BY id`).all(type, id) as { author_id: number; body: string }[];
+  for (const u of JSON.parse(item.assignee_ids) as number[]) add(u);
+  const notes = db.prepare(`SELECT author_id, body, internal FROM notes WHERE noteable_type = ? AND noteable_id = ?${internal ? '' : ' AND internal = 0'} ORDER BY id`).all(type, id) as { author_id: number; body: string; internal: number }[];
   for (const n of notes) add(n.author_id);
-  for (const name of [item.description, ...notes.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
+  add(item.author_id);
+  const texts = [...notes.filter((n) => n.internal).map((n) => n.body), item.description, ...notes.filter((n) => !n.internal).map((n) => n.body)];
+  for (const name of texts.flatMap((t) => mentionedUsernames(t))) {
     add((db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined)?.id);
   }
   return ids;

@@ -98,7 +98,9 @@ export function sequenceLog(table: string, log: string, idColumn: string, where 
     writtenSince: (db, seq) => {
       const { oldest } = db.prepare(`SELECT min(seq) AS oldest FROM ${log}`).get() as { oldest: number | null };
       if (oldest === null || oldest > seq + 1) return null;
-      return (db.prepare(`SELECT ${idColumn} AS id FROM ${log} WHERE seq > ? AND ${where}`).all(seq) as { id: number }[]).map((r) => r.id);
+      // `+(...)`: the entries after `seq` by the sequence (a few), not every entry of the type by an
+      // index on it (a plan from the query's shape: up to the log's 1,000, ~100 us a page after a write).
+      return (db.prepare(`SELECT ${idColumn} AS id FROM ${log} WHERE seq > ? AND +(${where})`).all(seq) as { id: number }[]).map((r) => r.id);
     },
   };
 }

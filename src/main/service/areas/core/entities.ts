@@ -63,11 +63,16 @@ export function userBasic(ec: EntityContext, u: User): Record<string, unknown> {
   };
 }
 
-/** UserBasic by id, or null when the user is gone. */
+/**
+ * UserBasic by id, or null when the user is gone: the same frozen entity (and JSON text) for as
+ * long as the user's row reads the same. findUserById hands out the same row object until the
+ * users table is written (core/099), so a page's authors and assignees cost a comparison by
+ * identity, not a UserBasic built and compared field by field per page. Frozen: extend a copy.
+ */
 export function userBasicById(ec: EntityContext, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
   const u = findUserById(ec.svc, id);
-  return u ? userBasic(ec, u) : null;
+  return u ? unchangedEntity(ec.svc.db, 'user-basic', `${id}:${ec.baseUrl}`, u as unknown as Record<string, unknown>, null, () => userBasic(ec, u)) : null;
 }
 
 interface IdentityRow {
@@ -837,7 +842,7 @@ const usersOf = (ec: EntityContext, counts: IssuableCounts, json: string): Recor
 function userOf(ec: EntityContext, counts: IssuableCounts, id: number | null): Record<string, unknown> | null {
   if (id === null) return null;
   let entity = counts.users.get(id);
-  if (entity === undefined) counts.users.set(id, (entity = sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
+  if (entity === undefined) counts.users.set(id, (entity = userBasicById(ec, id)));
   return entity;
 }
 
@@ -898,9 +903,23 @@ function rememberPageUsers(ec: EntityContext, rows: PeopleRow[]): void {
 }
 
 function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', rows: PeopleRow[]): IssuableCounts {
-  const db = ec.svc.db;
   rememberPageUsers(ec, rows);
   const idList = JSON.stringify(rows.map((r) => r.id));
+  // Kept across writes to other tables (core/109's versions of the tables counted from): a page of
+  // rows read as before then reads no count at all after a write elsewhere.
+  const counts = cachedLookup(ec.svc.db, type === 'Issue' ? 'issue-page-counts' : 'merge-request-page-counts', idList, () => readCounts(ec.svc, type, idList), COUNTED_TABLES[type])!;
+  return { notes: counts.notes, votes: counts.votes, closingProjects: counts.closingProjects, milestones: new Map(), users: new Map(), projects: new Map() };
+}
+
+/** The tables issuableCounts reads, each with a version (core/109) that every write to it moves. */
+const COUNTED_TABLES = {
+  Issue: ['user_note_counts', 'award_emoji', 'merge_requests_closing_issues'],
+  MergeRequest: ['user_note_counts', 'award_emoji'],
+} as const;
+
+/** The counts of a page's records (ids as a JSON list): user notes, thumbs up and down, for issues the projects of the merge requests closing each. */
+function readCounts(svc: ServiceContext, type: 'Issue' | 'MergeRequest', idList: string): Pick<IssuableCounts, 'notes' | 'votes' | 'closingProjects'> {
+  const db = svc.db;
   const notes = db
     .prepare(
       // user_notes_count from core/023's counters (the record's notes that are not system notes).
@@ -927,9 +946,6 @@ function issuableCounts(ec: EntityContext, type: 'Issue' | 'MergeRequest', rows:
     notes: new Map(notes.map((r) => [r.id, r.n])),
     votes: new Map(votes.map((r) => [r.id, { upvotes: r.up, downvotes: r.down }])),
     closingProjects,
-    milestones: new Map(),
-    users: new Map(),
-    projects: new Map(),
   };
 }
 
@@ -1265,7 +1281,7 @@ export function notes(ec: EntityContext, rows: NoteRow[], noteableIid: number | 
   const users = new Map<number | null, Record<string, unknown> | null>();
   const user = (id: number | null): Record<string, unknown> | null => {
     let entity = users.get(id);
-    if (entity === undefined) users.set(id, (entity = id === null ? null : sameAsBefore(ec, 'user', id, userBasicById(ec, id))));
+    if (entity === undefined) users.set(id, (entity = userBasicById(ec, id)));
     return entity;
   };
   return rows.map((n) => {

@@ -51,6 +51,9 @@ export function recordEvent(svc: ServiceContext, e: NewEvent): number {
       now,
     );
   if (e.projectId) svc.db.prepare('UPDATE projects SET last_activity_at = ? WHERE id = ?').run(now, e.projectId);
-  svc.db.prepare('UPDATE users SET last_activity_on = ? WHERE id = ?').run(now.slice(0, 10), e.authorId);
+  // Written only when the day changes: an update that finds the same day moved the users table's
+  // version (core/099) at every write, and every remembered user row and UserBasic went with it.
+  const day = now.slice(0, 10);
+  svc.db.prepare('UPDATE users SET last_activity_on = ? WHERE id = ? AND last_activity_on IS NOT ?').run(day, e.authorId, day);
   return Number(info.lastInsertRowid);
 }

@@ -18,7 +18,17 @@ export interface OwnCondition {
   sql: string;
   args: unknown[];
   set?: IdSet;
-  complement?: string;
+  complement?: Complement;
+}
+
+/**
+ * The few records of a project that fail a dense filter: `rows` (FROM ... WHERE ..., the project's
+ * id its one argument) to count them; `walk`, the same rows as alias `c` from an index that holds
+ * their state and every order column (core/111), to place them in the list's order (complement-walk.ts).
+ */
+export interface Complement {
+  rows: string;
+  walk: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -72,9 +82,13 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCon
   if (range === null) {
     const probe = '(+x.due_date IS NULL)';
     // Its complement: a project's issues with a due date (complementBoundCount).
-    const complement = 'FROM issues due INDEXED BY issues_project_due WHERE due.project_id = ? AND due.due_date IS NOT NULL';
+    const complement = {
+      rows: 'FROM issues due INDEXED BY issues_project_due WHERE due.project_id = ? AND due.due_date IS NOT NULL',
+      walk: 'FROM issues c INDEXED BY issues_due_order WHERE c.due_date IS NOT NULL AND c.project_id = ?',
+    };
     if (scope.projectId === undefined && !scope.projects) return { sql: probe, args: [], complement };
-    return { sql: probe, args: [], complement, set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id' } };
+    const others = scope.projectId !== undefined ? complement : undefined;
+    return { sql: probe, args: [], complement, set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id', others } };
   }
   const terms = (column: string): string => {
     if (range.low === undefined && range.high === undefined) return `${column} IS NOT NULL`;
@@ -83,7 +97,8 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCon
   };
   const args = range.low !== undefined && range.low === range.high ? [range.low] : [range.low, range.high].filter((d) => d !== undefined);
   const probe = `(${terms('+x.due_date')})`;
-  return { sql: probe, args, set: { probe, id: 'due.id', rows: `FROM issues due WHERE ${terms('due.due_date')}`, args, projectColumn: 'due.project_id' } };
+  const covering = `FROM issues c INDEXED BY issues_due_order WHERE ${terms('c.due_date')}`;
+  return { sql: probe, args, set: { probe, id: 'due.id', rows: `FROM issues due WHERE ${terms('due.due_date')}`, args, projectColumn: 'due.project_id', covering } };
 }
 
 /**
@@ -96,7 +111,16 @@ export function issueTypeCondition(value: string): OwnCondition {
   // Its complement: a project's issues of the other types (complementBoundCount), from issues_typed
   // (the types other than `issue` of every project: few) rather than the project's million issues
   // SQLite read for their type by a project index.
-  if (value === 'issue') return { sql: probe, args: [value], complement: "FROM issues typed INDEXED BY issues_typed WHERE typed.issue_type != 'issue' AND typed.project_id = ?" };
+  if (value === 'issue') {
+    return {
+      sql: probe,
+      args: [value],
+      complement: {
+        rows: "FROM issues typed INDEXED BY issues_typed WHERE typed.issue_type != 'issue' AND typed.project_id = ?",
+        walk: "FROM issues c INDEXED BY issues_typed_order WHERE c.issue_type != 'issue' AND c.project_id = ?",
+      },
+    };
+  }
   return {
     sql: probe,
     args: [value],
@@ -107,6 +131,17 @@ export function issueTypeCondition(value: string): OwnCondition {
       args: [value],
       projectColumn: 'typed.project_id',
       indexed: "(x.issue_type != 'issue' AND x.issue_type = ?)",
+      covering: "FROM issues c INDEXED BY issues_typed_order WHERE c.issue_type != 'issue' AND c.issue_type = ?",
     },
   };
+}
+
+/**
+ * `closed_by_id=` (lib/api/issues.rb's issues_params, an integer; IssuableFinder#by_closed_by): the
+ * issues the user closed (a reopened issue has no closer). Few as a rule: also the set of their
+ * records, read by core/107's index of the closed issues by closer and project.
+ */
+export function closedByCondition(userId: number): OwnCondition {
+  const probe = 'x.closed_by_id = ?';
+  return { sql: probe, args: [userId], set: { probe, id: 'c.id', rows: 'FROM issues c WHERE c.closed_by_id = ?', args: [userId], projectColumn: 'c.project_id' } };
 }

@@ -1,7 +1,20 @@
 import { declared, t, type Params } from '../../http/params';
-import type { SortDirection } from '../../http/pagination';
+import { limitSql, type SortDirection } from '../../http/pagination';
+import type { RequestContext } from '../../http/route';
+import { rowsByIds } from '../../db/written-rows';
 import { integerNoneAnyParam } from './integer_none_any';
-import type { OwnCondition } from './issue_filters';
+import type { Complement, OwnCondition } from './issue_filters';
+import { ISSUE_WRITES, type Scope, type WorkItemFilters } from './workitems';
+
+/**
+ * The few issues of a project failing a dense weight filter (a Complement: see complementBoundCount,
+ * complement-walk.ts), by core/106's (project, weight, id) index: `w` to count them, `c` to place
+ * them in the list's order (each record read: no index holds the order columns with the weight).
+ */
+const weightComplement = (weights: string): Complement => ({
+  rows: `FROM issues w INDEXED BY issues_project_weight WHERE w.project_id = ? AND ${weights.replaceAll('$', 'w')}`,
+  walk: `FROM issues c INDEXED BY issues_project_weight WHERE c.project_id = ? AND ${weights.replaceAll('$', 'c')}`,
+});
 
 /**
  * The issues lists' `weight=` and `not[weight]=` (EE IssuesHelpers: weight an integer, None or Any;
@@ -9,17 +22,29 @@ import type { OwnCondition } from './issue_filters';
  * #by_negated_weight read them: None is no weight or -1 (`where(weight: [-1, nil])`), Any the
  * others, an integer that weight; not[weight] keeps the issues without a weight
  * (`without_weights`: `weight IS NULL OR weight != ?`).
+ *
+ * A weight, and Any, are few as a rule: the set of their records (see idSetLists) read by core/106's
+ * indexes (a project's, a group's projects', or the instance's weighted issues), counted as a
+ * condition the project's index reads. None and not[weight] hold for most: walked in
+ * the list's order, counted from their complement, the project's issues of some weight, or of
+ * that weight (see complementBoundCount).
  */
 export function weightConditions(params: Params): OwnCondition[] {
   const conditions: OwnCondition[] = [];
   const value = integerNoneAnyParam(params, 'weight');
-  if (value === 'none') conditions.push({ sql: '(x.weight IS NULL OR x.weight = -1)', args: [] });
-  else if (value === 'any') conditions.push({ sql: '(x.weight IS NOT NULL AND x.weight != -1)', args: [] });
-  else if (value !== undefined) conditions.push({ sql: 'x.weight = ?', args: [value] });
+  if (value === 'none') {
+    conditions.push({ sql: '(x.weight IS NULL OR x.weight = -1)', args: [], complement: weightComplement('$.weight IS NOT NULL AND $.weight != -1') });
+  } else if (value === 'any') {
+    const probe = '(x.weight IS NOT NULL AND x.weight != -1)';
+    conditions.push({ sql: probe, args: [], set: { probe, id: 'w.id', rows: 'FROM issues w WHERE w.weight IS NOT NULL AND w.weight != -1', args: [], projectColumn: 'w.project_id', indexed: probe } });
+  } else if (value !== undefined) {
+    const probe = 'x.weight = ?';
+    conditions.push({ sql: probe, args: [value], set: { probe, id: 'w.id', rows: 'FROM issues w WHERE w.weight = ?', args: [value], projectColumn: 'w.project_id', indexed: probe } });
+  }
   const not = params.not;
   if (not && typeof not === 'object' && !Array.isArray(not)) {
     const negated = declared(not as Params, { weight: t.integer() }, 'not').weight;
-    if (negated != null) conditions.push({ sql: '(x.weight IS NULL OR x.weight != ?)', args: [negated] });
+    if (negated != null) conditions.push({ sql: '(x.weight IS NULL OR x.weight != ?)', args: [negated], complement: weightComplement(`$.weight = ${Number(negated)}`) });
   }
   return conditions;
 }
@@ -30,4 +55,30 @@ export function weightConditions(params: Params): OwnCondition[] {
  */
 export function weightOrder(sort: SortDirection): string {
   return `x.weight IS NULL, x.weight ${sort}, x.id DESC`;
+}
+
+/**
+ * A project's page in weightOrder, as its two walks of core/106's (project, weight, id) index: the
+ * issues with a weight in the weight's order (ties by id descending: SQLite sorts one weight's
+ * issues at a time), then those without one by id descending, the index walked backwards. The
+ * order's first term is an expression no index holds: SQLite sorted the project's million issues
+ * for every page (200-700 ms). Undefined for other lists (several projects, a search, sets of
+ * records read: see idSetLists), which sort as before.
+ */
+export function weightOrderRows<T>(rc: RequestContext, scope: Scope, filters: WorkItemFilters, where: string[], args: unknown[]): ((limit: number, offset: number) => T[]) | undefined {
+  if (filters.orderColumn !== 'weight' || scope.projectId === undefined || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  const db = rc.svc.db;
+  const from = `FROM issues x INDEXED BY issues_project_weight WHERE ${where.join(' AND ')}`;
+  const weighted = `SELECT x.id AS id ${from} AND x.weight IS NOT NULL ORDER BY x.weight ${filters.sort === 'asc' ? 'ASC' : 'DESC'}, x.id DESC`;
+  const unweighted = `SELECT x.id AS id ${from} AND x.weight IS NULL ORDER BY x.id DESC`;
+  const ids = (sql: string, limit: number, offset: number): number[] => (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+  return (limit, offset) => {
+    const page = ids(weighted, limit, offset);
+    if (page.length < limit) {
+      // The weighted issues before the rest: counted only when the page starts past them all.
+      const before = page.length || !offset ? offset + page.length : (db.prepare(`SELECT count(*) AS n ${from} AND x.weight IS NOT NULL`).get(...args) as { n: number }).n;
+      page.push(...ids(unweighted, limit - page.length, Math.max(0, offset - before)));
+    }
+    return rowsByIds<T>(db, ISSUE_WRITES, page);
+  };
 }

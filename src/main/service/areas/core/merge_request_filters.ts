@@ -3,6 +3,7 @@ import { declared, requireMutuallyExclusive, t } from '../../http/params';
 import type { RequestContext } from '../../http/route';
 import { draftTitleSql090 } from './schema';
 import { type IdSet, userIdByUsername } from './workitems';
+import type { Complement } from './issue_filters';
 
 /**
  * Merge request list filters on the records' own columns that Sandlab ignored (MergeRequestsFinder):
@@ -16,7 +17,7 @@ import { type IdSet, userIdByUsername } from './workitems';
  * own source project, the usual case, walk the list. Returns wip=no's complement (its drafts' rows in
  * a project), null without it.
  */
-export function addMergeRequestFilters(rc: RequestContext, where: string[], args: unknown[], idSets: IdSet[]): string | null {
+export function addMergeRequestFilters(rc: RequestContext, where: string[], args: unknown[], idSets: IdSet[]): Complement | null {
   const q = declared(rc.params, {
     wip: t.string().values(['yes', 'no']),
     source_project_id: t.integer(),
@@ -32,12 +33,22 @@ export function addMergeRequestFilters(rc: RequestContext, where: string[], args
     const probe = draftTitleSql090('x.title');
     where.push(probe);
     // INDEXED BY: for a project's drafts SQLite took (project_id, title), which holds the titles, and read every title of the project.
-    idSets.push({ probe, id: 'dr.id', rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')}`, args: [], projectColumn: 'dr.project_id' });
+    idSets.push({
+      probe,
+      id: 'dr.id',
+      rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')}`,
+      args: [],
+      projectColumn: 'dr.project_id',
+      covering: `FROM merge_requests c INDEXED BY merge_requests_drafts_order WHERE ${draftTitleSql090('c.title')}`,
+    });
   } else if (q.wip === 'no') {
     where.push(`NOT ${draftTitleSql090('x.title')}`);
   }
   // wip=no's complement: a project's drafts (complementBoundCount).
-  const complement = q.wip === 'no' ? `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')} AND dr.project_id = ?` : null;
+  const complement = q.wip === 'no' ? {
+          rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')} AND dr.project_id = ?`,
+          walk: `FROM merge_requests c INDEXED BY merge_requests_drafts_order WHERE ${draftTitleSql090('c.title')} AND c.project_id = ?`,
+        } : null;
   if (q.source_project_id != null) {
     const probe = '(+x.source_project_id = ?)';
     addFilter(where, args, probe, q.source_project_id);

@@ -18,18 +18,22 @@ interface ParticipantSource {
 }
 
 /**
- * Participable#participants: the author, the assignees (and reviewers), everyone who commented, and
- * the users mentioned (in the title and the description, GitLab's attr_mentionable, then in the
- * notes), in that order, each once. Internal notes count only for `includeInternal`.
+ * Participable#participants, in GitLab's order. Participable#raw_participants walks the record's
+ * `participant` attributes as a stack (each pushed in declaration order, the last popped first):
+ * Issuable declares `:author, :notes_with_associations, :assignees`, MergeRequest then
+ * `:reviewers` (EE's participant_approvers: Sandlab has no approvals). So: the reviewers, the
+ * assignees, the notes' authors in note order (a system note's author too, unless already listed),
+ * then the author; then the users mentioned (Mentionable's references, gathered as the walk reads
+ * texts: internal notes' first, merged before the others; then the title, the description, the
+ * other notes in order), each once. Internal notes count only for `includeInternal`.
  */
 export function participantIds(svc: ServiceContext, item: ParticipantSource, includeInternal: boolean): number[] {
   const ids: number[] = [];
   const add = (id: number | null | undefined) => {
     if (id != null && !ids.includes(id)) ids.push(id);
   };
-  add(item.author_id);
-  for (const id of JSON.parse(item.assignee_ids) as number[]) add(id);
   for (const id of JSON.parse(item.reviewer_ids ?? '[]') as number[]) add(id);
+  for (const id of JSON.parse(item.assignee_ids) as number[]) add(id);
   // Commenters in the order of their first (visible) note, from core/098's rows; then mentions, in
   // the description and the notes that hold an @ (core/098's partial index: no other can mention
   // anyone): no note's text read or parsed for nothing.
@@ -38,11 +42,13 @@ export function participantIds(svc: ServiceContext, item: ParticipantSource, inc
     .prepare(`SELECT author_id FROM note_authors WHERE noteable_type = ? AND noteable_id = ? AND ${first} IS NOT NULL ORDER BY ${first}`)
     .all(item.type, item.id) as { author_id: number }[];
   for (const n of commenters) add(n.author_id);
+  add(item.author_id);
   const visible = includeInternal ? '' : ' AND internal = 0';
-  const bodies = svc.db
-    .prepare(`SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(body, '@') > 0${visible} ORDER BY id`)
-    .all(item.type, item.id) as { body: string }[];
-  for (const name of [item.title, item.description, ...bodies.map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) {
+  const notes = svc.db
+    .prepare(`SELECT body, internal FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(body, '@') > 0${visible} ORDER BY id`)
+    .all(item.type, item.id) as { body: string; internal: number }[];
+  const texts = [...notes.filter((n) => n.internal).map((n) => n.body), item.title, item.description, ...notes.filter((n) => !n.internal).map((n) => n.body)];
+  for (const name of texts.flatMap((t) => mentionedUsernames(t))) {
     const u = svc.db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined;
     add(u?.id);
   }

@@ -26,6 +26,8 @@ export function draftTitleSql090(column: string): string {
 
 /** core/099's tables (a landed migration's text: never edit, add a migration for another table). */
 const TABLE_VERSIONED_099 = ['users', 'personal_access_tokens', 'projects', 'namespaces', 'milestones'];
+/** core/109's tables: what an issue or merge request list row counts (a landed migration's text once landed: never edit). */
+const TABLE_VERSIONED_109 = ['user_note_counts', 'award_emoji', 'merge_requests_closing_issues'];
 
 export const coreMigrations: Migration[] = [
   {
@@ -2232,6 +2234,66 @@ CREATE INDEX award_emoji_upvotes ON award_emoji (awardable_type, awardable_id) W
     sql: `
 CREATE INDEX issues_milestone_project_state ON issues (milestone_id, project_id, state) WHERE milestone_id > 0;
 CREATE INDEX merge_requests_milestone_project_state ON merge_requests (milestone_id, project_id, state) WHERE milestone_id > 0;
+`,
+  },
+  {
+    // The milestones with a due date (order_by=priority on issue and merge request lists: their
+    // records come first, see order-label-priority.ts), read without walking every milestone.
+    name: 'core/101_milestones_due',
+    sql: `
+CREATE INDEX milestones_due ON milestones (due_date) WHERE due_date IS NOT NULL;
+`,
+  },
+  {
+    // core/099's versions for the tables a page of issues or merge requests counts from (user notes,
+    // thumbs, the merge requests closing each issue): a page's counts are kept across writes to other
+    // tables (areas/core/entities.ts issuableCounts), where three statements ran on every page after
+    // any write. An issue's closing merge requests show by their project (merge_requests.project_id):
+    // a merge request moved or deleted moves the closing table's version too.
+    name: 'core/109_issuable_count_versions',
+    sql: `
+${TABLE_VERSIONED_109.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
+CREATE TRIGGER merge_requests_closing_version_move AFTER UPDATE OF project_id ON merge_requests WHEN NEW.project_id IS NOT OLD.project_id BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'merge_requests_closing_issues';
+END;
+CREATE TRIGGER merge_requests_closing_version_delete AFTER DELETE ON merge_requests BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'merge_requests_closing_issues';
+END;
+`,
+  },
+  {
+    // A dense filter's deep page (issue_type=issue, due_date=0, wip=no: complement-walk.ts) reads the
+    // project's list by its order's index less the few records that fail the filter, each with its
+    // place in the order: from these (state and every order column held, the partial condition's
+    // column too, so no record is read), where reading the records cost ~1 us each (a due date on
+    // 2,000 issues: 2-7 ms a page).
+    name: 'core/111_complement_order_indexes',
+    sql: `
+CREATE INDEX issues_typed_order ON issues (project_id, state, created_at, updated_at, title, issue_type) WHERE issue_type != 'issue';
+CREATE INDEX issues_due_order ON issues (project_id, state, created_at, updated_at, title, due_date) WHERE due_date IS NOT NULL;
+CREATE INDEX merge_requests_drafts_order ON merge_requests (project_id, state, created_at, updated_at, title) WHERE ${draftTitleSql090('title')};
+`,
+  },
+  {
+    // The issues lists' weight= / order_by=weight (areas/core/issue_weight.ts): a project's issues
+    // of a weight, or with none, in id order (a weight's few read, not a million walked for them; a
+    // project's weighted issues, then those without, in the order's two walks), and the instance's
+    // weighted ones (few: a partial index).
+    name: 'core/106_issues_weight',
+    sql: `
+CREATE INDEX issues_project_weight ON issues (project_id, weight, id);
+CREATE INDEX issues_weighted ON issues (weight, id) WHERE weight IS NOT NULL;
+`,
+  },
+  {
+    // The issues lists' closed_by_id= (areas/core/issue_filters.ts closedByCondition): a user's
+    // closed issues, of a project or the instance, read instead of the list walked for them.
+    name: 'core/107_issues_closed_by',
+    sql: `
+CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_by_id IS NOT NULL;
 `,
   },
 ];

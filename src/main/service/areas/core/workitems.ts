@@ -14,7 +14,7 @@ import { selfAndDescendantIds } from './namespaces';
 import { isoTime } from './time';
 import { milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
-import { DUE_DATE_FILTERS, ISSUE_TYPES, dueDateCondition, issueTypeCondition } from './issue_filters';
+import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueDateCondition, issueTypeCondition } from './issue_filters';
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
@@ -24,6 +24,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { idWalk } from './order-walk';
+import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -287,6 +288,19 @@ export interface IdSet {
    * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
    */
   arms?: () => [number, number][] | undefined;
+  /**
+   * A project's records not in the set (any state; the project's id its one argument), when the
+   * set is a condition most records meet (due_date=0): the set is counted as the project's records
+   * less these, read by their own index, not by its own rows (a quarter of a million index entries
+   * to find the set larger than idSetLists' bound).
+   */
+  others?: Complement;
+  /**
+   * The set's records as alias `c` from an index that holds their project, state and every order
+   * column (core/111; FROM ... WHERE ..., `args` its arguments): a list filtered by the set alone
+   * (and perhaps a state), for a caller who sees every record, is read from it without a record.
+   */
+  covering?: string;
 }
 
 /**
@@ -337,7 +351,11 @@ export interface WorkItemFilters {
    * rows of its few others in a project (FROM ... WHERE ..., the project's id its one argument),
    * and the state. See complementBoundCount.
    */
-  complement: { rows: string; state: string | null } | null;
+  complement: (Complement & { state: string | null }) | null;
+  /** order_by=label_priority or priority (GitLab's orders by label priority): `order` is its SQL; see priorityOrderRows. */
+  priority: PriorityOrder | null;
+  /** `state` (null: all), also in `where` as `x.state = ?`. */
+  state: string | null;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -440,7 +458,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     not: t.hash(),
     order_by: t.string().values(ORDER_BY[type]).default('created_at'),
     sort: t.string().values(['asc', 'desc']).default('desc'),
-    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS) } : {}),
+    ...(type === 'Issue' ? { issue_type: t.string().values(ISSUE_TYPES), due_date: t.string().values(DUE_DATE_FILTERS), closed_by_id: t.integer() } : {}),
   });
   const where: string[] = [];
   const args: unknown[] = [];
@@ -508,10 +526,11 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // created_by_me: the caller as the author, as author_id (counted by the filter counters) unless that is given too.
   const createdBy = addCallerScope(rc, type, scope, where, args, idSets);
   const authorParam = q.author_id ?? (createdBy ?? undefined);
-  // Issues' own: their type, their due date (IssuesFinder#by_issue_types, #by_due_date).
+  // Issues' own: their type, their due date, their closer (IssuesFinder#by_issue_types, #by_due_date, #by_closed_by).
   const own = [
     'issue_type' in q && q.issue_type != null ? issueTypeCondition(q.issue_type) : null,
     'due_date' in q && q.due_date ? dueDateCondition(q.due_date, rc.svc.now(), scope) : null,
+    'closed_by_id' in q && q.closed_by_id != null ? closedByCondition(q.closed_by_id) : null,
   ].filter((cond) => cond !== null);
   // EE's: weight, not[weight], epic_id (EE IssuesFinder#by_weight, #by_negated_weight, #by_epic).
   if (type === 'Issue') own.push(...weightConditions(rc.params), ...epicConditions(rc.params));
@@ -633,9 +652,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
-  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { rows: ownComplement, state } : null;
-  const order = computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
-  return { where, args, order, orderColumn: col, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement };
+  const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
+  const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined);
+  const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
 /**
@@ -1283,7 +1303,7 @@ export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
  * project_id, created_at, title, state, author_id, confidential or assignee_ids (the columns
  * those anchored lists filter and sort on, confidentialSql's assignees among them).
  */
-function issueOrderVersion(rc: RequestContext, projectId: number): number {
+export function issueOrderVersion(rc: RequestContext, projectId: number): number {
   return (rc.svc.db.prepare('SELECT coalesce((SELECT version FROM issue_order_versions WHERE project_id = ?), 0) AS v').get(projectId) as { v: number }).v;
 }
 
@@ -1396,7 +1416,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
+): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } | { count: (cap: number) => number }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   if (!sets.length) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -1405,7 +1425,16 @@ export function idSetLists(
     ? (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, scope.projectId) as { n: number }).n
     : scopeStateCount(rc, type, scope.instance || scope.projects ? scope : { where: '1 = 1', args: [], instance: true }, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
-  const counted = sets.map((set) => ({ set, matches: set.size ? Math.min(bound, set.size()) : countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound) }));
+  const denseMatches = (set: IdSet): number | undefined => {
+    if (!set.others || scope.projectId === undefined || records < bound) return undefined;
+    // At most records - bound others: the set holds at least `bound`.
+    const others = countUpTo(rc.svc.db, set.others.rows, [scope.projectId], records - bound + 1);
+    return others <= records - bound ? bound : undefined;
+  };
+  const counted = sets.map((set) => ({
+    set,
+    matches: set.size ? Math.min(bound, set.size()) : denseMatches(set) ?? countUpTo(rc.svc.db, ...setRowsInScope(set, scope), bound),
+  }));
   const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
@@ -1422,7 +1451,22 @@ export function idSetLists(
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  if (matches < bound) return { page: bySet, count };
+  if (matches < bound) {
+    const covered = coveredSet(smallest, sets.length, scope, filters, where);
+    if (!covered) return { page: bySet, count };
+    // The set's ids in the list's order from its own index, read once for the count and the page
+    // (each read every record: the count to check it, the page to sort it; 1,000-2,000 due dates
+    // or drafts: 2-5 ms). Past COUNT_LIMIT the page reads itself.
+    const db = rc.svc.db;
+    let ids: number[] | undefined;
+    const all = (): number[] => (ids ??= (db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(COUNT_LIMIT + 1)}`).all(...covered.args) as { id: number }[]).map((r) => r.id));
+    const sorted = <T>(limit: number, offset: number): T[] => {
+      if (all().length <= COUNT_LIMIT) return rowsByIds<T>(db, writesOf(table), all().slice(offset, offset + limit));
+      const page = db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(limit)} OFFSET ?`).all(...covered.args, offset) as { id: number }[];
+      return rowsByIds<T>(db, writesOf(table), page.map((r) => r.id));
+    };
+    return { page: bySet, count: { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted };
+  }
   const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
   // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
   // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
@@ -1443,6 +1487,28 @@ export function idSetLists(
   const merged = <T>(limit: number, offset: number): T[] =>
     rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
   return { page: walk, count, rows: merged };
+}
+
+/**
+ * The list's ids in its order from the set's own index (IdSet.covering: no record read) when the
+ * set is the list's one set and `where` holds nothing but its probe, a state, the scope (a
+ * project's, or a scope of projects) and no view of the caller's ('1 = 1': they see every record),
+ * in an order that index holds; else undefined.
+ */
+function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFilters, where: string[]): { from: string; args: unknown[] } | undefined {
+  if (!set.covering || sets !== 1 || !['created_at', 'updated_at', 'title'].includes(filters.orderColumn)) return undefined;
+  // The column's own order (not label priority's, which reports created_at as its column).
+  if (filters.priority || filters.order !== `x.${filters.orderColumn} ${filters.sort}, x.id ${filters.sort}`) return undefined;
+  // A project's, or a group's projects (not the instance's: its thousands of projects each sought in the index).
+  if (scope.projectId === undefined && (!scope.projects || scope.byCaller)) return undefined;
+  const plain = where.every((w) => w === set.probe || w === 'x.state = ?' || w === scope.where || w === scope.unindexed || w === '1 = 1');
+  if (!plain || where.filter((w) => w === set.probe).length !== 1) return undefined;
+  const inScope = scope.projectId !== undefined ? ' AND c.project_id = ?' : ` AND c.project_id IN (${scope.projects})`;
+  const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
+  return {
+    from: `${set.covering}${inScope}${filters.state ? ' AND c.state = ?' : ''} ORDER BY c.${filters.orderColumn} ${dir}, c.id ${dir}`,
+    args: [...set.args, ...(scope.projectId !== undefined ? [scope.projectId] : scope.args), ...(filters.state ? [filters.state] : [])],
+  };
 }
 
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
@@ -1897,7 +1963,7 @@ export function searchWalkRows<T extends { id: number }>(
     const { oldest } = db.prepare('SELECT min(seq) AS oldest FROM issuable_list_writes').get() as { oldest: number | null };
     if (oldest === null || oldest > known.seq + 1) return undefined;
     const rows = db
-      .prepare(`SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND issuable_type = ? ${limitSql(PATCHED_WALK_WRITES + 1)}`)
+      .prepare(`SELECT issuable_id AS id FROM issuable_list_writes WHERE seq > ? AND +issuable_type = ? ${limitSql(PATCHED_WALK_WRITES + 1)}`)
       .all(known.seq, type) as { id: number }[];
     return rows.length > PATCHED_WALK_WRITES ? undefined : rows.map((r) => r.id);
   };
@@ -2149,11 +2215,13 @@ export function visibleScope(rc: RequestContext, nonArchived = false): Scope {
 export const ISSUABLE_TITLE_MAX = 255;
 export const ISSUABLE_DESCRIPTION_MAX = 1_048_576;
 
-export function validateIssuable(title: string, description: string | null | undefined): void {
+export function validateIssuable(title: string, description: string | null | undefined, weight?: number | null): void {
   const errors: Record<string, string[]> = {};
   if (!title.trim()) errors.title = ["can't be blank"];
   else if (title.length > ISSUABLE_TITLE_MAX) errors.title = [`is too long (maximum is ${ISSUABLE_TITLE_MAX} characters)`];
   if (description && description.length > ISSUABLE_DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${ISSUABLE_DESCRIPTION_MAX} characters)`];
+  // EE::Issue: `validates :weight, allow_nil: true, numericality: { greater_than_or_equal_to: 0 }`.
+  if (weight != null && weight < 0) errors.weight = ['must be greater than or equal to 0'];
   if (Object.keys(errors).length) throw validationError(errors);
 }
 

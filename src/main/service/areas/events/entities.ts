@@ -1,5 +1,6 @@
 import type { EntityContext, NoteRow } from '../core/entities';
-import { note, userBasic } from '../core/entities';
+import { note, userBasicById } from '../core/entities';
+import { findProjectById } from '../core/projects';
 import { findUserById } from '../core/users';
 
 export interface EventRow {
@@ -58,9 +59,9 @@ export function actionName(e: EventRow, projectImported: boolean): string {
 /** The Event entity (lib/api/entities/event.rb). */
 export function event(ec: EntityContext, e: EventRow): Record<string, unknown> {
   const author = findUserById(ec.svc, e.author_id);
-  const imported = e.project_id
-    ? !!(ec.svc.db.prepare("SELECT 1 FROM projects WHERE id = ? AND import_type IS NOT NULL AND import_status != 'none'").get(e.project_id))
-    : false;
+  // The project's row as every request finds it (kept across writes to other tables), not a statement per event.
+  const project = e.project_id ? findProjectById(ec.svc, e.project_id) : undefined;
+  const imported = !!project && project.import_type !== null && project.import_status !== 'none';
   const out: Record<string, unknown> = {
     id: e.id,
     title: null,
@@ -73,7 +74,7 @@ export function event(ec: EntityContext, e: EventRow): Record<string, unknown> {
     target_title: e.target_title,
     created_at: e.created_at,
   };
-  if (author) out.author = userBasic(ec, author);
+  if (author) out.author = userBasicById(ec, author.id);
   const data = e.data ? (JSON.parse(e.data) as Record<string, unknown>) : null;
   if (e.action === 'pushed') out.push_data = pushData(data);
   if (e.target_type && NOTE_TYPES.includes(e.target_type) && e.target_id !== null) {

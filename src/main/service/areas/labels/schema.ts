@@ -87,4 +87,14 @@ CREATE TRIGGER labels_owner_count_update AFTER UPDATE ON labels BEGIN
 END;
 `,
   },
+  {
+    // The labels a project gave a priority (order_by=label_priority and priority on issue and merge
+    // request lists: see areas/core/order-label-priority.ts), read without walking the project's
+    // labels (a million in one project). Numbered from core's range reserved for that order (it
+    // must run after labels/001, so it lives here).
+    name: 'core/100_labels_prioritized',
+    sql: `
+CREATE INDEX labels_prioritized ON labels (project_id, priority) WHERE priority IS NOT NULL;
+`,
+  },
 ];

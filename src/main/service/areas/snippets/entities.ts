@@ -7,12 +7,18 @@ import { findUserById } from '../core/users';
 import { DEFAULT_REF, type RevisionRow, type SnippetRow, type UserAgentDetailRow, currentPathsOf, revisionPaths } from './snippets';
 import { userBasicById } from '../core/entities';
 
-/** The snippet's author: UserBasic plus `created_at`, and `email` as the reference lists it. */
+/**
+ * The snippet's author: UserBasic plus `created_at`, and `email` as the reference lists it. The same
+ * frozen entity while the user's row reads the same (findUserById hands out the same row until the
+ * users table is written): the snippets that embed it compare it by identity.
+ */
 function author(ec: EntityContext, id: number): Record<string, unknown> | null {
   const u = findUserById(ec.svc, id);
   if (!u) return null;
   const seesEmail = !!ec.user && (ec.user.admin || ec.user.id === u.id);
-  return withFields(userBasic(ec, u), { email: seesEmail ? u.email : u.public_email, created_at: u.created_at });
+  return unchangedEntity(ec.svc.db, 'snippet-author', `${id}:${seesEmail}:${ec.baseUrl}`, u as unknown as Record<string, unknown>, null, () =>
+    withFields(userBasic(ec, u), { email: seesEmail ? u.email : u.public_email, created_at: u.created_at }),
+  );
 }
 
 /** Web and repository URLs: `<project>/-/snippets/:id` for project snippets, `/-/snippets/:id` for personal ones. */

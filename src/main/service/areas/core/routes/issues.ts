@@ -2,7 +2,8 @@ import type { RequestContext, Router } from '../../../http/route';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
-import { paginateSql } from '../../../http/pagination';
+import { type SqlList, paginateSql } from '../../../http/pagination';
+import { complementWalk } from '../complement-walk';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
 import { type IssueRow, issueDetail, issues } from '../entities';
@@ -10,8 +11,10 @@ import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
+import { weightOrderRows } from '../issue_weight';
 import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
 const ISSUE_STATES = ['opened', 'closed'] as const;
@@ -84,7 +87,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
-  const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement ? seesConfidential(rc, scope) : false;
+  const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement || filters.priority ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
@@ -100,16 +103,20 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byDates?.count ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
   const source = sets?.page ?? { from: `FROM issues x WHERE ${where.join(' AND ')}`, args };
-  const anchors = issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
+  const anchors = filters.priority ? undefined : issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
-  const rows =
+  const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined }) :
     computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll) ??
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??
     byDates?.rows ??
-    sets?.rows;
-  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } }));
+    sets?.rows ??
+    weightOrderRows<IssueRow>(rc, scope, filters, where, args);
+  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
+  // A dense filter's deep page: the project's list less the few records that fail it.
+  const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
   return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
@@ -170,7 +177,7 @@ export function registerIssueRoutes(r: Router): void {
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
-    validateIssuable(p.title, p.description);
+    validateIssuable(p.title, p.description, p.weight);
     checkSpam(rc, { type: 'Issue', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());
@@ -233,7 +240,7 @@ export function registerIssueRoutes(r: Router): void {
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     const level = effectiveProjectAccess(rc.svc, user, project);
     if (level < Access.PLANNER && current.author_id !== user.id) throw forbidden();
-    validateIssuable(p.title ?? current.title, p.description ?? null);
+    validateIssuable(p.title ?? current.title, p.description ?? null, p.weight);
     checkSpamOnUpdate(rc, 'Issue', current, p);
     const updated = inTransaction(rc.svc.db, () => {
       const now = isoTime(rc.svc.now());

@@ -3,7 +3,9 @@ import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
 import { isValidMergeRequestBranch } from '../../../git/names';
-import { paginateSql } from '../../../http/pagination';
+import { type SqlList, paginateSql } from '../../../http/pagination';
+import { complementWalk } from '../complement-walk';
+import { priorityOrderRows } from '../order-label-priority';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
@@ -57,7 +59,8 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const noMoreFilters = where.length === filtered;
   // wip=no and perhaps a state, nothing else: counted by its few drafts (complementBoundCount).
   const wipOnly = complement !== null && where.length === filtered + 1 && filters.counted !== null && filters.counted.authorId === null && filters.counted.milestone === null;
-  const byComplement = wipOnly ? complementBoundCount(rc, 'MergeRequest', scope, { ...filters, complement: { rows: complement, state: filters.counted!.state } }, true) : undefined;
+  const byWip = wipOnly ? { ...filters, complement: { ...complement, state: filters.counted!.state } } : undefined;
+  const byComplement = byWip ? complementBoundCount(rc, 'MergeRequest', scope, byWip, true) : undefined;
   const labelCount = noMoreFilters ? labelRowsCount(rc, 'MergeRequest', scope, filters, { sql: '1 = 1', args: [] }) : undefined;
   const onlySearch = where.length === 1 && filtered === 1;
   const scopeSql = scopeCondition(rc, 'merge_requests', scope, filters);
@@ -76,12 +79,15 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
     byDates?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
   const source = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
-  const anchors = noMoreFilters ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
+  const anchors = noMoreFilters && !filters.priority ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
-  const rows =
+  const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true) ??
     searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
-  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, rows, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } }));
+  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
+  // wip=no's deep page: the project's list less its few drafts.
+  const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
   if (q.view === 'simple') return page.map(simple);
   return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }

@@ -1,0 +1,334 @@
+import { createHash } from 'node:crypto';
+import type { RequestContext } from '../../http/route';
+import { type PageAnchors, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
+import { rowsByIds } from '../../db/written-rows';
+import { type Scope, type WorkItemFilters, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, issueOrderVersion } from './workitems';
+
+/**
+ * GitLab's `order_by=label_priority` and `order_by=priority` of issue and merge request lists
+ * (Issuable.sort_by_attribute; the API passes `"#{order_by}_#{sort}"` to the finder, which passes
+ * the `labels` filter's titles as `excluded_labels`):
+ * - label_priority: the record's highest label priority, the lowest `priority` among its labels
+ *   prioritized in its own project, leaving out the titles the list is filtered by
+ *   (order_labels_priority: a LATERAL MIN over label_priorities), ascending for sort=asc and
+ *   descending for sort=desc, records without one last either way (nulls_last);
+ * - priority: its milestone's due date first, in the same direction and nulls last, then that
+ *   highest label priority (order_due_date_and_labels_priority);
+ * - then newest id first, whatever the sort (with_order_id_desc).
+ * Sandlab keeps a label's priority on the project label itself (group labels carry none).
+ */
+export interface PriorityOrder {
+  kind: 'label_priority' | 'priority';
+  sort: 'asc' | 'desc';
+  /** The `labels` filter's titles, as given (IssuableFinder::Params#label_names). */
+  excluded: string[];
+}
+
+export const PRIORITY_ORDERS = ['label_priority', 'priority'] as const;
+
+/** The order of a list whose `order_by` is one of PRIORITY_ORDERS; null for any other. */
+export function priorityOrder(orderBy: string, sort: string, labels: string[] | undefined): PriorityOrder | null {
+  if (orderBy !== 'label_priority' && orderBy !== 'priority') return null;
+  return { kind: orderBy, sort: sort === 'asc' ? 'asc' : 'desc', excluded: labels ?? [] };
+}
+
+const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** The record's highest label priority on alias `x` (NULL: none), as SQL. */
+function highestPrioritySql(type: 'Issue' | 'MergeRequest', excluded: string[]): string {
+  const without = excluded.length ? ` AND il.title NOT IN (${excluded.map(literal).join(', ')})` : '';
+  return `(SELECT min(l.priority) FROM issuable_labels il CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = il.title
+    WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND l.priority IS NOT NULL${without})`;
+}
+
+const DUE_SQL = '(SELECT m.due_date FROM milestones m WHERE m.id = x.milestone_id)';
+
+/**
+ * The order as SQL on alias `x`: the definition, and how a list whose records with a key are too
+ * many to read (see priorityOrderRows) is read.
+ */
+export function priorityOrderSql(type: 'Issue' | 'MergeRequest', order: PriorityOrder): string {
+  const dir = order.sort === 'asc' ? 'ASC' : 'DESC';
+  const hp = highestPrioritySql(type, order.excluded);
+  const byPriority = `${hp} IS NULL, ${hp} ${dir}`;
+  return order.kind === 'priority' ? `${DUE_SQL} IS NULL, ${DUE_SQL} ${dir}, ${byPriority}, x.id DESC` : `${byPriority}, x.id DESC`;
+}
+
+/**
+ * Records with a key (a prioritized label, a due-dated milestone) read at most: past it, the list
+ * sorts in SQL. `walkBound`: the matches from which the rest is walked instead of sorted (tests).
+ */
+export const PRIORITY_LIMITS: { keyed: number; walkBound?: number } = { keyed: 10_000 };
+
+interface Keyed {
+  id: number;
+  due: string | null;
+  priority: number | null;
+}
+
+/**
+ * The rows of a page in the order, read in two parts: the records with a key (a label prioritized in
+ * their project, for `priority` also a milestone with a due date) are found by their label rows
+ * (the scope's prioritized labels, core/100's index) and their milestones, checked against the
+ * list's conditions by id and sorted; every other record follows newest id first, read from the
+ * list in id order with those left out (SQLite's rowid walk, or the list's own matches sorted when
+ * they are fewer than the walk would read). Most records carry no prioritized label, so page 1 of a
+ * million-record project reads the few keyed ones and a page of the rest. Undefined when more than
+ * PRIORITY_LIMITS.keyed records have a key: the list then sorts by priorityOrderSql.
+ *
+ * `walk` is the list as one condition on `x` (FROM <table> x WHERE ...), `source` the same rows
+ * perhaps read another way (idSetLists' page: a set's records looked up by id).
+ */
+export function priorityOrderRows<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  walk: { where: string; args: unknown[] },
+  source: { from: string; args: unknown[] },
+  view: { seesAll: boolean; ownFilters: boolean },
+): ((limit: number, offset: number) => T[]) | undefined {
+  const db = rc.svc.db;
+  const order = filters.priority!;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const keys = new Map<number, Keyed>();
+  let read = 0;
+  const cap = PRIORITY_LIMITS.keyed;
+  // The scope's prioritized project labels (core/100: only those are in its index).
+  const inScope = scope.projectId !== undefined ? ' AND l.project_id = ?' : scope.projects ? ` AND l.project_id IN (${scope.projects})` : '';
+  const inScopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.projects ? scope.args : [];
+  const without = order.excluded.length ? ` AND l.title NOT IN (${order.excluded.map(() => '?').join(', ')})` : '';
+  const prioritized = db
+    .prepare(`SELECT l.project_id AS project, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL${inScope}${without}`)
+    .all(...inScopeArgs, ...order.excluded) as { project: number; title: string; priority: number }[];
+  // Read from the index alone (id and state).
+  const carriers = db.prepare(
+    `SELECT il.issuable_id AS id, il.state FROM issuable_labels il INDEXED BY issuable_labels_project
+      WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE AND il.title = ? ${limitSql(cap + 1)}`,
+  );
+  // The confidential ones among them, from core/016's partial index (merge requests are never confidential).
+  const confidentialCarriers = db.prepare(
+    `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_confidential WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? AND il.confidential = 1`,
+  );
+  // A project's list filtered by nothing but a state (and the caller's view): a carrier's label row
+  // holds its state and confidentiality, so only confidential ones are looked up to be checked.
+  const counted = filters.counted;
+  const byRows = view.ownFilters && scope.projectId !== undefined && counted !== null && counted.authorId === null && counted.milestone === null;
+  const inList = new Set<number>();
+  // Too many by the label counters (core/016) already: streamed without reading them first.
+  if (scope.projectId !== undefined && prioritized.length) {
+    const titles = prioritized.map((p) => p.title);
+    const { n } = db
+      .prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title IN (${titles.map(() => '?').join(', ')})`)
+      .get(type, scope.projectId, ...titles) as { n: number };
+    if (n > cap) return streamedRows<T>(rc, type, scope, filters, walk, prioritized, view);
+  }
+  for (const { project, title, priority } of prioritized) {
+    const rows = carriers.all(project, title, title) as { id: number; state: string }[];
+    if ((read += rows.length) > cap) return streamedRows<T>(rc, type, scope, filters, walk, prioritized, view);
+    const confidential = byRows && type === 'Issue' ? new Set((confidentialCarriers.all(project, title) as { id: number }[]).map((r) => r.id)) : undefined;
+    for (const { id, state } of rows) {
+      if (byRows && counted.state !== null && state !== counted.state) continue;
+      if (byRows && !confidential?.has(id)) inList.add(id);
+      const known = keys.get(id);
+      if (!known) keys.set(id, { id, due: null, priority });
+      else if (known.priority === null || priority < known.priority) known.priority = priority;
+    }
+  }
+  if (read > cap) return streamedRows<T>(rc, type, scope, filters, walk, prioritized, view);
+  if (order.kind === 'priority') {
+    // Records whose milestone has a due date (core/100's index holds only those milestones).
+    const inProject = scope.projectId !== undefined ? ` AND x.project_id = ${Number(scope.projectId)}` : '';
+    const dated = db
+      .prepare(
+        `SELECT x.id, m.due_date AS due FROM milestones m INDEXED BY milestones_due CROSS JOIN ${table} x ON x.milestone_id = m.id
+          WHERE m.due_date IS NOT NULL${inProject} ${limitSql(cap + 1 - read)}`,
+      )
+      .all() as { id: number; due: string }[];
+    if ((read += dated.length) > cap) return undefined;
+    for (const { id, due } of dated) {
+      const known = keys.get(id);
+      if (known) known.due = due;
+      else keys.set(id, { id, due, priority: null });
+    }
+  }
+  // Those in the list: looked up by id (NOT INDEXED: not the list walked to find them).
+  const unknown = [...keys.keys()].filter((id) => !inList.has(id));
+  const listed = [
+    ...inList,
+    ...(unknown.length
+      ? (db.prepare(`SELECT x.id FROM ${table} x NOT INDEXED WHERE ${walk.where} AND x.id IN (SELECT value FROM json_each(?))`).all(...walk.args, JSON.stringify(unknown)) as { id: number }[]).map((r) => r.id)
+      : []),
+  ];
+  const sign = order.sort === 'asc' ? 1 : -1;
+  const compare = (a: Keyed, b: Keyed): number => {
+    if (a.due !== b.due) return a.due === null ? 1 : b.due === null ? -1 : (a.due < b.due ? -1 : 1) * sign;
+    if (a.priority !== b.priority) return a.priority === null ? 1 : b.priority === null ? -1 : (a.priority - b.priority) * sign;
+    return b.id - a.id;
+  };
+  const first = listed.map((id) => keys.get(id)!).sort(compare).map((k) => k.id);
+  const rest = restList(rc, type, scope, filters, walk, source, first, view);
+  const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
+  return (limit, offset) => {
+    const head = first.slice(offset, offset + limit);
+    const more = limit - head.length;
+    const tail = more > 0 ? rest(more, Math.max(0, offset - first.length)) : [];
+    return rowsByIds<T>(db, log, [...head, ...tail]);
+  };
+}
+
+/**
+ * The page for a project whose keyed records are too many to read on every page (a prioritized
+ * `bug` on 155,000 merge requests: 1.5 s sorted in SQL): the records in groups of one highest
+ * priority, in the order's direction, each group newest id first as its label rows' index holds
+ * them (one arm per title and state, merged by SQLite: UNION with ORDER BY, no sort), a record
+ * carrying a title of a lower priority left to that group; a page reads its group's rows from its
+ * offset, counting the groups before it (up to the offset) to find it; the rest follow. For
+ * order_by=priority only where no record of the project has a milestone with a due date (then the
+ * order is the same); else, and for a scope of many projects, undefined: the list sorts in SQL.
+ */
+function streamedRows<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  walk: { where: string; args: unknown[] },
+  prioritized: { project: number; title: string; priority: number }[],
+  view: { seesAll: boolean; ownFilters: boolean },
+): ((limit: number, offset: number) => T[]) | undefined {
+  const db = rc.svc.db;
+  const order = filters.priority!;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  if (scope.projectId === undefined) return undefined;
+  const projectId = Number(scope.projectId);
+  if (order.kind === 'priority') {
+    const dated = db
+      .prepare(`SELECT 1 AS one FROM milestones m INDEXED BY milestones_due CROSS JOIN ${table} x ON x.milestone_id = m.id WHERE m.due_date IS NOT NULL AND x.project_id = ? LIMIT 1`)
+      .get(projectId);
+    if (dated) return undefined;
+  }
+  // The list's one state when it has one (an arm of another state would walk its rows to find none).
+  const state = filters.counted?.state ?? filters.labelOnly?.state ?? filters.labelTitles?.state ?? null;
+  const states = state !== null ? [state] : (db.prepare('SELECT state FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ? AND n > 0').all(type, projectId) as { state: string }[]).map((r) => r.state);
+  const priorities = [...new Set(prioritized.map((p) => p.priority))].sort((a, b) => (order.sort === 'asc' ? a - b : b - a));
+  const groups = priorities.map((priority) => {
+    const titles = prioritized.filter((p) => p.priority === priority).map((p) => p.title);
+    const lower = prioritized.filter((p) => p.priority < priority).map((p) => p.title);
+    const notLower = lower.length
+      ? ` AND NOT EXISTS (SELECT 1 FROM issuable_labels q WHERE q.issuable_type = '${type}' AND q.issuable_id = il.issuable_id AND q.title IN (${lower.map(literal).join(', ')}))`
+      : '';
+    const arms = titles.flatMap((title) =>
+      states.map(
+        (state) =>
+          `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_project CROSS JOIN ${table} x ON x.id = il.issuable_id
+            WHERE il.issuable_type = '${type}' AND il.project_id = ${projectId} AND il.title = ${literal(title)} COLLATE NOCASE AND il.title = ${literal(title)}
+            AND il.state = ${literal(state)}${notLower} AND ${walk.where}`,
+      ),
+    );
+    const sql = arms.length === 1 ? `${arms[0]} ORDER BY il.issuable_id DESC` : `${arms.join(' UNION ')} ORDER BY id DESC`;
+    return { sql, args: arms.flatMap(() => walk.args) };
+  });
+  const rest = restList(rc, type, scope, filters, walk, { from: `FROM ${table} x WHERE ${walk.where}`, args: walk.args }, null, view);
+  const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
+  return (limit, offset) => {
+    const ids: number[] = [];
+    let skip = offset;
+    for (const group of groups) {
+      if (ids.length >= limit) break;
+      if (skip > 0) {
+        const n = countUpTo(db, `FROM (${group.sql})`, group.args, skip + 1);
+        if (n <= skip) {
+          skip -= n;
+          continue;
+        }
+      }
+      const rows = db.prepare(`${group.sql} ${limitSql(limit - ids.length)} OFFSET ?`).all(...group.args, skip) as { id: number }[];
+      ids.push(...rows.map((r) => r.id));
+      skip = 0;
+    }
+    if (ids.length < limit) ids.push(...rest(limit - ids.length, skip));
+    return rowsByIds<T>(db, log, ids);
+  };
+}
+
+/**
+ * The list's records but `first`, newest id first, as ids. A walk of the table in rowid order (NOT
+ * INDEXED: with an equality on an indexed column SQLite would read every match and sort them, a
+ * million for the big project) when the walk reads fewer rows than the matches number (counted up
+ * to that bound, as idSetLists decides); else the matches read and sorted. A project's walk starts
+ * deep pages after a row an earlier page read (idOrderAnchors).
+ */
+function restList(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  walk: { where: string; args: unknown[] },
+  source: { from: string; args: unknown[] },
+  first: number[] | null,
+  view: { seesAll: boolean; ownFilters: boolean },
+): (limit: number, offset: number) => number[] {
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // Each record walked asked whether it has a key (its label rows, each title's label in its
+  // project; its milestone), rather than the keyed ids listed in the statement.
+  const order = filters.priority!;
+  const without = order.excluded.length ? ` AND p.title NOT IN (${order.excluded.map(literal).join(', ')})` : '';
+  const noKey =
+    ` AND NOT EXISTS (SELECT 1 FROM issuable_labels p CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = p.title WHERE p.issuable_type = '${type}' AND p.issuable_id = x.id AND l.priority IS NOT NULL${without})` +
+    (order.kind === 'priority' ? ' AND NOT EXISTS (SELECT 1 FROM milestones m WHERE m.id = x.milestone_id AND m.due_date IS NOT NULL)' : '');
+  const page = readPage(rc.params);
+  const records = scopeRecords(rc, type, scope);
+  const total = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?').get(type) as { n: number }).n;
+  // Page 1's reach: a deep page walks from an anchor an earlier page read.
+  const bound = PRIORITY_LIMITS.walkBound ?? Math.ceil(Math.sqrt((page.perPage + 1) * Math.max(1, total)));
+  const walks = records >= bound && ((view.ownFilters && (countedAtLeast(rc, type, scope, filters) ?? 0) >= bound) || countUpTo(db, source.from, source.args, bound) >= bound);
+  if (!walks) {
+    return (limit, offset) =>
+      (db.prepare(`SELECT x.id ${source.from}${noKey} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...source.args, offset) as { id: number }[]).map((r) => r.id);
+  }
+  const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${noKey}`, args: walk.args, order: 'x.id DESC' };
+  const projectId = scope.projectId;
+  // Keyed records not listed (too many: streamedRows): no digest of them for the anchors' key, so no anchors.
+  const anchors = projectId !== undefined && first !== null ? idOrderAnchors<{ id: number }>(rc, type, projectId, list, view.seesAll) : undefined;
+  // Filtered by the issues' own columns alone (a state, an author, the caller's view; the keyed ids
+  // are in the key): rows move only with the writes issueOrderVersion counts, not a description's.
+  if (anchors && type === 'Issue' && view.ownFilters && filters.counted && filters.counted.milestone === null) anchors.version = () => issueOrderVersion(rc, projectId!);
+  // The keyed records of the list in the key: a record gaining or losing a key (a priority set on
+  // a label, a record relabelled) leaves or enters the rest without a write the version counts.
+  if (anchors) anchors.key = JSON.stringify([anchors.key, first!.length, createHash('sha1').update(first!.join(',')).digest('base64')]);
+  return (limit, offset) => (listRows<{ id: number }>(db, { ...list, anchors: anchors as PageAnchors<{ id: number }> | undefined }, limit, offset)).map((r) => r.id);
+}
+
+/**
+ * How many records a project's list holds at least, from the counters, when its filters are its
+ * records' own (a state and an author: the filter counters, core/018) or one label and perhaps a
+ * state (the label counters, core/016): the confidential ones left out, which not every caller sees.
+ */
+function countedAtLeast(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): number | undefined {
+  if (scope.projectId === undefined) return undefined;
+  const db = rc.svc.db;
+  const counted = filters.counted;
+  if (counted && counted.milestone === null) {
+    const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+    const where = [...(counted.state ? ['state = ?'] : []), ...(counted.authorId !== null ? ['author = ?'] : []), ...(type === 'Issue' ? ['confidential = 0'] : [])];
+    const args = [...(counted.state ? [counted.state] : []), ...(counted.authorId !== null ? [counted.authorId] : [])];
+    return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE project_id = ?${where.map((w) => ` AND ${w}`).join('')}`).get(scope.projectId, ...args) as { n: number }).n;
+  }
+  const label = filters.labelOnly;
+  if (label && label.milestone === null && label.authorId === null) {
+    const state = label.state ? ' AND state = ?' : '';
+    return (
+      db
+        .prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ? AND title = ? COLLATE NOCASE AND confidential = 0${state}`)
+        .get(type, scope.projectId, label.title, ...(label.state ? [label.state] : [])) as { n: number }
+    ).n;
+  }
+  return undefined;
+}
+
+/** The scope's records of the type (all states) from the state counters (core/017). */
+function scopeRecords(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): number {
+  const [cond, args] = scope.projectId !== undefined ? [' AND project_id = ?', [scope.projectId]] : scope.projects ? [` AND +project_id IN (${scope.projects})`, scope.args] : ['', []];
+  return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${cond}`).get(type, ...args) as { n: number }).n;
+}
