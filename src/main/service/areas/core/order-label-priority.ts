@@ -110,6 +110,13 @@ export function priorityOrderRows<T extends { id: number }>(
   const confidentialCarriers = db.prepare(
     `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_confidential WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? AND il.confidential = 1`,
   );
+  // Page 1 of a project's list streamed by priority group whatever their size: it reads its own rows
+  // only (5,557 keyed issues were all read and sorted for page 1: ~6 ms); deeper pages read the keyed
+  // ones apart, with anchors for the rest.
+  if (scope.projectId !== undefined && prioritized.length && readPage(rc.params).offset === 0) {
+    const streamed = streamedRows<T>(rc, type, scope, filters, walk, prioritized, view);
+    if (streamed) return streamed;
+  }
   // A project's list filtered by nothing but a state (and the caller's view): a carrier's label row
   // holds its state and confidentiality, so only confidential ones are looked up to be checked.
   const counted = filters.counted;
