@@ -88,21 +88,24 @@ export async function projectStatistics(ec: EntityContext, projects: Project[]):
   const stats = new Map<number, Record<string, number>>();
   for (const p of shown) {
     const r = read.get(p.id) as { commit_count: number; repository_size: number; snippets_size: number; uploads_size: number };
-    stats.set(p.id, {
-      commit_count: r.commit_count,
-      storage_size: r.repository_size + r.snippets_size + r.uploads_size,
-      repository_size: r.repository_size,
-      wiki_size: 0,
-      lfs_objects_size: 0,
-      job_artifacts_size: 0,
-      pipeline_artifacts_size: 0,
-      packages_size: 0,
-      snippets_size: r.snippets_size,
-      uploads_size: r.uploads_size,
-      container_registry_size: 0,
-    });
+    stats.set(p.id, { commit_count: r.commit_count, ...storageSizes(r), container_registry_size: 0 });
   }
   return stats;
+}
+
+/** The sizes both statistics entities show (a project's adds commit_count before and container_registry_size after). */
+function storageSizes(r: { repository_size: number; snippets_size: number; uploads_size: number }): Record<string, number> {
+  return {
+    storage_size: r.repository_size + r.snippets_size + r.uploads_size,
+    repository_size: r.repository_size,
+    wiki_size: 0,
+    lfs_objects_size: 0,
+    job_artifacts_size: 0,
+    pipeline_artifacts_size: 0,
+    packages_size: 0,
+    snippets_size: r.snippets_size,
+    uploads_size: r.uploads_size,
+  };
 }
 
 /** The project entity with `statistics` where Entities::Project exposes it (after issue_branch_template). */
@@ -124,15 +127,5 @@ export async function groupStatistics(svc: ServiceContext, groupId: number): Pro
          FROM projects p WHERE p.namespace_id = ?`,
     )
     .get(groupId) as { repository_size: number; snippets_size: number; uploads_size: number };
-  return {
-    storage_size: r.repository_size + r.snippets_size + r.uploads_size,
-    repository_size: r.repository_size,
-    wiki_size: 0,
-    lfs_objects_size: 0,
-    job_artifacts_size: 0,
-    pipeline_artifacts_size: 0,
-    packages_size: 0,
-    snippets_size: r.snippets_size,
-    uploads_size: r.uploads_size,
-  };
+  return storageSizes(r);
 }
