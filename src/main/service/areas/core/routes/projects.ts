@@ -328,9 +328,11 @@ export function registerProjectRoutes(r: Router): void {
 
   r.get(
     '/projects/:id',
-    async (rc) => {
+    (rc) => {
       const p = loadProject(rc);
-      return (await projectsExtras(rc, [p], [project(rc, p)], false))[0];
+      // Answered synchronously unless asked for extras: the hot path stays free of a promise.
+      if (rc.params.statistics === undefined && rc.params.with_custom_attributes === undefined) return project(rc, p);
+      return projectsExtras(rc, [p], [project(rc, p)], false).then((rows) => rows[0]);
     },
     { auth: 'optional' },
   );
