@@ -9,7 +9,8 @@ import { Access, MEMBER_ACCESS_LEVELS } from '../access';
 import { member, members } from '../entities';
 import {
   addMember,
-  allMembers,
+  inheritedMember,
+  inheritedPicks,
   memberListSql,
   checkGrant,
   directMember,
@@ -42,7 +43,7 @@ export function registerMemberRoutes(r: Router): void {
     r.get(`${base}/all/:user_id`, (rc) => {
       const source = loadSource(rc, kind);
       const uid = Number(rc.path.user_id);
-      const m = allMembers(rc.svc, source).find((x) => x.user_id === uid);
+      const m = inheritedMember(rc.svc, source, uid);
       if (!m) throw recordNotFound(); // members.find_by!(user_id:)
       return member(rc, m);
     });
@@ -211,6 +212,18 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   }
   const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
   const list: SqlList<MemberRow> = { select: 'm.*', from: filtered, args, order: sorted };
+  if (inherited && source.parentGroupId && !where.length) {
+    // The remembered picks in order: a page reads its own rows by id, the total is their number.
+    const picks = inheritedPicks(rc.svc, source);
+    list.countFrom = { total: () => picks.ids.length };
+    list.rows = (limit, offset) => {
+      const ids = picks.ids.slice(offset, offset + limit);
+      const byId = new Map(
+        (rc.svc.db.prepare('SELECT * FROM members WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as MemberRow[]).map((m) => [m.id, m]),
+      );
+      return ids.map((id) => byId.get(id)!);
+    };
+  }
   // The source's own members (a direct list, or members/all of a top-level group): core/061
   // counts them and moves a version on each write to them.
   if (!inherited || !source.parentGroupId) {
