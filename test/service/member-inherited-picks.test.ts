@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, type ApiResult } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
 import { inheritedPicks, type MemberSource } from '../../src/main/service/areas/core/members';
 
 /**
@@ -185,5 +186,15 @@ describe('members/all under a group', () => {
     // Another write brings the versions where the rolled-back one had them.
     addRow('Namespace', sub, users.find((u) => u !== outsider && !want('Project', project).some((m) => m.user_id === u))!, 10);
     await expectLists();
+  });
+
+  it('a query few users match reads its matches once, to count and to page', async () => {
+    for (const path of [`/groups/${top}/members`, `/groups/${sub}/members/all`, `/projects/${project}/members/all`]) {
+      let res: ApiResult | undefined;
+      const prepared = await preparedBy(s, async () => (res = await s.get(path, { query: { query: 'heron1', per_page: '3', page: '2' } })));
+      expect(res!.status).toBe(200);
+      expect(Number(res!.headers.get('x-total'))).toBeGreaterThan(3);
+      expect({ path, counts: prepared.filter((sql) => /count\(\*\)/.test(sql) && sql.includes('members')) }).toEqual({ path, counts: [] });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
 import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
-import { type SqlList, limitSql, paginateSql } from '../../../http/pagination';
+import { type SqlList, fewRowsByIds, limitSql, paginateSql } from '../../../http/pagination';
 import { rareTermCandidates } from '../../../db/trigram';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
@@ -180,6 +180,7 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   const { from, args, order } = memberListSql(rc.svc, source, inherited);
   const where: string[] = [];
   let sorted = order;
+  let fewRows = false;
   if (q.user_ids?.length) addFilter(where, args, `m.user_id IN (${q.user_ids.map(() => '?').join(',')})`, ...q.user_ids);
   if (q.skip_users?.length) addFilter(where, args, `m.user_id NOT IN (${q.skip_users.map(() => '?').join(',')})`, ...q.skip_users);
   if (q.query) {
@@ -188,6 +189,7 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
     const few = memberQueryCandidates(rc, needle);
     if (few) {
       addFilter(where, args, few.sql, ...few.args);
+      fewRows = true;
       // `+`: each candidate's membership read by (source, user) and the few sorted, not the whole list walked in order.
       sorted = `+${order}`;
     }
@@ -247,5 +249,6 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
       };
     }
   }
-  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, list));
+  // Few candidates: their matches' ids read once in order, counted and paged from there (not read twice, to count and to page).
+  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'members m', 'm.id') : list));
 }
