@@ -1806,7 +1806,7 @@ export const MERGE_REQUEST_WRITES = sequenceLog('merge_requests', 'issuable_list
 const writesOf = (table: 'issues' | 'merge_requests') => (table === 'issues' ? ISSUE_WRITES : MERGE_REQUEST_WRITES);
 
 /** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
-function lastListWrite(db: Db): number {
+export function lastListWrite(db: Db): number {
   return (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq;
 }
 
