@@ -24,6 +24,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { idWalk } from './order-walk';
+import { projectRecordsAtLeast } from './count-versions';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -1643,7 +1644,8 @@ function stateDateCount(
   const db = rc.svc.db;
   const early = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE x.project_id = ? AND x.created_at >= ? AND x.updated_at < x.created_at`, [projectId, dates.updated_after], EARLY_RECORDS);
   if (early >= EARLY_RECORDS) return undefined;
-  const created = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
+  // At least this many (remembered across writes while they cannot bring it under: count-versions.ts).
+  const created = projectRecordsAtLeast(rc, table === 'issues' ? 'Issue' : 'MergeRequest', projectId, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
   return created - early > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
