@@ -114,3 +114,41 @@ describe('counts past 10,000 remembered across writes that cannot bring them und
     expect(readsOnly('FROM merge_requests x WHERE x.project_id = ?', 'issues')).toBe(false);
   });
 });
+
+describe('deep pages of a date-lag list from an anchor (db/date-lag.ts bucketAnchoredWalk)', () => {
+  const expectedIds = (sort: 'asc' | 'desc', filter: string): number[] =>
+    (
+      s.service.context.db
+        .prepare(`SELECT id FROM issues WHERE project_id = ? AND ${filter} ORDER BY created_at ${sort}, id ${sort}`)
+        .all(project) as { id: number }[]
+    ).map((r) => r.id);
+  const pages = async (sort: 'asc' | 'desc', query: Record<string, string>, filter: string, from: number, to: number): Promise<void> => {
+    const want = expectedIds(sort, filter);
+    for (let page = from; page <= to; page++) {
+      const res = await s.get(`/projects/${project}/issues`, { query: { ...query, sort, per_page: '100', page: String(page) } });
+      expect(res.status).toBe(200);
+      expect(res.body.map((i: { id: number }) => i.id), `${sort} page ${page}`).toEqual(want.slice((page - 1) * 100, page * 100));
+      expect(res.headers.get('x-next-page')).toBe(page * 100 < want.length ? String(page + 1) : '');
+    }
+  };
+
+  it('reads every page as the records say, in turn, again, out of turn and after writes', async () => {
+    const query = { updated_after: AFTER };
+    const filter = `updated_at >= '${AFTER}'`;
+    const db = s.service.context.db;
+    for (const sort of ['desc', 'asc'] as const) {
+      await pages(sort, query, filter, 10, 14);
+      await pages(sort, query, filter, 14, 14);
+      await pages(sort, query, filter, 12, 12);
+      // Rows moved across the anchors (in SQL): one to the other end, one out of the list; then one deleted, one added.
+      const ids = expectedIds(sort, filter);
+      db.prepare("UPDATE issues SET created_at = '2030-01-01T00:00:00.000Z', updated_at = '2030-01-01T00:00:00.000Z' WHERE id = ?").run(ids[50]);
+      db.prepare("UPDATE issues SET updated_at = '2001-01-01T00:00:00.000Z', created_at = '2001-01-01T00:00:00.000Z' WHERE id = ?").run(ids[1_150]);
+      await pages(sort, query, filter, 11, 13);
+      db.prepare('DELETE FROM issues WHERE id = ?').run(ids[1_020]);
+      ok(await s.post(`/projects/${project}/issues`, { title: 'Newer' }));
+      await pages(sort, query, filter, 10, 14);
+      await pages(sort, query, filter, 99, 101);
+    }
+  }, 120_000);
+});

@@ -24,7 +24,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { idWalk } from './order-walk';
-import { projectRecordsAtLeast } from './count-versions';
+import { projectRecordsAtLeast, readsOnly } from './count-versions';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -1573,6 +1573,8 @@ export function dateLagList<T>(
     }
     return ways;
   };
+  // Conditions on the records alone: deep pages may start from an anchor while no record is written (count-versions.ts readsOnly).
+  const ownTable = readsOnly(`FROM ${table} x WHERE ${where.join(' AND ')}`, table);
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1583,6 +1585,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
         counts: counts(scope.projectId!),
         log: writesOf(table),
+        version: ownTable ? () => listVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope.projectId!) : undefined,
       }
     : {
         table,
@@ -1592,6 +1595,7 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
+        version: ownTable ? () => lastListWrite(rc.svc.db) : undefined,
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
