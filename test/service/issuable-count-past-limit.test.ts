@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService, ok } from '../helpers/service';
-import { expectCounted, expectUncounted, preparedBy } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { readsOnly } from '../../src/main/service/areas/core/count-versions';
 import { dateLag } from '../../src/main/service/db/date-lag';
 
@@ -151,4 +151,19 @@ describe('deep pages of a date-lag list from an anchor (db/date-lag.ts bucketAnc
       await pages(sort, query, filter, 99, 101);
     }
   }, 120_000);
+
+  it("reads a page asked again from its anchor: each bucket's index from the anchor's row, no sort", async () => {
+    const path = `/projects/${project}/issues`;
+    const query = { updated_after: AFTER, per_page: '100', page: '30' };
+    ok(await s.get(path, { query }));
+    const reads = await pagedReads(s, async () => void ok(await s.get(path, { query })));
+    expect(reads).toHaveLength(1);
+    expect(reads[0].sql).toContain('(x.created_at, x.id) < (?, ?)');
+    // From the anchor at the page itself: nothing skipped.
+    expect(reads[0].args[reads[0].args.length - 1]).toBe(0);
+    const plan = queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args);
+    // The bucket's range from its lag bound up to the anchor's date (ties by id checked on the entries).
+    expect(plan).toMatch(/SEARCH x USING COVERING INDEX issues_project_lag_created \(project_id=\? AND <expr>=\? AND created_at>\? AND created_at<\?\)/);
+    expect(plan).not.toContain('TEMP B-TREE');
+  });
 });

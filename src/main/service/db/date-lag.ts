@@ -207,14 +207,14 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   const compoundArgs = arms.flatMap((a) => a.args);
   // One arm orders by its alias; a compound by its result columns.
   const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
-  const walk = (limit: number, offset: number): { id: number; at: string }[] =>
-    db.prepare(`SELECT id, ${order} AS at FROM (${ordered} ${limitSql(limit)} OFFSET ?)`).all(...compoundArgs, offset) as { id: number; at: string }[];
+  const anchorOf = (rows: unknown[]): BucketAnchor[] => (rows as Record<string, string | number>[]).map((r) => ({ id: r.id as number, at: r[order] as string }));
+  const walk = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset));
   // From a row an earlier page read: every arm starts after it, in list order (its index's (date, id) order).
-  const after = (an: BucketAnchor, limit: number, skip: number): { id: number; at: string }[] => {
+  const after = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] => {
     const past = ` AND (${x}.${order}, ${x}.id) ${sort === 'asc' ? '>' : '<'} (?, ?)`;
     const sql = arms.map((a) => `${a.sql}${past}`).join(' UNION ALL ');
     const from = arms.length === 1 ? `${sql} ORDER BY ${orderBy(`${x}.`)}` : `${sql} ORDER BY ${orderBy('')}`;
-    return db.prepare(`SELECT id, ${order} AS at FROM (${from} ${limitSql(limit)} OFFSET ?)`).all(...arms.flatMap((a) => [...a.args, an.at, an.id]), skip) as { id: number; at: string }[];
+    return anchorOf(db.prepare(`${from} ${limitSql(limit)} OFFSET ?`).all(...arms.flatMap((a) => [...a.args, an.at, an.id]), skip));
   };
   const anchorsKey = t.version ? JSON.stringify([ordered, compoundArgs]) : undefined;
   const rows = (limit: number, offset: number): T[] =>
