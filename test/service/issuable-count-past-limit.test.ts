@@ -3,6 +3,7 @@ import { type ApiResult, TestService, ok } from '../helpers/service';
 import { expectCounted, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { readsOnly } from '../../src/main/service/areas/core/count-versions';
 import { dateLag } from '../../src/main/service/db/date-lag';
+import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 
 /**
  * An issue or merge request list past 10,000 records whose count reads only its own table (date
@@ -166,4 +167,41 @@ describe('deep pages of a date-lag list from an anchor (db/date-lag.ts bucketAnc
     expect(plan).toMatch(/SEARCH x USING COVERING INDEX issues_project_lag_created \(project_id=\? AND <expr>=\? AND created_at>\? AND created_at<\?\)/);
     expect(plan).not.toContain('TEMP B-TREE');
   });
+});
+
+describe("deep pages of a group's epics by date lag from an anchor", () => {
+  it('reads every page as the epics say, in turn, again and after writes', async () => {
+    const ctx = s.service.context;
+    const epicGroup = (await s.createGroup({ visibility: 'private' })).id;
+    const insertEpic = ctx.db.prepare(
+      "INSERT INTO epics (id, group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (?, ?, ?, ?, 'opened', 0, 1, '[]', ?, ?)",
+    );
+    ctx.db.transaction(() => {
+      for (let i = 0; i < 1_500; i++) {
+        const { id, iid } = nextEpicIds(ctx, epicGroup);
+        // Lags of a minute, an hour and none: three buckets merged.
+        insertEpic.run(id, epicGroup, iid, `Epic ${i}`, at(i * 10), at(i * 10 + [1, 60, 0][i % 3]));
+      }
+    })();
+    const want = (sort: 'asc' | 'desc'): number[] =>
+      (ctx.db.prepare(`SELECT id FROM epics WHERE group_id = ? AND updated_at >= ? ORDER BY created_at ${sort}, id ${sort}`).all(epicGroup, '2024-01-01T01:00:00.000Z') as { id: number }[]).map(
+        (r) => r.id,
+      );
+    const pages = async (sort: 'asc' | 'desc', from: number, to: number): Promise<void> => {
+      const ids = want(sort);
+      for (let page = from; page <= to; page++) {
+        const res = await s.get(`/groups/${epicGroup}/epics`, { query: { updated_after: '2024-01-01T01:00:00Z', sort, per_page: '50', page: String(page) } });
+        expect(res.body.map((e: { id: number }) => e.id), `${sort} page ${page}`).toEqual(ids.slice((page - 1) * 50, page * 50));
+      }
+    };
+    for (const sort of ['desc', 'asc'] as const) {
+      await pages(sort, 21, 25);
+      await pages(sort, 24, 24);
+      const ids = want(sort);
+      ctx.db.prepare("UPDATE epics SET created_at = '2030-01-01T00:00:00.000Z', updated_at = '2030-01-01T00:00:00.000Z' WHERE id = ?").run(ids[30]);
+      ctx.db.prepare('DELETE FROM epics WHERE id = ?').run(ids[1_060]);
+      await pages(sort, 21, 25);
+      await pages(sort, 29, 31);
+    }
+  }, 60_000);
 });

@@ -13,6 +13,7 @@ import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { countDirection, otherDateList } from '../../db/date-lag';
+import { readsOnly } from '../core/count-versions';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
@@ -609,6 +610,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
             dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
             counts: authorId !== null ? [{ from: (conditions) => `FROM epics e INDEXED BY epics_group_author_created WHERE ${conditions}${f.created_after || f.created_before ? '' : ` ORDER BY e.created_at ${countDirection(f)}`}`, args: [], candidates: authoredEpics(svc, readable, authorId) }] : undefined,
             log: EPIC_WRITES,
+            // Conditions on the epics alone: deep pages may start from an anchor while the groups' epics are unwritten.
+            version: readsOnly(sql, 'epics') ? version : undefined,
           },
           f,
           column,
