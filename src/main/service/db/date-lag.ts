@@ -173,7 +173,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   // The buckets whose lag leaves some of the order's column in range, each with that range.
   const [orderLow, orderHigh] = columnRange(bounds, order);
   const toMs = (v: string | null): number | null => (v === null ? null : Date.parse(v));
-  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[] }[] = [];
+  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[]; head: string; rest: string }[] = [];
   const lag = dateLag(`${x}.`);
   for (const bucket of [null, -1, ...Array.from({ length: TOP_BUCKET + 1 }, (_, i) => i)]) {
     let low = orderLow;
@@ -193,8 +193,12 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const orderRange = range(order, low, high);
     const probe = `FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${t.scope} AND ${inBucket}${orderRange.sql}`;
     if (!db.prepare(`SELECT 1 ${probe} LIMIT 1`).get(...t.scopeArgs, ...orderRange.args)) continue;
+    const head = `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE `;
+    const rest = `${conditions} AND ${inBucket}${orderRange.sql}`;
     arms.push({
-      sql: `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`,
+      sql: `${head}${rest}`,
+      head,
+      rest,
       args: [...args, ...orderRange.args],
       probe,
       probeArgs: [...t.scopeArgs, ...orderRange.args],
@@ -211,10 +215,11 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   const walk = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset));
   // From a row an earlier page read: every arm starts after it, in list order (its index's (date, id) order).
   const after = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] => {
-    const past = ` AND (${x}.${order}, ${x}.id) ${sort === 'asc' ? '>' : '<'} (?, ?)`;
-    const sql = arms.map((a) => `${a.sql}${past}`).join(' UNION ALL ');
+    // First in the WHERE: SQLite seeks the index by the first usable bound, and the bucket's own (before the anchor) would walk to it.
+    const past = `(${x}.${order}, ${x}.id) ${sort === 'asc' ? '>' : '<'} (?, ?) AND `;
+    const sql = arms.map((a) => `${a.head}${past}${a.rest}`).join(' UNION ALL ');
     const from = arms.length === 1 ? `${sql} ORDER BY ${orderBy(`${x}.`)}` : `${sql} ORDER BY ${orderBy('')}`;
-    return anchorOf(db.prepare(`${from} ${limitSql(limit)} OFFSET ?`).all(...arms.flatMap((a) => [...a.args, an.at, an.id]), skip));
+    return anchorOf(db.prepare(`${from} ${limitSql(limit)} OFFSET ?`).all(...arms.flatMap((a) => [an.at, an.id, ...a.args]), skip));
   };
   const anchorsKey = t.version ? JSON.stringify([ordered, compoundArgs]) : undefined;
   const rows = (limit: number, offset: number): T[] =>
