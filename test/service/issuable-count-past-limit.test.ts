@@ -194,6 +194,8 @@ describe("deep pages of a group's epics by date lag from an anchor", () => {
       for (let page = from; page <= to; page++) {
         const res = await s.get(`/groups/${epicGroup}/epics`, { query: { updated_after: '2024-01-01T01:00:00Z', sort, per_page: '50', page: String(page) } });
         expect(res.body.map((e: { id: number }) => e.id), `${sort} page ${page}`).toEqual(ids.slice((page - 1) * 50, page * 50));
+        // Counted at the group's epic list version: every write that adds or drops one shows.
+        expectCounted(res, ids.length, 50);
       }
     };
     for (const sort of ['desc', 'asc'] as const) {
@@ -204,6 +206,10 @@ describe("deep pages of a group's epics by date lag from an anchor", () => {
       ctx.db.prepare('DELETE FROM epics WHERE id = ?').run(ids[1_060]);
       await pages(sort, 21, 25);
       await pages(sort, 29, 31);
+      // Through the API: one created (now: in the list), one updated out of it in SQL.
+      ok(await s.post(`/groups/${epicGroup}/epics`, { title: 'New epic' }));
+      ctx.db.prepare("UPDATE epics SET updated_at = '2001-01-01T00:00:00.000Z' WHERE id = ?").run(want(sort)[700]);
+      await pages(sort, 14, 14);
     }
   }, 60_000);
 });

@@ -642,7 +642,11 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
     countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, countSql, countArgs, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
   } else if (byDates) {
-    countFrom = byDates.count;
+    // Read from the epics alone: counted at the groups' version (exact while it holds, a lower bound past COUNT_LIMIT after), as a common term.
+    const { from, args: fromArgs } = byDates.count;
+    countFrom = readsOnly(from, 'epics')
+      ? { count: (cap) => Math.min(cap, rememberedCount(svc.db, JSON.stringify(['Epic dates', from, fromArgs]), version, () => countUpTo(svc.db, from, fromArgs, COUNT_LIMIT + 1 + COUNT_SLACK))!) }
+      : byDates.count;
   } else if (walk) {
     countFrom = walk.count;
   }
