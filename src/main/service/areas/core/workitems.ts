@@ -1,10 +1,11 @@
+import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql } from './feature-access';
 import { addFilter } from '../../db/filter';
 import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
-import { recordNotFound, validationError } from '../../http/errors';
+import { forbidden, recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
@@ -31,19 +32,27 @@ export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', 
   return (rc.svc.db.prepare(`SELECT coalesce(max(iid), 0) + 1 AS n FROM ${table} WHERE project_id = ?`).get(projectId) as { n: number }).n;
 }
 
-export function findIssue(rc: RequestContext, project: Project, iid: string): IssueRow {
+/**
+ * The project's issue by iid. Where the caller may not use the project's issues (feature-access.ts):
+ * a 404 as for a missing one (find_project_issue reads through IssuesFinder), or a 403 for the
+ * writes that find the issue first and then authorize (`denied`).
+ */
+export function findIssue(rc: RequestContext, project: Project, iid: string, denied: 'notFound' | 'forbidden' = 'notFound'): IssueRow {
   const row = /^\d+$/.test(iid)
     ? (rc.svc.db.prepare('SELECT * FROM issues WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as IssueRow | undefined)
     : undefined;
   if (!row) throw recordNotFound();
+  if (!featureAvailable(rc.svc, rc.user, project, 'Issue')) throw denied === 'forbidden' ? forbidden() : recordNotFound();
   return row;
 }
 
+/** The project's merge request by iid; a 403 where the caller may not use its merge requests (find_merge_request_with_access). */
 export function findMergeRequest(rc: RequestContext, project: Project, iid: string): MergeRequestRow {
   const row = /^\d+$/.test(iid)
     ? (rc.svc.db.prepare('SELECT * FROM merge_requests WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as MergeRequestRow | undefined)
     : undefined;
   if (!row) throw recordNotFound();
+  if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
   return row;
 }
 
@@ -2150,10 +2159,12 @@ export function projectScope(project: Project): Scope {
 }
 
 /** Items of the projects in a group and its subgroups that the caller can see (`/groups/:id/issues`, ...). */
-export function groupScope(rc: RequestContext, nonArchived = false): Scope {
+export function groupScope(rc: RequestContext, nonArchived = false, type?: FeatureType): Scope {
   const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${nonArchived ? NOT_ARCHIVED : ''}`;
+  // Projects whose issues or merge requests the caller may not see (feature-access.ts) left out.
+  const hidden = type ? featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type)) : '';
+  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${nonArchived ? NOT_ARCHIVED : ''}${hidden}`;
   const projects = `x.project_id IN (${inGroup})`;
   return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args], projects: inGroup };
 }
@@ -2185,9 +2196,9 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
   const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
   const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return { ...visibleScope(rc, nonArchived), byCaller: true };
+  if (!where.length) return { ...visibleScope(rc, nonArchived, type), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  const archived = (nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '') + featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type));
   if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql}${archived})`;
@@ -2198,12 +2209,13 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
  * Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance
  * level), but archived projects' when `nonArchived` (see leavesArchivedOut).
  */
-export function visibleScope(rc: RequestContext, nonArchived = false): Scope {
+export function visibleScope(rc: RequestContext, nonArchived = false, type?: FeatureType): Scope {
   // An administrator sees every project, so every record (each record's project exists: a
   // foreign key): no project condition, which SQLite built as a list of every project id for
   // each statement (the count, the walk-or-read choice and the page: ~1 ms each at 10,000).
-  // With archived projects to leave out, their projects are the scope.
-  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  // With archived projects to leave out, or projects whose feature (`type`) the caller may not
+  // see (feature-access.ts), their projects are the scope.
+  const archived = (nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '') + (type ? featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type)) : '');
   if (rc.user?.admin && !archived) return { where: '1 = 1', args: [], instance: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}${archived}`;
