@@ -164,7 +164,7 @@ describe('filters combined', () => {
       const issues = g.maybe(0.5);
       const type = issues ? 'issues' : 'merge_requests';
       const path = g.pick([`/projects/${big}/${type}`, `/projects/${big}/${type}`, `/groups/${group}/${type}`, `/${type}`]);
-      const scope = path.startsWith('/projects') || path.startsWith('/groups') ? {} : { scope: 'all' };
+      const scope: Record<string, string> = path.startsWith('/projects') || path.startsWith('/groups') ? {} : { scope: 'all' };
       const filters = draw(g, issues);
       const order = { order_by: g.pick(['created_at', 'updated_at', 'title']), sort: g.pick(['asc', 'desc']) };
       if ((await expectCombined(path, scope, filters, order, g.pick([5, 20]))) > 0) some++;
@@ -196,7 +196,7 @@ describe('filters combined', () => {
     ];
     for (const type of ['issues', 'merge_requests']) {
       for (const path of [`/projects/${big}/${type}`, `/groups/${group}/${type}`, `/${type}`]) {
-        const scope = path.startsWith('/projects') || path.startsWith('/groups') ? {} : { scope: 'all' };
+        const scope: Record<string, string> = path.startsWith('/projects') || path.startsWith('/groups') ? {} : { scope: 'all' };
         for (const filters of cases) {
           if (type === 'issues' && filters.state === 'merged') continue;
           await expectCombined(path, scope, { ...filters, ...(filters.author_id === '3' ? { author_id: String(authors[2]) } : {}), ...(filters['not[author_id]'] === '3' ? { 'not[author_id]': String(authors[2]) } : {}) }, { order_by: 'created_at', sort: 'desc' }, 20);

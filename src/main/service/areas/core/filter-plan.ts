@@ -76,12 +76,20 @@ function noRecordLeft(db: Db, f: CombinedFilters): boolean {
 
 /** Some record of the scope (in the state) carries the title: label_counts (core/016), by label_counts_title. */
 function labelCounted(db: Db, f: CombinedFilters, title: string): boolean {
+  const where = ['issuable_type = ?', 'title = ? COLLATE NOCASE'];
   const args: unknown[] = [f.type, title];
-  let sql = 'SELECT 1 FROM label_counts WHERE issuable_type = ? AND title = ? COLLATE NOCASE';
-  if (f.state) (sql += ' AND state = ?'), args.push(f.state);
-  if (f.projectId !== undefined) (sql += ' AND project_id = ?'), args.push(f.projectId);
-  else if (f.projects) (sql += ` AND +project_id IN (${f.projects})`), args.push(...f.projectArgs);
-  return db.prepare(`${sql} AND n > 0 LIMIT 1`).get(...args) !== undefined;
+  if (f.state) {
+    where.push('state = ?');
+    args.push(f.state);
+  }
+  if (f.projectId !== undefined) {
+    where.push('project_id = ?');
+    args.push(f.projectId);
+  } else if (f.projects) {
+    where.push(`+project_id IN (${f.projects})`);
+    args.push(...f.projectArgs);
+  }
+  return db.prepare(`SELECT 1 FROM label_counts WHERE ${where.join(' AND ')} AND n > 0 LIMIT 1`).get(...args) !== undefined;
 }
 
 /**
@@ -91,14 +99,13 @@ function labelCounted(db: Db, f: CombinedFilters, title: string): boolean {
 function authorCounted(db: Db, f: CombinedFilters, table: string, author: number): boolean {
   if (f.projectId === undefined && !f.projects) return db.prepare(`SELECT 1 FROM ${table} WHERE author_id = ? LIMIT 1`).get(author) !== undefined;
   const counters = f.type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const args: unknown[] = [];
-  let sql = `SELECT 1 FROM ${counters} WHERE `;
-  if (f.projectId !== undefined) (sql += 'project_id = ?'), args.push(f.projectId);
-  else (sql += `project_id IN (${f.projects})`), args.push(...f.projectArgs);
-  sql += ' AND author = ?';
-  args.push(author);
-  if (f.state) (sql += ' AND state = ?'), args.push(f.state);
-  return db.prepare(`${sql} AND n > 0 LIMIT 1`).get(...args) !== undefined;
+  const where = [f.projectId !== undefined ? 'project_id = ?' : `project_id IN (${f.projects})`, 'author = ?'];
+  const args: unknown[] = [...(f.projectId !== undefined ? [f.projectId] : f.projectArgs), author];
+  if (f.state) {
+    where.push('state = ?');
+    args.push(f.state);
+  }
+  return db.prepare(`SELECT 1 FROM ${counters} WHERE ${where.join(' AND ')} AND n > 0 LIMIT 1`).get(...args) !== undefined;
 }
 
 /** Some record (of the project, or of the instance for a wider scope) was updated before it was created within the bounds. */
