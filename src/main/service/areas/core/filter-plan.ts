@@ -66,6 +66,10 @@ function noRecordLeft(db: Db, f: CombinedFilters): boolean {
   }
   for (const author of f.authorIds) {
     if (!authorCounted(db, f, table, author)) return true;
+    // The author's records carrying each title: label_author_counts (core/054).
+    for (const title of f.labels) {
+      if (!isWildcard(title) && !authorLabelCounted(db, f, author, title)) return true;
+    }
   }
   const d = f.dates;
   // created_at >= a > b >= updated_at: a record updated before it was created, which only the
@@ -106,6 +110,24 @@ function authorCounted(db: Db, f: CombinedFilters, table: string, author: number
     args.push(f.state);
   }
   return db.prepare(`SELECT 1 FROM ${counters} WHERE ${where.join(' AND ')} AND n > 0 LIMIT 1`).get(...args) !== undefined;
+}
+
+/** Some record of the scope (in the state) by the author carries the title (label_author_counts: by its primary key for a project, else by the author's index). */
+function authorLabelCounted(db: Db, f: CombinedFilters, author: number, title: string): boolean {
+  const where = ['issuable_type = ?', 'author_id = ?', 'title = ? COLLATE NOCASE'];
+  const args: unknown[] = [f.type, author, title];
+  if (f.state) {
+    where.push('state = ?');
+    args.push(f.state);
+  }
+  if (f.projectId !== undefined) {
+    where.push('project_id = ?');
+    args.push(f.projectId);
+  } else if (f.projects) {
+    where.push(`+project_id IN (${f.projects})`);
+    args.push(...f.projectArgs);
+  }
+  return db.prepare(`SELECT 1 FROM label_author_counts WHERE ${where.join(' AND ')} AND n > 0 LIMIT 1`).get(...args) !== undefined;
 }
 
 /** Some record (of the project, or of the instance for a wider scope) was updated before it was created within the bounds. */

@@ -357,6 +357,8 @@ export interface WorkItemFilters {
   priority: PriorityOrder | null;
   /** `state` (null: all), also in `where` as `x.state = ?`. */
   state: string | null;
+  /** No record can meet the filters (filter-plan.ts): `where` is `0`, the list counted as none. */
+  empty?: true;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -670,7 +672,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
 function emptyFilters(sort: SortDirection): WorkItemFilters {
   return {
     where: ['0'], args: [], order: `x.created_at ${sort}, x.id ${sort}`, orderColumn: 'created_at', priority: null, sort, labelOnly: null, search: null, idSets: [], dates: {},
-    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneById: false, labelTitles: null, complement: null, state: null,
+    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneById: false, labelTitles: null, complement: null, state: null, empty: true,
   };
 }
 
