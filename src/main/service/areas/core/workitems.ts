@@ -26,6 +26,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { idWalk } from './order-walk';
+import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -366,6 +367,8 @@ export interface WorkItemFilters {
   priority: PriorityOrder | null;
   /** `state` (null: all), also in `where` as `x.state = ?`. */
   state: string | null;
+  /** No record can meet the filters (filter-plan.ts): `where` is `0`, the list counted as none. */
+  empty?: true;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -549,6 +552,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     if (cond.set) idSets.push(cond.set);
   }
   let notLabels: string[] = [];
+  let notAuthorId: number | null = null;
   let notUser: { role: 'assignee' | 'reviewer'; user: number } | null = null;
   if (q.not) {
     const not = declared(q.not, {
@@ -576,7 +580,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     for (const label of not.labels ?? []) {
       addFilter(where, args, `NOT ${hasLabel}`, label);
     }
-    if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', not.author_id);
+    if (not.author_id != null) addFilter(where, args, 'x.author_id IS NOT ?', (notAuthorId = not.author_id));
     if (not.author_username) addFilter(where, args, 'x.author_id IS NOT (SELECT id FROM users WHERE lower(username) = lower(?))', not.author_username);
     if (not.assignee_id != null) addFilter(where, args, notUserRowsCondition(type, 'assignee'), (notUser = { role: 'assignee', user: not.assignee_id }).user);
     for (const username of not.assignee_username ?? []) addFilter(where, args, notUserRowsCondition(type, 'assignee'), userIdByUsername(rc, username));
@@ -665,7 +669,21 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
   const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined, () => anyGroupLabelPriority(rc.svc.db));
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
+  const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
+  const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, dates };
+  if (provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
+}
+
+/**
+ * A list no record can meet (filter-plan.ts): `WHERE 0` and none of the readers that a filter's
+ * shape selects, so nothing is read or counted (the plain answer: no rows, X-Total 0).
+ */
+function emptyFilters(sort: SortDirection): WorkItemFilters {
+  return {
+    where: ['0'], args: [], order: `x.created_at ${sort}, x.id ${sort}`, orderColumn: 'created_at', priority: null, sort, labelOnly: null, search: null, idSets: [], dates: {},
+    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneById: false, labelTitles: null, complement: null, state: null, empty: true,
+  };
 }
 
 /**
@@ -1431,7 +1449,8 @@ export function idSetLists(
   args: unknown[],
 ): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } | { count: (cap: number) => number }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
-  if (!sets.length) return undefined;
+  // An empty list (`WHERE 0`: see emptyFilters) reads no set.
+  if (!sets.length || where.includes('0')) return undefined;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const page = readPage(rc.params);
   const records = scope.projectId !== undefined

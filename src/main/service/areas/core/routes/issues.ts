@@ -92,7 +92,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
-  const countFrom =
+  // A combination no record can meet (filter-plan.ts): counted as none, no page read.
+  const countFrom = filters.empty ? { counted: 0 } :
     labelCount ??
     labelPairCount(rc, 'Issue', scope, filters, seesAll, q.confidential ?? undefined) ??
     byTitles?.count ??

@@ -71,7 +71,8 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const byDates = dateLagList<MergeRequestRow>(rc, 'merge_requests', scope, filters, where, args, scopeSql);
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const byTitles = noMoreFilters ? labelTitlesList<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined;
-  const countFrom =
+  // A combination no record can meet (filter-plan.ts): counted as none, no page read.
+  const countFrom = filters.empty ? { counted: 0 } :
     labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     byComplement ??
