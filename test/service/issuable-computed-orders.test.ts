@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+import { ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
 
 /**
  * Issue and merge request orders on something besides the record's own columns, as GitLab's
@@ -152,7 +153,8 @@ describe('computed orders', () => {
   it("reads a list with a state at most in id order in parts, by core/103's (project, state, id) index: no sort of every record", async () => {
     for (const [kind, order] of [['issues', 'popularity'], ['issues', 'relative_position'], ['issues', 'milestone_due'], ['merge_requests', 'popularity'], ['merge_requests', 'milestone_due']] as const) {
       for (const query of [{}, { state: 'opened' }] as Record<string, string>[]) {
-        const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${alpha}/${kind}`, { query: { ...query, order_by: order, page: '2', per_page: '5' } })));
+        ok(await s.get(`/projects/${alpha}/issues`, { query: { order_by: 'relative_position', sort: 'asc', per_page: '3', page: '3' } }));
+      const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${alpha}/${kind}`, { query: { ...query, order_by: order, page: '2', per_page: '5' } })));
         const text = reads.map((r) => r.sql).join('\n');
         expect(text, `${kind} ${order} ${JSON.stringify(query)}`).toContain(`INDEXED BY ${kind}_project_state_id`);
         expect(text).not.toContain('ORDER BY (SELECT');
@@ -169,4 +171,76 @@ describe('computed orders', () => {
     const upvoted = queryPlan(db(), "SELECT awardable_id AS id, count(*) AS n FROM award_emoji INDEXED BY award_emoji_upvotes WHERE awardable_type = 'Issue' AND name = 'thumbsup' GROUP BY awardable_id");
     expect(upvoted).not.toContain('TEMP B-TREE');
   });
+
+  it('deep pages start after the id before them that an earlier page read (anchors at the walked projects\' version); writes that move records move them', async () => {
+    ORDER_WALK_LIMITS.anchoredFrom = 0;
+    try {
+      const lists: [string, number[], string?][] = [[`/projects/${alpha}`, [alpha]], [`/groups/${group}`, [alpha, beta]], [`/projects/${alpha}`, [alpha], '']];
+      // Every page twice: the second walk reads each page from the anchors the first one left.
+      const check = async (step: string) => {
+        for (const kind of ['issues', 'merge_requests'] as const) {
+          for (const order of ORDERS[kind]) {
+            for (const [path, projects, token] of lists) {
+              for (const sort of ['asc', 'desc'] as const) {
+                for (const state of [null, 'opened']) {
+                  const query = { order_by: order, sort, ...(state ? { state } : {}) };
+                  const want = expected(kind, order, sort, projects, state, token === '');
+                  // Last page first: each page from the anchors an earlier walk left (a walk in turn
+                  // anchors each page on the one before it, whatever was remembered), then every page in turn.
+                  for (let page = Math.ceil(want.length / 3); page >= 1; page--) {
+                    const ids = ((await s.get(`${path}/${kind}`, { token, query: { ...query, per_page: '3', page: String(page) } })).body as { id: number }[]).map((r) => r.id);
+                    expect(ids, `${step}: ${path}/${kind} ${JSON.stringify(query)} page ${page}`).toEqual(want.slice((page - 1) * 3, page * 3));
+                  }
+                  await expectEveryPage(s, `${path}/${kind}`, query, want, 3, token).catch((e: Error) => { throw new Error(`${step}: ${e.message}`); });
+                }
+              }
+            }
+          }
+        }
+      };
+      await check('first');
+      // A deep page read after the one before it: from the anchor, no offset walked.
+      ok(await s.get(`/projects/${alpha}/issues`, { query: { order_by: 'relative_position', sort: 'asc', per_page: '3', page: '3' } }));
+      const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${alpha}/issues`, { query: { order_by: 'relative_position', sort: 'asc', per_page: '3', page: '4' } })));
+      expect(reads.map((r) => r.sql).join('\n')).toContain('AND x.id > ?');
+      expect(reads.at(-1)!.args.at(-1)).toBe(0);
+      const iid = async (project: number, kind: Kind, state: string) =>
+        ((await s.get(`/projects/${project}/${kind}`, { query: { state, order_by: 'created_at', sort: 'asc', per_page: '5', page: '2' } })).body as { iid: number }[])[0].iid;
+      const milestones = new Map(((await s.get(`/projects/${alpha}/milestones`)).body as { id: number; title: string }[]).map((m) => [m.title, m.id]));
+      for (const kind of ['issues', 'merge_requests'] as const) {
+        // An edit that moves nothing; a record closed (leaves the state's walk) and reopened; moved to
+        // another milestone (only the milestone's segments change: a description edit's version, not the
+        // order's); upvoted; a new record; and the same in the group's other project.
+        ok(await s.put(`/projects/${alpha}/${kind}/${await iid(alpha, kind, 'opened')}`, { description: 'edited' }));
+        await check(`${kind} description`);
+        const closed = await iid(alpha, kind, 'opened');
+        ok(await s.put(`/projects/${alpha}/${kind}/${closed}`, { state_event: 'close' }));
+        await check(`${kind} closed`);
+        ok(await s.put(`/projects/${alpha}/${kind}/${closed}`, { state_event: 'reopen' }));
+        await check(`${kind} reopened`);
+        // The newest records of a milestone (each first in its segment, before every anchor) moved to another.
+        const newest = async (milestone: string) =>
+          ((await s.get(`/projects/${alpha}/${kind}`, { query: { milestone, order_by: 'created_at', per_page: '1' } })).body as { iid: number }[])[0].iid;
+        // A milestone of a few records (segments deeper than a page of one).
+        for (let n = 0; n < 4; n++) {
+          ok(await s.post(`/projects/${alpha}/${kind}`, { title: `a3 ${n}`, milestone_id: milestones.get('a3'), ...(kind === 'merge_requests' ? { source_branch: `a3-${n}`, target_branch: 'main' } : {}) }));
+        }
+        for (const [from, to] of [['a1', 'a3'], ['a3', 'a1'], ['a3', 'a2'], ['a3', 'a4'], ['a2', null]] as const) {
+          const moved = await newest(from);
+          // One record a page: an anchor at every offset of every segment.
+          for (const sort of ['asc', 'desc'] as const) await expectEveryPage(s, `/projects/${alpha}/${kind}`, { order_by: 'milestone_due', sort }, expected(kind, 'milestone_due', sort, [alpha], null), 1);
+          ok(await s.put(`/projects/${alpha}/${kind}/${moved}`, { milestone_id: to === null ? 0 : milestones.get(to) }));
+          await check(`${kind} milestone ${from} -> ${to}`);
+        }
+        ok(await s.put(`/projects/${beta}/${kind}/${await iid(beta, kind, 'opened')}`, { milestone_id: 0 }));
+        await check(`${kind} beta milestone`);
+        ok(await s.post(`/projects/${beta}/${kind}/${await iid(beta, kind, 'opened')}/award_emoji`, { name: 'thumbsup' }));
+        await check(`${kind} upvoted`);
+        ok(await s.post(`/projects/${beta}/${kind}`, { title: 'new', ...(kind === 'merge_requests' ? { source_branch: 'anchored', target_branch: 'main' } : {}) }));
+        await check(`${kind} new`);
+      }
+    } finally {
+      ORDER_WALK_LIMITS.anchoredFrom = 1_000;
+    }
+  }, 120_000);
 });

@@ -41,13 +41,14 @@ describe('participants order', () => {
     ok(await s.post(notes, { body: 'private: ask @grace', internal: true }, as('frank')));
     ok(await s.post(notes, { body: 'and @judy' }, as('dave')));
     const path = `/projects/${project.id}/issues/${issue.iid}/participants`;
-    expect(await names(path)).toEqual(['bob', 'carol', 'dave', 'alice', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy']);
+    // grace, mentioned only in the internal note, cannot read internal notes (not a member): not a participant.
+    expect(await names(path)).toEqual(['bob', 'carol', 'dave', 'alice', 'erin', 'frank', 'heidi', 'ivan', 'judy']);
     // Without internal notes: their author and their mentions are not participants.
     expect(await names(path, users.guest.token)).toEqual(['bob', 'carol', 'dave', 'alice', 'erin', 'heidi', 'ivan', 'judy']);
     // Paged in that order.
     const page = await s.get(path, { query: { per_page: '3', page: '2' } });
     expect((page.body as { username: string }[]).map((u) => u.username)).toEqual(['alice', 'erin', 'frank']);
-    expect(page.headers.get('x-total')).toBe('10');
+    expect(page.headers.get('x-total')).toBe('9');
   });
 
   it('the author after the commenters, before the mentioned, with no assignee', async () => {
@@ -69,5 +70,27 @@ describe('participants order', () => {
     ok(await s.post(`/projects/${project.id}/merge_requests/${mr.iid}/notes`, { body: 'looks good, @heidi?' }, as('erin')));
     ok(await s.post(`/projects/${project.id}/merge_requests/${mr.iid}/notes`, { body: 'thanks' }, as('alice')));
     expect(await names(`/projects/${project.id}/merge_requests/${mr.iid}/participants`)).toEqual(['dave', 'bob', 'carol', 'erin', 'alice', 'ivan', 'heidi']);
+  });
+
+  it("users mentioned in internal notes count only if they can read internal notes (a Planner or more); users who cannot read the project never", async () => {
+    const priv = ok(await s.post('/projects', { name: 'hidden', visibility: 'private' }));
+    for (const name of ['alice', 'bob']) await s.addMember('projects', priv.id, users[name].user.id, 30);
+    await s.addMember('projects', priv.id, users.carol.user.id, 15);
+    await s.addMember('projects', priv.id, users.guest.user.id, 10);
+    const issue = ok(await s.post(`/projects/${priv.id}/issues`, { title: 'private', description: 'cc @heidi (not a member) and @guest' }, as('alice')));
+    const notes = `/projects/${priv.id}/issues/${issue.iid}/notes`;
+    ok(await s.post(notes, { body: 'internal: @carol @guest @ivan @root', internal: true }, as('bob')));
+    const path = `/projects/${priv.id}/issues/${issue.iid}/participants`;
+    // carol (Planner) and root (administrator) read internal notes; guest (Guest) is listed for the description's mention; ivan and heidi cannot read the project.
+    expect(await names(path)).toEqual(['bob', 'alice', 'carol', 'root', 'guest']);
+    expect(await names(path, users.alice.token)).toEqual(['bob', 'alice', 'carol', 'root', 'guest']);
+    // The guest reads no internal note: neither its author nor its mentions.
+    expect(await names(path, users.guest.token)).toEqual(['alice', 'guest']);
+    // subscribed (participant?): a mention in an internal note subscribes only a user who could read it.
+    const pub = ok(await s.post(`/projects/${project.id}/issues`, { title: 'subs' }, as('alice')));
+    ok(await s.post(`/projects/${project.id}/issues/${pub.iid}/notes`, { body: 'internal: @guest @dave', internal: true }, as('bob')));
+    const subscribed = async (name: string) => ok(await s.get(`/projects/${project.id}/issues/${pub.iid}`, as(name))).subscribed;
+    expect(await subscribed('dave')).toBe(true);
+    expect(await subscribed('guest')).toBe(false);
   });
 });

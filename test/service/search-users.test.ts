@@ -78,4 +78,11 @@ describe('GET /search?scope=users (instance, group, project)', () => {
     expect(sql).toContain('FROM users u NOT INDEXED WHERE u.id IN (SELECT s.rowid FROM users_search s WHERE s.users_search MATCH ?)');
     expect(sql).not.toContain('row_number()');
   });
+
+  it('reads the few candidates\' matches once, to count and to page', async () => {
+    for (const path of ['/search', `/groups/${child}/search`, `/projects/${project}/search`]) {
+      const prepared = await preparedBy(s, async () => void ok(await s.get(path, { query: { scope: 'users', search: 'zebra', per_page: '1', page: '2' } })));
+      expect({ path, counts: prepared.filter((sql) => sql.includes('count(*)') && sql.includes('FROM users u')) }).toEqual({ path, counts: [] });
+    }
+  });
 });

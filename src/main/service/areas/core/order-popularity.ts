@@ -69,12 +69,12 @@ export function popularityRows<T>(
   const ranges = [null, ...bounds].map((above, k) => {
     const below = k < bounds.length ? bounds[k] : null;
     const cond = [above === null ? null : 'x.id < ?', below === null ? null : 'x.id > ?'].filter((c) => c !== null).join(' AND ') || '1';
-    return walk.segment(cond, [above, below].filter((b) => b !== null), 'DESC');
+    return walk.segment(cond, [above, below].filter((b) => b !== null), 'DESC', undefined, true);
   });
   const rest = upvoted.length <= RANGED_UPVOTED
     ? joinedSegments(ranges, restCount)
     : few
-    ? walk.segment('x.id NOT IN (SELECT value FROM json_each(?))', [JSON.stringify(upvoted)], 'DESC', restCount)
+    ? walk.segment('x.id NOT IN (SELECT value FROM json_each(?))', [JSON.stringify(upvoted)], 'DESC', restCount, true)
     : walk.segment(`NOT EXISTS (SELECT 1 FROM award_emoji a INDEXED BY award_emoji_upvotes WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup')`, [], 'DESC', restCount);
   return segmentedRows<T>(rc, type, sort === 'asc' ? [rest, up] : [up, rest]);
 }

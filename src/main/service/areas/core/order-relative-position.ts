@@ -17,5 +17,5 @@ export function relativePositionOrder(sort: SortDirection): string {
 
 /** A page of the list in relative_position order: the list walked in id order (see idWalk), or undefined. */
 export function relativePositionRows<T>(rc: RequestContext, sort: SortDirection, walk: IdWalk | undefined): ((limit: number, offset: number) => T[]) | undefined {
-  return walk && segmentedRows<T>(rc, 'Issue', [walk.segment('1', [], sort === 'asc' ? 'ASC' : 'DESC')]);
+  return walk && segmentedRows<T>(rc, 'Issue', [walk.segment('1', [], sort === 'asc' ? 'ASC' : 'DESC', undefined, true)]);
 }

@@ -1,7 +1,9 @@
 import type { RequestContext } from '../../http/route';
 import { limitSql } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
-import { ISSUE_WRITES, MERGE_REQUEST_WRITES, countersInScope, type Scope, type WorkItemFilters } from './workitems';
+import type { Db } from '../../db/connection';
+import { MEMORY_BUDGET } from '../../memory';
+import { ISSUE_WRITES, MERGE_REQUEST_WRITES, countersInScope, issueOrderVersion, listVersion, type Scope, type WorkItemFilters } from './workitems';
 
 /**
  * Lists in an order computed from other tables (popularity, milestone_due) or in id order
@@ -22,8 +24,12 @@ export type IdDirection = 'ASC' | 'DESC';
 
 /** The list's records that also hold a condition, in id order: one segment. */
 export interface IdWalk {
-  /** `counted`: the segment's size when known without walking it (else counted by its walk). */
-  segment(cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined): Segment;
+  /**
+   * `counted`: the segment's size when known without walking it (else counted by its walk).
+   * `ownColumns`: `cond` reads no column of the record but its id and state (so an issue write that
+   * keeps the issueOrderVersion keeps its deep pages' anchors).
+   */
+  segment(cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined, ownColumns?: boolean): Segment;
   /** The same over the records of some milestones (by the milestone index, in id order), counted by the filter counters. */
   milestones(ids: number[], dir: IdDirection): Segment;
   /** The list's size from the state counters (core/017) when the caller sees every record counted; else undefined. */
@@ -73,6 +79,16 @@ export function idWalk(
       args: [p.project_id, p.state, ...args],
     }));
   }
+  // The version that moves whenever a record may enter, leave or move in a segment (see
+  // anchoredSegment): the project's, or the sum of the group's walked projects' (each only grows).
+  // `own`: issues' conditions on id, state and the caller's view only (issueOrderVersion). None for
+  // the instance's walk (no version of the whole table): its deep pages walk.
+  const walkedProjects = scope.projectId !== undefined ? [scope.projectId] : scope.instance ? null : [...new Set(arms.map((a) => a.args[0] as number))];
+  const versionOf = (own: boolean): (() => number) | undefined => {
+    if (!walkedProjects) return undefined;
+    const one = (id: number): number => (own && type === 'Issue' ? issueOrderVersion(rc, id) : listVersion(rc, type, id));
+    return () => walkedProjects.reduce((n, id) => n + one(id), 0);
+  };
   // Sizes from the counters: exact for a caller who sees every record counted (merge requests have
   // no confidential ones), or when none counted is confidential; a deep page then counts no walk.
   const state = counted.state;
@@ -109,21 +125,118 @@ export function idWalk(
     }
     return ids.map((id) => ({ sql: `FROM ${table} x INDEXED BY ${table}_milestone WHERE x.milestone_id = ? AND ${conditions}`, args: [id, ...args] }));
   };
-  const of = (parts: { sql: string; args: unknown[] }[], cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined): Segment => {
-    const selects = parts.map((p) => `SELECT x.id AS id ${p.sql} AND ${cond}`);
-    const all = parts.flatMap((p) => [...p.args, ...condArgs]);
-    // One arm orders by its alias; a compound by its result column.
-    const ordered = selects.length === 1 ? `${selects[0]} ORDER BY x.id ${dir}` : `${selects.join(' UNION ALL ')} ORDER BY id ${dir}`;
-    return {
-      count: (cap) => Math.min(cap, counted?.() ?? (selects.length ? (db.prepare(`SELECT count(*) AS n FROM (${selects.join(' UNION ALL ')} ${limitSql(cap)})`).get(...all) as { n: number }).n : 0)),
-      ids: (limit, offset) => (selects.length ? (db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...all, offset) as { id: number }[]).map((r) => r.id) : []),
-    };
+  const of = (parts: { sql: string; args: unknown[] }[], cond: string, condArgs: unknown[], dir: IdDirection, counted: (() => number | undefined) | undefined, version: (() => number) | undefined): Segment =>
+    anchoredSegment(
+      db,
+      type,
+      parts.map((p) => ({ sql: `${p.sql} AND ${cond}`, args: [...p.args, ...condArgs] })),
+      dir,
+      counted,
+      version,
+    );
+  return {
+    segment: (cond, condArgs, dir, counted, ownColumns) => of(arms, cond, condArgs, dir, counted, versionOf(!!ownColumns)),
+    // A milestone's records by the milestone index (milestone, id): each milestone an arm.
+    milestones: (ids, dir) => of(milestoneArms(ids), '1', [], dir, () => milestonesCounted(ids), versionOf(false)),
+    total,
+  };
+}
+
+/** `anchoredFrom`: pages within this many rows of a segment's start read from it, the walk costing less than remembering (tests lower it). */
+export const ORDER_WALK_LIMITS = { anchoredFrom: 1_000 };
+
+/** A segment's anchors and size at a version: offset -> the id just before it. */
+interface SegmentMemory {
+  version: number;
+  at: Map<number, number>;
+  /** Its size when counted whole; else at least this many. */
+  size?: number;
+  atLeast: number;
+}
+const segmentMemories = new WeakMap<Db, Map<string, SegmentMemory>>();
+/** Segments remembered per database (a list has a few: popularity's rest up to 33 ranges); beyond, all are let go. */
+const SEGMENTS_REMEMBERED = MEMORY_BUDGET.anchoredLists * 4;
+
+/**
+ * A segment of records in id order, `arms` (each `FROM <table> x ... WHERE ...` on alias `x`, read
+ * in id order by its index) merged as one ordered UNION ALL. With `version` (moving whenever a
+ * record may enter or leave the arms), a deep page starts after the id just before it that an
+ * earlier page read at the same version (a client reading every page in turn, a deep page asked
+ * again: `x.id < anchor`, by the same index from there) instead of stepping over every record
+ * before it (page 2500: 50,000 index entries, 4-6 ms), and the segment's size, once counted, is
+ * not counted again (idsOf counts the segments before a page's). Nothing is remembered inside a
+ * transaction (the version may yet roll back).
+ */
+export function anchoredSegment(
+  db: Db,
+  type: 'Issue' | 'MergeRequest',
+  arms: { sql: string; args: unknown[] }[],
+  dir: IdDirection,
+  counted?: () => number | undefined,
+  version?: () => number,
+): Segment {
+  if (!arms.length) return { count: () => 0, ids: () => [] };
+  const past = dir === 'DESC' ? '<' : '>';
+  const selects = (after: boolean): string[] => arms.map((p) => `SELECT x.id AS id ${p.sql}${after ? ` AND x.id ${past} ?` : ''}`);
+  const argsOf = (after: number | null): unknown[] => arms.flatMap((p) => (after === null ? p.args : [...p.args, after]));
+  // One arm orders by its alias; a compound by its result column.
+  const ordered = (after: boolean): string => {
+    const s = selects(after);
+    return s.length === 1 ? `${s[0]} ORDER BY x.id ${dir}` : `${s.join(' UNION ALL ')} ORDER BY id ${dir}`;
+  };
+  const read = (after: number | null, limit: number, offset: number): number[] =>
+    (db.prepare(`${ordered(after !== null)} ${limitSql(limit)} OFFSET ?`).all(...argsOf(after), offset) as { id: number }[]).map((r) => r.id);
+  const key = JSON.stringify([type, dir, arms]);
+  const memory = (): SegmentMemory | undefined => {
+    if (!version || db.inTransaction) return undefined;
+    const v = version();
+    let store = segmentMemories.get(db);
+    if (!store) segmentMemories.set(db, (store = new Map()));
+    let known = store.get(key);
+    if (!known || known.version !== v) {
+      if (!known && store.size >= SEGMENTS_REMEMBERED) store.clear();
+      store.set(key, (known = { version: v, at: new Map(), atLeast: 0 }));
+    }
+    if (known.at.size >= MEMORY_BUDGET.anchorsPerList) known.at.clear();
+    return known;
   };
   return {
-    segment: (cond, condArgs, dir, counted) => of(arms, cond, condArgs, dir, counted),
-    // A milestone's records by the milestone index (milestone, id): each milestone an arm.
-    milestones: (ids, dir) => of(milestoneArms(ids), '1', [], dir, () => milestonesCounted(ids)),
-    total,
+    count: (cap) => {
+      const known = counted?.();
+      if (known !== undefined) return Math.min(cap, known);
+      // A deep page's count only (page 1's costs less than remembering).
+      const m = cap > ORDER_WALK_LIMITS.anchoredFrom ? memory() : undefined;
+      if (m?.size !== undefined) return Math.min(cap, m.size);
+      if (m && m.atLeast >= cap) return cap;
+      const n = (db.prepare(`SELECT count(*) AS n FROM (${selects(false).join(' UNION ALL ')} ${limitSql(cap)})`).get(...argsOf(null)) as { n: number }).n;
+      if (m) {
+        if (n < cap) m.size = n;
+        else m.atLeast = Math.max(m.atLeast, cap);
+      }
+      return n;
+    },
+    ids: (limit, offset) => {
+      const m = offset >= ORDER_WALK_LIMITS.anchoredFrom ? memory() : undefined;
+      if (!m) return read(null, limit, offset);
+      // The nearest anchor at or before the page.
+      let from = 0;
+      let anchor: number | null = null;
+      for (const [o, id] of m.at) {
+        if (o <= offset && o > from) {
+          from = o;
+          anchor = id;
+        }
+      }
+      // Short of an anchor at this very offset, the id before the page is read too, to anchor it.
+      const lead = from === offset ? 0 : 1;
+      const got = read(anchor, limit + lead, offset - from - lead);
+      if (lead && got.length) m.at.set(offset, got[0]);
+      const page = got.slice(lead);
+      // The paginator reads one past the page: the next page in turn starts at that last one.
+      if (page.length > 1) m.at.set(offset + page.length - 1, page[page.length - 2]);
+      if (page.length) m.at.set(offset + page.length, page[page.length - 1]);
+      return page;
+    },
   };
 }
 

@@ -4,12 +4,15 @@ import { findUserById } from './users';
 import { mentionedUsernames } from './todos';
 import { isoTime } from './time';
 import { likeEscape } from './routes/users';
+import { Access, canReadProject, effectiveProjectAccess } from './access';
+import { findProjectById } from './projects';
 
 export type SubscribableType = 'Issue' | 'MergeRequest';
 
 interface ParticipantSource {
   type: SubscribableType;
   id: number;
+  project_id: number;
   author_id: number | null;
   assignee_ids: string;
   reviewer_ids?: string;
@@ -25,7 +28,10 @@ interface ParticipantSource {
  * assignees, the notes' authors in note order (a system note's author too, unless already listed),
  * then the author; then the users mentioned (Mentionable's references, gathered as the walk reads
  * texts: internal notes' first, merged before the others; then the title, the description, the
- * other notes in order), each once. Internal notes count only for `includeInternal`.
+ * other notes in order), each once. Internal notes count only for `includeInternal` (the viewer
+ * reads them: verify_access's source_visible_to_user?); a user mentioned in one counts only if they
+ * could read it themselves (users_that_can_read_internal_notes: a Planner or more, or an
+ * administrator). Then filter_by_ability: only users who can read the project.
  */
 export function participantIds(svc: ServiceContext, item: ParticipantSource, includeInternal: boolean): number[] {
   const ids: number[] = [];
@@ -47,12 +53,23 @@ export function participantIds(svc: ServiceContext, item: ParticipantSource, inc
   const notes = svc.db
     .prepare(`SELECT body, internal FROM notes WHERE noteable_type = ? AND noteable_id = ? AND instr(body, '@') > 0${visible} ORDER BY id`)
     .all(item.type, item.id) as { body: string; internal: number }[];
-  const texts = [...notes.filter((n) => n.internal).map((n) => n.body), item.title, item.description, ...notes.filter((n) => !n.internal).map((n) => n.body)];
-  for (const name of texts.flatMap((t) => mentionedUsernames(t))) {
-    const u = svc.db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined;
-    add(u?.id);
+  const project = findProjectById(svc, item.project_id);
+  const userIdOf = (name: string): number | undefined => (svc.db.prepare('SELECT id FROM users WHERE lower(username) = ?').get(name) as { id: number } | undefined)?.id;
+  for (const name of notes.filter((n) => n.internal).flatMap((n) => mentionedUsernames(n.body))) {
+    const id = userIdOf(name);
+    if (id !== undefined && project && readsInternalNotes(svc, id, project)) add(id);
   }
-  return ids.filter((id) => findUserById(svc, id));
+  for (const name of [item.title, item.description, ...notes.filter((n) => !n.internal).map((n) => n.body)].flatMap((t) => mentionedUsernames(t))) add(userIdOf(name));
+  return ids.filter((id) => {
+    const user = findUserById(svc, id);
+    return !!user && (!project || canReadProject(svc, user, project));
+  });
+}
+
+/** Ability.users_that_can_read_internal_notes for one user: read_internal_note on the project (a Planner or more; administrators). */
+function readsInternalNotes(svc: ServiceContext, userId: number, project: NonNullable<ReturnType<typeof findProjectById>>): boolean {
+  const user = findUserById(svc, userId);
+  return !!user && effectiveProjectAccess(svc, user, project) >= Access.PLANNER;
 }
 
 /** Subscribable#subscribed?: an explicit (un)subscription wins; otherwise participants are subscribed. */
@@ -75,12 +92,15 @@ export function isSubscribed(svc: ServiceContext, item: ParticipantSource, user:
 export function isParticipant(svc: ServiceContext, item: ParticipantSource, user: User, includeInternal: boolean): boolean {
   if (item.author_id === user.id) return true;
   if ((JSON.parse(item.assignee_ids) as number[]).includes(user.id) || (JSON.parse(item.reviewer_ids ?? '[]') as number[]).includes(user.id)) return true;
-  const internal = includeInternal ? '' : ' AND internal = 0';
+  let internal = includeInternal ? '' : ' AND internal = 0';
   const noteable = [item.type, item.id];
   if (svc.db.prepare(`SELECT 1 FROM notes WHERE noteable_type = ? AND noteable_id = ? AND author_id = ?${internal} LIMIT 1`).get(...noteable, user.id)) return true;
   const name = user.username.toLowerCase();
   const mentions = (text: string | null): boolean => mentionedUsernames(text).includes(name);
   if (mentions(item.title) || mentions(item.description)) return true;
+  // A mention in an internal note counts only for a user who can read it (users_that_can_read_internal_notes).
+  const project = findProjectById(svc, item.project_id);
+  if (includeInternal && !(project && readsInternalNotes(svc, user.id, project))) internal = ' AND internal = 0';
   const like = `%@${likeEscape(name)}%`;
   const mention = `@${name}`;
   const byText = (system: 0 | 1): string => `SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = ${system}${internal} AND body LIKE ? ESCAPE '\\'`;

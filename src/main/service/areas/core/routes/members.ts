@@ -1,7 +1,7 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
 import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
-import { type SqlList, limitSql, paginateSql } from '../../../http/pagination';
+import { type SqlList, fewRowsByIds, limitSql, paginateSql } from '../../../http/pagination';
 import { rareTermCandidates } from '../../../db/trigram';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
@@ -9,7 +9,8 @@ import { Access, MEMBER_ACCESS_LEVELS } from '../access';
 import { member, members } from '../entities';
 import {
   addMember,
-  allMembers,
+  inheritedMember,
+  inheritedPicks,
   memberListSql,
   checkGrant,
   directMember,
@@ -42,7 +43,7 @@ export function registerMemberRoutes(r: Router): void {
     r.get(`${base}/all/:user_id`, (rc) => {
       const source = loadSource(rc, kind);
       const uid = Number(rc.path.user_id);
-      const m = allMembers(rc.svc, source).find((x) => x.user_id === uid);
+      const m = inheritedMember(rc.svc, source, uid);
       if (!m) throw recordNotFound(); // members.find_by!(user_id:)
       return member(rc, m);
     });
@@ -179,6 +180,7 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   const { from, args, order } = memberListSql(rc.svc, source, inherited);
   const where: string[] = [];
   let sorted = order;
+  let fewRows = false;
   if (q.user_ids?.length) addFilter(where, args, `m.user_id IN (${q.user_ids.map(() => '?').join(',')})`, ...q.user_ids);
   if (q.skip_users?.length) addFilter(where, args, `m.user_id NOT IN (${q.skip_users.map(() => '?').join(',')})`, ...q.skip_users);
   if (q.query) {
@@ -187,6 +189,7 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
     const few = memberQueryCandidates(rc, needle);
     if (few) {
       addFilter(where, args, few.sql, ...few.args);
+      fewRows = true;
       // `+`: each candidate's membership read by (source, user) and the few sorted, not the whole list walked in order.
       sorted = `+${order}`;
     }
@@ -211,6 +214,18 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   }
   const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
   const list: SqlList<MemberRow> = { select: 'm.*', from: filtered, args, order: sorted };
+  if (inherited && source.parentGroupId && !where.length) {
+    // The remembered picks in order: a page reads its own rows by id, the total is their number.
+    const picks = inheritedPicks(rc.svc, source);
+    list.countFrom = { total: () => picks.ids.length };
+    list.rows = (limit, offset) => {
+      const ids = picks.ids.slice(offset, offset + limit);
+      const byId = new Map(
+        (rc.svc.db.prepare('SELECT * FROM members WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as MemberRow[]).map((m) => [m.id, m]),
+      );
+      return ids.map((id) => byId.get(id)!);
+    };
+  }
   // The source's own members (a direct list, or members/all of a top-level group): core/061
   // counts them and moves a version on each write to them.
   if (!inherited || !source.parentGroupId) {
@@ -234,5 +249,6 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
       };
     }
   }
-  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, list));
+  // Few candidates: their matches' ids read once in order, counted and paged from there (not read twice, to count and to page).
+  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'members m', 'm.id') : list));
 }

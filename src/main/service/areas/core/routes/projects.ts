@@ -271,7 +271,38 @@ export async function listProjects(rc: RequestContext, extra?: (where: ListWhere
   const { where, order, orderBy, sort, fewRows } = projectListFilters(rc);
   extra?.(where);
   const list = projectSqlList(where, order, projectKeyset(orderBy, sort));
+  if (!fewRows) list.anchors = projectListAnchors(rc.svc, list, orderBy, sort);
   return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
+}
+
+/** Orders on a column never NULL (then p.id), as PageAnchors needs them. */
+const ANCHORED_PROJECT_ORDERS: Record<string, keyof Project> = { id: 'id', name: 'name', path: 'path', created_at: 'created_at', updated_at: 'updated_at', last_activity_at: 'last_activity_at' };
+/** The tables a list's conditions may read for core/099's versions of projects and namespaces to say when its rows may have changed. */
+const PROJECT_LIST_TABLES = new Set(['projects', 'namespaces', 'json_each']);
+
+/**
+ * Anchors for a list of projects whose conditions read only projects and namespaces (an
+ * administrator's or an anonymous caller's view; a member's reads members, and the day): core/099
+ * moves their versions on every write, so while both hold its count past COUNT_LIMIT is not walked
+ * again (owned=true of 10,000 projects) and a deep page starts after a row an earlier read left.
+ */
+function projectListAnchors(svc: ServiceContext, list: SqlList<Project>, orderBy: string, sort: SortDirection): SqlList<Project>['anchors'] {
+  const field = ANCHORED_PROJECT_ORDERS[orderBy];
+  if (!field) return undefined;
+  for (const sql of [list.from, list.narrow ?? '']) {
+    for (const m of sql.matchAll(/\b(?:FROM|JOIN)\s+([A-Za-z_]\w*)/gi)) if (!PROJECT_LIST_TABLES.has(m[1]!.toLowerCase())) return undefined;
+  }
+  const db = svc.db;
+  return {
+    key: JSON.stringify(['projects', list.from, list.args, list.order]),
+    version: () => (db.prepare("SELECT sum(version) AS v FROM table_versions WHERE name IN ('projects', 'namespaces')").get() as { v: number | null }).v ?? 0,
+    column: `p.${field}`,
+    idColumn: 'p.id',
+    sort,
+    value: (p) => p[field] as string | number,
+    id: (p) => p.id,
+    countsAtVersion: true,
+  };
 }
 
 /** A page of projects as a list answers it: full or `simple` entities, with what the request asks for besides (projectsExtras). */

@@ -1,6 +1,6 @@
 import { RequestContext, type Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
-import { COUNT_LIMIT, countUpTo, paginateArray, paginateSql } from '../../../http/pagination';
+import { COUNT_LIMIT, type SqlList, countUpTo, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
 import { addFilter } from '../../../db/filter';
 import { selfAndDescendantIds } from '../namespaces';
 import type { Project } from '../projects';
@@ -200,6 +200,7 @@ function searchUsers(rc: RequestContext, where: Where, term: string): Record<str
   const conditions = ["+u.state = 'active'", "(lower(u.username) LIKE ? ESCAPE '\\' OR lower(u.name) LIKE ? ESCAPE '\\')"];
   const args: unknown[] = [like(term), like(term)];
   let table = 'users u';
+  let few = false;
   // One phrase (quotes doubled): the trigram tokenizer matches it as a substring.
   const query = `"${term.replace(/"/g, '""')}"`;
   if ([...term].length >= MIN_INDEXED_SEARCH && countUpTo(rc.svc.db, 'FROM users_search s WHERE s.users_search MATCH ?', [query], USERS_READ_MATCHES) < USERS_READ_MATCHES) {
@@ -207,13 +208,16 @@ function searchUsers(rc: RequestContext, where: Where, term: string): Record<str
     conditions.unshift('u.id IN (SELECT s.rowid FROM users_search s WHERE s.users_search MATCH ?)');
     args.unshift(query);
     table = 'users u NOT INDEXED';
+    few = true;
   }
   if (where.level !== 'global') {
     const member = isMemberSql(rc.svc, loadSource(rc, where.level === 'project' ? 'projects' : 'groups'), 'u.id');
     conditions.push(member.sql);
     args.push(...member.args);
   }
-  return paginateSql<User>(rc, rc.svc.db, { select: 'u.*', from: `FROM ${table} WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' }).map((u) => userBasic(rc, u));
+  const list: SqlList<User> = { select: 'u.*', from: `FROM ${table} WHERE ${conditions.join(' AND ')}`, args, order: 'u.id' };
+  // Few candidates: the matches' ids read once, counted and paged from there (not the search run to count, then to page).
+  return paginateSql<User>(rc, rc.svc.db, few ? fewRowsByIds(rc.svc.db, list, 'users u', 'u.id') : list).map((u) => userBasic(rc, u));
 }
 
 /** A term of fewer characters than a trigram: the full-text index cannot match it, so LIKE walks the project's notes. */
