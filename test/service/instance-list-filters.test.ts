@@ -119,6 +119,8 @@ describe('instance lists with filters', () => {
     // Page 1 of 4 rows: 19 public and 27 unarchived of 39 projects are many against the 5 rows a walk reads.
     for (const path of ['/projects?visibility=public&per_page=4', '/projects?archived=false&per_page=4']) {
       const index = path.includes('visibility') ? 'projects_visibility' : 'projects_archived';
+      // A write first: the count is kept while the projects' version holds (PageAnchors.countsAtVersion).
+      db().prepare('UPDATE projects SET updated_at = updated_at WHERE id = (SELECT min(id) FROM projects)').run();
       const sql = await preparedBy(s, () => s.get(path));
       const count = sql.find((x) => x.startsWith('SELECT count(*)') && x.includes('FROM projects p'))!;
       expect(plan(count, path.includes('visibility') ? ['public'] : [0])).toContain(`COVERING INDEX ${index}`);
@@ -148,6 +150,9 @@ describe('instance lists with filters', () => {
       ['/users?blocked=true&order_by=username', "state IN ('blocked', 'banned')", 'username DESC, id DESC'],
     ];
     for (const [path, where, order] of cases) await expectEveryPage(path, ids(`SELECT id FROM users WHERE ${where} ORDER BY ${order}`));
+    // A write first: the count is kept while the users' list version holds (PageAnchors.countsAtVersion).
+    db().prepare("UPDATE users SET name = name || ' ' WHERE id = 1").run();
+    db().prepare('UPDATE users SET name = rtrim(name) WHERE id = 1').run();
     const sql = await preparedBy(s, () => s.get('/users?active=true&per_page=4&page=2'));
     const count = sql.find((x) => x.startsWith('SELECT count(*)') && x.includes('FROM users'))!;
     expect(plan(count, [])).toContain('COVERING INDEX users_state');

@@ -24,5 +24,6 @@ export function instanceListAnchors<T extends { id: number }>(
     sort,
     value,
     id: (row) => row.id,
+    countsAtVersion: true,
   };
 }

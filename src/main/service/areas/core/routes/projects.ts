@@ -301,6 +301,7 @@ function projectListAnchors(svc: ServiceContext, list: SqlList<Project>, orderBy
     sort,
     value: (p) => p[field] as string | number,
     id: (p) => p.id,
+    countsAtVersion: true,
   };
 }
 
