@@ -279,6 +279,7 @@ export function filteredWalk(rc: RequestContext, type: 'Issue' | 'MergeRequest',
         // The list's size known (its count): as the paginator's sortsFewer, the matches sorted when
         // they are few against the rows a walk of the ids reads to reach the page's end.
         if (matches !== undefined) {
+          if (matches === 0) return [];
           const { min, max } = tableIds();
           return (matches <= reach || (matches <= COUNT_LIMIT && matches * matches <= reach * (max - min + 1)) ? sorts : walks).ids(limit, offset);
         }
