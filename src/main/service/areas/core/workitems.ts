@@ -26,6 +26,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { idWalk } from './order-walk';
+import { projectRecordsAtLeast, readsOnly } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
@@ -1604,6 +1605,8 @@ export function dateLagList<T>(
     }
     return ways;
   };
+  // Conditions on the records alone: deep pages may start from an anchor while no record is written (count-versions.ts readsOnly).
+  const ownTable = readsOnly(`FROM ${table} x WHERE ${where.join(' AND ')}`, table);
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1614,6 +1617,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
         counts: counts(scope.projectId!),
         log: writesOf(table),
+        version: ownTable ? () => listVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope.projectId!) : undefined,
       }
     : {
         table,
@@ -1623,6 +1627,7 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
+        version: ownTable ? () => lastListWrite(rc.svc.db) : undefined,
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
@@ -1675,7 +1680,8 @@ function stateDateCount(
   const db = rc.svc.db;
   const early = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE x.project_id = ? AND x.created_at >= ? AND x.updated_at < x.created_at`, [projectId, dates.updated_after], EARLY_RECORDS);
   if (early >= EARLY_RECORDS) return undefined;
-  const created = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
+  // At least this many (remembered across writes while they cannot bring it under: count-versions.ts).
+  const created = projectRecordsAtLeast(rc, table === 'issues' ? 'Issue' : 'MergeRequest', projectId, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
   return created - early > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
@@ -1838,7 +1844,7 @@ export const MERGE_REQUEST_WRITES = sequenceLog('merge_requests', 'issuable_list
 const writesOf = (table: 'issues' | 'merge_requests') => (table === 'issues' ? ISSUE_WRITES : MERGE_REQUEST_WRITES);
 
 /** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
-function lastListWrite(db: Db): number {
+export function lastListWrite(db: Db): number {
   return (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq;
 }
 

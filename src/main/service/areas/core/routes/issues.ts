@@ -1,4 +1,5 @@
 import type { RequestContext, Router } from '../../../http/route';
+import { issuableCountPastLimit } from '../count-versions';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
@@ -115,7 +116,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byDates?.rows ??
     sets?.rows ??
     weightOrderRows<IssueRow>(rc, scope, filters, where, args);
-  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
+  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'Issue', scope), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
   const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));

@@ -1,3 +1,4 @@
+import { issuableCountPastLimit } from '../count-versions';
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
@@ -86,7 +87,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true) ??
     searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
-  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
+  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
