@@ -110,6 +110,9 @@ describe('merge requests of a project with the feature private or disabled', () 
       expect(await status('get', `/projects/${project.id}/merge_requests`, 'root')).toBe(403);
       expect(await status('get', `/projects/${project.id}/merge_requests/1`, 'root')).toBe(403);
       expect(await status('get', `/projects/${project.id}/merge_requests/1/participants`, 'root')).toBe(403);
+      // The notes and discussions APIs find it through the finder: 404, as for an issue.
+      expect(await status('get', `/projects/${project.id}/merge_requests/1/notes`, 'root')).toBe(404);
+      expect(await status('get', `/projects/${project.id}/merge_requests/1/discussions`, 'root')).toBe(404);
       expect(await status('get', `/projects/${project.id}/merge_requests/99`, 'root')).toBe(404);
       expect(await status('post', `/projects/${project.id}/merge_requests`, 'root', { title: 'x', source_branch: 'topic-off', target_branch: 'main' })).toBe(403);
     }

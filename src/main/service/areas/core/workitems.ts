@@ -49,13 +49,17 @@ export function findIssue(rc: RequestContext, project: Project, iid: string, den
   return row;
 }
 
-/** The project's merge request by iid; a 403 where the caller may not use its merge requests (find_merge_request_with_access). */
-export function findMergeRequest(rc: RequestContext, project: Project, iid: string): MergeRequestRow {
+/**
+ * The project's merge request by iid; where the caller may not use its merge requests, a 403
+ * (find_merge_request_with_access), or a 404 as for a missing one for the notes and discussions
+ * APIs (`denied`: find_noteable reads through MergeRequestsFinder).
+ */
+export function findMergeRequest(rc: RequestContext, project: Project, iid: string, denied: 'notFound' | 'forbidden' = 'forbidden'): MergeRequestRow {
   const row = /^\d+$/.test(iid)
     ? (rc.svc.db.prepare('SELECT * FROM merge_requests WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as MergeRequestRow | undefined)
     : undefined;
   if (!row) throw recordNotFound();
-  if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
+  if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw denied === 'forbidden' ? forbidden() : recordNotFound();
   return row;
 }
 

@@ -21,7 +21,7 @@ export function loadNoteable(rc: RequestContext, kind: Kind, iid = rc.path.notea
     const i = loadIssue(rc, project, iid);
     return { type: 'Issue', id: i.id, iid: i.iid, title: i.title, projectId: project.id };
   }
-  const m = findMergeRequest(rc, project, iid);
+  const m = findMergeRequest(rc, project, iid, 'notFound');
   return { type: 'MergeRequest', id: m.id, iid: m.iid, title: m.title, projectId: project.id };
 }
 
