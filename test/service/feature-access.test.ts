@@ -126,3 +126,48 @@ describe('merge requests of a project with the feature private or disabled', () 
     expect(await titles('/merge_requests', 'guest', { scope: 'all' })).toEqual(['mr of open']);
   });
 });
+
+describe('search and milestone lists leave those projects out too', () => {
+  it('the search API (instance, group, project) finds no issue or merge request the caller may not see', async () => {
+    const found = async (path: string, who: Who, scope: string) => {
+      const res = await s.get(path, { ...as(who), query: { scope, search: 'of', per_page: '100' } });
+      expect(res.status, `${path} ${scope} as ${who}: ${res.text}`).toBe(200);
+      return (res.body as { title: string }[]).map((r) => r.title).filter((t) => t !== 'open to all').sort();
+    };
+    expect(await found('/search', 'root', 'issues')).toEqual(['issue of open', 'issue of priv']);
+    expect(await found('/search', 'outsider', 'issues')).toEqual(['issue of open']);
+    expect(await found('/search', 'guest', 'merge_requests')).toEqual(['mr of open']);
+    expect(await found('/search', 'reporter', 'merge_requests')).toEqual(['mr of open', 'mr of priv']);
+    expect(await found(`/groups/${group.id}/search`, 'root', 'merge_requests')).toEqual(['mr of open', 'mr of priv']);
+    expect(await found(`/groups/${group.id}/search`, 'outsider', 'issues')).toEqual(['issue of open']);
+    expect(await found(`/projects/${p.priv.id}/search`, 'outsider', 'issues')).toEqual([]);
+    expect(await found(`/projects/${p.priv.id}/search`, 'guest', 'issues')).toEqual(['issue of priv']);
+    expect(await found(`/projects/${p.priv.id}/search`, 'guest', 'merge_requests')).toEqual([]);
+    expect(await found(`/projects/${p.off.id}/search`, 'root', 'issues')).toEqual([]);
+    expect(await found(`/projects/${p.off.id}/search`, 'root', 'merge_requests')).toEqual([]);
+  });
+
+  it("a milestone's issues and merge requests: none of the project's, and the group milestone's without those projects", async () => {
+    const gm = ok(await s.post(`/groups/${group.id}/milestones`, { title: 'shared' })).id;
+    const pm: Record<string, number> = {};
+    pm.priv = ok(await s.post(`/projects/${p.priv.id}/milestones`, { title: 'm-priv' })).id;
+    for (const rec of ['issues', 'merge_requests'] as const) ok(await s.put(`/projects/${p.open.id}/${rec}/1`, { milestone_id: gm }));
+    // Disabled features cannot be written even by root: their records put on the milestones in SQL.
+    const db = s.service.context.db;
+    for (const name of ['priv', 'off'] as const) {
+      db.prepare('UPDATE issues SET milestone_id = ? WHERE project_id = ? AND iid = 1').run(gm, p[name].id);
+      db.prepare('UPDATE merge_requests SET milestone_id = ? WHERE project_id = ? AND iid = 1').run(gm, p[name].id);
+    }
+    const list = async (path: string, who: Who) => titles(path, who);
+    expect(await list(`/groups/${group.id}/milestones/${gm}/issues`, 'root')).toEqual(['issue of open', 'issue of priv']);
+    expect(await list(`/groups/${group.id}/milestones/${gm}/issues`, 'outsider')).toEqual(['issue of open']);
+    expect(await list(`/groups/${group.id}/milestones/${gm}/merge_requests`, 'guest')).toEqual(['mr of open']);
+    expect(await list(`/groups/${group.id}/milestones/${gm}/merge_requests`, 'reporter')).toEqual(['mr of open', 'mr of priv']);
+    db.prepare('UPDATE issues SET milestone_id = ? WHERE project_id = ? AND iid = 1').run(pm.priv, p.priv.id);
+    db.prepare('UPDATE merge_requests SET milestone_id = ? WHERE project_id = ? AND iid = 1').run(pm.priv, p.priv.id);
+    expect(await list(`/projects/${p.priv.id}/milestones/${pm.priv}/issues`, 'outsider')).toEqual([]);
+    expect(await list(`/projects/${p.priv.id}/milestones/${pm.priv}/issues`, 'guest')).toEqual(['issue of priv']);
+    expect(await list(`/projects/${p.priv.id}/milestones/${pm.priv}/merge_requests`, 'guest')).toEqual([]);
+    expect(await list(`/projects/${p.priv.id}/milestones/${pm.priv}/merge_requests`, 'reporter')).toEqual(['mr of priv']);
+  });
+});
