@@ -25,7 +25,7 @@ import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
-import { idWalk } from './order-walk';
+import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { projectRecordsAtLeast, readsOnly } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
@@ -406,10 +406,17 @@ export function computedOrderRows<T>(
   args: unknown[],
   plain: boolean,
   seesAll: boolean,
+  source?: { from: string; args: unknown[] },
+  countFrom?: object,
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
   if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
-  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
+  // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
+  // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
+  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll) ??
+    (FILTERED_WALK.filtered
+      ? filteredWalk(rc, type, source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args }, countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined)
+      : undefined);
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
   const [sql, scopeArgs] = countersInScope(scope);
