@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
-import { ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
+import { FILTERED_WALK, ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
 
 /**
  * Issue and merge request orders on something besides the record's own columns, as GitLab's
@@ -242,5 +242,66 @@ describe('computed orders', () => {
     } finally {
       ORDER_WALK_LIMITS.anchoredFrom = 1_000;
     }
+  }, 120_000);
+
+  it('other filters: the list walked in id order with its filters (or its matches sorted by id) answers as the ORDER BY sort does, every page', async () => {
+    const filters: Record<Kind, Record<string, string>[]> = {
+      issues: [
+        { author_id: '' },
+        { search: 'issue' },
+        { confidential: 'false' },
+        { milestone: 'a1' },
+        { milestone: 'None' },
+        { milestone: 'Any' },
+        { created_after: '2025-01-01T00:00:00Z' },
+        { assignee_id: 'None', search: 'issue 1' },
+        { my_reaction_emoji: 'thumbsup' },
+        { 'not[milestone]': 'a3' },
+      ],
+      merge_requests: [{ author_id: '' }, { search: 'mr' }, { milestone: 'a1' }, { milestone: 'None' }, { created_after: '2025-01-01T00:00:00Z' }, { my_reaction_emoji: 'thumbsup' }, { target_branch: 'main' }],
+    };
+    const lists: [string, Record<string, string>, string?][] = [
+      [`/projects/${alpha}`, {}],
+      [`/groups/${group}`, {}],
+      ['', { scope: 'all' }],
+      [`/projects/${alpha}`, {}, voter],
+      ['', { scope: 'all' }, voter],
+      [`/groups/${group}`, {}, ''],
+    ];
+    const sorted = async (path: string, query: Record<string, string>, token?: string) => {
+      FILTERED_WALK.filtered = false;
+      try {
+        const res = await s.get(path, { token, query: { ...query, per_page: '100' } });
+        expect(res.status).toBe(200);
+        return (res.body as { id: number }[]).map((r) => r.id);
+      } finally {
+        FILTERED_WALK.filtered = true;
+      }
+    };
+    let compared = 0;
+    for (const [span, spanPerRow] of [[20_000, 8], [1, 0]]) {
+      // The walk finds every page (a span past every id), or none but pages of the list's first ids (sorted).
+      Object.assign(FILTERED_WALK, { span, spanPerRow });
+      try {
+        for (const kind of ['issues', 'merge_requests'] as const) {
+          for (const order of ORDERS[kind]) {
+            for (const [prefix, extra, token] of lists) {
+              for (const filter of filters[kind]) {
+                for (const sort of ['asc', 'desc'] as const) {
+                  const query = { ...extra, ...filter, order_by: order, sort, ...(filter.author_id === '' ? { author_id: String(root) } : {}) };
+                  const path = `${prefix}/${kind}`;
+                  const want = await sorted(path, query, token);
+                  await expectEveryPage(s, path, query, want, 3, token);
+                  compared += want.length;
+                }
+              }
+            }
+          }
+        }
+      } finally {
+        Object.assign(FILTERED_WALK, { span: 20_000, spanPerRow: 8 });
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
   }, 120_000);
 });

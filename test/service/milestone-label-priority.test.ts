@@ -52,7 +52,9 @@ function expected(table: 'issues' | 'merge_requests', milestone: number, viewer?
   const db = s.service.context.db;
   const rows = db
     .prepare(
-      `SELECT x.id, (SELECT min(l.priority) FROM json_each(x.labels) j JOIN labels l ON l.project_id = x.project_id AND l.title = j.value WHERE l.priority IS NOT NULL) AS priority
+      `SELECT x.id, min(
+          coalesce((SELECT min(l.priority) FROM json_each(x.labels) j JOIN labels l ON l.project_id = x.project_id AND l.title = j.value WHERE l.priority IS NOT NULL), 1e9),
+          coalesce((SELECT min(lp.priority) FROM json_each(x.labels) j JOIN labels l ON l.group_id IS NOT NULL AND l.title = j.value JOIN label_priorities lp ON lp.label_id = l.id AND lp.project_id = x.project_id), 1e9)) AS priority
         FROM ${table} x WHERE x.milestone_id = ?${table === 'issues' && viewer !== undefined ? ` AND (x.confidential = 0 OR x.author_id = ${viewer})` : ''}`,
     )
     .all(milestone) as { id: number; priority: number | null }[];
@@ -88,6 +90,17 @@ describe("a milestone's records in label priority order", () => {
     ok(await s.put(`/projects/${projectA}/issues/${iids[0]}`, { labels: 'p1' }));
     ok(await s.put(`/projects/${projectA}/issues/${iids[1]}`, { labels: '' }));
     ok(await s.put(`/projects/${projectA}/issues/${iids[2]}`, { milestone_id: null }));
+    await check();
+  }, 120_000);
+
+  it("a group label prioritized in one project (label_priorities, from a promoted project label): first in that project's records only", async () => {
+    const lifted = ok(await s.post(`/projects/${projectA}/labels`, { name: 'lifted', color: '#0000FF', priority: 1 })).id;
+    ok(await s.put(`/projects/${projectA}/labels/${lifted}/promote`, {}));
+    const db = s.service.context.db;
+    for (const [table, milestone] of [['issues', milestones.a], ['issues', milestones.group], ['merge_requests', milestones.a]] as const) {
+      const rows = db.prepare(`SELECT project_id, iid FROM ${table} WHERE milestone_id = ? ORDER BY id DESC LIMIT 12`).all(milestone) as { project_id: number; iid: number }[];
+      for (const r of rows.filter((_, i) => i % 3 === 0)) ok(await s.put(`/projects/${r.project_id}/${table}/${r.iid}`, { add_labels: 'lifted' }));
+    }
     await check();
   }, 120_000);
 });

@@ -70,16 +70,19 @@ function expected(table: 'issues' | 'merge_requests', projects: number[], c: Cas
   const excluded = c.labels ? c.labels.split(',') : [];
   const rows = db
     .prepare(
-      `SELECT x.id, x.labels, x.state, (SELECT due_date FROM milestones m WHERE m.id = x.milestone_id) AS due,
+      `SELECT x.id, x.project_id, x.labels, x.state, (SELECT due_date FROM milestones m WHERE m.id = x.milestone_id) AS due,
          (SELECT json_group_object(l.title, l.priority) FROM labels l WHERE l.project_id = x.project_id AND l.priority IS NOT NULL) AS priorities
         FROM ${table} x WHERE x.project_id IN (${projects.join(',')})${table === 'issues' && viewer !== undefined ? ` AND (x.confidential = 0 OR x.author_id = ${viewer})` : ''}`,
     )
-    .all() as { id: number; labels: string; state: string; due: string | null; priorities: string }[];
+    .all() as { id: number; project_id: number; labels: string; state: string; due: string | null; priorities: string }[];
+  // Group labels prioritized per project (label_priorities).
+  const groupPriorities = db.prepare('SELECT lp.project_id, l.title, lp.priority FROM label_priorities lp JOIN labels l ON l.id = lp.label_id').all() as { project_id: number; title: string; priority: number }[];
   const keyed = rows
     .filter((r) => !c.state || r.state === c.state)
     .filter((r) => excluded.every((t) => (JSON.parse(r.labels) as string[]).some((l) => l.toLowerCase() === t.toLowerCase())))
     .map((r) => {
       const priorities = JSON.parse(r.priorities) as Record<string, number>;
+      for (const g of groupPriorities) if (g.project_id === r.project_id) priorities[g.title] = Math.min(g.priority, priorities[g.title] ?? Infinity);
       const own = (JSON.parse(r.labels) as string[]).filter((t) => !excluded.includes(t) && priorities[t] !== undefined).map((t) => priorities[t]);
       return { id: r.id, due: c.kind === 'priority' ? r.due : null, priority: own.length ? Math.min(...own) : null };
     });
@@ -153,6 +156,36 @@ describe('order_by=label_priority and order_by=priority', () => {
     ok(await s.put(`/projects/${projectA}/milestones/${soon}`, { due_date: '2027-01-01' }));
     await checkAll();
   }, 180_000);
+
+  it("a group label's priority is per project (label_priorities): kept when a prioritized project label is promoted, shown and ordered by in that project only", async () => {
+    const db = s.service.context.db;
+    const promotedId = ok(await s.post(`/projects/${projectA}/labels`, { name: 'lifted', color: '#0000FF', priority: 1 })).id;
+    // PUT on a group label through a project is a 404 in GitLab too (update_label: include_ancestor_groups false).
+    const grouped = (db.prepare("SELECT id FROM labels WHERE title = 'grouped'").get() as { id: number }).id;
+    expect((await s.put(`/projects/${projectA}/labels/${grouped}`, { priority: 1 })).status).toBe(404);
+    ok(await s.put(`/projects/${projectA}/labels/${promotedId}/promote`, {}));
+    const label = (list: { name: string; priority?: number | null; is_project_label?: boolean }[]) => list.find((l) => l.name === 'lifted');
+    expect(label(ok(await s.get(`/projects/${projectA}/labels`, { query: { per_page: '100' } })))).toMatchObject({ priority: 1, is_project_label: false });
+    expect(label(ok(await s.get(`/projects/${projectB}/labels`, { query: { per_page: '100' } })))).toMatchObject({ priority: null, is_project_label: false });
+    expect(ok(await s.get(`/projects/${projectA}/labels/${promotedId}`))).toMatchObject({ priority: 1 });
+    expect(label(ok(await s.get(`/groups/${group}/labels`)))).not.toHaveProperty('priority');
+    // Some records of each project carry it: first in A's lists (priority 1, above p2), unkeyed in B's.
+    for (const project of [projectA, projectB]) {
+      const iids = (db.prepare('SELECT iid FROM issues WHERE project_id = ? ORDER BY id DESC LIMIT 9').all(project) as { iid: number }[]).map((r) => r.iid);
+      for (const iid of iids.filter((_, i) => i % 3 === 1)) ok(await s.put(`/projects/${project}/issues/${iid}`, { add_labels: 'lifted' }));
+      const mrs = (db.prepare('SELECT iid FROM merge_requests WHERE project_id = ? ORDER BY id DESC LIMIT 9').all(project) as { iid: number }[]).map((r) => r.iid);
+      for (const iid of mrs.filter((_, i) => i % 3 === 2)) ok(await s.put(`/projects/${project}/merge_requests/${iid}`, { add_labels: 'lifted' }));
+    }
+    expect((db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND labels LIKE '%lifted%'").get(projectA) as { n: number }).n).toBeGreaterThan(0);
+    await checkAll();
+    const keep = PRIORITY_LIMITS.keyed;
+    PRIORITY_LIMITS.keyed = -1;
+    try {
+      await checkAll();
+    } finally {
+      PRIORITY_LIMITS.keyed = keep;
+    }
+  }, 360_000);
 
   it('finds the prioritized labels by their own index, not the project walked', () => {
     const plan = queryPlan(s.service.context.db, 'SELECT l.project_id, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL AND l.project_id = ?', projectA);

@@ -97,6 +97,13 @@ export interface DateLagTable {
   counts?: { from: (conditions: string) => string; args: unknown[]; candidates: number }[];
   /** The table's write log: a page's rows are read by id (from memory while unwritten), the walk reads ids alone. */
   log: WriteLog;
+  /**
+   * When the list's conditions read only the table (and what their SQL and arguments hold): a
+   * version that moves on every write to the scope's records. Deep pages then start from a row an
+   * earlier page read at that version (bucketAnchors) instead of merging every bucket's walk from
+   * the start again.
+   */
+  version?: () => number;
 }
 
 /** A range of the other column holding at most this many of the scope's records is read from its index and sorted. */
@@ -166,7 +173,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   // The buckets whose lag leaves some of the order's column in range, each with that range.
   const [orderLow, orderHigh] = columnRange(bounds, order);
   const toMs = (v: string | null): number | null => (v === null ? null : Date.parse(v));
-  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[] }[] = [];
+  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[]; head: string; rest: string }[] = [];
   const lag = dateLag(`${x}.`);
   for (const bucket of [null, -1, ...Array.from({ length: TOP_BUCKET + 1 }, (_, i) => i)]) {
     let low = orderLow;
@@ -186,8 +193,12 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const orderRange = range(order, low, high);
     const probe = `FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${t.scope} AND ${inBucket}${orderRange.sql}`;
     if (!db.prepare(`SELECT 1 ${probe} LIMIT 1`).get(...t.scopeArgs, ...orderRange.args)) continue;
+    const head = `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE `;
+    const rest = `${conditions} AND ${inBucket}${orderRange.sql}`;
     arms.push({
-      sql: `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${conditions} AND ${inBucket}${orderRange.sql}`,
+      sql: `${head}${rest}`,
+      head,
+      rest,
       args: [...args, ...orderRange.args],
       probe,
       probeArgs: [...t.scopeArgs, ...orderRange.args],
@@ -200,7 +211,19 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
   const compoundArgs = arms.flatMap((a) => a.args);
   // One arm orders by its alias; a compound by its result columns.
   const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
-  const rows = (limit: number, offset: number): T[] => byIds(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset));
+  const anchorOf = (rows: unknown[]): BucketAnchor[] => (rows as Record<string, string | number>[]).map((r) => ({ id: r.id as number, at: r[order] as string }));
+  const walk = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset));
+  // From a row an earlier page read: every arm starts after it, in list order (its index's (date, id) order).
+  const after = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] => {
+    // First in the WHERE: SQLite seeks the index by the first usable bound, and the bucket's own (before the anchor) would walk to it.
+    const past = `(${x}.${order}, ${x}.id) ${sort === 'asc' ? '>' : '<'} (?, ?) AND `;
+    const sql = arms.map((a) => `${a.head}${past}${a.rest}`).join(' UNION ALL ');
+    const from = arms.length === 1 ? `${sql} ORDER BY ${orderBy(`${x}.`)}` : `${sql} ORDER BY ${orderBy('')}`;
+    return anchorOf(db.prepare(`${from} ${limitSql(limit)} OFFSET ?`).all(...arms.flatMap((a) => [an.at, an.id, ...a.args]), skip));
+  };
+  const anchorsKey = t.version ? JSON.stringify([ordered, compoundArgs]) : undefined;
+  const rows = (limit: number, offset: number): T[] =>
+    byIds(anchorsKey && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, anchorsKey, t.version!, walk, after, limit, offset) : walk(limit, offset));
   let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };
   // Filtered by the other date alone (and the scope): every entry of its range is a match, counted from that index alone.
   const otherTerms = [`${x}.${other} >= ?`, `${x}.${other} <= ?`];
@@ -219,4 +242,63 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     if (candidates >= cap) count = { from: fewest.from(conditions), args: [...fewest.args, ...args] };
   }
   return { rows, count, plan: 'buckets' };
+}
+
+/** Deep pages from this offset on start from an anchor (nearer pages walk from the start: cheaper than remembering). */
+const ANCHORED_FROM = 1_000;
+/** Lists whose anchors are kept per database, and anchors per list (beyond either, all are dropped). */
+const ANCHORED_LISTS = 100;
+const ANCHORS_PER_LIST = 1_000;
+
+/** A row of a bucket walk: its id and order date. */
+interface BucketAnchor {
+  id: number;
+  at: string;
+}
+const bucketAnchors = new WeakMap<Db, Map<string, { version: number; at: Map<number, BucketAnchor> }>>();
+
+/**
+ * `limit` rows of a bucket walk from `offset`, read from the nearest row an earlier page read at
+ * the same version (the row just before an offset: `after` skips only the rows between), else from
+ * the start (`walk`); the row before the page and the page's last rows are remembered as anchors
+ * of their offsets. A page of updated_after at page 200 merged 4,000 rows of the buckets' walks.
+ */
+function bucketAnchoredWalk(
+  db: Db,
+  key: string,
+  version: () => number,
+  walk: (limit: number, offset: number) => BucketAnchor[],
+  after: (an: BucketAnchor, limit: number, skip: number) => BucketAnchor[],
+  limit: number,
+  offset: number,
+): BucketAnchor[] {
+  let lists = bucketAnchors.get(db);
+  if (!lists) bucketAnchors.set(db, (lists = new Map()));
+  const now = version();
+  let known = lists.get(key);
+  if (!known || known.version !== now) {
+    if (!known && lists.size >= ANCHORED_LISTS) lists.clear();
+    lists.set(key, (known = { version: now, at: new Map() }));
+  }
+  if (known.at.size >= ANCHORS_PER_LIST) known.at.clear();
+  let from = 0;
+  let anchor: BucketAnchor | undefined;
+  for (const [o, an] of known.at) {
+    if (o <= offset && o > from) {
+      from = o;
+      anchor = an;
+    }
+  }
+  // One row before the page (unless an anchor is at the page itself), to anchor its offset.
+  const lead = from === offset ? 0 : 1;
+  const got = anchor ? after(anchor, limit + lead, offset - lead - from) : walk(limit + lead, offset - lead);
+  // Inside a transaction the version may yet roll back under rows it no longer describes.
+  if (!db.inTransaction) {
+    if (lead && got.length) known.at.set(offset, got[0]);
+    const page = got.slice(lead);
+    // The rows before the page's last two: the next page's anchor whether its reader asked one row more or not.
+    for (let i = Math.max(0, page.length - 2); i < page.length; i++) known.at.set(offset + i + 1, page[i]);
+    return page;
+  }
+  return got.slice(lead);
 }

@@ -165,6 +165,8 @@ export interface SqlList<T> {
   countFrom?: { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | { total: () => number };
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
+  /** Without anchors: a capped count of `from` the list knows another way (remembered), or undefined to count it here. */
+  countKnown?: (from: string, args: unknown[], cap: number) => number | undefined;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
   rows?: (limit: number, offset: number) => T[];
   /**
@@ -560,10 +562,10 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   const narrow = !list.countFrom && !list.rows && list.narrow !== list.from ? list.narrow : undefined;
   let counted: number | undefined;
   // A list with anchors names its rows by their key and version: a long one is not walked again while they hold.
-  const countOf = (from: string, args: unknown[], cap: number): number =>
-    list.anchors
-      ? (list.anchors.countsAtVersion ? countAtVersion : countPastLimit)(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c))
-      : countUpTo(db, from, args, cap);
+  const countOf = (from: string, args: unknown[], cap: number): number => {
+    if (list.anchors) return (list.anchors.countsAtVersion ? countAtVersion : countPastLimit)(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c));
+    return list.countKnown?.(from, args, cap) ?? countUpTo(db, from, args, cap);
+  };
   const matches = narrow ? () => (counted ??= countOf(narrow, list.args, COUNT_LIMIT + 1)) : undefined;
   return paginate(
     rc,

@@ -15,30 +15,37 @@ import { type Scope, type WorkItemFilters, ISSUE_WRITES, MERGE_REQUEST_WRITES, i
  * - priority: its milestone's due date first, in the same direction and nulls last, then that
  *   highest label priority (order_due_date_and_labels_priority);
  * - then newest id first, whatever the sort (with_order_id_desc).
- * Sandlab keeps a label's priority on the project label itself (group labels carry none).
+ * Sandlab keeps a project label's priority on its row, and a group label's per project in
+ * label_priorities (labels/004: only when some group label has one does the SQL read it).
  */
 export interface PriorityOrder {
   kind: 'label_priority' | 'priority';
   sort: 'asc' | 'desc';
   /** The `labels` filter's titles, as given (IssuableFinder::Params#label_names). */
   excluded: string[];
+  /** Some group label has a priority in some project (label_priorities is not empty). */
+  groupLabels: boolean;
 }
 
 export const PRIORITY_ORDERS = ['label_priority', 'priority'] as const;
 
 /** The order of a list whose `order_by` is one of PRIORITY_ORDERS; null for any other. */
-export function priorityOrder(orderBy: string, sort: string, labels: string[] | undefined): PriorityOrder | null {
+export function priorityOrder(orderBy: string, sort: string, labels: string[] | undefined, groupLabels: () => boolean): PriorityOrder | null {
   if (orderBy !== 'label_priority' && orderBy !== 'priority') return null;
-  return { kind: orderBy, sort: sort === 'asc' ? 'asc' : 'desc', excluded: labels ?? [] };
+  return { kind: orderBy, sort: sort === 'asc' ? 'asc' : 'desc', excluded: labels ?? [], groupLabels: groupLabels() };
 }
 
 const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-/** The record's highest label priority on alias `x` (NULL: none), as SQL. */
-function highestPrioritySql(type: 'Issue' | 'MergeRequest', excluded: string[]): string {
+/** The record's highest label priority on alias `x` (NULL: none), as SQL: its project labels' and, with `groupLabels`, its group labels' priorities there. */
+function highestPrioritySql(type: 'Issue' | 'MergeRequest', excluded: string[], groupLabels: boolean): string {
   const without = excluded.length ? ` AND il.title NOT IN (${excluded.map(literal).join(', ')})` : '';
-  return `(SELECT min(l.priority) FROM issuable_labels il CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = il.title
-    WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND l.priority IS NOT NULL${without})`;
+  const own = `SELECT min(l.priority) FROM issuable_labels il CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = il.title
+    WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND l.priority IS NOT NULL${without}`;
+  if (!groupLabels) return `(${own})`;
+  const group = `SELECT min(lp.priority) FROM issuable_labels il CROSS JOIN label_priorities lp ON lp.project_id = x.project_id CROSS JOIN labels l ON l.id = lp.label_id AND l.title = il.title
+    WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id${without}`;
+  return `(SELECT min(p) FROM (SELECT (${own}) AS p UNION ALL SELECT (${group})))`;
 }
 
 const DUE_SQL = '(SELECT m.due_date FROM milestones m WHERE m.id = x.milestone_id)';
@@ -49,7 +56,7 @@ const DUE_SQL = '(SELECT m.due_date FROM milestones m WHERE m.id = x.milestone_i
  */
 export function priorityOrderSql(type: 'Issue' | 'MergeRequest', order: PriorityOrder): string {
   const dir = order.sort === 'asc' ? 'ASC' : 'DESC';
-  const hp = highestPrioritySql(type, order.excluded);
+  const hp = highestPrioritySql(type, order.excluded, order.groupLabels);
   const byPriority = `${hp} IS NULL, ${hp} ${dir}`;
   return order.kind === 'priority' ? `${DUE_SQL} IS NULL, ${DUE_SQL} ${dir}, ${byPriority}, x.id DESC` : `${byPriority}, x.id DESC`;
 }
@@ -101,6 +108,15 @@ export function priorityOrderRows<T extends { id: number }>(
   const prioritized = db
     .prepare(`SELECT l.project_id AS project, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL${inScope}${without}`)
     .all(...inScopeArgs, ...order.excluded) as { project: number; title: string; priority: number }[];
+  // Group labels prioritized in the scope's projects (label_priorities: few).
+  if (order.groupLabels) {
+    const inScopeLp = inScope.replace('l.project_id', 'lp.project_id');
+    prioritized.push(
+      ...(db
+        .prepare(`SELECT lp.project_id AS project, l.title, lp.priority FROM label_priorities lp CROSS JOIN labels l ON l.id = lp.label_id WHERE 1 = 1${inScopeLp}${without}`)
+        .all(...inScopeArgs, ...order.excluded) as { project: number; title: string; priority: number }[]),
+    );
+  }
   // Read from the index alone (id and state).
   const carriers = db.prepare(
     `SELECT il.issuable_id AS id, il.state FROM issuable_labels il INDEXED BY issuable_labels_project
@@ -283,6 +299,9 @@ function restList(
   const without = order.excluded.length ? ` AND p.title NOT IN (${order.excluded.map(literal).join(', ')})` : '';
   const noKey =
     ` AND NOT EXISTS (SELECT 1 FROM issuable_labels p CROSS JOIN labels l ON l.project_id = x.project_id AND l.title = p.title WHERE p.issuable_type = '${type}' AND p.issuable_id = x.id AND l.priority IS NOT NULL${without})` +
+    (order.groupLabels
+      ? ` AND NOT EXISTS (SELECT 1 FROM issuable_labels p CROSS JOIN label_priorities lp ON lp.project_id = x.project_id CROSS JOIN labels l ON l.id = lp.label_id AND l.title = p.title WHERE p.issuable_type = '${type}' AND p.issuable_id = x.id${without})`
+      : '') +
     (order.kind === 'priority' ? ' AND NOT EXISTS (SELECT 1 FROM milestones m WHERE m.id = x.milestone_id AND m.due_date IS NOT NULL)' : '');
   const page = readPage(rc.params);
   const records = scopeRecords(rc, type, scope);

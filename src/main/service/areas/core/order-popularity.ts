@@ -71,7 +71,8 @@ export function popularityRows<T>(
     const cond = [above === null ? null : 'x.id < ?', below === null ? null : 'x.id > ?'].filter((c) => c !== null).join(' AND ') || '1';
     return walk.segment(cond, [above, below].filter((b) => b !== null), 'DESC', undefined, true);
   });
-  const rest = upvoted.length <= RANGED_UPVOTED
+  // A filtered walk: one segment (each range would be counted by its own walk).
+  const rest = upvoted.length <= RANGED_UPVOTED && !walk.filtered
     ? joinedSegments(ranges, restCount)
     : few
     ? walk.segment('x.id NOT IN (SELECT value FROM json_each(?))', [JSON.stringify(upvoted)], 'DESC', restCount, true)

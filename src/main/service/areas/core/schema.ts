@@ -1,4 +1,5 @@
 import type { Migration } from '../../db/migrations';
+import { featureAccessMigration } from './feature-access';
 
 /**
  * core/071's lag bucket of a record (created_at, updated_at), as its indexes hold it: frozen with
@@ -2296,6 +2297,7 @@ CREATE INDEX issues_weighted ON issues (weight, id) WHERE weight IS NOT NULL;
 CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_by_id IS NOT NULL;
 `,
   },
+  featureAccessMigration,
 ];
 
 

@@ -1,10 +1,12 @@
+import { anyGroupLabelPriority } from '../labels/priorities';
+import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql } from './feature-access';
 import { addFilter } from '../../db/filter';
 import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
-import { recordNotFound, validationError } from '../../http/errors';
+import { forbidden, recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
 import type { Project } from './projects';
 import { findUserById } from './users';
@@ -23,7 +25,8 @@ import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
-import { idWalk } from './order-walk';
+import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
+import { projectRecordsAtLeast, readsOnly } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
@@ -32,19 +35,27 @@ export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', 
   return (rc.svc.db.prepare(`SELECT coalesce(max(iid), 0) + 1 AS n FROM ${table} WHERE project_id = ?`).get(projectId) as { n: number }).n;
 }
 
-export function findIssue(rc: RequestContext, project: Project, iid: string): IssueRow {
+/**
+ * The project's issue by iid. Where the caller may not use the project's issues (feature-access.ts):
+ * a 404 as for a missing one (find_project_issue reads through IssuesFinder), or a 403 for the
+ * writes that find the issue first and then authorize (`denied`).
+ */
+export function findIssue(rc: RequestContext, project: Project, iid: string, denied: 'notFound' | 'forbidden' = 'notFound'): IssueRow {
   const row = /^\d+$/.test(iid)
     ? (rc.svc.db.prepare('SELECT * FROM issues WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as IssueRow | undefined)
     : undefined;
   if (!row) throw recordNotFound();
+  if (!featureAvailable(rc.svc, rc.user, project, 'Issue')) throw denied === 'forbidden' ? forbidden() : recordNotFound();
   return row;
 }
 
+/** The project's merge request by iid; a 403 where the caller may not use its merge requests (find_merge_request_with_access). */
 export function findMergeRequest(rc: RequestContext, project: Project, iid: string): MergeRequestRow {
   const row = /^\d+$/.test(iid)
     ? (rc.svc.db.prepare('SELECT * FROM merge_requests WHERE project_id = ? AND iid = ?').get(project.id, Number(iid)) as MergeRequestRow | undefined)
     : undefined;
   if (!row) throw recordNotFound();
+  if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
   return row;
 }
 
@@ -395,10 +406,17 @@ export function computedOrderRows<T>(
   args: unknown[],
   plain: boolean,
   seesAll: boolean,
+  source?: { from: string; args: unknown[] },
+  countFrom?: object,
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
   if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
-  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
+  // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
+  // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
+  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll) ??
+    (FILTERED_WALK.filtered
+      ? filteredWalk(rc, type, source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args }, countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined)
+      : undefined);
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
   const [sql, scopeArgs] = countersInScope(scope);
@@ -657,7 +675,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
-  const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined);
+  const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined, () => anyGroupLabelPriority(rc.svc.db));
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
   const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
@@ -1237,7 +1255,10 @@ export function labelPriorityRows<T extends { id: number }>(
        UNION ALL
        SELECT (SELECT il.title FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title > t.title COLLATE NOCASE ORDER BY il.title COLLATE NOCASE LIMIT 1)
        FROM t WHERE t.title IS NOT NULL)
-     SELECT l.title, l.priority FROM t CROSS JOIN labels l ON l.project_id = @project AND l.title = t.title WHERE l.priority IS NOT NULL`,
+     SELECT l.title, l.priority FROM t CROSS JOIN labels l ON l.project_id = @project AND l.title = t.title WHERE l.priority IS NOT NULL${
+       // Group labels prioritized in the project (label_priorities: labels/004), when any is.
+       anyGroupLabelPriority(db) ? ' UNION ALL SELECT l.title, lp.priority FROM t CROSS JOIN label_priorities lp ON lp.project_id = @project CROSS JOIN labels l ON l.id = lp.label_id AND l.title = t.title' : ''
+     }`,
   );
   const carriers = db.prepare(
     `SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_milestone WHERE ${onMilestone} AND il.title = @title COLLATE NOCASE AND il.title = @title`,
@@ -1591,6 +1612,8 @@ export function dateLagList<T>(
     }
     return ways;
   };
+  // Conditions on the records alone: deep pages may start from an anchor while no record is written (count-versions.ts readsOnly).
+  const ownTable = readsOnly(`FROM ${table} x WHERE ${where.join(' AND ')}`, table);
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1601,6 +1624,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
         counts: counts(scope.projectId!),
         log: writesOf(table),
+        version: ownTable ? () => listVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope.projectId!) : undefined,
       }
     : {
         table,
@@ -1610,6 +1634,7 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
+        version: ownTable ? () => lastListWrite(rc.svc.db) : undefined,
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
@@ -1662,7 +1687,8 @@ function stateDateCount(
   const db = rc.svc.db;
   const early = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_updated_early WHERE x.project_id = ? AND x.created_at >= ? AND x.updated_at < x.created_at`, [projectId, dates.updated_after], EARLY_RECORDS);
   if (early >= EARLY_RECORDS) return undefined;
-  const created = countUpTo(db, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
+  // At least this many (remembered across writes while they cannot bring it under: count-versions.ts).
+  const created = projectRecordsAtLeast(rc, table === 'issues' ? 'Issue' : 'MergeRequest', projectId, `FROM ${table} x INDEXED BY ${table}_project_state_created WHERE x.project_id = ? AND x.state = ? AND x.created_at >= ?`, [projectId, state, dates.updated_after], COUNT_LIMIT + 1 + early);
   return created - early > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
@@ -1825,7 +1851,7 @@ export const MERGE_REQUEST_WRITES = sequenceLog('merge_requests', 'issuable_list
 const writesOf = (table: 'issues' | 'merge_requests') => (table === 'issues' ? ISSUE_WRITES : MERGE_REQUEST_WRITES);
 
 /** The write log's last entry (core/041): moved on by every write to an issue or merge request. */
-function lastListWrite(db: Db): number {
+export function lastListWrite(db: Db): number {
   return (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM issuable_list_writes').get() as { seq: number }).seq;
 }
 
@@ -2169,10 +2195,12 @@ export function projectScope(project: Project): Scope {
 }
 
 /** Items of the projects in a group and its subgroups that the caller can see (`/groups/:id/issues`, ...). */
-export function groupScope(rc: RequestContext, nonArchived = false): Scope {
+export function groupScope(rc: RequestContext, nonArchived = false, type?: FeatureType): Scope {
   const ids = selfAndDescendantIds(rc.svc, loadGroup(rc).id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${nonArchived ? NOT_ARCHIVED : ''}`;
+  // Projects whose issues or merge requests the caller may not see (feature-access.ts) left out.
+  const hidden = type ? featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type)) : '';
+  const inGroup = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${nonArchived ? NOT_ARCHIVED : ''}${hidden}`;
   const projects = `x.project_id IN (${inGroup})`;
   return { where: projects, unindexed: `+${projects}`, args: [...ids, ...vis.args], projects: inGroup };
 }
@@ -2204,9 +2232,9 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
   const role = scope.startsWith('assigned') ? 'assignee' : scope === 'reviews_for_me' ? 'reviewer' : null;
   const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
-  if (!where.length) return { ...visibleScope(rc, nonArchived), byCaller: true };
+  if (!where.length) return { ...visibleScope(rc, nonArchived, type), byCaller: true };
   const idSets = assigned ? { idSets: [assigned.set] } : {};
-  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  const archived = (nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '') + featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type));
   if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql}${archived})`;
@@ -2217,12 +2245,13 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
  * Every record of the projects the caller can see (`/issues?scope=all`, the Search API's instance
  * level), but archived projects' when `nonArchived` (see leavesArchivedOut).
  */
-export function visibleScope(rc: RequestContext, nonArchived = false): Scope {
+export function visibleScope(rc: RequestContext, nonArchived = false, type?: FeatureType): Scope {
   // An administrator sees every project, so every record (each record's project exists: a
   // foreign key): no project condition, which SQLite built as a list of every project id for
   // each statement (the count, the walk-or-read choice and the page: ~1 ms each at 10,000).
-  // With archived projects to leave out, their projects are the scope.
-  const archived = nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '';
+  // With archived projects to leave out, or projects whose feature (`type`) the caller may not
+  // see (feature-access.ts), their projects are the scope.
+  const archived = (nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '') + (type ? featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type)) : '');
   if (rc.user?.admin && !archived) return { where: '1 = 1', args: [], instance: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const visible = `SELECT p.id FROM projects p WHERE ${vis.sql}${archived}`;

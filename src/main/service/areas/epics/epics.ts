@@ -13,6 +13,7 @@ import { recordEvent } from '../core/events';
 import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { countDirection, otherDateList } from '../../db/date-lag';
+import { readsOnly } from '../core/count-versions';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
@@ -609,6 +610,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
             dateIndex: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' },
             counts: authorId !== null ? [{ from: (conditions) => `FROM epics e INDEXED BY epics_group_author_created WHERE ${conditions}${f.created_after || f.created_before ? '' : ` ORDER BY e.created_at ${countDirection(f)}`}`, args: [], candidates: authoredEpics(svc, readable, authorId) }] : undefined,
             log: EPIC_WRITES,
+            // Conditions on the epics alone: deep pages may start from an anchor while the groups' epics are unwritten.
+            version: readsOnly(sql, 'epics') ? version : undefined,
           },
           f,
           column,
@@ -639,7 +642,11 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     // A common term: counted once a little past COUNT_LIMIT, then remembered (rememberedCount).
     countFrom = { count: (cap) => Math.min(cap, rememberedCount(svc.db, listKey, version, () => countUpTo(svc.db, countSql, countArgs, COUNT_LIMIT + 1 + COUNT_SLACK))!) };
   } else if (byDates) {
-    countFrom = byDates.count;
+    // Read from the epics alone: counted at the groups' version (exact while it holds, a lower bound past COUNT_LIMIT after), as a common term.
+    const { from, args: fromArgs } = byDates.count;
+    countFrom = readsOnly(from, 'epics')
+      ? { count: (cap) => Math.min(cap, rememberedCount(svc.db, JSON.stringify(['Epic dates', from, fromArgs]), version, () => countUpTo(svc.db, from, fromArgs, COUNT_LIMIT + 1 + COUNT_SLACK))!) }
+      : byDates.count;
   } else if (walk) {
     countFrom = walk.count;
   }

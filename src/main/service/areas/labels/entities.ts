@@ -4,6 +4,7 @@ import { type LabelCounts, type LabelRow, findLabelByTitle, isSubscribed, labelC
 import type { ServiceContext } from '../../context';
 import { findProjectById } from '../core/projects';
 import { textColorFor } from './colors';
+import { groupLabelPriorities } from './priorities';
 
 /** LabelBasic: what issues' and epics' `with_labels_details` show. */
 export function labelBasic(l: LabelRow): Record<string, unknown> {
@@ -22,22 +23,31 @@ export interface LabelView {
   counts: boolean | LabelCounts;
   /** Seen from a project: adds `priority` and `is_project_label`. */
   fromProject: boolean;
+  /** That project (a group label's priority is the one it has there: label_priorities). */
+  projectId?: number;
 }
 
 /** GroupLabel / ProjectLabel. */
 export function label(ec: EntityContext, l: LabelRow, view: LabelView): Record<string, unknown> {
   const counts = view.counts === true ? labelCounts(ec.svc, l, ec.user) : view.counts || undefined;
-  return labelEntity(l, counts, isSubscribed(ec.svc, l, ec.user), view.fromProject);
+  return labelEntity(l, counts, isSubscribed(ec.svc, l, ec.user), view.fromProject, groupPrioritiesOf(ec.svc, [l], view.fromProject ? view.projectId : undefined));
+}
+
+/** The page's group labels' priorities in the project it is seen from. */
+function groupPrioritiesOf(svc: ServiceContext, rows: LabelRow[], projectId: number | undefined): Map<number, number> | undefined {
+  if (projectId === undefined) return undefined;
+  return groupLabelPriorities(svc.db, projectId, rows.filter((l) => l.group_id !== null).map((l) => l.id));
 }
 
 /** A page of labels (`counts`: each label's when the list shows them), the viewer's subscriptions read for the page at once. */
-export function labels(ec: EntityContext, rows: LabelRow[], counts: Map<number, LabelCounts> | null, fromProject: boolean): Record<string, unknown>[] {
+export function labels(ec: EntityContext, rows: LabelRow[], counts: Map<number, LabelCounts> | null, fromProject: boolean, projectId?: number): Record<string, unknown>[] {
   const subscribed = subscribedLabelIds(ec.svc, rows, ec.user);
-  return rows.map((l) => labelEntity(l, counts?.get(l.id), subscribed.has(l.id), fromProject));
+  const priorities = groupPrioritiesOf(ec.svc, rows, fromProject ? projectId : undefined);
+  return rows.map((l) => labelEntity(l, counts?.get(l.id), subscribed.has(l.id), fromProject, priorities));
 }
 
 /** One literal: the fields a view leaves out are `undefined`, which JSON leaves out too. */
-function labelEntity(l: LabelRow, counts: LabelCounts | undefined, subscribed: boolean, fromProject: boolean): Record<string, unknown> {
+function labelEntity(l: LabelRow, counts: LabelCounts | undefined, subscribed: boolean, fromProject: boolean, groupPriorities?: Map<number, number>): Record<string, unknown> {
   return {
     id: l.id,
     name: l.title,
@@ -49,7 +59,7 @@ function labelEntity(l: LabelRow, counts: LabelCounts | undefined, subscribed: b
     closed_issues_count: counts?.closed_issues_count,
     open_merge_requests_count: counts?.open_merge_requests_count,
     subscribed,
-    priority: fromProject ? l.priority : undefined,
+    priority: fromProject ? (l.project_id === null ? (groupPriorities?.get(l.id) ?? null) : l.priority) : undefined,
     is_project_label: fromProject ? l.project_id !== null : undefined,
     archived: false,
   };

@@ -5,6 +5,7 @@ import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
+import { prioritizeGroupLabel } from './priorities';
 import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, labelListSql, setSubscription, updateLabel } from './labels';
 import { label, labels } from './entities';
 import { ApiError } from '../../http/errors';
@@ -19,7 +20,7 @@ function loadParent(rc: RequestContext, kind: Kind, minLevel: number = Access.NO
   return kind === 'groups' ? { kind: 'group', group: loadGroup(rc, minLevel) } : { kind: 'project', project: loadProject(rc, minLevel) };
 }
 
-const view = (kind: Kind, counts: boolean) => ({ counts, fromProject: kind === 'projects' });
+const view = (kind: Kind, counts: boolean, parent?: LabelParent) => ({ counts, fromProject: kind === 'projects', projectId: parent?.kind === 'project' ? parent.project.id : undefined });
 
 function readScope(rc: RequestContext, kind: Kind): LabelScope {
   const q = declared(rc.params, {
@@ -47,7 +48,7 @@ export function registerLabelRoutes(r: Router): void {
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
         const rows = paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined));
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
-        return labels(rc, rows, counts, kind === 'projects');
+        return labels(rc, rows, counts, kind === 'projects', parent.kind === 'project' ? parent.project.id : undefined);
       },
       { auth: 'optional' },
     );
@@ -56,7 +57,7 @@ export function registerLabelRoutes(r: Router): void {
       `${base}/:label_id`,
       (rc) => {
         const parent = loadParent(rc, kind);
-        return label(rc, findLabel(rc.svc, parent, rc.path.label_id, readScope(rc, kind)), view(kind, true));
+        return label(rc, findLabel(rc.svc, parent, rc.path.label_id, readScope(rc, kind)), view(kind, true, parent));
       },
       { auth: 'optional' },
     );
@@ -116,7 +117,7 @@ export function registerLabelRoutes(r: Router): void {
         const current = findLabel(rc.svc, parent, rc.path.label_id);
         if (!setSubscription(rc.svc, current, user, action === 'subscribe')) throw notModified();
         rc.status = 201;
-        return label(rc, current, view(kind, true));
+        return label(rc, current, view(kind, true, parent));
       };
       r.post(`${base}/:label_id/${action}`, handler);
     }
@@ -131,12 +132,17 @@ export function registerLabelRoutes(r: Router): void {
     if (ns.kind !== 'group') throw new ApiError(400, { message: 'Failed to promote label due to internal error. Please contact administrators.' });
     const promoted = inTransaction(rc.svc.db, () => {
       const existing = rc.svc.db.prepare('SELECT * FROM labels WHERE group_id = ? AND title = ?').get(ns.id, current.title) as LabelRow | undefined;
+      let row: LabelRow;
       if (existing) {
         rc.svc.db.prepare('DELETE FROM labels WHERE id = ?').run(current.id);
-        return existing;
+        row = existing;
+      } else {
+        rc.svc.db.prepare('UPDATE labels SET project_id = NULL, group_id = ?, priority = NULL WHERE id = ?').run(ns.id, current.id);
+        row = findLabelById(rc.svc, current.id)!;
       }
-      rc.svc.db.prepare('UPDATE labels SET project_id = NULL, group_id = ?, priority = NULL WHERE id = ?').run(ns.id, current.id);
-      return findLabelById(rc.svc, current.id)!;
+      // PromoteService#update_priorities: the project keeps the label's priority, now the group label's there.
+      if (current.priority !== null) prioritizeGroupLabel(rc.svc.db, project.id, row.id, current.priority);
+      return row;
     });
     rc.status = 200;
     return label(rc, promoted, { counts: true, fromProject: false });

@@ -97,4 +97,21 @@ END;
 CREATE INDEX labels_prioritized ON labels (project_id, priority) WHERE priority IS NOT NULL;
 `,
   },
+  {
+    // GitLab's label_priorities for group labels: a group label prioritized in one project of the
+    // group (a project label's priority stays on its row). Promoting a prioritized project label
+    // keeps its priority in its project (Labels::PromoteService#update_priorities); the project's
+    // labels show it, and order_by=label_priority / priority of its issues and merge requests use
+    // it (areas/core/order-label-priority.ts). Earlier data dirs have none.
+    name: 'labels/004_label_priorities',
+    sql: `
+CREATE TABLE label_priorities (
+  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  priority INTEGER NOT NULL,
+  PRIMARY KEY (project_id, label_id)
+) WITHOUT ROWID;
+CREATE INDEX label_priorities_label ON label_priorities (label_id);
+`,
+  },
 ];

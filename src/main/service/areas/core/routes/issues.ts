@@ -1,8 +1,10 @@
 import type { RequestContext, Router } from '../../../http/route';
+import { issuableCountPastLimit } from '../count-versions';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
-import { type SqlList, paginateSql } from '../../../http/pagination';
+import { type SqlList, paginateArray, paginateSql } from '../../../http/pagination';
+import { featureAvailable } from '../feature-access';
 import { complementWalk } from '../complement-walk';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
@@ -107,14 +109,14 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const anchors = filters.priority ? undefined : issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
   const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined }) :
-    computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll) ??
+    computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll, source, countFrom) ??
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??
     byDates?.rows ??
     sets?.rows ??
-    weightOrderRows<IssueRow>(rc, scope, filters, where, args);
-  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
+    weightOrderRows<IssueRow>(rc, scope, filters, where, args, { source, countFrom });
+  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'Issue', scope), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
   const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
@@ -129,8 +131,8 @@ export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow):
 }
 
 /** The issue named by the route, if the caller may see it. */
-export function loadIssue(rc: RequestContext, project: Project, iid = rc.path.issue_iid): IssueRow {
-  const i = findIssue(rc, project, iid);
+export function loadIssue(rc: RequestContext, project: Project, iid = rc.path.issue_iid, denied: 'notFound' | 'forbidden' = 'notFound'): IssueRow {
+  const i = findIssue(rc, project, iid, denied);
   if (!canReadIssue(rc, project, i)) throw recordNotFound();
   return i;
 }
@@ -139,12 +141,15 @@ export function registerIssueRoutes(r: Router): void {
   r.get(
     '/projects/:id/issues',
     (rc) => {
-      return listIssues(rc, projectScope(loadProject(rc)));
+      const project = loadProject(rc);
+      // A caller who may not use the project's issues reads an empty list (feature-access.ts).
+      if (!featureAvailable(rc.svc, rc.user, project, 'Issue')) return issues(rc, paginateArray(rc, [] as IssueRow[]));
+      return listIssues(rc, projectScope(project));
     },
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
+  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc), 'Issue')), { auth: 'optional' });
 
   r.get(
     '/issues',
@@ -178,6 +183,7 @@ export function registerIssueRoutes(r: Router): void {
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (project.visibility !== 'public' && effectiveProjectAccess(rc.svc, user, project) < Access.GUEST) throw forbidden();
+    if (!featureAvailable(rc.svc, user, project, 'Issue')) throw forbidden();
     validateIssuable(p.title, p.description, p.weight);
     checkSpam(rc, { type: 'Issue', title: p.title, description: p.description });
     const created = inTransaction(rc.svc.db, () => {
@@ -219,7 +225,7 @@ export function registerIssueRoutes(r: Router): void {
     const user = rc.requireUser();
     requireAtLeastOne(rc.params, ISSUE_UPDATE_AT_LEAST_ONE_OF);
     const project = loadProject(rc);
-    const current = loadIssue(rc, project);
+    const current = loadIssue(rc, project, rc.path.issue_iid, 'forbidden');
     const p = declared(rc.params, {
       title: t.string(),
       description: t.string(),
@@ -291,7 +297,7 @@ export function registerIssueRoutes(r: Router): void {
   r.delete('/projects/:id/issues/:issue_iid', (rc) => {
     const user = rc.requireUser();
     const project = loadProject(rc);
-    const current = loadIssue(rc, project);
+    const current = loadIssue(rc, project, rc.path.issue_iid, 'forbidden');
     if (effectiveProjectAccess(rc.svc, user, project) < Access.OWNER) throw forbidden();
     checkUnmodifiedSince(rc, current.updated_at);
     inTransaction(rc.svc.db, () => {

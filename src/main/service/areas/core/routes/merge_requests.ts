@@ -1,3 +1,4 @@
+import { issuableCountPastLimit } from '../count-versions';
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
@@ -6,6 +7,7 @@ import { isValidMergeRequestBranch } from '../../../git/names';
 import { type SqlList, paginateSql } from '../../../http/pagination';
 import { complementWalk } from '../complement-walk';
 import { priorityOrderRows } from '../order-label-priority';
+import { featureAvailable } from '../feature-access';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
@@ -83,9 +85,9 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const anchors = noMoreFilters && !filters.priority ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
-    computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true) ??
+    computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true, source, countFrom) ??
     searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
-  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
+  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
@@ -138,11 +140,16 @@ function validateBranches(rc: RequestContext, projectId: number, mr: { source: s
 export function registerMergeRequestRoutes(r: Router): void {
   r.get(
     '/projects/:id/merge_requests',
-    (rc) => listMergeRequests(rc, projectScope(loadProject(rc))),
+    (rc) => {
+      const project = loadProject(rc);
+      // `authorize! :read_merge_request, user_project` (feature-access.ts).
+      if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
+      return listMergeRequests(rc, projectScope(project));
+    },
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc, leavesArchivedOut(rc))), { auth: 'optional' });
+  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc, leavesArchivedOut(rc), 'MergeRequest')), { auth: 'optional' });
 
   r.get(
     '/merge_requests',
@@ -189,7 +196,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       milestone: t.string(),
     });
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
-    if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER) throw forbidden();
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER || !featureAvailable(rc.svc, user, project, 'MergeRequest')) throw forbidden();
     validateIssuable(p.title, p.description);
     validateBranches(rc, project.id, { source: p.source_branch, target: p.target_branch, state: 'opened' }, ['source_branch', 'target_branch']);
     checkSpam(rc, { type: 'MergeRequest', title: p.title, description: p.description });

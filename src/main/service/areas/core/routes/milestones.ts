@@ -1,7 +1,8 @@
+import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql } from '../feature-access';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden } from '../../../http/errors';
-import { limitSql, paginate, paginateSql } from '../../../http/pagination';
+import { limitSql, paginate, paginateSql, paginateArray } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { addFilter } from '../../../db/filter';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, visibleProjectsSql } from '../access';
@@ -133,7 +134,9 @@ export function registerMilestoneRoutes(r: Router): void {
       rc.requireUser();
       const parent = load(rc);
       const m = findParentMilestone(rc.svc, parent, milestoneId(rc));
-      const scope = issuableScope(rc, parent);
+      // IssuesFinder with the project: none where the caller may not use its issues.
+      if (parent.kind === 'project' && !featureAvailable(rc.svc, rc.user, parent.project, 'Issue')) return issueBasics(rc, paginateArray(rc, [] as IssueRow[]));
+      const scope = issuableScope(rc, parent, 'Issue');
       const conf = confidentialSql(rc);
       const from = `FROM issues x WHERE x.milestone_id = ? AND ${scope.sql} AND ${conf.sql}`;
       const args = [m.id, ...scope.args, ...conf.args];
@@ -149,7 +152,8 @@ export function registerMilestoneRoutes(r: Router): void {
       rc.requireUser();
       const parent = load(rc);
       const m = findParentMilestone(rc.svc, parent, milestoneId(rc));
-      const scope = issuableScope(rc, parent);
+      if (parent.kind === 'project' && !featureAvailable(rc.svc, rc.user, parent.project, 'MergeRequest')) return mergeRequests(rc, paginateArray(rc, [] as MergeRequestRow[]));
+      const scope = issuableScope(rc, parent, 'MergeRequest');
       const from = `FROM merge_requests x WHERE x.milestone_id = ? AND ${scope.sql}`;
       const args = [m.id, ...scope.args];
       const countFrom = parent.kind === 'project' ? milestoneRecordsCount(rc, 'MergeRequest', parent.project.id, m.id, true) : undefined;
@@ -240,11 +244,13 @@ function ownersSql(rc: RequestContext, parent: MilestoneParent, ancestors: boole
 }
 
 /** The issues or merge requests a milestone's lists may show: the project's, or the visible ones below the group (`projects`: theirs). */
-function issuableScope(rc: RequestContext, parent: MilestoneParent): { sql: string; args: unknown[]; projects: () => number[] } {
+/** The milestone's records' projects: the project, or the group tree's projects the caller sees (those whose `type` they may not use left out: feature-access.ts). */
+function issuableScope(rc: RequestContext, parent: MilestoneParent, type: FeatureType): { sql: string; args: unknown[]; projects: () => number[] } {
   if (parent.kind === 'project') return { sql: 'x.project_id = ?', args: [parent.project.id], projects: () => [parent.project.id] };
   const ids = selfAndDescendantIds(rc.svc, parent.group.id);
   const vis = visibleProjectsSql(rc.svc, rc.user);
-  const projects = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`;
+  const hidden = featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type));
+  const projects = `SELECT p.id FROM projects p WHERE p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}${hidden}`;
   const args = [...ids, ...vis.args];
   return {
     sql: `x.project_id IN (${projects})`,

@@ -1,3 +1,4 @@
+import { type FeatureType, featureAvailable } from '../feature-access';
 import { RequestContext, type Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { COUNT_LIMIT, type SqlList, countUpTo, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
@@ -43,7 +44,7 @@ interface Where {
    * the group's, every visible project's), so a search reads them as those lists do: by the
    * project's range of the full-text index, or walking the list order against it.
    */
-  records: Scope;
+  records: (type: FeatureType) => Scope;
   groupIds: number[];
   project: Project | null;
 }
@@ -57,7 +58,7 @@ function subRequest(rc: RequestContext, params: Record<string, unknown>): Reques
 const like = (term: string): string => `%${likeEscape(term.toLowerCase())}%`;
 
 export function registerSearchRoutes(r: Router): void {
-  r.get('/search', (rc) => search(rc, { level: 'global', projects: visibleProjectsSql(rc.svc, rc.user), records: visibleScope(rc), groupIds: [], project: null }));
+  r.get('/search', (rc) => search(rc, { level: 'global', projects: visibleProjectsSql(rc.svc, rc.user), records: (type) => visibleScope(rc, false, type), groupIds: [], project: null }));
 
   r.get(
     '/groups/:id/search',
@@ -67,7 +68,7 @@ export function registerSearchRoutes(r: Router): void {
       return search(rc, {
         level: 'group',
         projects: { sql: `p.namespace_id IN (${ids.map(() => '?').join(',')}) AND ${vis.sql}`, args: [...ids, ...vis.args] },
-        records: groupScope(rc),
+        records: (type) => groupScope(rc, false, type),
         groupIds: ids,
         project: null,
       });
@@ -78,7 +79,7 @@ export function registerSearchRoutes(r: Router): void {
     '/projects/:id/search',
     (rc) => {
       const project = loadProject(rc);
-      return search(rc, { level: 'project', projects: { sql: 'p.id = ?', args: [project.id] }, records: projectScope(project), groupIds: [], project });
+      return search(rc, { level: 'project', projects: { sql: 'p.id = ?', args: [project.id] }, records: () => projectScope(project), groupIds: [], project });
     },
   );
 }
@@ -98,10 +99,13 @@ async function search(rc: RequestContext, where: Where): Promise<unknown[]> {
   switch (q.scope) {
     case 'projects':
       return listProjects(subRequest(rc, { search: term, ...(q.include_archived ? {} : { archived: false }) }), (w) => w.add(where.projects.sql, ...where.projects.args));
+    // The finders' projects: those whose issues or merge requests the caller may use (feature-access.ts).
     case 'issues':
-      return listIssues(subRequest(rc, { ...listed, confidential: q.confidential ?? undefined }), where.records);
+      if (where.project && !featureAvailable(rc.svc, rc.user, where.project, 'Issue')) return paginateArray(rc, []);
+      return listIssues(subRequest(rc, { ...listed, confidential: q.confidential ?? undefined }), where.records('Issue'));
     case 'merge_requests':
-      return listMergeRequests(subRequest(rc, listed), where.records);
+      if (where.project && !featureAvailable(rc.svc, rc.user, where.project, 'MergeRequest')) return paginateArray(rc, []);
+      return listMergeRequests(subRequest(rc, listed), where.records('MergeRequest'));
     case 'milestones':
       return searchMilestones(rc, where, term);
     case 'snippet_titles':

@@ -1,0 +1,67 @@
+import type { ServiceContext } from '../../context';
+import type { User } from './users';
+import { type Project, projectSettings } from './projects';
+import { Access, memberProjectsSql, projectAccessLevel } from './access';
+
+/**
+ * ProjectFeature for issues and merge requests (issues_access_level, merge_requests_access_level;
+ * `issues_enabled=false` is `disabled`): `enabled` for whoever reads the project, `private` for its
+ * members of at least the feature's level (PRIVATE_FEATURES_MIN_ACCESS_LEVEL: Reporter for merge
+ * requests, Guest for issues) and administrators, `disabled` for no one, administrators included
+ * (ProjectPolicy's issues_disabled / merge_requests_disabled prevent read, create, update and
+ * destroy). What GitLab's APIs answer for a caller without it:
+ * - issues: the project's list is empty (IssuableFinder::Params#project is nil unless read_issue:
+ *   `Array.wrap(nil)`), one issue (find_project_issue: the finder) a 404, create a 403;
+ * - merge requests: the project's list, one (find_merge_request_with_access) and create a 403
+ *   (`authorize! :read_merge_request` / `:create_merge_request_from`);
+ * - group and instance lists leave the project out (Params#projects: with_feature_available_for_user).
+ */
+export type FeatureType = 'Issue' | 'MergeRequest';
+
+const SETTING = { Issue: 'issues_access_level', MergeRequest: 'merge_requests_access_level' } as const;
+const MIN_LEVEL = { Issue: Access.GUEST, MergeRequest: Access.REPORTER } as const;
+
+/** The feature's level on `p` as SQL (core/127's partial indexes hold the projects where it is not `enabled`). */
+const levelSql = (type: FeatureType, alias?: string): string => `coalesce(json_extract(${alias ? `${alias}.` : ''}settings, '$.${SETTING[type]}'), 'enabled')`;
+const INDEX = { Issue: 'projects_issues_restricted', MergeRequest: 'projects_merge_requests_restricted' } as const;
+
+/** ProjectFeature#feature_available? for the caller (who can read the project). */
+export function featureAvailable(svc: ServiceContext, user: User | null, project: Project, type: FeatureType): boolean {
+  const level = (projectSettings(project)[SETTING[type]] as string | undefined) ?? 'enabled';
+  if (level === 'disabled') return false;
+  if (level !== 'private') return true;
+  if (!user) return false;
+  if (user.admin) return true;
+  return projectAccessLevel(svc, user.id, project) >= MIN_LEVEL[type];
+}
+
+/**
+ * The projects whose feature the caller may not use (disabled, or private to members they are not
+ * enough of), for a list of many projects to leave out: read from core/127's partial index (most
+ * instances have none, and then the lists are as they were).
+ */
+export function featureHiddenProjectIds(svc: ServiceContext, user: User | null, type: FeatureType): number[] {
+  const level = levelSql(type, 'p');
+  const restricted = `FROM projects p INDEXED BY ${INDEX[type]} WHERE ${level} != 'enabled'`;
+  if (!svc.db.prepare(`SELECT 1 AS one ${restricted} LIMIT 1`).get()) return [];
+  if (!user) return (svc.db.prepare(`SELECT p.id ${restricted}`).all() as { id: number }[]).map((r) => r.id);
+  if (user.admin) return (svc.db.prepare(`SELECT p.id ${restricted} AND ${level} = 'disabled'`).all() as { id: number }[]).map((r) => r.id);
+  const members = memberProjectsSql(svc, user, 'p', MIN_LEVEL[type]);
+  return (svc.db.prepare(`SELECT p.id ${restricted} AND NOT (${level} = 'private' AND ${members.sql})`).all(...members.args) as { id: number }[]).map((r) => r.id);
+}
+
+/** ` AND p.id NOT IN (...)` for a SELECT of projects on alias `p`, or '' when none is hidden. */
+export function featureHiddenSql(ids: number[], alias = 'p'): string {
+  return ids.length ? ` AND ${alias}.id NOT IN (${ids.map(Number).join(', ')})` : '';
+}
+
+export const featureAccessMigration = {
+  // The projects whose issues or merge requests are not `enabled` (disabled, or private to members):
+  // few, read by the lists of many projects to leave out those the caller may not see
+  // (areas/core/feature-access.ts), instead of each project's settings read.
+  name: 'core/127_projects_feature_restricted',
+  sql: `
+CREATE INDEX projects_issues_restricted ON projects (id) WHERE ${levelSql('Issue')} != 'enabled';
+CREATE INDEX projects_merge_requests_restricted ON projects (id) WHERE ${levelSql('MergeRequest')} != 'enabled';
+`,
+};

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Served, runPython, startServe } from './harness';
+
+let served: Served;
+beforeAll(async () => {
+  served = await startServe();
+});
+afterAll(async () => served?.stop());
+
+describe('python-gitlab 3.12: feature access levels, internal notes in participants, group label priorities', () => {
+  it("a project's issues private and merge requests disabled: an outsider's empty issue list, 403s", () => {
+    const out = runPython(
+      served,
+      `
+g = gl.groups.create({"name": "fid", "path": "fid", "visibility": "public"})
+p = gl.projects.create({"name": "fid-features", "namespace_id": g.id, "visibility": "public"})
+p.issues.create({"title": "hidden"})
+p.issues_access_level = "private"
+p.merge_requests_access_level = "disabled"
+p.save()
+u = gl.users.create({"email": "out@example.com", "username": "outsider", "name": "Out", "password": "password1234"})
+tok = u.personal_access_tokens.create({"name": "t", "scopes": ["api"]})
+o = gitlab.Gitlab(gl.url, private_token=tok.token)
+op = o.projects.get(p.id, lazy=True)
+issues = [i.title for i in op.issues.list()]
+group_issues = [i.title for i in o.groups.get(g.id, lazy=True).issues.list()]
+try:
+    op.mergerequests.list()
+    mrs = None
+except gitlab.GitlabListError as e:
+    mrs = e.response_code
+try:
+    op.issues.create({"title": "x"})
+    created = None
+except gitlab.GitlabCreateError as e:
+    created = e.response_code
+try:
+    op.issues.get(1)
+    one = None
+except gitlab.GitlabGetError as e:
+    one = e.response_code
+root_issues = [i.title for i in p.issues.list()]
+print(json.dumps({"issues": issues, "group": group_issues, "mrs": mrs, "created": created, "one": one, "root": root_issues, "flags": [p.issues_enabled, p.merge_requests_enabled]}))
+`,
+    );
+    expect(out).toEqual({ issues: [], group: [], mrs: 403, created: 403, one: 404, root: ['hidden'], flags: [true, false] });
+  });
+
+  it("participants leave out users mentioned in internal notes who cannot read them; a promoted label's priority stays in its project", () => {
+    const out = runPython(
+      served,
+      `
+g = gl.groups.create({"name": "fid2", "path": "fid2"})
+p = gl.projects.create({"name": "fid-labels", "namespace_id": g.id})
+other = gl.projects.create({"name": "fid-other", "namespace_id": g.id})
+planner = gl.users.create({"email": "pl@example.com", "username": "planner1", "name": "Pl", "password": "password1234"})
+stranger = gl.users.create({"email": "st@example.com", "username": "stranger1", "name": "St", "password": "password1234"})
+p.members.create({"user_id": planner.id, "access_level": 15})
+issue = p.issues.create({"title": "who"})
+issue.notes.create({"body": "ask @planner1 and @stranger1", "internal": True})
+who = [x["username"] for x in issue.participants()]
+label = p.labels.create({"name": "lifted", "color": "#0000FF", "priority": 3})
+label.promote()
+mine = [(l.name, l.priority, l.is_project_label) for l in p.labels.list() if l.name == "lifted"]
+theirs = [(l.name, l.priority) for l in other.labels.list() if l.name == "lifted"]
+print(json.dumps({"who": who, "mine": mine, "theirs": theirs}))
+`,
+    );
+    expect(out.who).toEqual(['root', 'planner1']);
+    expect(out.mine).toEqual([['lifted', 3, false]]);
+    expect(out.theirs).toEqual([['lifted', null]]);
+  });
+});
