@@ -4,8 +4,8 @@ import type { RequestContext } from '../../http/route';
 import { rowsByIds } from '../../db/written-rows';
 import { integerNoneAnyParam } from './integer_none_any';
 import type { Complement, OwnCondition } from './issue_filters';
-import { ISSUE_WRITES, type Scope, type WorkItemFilters } from './workitems';
-import { filteredWalk, segmentedRows } from './order-walk';
+import { ISSUE_WRITES, listVersion, type Scope, type WorkItemFilters } from './workitems';
+import { anchoredSegment, filteredWalk, segmentedRows } from './order-walk';
 
 /**
  * The few issues of a project failing a dense weight filter (a Complement: see complementBoundCount,
@@ -79,14 +79,17 @@ export function weightOrderRows<T>(
   const db = rc.svc.db;
   const from = `FROM issues x INDEXED BY issues_project_weight WHERE ${where.join(' AND ')}`;
   const weighted = `SELECT x.id AS id ${from} AND x.weight IS NOT NULL ORDER BY x.weight ${filters.sort === 'asc' ? 'ASC' : 'DESC'}, x.id DESC`;
-  const unweighted = `SELECT x.id AS id ${from} AND x.weight IS NULL ORDER BY x.id DESC`;
+  // The rest by id descending: a deep page starts after the id an earlier page read, while no write
+  // to the project's issues (listVersion: a weight set or cleared is one) moves them.
+  const projectId = scope.projectId;
+  const unweighted = anchoredSegment(db, 'Issue', [{ sql: `${from} AND x.weight IS NULL`, args }], 'DESC', undefined, () => listVersion(rc, 'Issue', projectId));
   const ids = (sql: string, limit: number, offset: number): number[] => (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
   return (limit, offset) => {
     const page = ids(weighted, limit, offset);
     if (page.length < limit) {
       // The weighted issues before the rest: counted only when the page starts past them all.
       const before = page.length || !offset ? offset + page.length : (db.prepare(`SELECT count(*) AS n ${from} AND x.weight IS NOT NULL`).get(...args) as { n: number }).n;
-      page.push(...ids(unweighted, limit - page.length, Math.max(0, offset - before)));
+      page.push(...unweighted.ids(limit - page.length, Math.max(0, offset - before)));
     }
     return rowsByIds<T>(db, ISSUE_WRITES, page);
   };

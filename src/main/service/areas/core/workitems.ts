@@ -415,7 +415,17 @@ export function computedOrderRows<T>(
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
   const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll) ??
     (FILTERED_WALK.filtered
-      ? filteredWalk(rc, type, source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args }, countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined)
+      ? filteredWalk(
+          rc,
+          type,
+          source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args },
+          countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined,
+          // A project's list filtered by its records' own columns (state, author), for a caller who
+          // sees every record: its rows move only with writes to them (listVersion).
+          plain && seesAll && scope.projectId !== undefined && filters.counted && filters.counted.milestone === null && !scope.idSets?.length
+            ? ((projectId: number) => () => listVersion(rc, type, projectId))(scope.projectId)
+            : undefined,
+        )
       : undefined);
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
