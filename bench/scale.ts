@@ -380,6 +380,13 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
     ['issues order_by=relative_position&state=opened page 2500', (id) => `/projects/${id}/issues?order_by=relative_position&state=opened&page=2500`],
     ['issues order_by=milestone_due', (id) => `/projects/${id}/issues?order_by=milestone_due`],
     ['issues order_by=milestone_due&state=opened page 2500', (id) => `/projects/${id}/issues?order_by=milestone_due&state=opened&page=2500`],
+    // Round 14 (ord14): computed orders with other filters, the list walked in id order with them
+    // (filteredWalk; 200-950 ms before, the ORDER BY's sort of every match).
+    ['issues author_id&order_by=popularity&per_page=100&page=50', (id) => `/projects/${id}/issues?author_id=${m.authorId}&order_by=popularity&per_page=100&page=50`],
+    [`issues not[labels]=${label}&order_by=popularity&created_after`, (id) => `/projects/${id}/issues?not[labels]=${label}&order_by=popularity&created_after=2020-01-01T00:00:00Z`],
+    [`issues labels=${label}&order_by=relative_position&sort=asc`, (id) => `/projects/${id}/issues?labels=${label}&order_by=relative_position&sort=asc`],
+    ['issues confidential=false&order_by=milestone_due&sort=asc', (id) => `/projects/${id}/issues?confidential=false&order_by=milestone_due&sort=asc`],
+    ['issues author_id&order_by=weight&sort=asc', (id) => `/projects/${id}/issues?author_id=${m.authorId}&order_by=weight&sort=asc`],
     ['merge requests page 1', (id) => `/projects/${id}/merge_requests`],
     ['merge requests page 400 (deep)', (id) => `/projects/${id}/merge_requests?page=400`],
     ['merge requests search=change', (id) => `/projects/${id}/merge_requests?search=change`],
@@ -404,6 +411,8 @@ function projectScoped(m: ScaleManifest, milestones: Map<number, number>): [stri
       ['merge requests order_by=popularity&state=opened', (id) => `/projects/${id}/merge_requests?order_by=popularity&state=opened`],
       ['merge requests order_by=milestone_due', (id) => `/projects/${id}/merge_requests?order_by=milestone_due`],
       ['merge requests order_by=milestone_due&sort=asc page 2500', (id) => `/projects/${id}/merge_requests?order_by=milestone_due&sort=asc&page=2500`],
+      ['merge requests author_id&order_by=popularity', (id) => `/projects/${id}/merge_requests?author_id=${m.authorId}&order_by=popularity`],
+      ['merge requests target_branch=main&order_by=milestone_due', (id) => `/projects/${id}/merge_requests?target_branch=main&order_by=milestone_due`],
       ['merge requests state=closed', (id) => `/projects/${id}/merge_requests?state=closed`],
       [`merge requests milestone=v1&labels=${label}`, (id) => `/projects/${id}/merge_requests?milestone=v1&labels=${label}`],
       // One merge request's branch on each side (scale-more.ts's change-5, build-scale.ts's feature-1).
@@ -705,6 +714,12 @@ function instanceWide(m: ScaleManifest): [string, string][] {
     ['group issues order_by=popularity', `/groups/${m.groupId}/issues?order_by=popularity`],
     ['group issues order_by=milestone_due&state=opened', `/groups/${m.groupId}/issues?order_by=milestone_due&state=opened`],
     ['issues scope=all order_by=relative_position&sort=asc', '/issues?scope=all&order_by=relative_position&sort=asc'],
+    // Round 14 (ord14): filters or many projects with a computed order; order_by=weight past a project (each weight a segment).
+    ['group issues milestone=None&order_by=popularity&sort=asc', `/groups/${m.groupId}/issues?state=all&milestone=None&order_by=popularity&sort=asc`],
+    ['issues (created by me) order_by=milestone_due&sort=asc&per_page=100', '/issues?order_by=milestone_due&sort=asc&per_page=100'],
+    ['group issues order_by=weight', `/groups/${m.groupId}/issues?order_by=weight`],
+    ['group issues order_by=weight&sort=asc page 50', `/groups/${m.groupId}/issues?order_by=weight&sort=asc&page=50`],
+    ['issues scope=all order_by=weight&sort=asc', '/issues?scope=all&order_by=weight&sort=asc'],
     ...more(m, [
       ['group merge requests order_by=popularity', `/groups/${m.groupId}/merge_requests?order_by=popularity`],
       ['merge requests scope=all order_by=milestone_due', '/merge_requests?scope=all&order_by=milestone_due'],

@@ -175,15 +175,21 @@ describe('computed orders', () => {
   it('deep pages start after the id before them that an earlier page read (anchors at the walked projects\' version); writes that move records move them', async () => {
     ORDER_WALK_LIMITS.anchoredFrom = 0;
     try {
-      const lists: [string, number[], string?][] = [[`/projects/${alpha}`, [alpha]], [`/groups/${group}`, [alpha, beta]], [`/projects/${alpha}`, [alpha], '']];
+      const lists: [string, number[], string?, Record<string, string>?][] = [
+        [`/projects/${alpha}`, [alpha]],
+        [`/groups/${group}`, [alpha, beta]],
+        [`/projects/${alpha}`, [alpha], ''],
+        // An author filter (every record is root's): the list walked with its filters (filteredWalk), anchored.
+        [`/projects/${alpha}`, [alpha], undefined, { author_id: String(root) }],
+      ];
       // Every page twice: the second walk reads each page from the anchors the first one left.
       const check = async (step: string) => {
         for (const kind of ['issues', 'merge_requests'] as const) {
           for (const order of ORDERS[kind]) {
-            for (const [path, projects, token] of lists) {
+            for (const [path, projects, token, filter] of lists) {
               for (const sort of ['asc', 'desc'] as const) {
                 for (const state of [null, 'opened']) {
-                  const query = { order_by: order, sort, ...(state ? { state } : {}) };
+                  const query = { ...filter, order_by: order, sort, ...(state ? { state } : {}) };
                   const want = expected(kind, order, sort, projects, state, token === '');
                   // Last page first: each page from the anchors an earlier walk left (a walk in turn
                   // anchors each page on the one before it, whatever was remembered), then every page in turn.

@@ -213,3 +213,49 @@ describe("deep pages of a group's epics by date lag from an anchor", () => {
     }
   }, 60_000);
 });
+
+describe('epic_id filters past 10,000 (epics/015: the links versioned)', () => {
+  it('follows every epic link written (API, SQL, an epic deleted), and no other write', async () => {
+    const ctx = s.service.context;
+    const db = ctx.db;
+    const none = `/projects/${project}/issues`;
+    const noEpic = (): number => (db.prepare('SELECT count(*) AS n FROM issues x WHERE x.project_id = ? AND NOT EXISTS (SELECT 1 FROM epic_issues ei WHERE ei.issue_id = x.id)').get(project) as { n: number }).n;
+    const expectNone = async (): Promise<void> => {
+      const n = noEpic();
+      for (let again = 0; again < 2; again++) {
+        const res = await s.get(none, { query: { epic_id: 'None' } });
+        if (n > 10_000) expectUncounted(res, '2');
+        else expectCounted(res, n, 20);
+      }
+    };
+    // Past 10,000 issues without an epic by two (as many added as the tests before left short).
+    const insert = db.prepare("INSERT INTO issues (project_id, iid, title, state, author_id, labels, assignee_ids, created_at, updated_at) VALUES (?, ?, 'More', 'opened', 1, '[]', '[]', ?, ?)");
+    const top = (db.prepare('SELECT max(iid) AS n FROM issues WHERE project_id = ?').get(project) as { n: number }).n;
+    const missing = 10_002 - noEpic();
+    db.transaction(() => {
+      for (let i = 1; i <= missing; i++) insert.run(project, top + i, at(i), at(i));
+    })();
+    expect(noEpic()).toBe(10_002);
+    await expectNone();
+    // Counted once: another epic link or issue write elsewhere leaves it.
+    const epicId = ok(await s.post(`/groups/${group}/epics`, { title: 'Epic' })).id;
+    const otherIssue = (db.prepare('SELECT id FROM issues WHERE project_id = ?').get(other) as { id: number }).id;
+    db.prepare("INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at) VALUES (?, ?, 0, '2024-01-01T00:00:00.000Z')").run(epicId, otherIssue);
+    expect(countReads(await preparedBy(s, () => s.get(none, { query: { epic_id: 'None' } })))).toEqual([]);
+    await expectNone();
+    // Three of the project's issues linked in SQL (no issue written): 9,999, counted.
+    const ids = (db.prepare('SELECT id FROM issues WHERE project_id = ? ORDER BY id LIMIT 3').all(project) as { id: number }[]).map((r) => r.id);
+    for (const [i, id] of ids.entries()) db.prepare("INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at) VALUES (?, ?, ?, '2024-01-01T00:00:00.000Z')").run(epicId, id, i + 1);
+    await expectNone();
+    // The epic deleted (its links go by the cascade): 10,002 again.
+    db.prepare('DELETE FROM epics WHERE id = ?').run(epicId);
+    await expectNone();
+    expect(noEpic()).toBe(10_002);
+    // A link moved from one issue to another in one UPDATE (two issues change): counted right either way.
+    const epic2 = ok(await s.post(`/groups/${group}/epics`, { title: 'Epic 2' })).id;
+    for (const [i, id] of ids.slice(0, 2).entries()) db.prepare("INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at) VALUES (?, ?, ?, '2024-01-01T00:00:00.000Z')").run(epic2, id, i);
+    await expectNone();
+    db.prepare('UPDATE epic_issues SET issue_id = ? WHERE issue_id = ?').run(ids[2], ids[0]);
+    await expectNone();
+  }, 60_000);
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 import { expectEveryPage, preparedBy } from '../helpers/lists';
+import { ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
 
 /**
  * weight=None and not[weight]= deep pages: dense filters, read as the project's list less their few
@@ -64,4 +65,35 @@ describe('weight=None and not[weight] deep pages', () => {
     const sql = await preparedBy(s, () => s.get(`/projects/${project}/issues`, { query: { weight: 'None', page: '20', per_page: String(PER_PAGE) } }));
     expect(sql.some((q) => q.includes('FROM issues c INDEXED BY issues_project_weight WHERE c.project_id = ?'))).toBe(true);
   });
+
+  it('order_by=weight: the unweighted issues\' deep pages start after the id an earlier page read, until a write to the project\'s issues (a weight set or cleared)', async () => {
+    ORDER_WALK_LIMITS.anchoredFrom = 0;
+    try {
+      const want = (sort: string) =>
+        (db().prepare(`SELECT x.id FROM issues x WHERE x.project_id = ? ORDER BY x.weight IS NULL, x.weight ${sort}, x.id DESC`).all(project) as { id: number }[]).map((r) => r.id);
+      const check = async (step: string) => {
+        for (const sort of ['asc', 'desc']) {
+          const all = want(sort);
+          const pages = Math.ceil(all.length / PER_PAGE);
+          // Last page first (each from what an earlier walk anchored), then every page in turn.
+          for (let page = pages; page >= 1; page--) {
+            const got = ((await s.get(`/projects/${project}/issues`, { query: { order_by: 'weight', sort, page: String(page), per_page: String(PER_PAGE) } })).body as { id: number }[]).map((r) => r.id);
+            expect(got, `${step} ${sort} page ${page}`).toEqual(all.slice((page - 1) * PER_PAGE, page * PER_PAGE));
+          }
+          await expectEveryPage(s, `/projects/${project}/issues`, { order_by: 'weight', sort }, all, PER_PAGE);
+        }
+      };
+      await check('first');
+      const newestUnweighted = () => (db().prepare('SELECT iid FROM issues WHERE project_id = ? AND weight IS NULL ORDER BY id DESC LIMIT 1').get(project) as { iid: number }).iid;
+      ok(await s.put(`/projects/${project}/issues/${newestUnweighted()}`, { weight: 2 }));
+      await check('weighted');
+      const weighted = (db().prepare('SELECT iid FROM issues WHERE project_id = ? AND weight = 2 ORDER BY id DESC LIMIT 1').get(project) as { iid: number }).iid;
+      ok(await s.put(`/projects/${project}/issues/${weighted}`, { weight: null }));
+      await check('cleared');
+      ok(await s.put(`/projects/${project}/issues/${newestUnweighted()}`, { description: 'edited' }));
+      await check('edited');
+    } finally {
+      ORDER_WALK_LIMITS.anchoredFrom = 1_000;
+    }
+  }, 120_000);
 });

@@ -188,8 +188,8 @@ describe('merge requests and issues by a milestone title', () => {
       expectCounted(await list({ milestone: 'v3' }), 0, 20);
       expectCounted(await list({ milestone: 'v3', labels: 'bug' }), 0, 20);
     });
-    expect(reads.length).toBeGreaterThan(0);
-    for (const r of reads) expect(r.sql).not.toContain('SELECT id FROM milestones WHERE title');
+    // The filter counters show no record of the title (filter-plan.ts): counted as none, no page read at all.
+    expect(reads).toEqual([]);
     await expectPages({ 'not[milestone]': 'v3' }, newestFirst(mrs), 100);
     const newest = newestFirst(mrs)[0];
     expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { milestone_id: v3 })).status).toBe(200);

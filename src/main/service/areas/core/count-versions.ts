@@ -23,9 +23,13 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const projectId = scope.projectId;
-  const version = projectId !== undefined ? () => listVersion(rc, type, projectId) : () => lastListWrite(db);
+  const records = projectId !== undefined ? () => listVersion(rc, type, projectId) : () => lastListWrite(db);
   return (from, args, cap) => {
-    if (cap !== COUNT_LIMIT + 1 || !readsOnly(from, table)) return undefined;
+    if (cap !== COUNT_LIMIT + 1) return undefined;
+    // An issue's epic link (epic_id filters) moves epics/015's version: one link written changes one issue's membership.
+    const links = type === 'Issue' && !readsOnly(from, table) && readsOnly(from, table, EPIC_LINKS);
+    if (!links && !readsOnly(from, table)) return undefined;
+    const version = links ? () => records() + tableVersion(db, EPIC_LINKS) : records;
     const key = JSON.stringify(['past limit', projectId ?? null, from, args]);
     return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
   };
@@ -65,11 +69,19 @@ export function projectRecordsAtLeast(rc: RequestContext, type: 'Issue' | 'Merge
   return countAtLeast(db, key, () => listVersion(rc, type, projectId), () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN));
 }
 
-/** Every table `sql` reads (after FROM or JOIN) is `table`, and it names no time that moves on its own. */
-export function readsOnly(sql: string, table: string): boolean {
+/** The issues' epic links, versioned by epics/015. */
+const EPIC_LINKS = 'epic_issues';
+
+/** A table's version in table_versions (core/099, epics/015; 0 before its migration). */
+function tableVersion(db: Db, name: string): number {
+  return (db.prepare('SELECT coalesce((SELECT version FROM table_versions WHERE name = ?), 0) AS v').get(name) as { v: number }).v;
+}
+
+/** Every table `sql` reads (after FROM or JOIN) is `table` (or `also`), and it names no time that moves on its own. */
+export function readsOnly(sql: string, table: string, also?: string): boolean {
   if (/'now'|current_(date|time|timestamp)|random\(/i.test(sql)) return false;
   // A comma join is not looked into; a FROM followed by a subquery's parenthesis reads what the subquery's own FROMs name.
   if (/\bFROM\s+\w+(\s+(AS\s+)?\w+)?(\s+INDEXED\s+BY\s+\w+)?\s*,/i.test(sql)) return false;
-  for (const m of sql.matchAll(/\b(?:FROM|JOIN)\s+([^\s(),]+)/gi)) if (m[1] !== table) return false;
+  for (const m of sql.matchAll(/\b(?:FROM|JOIN)\s+([^\s(),]+)/gi)) if (m[1] !== table && m[1] !== also) return false;
   return true;
 }

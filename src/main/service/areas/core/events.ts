@@ -30,6 +30,9 @@ export interface NewEvent {
   data?: Record<string, unknown> | null;
 }
 
+/** Event::RESET_PROJECT_ACTIVITY_INTERVAL. */
+const PROJECT_ACTIVITY_INTERVAL_MS = 3_600_000;
+
 /** Writes one activity event. Call it inside the transaction of the action it records. */
 export function recordEvent(svc: ServiceContext, e: NewEvent): number {
   const now = isoTime(svc.now());
@@ -50,7 +53,12 @@ export function recordEvent(svc: ServiceContext, e: NewEvent): number {
       e.data ? JSON.stringify(e.data) : null,
       now,
     );
-  if (e.projectId) svc.db.prepare('UPDATE projects SET last_activity_at = ? WHERE id = ?').run(now, e.projectId);
+  // GitLab's Event#reset_project_activity: a project's activity (touch_all: last_activity_at and updated_at) moves
+  // only when the last one is an hour old or more, so a busy project's row is not rewritten at every event.
+  if (e.projectId) {
+    const hourAgo = isoTime(new Date(svc.nowMs() - PROJECT_ACTIVITY_INTERVAL_MS));
+    svc.db.prepare('UPDATE projects SET last_activity_at = ?, updated_at = ? WHERE id = ? AND last_activity_at <= ?').run(now, now, e.projectId, hourAgo);
+  }
   // Written only when the day changes: an update that finds the same day moved the users table's
   // version (core/099) at every write, and every remembered user row and UserBasic went with it.
   const day = now.slice(0, 10);

@@ -28,6 +28,8 @@ export interface CombinedFilters {
   authorIds: number[];
   /** `not[author_id]`. */
   notAuthorId: number | null;
+  /** `milestone` (or `milestone_id`) by title, not a wildcard. */
+  milestone: string | null;
   dates: DateBounds;
 }
 
@@ -64,8 +66,8 @@ function noRecordLeft(db: Db, f: CombinedFilters): boolean {
   for (const title of f.labels) {
     if (!isWildcard(title) && !labelCounted(db, f, title)) return true;
   }
+  if ((f.authorIds.length || f.milestone !== null) && !countersHold(db, f, table, f.authorIds[0] ?? null)) return true;
   for (const author of f.authorIds) {
-    if (!authorCounted(db, f, table, author)) return true;
     // The author's records carrying each title: label_author_counts (core/054).
     for (const title of f.labels) {
       if (!isWildcard(title) && !authorLabelCounted(db, f, author, title)) return true;
@@ -97,14 +99,24 @@ function labelCounted(db: Db, f: CombinedFilters, title: string): boolean {
 }
 
 /**
- * Some record of the scope is the author's: a project's (or a scope of projects') filter counters
- * (core/018, core/028) in the state; else any record of theirs in the instance (the author's index).
+ * Some record of the scope is the author's and carries a milestone of the title (either or both
+ * given): a project's (or a scope of projects') filter counters (core/018, core/028) in the state;
+ * else, by the author alone, any record of theirs in the instance (the author's index).
  */
-function authorCounted(db: Db, f: CombinedFilters, table: string, author: number): boolean {
-  if (f.projectId === undefined && !f.projects) return db.prepare(`SELECT 1 FROM ${table} WHERE author_id = ? LIMIT 1`).get(author) !== undefined;
+function countersHold(db: Db, f: CombinedFilters, table: string, author: number | null): boolean {
+  if (f.projectId === undefined && !f.projects) return author === null || db.prepare(`SELECT 1 FROM ${table} WHERE author_id = ? LIMIT 1`).get(author) !== undefined;
   const counters = f.type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const where = [f.projectId !== undefined ? 'project_id = ?' : `project_id IN (${f.projects})`, 'author = ?'];
-  const args: unknown[] = [...(f.projectId !== undefined ? [f.projectId] : f.projectArgs), author];
+  const where = [f.projectId !== undefined ? 'project_id = ?' : `project_id IN (${f.projects})`];
+  const args: unknown[] = [...(f.projectId !== undefined ? [f.projectId] : f.projectArgs)];
+  if (author !== null) {
+    where.push('author = ?');
+    args.push(author);
+  }
+  // The list's milestones of the title are among these (its scope's, or the project's one carried).
+  if (f.milestone !== null) {
+    where.push('milestone IN (SELECT id FROM milestones WHERE title = ?)');
+    args.push(f.milestone);
+  }
   if (f.state) {
     where.push('state = ?');
     args.push(f.state);

@@ -4,7 +4,8 @@ import type { RequestContext } from '../../http/route';
 import { rowsByIds } from '../../db/written-rows';
 import { integerNoneAnyParam } from './integer_none_any';
 import type { Complement, OwnCondition } from './issue_filters';
-import { ISSUE_WRITES, type Scope, type WorkItemFilters } from './workitems';
+import { ISSUE_WRITES, listVersion, type Scope, type WorkItemFilters } from './workitems';
+import { anchoredSegment, filteredWalk, segmentedRows } from './order-walk';
 
 /**
  * The few issues of a project failing a dense weight filter (a Complement: see complementBoundCount,
@@ -65,20 +66,60 @@ export function weightOrder(sort: SortDirection): string {
  * for every page (200-700 ms). Undefined for other lists (several projects, a search, sets of
  * records read: see idSetLists), which sort as before.
  */
-export function weightOrderRows<T>(rc: RequestContext, scope: Scope, filters: WorkItemFilters, where: string[], args: unknown[]): ((limit: number, offset: number) => T[]) | undefined {
-  if (filters.orderColumn !== 'weight' || scope.projectId === undefined || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+export function weightOrderRows<T>(
+  rc: RequestContext,
+  scope: Scope,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+  list?: { source: { from: string; args: unknown[] }; countFrom?: object },
+): ((limit: number, offset: number) => T[]) | undefined {
+  if (filters.orderColumn !== 'weight') return undefined;
+  if (scope.projectId === undefined || filters.search || filters.idSets.length || scope.idSets?.length) return list && weightSegmentRows<T>(rc, filters.sort, list.source, list.countFrom);
   const db = rc.svc.db;
   const from = `FROM issues x INDEXED BY issues_project_weight WHERE ${where.join(' AND ')}`;
   const weighted = `SELECT x.id AS id ${from} AND x.weight IS NOT NULL ORDER BY x.weight ${filters.sort === 'asc' ? 'ASC' : 'DESC'}, x.id DESC`;
-  const unweighted = `SELECT x.id AS id ${from} AND x.weight IS NULL ORDER BY x.id DESC`;
+  // The rest by id descending: a deep page starts after the id an earlier page read, while no write
+  // to the project's issues (listVersion: a weight set or cleared is one) moves them.
+  const projectId = scope.projectId;
+  const unweighted = anchoredSegment(db, 'Issue', [{ sql: `${from} AND x.weight IS NULL`, args }], 'DESC', undefined, () => listVersion(rc, 'Issue', projectId));
   const ids = (sql: string, limit: number, offset: number): number[] => (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
   return (limit, offset) => {
     const page = ids(weighted, limit, offset);
     if (page.length < limit) {
       // The weighted issues before the rest: counted only when the page starts past them all.
       const before = page.length || !offset ? offset + page.length : (db.prepare(`SELECT count(*) AS n ${from} AND x.weight IS NOT NULL`).get(...args) as { n: number }).n;
-      page.push(...ids(unweighted, limit - page.length, Math.max(0, offset - before)));
+      page.push(...unweighted.ids(limit - page.length, Math.max(0, offset - before)));
     }
     return rowsByIds<T>(db, ISSUE_WRITES, page);
   };
+}
+
+/** Distinct weights past this many: the list is sorted by its ORDER BY. */
+const WEIGHT_SEGMENTS = 64;
+
+/**
+ * A page of a list in weightOrder that weightOrderRows does not walk (a group's, the instance's,
+ * other filters), read as segments (order-walk.ts) of the list's statement: the issues of each
+ * weight the instance holds (core/106's issues_weighted, skipped from one weight to the next), in
+ * the weight order, then those without one, each by id descending (filteredWalk). The ORDER BY's
+ * first term is an expression no index holds: SQLite sorted every issue of the scope (a group of
+ * a million: 190 ms a page).
+ */
+function weightSegmentRows<T>(rc: RequestContext, sort: SortDirection, source: { from: string; args: unknown[] }, countFrom?: object): ((limit: number, offset: number) => T[]) | undefined {
+  const weights = (
+    rc.svc.db
+      .prepare(
+        `WITH RECURSIVE w(v) AS (
+           SELECT (SELECT min(weight) FROM issues INDEXED BY issues_weighted WHERE weight IS NOT NULL)
+           UNION ALL
+           SELECT (SELECT min(weight) FROM issues INDEXED BY issues_weighted WHERE weight > w.v) FROM w WHERE w.v IS NOT NULL LIMIT ${WEIGHT_SEGMENTS + 2})
+         SELECT v FROM w WHERE v IS NOT NULL`,
+      )
+      .all() as { v: number }[]
+  ).map((r) => r.v);
+  if (weights.length > WEIGHT_SEGMENTS) return undefined;
+  if (sort === 'desc') weights.reverse();
+  const walk = filteredWalk(rc, 'Issue', source, countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined);
+  return segmentedRows<T>(rc, 'Issue', [...weights.map((w) => walk.segment('x.weight = ?', [w], 'DESC')), walk.segment('x.weight IS NULL', [], 'DESC')]);
 }

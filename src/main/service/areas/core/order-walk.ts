@@ -258,9 +258,16 @@ export const FILTERED_WALK = { span: 20_000, spanPerRow: 8, filtered: true };
  * between walking the ids and checking each record, or reading the filters' indexes and sorting the
  * matches' ids. Either costs less than the computed ORDER BY's sort of every match, which
  * evaluates the order's key (a count of awards, a milestone's date) for each (a million issues:
- * 200-950 ms a page). The sizes are counted by the segments' walks.
+ * 200-950 ms a page). The sizes are counted by the segments' walks. `version`: as idWalk's, when
+ * the list's conditions read only its records' own columns (its deep pages then anchored).
  */
-export function filteredWalk(rc: RequestContext, type: 'Issue' | 'MergeRequest', source: { from: string; args: unknown[] }, matches?: number): IdWalk {
+export function filteredWalk(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  source: { from: string; args: unknown[] },
+  matches?: number,
+  version?: () => number,
+): IdWalk {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   // The table's ids (its rows, about): what a walk of the ids crosses to find the matches. (One
@@ -270,8 +277,8 @@ export function filteredWalk(rc: RequestContext, type: 'Issue' | 'MergeRequest',
   const walkedFrom = source.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
   const segment = (cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined): Segment => {
     const arm = (from: string, more = '', moreArgs: unknown[] = []) => [{ sql: `${from} AND ${cond}${more}`, args: [...source.args, ...condArgs, ...moreArgs] }];
-    const sorts = anchoredSegment(db, type, arm(source.from), dir, counted, undefined, true);
-    const walks = anchoredSegment(db, type, arm(walkedFrom), dir, counted);
+    const sorts = anchoredSegment(db, type, arm(source.from), dir, counted, version, true);
+    const walks = anchoredSegment(db, type, arm(walkedFrom), dir, counted, version);
     return {
       count: sorts.count,
       ids: (limit, offset) => {

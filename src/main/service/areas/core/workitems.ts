@@ -419,7 +419,17 @@ export function computedOrderRows<T>(
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
   const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll) ??
     (FILTERED_WALK.filtered
-      ? filteredWalk(rc, type, source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args }, countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined)
+      ? filteredWalk(
+          rc,
+          type,
+          source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args },
+          countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined,
+          // A project's list filtered by its records' own columns (state, author), for a caller who
+          // sees every record: its rows move only with writes to them (listVersion).
+          plain && seesAll && scope.projectId !== undefined && filters.counted && filters.counted.milestone === null && !scope.idSets?.length
+            ? ((projectId: number) => () => listVersion(rc, type, projectId))(scope.projectId)
+            : undefined,
+        )
       : undefined);
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
@@ -682,7 +692,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined, () => anyGroupLabelPriority(rc.svc.db));
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
   const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
-  const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, dates };
+  const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
   if (provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }

@@ -378,4 +378,17 @@ CREATE TRIGGER epics_labels_dates AFTER UPDATE OF created_at, updated_at ON epic
 END;
 `,
   },
+  {
+    // A version of the issues' epic links (core/099's table_versions), moved by each link written
+    // (an update by two: it may move a link from one issue to another), cascades included: an
+    // issue list filtered by epic_id counts "more than 10,000" once and keeps it while the links'
+    // and the project's records' writes since cannot have brought it under (core/count-versions.ts).
+    name: 'epics/015_epic_issues_version',
+    sql: `
+INSERT INTO table_versions (name, version) VALUES ('epic_issues', 0);
+CREATE TRIGGER epic_issues_table_version_insert AFTER INSERT ON epic_issues BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_issues'; END;
+CREATE TRIGGER epic_issues_table_version_update AFTER UPDATE ON epic_issues BEGIN UPDATE table_versions SET version = version + 2 WHERE name = 'epic_issues'; END;
+CREATE TRIGGER epic_issues_table_version_delete AFTER DELETE ON epic_issues BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_issues'; END;
+`,
+  },
 ];

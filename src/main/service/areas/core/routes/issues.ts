@@ -115,7 +115,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byTitles?.rows ??
     byDates?.rows ??
     sets?.rows ??
-    weightOrderRows<IssueRow>(rc, scope, filters, where, args);
+    weightOrderRows<IssueRow>(rc, scope, filters, where, args, { source, countFrom });
   const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'Issue', scope), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
