@@ -80,10 +80,8 @@ function noRecordLeft(db: Db, f: CombinedFilters): boolean {
   return false;
 }
 
-/** Some record of the scope (in the state) carries the title: label_counts (core/016), by label_counts_title. */
-function labelCounted(db: Db, f: CombinedFilters, title: string): boolean {
-  const where = ['issuable_type = ?', 'title = ? COLLATE NOCASE'];
-  const args: unknown[] = [f.type, title];
+/** A label counters table's conditions for the list's state and scope (a project, or a scope of projects). */
+function stateAndScope(f: CombinedFilters, where: string[], args: unknown[]): void {
   if (f.state) {
     where.push('state = ?');
     args.push(f.state);
@@ -95,6 +93,13 @@ function labelCounted(db: Db, f: CombinedFilters, title: string): boolean {
     where.push(`+project_id IN (${f.projects})`);
     args.push(...f.projectArgs);
   }
+}
+
+/** Some record of the scope (in the state) carries the title: label_counts (core/016), by label_counts_title. */
+function labelCounted(db: Db, f: CombinedFilters, title: string): boolean {
+  const where = ['issuable_type = ?', 'title = ? COLLATE NOCASE'];
+  const args: unknown[] = [f.type, title];
+  stateAndScope(f, where, args);
   return db.prepare(`SELECT 1 FROM label_counts WHERE ${where.join(' AND ')} AND n > 0 LIMIT 1`).get(...args) !== undefined;
 }
 
@@ -128,17 +133,7 @@ function countersHold(db: Db, f: CombinedFilters, table: string, author: number 
 function authorLabelCounted(db: Db, f: CombinedFilters, author: number, title: string): boolean {
   const where = ['issuable_type = ?', 'author_id = ?', 'title = ? COLLATE NOCASE'];
   const args: unknown[] = [f.type, author, title];
-  if (f.state) {
-    where.push('state = ?');
-    args.push(f.state);
-  }
-  if (f.projectId !== undefined) {
-    where.push('project_id = ?');
-    args.push(f.projectId);
-  } else if (f.projects) {
-    where.push(`+project_id IN (${f.projects})`);
-    args.push(...f.projectArgs);
-  }
+  stateAndScope(f, where, args);
   return db.prepare(`SELECT 1 FROM label_author_counts WHERE ${where.join(' AND ')} AND n > 0 LIMIT 1`).get(...args) !== undefined;
 }
 
