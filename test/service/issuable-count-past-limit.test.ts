@@ -258,4 +258,25 @@ describe('epic_id filters past 10,000 (epics/015: the links versioned)', () => {
     db.prepare('UPDATE epic_issues SET issue_id = ? WHERE issue_id = ?').run(ids[2], ids[0]);
     await expectNone();
   }, 60_000);
+
+  it("a page past the end of a list the state counters count exactly (past 10,000) reads no rows, whatever the order", async () => {
+    const db = s.service.context.db;
+    const opened = (db.prepare("SELECT count(*) AS n FROM issues WHERE project_id = ? AND state = 'opened'").get(project) as { n: number }).n;
+    expect(opened).toBeGreaterThan(10_000);
+    const last = Math.ceil(opened / 20);
+    for (const order of ['created_at', 'title', 'label_priority', 'popularity', 'milestone_due', 'relative_position']) {
+      const path = `/projects/${project}/issues`;
+      const query = { state: 'opened', order_by: order, per_page: '20' };
+      // The last page still has its rows (and says it is the last); the next reads nothing.
+      const lastPage = await s.get(path, { query: { ...query, page: String(last) } });
+      expect(lastPage.body.length, order).toBe(opened - (last - 1) * 20);
+      expectUncounted(lastPage, '');
+      const sql = await preparedBy(s, async () => {
+        const past = await s.get(path, { query: { ...query, page: String(last + 1) } });
+        expect(past.body, order).toEqual([]);
+        expectUncounted(past, '');
+      });
+      expect(sql.filter((q) => /\bFROM issues\b/.test(q)), order).toEqual([]);
+    }
+  }, 60_000);
 });

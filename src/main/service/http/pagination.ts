@@ -160,9 +160,10 @@ export interface SqlList<T> {
    * (a label's rows instead of the records in list order): the capped count then reads index
    * entries only. Or the count itself, when the list already counted (capped at COUNT_LIMIT + 1),
    * or how to count it (up to a cap, as PageSource.count), when counting is the list's own matter,
-   * or its exact length from counters (PageSource.total: pages past it are not read).
+   * or its exact length from counters (PageSource.total: pages past it are not read). A count
+   * marked `exact` is the list's length even past COUNT_LIMIT (not capped): pages past it are not read either.
    */
-  countFrom?: { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | { total: () => number };
+  countFrom?: { from: string; args: unknown[] } | { counted: number; exact?: true } | { count: (cap: number) => number } | { total: () => number };
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
   /** Without anchors: a capped count of `from` the list knows another way (remembered), or undefined to count it here. */
@@ -555,7 +556,8 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
     }
   }
   let total: number | undefined;
-  const exact = list.countFrom && 'total' in list.countFrom ? list.countFrom.total : undefined;
+  const countFrom = list.countFrom;
+  const exact = countFrom && 'total' in countFrom ? countFrom.total : countFrom && 'counted' in countFrom && countFrom.exact ? () => countFrom.counted : undefined;
   // A count in hand up to COUNT_LIMIT is the list's length (past it, only "more than").
   const known = list.countFrom && 'counted' in list.countFrom && list.countFrom.counted <= COUNT_LIMIT ? list.countFrom.counted : undefined;
   // Written the same both ways (no condition an index of its own may serve): nothing to choose.

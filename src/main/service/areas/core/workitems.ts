@@ -1093,7 +1093,7 @@ export function labelPairCount(
  * COUNT_LIMIT" when the records nobody is denied (not confidential) already number that many,
  * and a walk otherwise.
  */
-export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number } | undefined {
+export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number; exact?: true } | undefined {
   if (!filters.counted) return undefined;
   const { state, authorId, milestone } = filters.counted;
   const db = rc.svc.db;
@@ -1107,7 +1107,7 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
       // project). Issues have confidential ones a caller may not see: counted so only for a caller
       // who sees them all (an administrator), walked otherwise.
       if (type !== 'MergeRequest' && !seesAll) return undefined;
-      return { counted: scopeStateCount(rc, type, scope, state) };
+      return { counted: scopeStateCount(rc, type, scope, state), exact: true };
     }
     // By author or milestone title: the filter counters of the scope's projects (a group's
     // milestone=v1 walked a quarter of a million records to count 10,001).
@@ -1116,7 +1116,7 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
     const row = db
       .prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`)
       .get(type, scope.projectId, ...(state ? [state] : [])) as { n: number };
-    return { counted: row.n };
+    return { counted: row.n, exact: true };
   } else {
     addFilter(where, args, 'project_id = ?', scope.projectId);
   }
@@ -1127,7 +1127,7 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   if (!seesAll) where.push('confidential = 0');
   const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
   const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
-  if (seesAll) return { counted: n };
+  if (seesAll) return { counted: n, exact: true };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
