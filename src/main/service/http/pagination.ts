@@ -139,6 +139,11 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
   return rows;
 }
 
+/** The count a list's countFrom holds in hand (capped at COUNT_LIMIT + 1 unless marked exact), if it holds one. */
+export function countInHand(countFrom: SqlList<unknown>['countFrom']): number | undefined {
+  return countFrom && 'counted' in countFrom ? countFrom.counted : undefined;
+}
+
 /** Pagination of a list already in memory. */
 export function paginateArray<T>(rc: RequestContext, items: T[], defaultPerPage = 20): T[] {
   return paginate(rc, { count: () => items.length, rows: (limit, offset) => items.slice(offset, offset + limit) }, defaultPerPage);

@@ -1,5 +1,5 @@
 import { declared, t, type Params } from '../../http/params';
-import { limitSql, type SortDirection } from '../../http/pagination';
+import { countInHand, limitSql, type SortDirection, type SqlList } from '../../http/pagination';
 import type { RequestContext } from '../../http/route';
 import { rowsByIds } from '../../db/written-rows';
 import { integerNoneAnyParam } from './integer_none_any';
@@ -72,7 +72,7 @@ export function weightOrderRows<T>(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-  list?: { source: { from: string; args: unknown[] }; countFrom?: object },
+  list?: { source: { from: string; args: unknown[] }; countFrom?: SqlList<unknown>['countFrom'] },
 ): ((limit: number, offset: number) => T[]) | undefined {
   if (filters.orderColumn !== 'weight') return undefined;
   if (scope.projectId === undefined || filters.search || filters.idSets.length || scope.idSets?.length) return list && weightSegmentRows<T>(rc, filters.sort, list.source, list.countFrom);
@@ -106,7 +106,7 @@ const WEIGHT_SEGMENTS = 64;
  * first term is an expression no index holds: SQLite sorted every issue of the scope (a group of
  * a million: 190 ms a page).
  */
-function weightSegmentRows<T>(rc: RequestContext, sort: SortDirection, source: { from: string; args: unknown[] }, countFrom?: object): ((limit: number, offset: number) => T[]) | undefined {
+function weightSegmentRows<T>(rc: RequestContext, sort: SortDirection, source: { from: string; args: unknown[] }, countFrom?: SqlList<unknown>['countFrom']): ((limit: number, offset: number) => T[]) | undefined {
   const weights = (
     rc.svc.db
       .prepare(
@@ -120,6 +120,6 @@ function weightSegmentRows<T>(rc: RequestContext, sort: SortDirection, source: {
   ).map((r) => r.v);
   if (weights.length > WEIGHT_SEGMENTS) return undefined;
   if (sort === 'desc') weights.reverse();
-  const walk = filteredWalk(rc, 'Issue', source, countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined);
+  const walk = filteredWalk(rc, 'Issue', source, countInHand(countFrom));
   return segmentedRows<T>(rc, 'Issue', [...weights.map((w) => walk.segment('x.weight = ?', [w], 'DESC')), walk.segment('x.weight IS NULL', [], 'DESC')]);
 }

@@ -1,7 +1,7 @@
 import { anyGroupLabelPriority } from '../labels/priorities';
 import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql } from './feature-access';
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countInHand, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import type { Db } from '../../db/connection';
@@ -411,7 +411,7 @@ export function computedOrderRows<T>(
   plain: boolean,
   seesAll: boolean,
   source?: { from: string; args: unknown[] },
-  countFrom?: object,
+  countFrom?: SqlList<unknown>['countFrom'],
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
   if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
@@ -423,7 +423,7 @@ export function computedOrderRows<T>(
           rc,
           type,
           source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args },
-          countFrom && 'counted' in countFrom ? (countFrom.counted as number) : undefined,
+          countInHand(countFrom),
           // A project's list filtered by its records' own columns (state, author), for a caller who
           // sees every record: its rows move only with writes to them (listVersion).
           plain && seesAll && scope.projectId !== undefined && filters.counted && filters.counted.milestone === null && !scope.idSets?.length
