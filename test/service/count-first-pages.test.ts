@@ -11,15 +11,16 @@ import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/
  */
 let s: TestService;
 let project: number;
+let group: number;
 const N = 90;
 
-// Merged: every 3rd (30); of them, the milestone on every 2nd (15 without); `rare` on 5 opened ones.
+// Merged: every 3rd (30); of them, the milestone on every 2nd (15 without); `rare` on 5 opened ones, `common` on 60 (none merged).
 const stateOf = (i: number): string => (i % 3 === 0 ? 'merged' : 'opened');
 const titleOf = (i: number): string => `${['Alpha', 'beta', 'Gamma'][i % 3]} ${(i * 7) % 13}`;
 
 beforeAll(async () => {
   s = await TestService.start();
-  const group = (await s.createGroup({ visibility: 'public' })).id;
+  group = (await s.createGroup({ visibility: 'public' })).id;
   project = (await s.createProject({ name: 'counted', namespace_id: group, visibility: 'public' })).id;
   const v1 = (await s.post(`/projects/${project}/milestones`, { title: 'v1' })).body.id as number;
   const ctx = s.service.context;
@@ -30,7 +31,7 @@ beforeAll(async () => {
         title: titleOf(i),
         description: null,
         authorId: 1,
-        labels: i % 18 === 1 ? ['rare'] : [],
+        labels: [...(i % 18 === 1 ? ['rare'] : []), ...(i % 3 ? ['common'] : [])],
         milestoneId: i % 6 === 0 ? v1 : null,
         createdAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
         updatedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
@@ -103,6 +104,41 @@ describe('a page past the first of a list counted by SQL', () => {
       const res = await s.get(`/projects/${project}/issues`, { query: { state: 'opened', labels: 'rare', 'not[labels]': 'other', order_by: 'title', per_page: '2', page: String(page) } });
       expect(ids(res), `page ${page}`).toEqual(want.slice((page - 1) * 2, page * 2));
       expectCounted(res, 5, 2);
+    }
+  });
+});
+
+/**
+ * A scope of many projects (a group, the instance) ordered by a column no index of it holds (title,
+ * merged_at): SQLite sorts every record of the scope, so a label's set is read and sorted instead,
+ * however many records carry it (idSetLists). The same rows, order and headers.
+ */
+describe('a label over many projects, by title or merge date', () => {
+  it('reads the label\'s records and sorts them; every page as the records say', async () => {
+    const rows = s.service.context.db.prepare('SELECT id, title, merged_at, labels FROM merge_requests WHERE project_id = ?').all(project) as {
+      id: number;
+      title: string;
+      merged_at: string | null;
+      labels: string;
+    }[];
+    const common = rows.filter((r) => JSON.parse(r.labels).includes('common'));
+    // Opened or closed (none merged): 60 of the 90, past the bound a walk is chosen by (sqrt(21 x 90) = 43).
+    expect(common.length).toBe(60);
+    const key = (column: 'title' | 'merged_at', r: (typeof rows)[number]): string => r[column] ?? '';
+    for (const [order, sort] of [['title', 'asc'], ['title', 'desc'], ['merged_at', 'desc']] as const) {
+      const dir = sort === 'asc' ? 1 : -1;
+      const want = [...common].sort((a, b) => dir * (key(order, a) < key(order, b) ? -1 : key(order, a) > key(order, b) ? 1 : a.id - b.id)).map((r) => r.id);
+      for (const [path, scope] of [[`/groups/${group}/merge_requests`, {}], ['/merge_requests', { scope: 'all' }]] as const) {
+        const query = { labels: 'common', order_by: order, sort, ...scope };
+        const reads = await pagedReads(s, async () => void (await s.get(path, { query })));
+        expect(reads.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain('CROSS JOIN');
+        for (let page = 1; page <= 4; page++) {
+          const res = await s.get(path, { query: { ...query, per_page: '25', page: String(page) } });
+          expect(ids(res), `${path} ${order} ${sort} page ${page}`).toEqual(want.slice((page - 1) * 25, page * 25));
+          expectCounted(res, 60, 25);
+          expect(res.headers.get('x-next-page')).toBe(page < 3 ? String(page + 1) : '');
+        }
+      }
     }
   });
 });

@@ -1462,6 +1462,9 @@ export function indexedScopeCount(table: 'issues' | 'merge_requests', scope: Sco
  * it stops at its cap (`x.id IN (<set>)` would read the whole set first: a quarter of a million
  * ids for a milestone on that many records).
  */
+/** Orders of a record's own column that no index of a scope of many projects holds (due dates have issues_due, walked for the few that carry one). */
+const UNWALKED_ORDERS = ['title', 'merged_at'];
+
 export function idSetLists(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
@@ -1502,10 +1505,14 @@ export function idSetLists(
     args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...args],
   };
   const { indexed } = smallest;
+  // An order no index of a scope of many projects holds (title, merge date): walking it
+  // reads every record of the scope and sorts them, so the smallest set, read and sorted, reads
+  // fewer (the instance's opened merge requests with label-1 by title: 920,000 records for 111,000).
+  const sortsScope = scope.projectId === undefined && !filters.priority && UNWALKED_ORDERS.includes(filters.orderColumn);
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : bySet;
-  if (matches < bound) {
+  if (matches < bound || sortsScope) {
     const covered = coveredSet(smallest, sets.length, scope, filters, where);
     if (!covered) return { page: bySet, count };
     // The set's ids in the list's order from its own index, read once for the count and the page
