@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from './migrations';
 import { applyMigrations } from './migrations';
-import { MEMORY_BUDGET } from '../memory';
+import { MEMORY_BUDGET, deleteOldest } from '../memory';
 
 export type Db = Database.Database;
 
@@ -525,7 +525,7 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
   Object.freeze(entity);
   if (!entityJson.has(entity)) entityJson.set(entity, null);
   if (known) store.delete(key);
-  else if (store.size >= UNCHANGED_ENTITIES) store.delete(store.keys().next().value as string);
+  else if (store.size >= UNCHANGED_ENTITIES) deleteOldest(store);
   store.set(key, { row, inputs, entity });
   return entity;
 }
@@ -631,7 +631,7 @@ function entityList(value: object[]): string | Buffer {
     at += out.write(texts[i], at, ascii ? 'latin1' : 'utf8');
   }
   out[at++] = 0x5d; // ]
-  if (recentBodies.size >= RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value as object);
+  if (recentBodies.size >= RECENT_BODIES) deleteOldest(recentBodies);
   recentBodies.set(value[0], { entities: value.slice(), body: out });
   return out;
 }
