@@ -31,7 +31,12 @@ it('leaves the same entries as deleting the first key in insertion order', () =>
           m.set(key, step);
         }
       }
-      if (op === 19) while (map.size) (deleteOldest(map), want.delete(want.keys().next().value as number));
+      if (op === 19) {
+        while (map.size) {
+          deleteOldest(map);
+          want.delete(want.keys().next().value as number);
+        }
+      }
       expect([...map]).toEqual([...want]);
     }
   }
