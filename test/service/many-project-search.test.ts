@@ -322,7 +322,8 @@ describe('a term no record holds', () => {
   it('answers an empty list at every scope without reading or counting records; a term some record holds again after a write', async () => {
     const lists = [`/projects/${inGroup[0]}/merge_requests`, `/groups/${group}/merge_requests`, '/merge_requests', `/projects/${inGroup[0]}/issues`, `/groups/${group}/issues`, '/issues'];
     for (const path of lists) {
-      for (const query of [{ search: 'zzz' }, { search: 'zzz', scope: 'all', state: 'opened', order_by: 'title', page: '3' }, { search: 'zzz', labels: 'Any', order_by: 'popularity' }]) {
+      const queries: Record<string, string>[] = [{ search: 'zzz' }, { search: 'zzz', scope: 'all', state: 'opened', order_by: 'title', page: '3' }, { search: 'zzz', labels: 'Any', order_by: 'popularity' }];
+      for (const query of queries) {
         let res!: ApiResult;
         const reads = await preparedBy(s, async () => {
           res = await s.get(path, { query });
