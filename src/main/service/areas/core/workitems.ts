@@ -26,7 +26,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
-import { projectRecordsAtLeast, readsOnly } from './count-versions';
+import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
@@ -1591,7 +1591,11 @@ export function dateLagList<T>(
   const order = filters.orderColumn;
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
-  if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
+  // An administrator's own records (`scope`'s author, no project condition) walk the instance's
+  // buckets as scope=all does, when they are many (few are read by the author's index and sorted).
+  const ownInstance = !inProject && !scope.instance && !scope.projects && !scope.unindexed && !scope.idSets?.length;
+  if (ownInstance && !manyScopeRecords(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope)) return undefined;
+  if (!inProject && !scope.instance && !ownInstance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
   // Other ways to count a project's list (see DateLagTable.counts): an author's records by the
   // author's index (by creation date: a created_* range seeks, else countDirection), counted by the
   // filter counters (core/018, core/028); a label's records by the label's rows in the range of a
@@ -1626,8 +1630,10 @@ export function dateLagList<T>(
     }
     return ways;
   };
-  // Conditions on the records alone: deep pages may start from an anchor while no record is written (count-versions.ts readsOnly).
-  const ownTable = readsOnly(`FROM ${table} x WHERE ${where.join(' AND ')}`, table);
+  // Conditions on the records alone: deep pages may start from an anchor while no record is written
+  // (count-versions.ts recordsVersion: a group's projects by the sum of their versions).
+  const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
+  const versioned = records?.reads(`FROM ${table} x WHERE ${where.join(' AND ')}`) ? records : undefined;
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1638,7 +1644,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
         counts: counts(scope.projectId!),
         log: writesOf(table),
-        version: ownTable ? () => listVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope.projectId!) : undefined,
+        version: versioned?.version,
       }
     : {
         table,
@@ -1648,7 +1654,8 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
-        version: ownTable ? () => lastListWrite(rc.svc.db) : undefined,
+        version: versioned?.version,
+        versionKey: versioned?.key,
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
