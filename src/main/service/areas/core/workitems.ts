@@ -429,6 +429,7 @@ export function computedOrderRows<T>(
           plain && seesAll && scope.projectId !== undefined && filters.counted && filters.counted.milestone === null && !scope.idSets?.length
             ? ((projectId: number) => () => listVersion(rc, type, projectId))(scope.projectId)
             : undefined,
+          scope.projectId !== undefined ? ((projectId: number) => () => projectRecords(rc, type, projectId))(scope.projectId) : undefined,
         )
       : undefined);
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
@@ -1329,6 +1330,11 @@ export function idOrderAnchors<T extends { id: number }>(
  * instance), perhaps in one state, from the state counters (core/017): the type's counter rows,
  * each checked against the projects, rather than one lookup per project.
  */
+/** A project's records of every state, from the state counters. */
+function projectRecords(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number): number {
+  return (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }).n;
+}
+
 function scopeStateCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, state: string | null): number {
   const projects = scope.instance ? '' : ` AND +project_id IN (${scope.projects})`;
   const row = rc.svc.db
