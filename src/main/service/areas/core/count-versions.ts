@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../http/route';
 import { COUNT_LIMIT, countUpTo } from '../../http/pagination';
-import type { Db } from '../../db/connection';
+import { type Db, tableVersion } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
 import { type Scope, lastListWrite, listVersion } from './workitems';
 
@@ -32,7 +32,7 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
     // An issue's epic link (epic_id filters) moves epics/015's version: one link written changes one issue's membership.
     const links = type === 'Issue' && !own.reads(from) && own.reads(from, EPIC_LINKS);
     if (!links && !own.reads(from)) return undefined;
-    const version = links ? () => own.version() + tableVersion(db, EPIC_LINKS) : own.version;
+    const version = links ? () => own.version() + tableVersionOf(db, EPIC_LINKS) : own.version;
     const key = JSON.stringify(['past limit', own.key, from, args]);
     return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
   };
@@ -145,8 +145,8 @@ export function projectRecordsAtLeast(rc: RequestContext, type: 'Issue' | 'Merge
 const EPIC_LINKS = 'epic_issues';
 
 /** A table's version in table_versions (core/099, epics/015; 0 before its migration). */
-function tableVersion(db: Db, name: string): number {
-  return (db.prepare('SELECT coalesce((SELECT version FROM table_versions WHERE name = ?), 0) AS v').get(name) as { v: number }).v;
+function tableVersionOf(db: Db, name: string): number {
+  return tableVersion(db, name) ?? 0;
 }
 
 /** Every table `sql` reads (after FROM or JOIN) is `table` (or `also`), and it names no time that moves on its own. */

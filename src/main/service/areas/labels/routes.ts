@@ -5,8 +5,7 @@ import { paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
-import { prioritizeGroupLabel } from './priorities';
-import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, findLabelById, labelCountsMany, labelListSql, setSubscription, updateLabel } from './labels';
+import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, labelCountsMany, labelListSql, promoteLabel, setSubscription, updateLabel } from './labels';
 import { label, labels } from './entities';
 import { ApiError } from '../../http/errors';
 import { checkUnmodifiedSince } from '../../http/conditional';
@@ -123,27 +122,14 @@ export function registerLabelRoutes(r: Router): void {
     }
   }
 
-  /** Turns a project label into a label of the project's group (merging into an existing one). */
+  /** Turns a project label into a label of the project's group, merging its group's projects' labels of that title (promoteLabel). */
   r.put('/projects/:id/labels/:label_id/promote', (rc) => {
     const project = loadProject(rc, Access.MAINTAINER);
     const parent: LabelParent = { kind: 'project', project };
     const current = findOwnLabel(rc, parent, rc.path.label_id);
     const ns = findNamespaceById(rc.svc, project.namespace_id)!;
     if (ns.kind !== 'group') throw new ApiError(400, { message: 'Failed to promote label due to internal error. Please contact administrators.' });
-    const promoted = inTransaction(rc.svc.db, () => {
-      const existing = rc.svc.db.prepare('SELECT * FROM labels WHERE group_id = ? AND title = ?').get(ns.id, current.title) as LabelRow | undefined;
-      let row: LabelRow;
-      if (existing) {
-        rc.svc.db.prepare('DELETE FROM labels WHERE id = ?').run(current.id);
-        row = existing;
-      } else {
-        rc.svc.db.prepare('UPDATE labels SET project_id = NULL, group_id = ?, priority = NULL WHERE id = ?').run(ns.id, current.id);
-        row = findLabelById(rc.svc, current.id)!;
-      }
-      // PromoteService#update_priorities: the project keeps the label's priority, now the group label's there.
-      if (current.priority !== null) prioritizeGroupLabel(rc.svc.db, project.id, row.id, current.priority);
-      return row;
-    });
+    const promoted = inTransaction(rc.svc.db, () => promoteLabel(rc.svc, current, ns.id));
     rc.status = 200;
     return label(rc, promoted, { counts: true, fromProject: false });
   });

@@ -245,8 +245,12 @@ function searchNotes(rc: RequestContext, project: Project, term: string): Record
   const conditions = ['n.project_id = ?', 'n.system = 0'];
   const args: unknown[] = [project.id];
   const level = effectiveProjectAccess(rc.svc, rc.user, project);
-  const seesAll = level >= Access.PLANNER;
-  if (!seesAll) {
+  // NotesFinder reads each noteable type through its finder: none of a feature the caller may not use (feature-access.ts).
+  const hiddenTypes = (['Issue', 'MergeRequest'] as const).filter((type) => !featureAvailable(rc.svc, rc.user, project, type));
+  // `+`: a condition checked on each note, never an index's choice.
+  for (const type of hiddenTypes) addFilter(conditions, args, '+n.noteable_type != ?', type);
+  const seesAll = level >= Access.PLANNER && hiddenTypes.length === 0;
+  if (level < Access.PLANNER) {
     conditions.push('n.internal = 0');
     // Notes on confidential issues only for their author and assignees below Planner.
     const uid = rc.user?.id ?? -1;
