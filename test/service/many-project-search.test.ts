@@ -272,3 +272,78 @@ describe('a common term on a group’s or the instance’s issues', () => {
     }
   });
 });
+
+describe("the caller's own records searched (`/merge_requests`' and `/issues`' default scope, created_by_me)", () => {
+  // Every record here is the administrator's (user 1): created_by_me holds them all.
+  it('a rare term reads its matches from the index as a set, each record checked against the rest once; rows and counts as the table says', async () => {
+    for (const [path, table] of [['/merge_requests', 'merge_requests'], ['/issues', 'issues']] as const) {
+      const rare = expected(table, null, 'gamma 1');
+      expect(rare.length).toBeGreaterThan(20);
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(path, { query: { search: 'Gamma 1', per_page: '10', page: '2' } });
+      });
+      expect(res.headers.get('x-total')).toBe(String(rare.length));
+      expect(res.headers.get('x-total-pages')).toBe(String(Math.ceil(rare.length / 10)));
+      expect(ids(res)).toEqual(rare.slice(10, 20));
+      // The matches read once as the set's rows, not every match built into a list per statement,
+      // and the index not asked again about each record read from them.
+      const fromSet = reads.filter((sql) => sql.includes(`FROM (SELECT DISTINCT +s.rowid & 4294967295 AS id FROM ${table}_search s WHERE s.${table}_search MATCH ?) s CROSS JOIN ${table} x`));
+      expect(fromSet.length).toBeGreaterThan(0);
+      for (const sql of fromSet) expect(sql).not.toContain('s.rowid = ((x.project_id << 32) + x.id)');
+      expect(reads.some((sql) => sql.includes('x.id IN (SELECT s.rowid & 4294967295'))).toBe(false);
+      // With a state and another order: the same rule.
+      const closed = expected(table, null, 'gamma 1', "x.state = 'closed'", 'title', 'asc');
+      const both = await s.get(path, { query: { search: 'gamma 1', state: 'closed', order_by: 'title', sort: 'asc', per_page: '2' } });
+      expect(both.headers.get('x-total')).toBe(String(closed.length));
+      expect(ids(both)).toEqual(closed.slice(0, 2));
+    }
+  });
+
+  it('a common term: the rows and the count past 10,000 as before (the matches a list once per statement)', async () => {
+    const all = expected('merge_requests', null, 'alpha');
+    expect(all.length).toBeGreaterThan(10_000);
+    let res!: ApiResult;
+    const reads = await preparedBy(s, async () => {
+      res = await s.get('/merge_requests', { query: { search: 'alpha', per_page: '50', page: '3' } });
+    });
+    expectUncounted(res, '4');
+    expect(ids(res)).toEqual(all.slice(100, 150));
+    // Not a probe per record (10,001 of them to count).
+    expect(reads.some((sql) => sql.includes('s.rowid = ((x.project_id << 32) + x.id)'))).toBe(false);
+    const issues = expected('issues', null, 'alpha', "x.state = 'opened'");
+    const opened = await s.get('/issues', { query: { search: 'alpha', state: 'opened', page: '4' } });
+    expect(opened.headers.get('x-total')).toBe(String(issues.length));
+    expect(ids(opened)).toEqual(issues.slice(60, 80));
+  });
+});
+
+describe('a term no record holds', () => {
+  it('answers an empty list at every scope without reading or counting records; a term some record holds again after a write', async () => {
+    const lists = [`/projects/${inGroup[0]}/merge_requests`, `/groups/${group}/merge_requests`, '/merge_requests', `/projects/${inGroup[0]}/issues`, `/groups/${group}/issues`, '/issues'];
+    for (const path of lists) {
+      const queries: Record<string, string>[] = [{ search: 'zzz' }, { search: 'zzz', scope: 'all', state: 'opened', order_by: 'title', page: '3' }, { search: 'zzz', labels: 'Any', order_by: 'popularity' }];
+      for (const query of queries) {
+        let res!: ApiResult;
+        const reads = await preparedBy(s, async () => {
+          res = await s.get(path, { query });
+        });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual([]);
+        expect(res.headers.get('x-total')).toBe('0');
+        expect(res.headers.get('x-total-pages')).toBe('1');
+        expect(res.headers.get('x-next-page')).toBe('');
+        // No record read: neither the list's rows nor a count of them (but a scope's records
+        // counted up to 1,001, to choose how it asks the index).
+        expect(reads.filter((sql) => /FROM (merge_requests|issues) x\b/.test(sql) && !sql.endsWith('LIMIT 1001)'))).toEqual([]);
+      }
+    }
+    const one = s.service.context.db.prepare('SELECT iid FROM merge_requests WHERE project_id = ? LIMIT 1').get(inGroup[0]) as { iid: number };
+    expect((await s.put(`/projects/${inGroup[0]}/merge_requests/${one.iid}`, { title: 'Now zzz' })).status).toBe(200);
+    for (const path of lists.slice(0, 3)) {
+      const res = await s.get(path, { query: { search: 'ZZZ' } });
+      expect(res.headers.get('x-total')).toBe('1');
+      expect(res.body.map((x: any) => x.title)).toEqual(['Now zzz']);
+    }
+  });
+});

@@ -168,11 +168,13 @@ describe('order_by=label_priority and order_by=priority', () => {
     // PUT on a group label through a project is a 404 in GitLab too (update_label: include_ancestor_groups false).
     const grouped = (db.prepare("SELECT id FROM labels WHERE title = 'grouped'").get() as { id: number }).id;
     expect((await s.put(`/projects/${projectA}/labels/${grouped}`, { priority: 1 })).status).toBe(404);
-    ok(await s.put(`/projects/${projectA}/labels/${promotedId}/promote`, {}));
+    // Labels::PromoteService makes a new group label (a new id); the project label is gone.
+    const liftedId = ok(await s.put(`/projects/${projectA}/labels/${promotedId}/promote`, {})).id;
+    expect((await s.get(`/projects/${projectA}/labels/${promotedId}`)).status).toBe(404);
     const label = (list: { name: string; priority?: number | null; is_project_label?: boolean }[]) => list.find((l) => l.name === 'lifted');
     expect(label(ok(await s.get(`/projects/${projectA}/labels`, { query: { per_page: '100' } })))).toMatchObject({ priority: 1, is_project_label: false });
     expect(label(ok(await s.get(`/projects/${projectB}/labels`, { query: { per_page: '100' } })))).toMatchObject({ priority: null, is_project_label: false });
-    expect(ok(await s.get(`/projects/${projectA}/labels/${promotedId}`))).toMatchObject({ priority: 1 });
+    expect(ok(await s.get(`/projects/${projectA}/labels/${liftedId}`))).toMatchObject({ priority: 1 });
     expect(label(ok(await s.get(`/groups/${group}/labels`)))).not.toHaveProperty('priority');
     // Some records of each project carry it: first in A's lists (priority 1, above p2), unkeyed in B's.
     for (const project of [projectA, projectB]) {

@@ -549,12 +549,15 @@ describe("labels lists at scale: counted from each owner's counter, deep pages a
       .run(top);
     owned.push({ id: Number(direct.lastInsertRowid), title: 'm-direct', owner: 'top' });
     await expectTotals();
-    // Deleted; promoted to the project's group (moving from the project to the group); the same title in the group already: merged away.
+    // Deleted; promoted to the project's group (a new group label in its place); the same title in the group already: merged away.
     expect((await s.del(`/projects/${inSub}/labels/${made.body.id}`)).status).toBe(204);
     owned.splice(owned.findIndex((l) => l.id === made.body.id), 1);
     const promoted = owned.find((l) => l.owner === 'inSub' && l.title === 't-00014-p')!;
-    expect((await s.put(`/projects/${inSub}/labels/${promoted.id}/promote`, {})).status).toBe(200);
+    const lifted = await s.put(`/projects/${inSub}/labels/${promoted.id}/promote`, {});
+    expect(lifted.status).toBe(200);
+    // Labels::PromoteService: a new group label (a new id) takes the project label's place.
     promoted.owner = 'sub';
+    promoted.id = lifted.body.id;
     const twin = s.service.context.db
       .prepare("INSERT INTO labels (group_id, project_id, title, color, created_at, updated_at) VALUES (NULL, ?, 't-00014-p', '#428bca', '2024-01-01', '2024-01-01')")
       .run(inSub);

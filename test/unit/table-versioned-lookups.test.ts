@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { cachedLookup, inTransaction, lookupKnown } from '../../src/main/service/db/connection';
+import { cachedLookup, inTransaction, lookupKnown, tableVersion } from '../../src/main/service/db/connection';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 
 /**
@@ -81,5 +81,50 @@ it('lets every value go at any write on a database before core/099', () => {
   db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
   expect(user(11)).not.toBe(first);
   expect(user(11)).toEqual(first);
+  db.close();
+});
+
+it('reads every table version in one statement per generation, and each anew after any write', () => {
+  const db = openToday(join(dir, 'versions.db'));
+  seed(db);
+  const prepare = db.prepare;
+  const versionReads: string[] = [];
+  db.prepare = ((sql: string) => (/table_versions/.test(sql) && /^\s*SELECT/i.test(sql) && versionReads.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+  const own = (name: string) => (prepare.call(db, 'SELECT version FROM table_versions WHERE name = ?').get(name) as { version: number }).version;
+  const { user } = readers(db);
+  const group = (id: number) => cachedLookup(db, 'group', id, () => prepare.call(db, 'SELECT * FROM namespaces WHERE id = ?').get(id) as { name: string } | undefined, ['namespaces']);
+  const users = own('users');
+  const namespaces = own('namespaces');
+  db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
+  versionReads.length = 0;
+  // Two kinds of two tables and the versions themselves: one statement for all of them.
+  expect(user(11)?.name).toBe('User 11');
+  expect(group(50)?.name).toBe('renamed');
+  expect(tableVersion(db, 'users')).toBe(users);
+  expect(tableVersion(db, 'namespaces')).toBe(namespaces + 1);
+  expect(tableVersion(db, 'no_such_table')).toBeUndefined();
+  expect(versionReads).toEqual(['SELECT name, version FROM table_versions']);
+  // Each kind of write ends the generation: the versions are read again and show it.
+  for (const write of [
+    () => db.prepare("UPDATE users SET name = 'Other' WHERE id = 12").run(),
+    () => db.exec("UPDATE users SET name = 'By exec' WHERE id = 12"),
+    () => db.prepare('DELETE FROM users WHERE id = 12').run(),
+  ]) {
+    const before = tableVersion(db, 'users')!;
+    write();
+    expect(tableVersion(db, 'users')).toBe(before + 1);
+    expect(tableVersion(db, 'users')).toBe(own('users'));
+  }
+  // Inside a transaction: read afresh, its own writes seen; a rollback leaves the committed version.
+  const committed = tableVersion(db, 'users')!;
+  expect(() =>
+    inTransaction(db, () => {
+      db.prepare("UPDATE users SET name = 'Rolled back' WHERE id = 11").run();
+      expect(tableVersion(db, 'users')).toBe(committed + 1);
+      throw new Error('roll back');
+    }),
+  ).toThrow('roll back');
+  expect(tableVersion(db, 'users')).toBe(committed);
+  db.prepare = prepare;
   db.close();
 });

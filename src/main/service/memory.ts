@@ -101,3 +101,25 @@ export function boundHeap(budget: { youngGenerationMb: number; oldGenerationGrow
   check();
   new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
 }
+
+/** Each bounded cache's walk through its own keys, oldest first (deleteOldest). */
+const oldestKeys = new WeakMap<Map<unknown, unknown>, Iterator<unknown>>();
+
+/**
+ * Deletes the oldest entry of `map` (the first in insertion order), as `map.delete(map.keys().next().value)`
+ * does. That starts a new walk from the table's first slot each time, through every slot an earlier
+ * delete left empty (V8 compacts a Map only when it grows or shrinks a lot): a cache kept at its bound
+ * by deleting its oldest entry per insert paid ~2-3 us per delete at 1,000-2,000 entries (20 per page).
+ * One walk kept per map goes on from where it stopped: every entry before it is gone (deleted, or
+ * deleted and set again, which puts it at the end), so the next it yields is the oldest left.
+ */
+export function deleteOldest<K>(map: Map<K, unknown>): void {
+  let keys = oldestKeys.get(map) as Iterator<K> | undefined;
+  let next = keys?.next();
+  if (next === undefined || next.done) {
+    keys = map.keys();
+    oldestKeys.set(map, keys);
+    next = keys.next();
+  }
+  if (!next.done) map.delete(next.value);
+}

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from './migrations';
 import { applyMigrations } from './migrations';
-import { MEMORY_BUDGET } from '../memory';
+import { MEMORY_BUDGET, deleteOldest } from '../memory';
 
 export type Db = Database.Database;
 
@@ -375,12 +375,15 @@ interface LookupState {
   kindVersions: Map<string, number[]>;
   /** Such kinds found current in generation `entriesGeneration`. */
   kindsChecked: Set<string>;
+  /** Every table's version (core/099's table_versions) as read in generation `versionsGeneration` (tableVersion). */
+  versions: Map<string, number> | null;
+  versionsGeneration: number;
 }
 const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set() }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set(), versions: null, versionsGeneration: -1 }));
   return state;
 }
 
@@ -428,7 +431,34 @@ function startEntriesGeneration(state: LookupState): void {
   state.entriesGeneration = state.generation;
 }
 
-const TABLE_VERSION_SQL = 'SELECT version FROM table_versions WHERE name = ?';
+const TABLE_VERSIONS_SQL = 'SELECT name, version FROM table_versions';
+
+/**
+ * A table's version in core/099's table_versions (moved by every write to a row of it), undefined
+ * for a table without one. Every version is read in one statement once per generation (as a
+ * remembered read of one name was): a page that checks the versions of five or six tables (its
+ * counts', users', milestones', namespaces') after a write made a statement of each, ~7-10 us
+ * apiece in WAL mode (the read's locks), where the whole table (a few rows) costs one. Read afresh
+ * inside a transaction. Throws on a database without the table (before core/099).
+ */
+export function tableVersion(db: Db, name: string): number | undefined {
+  return tableVersions(db, lookupState(db)).get(name);
+}
+
+function tableVersions(db: Db, state: LookupState): Map<string, number> {
+  if (transactionOpen(db, state)) return readTableVersions(db);
+  if (state.versionsGeneration !== state.generation || state.versions === null) {
+    state.versions = readTableVersions(db);
+    state.versionsGeneration = state.generation;
+  }
+  return state.versions;
+}
+
+function readTableVersions(db: Db): Map<string, number> {
+  const versions = new Map<string, number>();
+  for (const r of db.prepare(TABLE_VERSIONS_SQL).all() as { name: string; version: number }[]) versions.set(r.name, r.version);
+  return versions;
+}
 
 /**
  * Keeps a table kind's values only while each of its tables' versions (core/099, moved by every
@@ -441,7 +471,8 @@ function checkTableKind(db: Db, state: LookupState, kind: string): void {
   state.kindsChecked.add(kind);
   let now: number[] | null = [];
   try {
-    for (const table of state.tableKinds.get(kind)!) now.push((db.prepare(TABLE_VERSION_SQL).get(table) as { version: number } | undefined)?.version ?? -1);
+    const versions = tableVersions(db, state);
+    for (const table of state.tableKinds.get(kind)!) now.push(versions.get(table) ?? -1);
   } catch {
     now = null;
   }
@@ -494,7 +525,7 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
   Object.freeze(entity);
   if (!entityJson.has(entity)) entityJson.set(entity, null);
   if (known) store.delete(key);
-  else if (store.size >= UNCHANGED_ENTITIES) store.delete(store.keys().next().value as string);
+  else if (store.size >= UNCHANGED_ENTITIES) deleteOldest(store);
   store.set(key, { row, inputs, entity });
   return entity;
 }
@@ -600,7 +631,7 @@ function entityList(value: object[]): string | Buffer {
     at += out.write(texts[i], at, ascii ? 'latin1' : 'utf8');
   }
   out[at++] = 0x5d; // ]
-  if (recentBodies.size >= RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value as object);
+  if (recentBodies.size >= RECENT_BODIES) deleteOldest(recentBodies);
   recentBodies.set(value[0], { entities: value.slice(), body: out });
   return out;
 }

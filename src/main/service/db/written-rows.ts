@@ -1,5 +1,5 @@
 import type { Db } from './connection';
-import { MEMORY_BUDGET } from '../memory';
+import { MEMORY_BUDGET, deleteOldest } from '../memory';
 
 /**
  * A table's write log: a table its triggers append to on every insert, update and delete of its
@@ -62,7 +62,7 @@ export function rowsByIds<T>(db: Db, log: WriteLog, ids: number[]): T[] {
   for (const id of ids) if (!rows.has(id)) (missing ??= []).push(id);
   if (missing) {
     for (const row of db.prepare(byIdSql(log.table)).all(JSON.stringify(missing)) as Row[]) {
-      if (rows.size >= REMEMBERED_ROWS) rows.delete(rows.keys().next().value as number);
+      if (rows.size >= REMEMBERED_ROWS) deleteOldest(rows);
       rows.set(row.id as number, Object.freeze(row));
     }
   }

@@ -75,8 +75,34 @@ function setUncountedPaginationHeaders(rc: RequestContext, page: Page, hasNext: 
   });
 }
 
-const pageLink = (rc: RequestContext, page: Page, to: number, rel: string): string =>
-  `<${requestUrlWith(rc, ['page', 'per_page'], [['page', String(to)], ['per_page', String(page.perPage)]])}>; rel="${rel}"`;
+const pageLink = (rc: RequestContext, page: Page, to: number, rel: string): string => `<${pageUrl(rc, to, page.perPage)}>; rel="${rel}"`;
+
+/** A request's query without `page` and `per_page`, each pair encoded, sorted by name: made once for a page's two to four links. */
+const otherParams = new WeakMap<RequestContext, { names: string[]; pairs: string[] }>();
+
+/**
+ * requestUrlWith(rc, ['page', 'per_page'], [['page', to], ['per_page', perPage]]): the other
+ * parameters sorted and encoded once per request (the same for each of its links), the two
+ * numbers put in their places (no other parameter has their names; 'page' sorts before 'per_page').
+ */
+function pageUrl(rc: RequestContext, to: number, perPage: number): string {
+  let rest = otherParams.get(rc);
+  if (!rest) {
+    const query = rc.queryPairs.filter(([k]) => k !== 'page' && k !== 'per_page').sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    rest = { names: query.map(([k]) => k), pairs: query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`) };
+    otherParams.set(rc, rest);
+  }
+  const { names, pairs } = rest;
+  let qs = '';
+  let placed = 0;
+  const added = [`page=${to}`, `per_page=${perPage}`];
+  for (let i = 0; i < names.length; i++) {
+    while (placed < 2 && names[i] > (placed === 0 ? 'page' : 'per_page')) qs += (qs ? '&' : '') + added[placed++];
+    qs += (qs ? '&' : '') + pairs[i];
+  }
+  while (placed < 2) qs += (qs ? '&' : '') + added[placed++];
+  return `${rc.baseUrl}${rc.pathname}?${qs}`;
+}
 
 /**
  * The request's own URL (same scheme, host and port the client used) with the `drop` parameters

@@ -5,9 +5,9 @@ import { paginate, limitSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { checkUnmodifiedSince } from '../../http/conditional';
 import { Access, effectiveProjectAccess, loadProject } from '../core/access';
-import type { NoteRow } from '../core/entities';
+import type { IssueRow, MergeRequestRow, NoteRow } from '../core/entities';
 import type { Project } from '../core/projects';
-import { findIssue, findMergeRequest } from '../core/workitems';
+import { featureAvailable } from '../core/feature-access';
 import { canReadIssue } from '../core/routes/issues';
 import { findSnippet, canReadSnippet } from '../snippets/snippets';
 import { loadSnippetsProject } from '../snippets/load';
@@ -34,7 +34,9 @@ interface Loaded {
 /**
  * The awardable a route names (API::Helpers::AwardEmoji#awardable): a missing record is a bare
  * RecordNotFound 404; whether the caller may read it is answered separately (the routes then say
- * "404 Award Emoji Not Found").
+ * "404 Award Emoji Not Found"). The issue or merge request is found in the project's own records
+ * (`user_project.issues.find_by!`), whatever its feature's level: that level is read_issue's /
+ * read_merge_request's, so `readable`.
  */
 function loadAwardable(rc: RequestContext, spec: AwardableSpec): Loaded {
   const raw = rc.path[spec.idParam];
@@ -44,13 +46,13 @@ function loadAwardable(rc: RequestContext, spec: AwardableSpec): Loaded {
   let readable: boolean;
   if (spec.type === 'Issue') {
     project = loadProject(rc);
-    const issue = findIssue(rc, project, raw);
+    const issue = recordByIid<IssueRow>(rc, 'issues', project, raw);
     parent = { type: 'Issue', id: issue.id };
-    readable = canReadIssue(rc, project, issue);
+    readable = featureAvailable(rc.svc, rc.user, project, 'Issue') && canReadIssue(rc, project, issue);
   } else if (spec.type === 'MergeRequest') {
     project = loadProject(rc);
-    parent = { type: 'MergeRequest', id: findMergeRequest(rc, project, raw).id };
-    readable = true;
+    parent = { type: 'MergeRequest', id: recordByIid<MergeRequestRow>(rc, 'merge_requests', project, raw).id };
+    readable = featureAvailable(rc.svc, rc.user, project, 'MergeRequest');
   } else {
     project = loadSnippetsProject(rc);
     const snippet = findSnippet(rc.svc, Number(raw));
@@ -66,6 +68,12 @@ function loadAwardable(rc: RequestContext, spec: AwardableSpec): Loaded {
   // Internal notes are for Planners and up, like the notes API.
   if (note.internal && effectiveProjectAccess(rc.svc, rc.user, project) < Access.PLANNER) readable = false;
   return { project, awardable: { type: 'Note', id: note.id }, parent, readable };
+}
+
+function recordByIid<Row>(rc: RequestContext, table: 'issues' | 'merge_requests', project: Project, iid: string): Row {
+  const row = rc.svc.db.prepare(`SELECT * FROM ${table} WHERE project_id = ? AND iid = ?`).get(project.id, Number(iid)) as Row | undefined;
+  if (!row) throw recordNotFound();
+  return row;
 }
 
 /** `award_emoji` on the awardable: a signed-in reader, in a project that is not archived. */

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context';
 import type { User } from './users';
 import { type Project, projectSettings } from './projects';
-import { Access, memberProjectsSql, projectAccessLevel } from './access';
+import { Access, canReadProject, memberProjectsSql, projectAccessLevel } from './access';
 
 /**
  * ProjectFeature for issues and merge requests (issues_access_level, merge_requests_access_level;
@@ -33,6 +33,31 @@ export function featureAvailable(svc: ServiceContext, user: User | null, project
   if (!user) return false;
   if (user.admin) return true;
   return projectAccessLevel(svc, user.id, project) >= MIN_LEVEL[type];
+}
+
+/**
+ * ProjectPolicy's read_issue / read_merge_request on a record of `project` reached from elsewhere
+ * (a linked or closing issue, a related merge request, an epic's issue, a to-do's or an event's
+ * target): the project readable and its feature available to the caller.
+ */
+export function canReadFeature(svc: ServiceContext, user: User | null, project: Project, type: FeatureType): boolean {
+  return canReadProject(svc, user, project) && featureAvailable(svc, user, project, type);
+}
+
+/**
+ * ProjectPolicy's `issues_disabled & merge_requests_disabled`: neither available to the caller,
+ * which prevents reading and writing the project's labels and milestones.
+ */
+export function issuablesAvailable(svc: ServiceContext, user: User | null, project: Project): boolean {
+  return featureAvailable(svc, user, project, 'Issue') || featureAvailable(svc, user, project, 'MergeRequest');
+}
+
+/** The projects whose issues and merge requests both are hidden from the caller (their milestones are). */
+export function issuablesHiddenProjectIds(svc: ServiceContext, user: User | null): number[] {
+  const mrs = featureHiddenProjectIds(svc, user, 'MergeRequest');
+  if (!mrs.length) return [];
+  const issues = new Set(featureHiddenProjectIds(svc, user, 'Issue'));
+  return mrs.filter((id) => issues.has(id));
 }
 
 /**

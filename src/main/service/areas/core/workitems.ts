@@ -26,7 +26,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
-import { projectRecordsAtLeast, readsOnly } from './count-versions';
+import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
@@ -317,6 +317,11 @@ export interface IdSet {
    * (and perhaps a state), for a caller who sees every record, is read from it without a record.
    */
   covering?: string;
+  /**
+   * The set's rows are exactly the records that meet the probe (a search's matches): a record read
+   * from them is not asked the probe again (a full-text probe per record cost ~250 us).
+   */
+  exact?: true;
 }
 
 /**
@@ -429,6 +434,7 @@ export function computedOrderRows<T>(
           plain && seesAll && scope.projectId !== undefined && filters.counted && filters.counted.milestone === null && !scope.idSets?.length
             ? ((projectId: number) => () => listVersion(rc, type, projectId))(scope.projectId)
             : undefined,
+          scope.projectId !== undefined ? ((projectId: number) => () => projectRecords(rc, type, projectId))(scope.projectId) : undefined,
         )
       : undefined);
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
@@ -684,6 +690,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     if (readsMatches && stateAt >= 0) where[stateAt] = '+x.state = ?';
     where.unshift(search.sql);
     args.unshift(...search.args);
+    if (search.set) idSets.push(search.set);
   }
   const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
@@ -693,7 +700,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
   const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
-  if (provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
+  // A term no record of the scope holds (counted exactly): nothing to read or count.
+  if (search?.none || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
@@ -1329,6 +1337,11 @@ export function idOrderAnchors<T extends { id: number }>(
  * instance), perhaps in one state, from the state counters (core/017): the type's counter rows,
  * each checked against the projects, rather than one lookup per project.
  */
+/** A project's records of every state, from the state counters. */
+function projectRecords(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number): number {
+  return (rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }).n;
+}
+
 function scopeStateCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, state: string | null): number {
   const projects = scope.instance ? '' : ` AND +project_id IN (${scope.projects})`;
   const row = rc.svc.db
@@ -1430,7 +1443,8 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
   // A project's search that reads the project's matches looks each one up by id (the project
   // index kept out of SQLite's choice) rather than walking the project's records to find them.
   if (scope.projectId !== undefined) return filters.search?.project && !filters.search.project.walk ? `+${scope.where}` : scope.where;
-  if (!scope.unindexed || !INSTANCE_ORDER_INDEXES.includes(filters.orderColumn)) return scope.where;
+  // An empty list (emptyFilters) reads nothing: no count to choose by.
+  if (!scope.unindexed || filters.empty || !INSTANCE_ORDER_INDEXES.includes(filters.orderColumn)) return scope.where;
   // A scope of projects and nothing else reads its records' number from the state counters.
   const records = scope.projects
     ? scopeStateCount(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope, null)
@@ -1500,9 +1514,11 @@ export function idSetLists(
   // their records are read (labels=a,b&order_by=title: 556 issues read, not the 2,778 of the rarer title).
   const byId = sets.filter((set) => set !== smallest && set.probeById);
   const probed = byId.map((set) => ` AND ${set.probeById!(smallest.id)}`).join('');
+  // The set's own probe is left out of the records' check when the set is exactly its records.
+  const checked = smallest.exact ? dropProbe(where, args, smallest) : { where, args };
   const bySet = {
-    from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}${probed}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${where.join(' AND ')}`,
-    args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...args],
+    from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}${probed}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${checked.where.join(' AND ')}`,
+    args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...checked.args],
   };
   const { indexed } = smallest;
   // An order no index of a scope of many projects holds (title, merge date): walking it
@@ -1572,6 +1588,18 @@ function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFil
   };
 }
 
+/**
+ * `where` without the set's probe, and `args` without the probe's arguments: each condition's
+ * arguments are in `args` in the order of `where`, as many as its placeholders.
+ */
+function dropProbe(where: string[], args: unknown[], set: IdSet): { where: string[]; args: unknown[] } {
+  const at = where.indexOf(set.probe);
+  if (at < 0) return { where, args };
+  const marks = (sql: string): number => sql.split('?').length - 1;
+  const start = where.slice(0, at).reduce((n, w) => n + marks(w), 0);
+  return { where: where.filter((_, i) => i !== at), args: [...args.slice(0, start), ...args.slice(start + marks(set.probe))] };
+}
+
 /** A set's rows in the scope (its project's, or the scope's projects', when the rows name them; else all), and their arguments. */
 function setRowsInScope(set: IdSet, scope: Scope): [string, unknown[]] {
   if (set.projectColumn && scope.projectId !== undefined) return [`${set.rows} AND ${set.projectColumn} = ?`, [...set.args, scope.projectId]];
@@ -1598,7 +1626,11 @@ export function dateLagList<T>(
   const order = filters.orderColumn;
   if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
-  if (!inProject && !scope.instance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
+  // An administrator's own records (`scope`'s author, no project condition) walk the instance's
+  // buckets as scope=all does, when they are many (few are read by the author's index and sorted).
+  const ownInstance = !inProject && !scope.instance && !scope.projects && !scope.unindexed && !scope.idSets?.length;
+  if (ownInstance && !manyScopeRecords(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope)) return undefined;
+  if (!inProject && !scope.instance && !ownInstance && !(scope.projects && scopeSql === scope.unindexed)) return undefined;
   // Other ways to count a project's list (see DateLagTable.counts): an author's records by the
   // author's index (by creation date: a created_* range seeks, else countDirection), counted by the
   // filter counters (core/018, core/028); a label's records by the label's rows in the range of a
@@ -1633,8 +1665,10 @@ export function dateLagList<T>(
     }
     return ways;
   };
-  // Conditions on the records alone: deep pages may start from an anchor while no record is written (count-versions.ts readsOnly).
-  const ownTable = readsOnly(`FROM ${table} x WHERE ${where.join(' AND ')}`, table);
+  // Conditions on the records alone: deep pages may start from an anchor while no record is written
+  // (count-versions.ts recordsVersion: a group's projects by the sum of their versions).
+  const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
+  const versioned = records?.reads(`FROM ${table} x WHERE ${where.join(' AND ')}`) ? records : undefined;
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1645,7 +1679,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_project_created`, updated_at: `${table}_project_updated` },
         counts: counts(scope.projectId!),
         log: writesOf(table),
-        version: ownTable ? () => listVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope.projectId!) : undefined,
+        version: versioned?.version,
       }
     : {
         table,
@@ -1655,7 +1689,8 @@ export function dateLagList<T>(
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
-        version: ownTable ? () => lastListWrite(rc.svc.db) : undefined,
+        version: versioned?.version,
+        versionKey: versioned?.key,
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
@@ -1734,6 +1769,14 @@ export interface SearchPlan {
    * the scope's), and those matches counted up to COUNT_LIMIT + 1.
    */
   many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean; projects: string | null };
+  /** No record of the scope holds the term (its matches counted exactly: none): the list is empty. */
+  none?: true;
+  /**
+   * The term's matches as a set of records (idSetLists), when they are few enough to read and check
+   * against the other filters (a scope that is neither a project nor projects alone: the caller's
+   * own records, `/issues`' default): see searchMatchSet.
+   */
+  set?: IdSet;
 }
 
 /**
@@ -1763,6 +1806,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const records = (
       rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }
     ).n;
+    if (matches === 0) return { sql: '0', args: [], none: true };
     const walk = walksTheList(rc, matches, records);
     const project = { index, query, projectId, matches, walk };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
@@ -1788,13 +1832,33 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const inScopeArgs = scope.instance ? [query] : [query, ...scope.args];
     const projects = scopeProjects(rc, scope);
     const matches = scopeMatchCount(rc, index, query, inScope, inScopeArgs, projects);
+    if (matches === 0) return { sql: '0', args: [], none: true };
     const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
     const walk = walksTheList(rc, matches, scopeRecords);
     const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], many };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
   }
-  return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
+  // Another scope (the caller's own records, `/issues`' default; a group's with the caller's
+  // records): the instance's matches counted (remembered as a scope's are). None: the list is
+  // empty. A few: a set of records (idSetLists reads them when they are the fewest and checks each
+  // against the rest; `x.id IN (<every match>)` walked the caller's records, 60-130 ms, for 20
+  // matches or none).
+  const matches = scopeMatchCount(rc, index, query, `s.${index} MATCH ?`, [query], 'instance');
+  if (matches === 0) return { sql: '0', args: [], none: true };
+  // A common term keeps the list of matches, built once per statement: a probe costs ~250 us
+  // (the MATCH set up again), and a count asks about 10,001 records or more.
+  if (matches > COUNT_LIMIT) return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
+  const sql = probe(SEARCH_KEY);
+  return { sql, args: [query], set: searchMatchSet(sql, index, query, matches) };
+}
+
+/**
+ * A search's matches as a set of records (IdSet): their ids from the full-text keys (the low half),
+ * their projects from the high half, `matches` (counted) their size.
+ */
+function searchMatchSet(probe: string, index: string, query: string, matches: number): IdSet {
+  return { probe, id: 's.rowid & 4294967295', rows: `FROM ${index} s WHERE s.${index} MATCH ?`, args: [query], projectColumn: '(s.rowid >> 32)', size: () => matches, exact: true };
 }
 
 /** A walk over a scope of up to this many projects may be remembered (its key names them). */

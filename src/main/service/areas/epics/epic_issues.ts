@@ -7,7 +7,7 @@ import { effectiveGroupAccess, loadGroup } from '../core/access';
 import { type IssueRow, issue, issues, withFields } from '../core/entities';
 import { findProjectById } from '../core/projects';
 import { type Namespace, selfAndDescendantIds } from '../core/namespaces';
-import { canReadIssue } from '../core/routes/issues';
+import { issueReadable } from '../core/routes/issues';
 import { isoTime } from '../core/time';
 import { epic } from './entities';
 import { ADMIN_EPIC, type EpicRow, canReadEpic, findEpicByIid } from './epics';
@@ -75,7 +75,7 @@ export function registerEpicIssueRoutes(r: Router): void {
           .map((l) => ({ l, row: issueOf(rc, l.issue_id)! }))
           .filter(({ row }) => {
             const project = findProjectById(rc.svc, row.project_id);
-            return !!project && canReadIssue(rc, project, row);
+            return !!project && issueReadable(rc, project, row);
           });
         return epicIssues(
           rc,
@@ -92,7 +92,7 @@ export function registerEpicIssueRoutes(r: Router): void {
       requireAdmin(rc, group);
       const row = /^\d+$/.test(rc.path.issue_id) ? issueOf(rc, Number(rc.path.issue_id)) : undefined;
       const project = row ? findProjectById(rc.svc, row.project_id) : undefined;
-      if (!row || !project || !canReadIssue(rc, project, row)) throw notFound('Issue');
+      if (!row || !project || !issueReadable(rc, project, row)) throw notFound('Issue');
       if (!selfAndDescendantIds(rc.svc, e.group_id).includes(project.namespace_id)) {
         throw new ApiError(404, { message: 'No matching issue found. Make sure that you are adding a valid issue URL.' });
       }

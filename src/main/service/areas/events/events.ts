@@ -3,6 +3,7 @@ import { declared, t } from '../../http/params';
 import { type PageAnchors, type SortDirection, countUpTo, paginateSql } from '../../http/pagination';
 import { effectiveProjectAccess, memberProjectsSql, visibleProjectsSql } from '../core/access';
 import { findProjectById } from '../core/projects';
+import { featureAvailable } from '../core/feature-access';
 import type { EventRow } from './entities';
 import type { Db } from '../../db/connection';
 
@@ -300,19 +301,35 @@ function nextDay(date: string): string {
   return d.toISOString();
 }
 
-/** Drops events whose target the caller may not read (internal notes, confidential issues). */
+/**
+ * Drops events whose target the caller may not read (Event#visible_to_user?): internal notes,
+ * confidential issues, and issues or merge requests (and notes on them) of a project whose feature
+ * the caller may not use (feature-access.ts), administrators included where it is disabled, and its
+ * milestones where both are.
+ */
 function targetVisible(rc: RequestContext, e: EventRow): boolean {
   const user = rc.user;
-  if (user?.admin || !e.project_id) return true;
+  if (!e.project_id) return true;
   const project = findProjectById(rc.svc, e.project_id);
-  const level = project ? effectiveProjectAccess(rc.svc, user, project) : 0;
+  if (!project) return true;
+  const isNote = !!e.target_type && ['Note', 'DiffNote', 'DiscussionNote'].includes(e.target_type) && e.target_id !== null;
+  const hidden = { Issue: !featureAvailable(rc.svc, user, project, 'Issue'), MergeRequest: !featureAvailable(rc.svc, user, project, 'MergeRequest') };
+  if ((e.target_type === 'Issue' || e.target_type === 'MergeRequest') && hidden[e.target_type]) return false;
+  // read_milestone: not where neither issues nor merge requests are available.
+  if (e.target_type === 'Milestone' && hidden.Issue && hidden.MergeRequest) return false;
+  if (isNote && (hidden.Issue || hidden.MergeRequest)) {
+    const n = rc.svc.db.prepare('SELECT noteable_type FROM notes WHERE id = ?').get(e.target_id) as { noteable_type: string } | undefined;
+    if ((n?.noteable_type === 'Issue' || n?.noteable_type === 'MergeRequest') && hidden[n.noteable_type]) return false;
+  }
+  if (user?.admin) return true;
+  const level = effectiveProjectAccess(rc.svc, user, project);
   if (e.target_type === 'Issue' && e.target_id !== null) {
     const i = rc.svc.db.prepare('SELECT confidential, author_id, assignee_ids FROM issues WHERE id = ?').get(e.target_id) as
       | { confidential: number; author_id: number | null; assignee_ids: string }
       | undefined;
     if (i?.confidential && level < 15 && i.author_id !== user?.id && !(JSON.parse(i.assignee_ids) as number[]).includes(user?.id ?? -1)) return false;
   }
-  if (e.target_type && ['Note', 'DiffNote', 'DiscussionNote'].includes(e.target_type) && e.target_id !== null) {
+  if (isNote) {
     const n = rc.svc.db.prepare('SELECT internal FROM notes WHERE id = ?').get(e.target_id) as { internal: number } | undefined;
     if (n?.internal && level < 15) return false;
   }

@@ -249,6 +249,43 @@ export function deleteLabel(svc: ServiceContext, label: LabelRow): void {
   svc.db.prepare('DELETE FROM labels WHERE id = ?').run(label.id);
 }
 
+/**
+ * Labels::PromoteService: the group's label of that title (found, or made from the project label's
+ * title, color and description: a new label), into which every project label of that exact title
+ * in the group's own projects merges, the promoted one included: their label events, priorities
+ * (each project's now the group label's there, label_priorities) and subscriptions (one per user)
+ * move to it, then they are deleted. Issues and merge requests carry label titles, so theirs
+ * now name the group label. Call inside a transaction.
+ */
+export function promoteLabel(svc: ServiceContext, label: LabelRow, groupId: number): LabelRow {
+  const db = svc.db;
+  let group = db.prepare('SELECT * FROM labels WHERE group_id = ? AND title = ?').get(groupId, label.title) as LabelRow | undefined;
+  if (!group) {
+    const now = isoTime(svc.now());
+    const info = db
+      .prepare('INSERT INTO labels (group_id, project_id, title, color, description, priority, created_at, updated_at) VALUES (?, NULL, ?, ?, ?, NULL, ?, ?)')
+      .run(groupId, label.title, label.color, label.description, now, now);
+    group = findLabelById(svc, Number(info.lastInsertRowid))!;
+  }
+  // LabelsFinder(title:, group_id:): the group's direct projects (Group#projects), the exact title.
+  const merged = db
+    .prepare('SELECT id, project_id, priority FROM labels WHERE project_id IN (SELECT id FROM projects WHERE namespace_id = ?) AND title = ?')
+    .all(groupId, label.title) as { id: number; project_id: number; priority: number | null }[];
+  if (!merged.length) return group;
+  const ids = JSON.stringify(merged.map((l) => l.id));
+  db.prepare('UPDATE resource_label_events SET label_id = ? WHERE label_id IN (SELECT value FROM json_each(?))').run(group.id, ids);
+  // A priority the group label already has in a project stays (GitLab's unique index would refuse the move).
+  const prioritize = db.prepare('INSERT INTO label_priorities (project_id, label_id, priority) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+  for (const l of merged) if (l.priority !== null) prioritize.run(l.project_id, group.id, l.priority);
+  db.prepare(
+    `INSERT INTO label_subscriptions (label_id, user_id, created_at)
+       SELECT ?, user_id, max(created_at) FROM label_subscriptions WHERE label_id IN (SELECT value FROM json_each(?)) GROUP BY user_id
+       ON CONFLICT DO NOTHING`,
+  ).run(group.id, ids);
+  db.prepare('DELETE FROM labels WHERE id IN (SELECT value FROM json_each(?))').run(ids);
+  return group;
+}
+
 /** Projects whose issues and merge requests can carry the label. */
 function labelProjectsSql(label: LabelRow): { sql: string; args: unknown[] } {
   if (label.project_id !== null) return { sql: '?', args: [label.project_id] };

@@ -17,8 +17,3 @@ export function groupLabelPriorities(db: Database, projectId: number, labelIds: 
     .all(projectId, JSON.stringify(labelIds)) as { label_id: number; priority: number }[];
   return new Map(rows.map((r) => [r.label_id, r.priority]));
 }
-
-/** Label#prioritize!(project, priority) for a group label (call inside a transaction). */
-export function prioritizeGroupLabel(db: Database, projectId: number, labelId: number, priority: number): void {
-  db.prepare('INSERT INTO label_priorities (project_id, label_id, priority) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET priority = excluded.priority').run(projectId, labelId, priority);
-}

@@ -6,7 +6,8 @@ import { canReadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
 import { findProjectByRef, type Project } from '../core/projects';
 import { findUserByUsername } from '../core/users';
-import { canReadIssue } from '../core/routes/issues';
+import { issueReadable } from '../core/routes/issues';
+import { featureAvailable } from '../core/feature-access';
 import type { IssueRow, MergeRequestRow } from '../core/entities';
 
 const linkAttrs = (type: string, extra: Record<string, string>): Record<string, string> => ({
@@ -30,7 +31,7 @@ function referenceResolver(rc: RequestContext, project: Project | null): Referen
   const web = `${rc.baseUrl}/${ns.full_path}/${project.path}`;
   resolver.issue = (iid) => {
     const i = rc.svc.db.prepare('SELECT * FROM issues WHERE project_id = ? AND iid = ?').get(project.id, iid) as IssueRow | undefined;
-    if (!i || !canReadIssue(rc, project, i)) return null;
+    if (!i || !issueReadable(rc, project, i)) return null;
     return {
       url: `${web}/-/issues/${i.iid}`,
       title: i.title,
@@ -39,7 +40,8 @@ function referenceResolver(rc: RequestContext, project: Project | null): Referen
   };
   resolver.mergeRequest = (iid) => {
     const m = rc.svc.db.prepare('SELECT * FROM merge_requests WHERE project_id = ? AND iid = ?').get(project.id, iid) as MergeRequestRow | undefined;
-    if (!m) return null;
+    // ReferenceRedactor: read_merge_request, so not where the caller may not use the project's merge requests.
+    if (!m || !featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) return null;
     return {
       url: `${web}/-/merge_requests/${m.iid}`,
       title: m.title,

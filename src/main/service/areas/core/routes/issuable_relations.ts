@@ -3,7 +3,8 @@ import { declared, t } from '../../../http/params';
 import { notModified } from '../../../http/errors';
 import { paginate, paginateArray, limitSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, canReadProject, effectiveProjectAccess, loadProject } from '../access';
+import { Access, effectiveProjectAccess, loadProject } from '../access';
+import { canReadFeature, featureAvailable } from '../feature-access';
 import {
   type IssueRow,
   type MergeRequestRow,
@@ -20,7 +21,7 @@ import { findProjectById } from '../projects';
 import { markTodo } from '../todos';
 import { todo } from '../todo_entity';
 import { findMergeRequest } from '../workitems';
-import { canReadIssue, loadIssue } from './issues';
+import { issueReadable, loadIssue } from './issues';
 
 const mrById = (rc: RequestContext, id: number) => rc.svc.db.prepare('SELECT * FROM merge_requests WHERE id = ?').get(id) as MergeRequestRow;
 const issueById = (rc: RequestContext, id: number) => rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(id) as IssueRow;
@@ -72,6 +73,8 @@ export function registerIssuableRelationRoutes(r: Router): void {
     `${issue}/closed_by`,
     (rc) => {
       const { project, issue: i } = loadIssueRoute(rc);
+      // Read through MergeRequestsFinder for the project: none where the caller may not use its merge requests.
+      if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) return mergeRequests(rc, paginateArray(rc, [] as MergeRequestRow[]));
       // The issue's closing rows pick the merge requests (`+` keeps the project's index, every merge request of the project, out of SQLite's choice).
       const where = '+m.project_id = ? AND m.id IN (SELECT merge_request_id FROM merge_requests_closing_issues WHERE issue_id = ?)';
       const page = paginate(rc, {
@@ -102,7 +105,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
         )
         .all(i.id, String(i.iid), `${i.iid}:`) as MergeRequestRow[];
       const related = candidates.filter((m) => {
-        if (!canReadProject(rc.svc, rc.user, findProjectById(rc.svc, m.project_id)!)) return false;
+        if (!canReadFeature(rc.svc, rc.user, findProjectById(rc.svc, m.project_id)!, 'MergeRequest')) return false;
         if (closing.has(m.id)) return true;
         const notes = (rc.svc.db.prepare("SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ?").all(m.id) as { body: string }[]).map((n) => n.body);
         return [m.title, m.description, ...notes].some((text) => referencedIssueIds(rc.svc, m.project_id, text).includes(i.id));
@@ -125,7 +128,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
         rc.svc.db
           .prepare('SELECT i.* FROM issues i JOIN merge_requests_closing_issues c ON c.issue_id = i.id WHERE c.merge_request_id = ? ORDER BY i.id')
           .all(m.id) as IssueRow[]
-      ).filter((i) => canReadIssue(rc, findProjectById(rc.svc, i.project_id)!, i));
+      ).filter((i) => issueReadable(rc, findProjectById(rc.svc, i.project_id)!, i));
       return issueBasics(rc, paginateArray(rc, issues));
     },
     { auth: 'optional' },
@@ -138,7 +141,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
       const { mr: m } = loadMergeRequestRoute(rc);
       const notes = (rc.svc.db.prepare("SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ? ORDER BY id").all(m.id) as { body: string }[]).map((n) => n.body);
       const ids = [...new Set([m.title, m.description, ...notes].flatMap((text) => referencedIssueIds(rc.svc, m.project_id, text)))];
-      const issues = ids.map((id) => issueById(rc, id)).filter((i) => canReadIssue(rc, findProjectById(rc.svc, i.project_id)!, i));
+      const issues = ids.map((id) => issueById(rc, id)).filter((i) => issueReadable(rc, findProjectById(rc.svc, i.project_id)!, i));
       return issueBasics(rc, paginateArray(rc, issues));
     },
     { auth: 'optional' },

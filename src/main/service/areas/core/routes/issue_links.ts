@@ -8,7 +8,7 @@ import { createNote } from '../notes';
 import { findProjectById } from '../projects';
 import { findIssue } from '../workitems';
 import { isoTime } from '../time';
-import { canReadIssue } from './issues';
+import { canReadIssue, issueReadable } from './issues';
 
 interface IssueLinkRow {
   id: number;
@@ -80,7 +80,7 @@ export function registerIssueLinkRoutes(r: Router): void {
     const visible: { l: IssueLinkRow; other: IssueRow }[] = [];
     for (const l of links) {
       const other = issueById(rc, l.source_id === source.id ? l.target_id : l.source_id);
-      if (canReadIssue(rc, findProjectById(rc.svc, other.project_id)!, other)) visible.push({ l, other });
+      if (issueReadable(rc, findProjectById(rc.svc, other.project_id)!, other)) visible.push({ l, other });
     }
     // The linked issues' entities built at once (one batch of counts, not one per link).
     const entities = issues(rc, visible.map((x) => x.other));
@@ -135,7 +135,7 @@ export function registerIssueLinkRoutes(r: Router): void {
     if (!link) throw recordNotFound();
     // find_project_issue on the link's target: it must be visible too.
     const target = issueById(rc, link.target_id);
-    if (!canReadIssue(rc, findProjectById(rc.svc, target.project_id)!, target)) throw recordNotFound();
+    if (!issueReadable(rc, findProjectById(rc.svc, target.project_id)!, target)) throw recordNotFound();
     return { source, link };
   };
 

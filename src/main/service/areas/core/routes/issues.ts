@@ -4,7 +4,7 @@ import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { type SqlList, paginateArray, paginateSql } from '../../../http/pagination';
-import { featureAvailable } from '../feature-access';
+import { canReadFeature, featureAvailable } from '../feature-access';
 import { complementWalk } from '../complement-walk';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
@@ -128,6 +128,15 @@ export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow):
   const user = rc.user;
   if (!user) return false;
   return user.id === i.author_id || (JSON.parse(i.assignee_ids) as number[]).includes(user.id) || effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER;
+}
+
+/**
+ * IssuePolicy's read_issue on an issue of any project, reached from another record (links, closing
+ * and related lists, epics, to-dos, events, references): its project readable, its issues
+ * available to the caller (feature-access.ts), and the confidentiality rule.
+ */
+export function issueReadable(rc: RequestContext, project: Project, i: IssueRow): boolean {
+  return canReadFeature(rc.svc, rc.user, project, 'Issue') && canReadIssue(rc, project, i);
 }
 
 /** The issue named by the route, if the caller may see it. */

@@ -6,6 +6,25 @@ import { addFilter } from '../../../db/filter';
 import { isoTime } from '../time';
 import { TODO_ACTIONS, TODO_ACTION_NAMES, TODO_TARGET_TYPES, type TodoRow, findTodo } from '../todos';
 import { todo } from '../todo_entity';
+import type { IssueRow } from '../entities';
+import { canReadFeature } from '../feature-access';
+import { findProjectById } from '../projects';
+import { issueReadable } from './issues';
+
+/**
+ * TodoPolicy's read_todo on the caller's own to-do: its target readable (an issue or merge request
+ * of a project whose feature the caller may not use, or a confidential issue they lost, is not).
+ * lib/api/todos.rb filters the page after paginating it (Todos::AllowedTargetFilterService), so the
+ * headers still count such to-dos.
+ */
+function targetReadable(rc: RequestContext, row: TodoRow): boolean {
+  if (row.target_type !== 'Issue' && row.target_type !== 'MergeRequest') return true;
+  const table = row.target_type === 'Issue' ? 'issues' : 'merge_requests';
+  const target = rc.svc.db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(row.target_id) as IssueRow | undefined;
+  const project = target && findProjectById(rc.svc, target.project_id);
+  if (!target || !project) return true;
+  return row.target_type === 'Issue' ? issueReadable(rc, project, target) : canReadFeature(rc.svc, rc.user, project, 'MergeRequest');
+}
 
 /** TodosFinder: the caller's to-dos, pending unless `state=done`, newest first. */
 function todosQuery(rc: RequestContext): { sql: string; args: unknown[] } {
@@ -45,7 +64,9 @@ export function registerTodoRoutes(r: Router): void {
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n,
       rows: (limit, offset) => rc.svc.db.prepare(`SELECT * ${sql} ORDER BY id DESC ${limitSql(limit)} OFFSET ?`).all(...args, offset) as TodoRow[],
-    }).map((row) => todo(rc, row));
+    })
+      .filter((row) => targetReadable(rc, row))
+      .map((row) => todo(rc, row));
   });
 
   r.post('/todos/:id/mark_as_done', (rc) => {
