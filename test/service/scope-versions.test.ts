@@ -305,3 +305,42 @@ describe("a group's list by a milestone's title (a set of records) and the other
     expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_lag_created');
   }, 120_000);
 });
+
+describe("a group's list by a milestone's title past 10,000: count and anchors kept under the milestones' version too", () => {
+  it('follows a milestone renamed (no record written): counted anew, its deep pages read anew', async () => {
+    const db = s.service.context.db;
+    const v1 = (db.prepare("SELECT id FROM milestones WHERE project_id = ? AND title = 'v1'").get(many) as { id: number }).id;
+    db.prepare('UPDATE issues SET milestone_id = ? WHERE project_id = ?').run(v1, many);
+    const path = `/groups/${group}/issues`;
+    const query = { milestone: 'v1', updated_after: AFTER };
+    const truth = (): number[] =>
+      (
+        db
+          .prepare(
+            "SELECT x.id FROM issues x JOIN milestones m ON m.id = x.milestone_id WHERE m.title = 'v1' AND x.updated_at >= '2023-12-01T00:00:00.000Z' AND x.project_id IN (SELECT id FROM projects WHERE namespace_id = ? AND archived = 0) ORDER BY x.created_at DESC, x.id DESC",
+          )
+          .all(group) as { id: number }[]
+      ).map((r) => r.id);
+    const expectPages = async (): Promise<void> => {
+      const ids = truth();
+      for (const page of [1, 11, 12]) {
+        const res = await s.get(path, { query: { ...query, per_page: '100', page: String(page) } });
+        expect(res.body.map((i: { id: number }) => i.id), `page ${page}`).toEqual(ids.slice((page - 1) * 100, page * 100));
+        if (ids.length > 10_000) expectUncounted(res, String(page + 1));
+        else expectCounted(res, ids.length, 100);
+      }
+    };
+    expect(truth().length).toBeGreaterThan(10_000);
+    await expectPages();
+    // Counted once: a project's description leaves it.
+    ok(await s.put(`/projects/${many}`, { description: 'touched by milestones' }));
+    expect(countReads(await preparedBy(s, () => s.get(path, { query })))).toEqual([]);
+    await expectPages();
+    // The big project's v1 renamed: only the small project's two carry the title; no issue written.
+    ok(await s.put(`/projects/${many}/milestones/${v1}`, { title: 'v9' }));
+    expect(truth().length).toBe(2);
+    await expectPages();
+    ok(await s.put(`/projects/${many}/milestones/${v1}`, { title: 'v1' }));
+    await expectPages();
+  }, 120_000);
+});

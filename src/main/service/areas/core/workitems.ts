@@ -1666,7 +1666,8 @@ export function dateLagList<T>(
   // Conditions on the records alone: deep pages may start from an anchor while no record is written
   // (count-versions.ts recordsVersion: a group's projects by the sum of their versions).
   const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
-  const versioned = records?.reads(`FROM ${table} x WHERE ${where.join(' AND ')}`) ? records : undefined;
+  const conditions = `FROM ${table} x WHERE ${where.join(' AND ')}`;
+  const versioned = records?.reads(conditions) ? records : undefined;
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1678,6 +1679,7 @@ export function dateLagList<T>(
         counts: counts(scope.projectId!),
         log: writesOf(table),
         version: versioned?.version,
+        versionKey: versioned?.keyOf(conditions),
       }
     : {
         table,
@@ -1688,7 +1690,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
         version: versioned?.version,
-        versionKey: versioned?.key,
+        versionKey: versioned?.keyOf(conditions),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
