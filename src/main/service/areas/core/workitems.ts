@@ -1837,7 +1837,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   if (matches === 0) return { sql: '0', args: [], none: true };
   if (keys) {
     const ids = idsOfKeys(keys);
-    return { sql: IDS_SQL, args: [ids], set: { probe: IDS_SQL, id: 's.value', rows: 'FROM json_each(?) s', args: [ids], projectColumn: null, size: () => matches, exact: true } };
+    return { sql: IDS_SQL, args: [ids], set: { probe: IDS_SQL, id: 's.value', rows: 'FROM json_each(?) s WHERE 1 = 1', args: [ids], projectColumn: null, size: () => matches, exact: true } };
   }
   // A common term keeps the list of matches, built once per statement: a probe costs ~250 us
   // (the MATCH set up again), and a count asks about 10,001 records or more.
