@@ -31,6 +31,21 @@ describe('pagination', () => {
     );
   });
 
+  it("links keep every other parameter, sorted by name (repeats in their order) and encoded, with page and per_page in their places", async () => {
+    const query = 'zeta=1&search=page&order_by=id&sort=asc&per_page=2&page=2&pagination=offset&a%5Bb%5D=%C3%A9+y&labels[]=b&labels[]=a&page_x=%2F';
+    const res = await s.get(`/projects?${query}`);
+    expect(res.status).toBe(200);
+    const others = 'a%5Bb%5D=%C3%A9%20y&labels%5B%5D=b&labels%5B%5D=a&order_by=id';
+    const after = 'page_x=%2F&pagination=offset';
+    const url = (page: number) => `<${s.url}/api/v4/projects?${others}&page=${page}&${after}&per_page=2&search=page&sort=asc&zeta=1>`;
+    expect(res.headers.get('link')).toBe(`${url(1)}; rel="prev", ${url(3)}; rel="next", ${url(1)}; rel="first", ${url(3)}; rel="last"`);
+    // Only the two paging parameters: nothing before or after them.
+    const bare = await s.get('/projects?page=2&per_page=2');
+    expect(bare.headers.get('link')).toBe(
+      [1, 3, 1, 3].map((p, i) => `<${s.url}/api/v4/projects?page=${p}&per_page=2>; rel="${['prev', 'next', 'first', 'last'][i]}"`).join(', '),
+    );
+  });
+
   it('leaves X-Next-Page empty on the last page and X-Prev-Page empty on the first', async () => {
     const last = await s.get('/projects', { query: { per_page: 2, page: 3 } });
     expect(last.headers.get('x-next-page')).toBe('');

@@ -119,8 +119,10 @@ describe('instance lists with filters', () => {
     // Page 1 of 4 rows: 19 public and 27 unarchived of 39 projects are many against the 5 rows a walk reads.
     for (const path of ['/projects?visibility=public&per_page=4', '/projects?archived=false&per_page=4']) {
       const index = path.includes('visibility') ? 'projects_visibility' : 'projects_archived';
-      // A write first: the count is kept while the projects' version holds (PageAnchors.countsAtVersion).
-      db().prepare('UPDATE projects SET updated_at = updated_at WHERE id = (SELECT min(id) FROM projects)').run();
+      // A write to a listed column first: the count is kept while the projects' listed version holds
+      // (PageAnchors.countsAtVersion, core/130: a write of updated_at alone keeps it).
+      db().prepare("UPDATE projects SET name = name || ' ' WHERE id = (SELECT min(id) FROM projects)").run();
+      db().prepare('UPDATE projects SET name = rtrim(name) WHERE id = (SELECT min(id) FROM projects)').run();
       const sql = await preparedBy(s, () => s.get(path));
       const count = sql.find((x) => x.startsWith('SELECT count(*)') && x.includes('FROM projects p'))!;
       expect(plan(count, path.includes('visibility') ? ['public'] : [0])).toContain(`COVERING INDEX ${index}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 
 /**
  * An administrator's GET /projects (conditions on projects and namespaces only) anchors its deep
@@ -98,5 +98,45 @@ describe("an administrator's projects, deep pages and a count past 10,000", () =
     db().prepare('DELETE FROM projects WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(drop));
     await expectLists([1, 11, 100]);
   }, 120_000);
+
+  it('keeps anchors and the count across description and activity writes (core/130), and follows each write to a listed column', async () => {
+    // Back past 10,000, in SQL.
+    const seed = want('id', 'asc', false)[0];
+    const copy = (n: number) =>
+      db()
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+           INSERT INTO projects (namespace_id, creator_id, name, path, description, visibility, archived, request_access_enabled, topics, settings, created_at, updated_at, last_activity_at)
+           SELECT namespace_id, creator_id, 'Copy ' || i, 'copy-' || i || '-' || (SELECT count(*) FROM projects), description, visibility, archived, request_access_enabled, topics, settings,
+             strftime('%Y-%m-%dT%H:%M:%fZ', '2024-02-01', '+' || i || ' minutes'), updated_at, last_activity_at FROM n, (SELECT * FROM projects WHERE id = ?)`,
+        )
+        .run(n, seed);
+    copy(60);
+    await expectLists([1, 60, 101]);
+    const byName = want('name', 'asc', false);
+    const deepByName = () => s.get('/projects', { query: { order_by: 'name', sort: 'asc', per_page: String(PER_PAGE), page: '101', simple: 'true' } });
+    const owned = () => s.get('/projects', { query: { owned: 'true', per_page: String(PER_PAGE), simple: 'true' } });
+    // Writes that move no listed column: the deep page starts at its anchor, owned=true counts nothing.
+    expect((await s.put(`/projects/${byName[10]}`, { description: 'described again' })).status).toBe(200);
+    db().prepare("UPDATE projects SET description = 'in SQL', updated_at = '2031-01-01T00:00:00.000Z', last_activity_at = '2031-01-01T00:00:00.000Z' WHERE id = ?").run(byName[5_000]);
+    const reads = await pagedReads(s, async () => expectPage(await deepByName(), want('name', 'asc', false), 101));
+    expect(reads.map((r) => r.args[r.args.length - 1])).toEqual([0]);
+    expect((await preparedBy(s, async () => expectPage(await owned(), want('created_at', 'desc', true), 1))).filter((sql) => /count\(\*\).*\bFROM projects\b/i.test(sql))).toEqual([]);
+    await expectLists([1, 12, 101]);
+    // Each listed column written in SQL: the lists follow it.
+    const writes: [string, unknown[]][] = [
+      ['UPDATE projects SET name = ? WHERE id = ?', ['AAA first by name', byName[9_000]]],
+      ['UPDATE projects SET path = ? WHERE id = ?', ['aaa-first-by-path', byName[8_000]]],
+      ['UPDATE projects SET created_at = ? WHERE id = ?', ['2000-01-01T00:00:00.000Z', byName[7_000]]],
+      ["UPDATE projects SET namespace_id = (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?) WHERE id = ?", [owner, want('created_at', 'desc', true)[50]]],
+      ['DELETE FROM projects WHERE id = ?', [byName[150]]],
+    ];
+    for (const [sql, args] of writes) {
+      db().prepare(sql).run(...args);
+      await expectLists([1, 2, 101]);
+    }
+    copy(3);
+    await expectLists([1, 2, 101]);
+  }, 240_000);
 
 });

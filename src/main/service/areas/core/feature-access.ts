@@ -45,6 +45,22 @@ export function canReadFeature(svc: ServiceContext, user: User | null, project: 
 }
 
 /**
+ * ProjectPolicy's `issues_disabled & merge_requests_disabled`: neither available to the caller,
+ * which prevents reading and writing the project's labels and milestones.
+ */
+export function issuablesAvailable(svc: ServiceContext, user: User | null, project: Project): boolean {
+  return featureAvailable(svc, user, project, 'Issue') || featureAvailable(svc, user, project, 'MergeRequest');
+}
+
+/** The projects whose issues and merge requests both are hidden from the caller (their milestones are). */
+export function issuablesHiddenProjectIds(svc: ServiceContext, user: User | null): number[] {
+  const mrs = featureHiddenProjectIds(svc, user, 'MergeRequest');
+  if (!mrs.length) return [];
+  const issues = new Set(featureHiddenProjectIds(svc, user, 'Issue'));
+  return mrs.filter((id) => issues.has(id));
+}
+
+/**
  * The projects whose feature the caller may not use (disabled, or private to members they are not
  * enough of), for a list of many projects to leave out: read from core/127's partial index (most
  * instances have none, and then the lists are as they were).

@@ -1,5 +1,6 @@
 import type { Migration } from '../../db/migrations';
 import { featureAccessMigration } from './feature-access';
+import { projectsListedVersionMigration } from './project-list-version';
 
 /**
  * core/071's lag bucket of a record (created_at, updated_at), as its indexes hold it: frozen with
@@ -2298,6 +2299,7 @@ CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_
 `,
   },
   featureAccessMigration,
+  projectsListedVersionMigration,
 ];
 
 

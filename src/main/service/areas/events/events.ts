@@ -304,7 +304,8 @@ function nextDay(date: string): string {
 /**
  * Drops events whose target the caller may not read (Event#visible_to_user?): internal notes,
  * confidential issues, and issues or merge requests (and notes on them) of a project whose feature
- * the caller may not use (feature-access.ts), administrators included where it is disabled.
+ * the caller may not use (feature-access.ts), administrators included where it is disabled, and its
+ * milestones where both are.
  */
 function targetVisible(rc: RequestContext, e: EventRow): boolean {
   const user = rc.user;
@@ -314,6 +315,8 @@ function targetVisible(rc: RequestContext, e: EventRow): boolean {
   const isNote = !!e.target_type && ['Note', 'DiffNote', 'DiscussionNote'].includes(e.target_type) && e.target_id !== null;
   const hidden = { Issue: !featureAvailable(rc.svc, user, project, 'Issue'), MergeRequest: !featureAvailable(rc.svc, user, project, 'MergeRequest') };
   if ((e.target_type === 'Issue' || e.target_type === 'MergeRequest') && hidden[e.target_type]) return false;
+  // read_milestone: not where neither issues nor merge requests are available.
+  if (e.target_type === 'Milestone' && hidden.Issue && hidden.MergeRequest) return false;
   if (isNote && (hidden.Issue || hidden.MergeRequest)) {
     const n = rc.svc.db.prepare('SELECT noteable_type FROM notes WHERE id = ?').get(e.target_id) as { noteable_type: string } | undefined;
     if ((n?.noteable_type === 'Issue' || n?.noteable_type === 'MergeRequest') && hidden[n.noteable_type]) return false;

@@ -1,10 +1,11 @@
 import type { RequestContext, Router } from '../../http/route';
 import { declared, requireAtLeastOne, t } from '../../http/params';
-import { notFound, notModified } from '../../http/errors';
-import { paginateSql } from '../../http/pagination';
+import { forbidden, notFound, notModified } from '../../http/errors';
+import { paginateArray, paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
 import { Access, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
+import { issuablesAvailable } from '../core/feature-access';
 import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, labelCountsMany, labelListSql, promoteLabel, setSubscription, updateLabel } from './labels';
 import { label, labels } from './entities';
 import { ApiError } from '../../http/errors';
@@ -17,6 +18,20 @@ const ADMIN_LABEL = Access.PLANNER;
 
 function loadParent(rc: RequestContext, kind: Kind, minLevel: number = Access.NO_ACCESS): LabelParent {
   return kind === 'groups' ? { kind: 'group', group: loadGroup(rc, minLevel) } : { kind: 'project', project: loadProject(rc, minLevel) };
+}
+
+/**
+ * Whether the caller may read the parent's labels: a project's are hidden where neither its issues
+ * nor its merge requests are available to the caller (ProjectPolicy prevents read_label and
+ * admin_label; LabelsFinder then finds none: an empty list, a 404 for one, a 403 to write).
+ */
+const labelsReadable = (rc: RequestContext, parent: LabelParent): boolean => parent.kind === 'group' || issuablesAvailable(rc.svc, rc.user, parent.project);
+
+/** The parent for a write (admin_label): a 403 where its labels are hidden. */
+function loadWritableParent(rc: RequestContext, kind: Kind): LabelParent {
+  const parent = loadParent(rc, kind, ADMIN_LABEL);
+  if (!labelsReadable(rc, parent)) throw forbidden();
+  return parent;
 }
 
 const view = (kind: Kind, counts: boolean, parent?: LabelParent) => ({ counts, fromProject: kind === 'projects', projectId: parent?.kind === 'project' ? parent.project.id : undefined });
@@ -45,7 +60,9 @@ export function registerLabelRoutes(r: Router): void {
         const parent = loadParent(rc, kind);
         const scope = readScope(rc, kind);
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
-        const rows = paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined));
+        const rows = labelsReadable(rc, parent)
+          ? paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined))
+          : paginateArray(rc, [] as LabelRow[]);
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
         return labels(rc, rows, counts, kind === 'projects', parent.kind === 'project' ? parent.project.id : undefined);
       },
@@ -56,13 +73,14 @@ export function registerLabelRoutes(r: Router): void {
       `${base}/:label_id`,
       (rc) => {
         const parent = loadParent(rc, kind);
+        if (!labelsReadable(rc, parent)) throw notFound('Label');
         return label(rc, findLabel(rc.svc, parent, rc.path.label_id, readScope(rc, kind)), view(kind, true, parent));
       },
       { auth: 'optional' },
     );
 
     r.post(base, (rc) => {
-      const parent = loadParent(rc, kind, ADMIN_LABEL);
+      const parent = loadWritableParent(rc, kind);
       const p = declared(rc.params, {
         name: t.string().required(),
         color: t.string().required(),
@@ -81,7 +99,7 @@ export function registerLabelRoutes(r: Router): void {
     });
 
     const update = (rc: RequestContext, ref: string) => {
-      const parent = loadParent(rc, kind, ADMIN_LABEL);
+      const parent = loadWritableParent(rc, kind);
       requireAtLeastOne(rc.params, updateFields);
       const p = declared(rc.params, { new_name: t.string(), color: t.string(), description: t.string(), priority: t.integer() });
       const current = findOwnLabel(rc, parent, ref);
@@ -113,6 +131,7 @@ export function registerLabelRoutes(r: Router): void {
       const handler = (rc: RequestContext): unknown => {
         const user = rc.requireUser();
         const parent = loadParent(rc, kind);
+        if (!labelsReadable(rc, parent)) throw notFound('Label');
         const current = findLabel(rc.svc, parent, rc.path.label_id);
         if (!setSubscription(rc.svc, current, user, action === 'subscribe')) throw notModified();
         rc.status = 201;
@@ -137,6 +156,7 @@ export function registerLabelRoutes(r: Router): void {
 
 /** Writes touch only the parent's own labels; an ancestor's label is "not found" here. */
 function findOwnLabel(rc: RequestContext, parent: LabelParent, ref: string): LabelRow {
+  if (!labelsReadable(rc, parent)) throw notFound('Label');
   const found = findLabel(rc.svc, parent, ref, { includeAncestorGroups: false, includeDescendantGroups: false, onlyGroupLabels: true });
   const own = parent.kind === 'group' ? found.group_id === parent.group.id : found.project_id === parent.project.id;
   if (!own) throw notFound('Label');

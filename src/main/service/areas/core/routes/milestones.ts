@@ -1,4 +1,4 @@
-import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql } from '../feature-access';
+import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql, issuablesAvailable } from '../feature-access';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
 import { forbidden } from '../../../http/errors';
@@ -168,6 +168,7 @@ export function registerMilestoneRoutes(r: Router): void {
   r.post('/projects/:id/milestones/:milestone_id/promote', (rc) => {
     const user = rc.requireUser();
     const project = loadProject(rc, ADMIN_MILESTONE);
+    if (!issuablesAvailable(rc.svc, rc.user, project)) throw forbidden();
     const ns = findNamespaceById(rc.svc, project.namespace_id)!;
     if (ns.kind !== 'group' || effectiveGroupAccess(rc.svc, user, ns) < ADMIN_MILESTONE) throw forbidden();
     const current = findParentMilestone(rc.svc, { kind: 'project', project }, milestoneId(rc));
@@ -204,6 +205,8 @@ function milestoneId(rc: RequestContext): string {
 function loadParent(rc: RequestContext, kind: 'projects' | 'groups', minLevel: number): MilestoneParent {
   if (kind === 'projects') {
     const project = loadProject(rc);
+    // `authorize! :read_milestone` (and admin_milestone): neither issues nor merge requests available is a 403.
+    if (!issuablesAvailable(rc.svc, rc.user, project)) throw forbidden();
     if (minLevel > Access.NO_ACCESS && effectiveProjectAccess(rc.svc, rc.user, project) < minLevel) throw forbidden();
     return { kind: 'project', project };
   }

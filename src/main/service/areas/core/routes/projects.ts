@@ -4,7 +4,8 @@ import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, badRequest, forbidden, notFound, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
-import { inTransaction, tableVersion } from '../../../db/connection';
+import { inTransaction } from '../../../db/connection';
+import { projectListVersion } from '../project-list-version';
 import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { fullName, namespaceWebUrl, project, projectsPage } from '../entities';
 import { recordEvent } from '../events';
@@ -295,7 +296,7 @@ function projectListAnchors(svc: ServiceContext, list: SqlList<Project>, orderBy
   const db = svc.db;
   return {
     key: JSON.stringify(['projects', list.from, list.args, list.order]),
-    version: () => (tableVersion(db, 'projects') ?? 0) + (tableVersion(db, 'namespaces') ?? 0),
+    version: projectListVersion(db, [list.from, list.narrow ?? '', list.order]),
     column: `p.${field}`,
     idColumn: 'p.id',
     sort,

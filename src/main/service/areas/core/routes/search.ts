@@ -1,4 +1,4 @@
-import { type FeatureType, featureAvailable } from '../feature-access';
+import { type FeatureType, featureAvailable, featureHiddenSql, issuablesHiddenProjectIds } from '../feature-access';
 import { RequestContext, type Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { COUNT_LIMIT, type SqlList, countUpTo, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
@@ -126,7 +126,10 @@ async function search(rc: RequestContext, where: Where): Promise<unknown[]> {
 
 /** Milestones of the projects searched (and of the group tree, at group level) by title or description. */
 function searchMilestones(rc: RequestContext, where: Where, term: string): Record<string, unknown>[] {
-  const owners = [`m.project_id IN (SELECT p.id FROM projects p WHERE ${where.projects.sql})`];
+  // Not of projects whose issues and merge requests both are hidden from the caller (read_milestone:
+  // SearchResults#filter_milestones_by_project keeps ids_with_issuables_available_for).
+  const hidden = featureHiddenSql(issuablesHiddenProjectIds(rc.svc, rc.user));
+  const owners = [`m.project_id IN (SELECT p.id FROM projects p WHERE ${where.projects.sql}${hidden})`];
   const args: unknown[] = [...where.projects.args];
   if (where.groupIds.length) {
     owners.push(`m.group_id IN (${where.groupIds.map(() => '?').join(',')})`);
