@@ -109,6 +109,37 @@ describe('epics by label titles from their label rows', () => {
   });
 });
 
+describe("an author's epics with a title carried by more of the group's epics", () => {
+  it("reads the author's epics in created_at order by the (group, author) index, each epic's title probed; every page as the epics say", async () => {
+    const ctx = s.service.context;
+    const author = (await s.createUser()).user.id as number;
+    const lone = (await s.createGroup({ visibility: 'private' })).id;
+    const insert = ctx.db.prepare('INSERT INTO epics (id, group_id, iid, title, state, confidential, author_id, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)');
+    ctx.db.transaction(() => {
+      // 'bug' on 3 of 4 epics; the author writes every 5th (two of them a minute apart sharing a created_at).
+      for (let i = 1; i <= 120; i++) {
+        const { id, iid } = nextEpicIds(ctx, lone);
+        insert.run(id, lone, iid, `Epic ${i}`, i % 6 === 0 ? 'closed' : 'opened', i % 5 === 0 ? author : 1, JSON.stringify(i % 4 === 0 ? ['ux'] : ['bug']), at(Math.floor(i / 2)), at(300 - i));
+      }
+    })();
+    const want = (where: string, order: string): number[] =>
+      (ctx.db.prepare(`SELECT e.id FROM epics e WHERE e.group_id = ? AND ${where} ORDER BY ${order}`).all(lone) as { id: number }[]).map((r) => r.id);
+    for (const o of ORDERS) {
+      for (const [query, where] of [
+        [{ labels: 'bug', author_id: String(author) }, `${has('bug')} AND e.author_id = ${author}`],
+        [{ labels: 'bug', author_id: String(author), state: 'opened' }, `${has('bug')} AND e.author_id = ${author} AND e.state = 'opened'`],
+      ] as [Record<string, string>, string][]) {
+        await expectEveryPage(s, `/groups/${lone}/epics`, { ...query, ...o.query }, want(where, o.order), 5);
+      }
+    }
+    const reads = await pagedReads(s, async () => void ok(await s.get(`/groups/${lone}/epics`, { query: { labels: 'bug', author_id: String(author) } })));
+    expect(reads.length).toBe(1);
+    const plan = queryPlan(ctx.db, reads[0].sql, ...reads[0].args);
+    expect(plan).toMatch(/SEARCH e USING (COVERING )?INDEX epics_group_author_created \(group_id=\? AND author_id=\?\)/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+});
+
 describe('epics/014 on an older data dir', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandlab-epic-label-dates-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

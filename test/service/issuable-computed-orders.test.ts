@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
-import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { FILTERED_WALK, ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
 
 /**
@@ -310,4 +310,23 @@ describe('computed orders', () => {
     }
     expect(compared).toBeGreaterThan(1000);
   }, 120_000);
+
+  it("a project of no more records than the walk's span has its matches sorted by id, not the table's ids walked", async () => {
+    // Past the upvoted records (their own segment): the rest's walk.
+    const query = { 'not[labels]': 'nothing', created_after: '2000-01-01T00:00:00Z', order_by: 'popularity', per_page: '3', page: '4' };
+    // After a write elsewhere (read answers are remembered until one).
+    const walked = async (): Promise<string[]> => {
+      ok(await s.put(`/projects/${beta}`, { description: `walked ${Math.random()}` }));
+      const sql = await preparedBy(s, async () => void ok(await s.get(`/projects/${alpha}/issues`, { query })));
+      return sql.filter((q) => q.includes('NOT INDEXED'));
+    };
+    expect(await walked()).toEqual([]);
+    // A span short of the project's records: the walk goes first again.
+    Object.assign(FILTERED_WALK, { span: 1, spanPerRow: 0 });
+    try {
+      expect((await walked()).length).toBeGreaterThan(0);
+    } finally {
+      Object.assign(FILTERED_WALK, { span: 20_000, spanPerRow: 8 });
+    }
+  });
 });

@@ -104,6 +104,8 @@ export interface DateLagTable {
    * the start again.
    */
   version?: () => number;
+  /** What else the conditions' answer depends on at a version (a group's projects: count-versions.ts recordsVersion), part of the anchors' key. */
+  versionKey?: unknown;
 }
 
 /** A range of the other column holding at most this many of the scope's records is read from its index and sorted. */
@@ -221,7 +223,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const from = arms.length === 1 ? `${sql} ORDER BY ${orderBy(`${x}.`)}` : `${sql} ORDER BY ${orderBy('')}`;
     return anchorOf(db.prepare(`${from} ${limitSql(limit)} OFFSET ?`).all(...arms.flatMap((a) => [an.at, an.id, ...a.args]), skip));
   };
-  const anchorsKey = t.version ? JSON.stringify([ordered, compoundArgs]) : undefined;
+  const anchorsKey = t.version ? JSON.stringify([ordered, compoundArgs, t.versionKey ?? null]) : undefined;
   const rows = (limit: number, offset: number): T[] =>
     byIds(anchorsKey && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, anchorsKey, t.version!, walk, after, limit, offset) : walk(limit, offset));
   let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };

@@ -16,23 +16,95 @@ export const PAST_LIMIT_MARGIN = 1_000;
  * (countAtLeast). Past COUNT_LIMIT that is all the answer says ("more than"; X-Total
  * omitted), so the count walks PAST_LIMIT_MARGIN further once and is not walked again for as many
  * writes: 10,001 index entries were 0.4-1 ms of every date-filtered or milestone=Any page at a
- * million records. Undefined (counted as before) for another cap or a count that reads other
- * tables (labels' rows, epics, memberships, a group's projects) or the clock.
+ * million records. The scope's version: recordsVersion (a project's, the instance's, or the sum over
+ * a group's projects). Undefined (counted as before) for another cap or a count that reads other
+ * tables (labels' rows but a record's own, epics, memberships, more than VERSIONED_PROJECTS
+ * projects) or the clock.
  */
 export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): (from: string, args: unknown[], cap: number) => number | undefined {
   const db = rc.svc.db;
-  const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  const projectId = scope.projectId;
-  const records = projectId !== undefined ? () => listVersion(rc, type, projectId) : () => lastListWrite(db);
+  let records: RecordsVersion | null | undefined = null;
   return (from, args, cap) => {
     if (cap !== COUNT_LIMIT + 1) return undefined;
+    if (records === null) records = recordsVersion(rc, type, scope);
+    if (!records) return undefined;
+    const own = records;
     // An issue's epic link (epic_id filters) moves epics/015's version: one link written changes one issue's membership.
-    const links = type === 'Issue' && !readsOnly(from, table) && readsOnly(from, table, EPIC_LINKS);
-    if (!links && !readsOnly(from, table)) return undefined;
-    const version = links ? () => records() + tableVersionOf(db, EPIC_LINKS) : records;
-    const key = JSON.stringify(['past limit', projectId ?? null, from, args]);
+    const links = type === 'Issue' && !own.reads(from) && own.reads(from, EPIC_LINKS);
+    if (!links && !own.reads(from)) return undefined;
+    const version = links ? () => own.version() + tableVersionOf(db, EPIC_LINKS) : own.version;
+    const key = JSON.stringify(['past limit', own.key, from, args]);
     return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
   };
+}
+
+/** A scope of many projects is versioned by its projects' list versions up to this many projects (one sum over them a request). */
+export const VERSIONED_PROJECTS = 64;
+
+/**
+ * What moves whenever a record a list's SQL may read is written, for the scope's records:
+ * `version` (only grows; each write of one record moves it by one at least), `key` (what else the
+ * SQL's answer depends on, for a key of what is remembered) and `reads` (the SQL reads nothing but
+ * the records and what their own writes keep: readsOnly, their label rows (issuable_labels, kept
+ * by the records' triggers from their labels column), `also`).
+ * - a project: its list version (core/019, core/020);
+ * - a scope with no project condition (an administrator's instance, with or without `scope`'s
+ *   author): the instance's write log (core/041);
+ * - a scope of projects (a group's, or those a caller sees), of at most VERSIONED_PROJECTS: the
+ *   projects' ids read now (their SELECT, SQL the version cannot see: projects moved, archived,
+ *   made private) are the key, the sum of their list versions the version; the SELECT's own text
+ *   is left out of `reads`.
+ * Undefined for a larger scope of projects.
+ */
+export interface RecordsVersion {
+  key: unknown;
+  version: () => number;
+  reads: (sql: string, also?: string) => boolean;
+}
+
+export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): RecordsVersion | undefined {
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const own = (sql: string, also?: string): boolean => readsOnly(sql.replace(OWN_LABEL_ROWS, ''), table, also);
+  if (scope.projectId !== undefined) {
+    const projectId = scope.projectId;
+    return { key: projectId, version: () => listVersion(rc, type, projectId), reads: own };
+  }
+  if (scope.instance || (!scope.projects && !scope.unindexed && !scope.idSets?.length && readsOnly(`FROM ${table} x WHERE ${scope.where}`, table))) {
+    return { key: 'instance', version: () => lastListWrite(db), reads: own };
+  }
+  if (!scope.projects) return undefined;
+  const ids = (db.prepare(`SELECT id FROM (${scope.projects}) LIMIT ${VERSIONED_PROJECTS + 1}`).all(...scope.args) as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
+  if (ids.length > VERSIONED_PROJECTS) return undefined;
+  const projects = scope.projects;
+  const versions = type === 'Issue' ? 'issue_list_versions' : 'merge_request_list_versions';
+  const idList = JSON.stringify(ids);
+  return {
+    key: ids,
+    version: () => (db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM ${versions} WHERE project_id IN (SELECT value FROM json_each(?))`).get(idList) as { v: number }).v,
+    reads: (sql, also) => own(sql.split(projects).join(''), also),
+  };
+}
+
+/**
+ * A label filter's probe of a record's own label rows (`EXISTS (SELECT 1 FROM issuable_labels il WHERE
+ * il.issuable_type = '...' AND il.issuable_id = x.id AND ...)`): the rows are the record's labels
+ * column as its triggers keep them, so they change only with a write to the record.
+ */
+const OWN_LABEL_ROWS = /\(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = '(?:Issue|MergeRequest)' AND il\.issuable_id = x\.id AND [^()]*\)/g;
+
+/**
+ * Whether a scope holds more than COUNT_LIMIT records (its own condition alone, e.g. an
+ * administrator's `scope=created_by_me`), counted once past it and kept across writes as
+ * issuableCountPastLimit's.
+ */
+export function manyScopeRecords(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): boolean {
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const from = `FROM ${table} x WHERE ${scope.where}`;
+  const records = recordsVersion(rc, type, scope);
+  if (!records?.reads(from)) return countUpTo(rc.svc.db, from, scope.args, COUNT_LIMIT + 1) > COUNT_LIMIT;
+  const key = JSON.stringify(['past limit', records.key, from, scope.args]);
+  return countAtLeast(rc.svc.db, key, records.version, () => countUpTo(rc.svc.db, from, scope.args, COUNT_LIMIT + 1 + PAST_LIMIT_MARGIN)) > COUNT_LIMIT;
 }
 
 /** Counts found past COUNT_LIMIT per database: key -> the version and the count then. */

@@ -260,6 +260,7 @@ export const FILTERED_WALK = { span: 20_000, spanPerRow: 8, filtered: true };
  * evaluates the order's key (a count of awards, a milestone's date) for each (a million issues:
  * 200-950 ms a page). The sizes are counted by the segments' walks. `version`: as idWalk's, when
  * the list's conditions read only its records' own columns (its deep pages then anchored).
+ * `scopeRecords`: how many records the list's scope holds (all states), when known from counters.
  */
 export function filteredWalk(
   rc: RequestContext,
@@ -267,6 +268,7 @@ export function filteredWalk(
   source: { from: string; args: unknown[] },
   matches?: number,
   version?: () => number,
+  scopeRecords?: () => number,
 ): IdWalk {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
@@ -295,6 +297,9 @@ export function filteredWalk(
         // records meet) the matches are sorted.
         const { min, max } = tableIds();
         const span = Math.max(FILTERED_WALK.span, reach * FILTERED_WALK.spanPerRow);
+        // A scope of no more records than the walk would cross (a small project's among a million):
+        // its matches, fewer still, sorted (the small project walked 19,000 ids to find 2: 1.4 ms).
+        if (scopeRecords && scopeRecords() <= span) return sorts.ids(limit, offset);
         const edge = dir === 'DESC' ? max - span : min + span;
         const found = anchoredSegment(db, type, arm(walkedFrom, ` AND x.id ${dir === 'DESC' ? '>' : '<'} ?`, [edge]), dir).ids(limit, offset);
         return found.length === limit ? found : sorts.ids(limit, offset);

@@ -502,6 +502,23 @@ function labelRowsWalk(
   };
 }
 
+/**
+ * An author of fewer of one group's epics than carry the rarest of the label titles filtering
+ * them, in created_at order (no search, dates or awards): the list's own SQL walks the author's
+ * (group, author, created_at) index in order, each epic's label rows probed, which reads fewer
+ * than the titles' label rows (labelRowsWalk) or carriers by id (le13: author 3's 50,000 epics
+ * against 338,000 'bug' rows, 16,667 both: 3 epics a row instead of 20).
+ */
+function authorWalksFewer(svc: ServiceContext, f: EpicListFilters, groupIds: number[], column: string, authorId: number | null): boolean {
+  const titles = f.labels ?? [];
+  if (authorId === null || groupIds.length !== 1 || column !== 'created_at' || !titles.length || titles.some((title) => [NONE, ANY].includes(title.toLowerCase()))) return false;
+  if (f.search || f.created_after || f.created_before || f.updated_after || f.updated_before || f.my_reaction_emoji) return false;
+  const carriers = Math.min(
+    ...titles.map((title) => (svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM epic_label_counts WHERE title = ? AND group_id = ?').get(title, groupIds[0]) as { n: number }).n),
+  );
+  return authoredEpics(svc, groupIds, authorId) < carriers;
+}
+
 export interface EpicList {
   sql: string;
   args: unknown[];
@@ -579,8 +596,10 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   const listKey = JSON.stringify(['Epic', where, args]);
   // Rows read by id and sorted, not the group's epics walked in order checking each (`+` keeps the group index out of SQLite's choice).
   const label = singleLabel(f.labels);
-  const walk = labelRowsWalk(svc, f, readable, column, sort, where, args, version);
-  if (!walk && label !== null && labelCarriers(svc, label) <= COUNT_LIMIT) {
+  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
+  const byAuthor = authorWalksFewer(svc, f, readable, column, authorId);
+  const walk = byAuthor ? undefined : labelRowsWalk(svc, f, readable, column, sort, where, args, version);
+  if (!walk && !byAuthor && label !== null && labelCarriers(svc, label) <= COUNT_LIMIT) {
     addFilter(where, args, "e.id IN (SELECT issuable_id FROM issuable_labels WHERE issuable_type = 'Epic' AND title = ? COLLATE NOCASE)", label);
     byId = true;
   }
@@ -594,7 +613,6 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   }
   if (byId) where[0] = `+${where[0]}`;
   const sql = `FROM epics e WHERE ${where.join(' AND ')}`;
-  const authorId = f.author_id ?? (f.author_username !== undefined ? (findUserByUsername(svc, f.author_username)?.id ?? -1) : null);
   // A date filter on the other column than the order's (db/date-lag.ts), unless the list reads epics by id.
   const byDates =
     byId || column === 'title'
