@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
+import { preparedBy } from '../helpers/lists';
 
 // What a page of issues or merge requests counts for each row (user_notes_count, upvotes,
 // downvotes, merge_requests_count) is kept across writes to other tables, by core/109's versions
@@ -120,6 +121,22 @@ describe('counts on pages of issues and merge requests', () => {
     expect((await page('issues')).get(issues[1].iid).merge_requests_count).toBe(1);
     sql('DELETE FROM merge_requests WHERE id = ?', closer.id);
     expect((await page('issues')).get(issues[1].iid).merge_requests_count).toBe(0);
+  });
+
+  it('are read for a page in one statement (notes, thumbs and, for issues, closing merge requests)', async () => {
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      // A thumb given moves award_emoji's version: the page's counts are read again.
+      const target = kind === 'issues' ? issues[0].iid : mr.iid;
+      const award = ok(await s.post(`/projects/${project.id}/${kind}/${target}/award_emoji`, { name: 'thumbsup' }));
+      const reads = (await preparedBy(s, () => s.get(`/projects/${project.id}/${kind}?per_page=100`))).filter((sql) => /\b(user_note_counts|award_emoji|merge_requests_closing_issues)\b/.test(sql));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toContain('user_note_counts');
+      expect(reads[0]).toContain('award_emoji');
+      expect(reads[0].includes('merge_requests_closing_issues')).toBe(kind === 'issues');
+      expect((await page(kind)).get(target).upvotes).toBe(1);
+      expect((await s.del(`/projects/${project.id}/${kind}/${target}/award_emoji/${award.id}`)).status).toBe(204);
+      expect((await page(kind)).get(target).upvotes).toBe(0);
+    }
   });
 
   it('are read afresh on every page of a data dir without the versions (before core/109)', async () => {
