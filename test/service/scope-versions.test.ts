@@ -344,3 +344,53 @@ describe("a group's list by a milestone's title past 10,000: count and anchors k
     await expectPages();
   }, 120_000);
 });
+
+describe("a group's list by a milestone's title in creation order: the (project, milestone) arms' deep pages from anchors", () => {
+  it('every page as the records say, in turn, again, after writes, ties, a milestone renamed and a project moved', async () => {
+    const db = s.service.context.db;
+    const path = `/groups/${group}/issues`;
+    const truth = (sort: 'asc' | 'desc'): number[] =>
+      (
+        db
+          .prepare(
+            `SELECT x.id FROM issues x JOIN milestones m ON m.id = x.milestone_id WHERE m.title = 'v1' AND x.project_id IN (SELECT id FROM projects WHERE namespace_id = ? AND archived = 0) ORDER BY x.created_at ${sort}, x.id ${sort}`,
+          )
+          .all(group) as { id: number }[]
+      ).map((r) => r.id);
+    const pages = async (sort: 'asc' | 'desc', from: number, to: number): Promise<void> => {
+      const ids = truth(sort);
+      for (let page = from; page <= to; page++) {
+        const res = await s.get(path, { query: { milestone: 'v1', sort, per_page: '100', page: String(page) } });
+        expect(res.body.map((i: { id: number }) => i.id), `${sort} page ${page}`).toEqual(ids.slice((page - 1) * 100, page * 100));
+      }
+    };
+    // Ties: runs of five records sharing a creation time.
+    db.prepare("UPDATE issues SET created_at = (SELECT created_at FROM issues i WHERE i.id = issues.id - issues.id % 5) WHERE project_id = ? AND id % 5 != 0 AND id - id % 5 IN (SELECT id FROM issues WHERE project_id = ?)").run(many, many);
+    for (const sort of ['desc', 'asc'] as const) {
+      await pages(sort, 11, 13);
+      await pages(sort, 13, 13);
+      await pages(sort, 12, 12);
+      // A project write elsewhere keeps the anchors; read from them.
+      ok(await s.put(`/projects/${many}`, { description: `arms ${sort}` }));
+      const reads = await pagedReads(s, async () => void ok(await s.get(path, { query: { milestone: 'v1', sort, per_page: '100', page: '12' } })));
+      expect(reads.map((r) => r.sql).join('\n')).toMatch(/WHERE \(x\.created_at, x\.id\) [<>] \(\?, \?\) AND x\.project_id = /);
+      // Records moved across the anchors in SQL, one deleted, one added through the API.
+      const ids = truth(sort);
+      db.prepare("UPDATE issues SET created_at = '2031-01-01T00:00:00.000Z' WHERE id = ?").run(ids[50]);
+      db.prepare('DELETE FROM issues WHERE id = ?').run(ids[1_020]);
+      const v1 = (db.prepare("SELECT id FROM milestones WHERE project_id = ? AND title = 'v1'").get(many) as { id: number }).id;
+      ok(await s.post(`/projects/${many}/issues`, { title: 'Arms', milestone_id: v1 }));
+      await pages(sort, 11, 13);
+      // The small project's v1 renamed (no record written), then back; the small project moved out and back in SQL.
+      const sideV1 = (db.prepare("SELECT id FROM milestones WHERE project_id = ? AND title = 'v1'").get(side) as { id: number }).id;
+      ok(await s.put(`/projects/${side}/milestones/${sideV1}`, { title: 'v2' }));
+      await pages(sort, 12, 13);
+      ok(await s.put(`/projects/${side}/milestones/${sideV1}`, { title: 'v1' }));
+      await pages(sort, 12, 13);
+      db.prepare('UPDATE projects SET namespace_id = ? WHERE id = ?').run(elsewhere, side);
+      await pages(sort, 12, 13);
+      db.prepare('UPDATE projects SET namespace_id = ? WHERE id = ?').run(group, side);
+      await pages(sort, 12, 13);
+    }
+  }, 120_000);
+});

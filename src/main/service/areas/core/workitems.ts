@@ -20,7 +20,7 @@ import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueD
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
-import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
+import { ANCHORED_FROM, type BucketAnchor, type DateBounds, type DateLagList, type DateLagTable, bucketAnchoredWalk, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
@@ -1554,15 +1554,26 @@ export function idSetLists(
   if (!pairs.length) return { page: walk, count, rows: () => [] };
   const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const conditions = where.join(' AND ');
-  const arms = pairs.map(
-    ([project, milestone]) =>
-      `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`,
-  );
+  const head = `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE `;
+  const rests = pairs.map(([project, milestone]) => `x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`);
   // One arm orders by its alias; a compound by its result columns.
-  const ordered = arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`;
+  const orderOf = (arms: string[]): string => (arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`);
+  const ordered = orderOf(rests.map((rest) => `${head}${rest}`));
   const armsArgs = pairs.flatMap(() => args);
+  const db = rc.svc.db;
+  const anchorOf = (rows: unknown[]): BucketAnchor[] => (rows as { id: number; created_at: string }[]).map((r) => ({ id: r.id, at: r.created_at }));
+  const fromStart = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset));
+  // From a row an earlier page read, each arm from it (the bound first: SQLite seeks by the first usable one, as db/date-lag.ts's).
+  const past = `(x.created_at, x.id) ${dir === 'ASC' ? '>' : '<'} (?, ?) AND `;
+  const fromAnchor = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] =>
+    anchorOf(db.prepare(`${orderOf(rests.map((rest) => `${head}${past}${rest}`))} ${limitSql(limit)} OFFSET ?`).all(...pairs.flatMap(() => [an.at, an.id, ...args]), skip));
+  // Deep pages from anchors while no record of the scope's projects is written and the
+  // conditions read nothing else the key leaves out (count-versions.ts recordsVersion).
+  const scopeVersion = recordsVersion(rc, type, scope);
+  const versioned = scopeVersion?.reads(walk.from) ? scopeVersion : undefined;
+  const key = versioned ? JSON.stringify(['milestone arms', ordered, armsArgs, versioned.keyOf(walk.from)]) : undefined;
   const merged = <T>(limit: number, offset: number): T[] =>
-    rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
+    rowsByIds<T>(db, writesOf(table), (key && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, key, versioned!.version, fromStart, fromAnchor, limit, offset) : fromStart(limit, offset)).map((r) => r.id));
   return { page: walk, count, rows: merged };
 }
 
