@@ -1624,7 +1624,8 @@ export function dateLagList<T>(
   scopeSql: string,
 ): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
-  if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  // An empty list (emptyFilters) reads nothing, not even the scope's records counted.
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.empty || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
   // An administrator's own records (`scope`'s author, no project condition) walk the instance's
   // buckets as scope=all does, when they are many (few are read by the author's index and sorted).
