@@ -1625,8 +1625,13 @@ export function dateLagList<T>(
 ): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
   // An empty list (emptyFilters) reads nothing, not even the scope's records counted.
-  if ((order !== 'created_at' && order !== 'updated_at') || filters.empty || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.empty || filters.search || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
+  // Sets of records other tables list (a milestone's title) at a wider scope: walked with the
+  // buckets, each record asked the set's probe, when every set holds at least 1/DENSE_SET of the
+  // scope's records (a group's milestone=v1 of 250,000 in a million, updated_before: its
+  // (project, milestone, created_at) arms walked 250,000 newer records first, 250 ms).
+  if (filters.idSets.length && (inProject || !denseSets(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope, filters.idSets))) return undefined;
   // An administrator's own records (`scope`'s author, no project condition) walk the instance's
   // buckets as scope=all does, when they are many (few are read by the author's index and sorted).
   const ownInstance = !inProject && !scope.instance && !scope.projects && !scope.unindexed && !scope.idSets?.length;
@@ -1669,7 +1674,8 @@ export function dateLagList<T>(
   // Conditions on the records alone: deep pages may start from an anchor while no record is written
   // (count-versions.ts recordsVersion: a group's projects by the sum of their versions).
   const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
-  const versioned = records?.reads(`FROM ${table} x WHERE ${where.join(' AND ')}`) ? records : undefined;
+  const conditions = `FROM ${table} x WHERE ${where.join(' AND ')}`;
+  const versioned = records?.reads(conditions) ? records : undefined;
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1681,6 +1687,7 @@ export function dateLagList<T>(
         counts: counts(scope.projectId!),
         log: writesOf(table),
         version: versioned?.version,
+        versionKey: versioned?.keyOf(conditions),
       }
     : {
         table,
@@ -1691,7 +1698,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
         version: versioned?.version,
-        versionKey: versioned?.key,
+        versionKey: versioned?.keyOf(conditions),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
@@ -1701,6 +1708,17 @@ export function dateLagList<T>(
   // lag index it walks holds no project, so each candidate's record would be read to check it.
   const byProjects = indexedScopeCount(table, scope, where, args, scopeSql);
   return byProjects ? { ...list, count: byProjects } : list;
+}
+
+/** A set filtering a list walked by date-lag buckets holds at least 1 in this many of the scope's records. */
+const DENSE_SET = 8;
+
+/** Every set is counted by counters and holds at least 1/DENSE_SET of the scope's records (a group's or the instance's). */
+function denseSets(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, sets: IdSet[]): boolean {
+  if (!scope.instance && !scope.projects) return false;
+  if (!sets.every((set) => set.size)) return false;
+  const records = scopeStateCount(rc, type, scope, null);
+  return sets.every((set) => set.size!() * DENSE_SET >= records);
 }
 
 /** Records updated before they were created, from updated_after's day on, up to this many are taken off stateDateCount's bound; more, and it is not used. */
