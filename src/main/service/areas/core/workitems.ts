@@ -1635,7 +1635,8 @@ export function dateLagList<T>(
   scopeSql: string,
 ): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
-  if ((order !== 'created_at' && order !== 'updated_at') || filters.search || scope.idSets?.length) return undefined;
+  // An empty list (emptyFilters) reads nothing, not even the scope's records counted.
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.empty || filters.search || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
   // Sets of records other tables list (a milestone's title) at a wider scope: walked with the
   // buckets, each record asked the set's probe, when every set holds at least 1/DENSE_SET of the
