@@ -89,4 +89,23 @@ describe('promoting a project label', () => {
     const duped = ok(await s.get(`/projects/${p.b.id}/issues`, { query: { labels: 'dupe' } })) as { title: string; labels: string[] }[];
     expect(duped.map((i) => [i.title, i.labels])).toEqual([['duped', ['dupe']]]);
   });
+
+  it('by name through the deprecated PUT /projects/:id/labels/promote (GitLab routes it before /labels/:name)', async () => {
+    ok(await s.post(`/projects/${p.a.id}/labels`, { name: 'by-name', color: '#0A0A0A' }));
+    const res = await s.put(`/projects/${p.a.id}/labels/promote`, { name: 'by-name' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'by-name', color: '#0A0A0A' });
+    expect((ok(await s.get(`/groups/${group.id}/labels`, { query: { search: 'by-name' } })) as { name: string }[]).map((l) => l.name)).toEqual(['by-name']);
+    expect((await s.put(`/projects/${p.a.id}/labels/promote`, {})).status).toBe(400);
+  });
+
+  it('outside a group: 400 Failed to promote project label to group label, before the label is looked up', async () => {
+    const personal = await s.createProject({ name: 'pm-personal' });
+    const own = ok(await s.post(`/projects/${personal.id}/labels`, { name: 'mine', color: '#0A0A0A' }));
+    for (const ref of [own.id, 999999]) {
+      const res = await s.put(`/projects/${personal.id}/labels/${ref}/promote`, {});
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'Failed to promote project label to group label' });
+    }
+  });
 });

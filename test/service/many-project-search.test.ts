@@ -59,7 +59,8 @@ beforeAll(async () => {
           description: describeRecord(i, 3_000),
           state: i % 7 === 0 ? 'closed' : 'opened',
           authorId: 1,
-          labels: [],
+          // Every third issue of the group labelled: a set of records (label rows) beside a search's.
+          labels: i % 3 === 0 ? ['bug'] : [],
           confidential: i % 11 === 0,
           createdAt: at,
           updatedAt: at,
@@ -276,25 +277,41 @@ describe('a common term on a group’s or the instance’s issues', () => {
 describe("the caller's own records searched (`/merge_requests`' and `/issues`' default scope, created_by_me)", () => {
   // Every record here is the administrator's (user 1): created_by_me holds them all.
   it('a rare term reads its matches from the index as a set, each record checked against the rest once; rows and counts as the table says', async () => {
-    for (const [path, table] of [['/merge_requests', 'merge_requests'], ['/issues', 'issues']] as const) {
-      const rare = expected(table, null, 'gamma 1');
+    // gamma 1: a few matches (FEW_MATCHES), read once and looked up by id; alpha on issues: 3,100,
+    // read from the index by the set's statement.
+    for (const [path, table, term, few] of [['/merge_requests', 'merge_requests', 'Gamma 1', true], ['/issues', 'issues', 'Gamma 1', true], ['/issues', 'issues', 'ALPHA', false]] as const) {
+      const rare = expected(table, null, term);
       expect(rare.length).toBeGreaterThan(20);
+      expect(rare.length < 200).toBe(few);
       let res!: ApiResult;
       const reads = await preparedBy(s, async () => {
-        res = await s.get(path, { query: { search: 'Gamma 1', per_page: '10', page: '2' } });
+        res = await s.get(path, { query: { search: term, per_page: '10', page: '2' } });
       });
       expect(res.headers.get('x-total')).toBe(String(rare.length));
       expect(res.headers.get('x-total-pages')).toBe(String(Math.ceil(rare.length / 10)));
       expect(ids(res)).toEqual(rare.slice(10, 20));
-      // The matches read once as the set's rows, not every match built into a list per statement,
-      // and the index not asked again about each record read from them.
-      const fromSet = reads.filter((sql) => sql.includes(`FROM (SELECT DISTINCT +s.rowid & 4294967295 AS id FROM ${table}_search s WHERE s.${table}_search MATCH ?) s CROSS JOIN ${table} x`));
+      // The matches read as the set's rows (their ids in hand, or the index read by the set's
+      // statement), not every match built into a list per statement, and the index not asked
+      // again about each record read from them.
+      const set = few ? 'SELECT DISTINCT +s.value AS id FROM json_each(?) s WHERE 1 = 1' : `SELECT DISTINCT +s.rowid & 4294967295 AS id FROM ${table}_search s WHERE s.${table}_search MATCH ?`;
+      const fromSet = reads.filter((sql) => sql.includes(`FROM (${set}) s CROSS JOIN ${table} x`));
       expect(fromSet.length).toBeGreaterThan(0);
       for (const sql of fromSet) expect(sql).not.toContain('s.rowid = ((x.project_id << 32) + x.id)');
       expect(reads.some((sql) => sql.includes('x.id IN (SELECT s.rowid & 4294967295'))).toBe(false);
+      // Besides a label's set (its rows asked on the search's, or the search asked on the label's).
+      if (table === 'issues') {
+        const labelled = expected(table, null, term, "x.labels != '[]'");
+        expect(labelled.length).toBeGreaterThan(5);
+        for (const labels of ['bug', 'bug,BUG']) {
+          const res = await s.get(path, { query: { search: term, labels, per_page: '5', page: '2' } });
+          expect(res.status).toBe(200);
+          expect(res.headers.get('x-total')).toBe(String(labelled.length));
+          expect(ids(res)).toEqual(labelled.slice(5, 10));
+        }
+      }
       // With a state and another order: the same rule.
-      const closed = expected(table, null, 'gamma 1', "x.state = 'closed'", 'title', 'asc');
-      const both = await s.get(path, { query: { search: 'gamma 1', state: 'closed', order_by: 'title', sort: 'asc', per_page: '2' } });
+      const closed = expected(table, null, term, "x.state = 'closed'", 'title', 'asc');
+      const both = await s.get(path, { query: { search: term, state: 'closed', order_by: 'title', sort: 'asc', per_page: '2' } });
       expect(both.headers.get('x-total')).toBe(String(closed.length));
       expect(ids(both)).toEqual(closed.slice(0, 2));
     }

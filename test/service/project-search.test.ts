@@ -167,6 +167,37 @@ describe("a project's remembered match count follows every write to its records"
     }
   });
 
+  it('a rare term: its few matches read once and remembered until a write to the project’s merge requests; pages, states and orders read them by id', async () => {
+    const db = s.service.context.db;
+    const check = async (query: Record<string, string>, filter: (x: Seed) => boolean = () => true): Promise<string[]> => {
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await searchMrs({ search: 'ge 12', per_page: '5', ...query });
+      });
+      const want = matching('ge 12', filter);
+      expect(want.length).toBeGreaterThan(5);
+      expect(want.length).toBeLessThan(200);
+      expect(res.headers.get('x-total')).toBe(String(want.length));
+      const page = Number(query.page ?? '1');
+      expect(iids(res)).toEqual(want.slice((page - 1) * 5, page * 5).map((x) => x.iid));
+      return reads.filter((sql) => sql.includes('MATCH'));
+    };
+    expect(await check({})).toHaveLength(1);
+    // The same matches for another page, a state: no full-text read.
+    expect(await check({ page: '2' })).toEqual([]);
+    expect(await check({ state: 'closed' }, (x) => x.state === 'closed')).toEqual([]);
+    // Their records looked up by id, not the project's walked.
+    const { sql, args } = (await pagedReads(s, async () => void (await searchMrs({ search: 'ge 12', per_page: '5', page: '3' }))))[0];
+    const plan = queryPlan(db, sql, ...args);
+    expect(plan).toContain('USING INTEGER PRIMARY KEY');
+    expect(plan).not.toMatch(/SCAN x|merge_requests_project/);
+    // A write to the project's merge requests: read again, and the new match listed.
+    const created = mergeRequest(project, N + 2, 'Change 12 anew', createdAt(N + 2));
+    mrs.push({ id: created.id, iid: N + 2, title: 'Change 12 anew', description: null, state: 'opened', createdAt: createdAt(N + 2) });
+    expect(await check({})).toHaveLength(1);
+    expect(await check({ page: '2' })).toEqual([]);
+  });
+
   it('with a state: the count is remembered until a write to the project’s merge requests, and exact after each', async () => {
     const db = s.service.context.db;
     const total = async (): Promise<string | null> => (await searchMrs({ search: 'hange', state: 'closed', per_page: '20' })).headers.get('x-total');

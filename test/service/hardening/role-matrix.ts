@@ -283,6 +283,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   ...both('/labels/:label_id/subscribe', { POST: ['guest'] }),
   ...both('/labels/:label_id/unsubscribe', { POST: ['guest'] }),
   'PUT /api/v4/projects/:id/labels/:label_id/promote': project('maintainer'),
+  'PUT /api/v4/projects/:id/labels/promote': project('maintainer'),
 
   // --- job token scope (seed: Maintainer; job tokens never) ---------------------------------
   'GET /api/v4/projects/:id/job_token_scope': noJobToken(project('maintainer')),

@@ -292,6 +292,16 @@ function namespaceCounts(svc: ServiceContext, ns: Namespace): { members: number;
 }
 
 export function group(ec: EntityContext, g: Namespace): Record<string, unknown> {
+  // Built again only when the row or what it reads besides it changed (a page of groups after a write
+  // elsewhere built and serialized every group anew): its ancestors' names and the instance's defaults
+  // for a group without its own project creation level or branch protection.
+  const app = applicationSettings(ec.svc);
+  const inputs = [fullName(ec.svc, g), app.default_project_creation, app.default_branch_protection];
+  return unchangedEntity(ec.svc.db, 'group', `${g.id}:${ec.baseUrl}`, g as unknown as Record<string, unknown>, inputs, () => buildGroup(ec, g));
+}
+
+/** API::Entities::Group of a row: reads the row, the base URL, its ancestors' names and the instance's defaults (group's inputs). */
+function buildGroup(ec: EntityContext, g: Namespace): Record<string, unknown> {
   const settings = namespaceSettings(g);
   const get = (name: GroupSettingName) => groupSetting(settings, name);
   const protection = groupBranchProtection(ec.svc, g);

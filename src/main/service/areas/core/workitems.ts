@@ -20,7 +20,7 @@ import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueD
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
-import { type DateBounds, type DateLagList, type DateLagTable, countDirection, otherDateList } from '../../db/date-lag';
+import { ANCHORED_FROM, type BucketAnchor, type DateBounds, type DateLagList, type DateLagTable, bucketAnchoredWalk, countDirection, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
@@ -1561,15 +1561,26 @@ export function idSetLists(
   if (!pairs.length) return { page: walk, count, rows: () => [] };
   const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const conditions = where.join(' AND ');
-  const arms = pairs.map(
-    ([project, milestone]) =>
-      `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`,
-  );
+  const head = `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE `;
+  const rests = pairs.map(([project, milestone]) => `x.project_id = ${Number(project)} AND x.milestone_id = ${Number(milestone)} AND ${conditions}`);
   // One arm orders by its alias; a compound by its result columns.
-  const ordered = arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`;
+  const orderOf = (arms: string[]): string => (arms.length === 1 ? `${arms[0]} ORDER BY x.created_at ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY created_at ${dir}, id ${dir}`);
+  const ordered = orderOf(rests.map((rest) => `${head}${rest}`));
   const armsArgs = pairs.flatMap(() => args);
+  const db = rc.svc.db;
+  const anchorOf = (rows: unknown[]): BucketAnchor[] => (rows as { id: number; created_at: string }[]).map((r) => ({ id: r.id, at: r.created_at }));
+  const fromStart = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset));
+  // From a row an earlier page read, each arm from it (the bound first: SQLite seeks by the first usable one, as db/date-lag.ts's).
+  const past = `(x.created_at, x.id) ${dir === 'ASC' ? '>' : '<'} (?, ?) AND `;
+  const fromAnchor = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] =>
+    anchorOf(db.prepare(`${orderOf(rests.map((rest) => `${head}${past}${rest}`))} ${limitSql(limit)} OFFSET ?`).all(...pairs.flatMap(() => [an.at, an.id, ...args]), skip));
+  // Deep pages from anchors while no record of the scope's projects is written and the
+  // conditions read nothing else the key leaves out (count-versions.ts recordsVersion).
+  const scopeVersion = recordsVersion(rc, type, scope);
+  const versioned = scopeVersion?.reads(walk.from) ? scopeVersion : undefined;
+  const key = versioned ? JSON.stringify(['milestone arms', ordered, armsArgs, versioned.keyOf(walk.from)]) : undefined;
   const merged = <T>(limit: number, offset: number): T[] =>
-    rowsByIds<T>(rc.svc.db, writesOf(table), (rc.svc.db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...armsArgs, offset) as { id: number }[]).map((r) => r.id));
+    rowsByIds<T>(db, writesOf(table), (key && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, key, versioned!.version, fromStart, fromAnchor, limit, offset) : fromStart(limit, offset)).map((r) => r.id));
   return { page: walk, count, rows: merged };
 }
 
@@ -1631,8 +1642,14 @@ export function dateLagList<T>(
   scopeSql: string,
 ): (Omit<DateLagList<T>, 'count'> & { count: DateLagList<T>['count'] | { counted: number } }) | undefined {
   const order = filters.orderColumn;
-  if ((order !== 'created_at' && order !== 'updated_at') || filters.search || filters.idSets.length || scope.idSets?.length) return undefined;
+  // An empty list (emptyFilters) reads nothing, not even the scope's records counted.
+  if ((order !== 'created_at' && order !== 'updated_at') || filters.empty || filters.search || scope.idSets?.length) return undefined;
   const inProject = scope.projectId !== undefined;
+  // Sets of records other tables list (a milestone's title) at a wider scope: walked with the
+  // buckets, each record asked the set's probe, when every set holds at least 1/DENSE_SET of the
+  // scope's records (a group's milestone=v1 of 250,000 in a million, updated_before: its
+  // (project, milestone, created_at) arms walked 250,000 newer records first, 250 ms).
+  if (filters.idSets.length && (inProject || !denseSets(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope, filters.idSets))) return undefined;
   // An administrator's own records (`scope`'s author, no project condition) walk the instance's
   // buckets as scope=all does, when they are many (few are read by the author's index and sorted).
   const ownInstance = !inProject && !scope.instance && !scope.projects && !scope.unindexed && !scope.idSets?.length;
@@ -1675,7 +1692,8 @@ export function dateLagList<T>(
   // Conditions on the records alone: deep pages may start from an anchor while no record is written
   // (count-versions.ts recordsVersion: a group's projects by the sum of their versions).
   const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
-  const versioned = records?.reads(`FROM ${table} x WHERE ${where.join(' AND ')}`) ? records : undefined;
+  const conditions = `FROM ${table} x WHERE ${where.join(' AND ')}`;
+  const versioned = records?.reads(conditions) ? records : undefined;
   const lists: DateLagTable = inProject
     ? {
         table,
@@ -1687,6 +1705,7 @@ export function dateLagList<T>(
         counts: counts(scope.projectId!),
         log: writesOf(table),
         version: versioned?.version,
+        versionKey: versioned?.keyOf(conditions),
       }
     : {
         table,
@@ -1697,7 +1716,7 @@ export function dateLagList<T>(
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
         log: writesOf(table),
         version: versioned?.version,
-        versionKey: versioned?.key,
+        versionKey: versioned?.keyOf(conditions),
       };
   const list = otherDateList<T>(rc.svc.db, lists, filters.dates, order, filters.sort, where, args);
   if (!list) return undefined;
@@ -1707,6 +1726,17 @@ export function dateLagList<T>(
   // lag index it walks holds no project, so each candidate's record would be read to check it.
   const byProjects = indexedScopeCount(table, scope, where, args, scopeSql);
   return byProjects ? { ...list, count: byProjects } : list;
+}
+
+/** A set filtering a list walked by date-lag buckets holds at least 1 in this many of the scope's records. */
+const DENSE_SET = 8;
+
+/** Every set is counted by counters and holds at least 1/DENSE_SET of the scope's records (a group's or the instance's). */
+function denseSets(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, sets: IdSet[]): boolean {
+  if (!scope.instance && !scope.projects) return false;
+  if (!sets.every((set) => set.size)) return false;
+  const records = scopeStateCount(rc, type, scope, null);
+  return sets.every((set) => set.size!() * DENSE_SET >= records);
 }
 
 /** Records updated before they were created, from updated_after's day on, up to this many are taken off stateDateCount's bound; more, and it is not used. */
@@ -1769,13 +1799,13 @@ export interface SearchPlan {
   sql: string;
   args: unknown[];
   /** A project's search: the MATCH query, the project, and its matches counted up to COUNT_LIMIT + 1. */
-  project?: { index: string; query: string; projectId: number; matches: number; walk: boolean };
+  project?: { index: string; query: string; projectId: number; matches: number; walk: boolean; ids?: string };
   /**
    * A search of many projects (a group's list, the instance's): the MATCH query, the condition on
    * the full-text index `s` that keeps the scope's matches (`inScope`, its `args` the query's and
    * the scope's), and those matches counted up to COUNT_LIMIT + 1.
    */
-  many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean; projects: string | null };
+  many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean; projects: string | null; ids?: string };
   /** No record of the scope holds the term (its matches counted exactly: none): the list is empty. */
   none?: true;
   /**
@@ -1809,11 +1839,16 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     // match. Both are the same MATCH, so the rows are the same.
     const { projectId } = scope;
     const inProject = projectMatches(index);
-    const matches = projectMatchCount(rc, type, index, query, projectId);
+    const { matches, keys } = projectSearchMatches(rc, type, index, query, projectId);
+    if (matches === 0) return { sql: '0', args: [], none: true };
+    // A few matches, read (and remembered): their records looked up by id, the index not read again.
+    if (keys) {
+      const ids = idsOfKeys(keys);
+      return { sql: IDS_SQL, args: [ids], project: { index, query, projectId, matches, walk: false, ids } };
+    }
     const records = (
       rc.svc.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }
     ).n;
-    if (matches === 0) return { sql: '0', args: [], none: true };
     const walk = walksTheList(rc, matches, records);
     const project = { index, query, projectId, matches, walk };
     if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
@@ -1838,8 +1873,12 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const inScope = scope.instance ? `s.${index} MATCH ?` : `s.${index} MATCH ? AND (s.rowid >> 32) IN (${scope.projects})`;
     const inScopeArgs = scope.instance ? [query] : [query, ...scope.args];
     const projects = scopeProjects(rc, scope);
-    const matches = scopeMatchCount(rc, index, query, inScope, inScopeArgs, projects);
+    const { matches, keys } = scopeMatches(rc, index, query, inScope, inScopeArgs, projects);
     if (matches === 0) return { sql: '0', args: [], none: true };
+    if (keys) {
+      const ids = idsOfKeys(keys);
+      return { sql: IDS_SQL, args: [ids], many: { index, query, inScope, args: inScopeArgs, matches, walk: false, projects, ids } };
+    }
     const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
     const walk = walksTheList(rc, matches, scopeRecords);
     const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
@@ -1851,8 +1890,12 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   // empty. A few: a set of records (idSetLists reads them when they are the fewest and checks each
   // against the rest; `x.id IN (<every match>)` walked the caller's records, 60-130 ms, for 20
   // matches or none).
-  const matches = scopeMatchCount(rc, index, query, `s.${index} MATCH ?`, [query], 'instance');
+  const { matches, keys } = scopeMatches(rc, index, query, `s.${index} MATCH ?`, [query], 'instance');
   if (matches === 0) return { sql: '0', args: [], none: true };
+  if (keys) {
+    const ids = idsOfKeys(keys);
+    return { sql: IDS_SQL, args: [ids], set: { probe: IDS_SQL, id: 's.value', rows: 'FROM json_each(?) s WHERE 1 = 1', args: [ids], projectColumn: null, size: () => matches, exact: true } };
+  }
   // A common term keeps the list of matches, built once per statement: a probe costs ~250 us
   // (the MATCH set up again), and a count asks about 10,001 records or more.
   if (matches > COUNT_LIMIT) return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
@@ -1901,8 +1944,21 @@ function walksTheList(rc: RequestContext, matches: number, records: number): boo
  */
 const projectMatches = (index: string): string => `s.${index} MATCH ? AND s.rowid BETWEEN (? << 32) AND (? << 32) + 4294967295`;
 
+/** A search's few matches by id (`?`: their ids as a JSON array). */
+const IDS_SQL = 'x.id IN (SELECT value FROM json_each(?))';
+
+/** Full-text keys (SEARCH_KEY) as their records' ids, a JSON array. */
+const idsOfKeys = (keys: number[]): string => JSON.stringify(keys.map((k) => k % KEY_PROJECT));
+
+/**
+ * Up to this many matches are read (their keys) rather than counted, and remembered with the
+ * count: the list reads their records by id, not the index again (a one-title search of a million
+ * merge requests merged a dozen trigrams' doclists for each page, ~1.5 ms).
+ */
+const FEW_MATCHES = 200;
+
 /** Remembered match counts per database: `index|project|query` (or `index|projects|query` for a scope of many: scopeMatchCount) -> the count and the version it was read at. */
-const matchCounts = new WeakMap<Db, Map<string, { version: number; matches: number }>>();
+const matchCounts = new WeakMap<Db, Map<string, { version: number } & Matches>>();
 /** Match counts remembered per database (beyond it, all are dropped and read again). */
 const REMEMBERED_MATCH_COUNTS = MEMORY_BUDGET.matchCounts;
 /** Matches counted past COUNT_LIMIT + 1, so that a common term stays "more than COUNT_LIMIT" through this many writes without a recount. */
@@ -1918,9 +1974,24 @@ export const MATCH_COUNT_SLACK = 1_000;
  * the writes use up the margin. Not remembered inside a transaction, which may yet roll back to
  * the version before it.
  */
-function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): number {
-  const count = (): number => countUpTo(rc.svc.db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId], COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
-  return rememberedMatchCount(rc.svc.db, `${index}|${projectId}|${query}`, () => listVersion(rc, type, projectId), count);
+function projectSearchMatches(rc: RequestContext, type: 'Issue' | 'MergeRequest', index: string, query: string, projectId: number): Matches {
+  const read = fewOrCounted(rc.svc.db, `FROM ${index} s WHERE ${projectMatches(index)}`, [query, projectId, projectId]);
+  return rememberedMatches(rc.svc.db, `${index}|${projectId}|${query}`, () => listVersion(rc, type, projectId), read);
+}
+
+/** A search's matches counted (up to COUNT_LIMIT + 1 + MATCH_COUNT_SLACK), and their full-text keys when FEW_MATCHES or fewer. */
+interface Matches {
+  matches: number;
+  keys?: number[];
+}
+
+/** The matches of `from` (on the full-text index `s`): their keys when few, else their count. */
+function fewOrCounted(db: Db, from: string, args: unknown[]): () => Matches {
+  return () => {
+    const keys = (db.prepare(`SELECT s.rowid AS key ${from} ${limitSql(FEW_MATCHES + 1)}`).all(...args) as { key: number }[]).map((r) => r.key);
+    if (keys.length <= FEW_MATCHES) return { matches: keys.length, keys };
+    return { matches: countUpTo(db, from, args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK) };
+  };
 }
 
 /**
@@ -1929,10 +2000,10 @@ function projectMatchCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', i
  * when too many to name), with the write log's last entry (core/041) as the version: each entry
  * is one record written in one project, which moves the scope's matches by at most one.
  */
-function scopeMatchCount(rc: RequestContext, index: string, query: string, inScope: string, args: unknown[], projects: string | null): number {
-  const count = (): number => countUpTo(rc.svc.db, `FROM ${index} s WHERE ${inScope}`, args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
-  if (projects === null) return count();
-  return rememberedMatchCount(rc.svc.db, `${index}|${projects}|${query}`, () => lastListWrite(rc.svc.db), count);
+function scopeMatches(rc: RequestContext, index: string, query: string, inScope: string, args: unknown[], projects: string | null): Matches {
+  const read = fewOrCounted(rc.svc.db, `FROM ${index} s WHERE ${inScope}`, args);
+  if (projects === null) return read();
+  return rememberedMatches(rc.svc.db, `${index}|${projects}|${query}`, () => lastListWrite(rc.svc.db), read);
 }
 
 /** Issues and merge requests as core/041's log names their writes: list pages read their rows by id from memory while unwritten (SqlList.byId). */
@@ -1949,18 +2020,24 @@ export function lastListWrite(db: Db): number {
 
 /** A match count remembered under `key` at a version that each write moves by one (see projectMatchCount). */
 export function rememberedMatchCount(db: Db, key: string, readVersion: () => number, count: () => number): number {
-  if (db.inTransaction) return count();
+  return rememberedMatches(db, key, readVersion, () => ({ matches: count() })).matches;
+}
+
+/** rememberedMatchCount with the few matches' keys: those only at the version they were read at. */
+function rememberedMatches(db: Db, key: string, readVersion: () => number, read: () => Matches): Matches {
+  if (db.inTransaction) return read();
   let remembered = matchCounts.get(db);
   if (!remembered) matchCounts.set(db, (remembered = new Map()));
   const version = readVersion();
   const known = remembered.get(key);
   if (known && version >= known.version) {
+    if (version === known.version) return known;
     const atLeast = known.matches - (version - known.version);
-    if (version === known.version || atLeast > COUNT_LIMIT) return atLeast;
+    if (atLeast > COUNT_LIMIT) return { matches: atLeast };
   }
   if (!known && remembered.size >= REMEMBERED_MATCH_COUNTS) remembered.clear();
-  const matches = count();
-  remembered.set(key, { version, matches });
+  const matches = read();
+  remembered.set(key, { version, ...matches });
   return matches;
 }
 
@@ -2221,6 +2298,7 @@ export function searchRowsCount(
     // A group's or the instance's: its matches (counted), or each joined to its record.
     if (onlySearch) return { counted: many.matches };
     const table = type === 'Issue' ? 'issues' : 'merge_requests';
+    if (many.ids) return { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [many.ids, ...args.slice(filters.search!.args.length)] };
     return {
       from: `FROM ${many.index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${many.inScope} AND ${where.slice(1).join(' AND ')}`,
       args: [...many.args, ...args.slice(filters.search!.args.length)],
@@ -2232,10 +2310,12 @@ export function searchRowsCount(
   const { index, query, projectId } = project;
   const matches = [query, projectId, projectId];
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  const joined = {
-    from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
-    args: [...matches, ...args.slice(filters.search!.args.length)],
-  };
+  const joined = project.ids
+    ? { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [project.ids, ...args.slice(filters.search!.args.length)] }
+    : {
+        from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
+        args: [...matches, ...args.slice(filters.search!.args.length)],
+      };
   if (!remember) return joined;
   // The other conditions read only the records' own columns (the caller says): the count moves
   // only with writes to the project's records of this type, each by at most one, and is

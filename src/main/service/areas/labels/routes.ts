@@ -141,17 +141,23 @@ export function registerLabelRoutes(r: Router): void {
     }
   }
 
-  /** Turns a project label into a label of the project's group, merging its group's projects' labels of that title (promoteLabel). */
-  r.put('/projects/:id/labels/:label_id/promote', (rc) => {
+  /**
+   * Turns a project label into a label of the project's group, merging its group's projects' labels
+   * of that title (promoteLabel). A project outside a group is a 400 before the label is looked up
+   * (LabelHelpers#promote_label).
+   */
+  const promote = (rc: RequestContext, ref: (rc: RequestContext) => string) => {
     const project = loadProject(rc, Access.MAINTAINER);
-    const parent: LabelParent = { kind: 'project', project };
-    const current = findOwnLabel(rc, parent, rc.path.label_id);
     const ns = findNamespaceById(rc.svc, project.namespace_id)!;
-    if (ns.kind !== 'group') throw new ApiError(400, { message: 'Failed to promote label due to internal error. Please contact administrators.' });
+    if (ns.kind !== 'group') throw new ApiError(400, { message: 'Failed to promote project label to group label' });
+    const current = findOwnLabel(rc, { kind: 'project', project }, ref(rc));
     const promoted = inTransaction(rc.svc.db, () => promoteLabel(rc.svc, current, ns.id));
     rc.status = 200;
     return label(rc, promoted, { counts: true, fromProject: false });
-  });
+  };
+  r.put('/projects/:id/labels/:label_id/promote', (rc) => promote(rc, () => rc.path.label_id));
+  // Deprecated (GitLab 12.3), the label's name in the body; routed before PUT /labels/:name, as GitLab's.
+  r.put('/projects/:id/labels/promote', (rc) => promote(rc, () => declared(rc.params, { name: t.string().required() }).name));
 }
 
 /** Writes touch only the parent's own labels; an ancestor's label is "not found" here. */
