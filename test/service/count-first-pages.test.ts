@@ -132,7 +132,12 @@ describe('a label over many projects, by title or merge date', () => {
         const query = { labels: 'common', order_by: order, sort, ...scope };
         const reads = await pagedReads(s, async () => void (await s.get(path, { query })));
         expect(reads.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain('CROSS JOIN');
+        // Opened: the 60 opened merge requests are no more than the label's 60, so the state's are read and sorted (the walk).
+        const opened = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, state: 'opened' } })));
+        expect(opened.map((r) => r.sql).join('\n'), `${path} ${order} opened`).not.toContain('CROSS JOIN');
         for (let page = 1; page <= 4; page++) {
+          const both = await s.get(path, { query: { ...query, state: 'opened', per_page: '25', page: String(page) } });
+          expect(ids(both), `${path} ${order} ${sort} opened page ${page}`).toEqual(want.slice((page - 1) * 25, page * 25));
           const res = await s.get(path, { query: { ...query, per_page: '25', page: String(page) } });
           expect(ids(res), `${path} ${order} ${sort} page ${page}`).toEqual(want.slice((page - 1) * 25, page * 25));
           expectCounted(res, 60, 25);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, preparedBy } from '../helpers/lists';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 
@@ -230,6 +230,38 @@ describe("a group's epics by a term the newest epics do not hold", () => {
     first = expected(q, true)[0];
     db.prepare('UPDATE epics SET confidential = 1 WHERE id = ?').run(first.id);
     await pages();
+  });
+});
+
+describe("a group's epics by a rare term", () => {
+  it('read its candidates from the index once, kept through writes elsewhere, read again after a write to an epic; rows as the records say', async () => {
+    const db = s.service.context.db;
+    const q = { search: 'performance 12' };
+    const fullText = async (token?: string): Promise<number> => {
+      reload();
+      const list = expected(q, token === undefined);
+      expect(list.length).toBeGreaterThan(5);
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(`/groups/${group}/epics`, { query: { ...q, per_page: '5', page: '2' }, token });
+      });
+      expect(ids(res)).toEqual(list.slice(5, 10).map((e) => e.id));
+      expectCounted(res, list.length, 5);
+      return reads.filter((sql) => sql.includes('epics_search MATCH')).length;
+    };
+    await touch();
+    expect(await fullText()).toBe(1);
+    // A write elsewhere (a project's description): the candidates kept, for any reader.
+    await touch();
+    expect(await fullText()).toBe(0);
+    expect(await fullText(guest.token)).toBe(0);
+    // A write to an epic, through the API and directly: read again, the new match listed.
+    expect((await s.post(`/groups/${group}/epics`, { title: 'Performance 12 anew' })).status).toBe(201);
+    expect(await fullText()).toBe(1);
+    const some = expected(q, true)[3];
+    db.prepare("UPDATE epics SET title = 'Renamed' WHERE id = ?").run(some.id);
+    expect(await fullText()).toBe(1);
+    expect(await fullText(guest.token)).toBe(0);
   });
 });
 

@@ -268,3 +268,129 @@ describe("a count with a label filter's probe of the record's own label rows, ke
     await expectIt();
   }, 120_000);
 });
+
+describe("a group's list by a milestone's title (a set of records) and the other date column", () => {
+  it('walks the date-lag buckets asking each record the set when it holds 1 in 8 of the group; every page as the records say', async () => {
+    const db = s.service.context.db;
+    const v1 = ok(await s.post(`/projects/${many}/milestones`, { title: 'v1' })).id as number;
+    const sideV1 = ok(await s.post(`/projects/${side}/milestones`, { title: 'v1' })).id as number;
+    // Every 3rd of the big project's records and two of the small one's carry a 'v1' (in SQL: the counters follow by trigger).
+    db.prepare('UPDATE issues SET milestone_id = ? WHERE project_id = ? AND id % 3 = 0').run(v1, many);
+    db.prepare('UPDATE issues SET milestone_id = ? WHERE id IN (SELECT id FROM issues WHERE project_id = ? LIMIT 2)').run(sideV1, side);
+    const want = (where: string, order: string): number[] =>
+      (
+        db
+          .prepare(`SELECT x.id FROM issues x WHERE x.project_id IN (SELECT id FROM projects WHERE namespace_id = ? AND archived = 0) AND ${where} ORDER BY ${order}`)
+          .all(group) as { id: number }[]
+      ).map((r) => r.id);
+    const cases: [Record<string, string>, string][] = [
+      [{ milestone: 'v1', updated_after: AFTER }, `x.milestone_id IN (${v1}, ${sideV1}) AND x.updated_at >= '2023-12-01T00:00:00.000Z'`],
+      [{ milestone: 'Any', updated_after: AFTER, state: 'opened' }, `x.milestone_id IS NOT NULL AND x.updated_at >= '2023-12-01T00:00:00.000Z' AND x.state = 'opened'`],
+      [{ milestone: 'v1', created_before: '2030-01-01T00:00:00Z', order_by: 'updated_at' }, `x.milestone_id IN (${v1}, ${sideV1}) AND x.created_at <= '2030-01-01T00:00:00.000Z'`],
+    ];
+    for (const [query, where] of cases) {
+      for (const sort of ['desc', 'asc'] as const) {
+        const col = query.order_by ?? 'created_at';
+        const ids = want(where, `x.${col} ${sort}, x.id ${sort}`);
+        expect(ids.length).toBeGreaterThan(3_000);
+        for (const page of [1, 2, 11, 12, Math.ceil(ids.length / 100), Math.ceil(ids.length / 100) + 1]) {
+          const res = await s.get(`/groups/${group}/issues`, { query: { ...query, sort, per_page: '100', page: String(page) } });
+          expect(res.body.map((i: { id: number }) => i.id), `${JSON.stringify(query)} ${sort} page ${page}`).toEqual(ids.slice((page - 1) * 100, page * 100));
+          expectCounted(res, ids.length, 100);
+        }
+      }
+    }
+    // Read by the buckets (the instance's lag index), not the milestone's (project, milestone, created_at) arms.
+    const reads = await pagedReads(s, async () => void ok(await s.get(`/groups/${group}/issues`, { query: { milestone: 'v1', updated_after: AFTER, per_page: '100', page: '2' } })));
+    expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_lag_created');
+  }, 120_000);
+});
+
+describe("a group's list by a milestone's title past 10,000: count and anchors kept under the milestones' version too", () => {
+  it('follows a milestone renamed (no record written): counted anew, its deep pages read anew', async () => {
+    const db = s.service.context.db;
+    const v1 = (db.prepare("SELECT id FROM milestones WHERE project_id = ? AND title = 'v1'").get(many) as { id: number }).id;
+    db.prepare('UPDATE issues SET milestone_id = ? WHERE project_id = ?').run(v1, many);
+    const path = `/groups/${group}/issues`;
+    const query = { milestone: 'v1', updated_after: AFTER };
+    const truth = (): number[] =>
+      (
+        db
+          .prepare(
+            "SELECT x.id FROM issues x JOIN milestones m ON m.id = x.milestone_id WHERE m.title = 'v1' AND x.updated_at >= '2023-12-01T00:00:00.000Z' AND x.project_id IN (SELECT id FROM projects WHERE namespace_id = ? AND archived = 0) ORDER BY x.created_at DESC, x.id DESC",
+          )
+          .all(group) as { id: number }[]
+      ).map((r) => r.id);
+    const expectPages = async (): Promise<void> => {
+      const ids = truth();
+      for (const page of [1, 11, 12]) {
+        const res = await s.get(path, { query: { ...query, per_page: '100', page: String(page) } });
+        expect(res.body.map((i: { id: number }) => i.id), `page ${page}`).toEqual(ids.slice((page - 1) * 100, page * 100));
+        if (ids.length > 10_000) expectUncounted(res, String(page + 1));
+        else expectCounted(res, ids.length, 100);
+      }
+    };
+    expect(truth().length).toBeGreaterThan(10_000);
+    await expectPages();
+    // Counted once: a project's description leaves it.
+    ok(await s.put(`/projects/${many}`, { description: 'touched by milestones' }));
+    expect(countReads(await preparedBy(s, () => s.get(path, { query })))).toEqual([]);
+    await expectPages();
+    // The big project's v1 renamed: only the small project's two carry the title; no issue written.
+    ok(await s.put(`/projects/${many}/milestones/${v1}`, { title: 'v9' }));
+    expect(truth().length).toBe(2);
+    await expectPages();
+    ok(await s.put(`/projects/${many}/milestones/${v1}`, { title: 'v1' }));
+    await expectPages();
+  }, 120_000);
+});
+
+describe("a group's list by a milestone's title in creation order: the (project, milestone) arms' deep pages from anchors", () => {
+  it('every page as the records say, in turn, again, after writes, ties, a milestone renamed and a project moved', async () => {
+    const db = s.service.context.db;
+    const path = `/groups/${group}/issues`;
+    const truth = (sort: 'asc' | 'desc'): number[] =>
+      (
+        db
+          .prepare(
+            `SELECT x.id FROM issues x JOIN milestones m ON m.id = x.milestone_id WHERE m.title = 'v1' AND x.project_id IN (SELECT id FROM projects WHERE namespace_id = ? AND archived = 0) ORDER BY x.created_at ${sort}, x.id ${sort}`,
+          )
+          .all(group) as { id: number }[]
+      ).map((r) => r.id);
+    const pages = async (sort: 'asc' | 'desc', from: number, to: number): Promise<void> => {
+      const ids = truth(sort);
+      for (let page = from; page <= to; page++) {
+        const res = await s.get(path, { query: { milestone: 'v1', sort, per_page: '100', page: String(page) } });
+        expect(res.body.map((i: { id: number }) => i.id), `${sort} page ${page}`).toEqual(ids.slice((page - 1) * 100, page * 100));
+      }
+    };
+    // Ties: runs of five records sharing a creation time.
+    db.prepare("UPDATE issues SET created_at = (SELECT created_at FROM issues i WHERE i.id = issues.id - issues.id % 5) WHERE project_id = ? AND id % 5 != 0 AND id - id % 5 IN (SELECT id FROM issues WHERE project_id = ?)").run(many, many);
+    for (const sort of ['desc', 'asc'] as const) {
+      await pages(sort, 11, 13);
+      await pages(sort, 13, 13);
+      await pages(sort, 12, 12);
+      // A project write elsewhere keeps the anchors; read from them.
+      ok(await s.put(`/projects/${many}`, { description: `arms ${sort}` }));
+      const reads = await pagedReads(s, async () => void ok(await s.get(path, { query: { milestone: 'v1', sort, per_page: '100', page: '12' } })));
+      expect(reads.map((r) => r.sql).join('\n')).toMatch(/WHERE \(x\.created_at, x\.id\) [<>] \(\?, \?\) AND x\.project_id = /);
+      // Records moved across the anchors in SQL, one deleted, one added through the API.
+      const ids = truth(sort);
+      db.prepare("UPDATE issues SET created_at = '2031-01-01T00:00:00.000Z' WHERE id = ?").run(ids[50]);
+      db.prepare('DELETE FROM issues WHERE id = ?').run(ids[1_020]);
+      const v1 = (db.prepare("SELECT id FROM milestones WHERE project_id = ? AND title = 'v1'").get(many) as { id: number }).id;
+      ok(await s.post(`/projects/${many}/issues`, { title: 'Arms', milestone_id: v1 }));
+      await pages(sort, 11, 13);
+      // The small project's v1 renamed (no record written), then back; the small project moved out and back in SQL.
+      const sideV1 = (db.prepare("SELECT id FROM milestones WHERE project_id = ? AND title = 'v1'").get(side) as { id: number }).id;
+      ok(await s.put(`/projects/${side}/milestones/${sideV1}`, { title: 'v2' }));
+      await pages(sort, 12, 13);
+      ok(await s.put(`/projects/${side}/milestones/${sideV1}`, { title: 'v1' }));
+      await pages(sort, 12, 13);
+      db.prepare('UPDATE projects SET namespace_id = ? WHERE id = ?').run(elsewhere, side);
+      await pages(sort, 12, 13);
+      db.prepare('UPDATE projects SET namespace_id = ? WHERE id = ?').run(group, side);
+      await pages(sort, 12, 13);
+    }
+  }, 120_000);
+});

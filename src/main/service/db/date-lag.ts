@@ -247,13 +247,13 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
 }
 
 /** Deep pages from this offset on start from an anchor (nearer pages walk from the start: cheaper than remembering). */
-const ANCHORED_FROM = 1_000;
+export const ANCHORED_FROM = 1_000;
 /** Lists whose anchors are kept per database, and anchors per list (beyond either, all are dropped). */
 const ANCHORED_LISTS = 100;
 const ANCHORS_PER_LIST = 1_000;
 
 /** A row of a bucket walk: its id and order date. */
-interface BucketAnchor {
+export interface BucketAnchor {
   id: number;
   at: string;
 }
@@ -265,7 +265,7 @@ const bucketAnchors = new WeakMap<Db, Map<string, { version: number; at: Map<num
  * the start (`walk`); the row before the page and the page's last rows are remembered as anchors
  * of their offsets. A page of updated_after at page 200 merged 4,000 rows of the buckets' walks.
  */
-function bucketAnchoredWalk(
+export function bucketAnchoredWalk(
   db: Db,
   key: string,
   version: () => number,

@@ -33,7 +33,7 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
     const links = type === 'Issue' && !own.reads(from) && own.reads(from, EPIC_LINKS);
     if (!links && !own.reads(from)) return undefined;
     const version = links ? () => own.version() + tableVersionOf(db, EPIC_LINKS) : own.version;
-    const key = JSON.stringify(['past limit', own.key, from, args]);
+    const key = JSON.stringify(['past limit', own.keyOf(from), from, args]);
     return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
   };
 }
@@ -60,18 +60,21 @@ export interface RecordsVersion {
   key: unknown;
   version: () => number;
   reads: (sql: string, also?: string) => boolean;
+  /** `key` for what `sql` reads: with the milestones' table version (core/099) when it names milestones by title (any milestone write a new key). */
+  keyOf: (sql: string) => unknown;
 }
 
 export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): RecordsVersion | undefined {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  const own = (sql: string, also?: string): boolean => readsOnly(sql.replace(OWN_LABEL_ROWS, ''), table, also);
+  const own = (sql: string, also?: string): boolean => readsOnly(sql.replace(OWN_LABEL_ROWS, '').replace(MILESTONE_TITLES, ''), table, also);
+  const keyed = (key: unknown) => (sql: string) => (sql.includes(MILESTONE_TITLE) ? [key, tableVersion(db, 'milestones') ?? 0] : key);
   if (scope.projectId !== undefined) {
     const projectId = scope.projectId;
-    return { key: projectId, version: () => listVersion(rc, type, projectId), reads: own };
+    return { key: projectId, version: () => listVersion(rc, type, projectId), reads: own, keyOf: keyed(projectId) };
   }
   if (scope.instance || (!scope.projects && !scope.unindexed && !scope.idSets?.length && readsOnly(`FROM ${table} x WHERE ${scope.where}`, table))) {
-    return { key: 'instance', version: () => lastListWrite(db), reads: own };
+    return { key: 'instance', version: () => lastListWrite(db), reads: own, keyOf: keyed('instance') };
   }
   if (!scope.projects) return undefined;
   const ids = (db.prepare(`SELECT id FROM (${scope.projects}) LIMIT ${VERSIONED_PROJECTS + 1}`).all(...scope.args) as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
@@ -83,8 +86,17 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
     key: ids,
     version: () => (db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM ${versions} WHERE project_id IN (SELECT value FROM json_each(?))`).get(idList) as { v: number }).v,
     reads: (sql, also) => own(sql.split(projects).join(''), also),
+    keyOf: keyed(ids),
   };
 }
+
+/**
+ * A milestone title's ids (milestoneSet): which milestones bear the title moves with no record
+ * written, so a count or anchors reading it are kept under the milestones' table version too
+ * (RecordsVersion.keyOf), which any milestone write moves.
+ */
+const MILESTONE_TITLE = '(SELECT id FROM milestones WHERE title = ?)';
+const MILESTONE_TITLES = /\(SELECT id FROM milestones WHERE title = \?\)/g;
 
 /**
  * A label filter's probe of a record's own label rows (`EXISTS (SELECT 1 FROM issuable_labels il WHERE

@@ -605,7 +605,8 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   }
   const commonSearch = f.search ? rememberedCount(svc.db, listKey, version) : undefined;
   if (f.search && !(commonSearch !== undefined && commonSearch > COUNT_LIMIT)) {
-    const few = rareTermCandidates(svc.db, 'epics_search', 'e.id', f.search);
+    // Remembered until an epic is next written (the index changes only with them: epics/011's log).
+    const few = rareTermCandidates(svc.db, 'epics_search', 'e.id', f.search, undefined, () => EPIC_WRITES.last(svc.db));
     if (few) {
       addFilter(where, args, few.sql, ...few.args);
       byId = true;
