@@ -111,6 +111,14 @@ describe('records reached from another one', () => {
     expect(await titles(`/projects/${p.open.id}/merge_requests/1/related_issues`, 'outsider')).toEqual(['issue of open']);
   });
 
+  it("a commit's merge requests: 403 where the caller may not read the project's (authorize! :read_merge_request)", async () => {
+    const path = (name: 'open' | 'priv' | 'off') => `/projects/${p[name].id}/repository/commits/main/merge_requests`;
+    expect((await s.get(path('priv'), as('guest'))).status).toBe(403);
+    expect((await s.get(path('off'), as('root'))).status).toBe(403);
+    expect((await s.get(path('priv'), as('reporter'))).status).toBe(200);
+    expect((await s.get(path('open'), as('outsider'))).status).toBe(200);
+  });
+
   it("an epic's issues leave out those the caller may not read", async () => {
     const list = `/groups/${group.id}/epics/${epic.iid}/issues`;
     expect(await titles(list, 'outsider')).toEqual(['issue of open']);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
+import { preparedBy, queryPlan } from '../helpers/lists';
 
 /**
  * PUT /projects/:id/labels/:label_id/promote as GitLab's Labels::PromoteService: the group label of
@@ -107,5 +108,12 @@ describe('promoting a project label', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'Failed to promote project label to group label' });
     }
+  });
+
+  it("finds the labels to merge by each project's title index, not the labels walked (a million in one project at scale)", async () => {
+    const own = ok(await s.post(`/projects/${p.a.id}/labels`, { name: 'planned', color: '#0A0A0A' }));
+    const seen = await preparedBy(s, async () => ok(await s.put(`/projects/${p.a.id}/labels/${own.id}/promote`, {})));
+    const lookup = seen.find((sql) => sql.startsWith('SELECT id, project_id, priority FROM labels'))!;
+    expect(queryPlan(s.service.context.db, lookup, group.id, 'planned')).toMatch(/SEARCH labels USING INDEX labels_project_title \(project_id=\? AND title=\?\)/);
   });
 });

@@ -5,7 +5,8 @@ import { committerOf } from '../people';
 import { createCommit, moveRef } from '../writes';
 import { latestMergeRequestDiff, versionCommits } from '../merge_requests';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
-import { ApiError, grapeError, notFound } from '../../../http/errors';
+import { ApiError, forbidden, grapeError, notFound } from '../../../http/errors';
+import { featureAvailable } from '../../core/feature-access';
 import { paginateArray, readPage, setPaginationHeaders } from '../../../http/pagination';
 import type { FileAction, Repository } from '../../../git';
 import type { Commit } from '../../../git/commits';
@@ -222,6 +223,8 @@ export function registerCommitRoutes(r: Router): void {
     async (rc) => {
       const q = declared(rc.params, { state: t.string() });
       const { project, repo } = await loadRepository(rc);
+      // `authorize! :read_merge_request, user_project` before the commit is looked up (feature-access.ts).
+      if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
       const commit = await commitOr404(repo, rc.path.sha);
       const ids = await mergeRequestIdsContaining(rc, project, repo, commit.id);
       const states = q.state ? [q.state] : null;
