@@ -150,17 +150,24 @@ async function expectCombined(path: string, scope: Record<string, string>, filte
   const want = reference(type, projects, mine ? { ...filters, created_by_me: '1' } : filters, order);
   const pages = Math.max(1, Math.ceil(want.length / per));
   for (const page of new Set([1, 2, pages, pages + 1])) {
-    const query = { ...filters, ...scope, ...order, per_page: String(per), page: String(page) };
-    const res = await s.get(path, { query });
-    const what = `${path} ${new URLSearchParams(query)}`;
-    expect(res.status, what).toBe(200);
-    expect(ids(res), what).toEqual(want.slice((page - 1) * per, page * per));
-    expect(res.headers.get('x-total'), what).toBe(String(want.length));
-    expect(res.headers.get('x-total-pages'), what).toBe(String(pages));
-    expect(res.headers.get('x-next-page'), what).toBe(page < pages ? String(page + 1) : '');
-    expect(res.headers.get('link'), what).toContain(`page=${pages}`);
+    const res = await expectPage(path, { ...filters, ...scope, ...order }, want, per, page);
+    expect(res.headers.get('link'), `${path} page ${page}`).toContain(`page=${pages}`);
   }
   return want.length;
+}
+
+/** One page of a combination against the reference's records: rows, X-Total, X-Total-Pages, X-Next-Page. */
+async function expectPage(path: string, params: Record<string, string>, want: number[], per: number, page: number): Promise<ApiResult> {
+  const pages = Math.max(1, Math.ceil(want.length / per));
+  const query = { ...params, per_page: String(per), page: String(page) };
+  const res = await s.get(path, { query });
+  const what = `${path} ${new URLSearchParams(query)}`;
+  expect(res.status, what).toBe(200);
+  expect(ids(res), what).toEqual(want.slice((page - 1) * per, page * per));
+  expect(res.headers.get('x-total'), what).toBe(String(want.length));
+  expect(res.headers.get('x-total-pages'), what).toBe(String(pages));
+  expect(res.headers.get('x-next-page'), what).toBe(page < pages ? String(page + 1) : '');
+  return res;
 }
 
 /** As expectCombined, every page (deep ones in turn, then from the last back); `mine`: the caller's own records (the instance's default scope). */
@@ -172,16 +179,7 @@ async function expectEveryCombinedPage(path: string, scope: Record<string, strin
   const want = reference(type, projects, { ...filters, ...own }, order);
   const pages = Math.max(1, Math.ceil(want.length / per));
   const order2 = [...Array.from({ length: pages + 1 }, (_, i) => i + 1), ...Array.from({ length: pages }, (_, i) => pages - i)];
-  for (const page of order2) {
-    const query = { ...filters, ...scope, ...order, per_page: String(per), page: String(page) };
-    const res = await s.get(path, { query });
-    const what = `${path} ${new URLSearchParams(query)}`;
-    expect(res.status, what).toBe(200);
-    expect(ids(res), what).toEqual(want.slice((page - 1) * per, page * per));
-    expect(res.headers.get('x-total'), what).toBe(String(want.length));
-    expect(res.headers.get('x-total-pages'), what).toBe(String(pages));
-    expect(res.headers.get('x-next-page'), what).toBe(page < pages ? String(page + 1) : '');
-  }
+  for (const page of order2) await expectPage(path, { ...filters, ...scope, ...order }, want, per, page);
   return want.length;
 }
 
