@@ -4,8 +4,10 @@ import { expectCounted, pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
- * Lists filtered by labels with other filters, every page and one past the end, as the records say:
- * rows, order, X-Total, X-Total-Pages, X-Next-Page and Link.
+ * A page past the first whose list is counted by SQL (no counter holds it) is counted before it is
+ * read (paginateSql): a page at or past the list's end reads no rows, a short one reads only the
+ * rows left (a walk in the order's index stops at the list's last row). The answer is the one the
+ * records say either way: rows, order, X-Total, X-Total-Pages, X-Next-Page and Link.
  */
 let s: TestService;
 let project: number;
@@ -64,7 +66,37 @@ function byTitle(table: string, keep: (r: { state: string; milestone_id: number 
   return rows.filter(keep).sort((a, b) => (a.title < b.title ? 1 : a.title > b.title ? -1 : b.id - a.id)).map((r) => r.id);
 }
 
-describe('a label with a state and not[labels]', () => {
+describe('a page past the first of a list counted by SQL', () => {
+  it('at or past the end: no rows read, the headers a read gives', async () => {
+    const want = byTitle('merge_requests', (r) => r.state === 'merged' && r.milestone_id === null);
+    expect(want.length).toBe(15);
+    for (const page of [2, 3, 7]) {
+      let res!: ApiResult;
+      const reads = await pagedReads(s, async () => {
+        res = await s.get(`/projects/${project}/merge_requests`, { query: { state: 'merged', milestone: 'None', order_by: 'title', per_page: '20', page: String(page) } });
+      });
+      expect(reads).toEqual([]);
+      expect(ids(res)).toEqual([]);
+      expectCounted(res, 15, 20);
+      expect(res.headers.get('x-next-page')).toBe('');
+      expect(res.headers.get('x-prev-page')).toBe(String(page - 1));
+    }
+  });
+
+  it('a short page reads the rows left, a full one one more: the slice the records say', async () => {
+    const want = byTitle('merge_requests', (r) => r.state === 'merged' && r.milestone_id === null);
+    for (const [perPage, page, limit] of [[6, 3, 3], [6, 2, 7], [10, 2, 5], [4, 4, 3]] as const) {
+      let res!: ApiResult;
+      const reads = await pagedReads(s, async () => {
+        res = await s.get(`/projects/${project}/merge_requests`, { query: { state: 'merged', milestone: 'None', order_by: 'title', per_page: String(perPage), page: String(page) } });
+      });
+      expect(reads.map((r) => /LIMIT (\d+) OFFSET \?$/.exec(r.sql)?.[1])).toEqual([String(limit)]);
+      expect(ids(res)).toEqual(want.slice((page - 1) * perPage, page * perPage));
+      expectCounted(res, 15, perPage);
+      expect(res.headers.get('x-next-page')).toBe(page * perPage < 15 ? String(page + 1) : '');
+    }
+  });
+
   it('issues by a label and a state, every page and one past the end', async () => {
     const want = byTitle('issues', (r) => r.state === 'opened' && JSON.parse(r.labels).includes('rare'));
     expect(want.length).toBe(5);
