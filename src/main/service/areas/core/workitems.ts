@@ -29,6 +29,7 @@ import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
+import { MILESTONE_BY_ID, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -166,7 +167,6 @@ function milestoneTitleCondition(rc: RequestContext, title: string, type: 'Issue
   return milestoneSet(rc, type, scope, 'IN (SELECT id FROM milestones WHERE title = ?)', [title]);
 }
 
-const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
 
 /**
  * The milestones (of a title, or any: null) that a project's records carry, as its filter counters
@@ -322,6 +322,12 @@ export interface IdSet {
    * from them is not asked the probe again (a full-text probe per record cost ~250 us).
    */
   exact?: true;
+  /**
+   * The set's rows are label rows (this their alias): they carry their record's state, author,
+   * dates and milestone (kept by the records' triggers: core/030-054), so the list's conditions on
+   * those are asked of the rows before their record is read (see mirroredConditions).
+   */
+  mirrors?: string;
 }
 
 /**
@@ -658,7 +664,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       // No project column: a title's rows are read whole by the title's index, each record's project
       // checked on the record (kept to a group's projects, SQLite read every label row of the type).
       const probeById = (id: string): string => `EXISTS (SELECT 1 FROM issuable_labels p WHERE p.issuable_type = '${type}' AND p.issuable_id = ${id} AND p.title = ? COLLATE NOCASE)`;
-      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size, probeById });
+      idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size, probeById, mirrors: 'il' });
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
@@ -1510,7 +1516,9 @@ export function idSetLists(
   const { set: smallest, matches } = counted.reduce((a, b) => (b.matches < a.matches ? b : a));
   // The set's records in the scope, each looked up by id (CROSS JOIN: in that order) and checked;
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
-  const [rows, rowsArgs] = setRowsInScope(smallest, scope);
+  const [setRows, setArgs] = setRowsInScope(smallest, scope);
+  const mirrored = smallest.mirrors ? mirroredConditions(where, args, smallest.mirrors, scope.projectId !== undefined) : { sql: '', args: [] };
+  const [rows, rowsArgs] = [setRows + mirrored.sql, [...setArgs, ...mirrored.args]];
   // The other sets that can be asked by id alone (label titles) are asked on the set's rows, so only
   // their records are read (labels=a,b&order_by=title: 556 issues read, not the 2,778 of the rarer title).
   const byId = sets.filter((set) => set !== smallest && set.probeById);
@@ -1532,9 +1540,23 @@ export function idSetLists(
     scope.projectId === undefined && !filters.priority && UNWALKED_ORDERS.includes(filters.orderColumn) && smallest.size !== undefined &&
     !Object.values(filters.dates).some(Boolean) && !where.some((w) => w.includes('x.author_id')) &&
     smallest.size() < scopeStateCount(rc, type, inStates, filters.state);
+  // A label set's count from its rows alone when they answer every condition (label-row-mirrors.ts).
+  const projectConditions = scope.projects ? [scope.where, scope.unindexed ?? scope.where] : [];
+  const rowsOnly = smallest.mirrors && smallest.probeById
+    ? labelRowsOnlyCount(where, args, {
+        rows: setRows,
+        rowsArgs: setArgs,
+        alias: smallest.mirrors,
+        title: smallest.args[0],
+        project: scope.projectId !== undefined,
+        labelProbe: smallest.probe,
+        byId: smallest.probeById,
+        projects: projectConditions,
+      })
+    : undefined;
   const count = indexed
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
-    : bySet;
+    : rowsOnly ?? bySet;
   if (matches < bound || sortsScope) {
     const covered = coveredSet(smallest, sets.length, scope, filters, where);
     if (!covered) return { page: bySet, count };

@@ -1,0 +1,101 @@
+import type { Migration } from '../../db/migrations';
+
+/** A milestone title that the project's records carry as one milestone, by its id (workitems.ts milestoneCondition). */
+export const MILESTONE_BY_ID = '(x.milestone_id IS NOT NULL AND x.milestone_id = ?)';
+
+/**
+ * The list's conditions on a record's own columns that its label rows carry too (state, author,
+ * created_at, updated_at, milestone: the same values, kept by the records' triggers, core/030-054),
+ * each as the rows' condition (alias `a`). A label title's set of records (workitems.ts idSetLists)
+ * asks them of its rows before each record is read and checked: labels=label-1&created_after
+ * counted the title's 111,000 merge requests one by one where its rows by (title, created_at) hold
+ * none, and an author's labelled records are read by core/148's index, not found among the title's
+ * every row. The record is still checked against every condition: the rows only read fewer.
+ */
+const MIRRORED: Record<string, (a: string, project: boolean) => string> = {
+  // A project's rows are sought by (project, title, state) (issuable_labels_project); `+` elsewhere:
+  // a state with no project to seek by made SQLite scan that index's every row of the type.
+  'x.state = ?': (a, project) => `${project ? '' : '+'}${a}.state = ?`,
+  '+x.state = ?': (a) => `+${a}.state = ?`,
+  'x.author_id = ?': (a) => `${a}.author_id = ?`,
+  'x.created_at >= ?': (a) => `${a}.created_at >= ?`,
+  'x.created_at <= ?': (a) => `${a}.created_at <= ?`,
+  'x.updated_at >= ?': (a) => `${a}.updated_at >= ?`,
+  'x.updated_at <= ?': (a) => `${a}.updated_at <= ?`,
+  [MILESTONE_BY_ID]: (a) => `${a}.milestone = ?`,
+};
+
+/**
+ * `where`'s mirrored conditions (MIRRORED; `args` its arguments, each condition's in order, as
+ * many as its placeholders) as conditions on the label rows `alias` to append, and their arguments.
+ * `project`: the rows are a project's (their project in the rows' condition).
+ */
+export function mirroredConditions(where: string[], args: unknown[], alias: string, project: boolean): { sql: string; args: unknown[] } {
+  let at = 0;
+  let sql = '';
+  const out: unknown[] = [];
+  for (const w of where) {
+    const n = w.split('?').length - 1;
+    const mirror = MIRRORED[w];
+    if (mirror) {
+      sql += ` AND ${mirror(alias, project)}`;
+      out.push(...args.slice(at, at + n));
+    }
+    at += n;
+  }
+  return { sql, args: out };
+}
+
+/**
+ * The count's FROM of a list whose every condition its smallest set's label rows answer (workitems.ts
+ * idSetLists): the set's rows (`rows`, their arguments `rowsArgs`, alias `alias`, in the scope) with
+ * the mirrored conditions (MIRRORED), each other label title's probe (`labelProbe`: with, or NOT:
+ * without) asked by the row's id (`byId`), and the scope's projects (`projects`: `where`'s
+ * `x.project_id IN (...)` conditions) asked of the row's project: no record read (each record
+ * read cost ~4 us: an author's 5,556 labelled merge requests, 21 ms, where their rows take 1 ms).
+ * Undefined when a condition is none of those (a search, a confidentiality view, a record's own
+ * column the rows do not carry): the records are read and checked, as before.
+ */
+export function labelRowsOnlyCount(
+  where: string[],
+  args: unknown[],
+  set: { rows: string; rowsArgs: unknown[]; alias: string; title: unknown; project: boolean; labelProbe: string; byId: (id: string) => string; projects: string[] },
+): { from: string; args: unknown[] } | undefined {
+  const { alias } = set;
+  let own = true;
+  let at = 0;
+  let sql = '';
+  const out: unknown[] = [];
+  for (const w of where) {
+    const n = w.split('?').length - 1;
+    const its = args.slice(at, at + n);
+    at += n;
+    const mirror = MIRRORED[w];
+    // The rows' own title (its first probe) and a label of any title (a row is one) hold for every row.
+    if (w === '1 = 1' || w === "x.labels != '[]'") continue;
+    if (w === set.labelProbe && own && its[0] === set.title) {
+      own = false;
+      continue;
+    }
+    if (mirror) sql += ` AND ${mirror(alias, set.project)}`;
+    // A project's list: its rows are the project's already (the set's rows name it).
+    else if (w === 'x.project_id = ?' && set.project) sql += ` AND ${alias}.project_id = ?`;
+    else if (w === set.labelProbe) sql += ` AND ${set.byId(`${alias}.issuable_id`)}`;
+    else if (w === `NOT ${set.labelProbe}`) sql += ` AND NOT ${set.byId(`${alias}.issuable_id`)}`;
+    else if (set.projects.includes(w)) sql += ` AND +${alias}.project_id IN (${w.slice(w.indexOf('(') + 1, -1)})`;
+    else return undefined;
+    out.push(...its);
+  }
+  return { from: `FROM (SELECT DISTINCT +${alias}.issuable_id AS id ${set.rows}${sql}) s`, args: [...set.rowsArgs, ...out] };
+}
+
+export const labelRowAuthorsMigration: Migration = {
+  // Label rows by author (core/054's author_id) and title, in creation order: an author's records
+  // with a label (author_id&labels, an instance's created_by_me) read as their few rows instead of
+  // the title's every row each asked its author (5,556 of 155,636 merge requests at scale).
+  name: 'core/148_issuable_labels_author',
+  sql: `
+CREATE INDEX issuable_labels_author ON issuable_labels (issuable_type, author_id, title COLLATE NOCASE, created_at, issuable_id, state)
+  WHERE author_id IS NOT NULL;
+`,
+};
