@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../helpers/service';
-import { expectEveryPage, preparedBy, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -84,6 +84,7 @@ interface Row {
   milestone_id: number | null;
   created_at: string;
   updated_at: string;
+  title: string;
 }
 interface Want {
   projects?: number[];
@@ -94,12 +95,16 @@ interface Want {
   createdAfter?: string;
   createdBefore?: string;
   updatedBefore?: string;
-  milestone?: number;
+  updatedAfter?: string;
+  /** A milestone's id, or null: none (milestone=None). */
+  milestone?: number | null;
+  /** The list's order (created_at descending unless given), ties by id the same way. */
+  order?: { by: 'created_at' | 'updated_at' | 'title'; sort: 'asc' | 'desc' };
 }
 
-/** The records as their own columns say (the labels JSON, any case), newest first (ties by id). */
+/** The records as their own columns say (the labels JSON, any case), in the list's order. */
 function expected(kind: Kind, w: Want): number[] {
-  const rows = s.service.context.db.prepare(`SELECT id, project_id, author_id, state, labels, milestone_id, created_at, updated_at FROM ${kind}`).all() as Row[];
+  const rows = s.service.context.db.prepare(`SELECT id, project_id, author_id, state, labels, milestone_id, created_at, updated_at, title FROM ${kind}`).all() as Row[];
   const has = (r: Row, title: string): boolean => (JSON.parse(r.labels) as string[]).some((l) => l.toLowerCase() === title.toLowerCase());
   const kept = rows.filter(
     (r) =>
@@ -111,9 +116,12 @@ function expected(kind: Kind, w: Want): number[] {
       (!w.createdAfter || r.created_at >= w.createdAfter) &&
       (!w.createdBefore || r.created_at <= w.createdBefore) &&
       (!w.updatedBefore || r.updated_at <= w.updatedBefore) &&
+      (!w.updatedAfter || r.updated_at >= w.updatedAfter) &&
       (w.milestone === undefined || r.milestone_id === w.milestone),
   );
-  kept.sort((p, q) => (p.created_at < q.created_at ? 1 : p.created_at > q.created_at ? -1 : q.id - p.id));
+  const { by, sort } = w.order ?? { by: 'created_at', sort: 'desc' };
+  kept.sort((p, q) => (p[by] < q[by] ? -1 : p[by] > q[by] ? 1 : p.id - q.id));
+  if (sort === 'desc') kept.reverse();
   return kept.map((r) => r.id);
 }
 
@@ -132,6 +140,15 @@ function lists(kind: Kind): [string, Record<string, string>, Want][] {
     [`/projects/${project}/${kind}`, { labels: 'bug,label-1', created_before: after, state: 'opened' }, { projects: [project], labels: ['bug', 'label-1'], createdBefore: after, state: 'opened' }],
     [`/projects/${project}/${kind}`, { labels: 'bug', milestone: 'v1', author_id: String(authorA) }, { projects: [project], labels: ['bug'], milestone, authorId: authorA }],
     [`/projects/${project}/${kind}`, { labels: 'label-1', 'not[labels]': 'label-3', author_id: '1' }, { projects: [project], labels: ['label-1'], not: ['label-3'], authorId: 1 }],
+    [`/projects/${project}/${kind}`, { labels: 'label-1', milestone: 'None', author_id: '1' }, { projects: [project], labels: ['label-1'], milestone: null, authorId: 1 }],
+    [`/${kind}`, { scope: 'all', labels: 'bug', milestone: 'None', author_id: '1', order_by: 'title' }, { labels: ['bug'], milestone: null, authorId: 1, order: { by: 'title', sort: 'desc' } }],
+    // In update order, ascending too (the rows' updated_at index, or the author's rows sorted).
+    [`/groups/${group}/${kind}`, { labels: 'label-1', state: 'opened', updated_after: at(10_010), order_by: 'updated_at', sort: 'asc' }, { projects: [project, sibling], labels: ['label-1'], state: 'opened', updatedAfter: at(10_010), order: { by: 'updated_at', sort: 'asc' } }],
+    [`/projects/${project}/${kind}`, { labels: 'Bug,label-1', order_by: 'updated_at', updated_before: at(10_060) }, { projects: [project], labels: ['bug', 'label-1'], updatedBefore: at(10_060), order: { by: 'updated_at', sort: 'desc' } }],
+    [`/${kind}`, { scope: 'all', labels: 'bug', 'not[labels]': 'label-1', author_id: String(authorA), order_by: 'updated_at', sort: 'asc' }, { labels: ['bug'], not: ['label-1'], authorId: authorA, order: { by: 'updated_at', sort: 'asc' } }],
+    // By title (no index of label rows holds it): the set's records read and sorted, counted from the rows alone.
+    [`/groups/${group}/${kind}`, { labels: 'label-1', created_after: after, order_by: 'title' }, { projects: [project, sibling], labels: ['label-1'], createdAfter: after, order: { by: 'title', sort: 'desc' } }],
+    [`/${kind}`, { scope: 'all', labels: 'bug,label-1', 'not[labels]': 'label-3', author_id: String(authorA), order_by: 'title', sort: 'asc' }, { labels: ['bug', 'label-1'], not: ['label-3'], authorId: authorA, order: { by: 'title', sort: 'asc' } }],
   ];
 }
 
@@ -161,19 +178,29 @@ function expectRowsAsTheRecords(): void {
 }
 
 describe.each(['merge_requests', 'issues'] as const)('%s by label sets with conditions their label rows carry', (kind) => {
-  it('counted from the label rows alone, every page as the records say', { timeout: 120_000 }, async () => {
-    const prepared = await preparedBy(s, () => checkLists(kind));
-    const counts = prepared.filter((sql) => sql.startsWith('SELECT count(*)') && sql.includes('SELECT DISTINCT +il.issuable_id'));
-    // Each list above is counted so (its records not read for the count).
+  it('read and counted from the label rows, every page as the records say', { timeout: 120_000 }, async () => {
+    let reads: { sql: string }[] = [];
+    const prepared = await preparedBy(s, async () => {
+      reads = await pagedReads(s, () => checkLists(kind));
+    });
+    const counts = prepared.filter((sql) => sql.startsWith('SELECT count(*)'));
+    // No list above is counted by reading its records.
     expect(counts.length).toBeGreaterThan(0);
-    for (const sql of counts) expect(sql).not.toContain('CROSS JOIN');
+    for (const sql of counts) expect(sql).not.toMatch(/CROSS JOIN|FROM (issues|merge_requests) x/);
+    // Pages in creation or update order from the rows of the order's index: an author's, a project's, the title's.
+    for (const index of ['issuable_labels_author', 'issuable_labels_created', 'issuable_labels_updated', 'issuable_labels_title_created', 'issuable_labels_title_updated']) {
+      expect(reads.some((r) => r.sql.startsWith(`SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY ${index} `)), index).toBe(true);
+    }
+    // A title in two spellings on one record (Bug, bug): each record's lowest spelling alone.
+    expect(reads.some((r) => r.sql.includes('d.title < il.title'))).toBe(true);
     const db = s.service.context.db;
     // Plans come from the statement alone (no statistics): its arguments as nulls.
     const plan = (sql: string): string => queryPlan(db, sql, ...Array.from({ length: sql.split('?').length - 1 }, () => null));
-    // An author's label rows by core/148's index; a creation bound by the title's rows in creation order.
-    const byAuthor = counts.find((sql) => sql.includes('il.author_id = ?') && sql.includes('NOT EXISTS'))!;
+    // By title, the set's count: an author's label rows by core/148's index; a creation bound by the title's rows in creation order.
+    const sets = counts.filter((sql) => sql.includes('SELECT DISTINCT +il.issuable_id AS id FROM issuable_labels il WHERE'));
+    const byAuthor = sets.find((sql) => sql.includes('il.author_id = ?') && sql.includes('NOT EXISTS'))!;
     expect(plan(byAuthor)).toMatch(/SEARCH il USING COVERING INDEX issuable_labels_author \(issuable_type=\? AND author_id=\? AND title=\?\)/);
-    const byCreated = counts.find((sql) => sql.includes('il.created_at >= ?') && !sql.includes('il.author_id'))!;
+    const byCreated = sets.find((sql) => sql.includes('il.created_at >= ?') && !sql.includes('il.author_id'))!;
     expect(plan(byCreated)).toMatch(/SEARCH il USING INDEX issuable_labels_title_created \(issuable_type=\? AND title=\? AND created_at>\?\)/);
     expect(plan(byCreated)).not.toContain('SCAN il');
   });

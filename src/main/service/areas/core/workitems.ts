@@ -29,7 +29,7 @@ import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
-import { MILESTONE_BY_ID, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
+import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -511,7 +511,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const args: unknown[] = [];
   const idSets: IdSet[] = [];
   // A label by title, ASCII case-insensitively, through the record's rows in issuable_labels.
-  const hasLabel = `EXISTS (SELECT 1 FROM issuable_labels il WHERE il.issuable_type = '${type}' AND il.issuable_id = x.id AND il.title = ? COLLATE NOCASE)`;
+  const hasLabel = labelProbe(type);
   if (q.state && q.state !== 'all') addFilter(where, args, 'x.state = ?', q.state);
   for (const label of q.labels ?? []) {
     if (label.toLowerCase() === 'none') where.push("x.labels = '[]'");
@@ -663,7 +663,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       const size = (): number => countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope);
       // No project column: a title's rows are read whole by the title's index, each record's project
       // checked on the record (kept to a group's projects, SQLite read every label row of the type).
-      const probeById = (id: string): string => `EXISTS (SELECT 1 FROM issuable_labels p WHERE p.issuable_type = '${type}' AND p.issuable_id = ${id} AND p.title = ? COLLATE NOCASE)`;
+      const probeById = (id: string): string => labelProbeById(type, id);
       idSets.push({ probe: hasLabel, id: 'il.issuable_id', rows, args: [title], projectColumn: null, size, probeById, mirrors: 'il' });
     }
   }
@@ -1543,9 +1543,7 @@ export function idSetLists(
   // A label set's count from its rows alone when they answer every condition (label-row-mirrors.ts).
   const projectConditions = scope.projects ? [scope.where, scope.unindexed ?? scope.where] : [];
   const rowsOnly = smallest.mirrors && smallest.probeById
-    ? labelRowsOnlyCount(where, args, {
-        rows: setRows,
-        rowsArgs: setArgs,
+    ? labelRowsOnlyCount(where, args, setRows, setArgs, {
         alias: smallest.mirrors,
         title: smallest.args[0],
         project: scope.projectId !== undefined,

@@ -5,6 +5,7 @@ import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../
 import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
 import { type SqlList, paginateArray, paginateSql } from '../../../http/pagination';
 import { canReadFeature, featureAvailable } from '../feature-access';
+import { labelRowsList } from '../label-rows-list';
 import { complementWalk } from '../complement-walk';
 import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
@@ -93,6 +94,8 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
+  // A list its label rows answer (label-rows-list.ts), where no reader of one label's or titles' rows serves it.
+  const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<IssueRow>(rc, 'Issue', scope, filters, where, args);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
   const countFrom = filters.empty ? { counted: 0 } :
     labelCount ??
@@ -102,6 +105,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? complementBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
+    byLabelRows?.count ??
     sets?.count ??
     byDates?.count ??
     indexedScopeCount('issues', scope, where, args, scopeSql);
@@ -113,6 +117,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??
+    byLabelRows?.rows ??
     byDates?.rows ??
     sets?.rows ??
     weightOrderRows<IssueRow>(rc, scope, filters, where, args, { source, countFrom });

@@ -5,6 +5,7 @@ import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../
 import { apiError, forbidden, unauthorized, validationError } from '../../../http/errors';
 import { isValidMergeRequestBranch } from '../../../git/names';
 import { type SqlList, paginateSql } from '../../../http/pagination';
+import { labelRowsList } from '../label-rows-list';
 import { complementWalk } from '../complement-walk';
 import { priorityOrderRows } from '../order-label-priority';
 import { featureAvailable } from '../feature-access';
@@ -72,12 +73,15 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const byDates = dateLagList<MergeRequestRow>(rc, 'merge_requests', scope, filters, where, args, scopeSql);
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const byTitles = noMoreFilters ? labelTitlesList<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined;
+  // A list its label rows answer (label-rows-list.ts), where no reader of one label's or titles' rows serves it.
+  const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
   const countFrom = filters.empty ? { counted: 0 } :
     labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     byComplement ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
+    byLabelRows?.count ??
     sets?.count ??
     byDates?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
@@ -86,7 +90,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true, source, countFrom) ??
-    searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byDates?.rows ?? sets?.rows;
+    searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byLabelRows?.rows ?? byDates?.rows ?? sets?.rows;
   const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
