@@ -197,6 +197,12 @@ describe('several label titles, label sets, assignee_id=Any, milestone=Upcoming/
     const lists = [...queries.map((query) => [`/projects/${proj}/issues`, query] as const), [`/projects/${proj}/issues`, { labels: 'bug,ux', order_by: 'title' }] as const, [`/groups/${group}/issues`, { labels: 'bug,ux' }] as const];
     for (const [path, query] of lists) {
       for (const plan of await plans(path, query)) {
+        // A title and a bound its rows carry: the page's ids from the title's rows in creation order (label-rows-list.ts), no record read for them.
+        if (query.labels === 'rare' && 'created_after' in query) {
+          expect(plan).toMatch(/^SELECT il\.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_created WHERE /);
+          expect(plan).toContain('SEARCH il USING COVERING INDEX issuable_labels_created (issuable_type=? AND project_id=? AND title=? AND created_at>?)');
+          continue;
+        }
         expect(plan, JSON.stringify(query)).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
         expect(plan, JSON.stringify(query)).not.toMatch(/SCAN x|USING INDEX issues_project_created/);
       }

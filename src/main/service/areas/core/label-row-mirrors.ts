@@ -29,6 +29,31 @@ const MIRRORED: Record<string, (a: string, project: boolean) => string> = {
 };
 
 /**
+ * A label title's rows (`rows`: `FROM issuable_labels <alias> WHERE ...`, a project's naming it,
+ * `asked` the conditions appended) read through the index their conditions seek by, named: SQLite,
+ * with no statistics, read every label row of the type (a covering scan of issuable_labels_project,
+ * or the primary key) for a title with a state, a project list, an author plus a project list or
+ * milestone=None, where the title's own index holds a few thousand. An author's rows by core/148's
+ * index; a creation or update bound by the title's rows in that order (a project's, or all); a
+ * project's milestone by its (project, milestone, title) index; else the project's, or the title's.
+ * Each partial index's condition is implied by the condition that names it.
+ */
+export function labelRowsIndexed(rows: string, asked: string, alias: string, project: boolean): string {
+  const has = (sql: string): boolean => asked.includes(` ${alias}.${sql}`);
+  const index = has('author_id = ?')
+    ? 'issuable_labels_author'
+    : has('created_at >= ?') || has('created_at <= ?')
+    ? project ? 'issuable_labels_created' : 'issuable_labels_title_created'
+    : has('updated_at >= ?') || has('updated_at <= ?')
+    ? project ? 'issuable_labels_updated' : 'issuable_labels_title_updated'
+    : project && has('milestone = ?')
+    ? 'issuable_labels_milestone'
+    : project ? 'issuable_labels_project' : 'issuable_labels_title';
+  const head = `FROM issuable_labels ${alias} WHERE `;
+  return rows.startsWith(head) ? `FROM issuable_labels ${alias} INDEXED BY ${index} WHERE ${rows.slice(head.length)}${asked}` : `${rows}${asked}`;
+}
+
+/**
  * `where`'s mirrored conditions (MIRRORED; `args` its arguments, each condition's in order, as
  * many as its placeholders) as conditions on the label rows `alias` to append, and their arguments.
  * `project`: the rows are a project's (their project in the rows' condition).
@@ -70,6 +95,11 @@ export interface LabelRows {
   byId: (id: string) => string;
   /** The scope's projects as `where` holds them (`x.project_id IN (...)`, with or without `+`). */
   projects: string[];
+  /**
+   * Every row of the title is in the scope's projects (the counters say): their condition holds for
+   * each row and is not asked (a row's project is read from the table, not the title's index: 5 us a row).
+   */
+  projectsHold?: boolean;
 }
 
 /**
@@ -100,6 +130,7 @@ export function labelRowConditions(where: string[], args: unknown[], set: LabelR
     else if (w === 'x.project_id = ?' && set.project) sql += ` AND ${alias}.project_id = ?`;
     else if (w === set.labelProbe) sql += ` AND ${set.byId(`${alias}.issuable_id`)}`;
     else if (w === `NOT ${set.labelProbe}`) sql += ` AND NOT ${set.byId(`${alias}.issuable_id`)}`;
+    else if (set.projects.includes(w) && set.projectsHold) continue;
     else if (set.projects.includes(w)) sql += ` AND +${alias}.project_id IN (${w.slice(w.indexOf('(') + 1, -1)})`;
     else return undefined;
     out.push(...its);
@@ -116,7 +147,7 @@ export function labelRowConditions(where: string[], args: unknown[], set: LabelR
  */
 export function labelRowsOnlyCount(where: string[], args: unknown[], rows: string, rowsArgs: unknown[], set: LabelRows): { from: string; args: unknown[] } | undefined {
   const asked = labelRowConditions(where, args, set);
-  return asked && { from: `FROM (SELECT DISTINCT +${set.alias}.issuable_id AS id ${rows}${asked.sql}) s`, args: [...rowsArgs, ...asked.args] };
+  return asked && { from: `FROM (SELECT DISTINCT +${set.alias}.issuable_id AS id ${labelRowsIndexed(rows, asked.sql, set.alias, set.project)}) s`, args: [...rowsArgs, ...asked.args] };
 }
 
 export const labelRowAuthorsMigration: Migration = {

@@ -11,6 +11,11 @@ import { labelProbe, labelProbeById, labelRowConditions } from './label-row-mirr
  */
 export const LABEL_ROWS_WALK = 20_000;
 
+/** The rows of a title (any spelling) in a scope's projects (`projects` their SELECT, `args` its arguments), from the label counters. */
+function titleRows(db: RequestContext['svc']['db'], type: string, title: string, projects: string, args: unknown[]): number {
+  return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts INDEXED BY label_counts_title WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND +project_id IN (${projects})`).get(type, title, ...args) as { n: number }).n;
+}
+
 /**
  * A list in creation or update order whose every condition a label title's rows answer (label
  * rows carry their record's state, author, dates and milestone, and the other titles are asked by
@@ -53,6 +58,7 @@ export function labelRowsList<T>(
     labelProbe: labelProbe(type),
     byId: (id) => labelProbeById(type, id),
     projects: scope.projects ? [scope.where, scope.unindexed ?? scope.where] : [],
+    projectsHold: !!scope.projects && author === undefined && titleRows(db, type, drive, scope.projects, scope.args) === reads,
   });
   if (!asked) return undefined;
   // A title in one spelling (the counters show no other anywhere): each record has one row of it.

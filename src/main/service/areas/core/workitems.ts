@@ -29,7 +29,7 @@ import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
-import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
+import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowsIndexed, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -1518,7 +1518,9 @@ export function idSetLists(
   // DISTINCT of `+id`, an expression, so no index is chosen for the ids' order over the set's own.
   const [setRows, setArgs] = setRowsInScope(smallest, scope);
   const mirrored = smallest.mirrors ? mirroredConditions(where, args, smallest.mirrors, scope.projectId !== undefined) : { sql: '', args: [] };
-  const [rows, rowsArgs] = [setRows + mirrored.sql, [...setArgs, ...mirrored.args]];
+  const [rows, rowsArgs] = smallest.mirrors
+    ? [labelRowsIndexed(setRows, mirrored.sql, smallest.mirrors, scope.projectId !== undefined), [...setArgs, ...mirrored.args]]
+    : [setRows, setArgs];
   // The other sets that can be asked by id alone (label titles) are asked on the set's rows, so only
   // their records are read (labels=a,b&order_by=title: 556 issues read, not the 2,778 of the rarer title).
   const byId = sets.filter((set) => set !== smallest && set.probeById);
@@ -1550,6 +1552,7 @@ export function idSetLists(
         labelProbe: smallest.probe,
         byId: smallest.probeById,
         projects: projectConditions,
+        projectsHold: !!scope.projects && !!smallest.size && smallest.size() === countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, smallest.args[0]], { where: '1 = 1', args: [], instance: true }),
       })
     : undefined;
   const count = indexed
