@@ -308,7 +308,7 @@ describe('plans', () => {
       expect(narrow.some((q) => q.includes(way)), `${path} ${way} narrow`).toBe(false);
       expect(narrow.some((q) => q.includes('UNION ALL')), `${path} narrow`).toBe(true);
     }
-    // A label's list of at most LABEL_ROWS_WALK rows in the project (the counters say) is counted from
+    // A label's list of at most LABEL_ROWS.walk rows in the project (the counters say) is counted from
     // its rows alone, wide or narrow (label-rows-list.ts): the creation bound sought in their
     // (project, title, created_at) index, the other date asked of each row, no record read.
     for (const path of [`/projects/${project}/issues`, `/projects/${project}/merge_requests`]) {

@@ -9,7 +9,7 @@ import { labelProbe, labelProbeById, labelRowConditions } from './label-row-mirr
  * past it the list reads as before (a common title's rows each asked a selective date bound would
  * read far more than the list's other readers).
  */
-export const LABEL_ROWS_WALK = 20_000;
+export const LABEL_ROWS = { walk: 20_000 };
 
 /** The rows of a title (any spelling) in a scope's projects (`projects` their SELECT, `args` its arguments), from the label counters. */
 function titleRows(db: RequestContext['svc']['db'], type: string, title: string, projects: string, args: unknown[]): number {
@@ -25,7 +25,7 @@ function titleRows(db: RequestContext['svc']['db'], type: string, title: string,
  * own. The page's records are the only ones read; the count reads the rows alone. A record carrying
  * the title in two spellings has two rows: only its lowest spelling is read. Undefined when a
  * condition is not asked of the rows, the order is another, or the walk would read more than
- * LABEL_ROWS_WALK rows (labels=label-1&author_id&updated_before's deep page walked the project's
+ * LABEL_ROWS.walk rows (labels=label-1&author_id&updated_before's deep page walked the project's
  * million merge requests in creation order to find the author's 3,700: 460 ms).
  */
 export function labelRowsList<T>(
@@ -50,7 +50,7 @@ export function labelRowsList<T>(
       ? (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM label_author_counts INDEXED BY label_author_counts_author WHERE issuable_type = ? AND author_id = ? AND title = ? COLLATE NOCASE').get(type, author, title) as { n: number }).n
       : (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND title = ? COLLATE NOCASE${project !== undefined ? ' AND project_id = ?' : ''}`).get(type, title, ...(project !== undefined ? [project] : [])) as { n: number }).n;
   const [drive, reads] = filters.requiredLabels.map((title) => [title, walked(title)] as const).reduce((a, b) => (b[1] < a[1] ? b : a));
-  if (reads > LABEL_ROWS_WALK) return undefined;
+  if (reads > LABEL_ROWS.walk) return undefined;
   const asked = labelRowConditions(where, args, {
     alias: 'il',
     title: drive,
