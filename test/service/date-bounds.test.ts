@@ -69,7 +69,7 @@ describe('date bounds every record of the scope meets', () => {
   it("are left out of a project's list: every page and header as without them, in each order", async () => {
     const wide = { created_after: '2023-12-31T00:00:00Z', created_before: '2024-02-01T00:00:00Z', updated_after: '2024-01-01T00:00:00Z', updated_before: '2030-01-01T00:00:00Z' };
     for (const kind of ['issues', 'merge_requests']) {
-      for (const order of [{}, { order_by: 'title', sort: 'asc' }, { order_by: 'updated_at' }, { order_by: 'popularity' }]) {
+      for (const order of [{}, { order_by: 'title', sort: 'asc' }, { order_by: 'updated_at' }, { order_by: 'popularity' }] as Record<string, string>[]) {
         expect(await expectSameAsWithout(`/projects/${big}/${kind}`, order, wide)).toBe(N);
         expect(await expectSameAsWithout(`/projects/${big}/${kind}`, { ...order, state: 'opened' }, { created_after: wide.created_after })).toBe(N - 11);
       }
@@ -115,7 +115,9 @@ describe('a date bound no record of the scope meets', () => {
       ['/issues', { scope: 'all', created_after: '2030-01-01T00:00:00Z' }],
     ] as const) {
       let res!: ApiResult;
-      const reads = await pagedReads(s, async () => (res = await page(path, bounds, 1)));
+      const reads = await pagedReads(s, async () => {
+        res = await page(path, bounds, 1);
+      });
       expect(reads, path).toEqual([]);
       expect(ids(res), path).toEqual([]);
       expectCounted(res, 0, 20);
@@ -125,7 +127,9 @@ describe('a date bound no record of the scope meets', () => {
   it("is the project's own records': the small project's older records leave the big project's list empty", async () => {
     // Some record of the table (the small project's) is created before 2023-12-31: only the project's own index shows none of big's is.
     let res!: ApiResult;
-    const reads = await pagedReads(s, async () => (res = await page(`/projects/${big}/issues`, { created_before: '2023-12-31T00:00:00Z' }, 1)));
+    const reads = await pagedReads(s, async () => {
+      res = await page(`/projects/${big}/issues`, { created_before: '2023-12-31T00:00:00Z' }, 1);
+    });
     expect(reads).toEqual([]);
     expectCounted(res, 0, 20);
     expectCounted(await page(`/projects/${small}/issues`, { created_before: '2023-12-31T00:00:00Z' }, 1), 3, 20);
