@@ -4,6 +4,7 @@ import { pagedReads, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
 import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
+import { DUE_DATE_LIMITS } from '../../src/main/service/areas/core/order-due-date';
 
 /**
  * A group's issues by title or due date, and merge requests by title or merge date (order-scope-arms.ts):
@@ -60,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => s.stop());
 afterEach(() => {
   SCOPE_ARMS_LIMITS.sortedUpTo = COUNT_LIMIT;
+  DUE_DATE_LIMITS.fewDated = 1_000;
 });
 
 const ids = (res: ApiResult): number[] => (res.body as { id: number }[]).map((x) => x.id);
@@ -100,7 +102,9 @@ async function expectEveryPage(path: string, query: Record<string, string>, want
 
 describe("a group's list in a column's order, each project's index merged", () => {
   it('answers every page as the records say: issues by title and due date, merge requests by title and merge date, both directions', async () => {
+    // Issues by due date: read as the undated walked and the dated sorted (order-due-date.ts) unless the table holds many dated.
     SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    DUE_DATE_LIMITS.fewDated = 0;
     for (const [kind, columns] of [['issues', ['title', 'due_date']], ['merge_requests', ['title', 'merged_at']]] as const) {
       for (const column of columns) {
         for (const sort of ['asc', 'desc']) {
@@ -115,7 +119,9 @@ describe("a group's list in a column's order, each project's index merged", () =
   });
 
   it("reads the page from the projects' indexes merged, only the projects with records in the state", async () => {
+    // Issues by due date: read as the undated walked and the dated sorted (order-due-date.ts) unless the table holds many dated.
     SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    DUE_DATE_LIMITS.fewDated = 0;
     const reads = await pagedReads(s, async () => {
       await s.get(`/groups/${group}/issues`, { query: { state: 'closed', order_by: 'due_date', 'not[labels]': 'bug' } });
     });
@@ -134,6 +140,7 @@ describe("a group's list in a column's order, each project's index merged", () =
   });
 
   it('sorts a list counted as few by its SQL (no arms), a date range counted to know', async () => {
+    DUE_DATE_LIMITS.fewDated = 0;
     for (const query of [{ state: 'closed' }, { created_after: '2024-01-01T00:40:00Z' }] as Record<string, string>[]) {
       const reads = await pagedReads(s, async () => {
         await s.get(`/groups/${group}/issues`, { query: { ...query, order_by: 'due_date' } });
@@ -142,6 +149,7 @@ describe("a group's list in a column's order, each project's index merged", () =
       expect(reads.length).toBeGreaterThan(0);
     }
     SCOPE_ARMS_LIMITS.sortedUpTo = 30;
+    DUE_DATE_LIMITS.fewDated = 0;
     const reads = await pagedReads(s, async () => {
       await s.get(`/groups/${group}/issues`, { query: { created_after: '2024-01-01T00:20:00Z', order_by: 'due_date' } });
     });

@@ -25,6 +25,7 @@ import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
+import { dueDateRows } from './order-due-date';
 import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
@@ -401,7 +402,7 @@ const ORDER_BY = {
 } as const;
 
 /**
- * A page reader for a computed order (popularity, relative_position, milestone_due), from its
+ * A page reader for a computed order (popularity, relative_position, milestone_due; issues' due_date, mostly NULL), from its
  * module, when the list can be walked in id order (order-walk.ts); undefined for the others, or
  * when the list is sorted by its ORDER BY. `where` and `args` are the whole list's (scope and
  * caller's view included); `plain`: the route added no filter of its own; `seesAll`: the caller sees
@@ -420,6 +421,12 @@ export function computedOrderRows<T>(
   countFrom?: SqlList<unknown>['countFrom'],
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
+  if (order === 'due_date') {
+    // Issues' due date over many projects, a state at most: the undated walked in id order. (A project's
+    // list walks its (project_id, due_date, id) index, the undated in id order already, by the index alone.)
+    if (type !== 'Issue' || scope.projectId !== undefined) return undefined;
+    return dueDateRows<T>(rc, filters.sort, idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll), where, args);
+  }
   if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
   // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
