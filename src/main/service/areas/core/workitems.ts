@@ -1829,7 +1829,12 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   const index = type === 'Issue' ? 'issues_search' : 'merge_requests_search';
   // One phrase (quotes doubled) within the chosen columns: the trigram tokenizer matches it as a substring.
   const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
-  const probe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
+  const ftsProbe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
+  // A record asked on its own (the list walked, a set's records checked) reads its columns instead
+  // of the index when the term is ASCII (recordMatchSql): ~0.5 us a record against 50-250 us.
+  const ascii = ASCII_TERM.test(term);
+  const probe = (key: string): string => (ascii ? recordMatchSql(fields, ftsProbe(key)) : ftsProbe(key));
+  const probeArgs = (): unknown[] => (ascii ? [...fields.map(() => `%${likeEscape(term)}%`), query] : [query]);
   if (scope.projectId !== undefined) {
     // A project reads its own matches (its rowid range), and sorts them: a common term has
     // thousands, so its first pages instead walk the list order and check it against the index a
@@ -1851,7 +1856,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     ).n;
     const walk = walksTheList(rc, matches, records);
     const project = { index, query, projectId, matches, walk };
-    if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
+    if (walk) return { sql: probe(SEARCH_KEY), args: probeArgs(), project };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
   }
   // A group or the instance: a scope of few records asks the index about each of them; a bigger
@@ -1861,7 +1866,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     ? scopeStateCount(rc, type, scope, null)
     : countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, SEARCH_PER_RECORD_LIMIT + 1);
   if (records <= SEARCH_PER_RECORD_LIMIT) {
-    return { sql: probe(SEARCH_KEY), args: [query] };
+    return { sql: probe(SEARCH_KEY), args: probeArgs() };
   }
   if (scope.instance || scope.projects) {
     // The whole instance, or a scope of projects alone (a group's list, the visible projects):
@@ -1882,7 +1887,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
     const walk = walksTheList(rc, matches, scopeRecords);
     const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
-    if (walk) return { sql: probe(SEARCH_KEY), args: [query], many };
+    if (walk) return { sql: probe(SEARCH_KEY), args: probeArgs(), many };
     return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
   }
   // Another scope (the caller's own records, `/issues`' default; a group's with the caller's
@@ -1900,7 +1905,23 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   // (the MATCH set up again), and a count asks about 10,001 records or more.
   if (matches > COUNT_LIMIT) return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
   const sql = probe(SEARCH_KEY);
-  return { sql, args: [query], set: searchMatchSet(sql, index, query, matches) };
+  return { sql, args: probeArgs(), set: searchMatchSet(sql, index, query, matches) };
+}
+
+/** A term of ASCII characters alone (recordMatchSql). */
+const ASCII_TERM = /^[\x00-\x7f]*$/;
+
+/**
+ * An ASCII term's match on one record (alias `x`), with the same answer as the full-text probe
+ * `fts`: the trigram index folds case by Unicode's rules, LIKE by ASCII's, so the two agree on a
+ * record whose searched columns are ASCII (a substring, either case), and a column with another
+ * character (length in characters below its length in bytes: the Kelvin sign folds to `k`) asks
+ * the index. Its arguments: the LIKE pattern once per field, then the MATCH query.
+ */
+function recordMatchSql(fields: string[], fts: string): string {
+  const like = fields.map((f) => `x.${f} LIKE ? ESCAPE '\\'`).join(' OR ');
+  const wide = fields.map((f) => `length(x.${f}) < octet_length(x.${f})`).join(' OR ');
+  return `(${like} OR ((${wide}) AND ${fts}))`;
 }
 
 /**
