@@ -3,7 +3,9 @@ import type { RequestContext, Router } from '../../../http/route';
 import { issuableCountPastLimit } from '../count-versions';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
-import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
+import { forbidden, notFound, recordNotFound, unauthorized } from '../../../http/errors';
+import { findIssueUserAgentDetail, recordIssueUserAgent } from '../user-agent-details';
+import { userAgentDetail } from '../../snippets/entities';
 import { type SqlList, paginateArray, paginateSql } from '../../../http/pagination';
 import { canReadFeature, featureAvailable } from '../feature-access';
 import { complementWalk } from '../complement-walk';
@@ -15,7 +17,7 @@ import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
-import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
@@ -94,12 +96,14 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
+  // A search whose other filters' sets are smaller: read from them (searchAfterSets).
+  const setsFirst = searchAfterSets(filters, sets);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
   const countFrom = filters.empty ? { counted: 0 } :
     labelCount ??
     labelPairCount(rc, 'Issue', scope, filters, seesAll, q.confidential ?? undefined) ??
     byTitles?.count ??
-    searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
+    (setsFirst ? undefined : searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0)) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? complementBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
@@ -111,7 +115,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
   const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined }) :
     computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll, source, countFrom) ??
-    searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
+    (setsFirst ? undefined : searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0)) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??
     byDates?.rows ??
@@ -222,6 +226,7 @@ export function registerIssueRoutes(r: Router): void {
           createdAt,
         );
       const row = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(Number(info.lastInsertRowid)) as IssueRow;
+      recordIssueUserAgent(rc, row.id);
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId) setIssuableMilestone(rc, 'Issue', row, milestoneId, user.id);
@@ -229,6 +234,15 @@ export function registerIssueRoutes(r: Router): void {
       return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(row.id) as IssueRow;
     });
     return issueDetail(rc, created);
+  });
+
+  // Admins only, checked before the project and issue are looked up (lib/api/issues.rb).
+  r.get('/projects/:id/issues/:issue_iid/user_agent_detail', (rc) => {
+    rc.requireAdmin();
+    const issue = loadIssue(rc, loadProject(rc));
+    const detail = findIssueUserAgentDetail(rc.svc, issue.id);
+    if (!detail) throw notFound('UserAgentDetail');
+    return userAgentDetail(detail);
   });
 
   r.put('/projects/:id/issues/:issue_iid', (rc) => {
