@@ -1,6 +1,7 @@
 import type { Migration } from '../../db/migrations';
 import { featureAccessMigration } from './feature-access';
 import { projectsListedVersionMigration } from './project-list-version';
+import { projectWritesMigration } from './project-rows';
 import { issueUserAgentDetailsMigration } from './user-agent-details';
 
 /**
@@ -2302,6 +2303,7 @@ CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_
   featureAccessMigration,
   projectsListedVersionMigration,
   issueUserAgentDetailsMigration,
+  projectWritesMigration,
 ];
 
 
