@@ -102,7 +102,11 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
   switch (value.toLowerCase()) {
     case 'none':
     case 'no milestone':
-      return { sql: '(x.milestone_id IS NULL)', args: [] };
+      // Over many projects, records without a milestone that are many (the usual case) are walked in
+      // the list's order, each asked (`+`): SQLite read every one of them by the milestone index
+      // and sorted them (a group's 750,000 by updated_at, page 50: 500 ms). A project's list reads
+      // them by its (project_id, milestone_id, created_at) index, in order.
+      return { sql: scope.projectId === undefined && manyWithoutMilestone(rc, type, scope) ? '(+x.milestone_id IS NULL)' : '(x.milestone_id IS NULL)', args: [] };
     case 'any': {
       // A project whose records carry one milestone: that milestone's records, by id (see milestoneTitleCondition).
       const carried = scope.projectId !== undefined ? carriedMilestones(rc, type, scope.projectId, null) : [];
@@ -125,6 +129,13 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
     default:
       return milestoneTitleCondition(rc, value, type, scope);
   }
+}
+
+/** A scope of projects (a group's, the instance's) where at least 1/DENSE_SET of the records carry no milestone (the filter counters' milestone 0). */
+function manyWithoutMilestone(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): boolean {
+  if (!scope.instance && !scope.projects) return false;
+  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  return countedInScope(rc, counters, 'milestone = 0', [], scope) * DENSE_SET >= scopeStateCount(rc, type, scope, null);
 }
 
 /**
