@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, pagedReads, preparedBy } from '../helpers/lists';
+import { expectCounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -101,6 +101,21 @@ describe('date bounds every record of the scope meets', () => {
       expect(ids(bounded)).not.toContain(first);
     } finally {
       s.service.context.db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?').run(updatedOf(1), first);
+    }
+  });
+});
+
+describe('the probes of a date bound', () => {
+  it("seek the project's (project_id, column, id) index, or the table's (column, id), never a scan", async () => {
+    for (const [path, index] of [[`/projects/${big}/issues`, 'issues_project_created'], [`/groups/${group}/merge_requests`, 'merge_requests_updated']] as const) {
+      const bound: Record<string, string> = path.includes('/projects/') ? { created_after: '2023-12-31T00:00:00Z' } : { updated_before: '2030-01-01T00:00:00Z' };
+      const sql = (await preparedBy(s, () => page(path, bound, 1))).filter((q) => q.includes(' AS meets'));
+      expect(sql.length, path).toBe(1);
+      const args = path.includes('/projects/') ? [big, bound.created_after, big, bound.created_after] : [bound.updated_before, bound.updated_before];
+      const plan = queryPlan(s.service.context.db, sql[0], ...(args as unknown[]));
+      expect(plan).toContain(`SEARCH ${path.includes('issues') ? 'issues' : 'merge_requests'} USING COVERING INDEX ${index}`);
+      expect(plan).not.toMatch(/SCAN (issues|merge_requests)/);
+      expect(plan.match(/SEARCH/g)?.length).toBe(2);
     }
   });
 });

@@ -40,13 +40,12 @@ export function scopedDateBounds(db: Db, type: 'Issue' | 'MergeRequest', project
     const bound = dates[name];
     if (!bound) continue;
     const { column, op, fails } = BOUNDS[name];
-    const some = (cmp: string): boolean => {
-      const index = `${table}_${projectId !== undefined ? 'project_' : ''}${column === 'created_at' ? 'created' : 'updated'}`;
-      const sql = `SELECT 1 FROM ${table} INDEXED BY ${index} WHERE ${projectId !== undefined ? 'project_id = ? AND ' : ''}${column} ${cmp} ? LIMIT 1`;
-      return db.prepare(sql).get(...(projectId !== undefined ? [projectId] : []), bound) !== undefined;
-    };
-    if (!some(op)) return { kept: {}, empty: true };
-    if (some(fails)) kept[name] = bound;
+    const index = `${table}_${projectId !== undefined ? 'project_' : ''}${column === 'created_at' ? 'created' : 'updated'}`;
+    const probe = (cmp: string): string => `EXISTS (SELECT 1 FROM ${table} INDEXED BY ${index} WHERE ${projectId !== undefined ? 'project_id = ? AND ' : ''}${column} ${cmp} ?)`;
+    const one = projectId !== undefined ? [projectId, bound] : [bound];
+    const { meets, fails: failed } = db.prepare(`SELECT ${probe(op)} AS meets, ${probe(fails)} AS fails`).get(...one, ...one) as { meets: number; fails: number };
+    if (!meets) return { kept: {}, empty: true };
+    if (failed) kept[name] = bound;
   }
   return { kept, empty: false };
 }
