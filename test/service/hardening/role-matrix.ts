@@ -213,6 +213,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // --- issues, merge requests, notes, discussions, draft notes ------------------------------
   'GET /api/v4/projects/:id/issues': project('guest'),
   'GET /api/v4/projects/:id/issues/:issue_iid': project('guest'),
+  'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': admin,
   'POST /api/v4/projects/:id/issues': project('guest'),
   'PUT /api/v4/projects/:id/issues/:issue_iid': withBody(project('reporter'), { title: 'changed' }),
   'DELETE /api/v4/projects/:id/issues/:issue_iid': project('owner'),

@@ -25,9 +25,11 @@ import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
+import { dueDateRows } from './order-due-date';
 import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
+import { scopedDateBounds } from './date-bounds';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
@@ -400,7 +402,7 @@ const ORDER_BY = {
 } as const;
 
 /**
- * A page reader for a computed order (popularity, relative_position, milestone_due), from its
+ * A page reader for a computed order (popularity, relative_position, milestone_due; issues' due_date, mostly NULL), from its
  * module, when the list can be walked in id order (order-walk.ts); undefined for the others, or
  * when the list is sorted by its ORDER BY. `where` and `args` are the whole list's (scope and
  * caller's view included); `plain`: the route added no filter of its own; `seesAll`: the caller sees
@@ -419,6 +421,12 @@ export function computedOrderRows<T>(
   countFrom?: SqlList<unknown>['countFrom'],
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
+  if (order === 'due_date') {
+    // Issues' due date over many projects, a state at most: the undated walked in id order. (A project's
+    // list walks its (project_id, due_date, id) index, the undated in id order already, by the index alone.)
+    if (type !== 'Issue' || scope.projectId !== undefined) return undefined;
+    return dueDateRows<T>(rc, filters.sort, idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll), where, args);
+  }
   if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
   // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
@@ -543,10 +551,13 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       idSets.push({ probe, id: 'r.id', rows, args: q.iids, projectColumn: 'r.project_id' });
     }
   }
-  if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
-  if (q.created_before) addFilter(where, args, 'x.created_at <= ?', q.created_before);
-  if (q.updated_after) addFilter(where, args, 'x.updated_at >= ?', q.updated_after);
-  if (q.updated_before) addFilter(where, args, 'x.updated_at <= ?', q.updated_before);
+  // A date bound every record of the scope meets is left out; one none meets empties the list (date-bounds.ts).
+  const bounds = scopedDateBounds(rc.svc.db, type, scope.projectId, { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before });
+  const d = bounds.kept;
+  if (d.created_after) addFilter(where, args, 'x.created_at >= ?', d.created_after);
+  if (d.created_before) addFilter(where, args, 'x.created_at <= ?', d.created_before);
+  if (d.updated_after) addFilter(where, args, 'x.updated_at >= ?', d.updated_after);
+  if (d.updated_before) addFilter(where, args, 'x.updated_at <= ?', d.updated_before);
   requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
   const milestoneFilter = q.milestone ?? q.milestone_id;
   // A milestone by title (not a wildcard: None, Any, Upcoming, Started).
@@ -647,7 +658,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // kept also where labelTitlesList reads the page, for a list it does not serve (a branch, wip, a
   // confidential=false walked a million issues: 840 ms). Not with a date on the other column than
   // the order, which dateLagList serves (its count reads the label's rows).
-  const otherDate = col === 'created_at' ? q.updated_after || q.updated_before : col === 'updated_at' ? q.created_after || q.created_before : undefined;
+  const otherDate = col === 'created_at' ? d.updated_after || d.updated_before : col === 'updated_at' ? d.created_after || d.created_before : undefined;
   // One title alone over many projects too: labelRowsPage reads a project's (a group's rare title
   // walked its million issues in order: 468 ms), and idSetLists walks the order for a common one.
   if ((!labelOnly || scope.projectId === undefined) && !otherDate) {
@@ -692,7 +703,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     args.unshift(...search.args);
     if (search.set) idSets.push(search.set);
   }
-  const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
+  const dates = { created_after: d.created_after, created_before: d.created_before, updated_after: d.updated_after, updated_before: d.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
@@ -701,7 +712,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
   // A term no record of the scope holds (counted exactly): nothing to read or count.
-  if (search?.none || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
+  if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 

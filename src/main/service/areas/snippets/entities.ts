@@ -84,8 +84,8 @@ function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknow
   };
 }
 
-/** Entities::UserAgentDetail; `spam_check_submitted` is the reference's name for `akismet_submitted`. */
-export function userAgentDetail(d: UserAgentDetailRow): Record<string, unknown> {
+/** Entities::UserAgentDetail (a snippet's or an issue's); `spam_check_submitted` is the reference's name for `akismet_submitted`. */
+export function userAgentDetail(d: Pick<UserAgentDetailRow, 'user_agent' | 'ip_address' | 'submitted'>): Record<string, unknown> {
   return { user_agent: d.user_agent, ip_address: d.ip_address, akismet_submitted: !!d.submitted, spam_check_submitted: !!d.submitted };
 }
 

@@ -1,8 +1,11 @@
+import { scopeArmsRows } from '../order-scope-arms';
 import type { RequestContext, Router } from '../../../http/route';
 import { issuableCountPastLimit } from '../count-versions';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
-import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
+import { forbidden, notFound, recordNotFound, unauthorized } from '../../../http/errors';
+import { findIssueUserAgentDetail, recordIssueUserAgent } from '../user-agent-details';
+import { userAgentDetail } from '../../snippets/entities';
 import { type SqlList, paginateArray, paginateSql } from '../../../http/pagination';
 import { canReadFeature, featureAvailable } from '../feature-access';
 import { complementWalk } from '../complement-walk';
@@ -121,7 +124,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'Issue', scope), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
-  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<IssueRow>(rc, 'Issue', scope, filters, where, args, countFrom) }));
   return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
@@ -223,6 +226,7 @@ export function registerIssueRoutes(r: Router): void {
           createdAt,
         );
       const row = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(Number(info.lastInsertRowid)) as IssueRow;
+      recordIssueUserAgent(rc, row.id);
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId) setIssuableMilestone(rc, 'Issue', row, milestoneId, user.id);
@@ -230,6 +234,15 @@ export function registerIssueRoutes(r: Router): void {
       return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(row.id) as IssueRow;
     });
     return issueDetail(rc, created);
+  });
+
+  // Admins only, checked before the project and issue are looked up (lib/api/issues.rb).
+  r.get('/projects/:id/issues/:issue_iid/user_agent_detail', (rc) => {
+    rc.requireAdmin();
+    const issue = loadIssue(rc, loadProject(rc));
+    const detail = findIssueUserAgentDetail(rc.svc, issue.id);
+    if (!detail) throw notFound('UserAgentDetail');
+    return userAgentDetail(detail);
   });
 
   r.put('/projects/:id/issues/:issue_iid', (rc) => {
