@@ -727,7 +727,16 @@ export function member(ec: EntityContext, m: MemberRow): Record<string, unknown>
 export function members(ec: EntityContext, rows: MemberRow[]): Record<string, unknown>[] {
   rememberUsers(ec.svc, [...new Set(rows.map((m) => m.user_id!))]);
   const creators = new Map<number | null, Record<string, unknown> | null>();
-  return rows.map((m) => memberWith(ec, m, creators));
+  const shared = `${ec.user?.id ?? 0}:${!!ec.user?.admin}:${ec.baseUrl}`;
+  return rows.map((m) => {
+    // A member whose row, user and creator read as when its entity was built keeps that entity and
+    // its JSON text (unchangedEntity): a page of members was built and serialized anew after any
+    // write. The viewer is in the key (an administrator and the member see the e-mail).
+    const u = findUserById(ec.svc, m.user_id!);
+    let createdBy = creators.get(m.created_by_id);
+    if (createdBy === undefined) creators.set(m.created_by_id, (createdBy = userBasicById(ec, m.created_by_id)));
+    return unchangedEntity(ec.svc.db, 'member', `${m.id}:${shared}`, m as unknown as Record<string, unknown>, [u ?? null, createdBy], () => memberWith(ec, m, creators));
+  });
 }
 
 function memberWith(ec: EntityContext, m: MemberRow, creators: Map<number | null, Record<string, unknown> | null>): Record<string, unknown> {

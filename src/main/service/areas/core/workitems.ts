@@ -1857,6 +1857,8 @@ export interface SearchPlan {
   none?: true;
   /** `sql` asks the full-text index about each record (a non-ASCII term's probe, 50-250 us a record; see recordMatchSql). */
   indexProbe?: true;
+  /** An ASCII term's check on one record (recordMatchSql) and its arguments, beside a condition that reads the matches: see checkedList. */
+  check?: { sql: string; args: unknown[] };
   /**
    * The term's matches as a set of records (idSetLists), when they are few enough to read and check
    * against the other filters (a scope that is neither a project nor projects alone: the caller's
@@ -1885,6 +1887,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   const probe = (key: string): string => (ascii ? recordMatchSql(fields, ftsProbe(key)) : ftsProbe(key));
   const probeArgs = (): unknown[] => (ascii ? [...fields.map(() => `%${likeEscape(term)}%`), query] : [query]);
   const byIndex = ascii ? {} : { indexProbe: true as const };
+  const checked = (): { check?: { sql: string; args: unknown[] } } => (ascii ? { check: { sql: probe(SEARCH_KEY), args: probeArgs() } } : {});
   if (scope.projectId !== undefined) {
     // A project reads its own matches (its rowid range), and sorts them: a common term has
     // thousands, so its first pages instead walk the list order and check it against the index a
@@ -1907,7 +1910,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const walk = walksTheList(rc, matches, records);
     const project = { index, query, projectId, matches, walk };
     if (walk) return { sql: probe(SEARCH_KEY), args: probeArgs(), project, ...byIndex };
-    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
+    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project, ...checked() };
   }
   // A group or the instance: a scope of few records asks the index about each of them; a bigger
   // one reads every match of the instance once and keeps those in scope.
@@ -1938,7 +1941,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const walk = walksTheList(rc, matches, scopeRecords);
     const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
     if (walk) return { sql: probe(SEARCH_KEY), args: probeArgs(), many, ...byIndex };
-    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
+    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many, ...checked() };
   }
   // Another scope (the caller's own records, `/issues`' default; a group's with the caller's
   // records): the instance's matches counted (remembered as a scope's are). None: the list is
@@ -1970,7 +1973,8 @@ const ASCII_TERM = /^[\x00-\x7f]*$/;
  */
 function recordMatchSql(fields: string[], fts: string): string {
   const like = fields.map((f) => `x.${f} LIKE ? ESCAPE '\\'`).join(' OR ');
-  const wide = fields.map((f) => `length(x.${f}) < octet_length(x.${f})`).join(' OR ');
+  // Never NULL (a NULL column): `NULL AND <probe>` asks the index to tell NULL from false.
+  const wide = fields.map((f) => `coalesce(length(x.${f}) < octet_length(x.${f}), 0)`).join(' OR ');
   return `(${like} OR ((${wide}) AND ${fts}))`;
 }
 
@@ -2332,6 +2336,84 @@ export function searchWalkRows<T extends { id: number }>(
   };
 }
 
+/** Records a budgeted check reads per row it wants: a term matching at least 1 in CHECK_BUDGET_PER_ROW records of the list finds them within it. */
+const CHECK_BUDGET_PER_ROW = 10;
+/** A budgeted check reads at least this many records. */
+const CHECK_BUDGET_MIN = 1_000;
+
+/**
+ * A common ASCII term's list read with its record check (SearchPlan.check) in place of the
+ * condition that reads every match (`x.id IN (<matches>)`: a million for a term every record
+ * holds, ~1 s for a deep page or a count): when the matches are past counting (more than
+ * COUNT_LIMIT) and the plan reads them (not the walk: a page past SEARCH_WALK_ROWS, say). The
+ * list's order (or, for a count, any index SQLite picks for the other conditions) is walked and
+ * each record checked, up to CHECK_BUDGET_PER_ROW records per row wanted: a term rarer than that
+ * in the list runs out of budget, and is read by its matches as before. Undefined for another plan.
+ */
+function checkedList(filters: WorkItemFilters, table: 'issues' | 'merge_requests', where: string[], args: unknown[]): CheckedList | undefined {
+  const search = filters.search;
+  const plan = search?.project ?? search?.many;
+  const check = search?.check;
+  if (!check || !plan || plan.walk || plan.ids || plan.matches <= COUNT_LIMIT) return undefined;
+  // The project's and the state's indexes kept out for the matches read by id (scopeCondition,
+  // workItemFilters' readsMatches) are the walk's: without them the walk sorted every record.
+  const rest = where.slice(1).map((w) => (INDEXED_AGAIN.includes(w) ? w.slice(1) : w)).join(' AND ');
+  const restArgs = args.slice(search.args.length);
+  const budgetOf = (wanted: number): number => Math.max(CHECK_BUDGET_MIN, CHECK_BUDGET_PER_ROW * wanted);
+  // The first `wanted` records that pass (their ids in the list's order, or their number), within
+  // the budget; undefined when the budget ran out first. The subquery's LIMIT keeps it from being
+  // flattened (its rows come in its order) and the check from being pushed into it.
+  const passing = (db: Db, wanted: number, what: string, ordered: boolean): { value: string | number; budget: number } => {
+    const budget = budgetOf(wanted);
+    const examined = `SELECT x.id AS id, (${check.sql}) AS m FROM ${table} x WHERE ${rest}${ordered ? ` ORDER BY ${filters.order}` : ''} ${limitSql(budget)}`;
+    const row = db.prepare(`SELECT ${what} AS value FROM (SELECT id FROM (${examined}) WHERE m ${limitSql(wanted)})`).get(...check.args, ...restArgs) as { value: string | number };
+    return { value: row.value, budget };
+  };
+  // Fewer than wanted: all there are when the list ended within the budget.
+  const ended = (db: Db, budget: number): boolean => countUpTo(db, `FROM ${table} x WHERE ${rest}`, restArgs, budget) < budget;
+  return {
+    ids: (db, wanted) => {
+      const { value, budget } = passing(db, wanted, 'json_group_array(id)', true);
+      const found = JSON.parse(value as string) as number[];
+      return found.length >= wanted || ended(db, budget) ? found : undefined;
+    },
+    count: (db, cap) => {
+      const { value, budget } = passing(db, cap, 'count(*)', false);
+      return (value as number) >= cap || ended(db, budget) ? (value as number) : undefined;
+    },
+  };
+}
+
+/** Conditions written `+x...` for a search that reads its matches by id (see checkedList). */
+const INDEXED_AGAIN = ['+x.project_id = ?', '+x.state = ?'];
+
+interface CheckedList {
+  ids: (db: Db, wanted: number) => number[] | undefined;
+  count: (db: Db, cap: number) => number | undefined;
+}
+
+/**
+ * The page of a common ASCII term whose plan reads every match (see checkedList): the list's order
+ * walked, each record checked, within the budget; past it, the page read as the list's SQL says.
+ */
+export function searchCheckedRows<T extends { id: number }>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): ((limit: number, offset: number) => T[]) | undefined {
+  const checked = checkedList(filters, table, where, args);
+  if (!checked) return undefined;
+  const db = rc.svc.db;
+  return (limit, offset) => {
+    const ids =
+      checked.ids(db, offset + limit)?.slice(offset) ??
+      (db.prepare(`SELECT x.id AS id FROM ${table} x WHERE ${where.join(' AND ')} ORDER BY ${filters.order} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+    return rowsByIds<T>(db, writesOf(table), ids);
+  };
+}
+
 /** A full-text key's project part: key = project_id * KEY_PROJECT + id (SEARCH_KEY). */
 const KEY_PROJECT = 2 ** 32;
 
@@ -2365,35 +2447,40 @@ export function searchRowsCount(
   remember: boolean,
 ): { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | undefined {
   const many = filters.search?.many;
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // A common ASCII term: the records checked first, within a budget (checkedList).
+  const checked = checkedList(filters, table, where, args);
+  const checkedFirst = (joined: { from: string; args: unknown[] }) =>
+    checked ? { count: (cap: number) => checked.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap) } : joined;
   if (many) {
     // A group's or the instance's: its matches (counted), or each joined to its record.
     if (onlySearch) return { counted: many.matches };
-    const table = type === 'Issue' ? 'issues' : 'merge_requests';
     if (many.ids) return { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [many.ids, ...args.slice(filters.search!.args.length)] };
-    return {
+    return checkedFirst({
       from: `FROM ${many.index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${many.inScope} AND ${where.slice(1).join(' AND ')}`,
       args: [...many.args, ...args.slice(filters.search!.args.length)],
-    };
+    });
   }
   const project = filters.search?.project;
   if (!project) return undefined;
   if (onlySearch) return { counted: project.matches };
   const { index, query, projectId } = project;
   const matches = [query, projectId, projectId];
-  const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const joined = project.ids
     ? { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [project.ids, ...args.slice(filters.search!.args.length)] }
     : {
         from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
         args: [...matches, ...args.slice(filters.search!.args.length)],
       };
-  if (!remember) return joined;
+  if (!remember) return checkedFirst(joined);
   // The other conditions read only the records' own columns (the caller says): the count moves
   // only with writes to the project's records of this type, each by at most one, and is
   // remembered as the project's matches are (a common term in one state joined up to 100,000
   // matches to their records to find 10,001).
   const key = `${index}|${projectId}|${query}|${JSON.stringify([joined.from, joined.args])}`;
-  const count = (): number => countUpTo(rc.svc.db, joined.from, joined.args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  const cap = COUNT_LIMIT + 1 + MATCH_COUNT_SLACK;
+  const count = (): number => checked?.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap);
   return { count: () => rememberedMatchCount(rc.svc.db, key, () => listVersion(rc, type, projectId), count) };
 }
 
