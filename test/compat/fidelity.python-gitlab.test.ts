@@ -71,3 +71,39 @@ print(json.dumps({"who": who, "mine": mine, "theirs": theirs}))
     expect(out.theirs).toEqual([['lifted', null]]);
   });
 });
+
+describe("python-gitlab 3.12: what its own functional tests (v3.12.0's tests/functional/api) found", () => {
+  it('a branch from main on a new empty project; an issue\'s user agent detail; label promote as a group Planner, not a project Maintainer', () => {
+    const out = runPython(
+      served,
+      `
+g = gl.groups.create({"name": "fid16", "path": "fid16"})
+p = gl.projects.create({"name": "fid16-empty", "namespace_id": g.id})
+b = p.branches.create({"branch": "my.branch.name", "ref": "main"})
+readme = p.files.raw(file_path="README.md", ref="main")
+issue = p.issues.create({"title": "my issue 1"})
+detail = issue.user_agent_detail()
+def user(name):
+    u = gl.users.create({"email": name + "@example.com", "username": name, "name": name, "password": "password1234"})
+    return u, gitlab.Gitlab(gl.url, private_token=u.personal_access_tokens.create({"name": "t", "scopes": ["api"]}).token)
+maint, maint_gl = user("fid16-maintainer")
+planner, planner_gl = user("fid16-planner")
+p.members.create({"user_id": maint.id, "access_level": 40})
+g.members.create({"user_id": planner.id, "access_level": 15})
+p.labels.create({"name": "to-promote", "color": "#112233"})
+try:
+    maint_gl.projects.get(p.id, lazy=True).labels.get("to-promote").promote()
+    refused = None
+except gitlab.GitlabPromoteError as e:
+    refused = e.response_code
+planner_gl.projects.get(p.id, lazy=True).labels.get("to-promote").promote()
+print(json.dumps({
+    "branch": b.name, "readme": readme.decode(), "default": gl.projects.get(p.id).default_branch,
+    "ua": detail["user_agent"].startswith("python-gitlab/"), "ip": detail["ip_address"],
+    "refused": refused, "group_labels": [l.name for l in g.labels.list()],
+}))
+`,
+    );
+    expect(out).toEqual({ branch: 'my.branch.name', readme: '', default: 'main', ua: true, ip: '127.0.0.1', refused: 403, group_labels: ['to-promote'] });
+  });
+});

@@ -315,10 +315,9 @@ describe('snippet pages', () => {
     // A dev's own e-mail is theirs to see; root's is shown to root.
     expect(ok(await s.get(`${P}?per_page=100`, { token: dev.token })).find((x: any) => x.id === made[1].id).author.email).toBe(dev.user.email);
 
-    const sql = await preparedBy(s, async () => {
-      ok(await s.put(`/projects/${project.id}`, { description: 'a write, so nothing is remembered' }));
-      ok(await s.get(`${P}?per_page=100`));
-    });
+    // A write to the files' table (core/145's version moves, so no snippet's paths are kept): one statement each for the page.
+    s.service.context.db.prepare('UPDATE snippet_revision_files SET path = path').run();
+    const sql = await preparedBy(s, async () => ok(await s.get(`${P}?per_page=100`)));
     expect(sql.filter((q) => q.includes('snippet_revisions')).length).toBe(1);
     expect(sql.filter((q) => q.includes('snippet_revision_files')).length).toBe(1);
   });

@@ -9,7 +9,9 @@ import { FILTERED_WALK, ORDER_WALK_LIMITS } from '../../src/main/service/areas/c
  * record), `relative_position` (issues: ascending is the placement order, GitLab's descending is
  * id descending), `milestone_due` (dated milestones by due date, then undated milestones, then no
  * milestone). Ties by id descending in both directions (with_order_id_desc), except
- * relative_position asc (id ascending). Project, group and instance lists, both sorts, a state,
+ * relative_position asc (id ascending); and issues' `due_date` (a column, mostly NULL: over many
+ * projects read as the undated in id order and the few dated sorted; NULL lowest, ties by id, both
+ * in the asked direction). Project, group and instance lists, both sorts, a state,
  * every page with its headers.
  */
 let s: TestService;
@@ -20,7 +22,7 @@ let root: number;
 let voter: string;
 
 type Kind = 'issues' | 'merge_requests';
-interface Row { id: number; project_id: number; state: string; milestone_id: number | null; confidential?: number }
+interface Row { id: number; project_id: number; state: string; milestone_id: number | null; confidential?: number; due_date?: string | null }
 const db = () => s.service.context.db;
 const TYPE = { issues: 'Issue', merge_requests: 'MergeRequest' } as const;
 
@@ -41,6 +43,10 @@ function expected(kind: Kind, order: string, sort: 'asc' | 'desc', projects: num
   if (order === 'popularity') {
     const up = upvotes(kind);
     rows.sort((a, b) => dir * ((up.get(a.id) ?? 0) - (up.get(b.id) ?? 0)) || byIdDesc(a, b));
+  } else if (order === 'due_date') {
+    // x.due_date <dir>, x.id <dir>: NULL the lowest.
+    const key = (r: Row) => r.due_date ?? '';
+    rows.sort((a, b) => dir * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id));
   } else if (order === 'relative_position') {
     rows.sort((a, b) => dir * (a.id - b.id));
   } else {
@@ -83,7 +89,9 @@ beforeAll(async () => {
     // Some issues dated back (an administrator's created_at): creation dates out of id order.
     const dated = n % 6 === 1 ? { created_at: `2020-01-0${1 + (n % 9)}T00:00:00Z` } : {};
     // A few confidential ones, which an anonymous caller does not see (the counters count them).
-    const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, ...dated, confidential: n % 7 === 4, ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
+    // Due dates on a few issues, two on one date (ties); the rest none (NULL: lowest).
+    const due = n % 4 === 1 ? { due_date: ['2026-02-01', '2026-02-01', '2026-01-10'][n % 3] } : {};
+    const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, ...dated, ...due, confidential: n % 7 === 4, ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
     const mr = ok(await s.post(`/projects/${project}/merge_requests`, { title: `mr ${n}`, source_branch: `b${n}`, target_branch: 'main', ...(milestoneId ? { milestone_id: milestoneId } : {}) }));
     // Upvotes 0-3 (ties on each count), `+1` stored as thumbsup; thumbsdown and awards on notes do not count.
     const votes = [0, 2, 0, 1, 3, 1, 0][n % 7];
@@ -131,6 +139,45 @@ describe('computed orders', () => {
       });
     }
   }
+
+  it("issues order_by=due_date: project, group and instance lists, asc and desc, a state, an author, anonymous, other filters, every page", async () => {
+    const lists: [string, number[], Record<string, string>, string?][] = [
+      [`/projects/${alpha}/issues`, [alpha], {}],
+      [`/groups/${group}/issues`, [alpha, beta], {}],
+      ['/issues', [alpha, beta], { scope: 'all' }],
+      [`/projects/${alpha}/issues`, [alpha], { author_id: String(root) }],
+      [`/projects/${alpha}/issues`, [alpha], {}, ''],
+      [`/groups/${group}/issues`, [alpha, beta], {}, ''],
+    ];
+    for (const [path, projects, extra, token] of lists) {
+      for (const sort of ['asc', 'desc'] as const) {
+        for (const state of [null, 'opened', 'closed']) {
+          const query = { ...extra, order_by: 'due_date', sort, ...(state ? { state } : {}) };
+          await expectEveryPage(s, path, query, expected('issues', 'due_date', sort, projects, state, token === ''), 4, token);
+        }
+      }
+    }
+    // Other filters (walked with them, or their matches sorted): as the ORDER BY's sort answers.
+    for (const filter of [{ 'not[labels]': 'nothing' }, { milestone: 'None' }, { milestone: 'a1' }, { search: 'issue 1' }, { confidential: 'false' }] as Record<string, string>[]) {
+      for (const [path, , extra, token] of lists) {
+        for (const sort of ['asc', 'desc'] as const) {
+          const query = { ...extra, ...filter, order_by: 'due_date', sort };
+          FILTERED_WALK.filtered = false;
+          let want: number[];
+          try {
+            want = (ok(await s.get(path, { token, query: { ...query, per_page: '100' } })) as { id: number }[]).map((r) => r.id);
+          } finally {
+            FILTERED_WALK.filtered = true;
+          }
+          await expectEveryPage(s, path, query, want, 3, token);
+        }
+      }
+    }
+    // Over many projects, the undated walked in id order by the (project, state, id) index; the dated read by the due-date index.
+    const reads = await pagedReads(s, async () => void ok(await s.get(`/groups/${group}/issues`, { query: { state: 'opened', order_by: 'due_date', page: '2', per_page: '3' } })));
+    expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_project_state_id');
+    expect(reads.map((r) => r.sql).join('\n')).not.toContain('ORDER BY x.due_date');
+  }, 120_000);
 
   it('sort defaults to desc; the orders hold ties, nulls and groups as GitLab (spot checks against hand-read rows)', async () => {
     // popularity desc: the most upvoted first; relative_position with the default sort: id descending.

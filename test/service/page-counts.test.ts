@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { preparedBy } from '../helpers/lists';
+import { preparedBy, queryPlan } from '../helpers/lists';
 
 // What a page of issues or merge requests counts for each row (user_notes_count, upvotes,
 // downvotes, merge_requests_count) is kept across writes to other tables, by core/109's versions
@@ -136,6 +136,28 @@ describe('counts on pages of issues and merge requests', () => {
       expect((await page(kind)).get(target).upvotes).toBe(1);
       expect((await s.del(`/projects/${project.id}/${kind}/${target}/award_emoji/${award.id}`)).status).toBe(204);
       expect((await page(kind)).get(target).upvotes).toBe(0);
+    }
+  });
+
+  it("walk the page's ids and seek each one's rows in every part (plans from the query's shape)", async () => {
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const target = kind === 'issues' ? issues[0].iid : mr.iid;
+      const award = ok(await s.post(`/projects/${project.id}/${kind}/${target}/award_emoji`, { name: 'thumbsup' }));
+      const [counted] = (await preparedBy(s, () => s.get(`/projects/${project.id}/${kind}?per_page=100`))).filter((text) => /\buser_note_counts\b/.test(text));
+      const ids = JSON.stringify([issues[0].id, issues[1].id, mr.id]);
+      const type = kind === 'issues' ? 'Issue' : 'MergeRequest';
+      const plan = queryPlan(db(), counted, ...(kind === 'issues' ? [ids, type, ids, type, ids] : [ids, type, ids, type]));
+      // Every part starts from the ids (json_each) and seeks by an index: none scans a counted table.
+      expect(plan).not.toMatch(/SCAN (u|e|c|m|user_note_counts|award_emoji|merge_requests_closing_issues|merge_requests)\b/);
+      expect(plan.match(/SCAN j VIRTUAL TABLE/g)).toHaveLength(kind === 'issues' ? 3 : 2);
+      expect(plan).toContain('SEARCH u USING PRIMARY KEY (noteable_type=? AND noteable_id=?)');
+      expect(plan).toContain('SEARCH e USING COVERING INDEX award_emoji_unique (awardable_type=? AND awardable_id=?)');
+      if (kind === 'issues') {
+        expect(plan).toContain('SEARCH c USING INDEX merge_requests_closing_issues_issue (issue_id=?)');
+        expect(plan).toContain('SEARCH m USING INTEGER PRIMARY KEY (rowid=?)');
+      }
+      expect((await page(kind)).get(target).upvotes).toBe(1);
+      expect((await s.del(`/projects/${project.id}/${kind}/${target}/award_emoji/${award.id}`)).status).toBe(204);
     }
   });
 

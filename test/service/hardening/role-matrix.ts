@@ -213,6 +213,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // --- issues, merge requests, notes, discussions, draft notes ------------------------------
   'GET /api/v4/projects/:id/issues': project('guest'),
   'GET /api/v4/projects/:id/issues/:issue_iid': project('guest'),
+  'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': admin,
   'POST /api/v4/projects/:id/issues': project('guest'),
   'PUT /api/v4/projects/:id/issues/:issue_iid': withBody(project('reporter'), { title: 'changed' }),
   'DELETE /api/v4/projects/:id/issues/:issue_iid': project('owner'),
@@ -282,8 +283,9 @@ export const ROLE_MATRIX: Record<string, Row> = {
   ...both('/labels/:label_id', { GET: ['guest'], PUT: ['reporter'], DELETE: ['reporter'] }),
   ...both('/labels/:label_id/subscribe', { POST: ['guest'] }),
   ...both('/labels/:label_id/unsubscribe', { POST: ['guest'] }),
-  'PUT /api/v4/projects/:id/labels/:label_id/promote': project('maintainer'),
-  'PUT /api/v4/projects/:id/labels/promote': project('maintainer'),
+  // Promoting makes a group label: :admin_label on the group (Planner and up there; the world's roles are the group's).
+  'PUT /api/v4/projects/:id/labels/:label_id/promote': project('reporter'),
+  'PUT /api/v4/projects/:id/labels/promote': project('reporter'),
 
   // --- job token scope (seed: Maintainer; job tokens never) ---------------------------------
   'GET /api/v4/projects/:id/job_token_scope': noJobToken(project('maintainer')),

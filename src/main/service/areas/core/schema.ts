@@ -2,6 +2,8 @@ import type { Migration } from '../../db/migrations';
 import { featureAccessMigration } from './feature-access';
 import { projectsListedVersionMigration } from './project-list-version';
 import { labelRowAuthorsMigration } from './label-row-mirrors';
+import { projectWritesMigration } from './project-rows';
+import { issueUserAgentDetailsMigration } from './user-agent-details';
 
 /**
  * core/071's lag bucket of a record (created_at, updated_at), as its indexes hold it: frozen with
@@ -2302,6 +2304,8 @@ CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_
   featureAccessMigration,
   projectsListedVersionMigration,
   labelRowAuthorsMigration,
+  issueUserAgentDetailsMigration,
+  projectWritesMigration,
 ];
 
 

@@ -25,9 +25,11 @@ import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
+import { dueDateRows } from './order-due-date';
 import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
+import { scopedDateBounds } from './date-bounds';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
 import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowsIndexed, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
 
@@ -101,7 +103,11 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
   switch (value.toLowerCase()) {
     case 'none':
     case 'no milestone':
-      return { sql: '(x.milestone_id IS NULL)', args: [] };
+      // Over many projects, records without a milestone that are many (the usual case) are walked in
+      // the list's order, each asked (`+`): SQLite read every one of them by the milestone index
+      // and sorted them (a group's 750,000 by updated_at, page 50: 500 ms). A project's list reads
+      // them by its (project_id, milestone_id, created_at) index, in order.
+      return { sql: scope.projectId === undefined && manyWithoutMilestone(rc, type, scope) ? '(+x.milestone_id IS NULL)' : '(x.milestone_id IS NULL)', args: [] };
     case 'any': {
       // A project whose records carry one milestone: that milestone's records, by id (see milestoneTitleCondition).
       const carried = scope.projectId !== undefined ? carriedMilestones(rc, type, scope.projectId, null) : [];
@@ -124,6 +130,13 @@ function milestoneCondition(rc: RequestContext, value: string, type: 'Issue' | '
     default:
       return milestoneTitleCondition(rc, value, type, scope);
   }
+}
+
+/** A scope of projects (a group's, the instance's) where at least 1/DENSE_SET of the records carry no milestone (the filter counters' milestone 0). */
+function manyWithoutMilestone(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): boolean {
+  if (!scope.instance && !scope.projects) return false;
+  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  return countedInScope(rc, counters, 'milestone = 0', [], scope) * DENSE_SET >= scopeStateCount(rc, type, scope, null);
 }
 
 /**
@@ -406,7 +419,7 @@ const ORDER_BY = {
 } as const;
 
 /**
- * A page reader for a computed order (popularity, relative_position, milestone_due), from its
+ * A page reader for a computed order (popularity, relative_position, milestone_due; issues' due_date, mostly NULL), from its
  * module, when the list can be walked in id order (order-walk.ts); undefined for the others, or
  * when the list is sorted by its ORDER BY. `where` and `args` are the whole list's (scope and
  * caller's view included); `plain`: the route added no filter of its own; `seesAll`: the caller sees
@@ -425,6 +438,12 @@ export function computedOrderRows<T>(
   countFrom?: SqlList<unknown>['countFrom'],
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
+  if (order === 'due_date') {
+    // Issues' due date over many projects, a state at most: the undated walked in id order. (A project's
+    // list walks its (project_id, due_date, id) index, the undated in id order already, by the index alone.)
+    if (type !== 'Issue' || scope.projectId !== undefined) return undefined;
+    return dueDateRows<T>(rc, filters.sort, idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll), where, args);
+  }
   if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
   // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
@@ -549,10 +568,13 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       idSets.push({ probe, id: 'r.id', rows, args: q.iids, projectColumn: 'r.project_id' });
     }
   }
-  if (q.created_after) addFilter(where, args, 'x.created_at >= ?', q.created_after);
-  if (q.created_before) addFilter(where, args, 'x.created_at <= ?', q.created_before);
-  if (q.updated_after) addFilter(where, args, 'x.updated_at >= ?', q.updated_after);
-  if (q.updated_before) addFilter(where, args, 'x.updated_at <= ?', q.updated_before);
+  // A date bound every record of the scope meets is left out; one none meets empties the list (date-bounds.ts).
+  const bounds = scopedDateBounds(rc.svc.db, type, scope.projectId, { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before });
+  const d = bounds.kept;
+  if (d.created_after) addFilter(where, args, 'x.created_at >= ?', d.created_after);
+  if (d.created_before) addFilter(where, args, 'x.created_at <= ?', d.created_before);
+  if (d.updated_after) addFilter(where, args, 'x.updated_at >= ?', d.updated_after);
+  if (d.updated_before) addFilter(where, args, 'x.updated_at <= ?', d.updated_before);
   requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
   const milestoneFilter = q.milestone ?? q.milestone_id;
   // A milestone by title (not a wildcard: None, Any, Upcoming, Started).
@@ -653,7 +675,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // kept also where labelTitlesList reads the page, for a list it does not serve (a branch, wip, a
   // confidential=false walked a million issues: 840 ms). Not with a date on the other column than
   // the order, which dateLagList serves (its count reads the label's rows).
-  const otherDate = col === 'created_at' ? q.updated_after || q.updated_before : col === 'updated_at' ? q.created_after || q.created_before : undefined;
+  const otherDate = col === 'created_at' ? d.updated_after || d.updated_before : col === 'updated_at' ? d.created_after || d.created_before : undefined;
   // One title alone over many projects too: labelRowsPage reads a project's (a group's rare title
   // walked its million issues in order: 468 ms), and idSetLists walks the order for a common one.
   if ((!labelOnly || scope.projectId === undefined) && !otherDate) {
@@ -698,7 +720,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     args.unshift(...search.args);
     if (search.set) idSets.push(search.set);
   }
-  const dates = { created_after: q.created_after, created_before: q.created_before, updated_after: q.updated_after, updated_before: q.updated_before };
+  const dates = { created_after: d.created_after, created_before: d.created_before, updated_after: d.updated_after, updated_before: d.updated_before };
   const requiredLabels = (q.labels ?? []).filter((l) => !['none', 'any'].includes(l.toLowerCase()));
   const ownComplement = own.length === 1 ? own[0].complement : undefined;
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
@@ -707,7 +729,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
   // A term no record of the scope holds (counted exactly): nothing to read or count.
-  if (search?.none || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
+  if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
 }
 
@@ -1492,7 +1514,7 @@ export function idSetLists(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-): { page: { from: string; args: unknown[] }; count: { from: string; args: unknown[] } | { count: (cap: number) => number }; rows?: <T>(limit: number, offset: number) => T[] } | undefined {
+): IdSetLists | undefined {
   const sets = [...filters.idSets, ...(scope.idSets ?? [])];
   // An empty list (`WHERE 0`: see emptyFilters) reads no set.
   if (!sets.length || where.includes('0')) return undefined;
@@ -1560,7 +1582,7 @@ export function idSetLists(
     : rowsOnly ?? bySet;
   if (matches < bound || sortsScope) {
     const covered = coveredSet(smallest, sets.length, scope, filters, where);
-    if (!covered) return { page: bySet, count };
+    if (!covered) return { page: bySet, count, fewest: matches };
     // The set's ids in the list's order from its own index, read once for the count and the page
     // (each read every record: the count to check it, the page to sort it; 1,000-2,000 due dates
     // or drafts: 2-5 ms). Past COUNT_LIMIT the page reads itself.
@@ -1572,7 +1594,7 @@ export function idSetLists(
       const page = db.prepare(`SELECT c.id AS id ${covered.from} ${limitSql(limit)} OFFSET ?`).all(...covered.args, offset) as { id: number }[];
       return rowsByIds<T>(db, writesOf(table), page.map((r) => r.id));
     };
-    return { page: bySet, count: { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted };
+    return { page: bySet, count: { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted, fewest: matches };
   }
   const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
   // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
@@ -1580,8 +1602,8 @@ export function idSetLists(
   // instead of the order's walk asking every record of the scope (group merge requests
   // milestone=v1: the newest 20,000 carry none, 5.5 ms).
   const pairs = filters.orderColumn === 'created_at' ? sets.find((set) => set.arms)?.arms?.() : undefined;
-  if (!pairs) return { page: walk, count };
-  if (!pairs.length) return { page: walk, count, rows: () => [] };
+  if (!pairs) return { page: walk, count, fewest: matches };
+  if (!pairs.length) return { page: walk, count, rows: () => [], fewest: matches };
   const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const conditions = where.join(' AND ');
   const head = `SELECT x.id AS id, x.created_at AS created_at FROM ${table} x INDEXED BY ${table}_project_milestone_created WHERE `;
@@ -1604,8 +1626,33 @@ export function idSetLists(
   const key = versioned ? JSON.stringify(['milestone arms', ordered, armsArgs, versioned.keyOf(walk.from)]) : undefined;
   const merged = <T>(limit: number, offset: number): T[] =>
     rowsByIds<T>(db, writesOf(table), (key && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, key, versioned!.version, fromStart, fromAnchor, limit, offset) : fromStart(limit, offset)).map((r) => r.id));
-  return { page: walk, count, rows: merged };
+  return { page: walk, count, rows: merged, fewest: matches };
 }
+
+/** idSetLists' answer: the page's and the count's FROM, perhaps the rows, and the smallest set's records in scope (counted up to its bound). */
+export interface IdSetLists {
+  page: { from: string; args: unknown[] };
+  count: { from: string; args: unknown[] } | { count: (cap: number) => number };
+  rows?: <T>(limit: number, offset: number) => T[];
+  fewest: number;
+}
+
+/**
+ * A search of a project or of many projects whose filter sets (idSetLists) hold fewer records than
+ * the term has matches: the sets' records are read and each checked against the term (and the
+ * rest), not every match joined to its record (a common term with assignee_id=Any, which no
+ * record met: a million matches joined, 330 ms) nor the list walked against the index. A
+ * non-ASCII term's check asks the index (50-250 us a record, against ~0.3 us a match joined):
+ * the sets go first only when that many times fewer.
+ */
+export function searchAfterSets(filters: WorkItemFilters, sets: IdSetLists | undefined): boolean {
+  const plan = filters.search?.project ?? filters.search?.many;
+  if (!plan || !sets) return false;
+  return sets.fewest * (filters.search!.indexProbe ? INDEX_PROBE_COST : 1) < plan.matches;
+}
+
+/** An index probe's cost in matches joined (see searchAfterSets). */
+const INDEX_PROBE_COST = 300;
 
 /**
  * The list's ids in its order from the set's own index (IdSet.covering: no record read) when the
@@ -1831,6 +1878,10 @@ export interface SearchPlan {
   many?: { index: string; query: string; inScope: string; args: unknown[]; matches: number; walk: boolean; projects: string | null; ids?: string };
   /** No record of the scope holds the term (its matches counted exactly: none): the list is empty. */
   none?: true;
+  /** `sql` asks the full-text index about each record (a non-ASCII term's probe, 50-250 us a record; see recordMatchSql). */
+  indexProbe?: true;
+  /** An ASCII term's check on one record (recordMatchSql) and its arguments, beside a condition that reads the matches: see checkedList. */
+  check?: { sql: string; args: unknown[] };
   /**
    * The term's matches as a set of records (idSetLists), when they are few enough to read and check
    * against the other filters (a scope that is neither a project nor projects alone: the caller's
@@ -1852,7 +1903,14 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   const index = type === 'Issue' ? 'issues_search' : 'merge_requests_search';
   // One phrase (quotes doubled) within the chosen columns: the trigram tokenizer matches it as a substring.
   const query = `{${fields.join(' ')}} : "${term.replace(/"/g, '""')}"`;
-  const probe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
+  const ftsProbe = (key: string): string => `EXISTS (SELECT 1 FROM ${index} s WHERE s.${index} MATCH ? AND s.rowid = ${key})`;
+  // A record asked on its own (the list walked, a set's records checked) reads its columns instead
+  // of the index when the term is ASCII (recordMatchSql): ~0.5 us a record against 50-250 us.
+  const ascii = ASCII_TERM.test(term);
+  const probe = (key: string): string => (ascii ? recordMatchSql(fields, ftsProbe(key)) : ftsProbe(key));
+  const probeArgs = (): unknown[] => (ascii ? [...fields.map(() => `%${likeEscape(term)}%`), query] : [query]);
+  const byIndex = ascii ? {} : { indexProbe: true as const };
+  const checked = (): { check?: { sql: string; args: unknown[] } } => (ascii ? { check: { sql: probe(SEARCH_KEY), args: probeArgs() } } : {});
   if (scope.projectId !== undefined) {
     // A project reads its own matches (its rowid range), and sorts them: a common term has
     // thousands, so its first pages instead walk the list order and check it against the index a
@@ -1874,8 +1932,8 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     ).n;
     const walk = walksTheList(rc, matches, records);
     const project = { index, query, projectId, matches, walk };
-    if (walk) return { sql: probe(SEARCH_KEY), args: [query], project };
-    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project };
+    if (walk) return { sql: probe(SEARCH_KEY), args: probeArgs(), project, ...byIndex };
+    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inProject})`, args: [query, projectId, projectId], project, ...checked() };
   }
   // A group or the instance: a scope of few records asks the index about each of them; a bigger
   // one reads every match of the instance once and keeps those in scope.
@@ -1884,7 +1942,7 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     ? scopeStateCount(rc, type, scope, null)
     : countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, SEARCH_PER_RECORD_LIMIT + 1);
   if (records <= SEARCH_PER_RECORD_LIMIT) {
-    return { sql: probe(SEARCH_KEY), args: [query] };
+    return { sql: probe(SEARCH_KEY), args: probeArgs() };
   }
   if (scope.instance || scope.projects) {
     // The whole instance, or a scope of projects alone (a group's list, the visible projects):
@@ -1905,8 +1963,8 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
     const scopeRecords = scope.instance ? records : scopeStateCount(rc, type, scope, null);
     const walk = walksTheList(rc, matches, scopeRecords);
     const many = { index, query, inScope, args: inScopeArgs, matches, walk, projects };
-    if (walk) return { sql: probe(SEARCH_KEY), args: [query], many };
-    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many };
+    if (walk) return { sql: probe(SEARCH_KEY), args: probeArgs(), many, ...byIndex };
+    return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE ${inScope})`, args: inScopeArgs, many, ...checked() };
   }
   // Another scope (the caller's own records, `/issues`' default; a group's with the caller's
   // records): the instance's matches counted (remembered as a scope's are). None: the list is
@@ -1923,7 +1981,24 @@ function searchCondition(rc: RequestContext, type: 'Issue' | 'MergeRequest', fie
   // (the MATCH set up again), and a count asks about 10,001 records or more.
   if (matches > COUNT_LIMIT) return { sql: `x.id IN (SELECT s.rowid & 4294967295 FROM ${index} s WHERE s.${index} MATCH ?)`, args: [query] };
   const sql = probe(SEARCH_KEY);
-  return { sql, args: [query], set: searchMatchSet(sql, index, query, matches) };
+  return { sql, args: probeArgs(), set: searchMatchSet(sql, index, query, matches) };
+}
+
+/** A term of ASCII characters alone (recordMatchSql). */
+const ASCII_TERM = /^[\x00-\x7f]*$/;
+
+/**
+ * An ASCII term's match on one record (alias `x`), with the same answer as the full-text probe
+ * `fts`: the trigram index folds case by Unicode's rules, LIKE by ASCII's, so the two agree on a
+ * record whose searched columns are ASCII (a substring, either case), and a column with another
+ * character (length in characters below its length in bytes: the Kelvin sign folds to `k`) asks
+ * the index. Its arguments: the LIKE pattern once per field, then the MATCH query.
+ */
+function recordMatchSql(fields: string[], fts: string): string {
+  const like = fields.map((f) => `x.${f} LIKE ? ESCAPE '\\'`).join(' OR ');
+  // Never NULL (a NULL column): `NULL AND <probe>` asks the index to tell NULL from false.
+  const wide = fields.map((f) => `coalesce(length(x.${f}) < octet_length(x.${f}), 0)`).join(' OR ');
+  return `(${like} OR ((${wide}) AND ${fts}))`;
 }
 
 /**
@@ -2284,6 +2359,84 @@ export function searchWalkRows<T extends { id: number }>(
   };
 }
 
+/** Records a budgeted check reads per row it wants: a term matching at least 1 in CHECK_BUDGET_PER_ROW records of the list finds them within it. */
+const CHECK_BUDGET_PER_ROW = 10;
+/** A budgeted check reads at least this many records. */
+const CHECK_BUDGET_MIN = 1_000;
+
+/**
+ * A common ASCII term's list read with its record check (SearchPlan.check) in place of the
+ * condition that reads every match (`x.id IN (<matches>)`: a million for a term every record
+ * holds, ~1 s for a deep page or a count): when the matches are past counting (more than
+ * COUNT_LIMIT) and the plan reads them (not the walk: a page past SEARCH_WALK_ROWS, say). The
+ * list's order (or, for a count, any index SQLite picks for the other conditions) is walked and
+ * each record checked, up to CHECK_BUDGET_PER_ROW records per row wanted: a term rarer than that
+ * in the list runs out of budget, and is read by its matches as before. Undefined for another plan.
+ */
+function checkedList(filters: WorkItemFilters, table: 'issues' | 'merge_requests', where: string[], args: unknown[]): CheckedList | undefined {
+  const search = filters.search;
+  const plan = search?.project ?? search?.many;
+  const check = search?.check;
+  if (!check || !plan || plan.walk || plan.ids || plan.matches <= COUNT_LIMIT) return undefined;
+  // The project's and the state's indexes kept out for the matches read by id (scopeCondition,
+  // workItemFilters' readsMatches) are the walk's: without them the walk sorted every record.
+  const rest = where.slice(1).map((w) => (INDEXED_AGAIN.includes(w) ? w.slice(1) : w)).join(' AND ');
+  const restArgs = args.slice(search.args.length);
+  const budgetOf = (wanted: number): number => Math.max(CHECK_BUDGET_MIN, CHECK_BUDGET_PER_ROW * wanted);
+  // The first `wanted` records that pass (their ids in the list's order, or their number), within
+  // the budget; undefined when the budget ran out first. The subquery's LIMIT keeps it from being
+  // flattened (its rows come in its order) and the check from being pushed into it.
+  const passing = (db: Db, wanted: number, what: string, ordered: boolean): { value: string | number; budget: number } => {
+    const budget = budgetOf(wanted);
+    const examined = `SELECT x.id AS id, (${check.sql}) AS m FROM ${table} x WHERE ${rest}${ordered ? ` ORDER BY ${filters.order}` : ''} ${limitSql(budget)}`;
+    const row = db.prepare(`SELECT ${what} AS value FROM (SELECT id FROM (${examined}) WHERE m ${limitSql(wanted)})`).get(...check.args, ...restArgs) as { value: string | number };
+    return { value: row.value, budget };
+  };
+  // Fewer than wanted: all there are when the list ended within the budget.
+  const ended = (db: Db, budget: number): boolean => countUpTo(db, `FROM ${table} x WHERE ${rest}`, restArgs, budget) < budget;
+  return {
+    ids: (db, wanted) => {
+      const { value, budget } = passing(db, wanted, 'json_group_array(id)', true);
+      const found = JSON.parse(value as string) as number[];
+      return found.length >= wanted || ended(db, budget) ? found : undefined;
+    },
+    count: (db, cap) => {
+      const { value, budget } = passing(db, cap, 'count(*)', false);
+      return (value as number) >= cap || ended(db, budget) ? (value as number) : undefined;
+    },
+  };
+}
+
+/** Conditions written `+x...` for a search that reads its matches by id (see checkedList). */
+const INDEXED_AGAIN = ['+x.project_id = ?', '+x.state = ?'];
+
+interface CheckedList {
+  ids: (db: Db, wanted: number) => number[] | undefined;
+  count: (db: Db, cap: number) => number | undefined;
+}
+
+/**
+ * The page of a common ASCII term whose plan reads every match (see checkedList): the list's order
+ * walked, each record checked, within the budget; past it, the page read as the list's SQL says.
+ */
+export function searchCheckedRows<T extends { id: number }>(
+  rc: RequestContext,
+  table: 'issues' | 'merge_requests',
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+): ((limit: number, offset: number) => T[]) | undefined {
+  const checked = checkedList(filters, table, where, args);
+  if (!checked) return undefined;
+  const db = rc.svc.db;
+  return (limit, offset) => {
+    const ids =
+      checked.ids(db, offset + limit)?.slice(offset) ??
+      (db.prepare(`SELECT x.id AS id FROM ${table} x WHERE ${where.join(' AND ')} ORDER BY ${filters.order} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
+    return rowsByIds<T>(db, writesOf(table), ids);
+  };
+}
+
 /** A full-text key's project part: key = project_id * KEY_PROJECT + id (SEARCH_KEY). */
 const KEY_PROJECT = 2 ** 32;
 
@@ -2317,35 +2470,40 @@ export function searchRowsCount(
   remember: boolean,
 ): { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | undefined {
   const many = filters.search?.many;
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // A common ASCII term: the records checked first, within a budget (checkedList).
+  const checked = checkedList(filters, table, where, args);
+  const checkedFirst = (joined: { from: string; args: unknown[] }) =>
+    checked ? { count: (cap: number) => checked.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap) } : joined;
   if (many) {
     // A group's or the instance's: its matches (counted), or each joined to its record.
     if (onlySearch) return { counted: many.matches };
-    const table = type === 'Issue' ? 'issues' : 'merge_requests';
     if (many.ids) return { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [many.ids, ...args.slice(filters.search!.args.length)] };
-    return {
+    return checkedFirst({
       from: `FROM ${many.index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${many.inScope} AND ${where.slice(1).join(' AND ')}`,
       args: [...many.args, ...args.slice(filters.search!.args.length)],
-    };
+    });
   }
   const project = filters.search?.project;
   if (!project) return undefined;
   if (onlySearch) return { counted: project.matches };
   const { index, query, projectId } = project;
   const matches = [query, projectId, projectId];
-  const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const joined = project.ids
     ? { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [project.ids, ...args.slice(filters.search!.args.length)] }
     : {
         from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
         args: [...matches, ...args.slice(filters.search!.args.length)],
       };
-  if (!remember) return joined;
+  if (!remember) return checkedFirst(joined);
   // The other conditions read only the records' own columns (the caller says): the count moves
   // only with writes to the project's records of this type, each by at most one, and is
   // remembered as the project's matches are (a common term in one state joined up to 100,000
   // matches to their records to find 10,001).
   const key = `${index}|${projectId}|${query}|${JSON.stringify([joined.from, joined.args])}`;
-  const count = (): number => countUpTo(rc.svc.db, joined.from, joined.args, COUNT_LIMIT + 1 + MATCH_COUNT_SLACK);
+  const cap = COUNT_LIMIT + 1 + MATCH_COUNT_SLACK;
+  const count = (): number => checked?.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap);
   return { count: () => rememberedMatchCount(rc.svc.db, key, () => listVersion(rc, type, projectId), count) };
 }
 

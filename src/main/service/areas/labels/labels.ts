@@ -8,6 +8,7 @@ import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { normalizeColor } from './colors';
 import { rareTermCandidates } from '../../db/trigram';
+import { tableVersion } from '../../db/connection';
 import { type SqlList, limitSql } from '../../http/pagination';
 
 export interface LabelRow {
@@ -141,7 +142,9 @@ function searchSql(svc: ServiceContext, search: string | undefined): LabelSearch
   if (!search) return { sql: '1 = 1', args: [], candidates: false };
   const like = `%${likeEscape(search)}%`;
   const sql = "(l.title LIKE ? ESCAPE '\\' OR ifnull(l.description, '') LIKE ? ESCAPE '\\')";
-  const few = rareTermCandidates(svc.db, 'labels_search', 'l.id', search);
+  // Kept while core/154's version of the indexed columns stays (no label created, deleted, retitled or described anew).
+  const version = tableVersion(svc.db, 'labels_search') === undefined ? undefined : () => tableVersion(svc.db, 'labels_search')!;
+  const few = rareTermCandidates(svc.db, 'labels_search', 'l.id', search, undefined, version);
   return few ? { sql: `${few.sql} AND ${sql}`, args: [...few.args, like, like], candidates: true } : { sql, args: [like, like], candidates: false };
 }
 

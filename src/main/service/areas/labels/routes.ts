@@ -3,7 +3,7 @@ import { declared, requireAtLeastOne, t } from '../../http/params';
 import { forbidden, notFound, notModified } from '../../http/errors';
 import { paginateArray, paginateSql } from '../../http/pagination';
 import { inTransaction } from '../../db/connection';
-import { Access, loadGroup, loadProject } from '../core/access';
+import { Access, effectiveGroupAccess, loadGroup, loadProject } from '../core/access';
 import { findNamespaceById } from '../core/namespaces';
 import { issuablesAvailable } from '../core/feature-access';
 import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLabel, findLabel, labelCountsMany, labelListSql, promoteLabel, setSubscription, updateLabel } from './labels';
@@ -144,12 +144,15 @@ export function registerLabelRoutes(r: Router): void {
   /**
    * Turns a project label into a label of the project's group, merging its group's projects' labels
    * of that title (promoteLabel). A project outside a group is a 400 before the label is looked up
-   * (LabelHelpers#promote_label).
+   * (LabelHelpers#promote_label). The label becomes the group's, so GitLab authorizes admin_label on
+   * the group (`authorize! :admin_label, parent.group`: Planner and up there, or an admin), not on
+   * the project: a project Maintainer who is not a group member gets a 403.
    */
   const promote = (rc: RequestContext, ref: (rc: RequestContext) => string) => {
-    const project = loadProject(rc, Access.MAINTAINER);
+    const project = loadProject(rc);
     const ns = findNamespaceById(rc.svc, project.namespace_id)!;
     if (ns.kind !== 'group') throw new ApiError(400, { message: 'Failed to promote project label to group label' });
+    if (effectiveGroupAccess(rc.svc, rc.user, ns) < ADMIN_LABEL) throw forbidden();
     const current = findOwnLabel(rc, { kind: 'project', project }, ref(rc));
     const promoted = inTransaction(rc.svc.db, () => promoteLabel(rc.svc, current, ns.id));
     rc.status = 200;

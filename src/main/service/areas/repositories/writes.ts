@@ -86,8 +86,16 @@ async function checkLastCommitIds(repo: Repository, parent: string | null, actio
   }
 }
 
-/** Branches::CreateService */
+/**
+ * Branches::CreateService. In an empty repository it first commits an empty README.md on the
+ * default branch (create_default_branch_if_empty, before the name is validated), so a branch can
+ * be made from it at once.
+ */
 export async function createBranch(svc: ServiceContext, project: Project, repo: Repository, user: User, name: string, ref: string): Promise<string> {
+  if (repo.isEmpty()) {
+    const actions: FileAction[] = [{ action: 'create', path: 'README.md', content: Buffer.alloc(0) }];
+    await createCommit(svc, project, repo, user, { branch: project.default_branch || 'main', message: 'Add README.md', actions });
+  }
   if (!isValidNewRefName(name)) throw apiError(400, 'Branch name is invalid');
   if (await repo.branchExists(name)) throw apiError(400, 'Branch already exists');
   const target = isSafeRevision(ref) ? await repo.resolveCommit(ref) : null;

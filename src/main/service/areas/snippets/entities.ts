@@ -39,7 +39,7 @@ export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknow
   return snippets(ec, [s])[0];
 }
 
-const NO_PATHS: string[] = [];
+const NO_PATHS: readonly string[] = [];
 
 /**
  * The entity of each snippet of a page: their files read for the page at once, each author built
@@ -47,7 +47,7 @@ const NO_PATHS: string[] = [];
  * and its JSON text (unchangedEntity): a page of 100 was built and serialized anew after any write.
  */
 export function snippets(ec: EntityContext, rows: SnippetRow[]): Record<string, unknown>[] {
-  const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, string[]>();
+  const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, readonly string[]>();
   const authors = new Map<number, Record<string, unknown> | null>();
   // The author's email shows to an administrator and to the author (`by`, an input): the viewer in
   // the key keeps each viewer's entity apart instead of one rebuilt as viewers take turns.
@@ -63,7 +63,7 @@ export function snippets(ec: EntityContext, rows: SnippetRow[]): Record<string, 
   });
 }
 
-function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknown> | null, paths: string[], { web, repoPath }: { web: string; repoPath: string }): Record<string, unknown> {
+function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknown> | null, paths: readonly string[], { web, repoPath }: { web: string; repoPath: string }): Record<string, unknown> {
   return {
     id: s.id,
     title: s.title,
@@ -84,8 +84,8 @@ function snippetWith(ec: EntityContext, s: SnippetRow, by: Record<string, unknow
   };
 }
 
-/** Entities::UserAgentDetail; `spam_check_submitted` is the reference's name for `akismet_submitted`. */
-export function userAgentDetail(d: UserAgentDetailRow): Record<string, unknown> {
+/** Entities::UserAgentDetail (a snippet's or an issue's); `spam_check_submitted` is the reference's name for `akismet_submitted`. */
+export function userAgentDetail(d: Pick<UserAgentDetailRow, 'user_agent' | 'ip_address' | 'submitted'>): Record<string, unknown> {
   return { user_agent: d.user_agent, ip_address: d.ip_address, akismet_submitted: !!d.submitted, spam_check_submitted: !!d.submitted };
 }
 

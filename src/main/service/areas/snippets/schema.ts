@@ -154,4 +154,17 @@ CREATE TRIGGER snippets_search_revision_update AFTER UPDATE OF snippet_id ON sni
 END;
 `,
   },
+  {
+    // core/099's versions for the tables a page of snippets reads its files from (areas/snippets/
+    // snippets.ts currentPathsOf): each snippet's current paths are kept across writes to other
+    // tables, where a page of 100 read every snippet's latest revision and files again after any
+    // write. A core migration (core/145, reserved for it) listed here, after snippets/001 made the tables.
+    name: 'core/145_snippet_file_versions',
+    sql: `
+${['snippet_revisions', 'snippet_revision_files'].map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
+`,
+  },
 ];

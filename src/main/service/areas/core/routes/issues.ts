@@ -1,8 +1,11 @@
+import { scopeArmsRows } from '../order-scope-arms';
 import type { RequestContext, Router } from '../../../http/route';
 import { issuableCountPastLimit } from '../count-versions';
 import { withLabelsDetails } from '../../labels/entities';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
-import { forbidden, recordNotFound, unauthorized } from '../../../http/errors';
+import { forbidden, notFound, recordNotFound, unauthorized } from '../../../http/errors';
+import { findIssueUserAgentDetail, recordIssueUserAgent } from '../user-agent-details';
+import { userAgentDetail } from '../../snippets/entities';
 import { type SqlList, paginateArray, paginateSql } from '../../../http/pagination';
 import { canReadFeature, featureAvailable } from '../feature-access';
 import { labelRowsList } from '../label-rows-list';
@@ -15,7 +18,7 @@ import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
-import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
@@ -96,12 +99,14 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
   // A list its label rows answer (label-rows-list.ts), where no reader of one label's or titles' rows serves it.
   const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<IssueRow>(rc, 'Issue', scope, filters, where, args);
+  // A search whose other filters' sets are smaller: read from them (searchAfterSets).
+  const setsFirst = searchAfterSets(filters, sets);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
   const countFrom = filters.empty ? { counted: 0 } :
     labelCount ??
     labelPairCount(rc, 'Issue', scope, filters, seesAll, q.confidential ?? undefined) ??
     byTitles?.count ??
-    searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0) ??
+    (setsFirst ? undefined : searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0)) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? complementBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
@@ -114,7 +119,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
   const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined }) :
     computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll, source, countFrom) ??
-    searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ??
+    (setsFirst ? undefined : searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ?? searchCheckedRows<IssueRow>(rc, 'issues', filters, where, args)) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??
     byLabelRows?.rows ??
@@ -124,7 +129,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'Issue', scope), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
-  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
+  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<IssueRow>(rc, 'Issue', scope, filters, where, args, countFrom) }));
   return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
@@ -226,6 +231,7 @@ export function registerIssueRoutes(r: Router): void {
           createdAt,
         );
       const row = rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(Number(info.lastInsertRowid)) as IssueRow;
+      recordIssueUserAgent(rc, row.id);
       recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId) setIssuableMilestone(rc, 'Issue', row, milestoneId, user.id);
@@ -233,6 +239,15 @@ export function registerIssueRoutes(r: Router): void {
       return rc.svc.db.prepare('SELECT * FROM issues WHERE id = ?').get(row.id) as IssueRow;
     });
     return issueDetail(rc, created);
+  });
+
+  // Admins only, checked before the project and issue are looked up (lib/api/issues.rb).
+  r.get('/projects/:id/issues/:issue_iid/user_agent_detail', (rc) => {
+    rc.requireAdmin();
+    const issue = loadIssue(rc, loadProject(rc));
+    const detail = findIssueUserAgentDetail(rc.svc, issue.id);
+    if (!detail) throw notFound('UserAgentDetail');
+    return userAgentDetail(detail);
   });
 
   r.put('/projects/:id/issues/:issue_iid', (rc) => {

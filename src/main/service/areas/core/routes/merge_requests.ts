@@ -1,3 +1,4 @@
+import { scopeArmsRows } from '../order-scope-arms';
 import { issuableCountPastLimit } from '../count-versions';
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
@@ -15,7 +16,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { withLabelsDetails } from '../../labels/entities';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -75,9 +76,11 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const byTitles = noMoreFilters ? labelTitlesList<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined;
   // A list its label rows answer (label-rows-list.ts), where no reader of one label's or titles' rows serves it.
   const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args);
+  // A search whose other filters' sets are smaller: read from them (searchAfterSets).
+  const setsFirst = searchAfterSets(filters, sets);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
   const countFrom = filters.empty ? { counted: 0 } :
-    labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? (setsFirst ? undefined : searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone)) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     byComplement ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
@@ -90,11 +93,11 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true, source, countFrom) ??
-    searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byLabelRows?.rows ?? byDates?.rows ?? sets?.rows;
+    (setsFirst ? undefined : searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? searchCheckedRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args)) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byLabelRows?.rows ?? byDates?.rows ?? sets?.rows;
   const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
-  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement }));
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom) }));
   if (q.view === 'simple') return page.map(simple);
   return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }

@@ -27,6 +27,7 @@ import { GitMissingError } from '../../../git';
 import { createProjectRepository, removeDeletedRepositories } from '../../repositories/lifecycle';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
+import { PROJECT_WRITES } from '../project-rows';
 
 /**
  * Filters shared by /projects, /groups/:id/projects and /users/:id/projects, in both of ListWhere's
@@ -157,7 +158,16 @@ function featureAvailableSql(rc: RequestContext, setting: 'issues_access_level' 
 
 /** A list of projects from projectListFilters' conditions (alias `p`): walked in the order's index or read from the conditions' own (SqlList.narrow). */
 export function projectSqlList(where: ListWhere, order: string, keyset?: Keyset<Project>): SqlList<Project> {
-  return { select: 'p.*', from: `FROM projects p WHERE ${where.walk.join(' AND ')}`, narrow: `FROM projects p WHERE ${where.narrow.join(' AND ')}`, args: where.args, order, keyset };
+  return {
+    select: 'p.*',
+    from: `FROM projects p WHERE ${where.walk.join(' AND ')}`,
+    narrow: `FROM projects p WHERE ${where.narrow.join(' AND ')}`,
+    args: where.args,
+    order,
+    keyset,
+    // A page's ids from the order, its rows kept by id until written (core/146's log).
+    byId: { log: PROJECT_WRITES, idColumn: 'p.id' },
+  };
 }
 
 /** Gitlab::Pagination::Keyset for Project: `order_by=id` only, the next page through `id_after`/`id_before`. */
