@@ -25,6 +25,7 @@ const MIRRORED: Record<string, (a: string, project: boolean) => string> = {
   [MILESTONE_BY_ID]: (a) => `${a}.milestone = ?`,
   // milestone=None, and Any as its set's probe (workitems.ts milestoneSet).
   '(x.milestone_id IS NULL)': (a) => `${a}.milestone IS NULL`,
+  '(+x.milestone_id IS NULL)': (a) => `${a}.milestone IS NULL`,
   '(+x.milestone_id IS NOT NULL)': (a) => `+${a}.milestone IS NOT NULL`,
 };
 
