@@ -49,9 +49,14 @@ export function labelRowsIndexed(rows: string, asked: string, alias: string, pro
     ? project ? 'issuable_labels_updated' : 'issuable_labels_title_updated'
     : project && has('milestone = ?')
     ? 'issuable_labels_milestone'
-    : project ? 'issuable_labels_project' : 'issuable_labels_title';
+    : project ? 'issuable_labels_project'
+    // A state (and the title) alone: the title's rows in creation order hold it, so no row is read from
+    // the table for it (the title's own index would read each of label-1's 111,000 rows for its state).
+    : asked.includes(`${alias}.state = ?`) ? 'issuable_labels_title_created' : 'issuable_labels_title';
+  // That index's condition: every record's label rows carry its creation time (core/030, core/038).
+  const implied = index === 'issuable_labels_title_created' && !has('created_at >= ?') && !has('created_at <= ?') ? ` AND ${alias}.created_at IS NOT NULL` : '';
   const head = `FROM issuable_labels ${alias} WHERE `;
-  return rows.startsWith(head) ? `FROM issuable_labels ${alias} INDEXED BY ${index} WHERE ${rows.slice(head.length)}${asked}` : `${rows}${asked}`;
+  return rows.startsWith(head) ? `FROM issuable_labels ${alias} INDEXED BY ${index} WHERE ${rows.slice(head.length)}${implied}${asked}` : `${rows}${asked}`;
 }
 
 /**
