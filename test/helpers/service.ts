@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService, type Service, type ServiceOptions } from '../../src/main/service';
@@ -84,6 +85,21 @@ export class TestService {
     // A token the service hands out once (personal, project, deploy, alert, job tokens).
     registerSecretsIn(parsed);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  /** GET as root through a Host header of our choosing (fetch cannot set one): the body and its text. */
+  getWithHost(path: string, host: string): Promise<{ status: number; body: any; text: string }> {
+    const { hostname, port } = new URL(this.url);
+    return new Promise((resolve, reject) => {
+      const req = request({ hostname, port, path: `/api/v4${path}`, headers: { host, 'private-token': ROOT_TOKEN }, agent: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
   }
 
   get = <T = any>(path: string, opts?: CallOptions) => this.api<T>('GET', path, opts);

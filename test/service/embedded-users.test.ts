@@ -1,6 +1,5 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_TOKEN, TestService, ok } from '../helpers/service';
+import { TestService, ok } from '../helpers/service';
 
 // A user as lists embed them (UserBasic: authors, assignees, reviewers, resolvers, award and epic
 // authors) is one kept entity per user and base URL while the user's row reads the same
@@ -18,20 +17,6 @@ afterAll(async () => s?.stop());
 const db = () => s.service.context.db;
 const usersVersion = (): number => (db().prepare("SELECT version FROM table_versions WHERE name = 'users'").get() as { version: number }).version;
 
-/** GET through a Host of our choosing (fetch cannot set one): the body and its text. */
-function getWithHost(path: string, host: string): Promise<{ status: number; body: any; text: string }> {
-  const { hostname, port } = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path: `/api/v4${path}`, headers: { host, 'private-token': ROOT_TOKEN } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('users embedded in list rows', () => {
   let author: { user: any; token: string };
@@ -74,7 +59,7 @@ describe('users embedded in list rows', () => {
   /** What every list shows of the author: each embedded UserBasic of theirs, all equal to `expected`. */
   const expectShown = async (expected: Record<string, unknown>, host?: string): Promise<void> => {
     for (const path of lists()) {
-      const res = host ? await getWithHost(path, host) : await s.get(path);
+      const res = host ? await s.getWithHost(path, host) : await s.get(path);
       expect(res.status, path).toBe(200);
       const mine = embedded(res.body).filter(([, u]) => u.id === author.user.id);
       expect(mine.length, `${path} shows the author`).toBeGreaterThan(0);

@@ -1,6 +1,5 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_TOKEN, TestService, ok } from '../helpers/service';
+import { TestService, ok } from '../helpers/service';
 
 // An event whose row, author, project import state, note and the note's people read as when its
 // entity was built keeps that entity and its JSON text across writes elsewhere
@@ -19,20 +18,6 @@ afterAll(async () => s?.stop());
 const db = () => s.service.context.db;
 const sql = (text: string, ...args: unknown[]) => db().prepare(text).run(...args);
 
-/** GET through a Host of our choosing (fetch cannot set one). */
-function getWithHost(path: string, host: string): Promise<{ status: number; body: any; text: string }> {
-  const { hostname, port } = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path: `/api/v4${path}`, headers: { host, 'private-token': ROOT_TOKEN } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('event entities kept across writes', () => {
   let author: { user: any; token: string };
@@ -146,7 +131,7 @@ describe('event entities kept across writes', () => {
     await events();
     for (const host of ['one.example:8080', 'two.example']) {
       for (const path of paths()) {
-        const res = await getWithHost(path, host);
+        const res = await s.getWithHost(path, host);
         expect(res.status).toBe(200);
         const mine = (res.body as any[]).filter((e) => e.project_id === project.id);
         expect(mine.length).toBeGreaterThan(0);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
-import { ROOT_TOKEN, TestService } from '../helpers/service';
+import { TestService } from '../helpers/service';
 
 /**
  * The hot path remembers what it read (tokens, users, projects, memberships, records, counts)
@@ -21,20 +20,6 @@ const twice = async (path: string, token?: string | null): Promise<number> => {
   return second.status;
 };
 
-/** GET `path` with the Host header a client behind another name would send. */
-function getWithHost(path: string, host: string): Promise<any> {
-  const { hostname, port } = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: `/api/v4${path}`, headers: { host, 'private-token': ROOT_TOKEN }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve(JSON.parse(text)));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** A private project with a badge and an issue, and a Developer member with a token. */
 async function privateProject(): Promise<{ id: number; badge: string; issue: string; user: any; token: string; memberPath: string }> {
@@ -126,10 +111,10 @@ describe('what the hot path remembers gives way on the next request', () => {
     const path = `/projects/${p.id}/badges/${(await s.post(`/projects/${p.id}/badges`, { link_url: 'https://%{gitlab_server}/%{project_path}', image_url: 'https://example.com/b.svg' })).body.id}`;
     await twice(path);
     expect((await s.get(path)).body.rendered_link_url).toBe('https://127.0.0.1/root/before-rename');
-    expect((await getWithHost(path, 'sandlab.example:8443')).rendered_link_url).toBe('https://sandlab.example/root/before-rename');
+    expect((await s.getWithHost(path, 'sandlab.example:8443')).body.rendered_link_url).toBe('https://sandlab.example/root/before-rename');
     expect((await s.put(`/projects/${p.id}`, { path: 'after-rename' })).status).toBe(200);
     expect((await s.get(path)).body.rendered_link_url).toBe('https://127.0.0.1/root/after-rename');
-    expect((await getWithHost(path, 'other.example')).rendered_link_url).toBe('https://other.example/root/after-rename');
+    expect((await s.getWithHost(path, 'other.example')).body.rendered_link_url).toBe('https://other.example/root/after-rename');
   });
 
   it("an issue's notes, votes and subscription", async () => {

@@ -1,6 +1,5 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_TOKEN, TestService, ok } from '../helpers/service';
+import { TestService, ok } from '../helpers/service';
 
 // A member whose row, user and creator read as when its entity was built keeps that entity and its
 // JSON text across writes elsewhere (areas/core/entities.ts members: unchangedEntity, the viewer in
@@ -19,19 +18,6 @@ afterAll(async () => s?.stop());
 const db = () => s.service.context.db;
 const sql = (text: string, ...args: unknown[]) => db().prepare(text).run(...args);
 
-function getWithHost(path: string, host: string): Promise<{ status: number; body: any; text: string }> {
-  const { hostname, port } = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path: `/api/v4${path}`, headers: { host, 'private-token': ROOT_TOKEN } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('member entities kept across writes', () => {
   let group: any;
@@ -120,7 +106,7 @@ describe('member entities kept across writes', () => {
     expect(find(ok(await s.get(`/groups/${group.id}/members?per_page=100`)), bob.user.id).email).toBe('bobby@example.com');
     for (const host of ['one.example:8080', 'two.example']) {
       for (const path of paths()) {
-        const res = await getWithHost(path, host);
+        const res = await s.getWithHost(path, host);
         expect(res.status).toBe(200);
         expect(res.body.length).toBeGreaterThan(0);
         for (const u of res.body) expect(u.web_url.startsWith(`http://${host}/`), `${path} ${u.id}`).toBe(true);
