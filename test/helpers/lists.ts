@@ -23,12 +23,17 @@ export function expectUncounted(res: ApiResult, nextPage: string): void {
  * its SQL and arguments, the last argument being the number of rows the read skipped.
  */
 export async function pagedReads(s: TestService, fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
+  return statementReads(s, (sql) => /LIMIT \d+ OFFSET \?$/.test(sql), fn);
+}
+
+/** Each `all` call, with its SQL and arguments, of the statements `matches` picks that the service prepared while `fn` ran. */
+export async function statementReads(s: TestService, matches: (sql: string) => boolean, fn: () => Promise<unknown>): Promise<{ sql: string; args: unknown[] }[]> {
   const db = s.service.context.db;
   const prepare = db.prepare;
   const seen: { sql: string; args: unknown[] }[] = [];
   db.prepare = ((sql: string) => {
     const stmt = prepare.call(db, sql);
-    if (!/LIMIT \d+ OFFSET \?$/.test(sql)) return stmt;
+    if (!matches(sql)) return stmt;
     return new Proxy(stmt, {
       get(target, key) {
         if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));

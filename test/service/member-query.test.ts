@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCounted, preparedBy, queryPlan } from '../helpers/lists';
+import { expectCounted, preparedBy, queryPlan, statementReads } from '../helpers/lists';
 import { TestService } from '../helpers/service';
 
 /**
@@ -135,23 +135,5 @@ describe('members by query', () => {
 
 /** The statements reading a members list's matched ids (fewRowsByIds), with their arguments, while `fn` runs. */
 async function matchReads(fn: () => Promise<void>): Promise<{ sql: string; args: unknown[] }[]> {
-  const prepare = db().prepare;
-  const seen: { sql: string; args: unknown[] }[] = [];
-  db().prepare = ((sql: string) => {
-    const stmt = prepare.call(db(), sql);
-    if (!sql.startsWith('SELECT m.id AS id ')) return stmt;
-    return new Proxy(stmt, {
-      get(target, key) {
-        if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }) as typeof prepare;
-  try {
-    await fn();
-  } finally {
-    db().prepare = prepare;
-  }
-  return seen;
+  return statementReads(s, (sql) => sql.startsWith('SELECT m.id AS id '), fn);
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { queryPlan } from '../helpers/lists';
+import { queryPlan, statementReads } from '../helpers/lists';
 
 // Lists of projects read a page's ids from the order and its rows by id, each row kept until
 // core/146's log names its project written (areas/core/project-rows.ts, db/written-rows.ts
@@ -21,25 +21,7 @@ const BY_ID = 'SELECT * FROM projects WHERE id IN (SELECT value FROM json_each(?
 
 /** The ids each read of projects by id asked for while `fn` ran. */
 async function rowsRead(fn: () => Promise<unknown>): Promise<number[][]> {
-  const prepare = db().prepare;
-  const seen: number[][] = [];
-  db().prepare = ((text: string) => {
-    const stmt = prepare.call(db(), text);
-    if (text !== BY_ID) return stmt;
-    return new Proxy(stmt, {
-      get(target, key) {
-        if (key === 'all') return (ids: string) => (seen.push(JSON.parse(ids)), (target.all as (a: string) => unknown[])(ids));
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }) as typeof prepare;
-  try {
-    await fn();
-  } finally {
-    db().prepare = prepare;
-  }
-  return seen;
+  return (await statementReads(s, (text) => text === BY_ID, fn)).map((read) => JSON.parse(read.args[0] as string) as number[]);
 }
 
 describe('rows of project lists kept until written', () => {
