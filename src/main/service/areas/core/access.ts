@@ -5,6 +5,7 @@ import type { User } from './users';
 import { type Namespace, findGroupByRef, findNamespaceById } from './namespaces';
 import { type Project, findProjectByRef } from './projects';
 import { today } from './time';
+import { groupShareLevel, projectShareLevel, sharedGroupRoots, sharedProjectIds } from './group-links';
 
 /** GitLab's access levels. */
 export const Access = {
@@ -42,7 +43,8 @@ export function groupAccessLevel(svc: ServiceContext, userId: number, groupId: n
        WHERE m.user_id = ? AND ${ACTIVE_MEMBER_SQL}`,
     )
     .get(groupId, userId, today(svc)) as { level: number | null };
-  return row.level ?? Access.NO_ACCESS;
+  // A group shared with a group the user belongs to (core/172): none read without shares.
+  return Math.max(row.level ?? Access.NO_ACCESS, groupShareLevel(svc, userId, groupId));
 }
 
 /** The user's own level in a project: its membership, or the group's (inherited). */
@@ -57,7 +59,8 @@ export function projectAccessLevel(svc: ServiceContext, userId: number, project:
   let inherited: number = Access.NO_ACCESS;
   if (ns?.kind === 'group') inherited = groupAccessLevel(svc, userId, ns.id);
   else if (ns?.owner_id === userId) inherited = Access.OWNER;
-  return Math.max(own.level ?? Access.NO_ACCESS, inherited);
+  const shared = ns ? projectShareLevel(svc, project.id, ns, (groupId) => groupAccessLevel(svc, userId, groupId)) : Access.NO_ACCESS;
+  return Math.max(own.level ?? Access.NO_ACCESS, inherited, shared);
 }
 
 /** Level used for permission checks: admins act as owners everywhere. */
@@ -110,6 +113,7 @@ export function visibleProjectsSql(svc: ServiceContext, user: User | null, alias
   if (!user) return { sql: `+${alias}.visibility = 'public'`, args: [] };
   if (user.admin) return { sql: '1 = 1', args: [] };
   const levels = user.external ? `('public')` : `('public', 'internal')`;
+  const shared = sharedProjectsSql(svc, user, alias, Access.GUEST);
   return {
     sql: `(+${alias}.visibility IN ${levels}
       OR ${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL})
@@ -118,8 +122,8 @@ export function visibleProjectsSql(svc: ServiceContext, user: User | null, alias
           SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}
           UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
         SELECT id FROM ug)
-      OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?))`,
-    args: [user.id, today(svc), user.id, today(svc), user.id],
+      OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)${shared.sql})`,
+    args: [user.id, today(svc), user.id, today(svc), user.id, ...shared.args],
   };
 }
 
@@ -130,6 +134,7 @@ export function visibleProjectsSql(svc: ServiceContext, user: User | null, alias
  */
 export function memberProjectsSql(svc: ServiceContext, user: User, alias = 'p', minLevel: number = Access.MINIMAL_ACCESS): { sql: string; args: unknown[] } {
   if (user.admin) return { sql: '1 = 1', args: [] };
+  const shared = sharedProjectsSql(svc, user, alias, minLevel);
   return {
     sql: `(${alias}.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL})
       OR ${alias}.namespace_id IN (
@@ -137,8 +142,52 @@ export function memberProjectsSql(svc: ServiceContext, user: User, alias = 'p', 
           SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}
           UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
         SELECT id FROM ug)
-      OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?))`,
-    args: [user.id, minLevel, today(svc), user.id, minLevel, today(svc), user.id],
+      OR ${alias}.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = ?)${shared.sql})`,
+    args: [user.id, minLevel, today(svc), user.id, minLevel, today(svc), user.id, ...shared.args],
+  };
+}
+
+/**
+ * The projects a user reaches at `minLevel` through shares (core/172), as more alternatives of the
+ * conditions above (` OR ...`): those in a group shared with one of their groups (and its
+ * subgroups), and those shared with a group they reach. Nothing where no share reaches the user,
+ * so their lists read as before.
+ */
+function sharedProjectsSql(svc: ServiceContext, user: User, alias: string, minLevel: number): { sql: string; args: unknown[] } {
+  const roots = sharedGroupRoots(svc, user.id, minLevel);
+  const projects = sharedProjectIds(svc, user.id, minLevel, (groupId) => groupAccessLevel(svc, user.id, groupId));
+  let sql = '';
+  const args: unknown[] = [];
+  if (roots.length) {
+    sql += `
+      OR ${alias}.namespace_id IN (
+        WITH RECURSIVE sg(id) AS (SELECT value FROM json_each(?) UNION SELECT n.id FROM namespaces n JOIN sg ON n.parent_id = sg.id)
+        SELECT id FROM sg)`;
+    args.push(JSON.stringify(roots));
+  }
+  if (projects.length) {
+    sql += `
+      OR ${alias}.id IN (SELECT value FROM json_each(?))`;
+    args.push(JSON.stringify(projects));
+  }
+  return { sql, args };
+}
+
+/**
+ * SQL condition on `g` (a namespaces row) for "the user's level in this group is at least
+ * `minLevel`": a membership of it or a group above it, or a share of it or a group above it with
+ * one of their groups (core/172). The groups lists' membership condition.
+ */
+export function memberGroupsSql(svc: ServiceContext, user: User, minLevel: number, alias = 'g'): { sql: string; args: unknown[] } {
+  const roots = sharedGroupRoots(svc, user.id, minLevel);
+  const shared = roots.length ? ' UNION SELECT value FROM json_each(?)' : '';
+  return {
+    sql: `${alias}.id IN (
+          WITH RECURSIVE ug(id) AS (
+            SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}${shared}
+            UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
+          SELECT id FROM ug)`,
+    args: roots.length ? [user.id, minLevel, today(svc), JSON.stringify(roots)] : [user.id, minLevel, today(svc)],
   };
 }
 

@@ -7,7 +7,8 @@ import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } fro
 import { type Project, findProjectById, projectSettings, projectTopics } from './projects';
 import { type GroupSettingName, groupBranchProtection, groupProjectCreationLevel, groupSetting } from './group_settings';
 import { type ProjectSettingName, projectSetting } from './project_settings';
-import { Access, canReadProject, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { Access, canReadGroup, canReadProject, effectiveGroupAccess, effectiveProjectAccess, projectAccessLevel, groupAccessLevel } from './access';
+import { groupGroupLinks, projectGroupLinks, projectShareLevel } from './group-links';
 import { isSubscribed } from './participants';
 import { applicationSettings } from '../application_settings/settings';
 import { type MilestoneRow, findMilestoneById, milestoneExpired } from './milestones';
@@ -345,12 +346,33 @@ function buildGroup(ec: EntityContext, g: Namespace): Record<string, unknown> {
   };
 }
 
+/** Entities::SharedGroupWithGroup / SharedGroupWithProject: an invited group as a shared record shows it. */
+function sharedWithGroup(ec: EntityContext, groupId: number, access: number, expiresAt: string | null): Record<string, unknown> | null {
+  const invited = findNamespaceById(ec.svc, groupId);
+  if (!invited || !canReadGroup(ec.svc, ec.user, invited)) return null;
+  return { group_id: invited.id, group_name: invited.name, group_full_path: invited.full_path, group_access_level: access, expires_at: expiresAt };
+}
+
+/** A group's shared_with_groups: the groups it is shared with that the viewer can read (shared_with_group_links_visible_to_user). */
+function groupSharedWithGroups(ec: EntityContext, g: Namespace): Record<string, unknown>[] {
+  return groupGroupLinks(ec.svc, g.id)
+    .map((l) => sharedWithGroup(ec, l.shared_with_group_id, l.group_access, l.expires_at))
+    .filter((x): x is Record<string, unknown> => x !== null);
+}
+
+/** A project's shared_with_groups: its links to groups the viewer can read (Project#visible_group_links). */
+function projectSharedWithGroups(ec: EntityContext, p: Project): Record<string, unknown>[] {
+  return projectGroupLinks(ec.svc, p.id)
+    .map((l) => sharedWithGroup(ec, l.group_id, l.group_access, l.expires_at))
+    .filter((x): x is Record<string, unknown> => x !== null);
+}
+
 /** GET /groups/:id adds the viewer-specific and detail fields. */
 export function groupDetail(ec: EntityContext, g: Namespace): Record<string, unknown> {
   const settings = namespaceSettings(g);
   const get = (name: GroupSettingName) => groupSetting(settings, name);
   const detail = withFields(group(ec, g), {
-    shared_with_groups: [],
+    shared_with_groups: groupSharedWithGroups(ec, g),
     enabled_git_access_protocol: get('enabled_git_access_protocol'),
     prevent_sharing_groups_outside_hierarchy: get('prevent_sharing_groups_outside_hierarchy'),
     shared_projects: [],
@@ -513,7 +535,7 @@ function buildProject(ec: EntityContext, p: Project, emptyRepo: boolean): Record
     build_timeout: get('build_timeout'),
     auto_cancel_pending_pipelines: get('auto_cancel_pending_pipelines'),
     ci_config_path: get('ci_config_path'),
-    shared_with_groups: [],
+    shared_with_groups: projectSharedWithGroups(ec, p),
     only_allow_merge_if_pipeline_succeeds: get('only_allow_merge_if_pipeline_succeeds'),
     allow_merge_on_skipped_pipeline: get('allow_merge_on_skipped_pipeline'),
     request_access_enabled: bool(p.request_access_enabled),
@@ -575,10 +597,10 @@ function readmePath(svc: ServiceContext, projectId: number): string | null {
 }
 
 /**
- * The caller's own and group levels in a project, memoized between writes. `pageOwn`: the
+ * The caller's own and group levels in a project, and the level its shares give them (core/172), memoized between writes. `pageOwn`: the
  * caller's own levels in a page of projects, read at once (projectsPage).
  */
-function projectLevels(ec: EntityContext, p: Project, ns: Namespace, pageOwn?: Map<number, number>): { own: number; group: number } {
+function projectLevels(ec: EntityContext, p: Project, ns: Namespace, pageOwn?: Map<number, number>): { own: number; group: number; shared: number } {
   const user = ec.user!;
   return cachedLookup(ec.svc.db, 'project-permissions', [p.id, user.id], () => {
     const own = pageOwn
@@ -588,7 +610,9 @@ function projectLevels(ec: EntityContext, p: Project, ns: Namespace, pageOwn?: M
             .prepare(`SELECT access_level FROM members WHERE source_type = 'Project' AND source_id = ? AND user_id = ? AND requested_at IS NULL`)
             .get(p.id, user.id) as { access_level: number } | undefined
         )?.access_level;
-    return { own: own ?? 0, group: ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0 };
+    const group = ns.kind === 'group' ? groupAccessLevel(ec.svc, user.id, ns.id) : 0;
+    const shared = projectShareLevel(ec.svc, p.id, ns, (groupId) => groupAccessLevel(ec.svc, user.id, groupId));
+    return { own: own ?? 0, group, shared };
   })!;
 }
 
@@ -605,7 +629,7 @@ function canAdminProject(ec: EntityContext, p: Project, ns: Namespace): boolean 
   if (!ec.user) return false;
   if (ec.user.admin) return true;
   const levels = projectLevels(ec, p, ns);
-  return Math.max(levels.own, levels.group) >= Access.MAINTAINER;
+  return Math.max(levels.own, levels.group, levels.shared) >= Access.MAINTAINER;
 }
 
 /** `simple=true` lists. */
@@ -670,7 +694,8 @@ function listedProject(ec: EntityContext, p: Project): Record<string, unknown> {
 /**
  * Everything buildProject reads besides the row and the key's viewer id, git state and base URL: its
  * namespace and the namespaces above (names, paths, settings), a personal namespace's owner, the
- * README, the counts, the instance's Auto DevOps default, and the viewer's admin flag and levels.
+ * README, the counts, the instance's Auto DevOps default, the viewer's admin flag and levels, and the
+ * groups it is shared with.
  */
 function projectInputs(ec: EntityContext, p: Project, emptyRepo: boolean): unknown[] {
   const svc = ec.svc;
@@ -684,6 +709,7 @@ function projectInputs(ec: EntityContext, p: Project, emptyRepo: boolean): unkno
     openIssuesCount(svc, p.id),
     applicationSettings(svc).auto_devops_enabled,
     ec.user ? [ec.user.admin, projectLevels(ec, p, ns)] : null,
+    projectSharedWithGroups(ec, p),
   ];
 }
 

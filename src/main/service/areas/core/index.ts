@@ -20,6 +20,7 @@ import { registerEmailRoutes } from './routes/emails';
 import { registerStarRoutes } from './routes/stars';
 import { registerAvatarRoutes } from './routes/avatars';
 import { registerSearchRoutes } from './routes/search';
+import { registerGroupLinkRoutes } from './routes/group_links';
 import { sweepOrphanedAvatars } from './avatars';
 
 /** Version, users and tokens, groups, projects, members, issues, merge requests and their notes. */
@@ -47,6 +48,7 @@ export const coreArea: Area = {
     registerStarRoutes(router);
     registerAvatarRoutes(router);
     registerSearchRoutes(router);
+    registerGroupLinkRoutes(router);
   },
   start(svc) {
     try {

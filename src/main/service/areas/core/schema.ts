@@ -4,6 +4,7 @@ import { projectsListedVersionMigration } from './project-list-version';
 import { labelRowAuthorsMigration } from './label-row-mirrors';
 import { projectWritesMigration } from './project-rows';
 import { issueUserAgentDetailsMigration } from './user-agent-details';
+import { groupLinksMigration } from './group-links';
 
 /**
  * core/071's lag bucket of a record (created_at, updated_at), as its indexes hold it: frozen with
@@ -2306,6 +2307,7 @@ CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_
   labelRowAuthorsMigration,
   issueUserAgentDetailsMigration,
   projectWritesMigration,
+  groupLinksMigration,
 ];
 
 

@@ -6,12 +6,12 @@ import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
 import { type Keyset, type SqlList, OFFSET_PAGINATION_LIMIT, fewRowsByIds, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, ACTIVE_MEMBER_SQL, canReadGroup, effectiveGroupAccess, loadGroup, visibleProjectsSql } from '../access';
+import { Access, canReadGroup, effectiveGroupAccess, loadGroup, memberGroupsSql, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, withFieldsAfter } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
 import type { Project } from '../projects';
-import { isoTime, today } from '../time';
+import { isoTime } from '../time';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
@@ -51,21 +51,18 @@ export function registerGroupRoutes(r: Router): void {
       where.add(few ? "+g.kind = 'group'" : "g.kind = 'group'");
       const user = rc.user;
       const memberOnly = user && !user.admin && !q.all_available;
-      // Member groups and the groups below them (inherited membership).
-      const memberGroupsSql = `g.id IN (
-          WITH RECURSIVE ug(id) AS (
-            SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}
-            UNION SELECT n.id FROM namespaces n JOIN ug ON n.parent_id = ug.id)
-          SELECT id FROM ug)`;
+      // Member groups and the groups below them (inherited membership), and the groups shared with theirs.
       if (q.owned || q.min_access_level !== undefined || memberOnly) {
         if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
         const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
-        where.add(memberGroupsSql, user.id, min, today(rc.svc));
+        const mine = memberGroupsSql(rc.svc, user, min);
+        where.add(mine.sql, ...mine.args);
       } else if (!user) {
         where.add("g.visibility = 'public'");
       } else if (!user.admin) {
         // all_available: public and internal groups, plus the private ones the user belongs to.
-        where.add(`(g.visibility IN ('public', 'internal') OR ${memberGroupsSql})`, user.id, Access.MINIMAL_ACCESS, today(rc.svc));
+        const mine = memberGroupsSql(rc.svc, user, Access.MINIMAL_ACCESS);
+        where.add(`(g.visibility IN ('public', 'internal') OR ${mine.sql})`, ...mine.args);
       }
       /** At most COUNT_LIMIT groups can match (the search index's candidates). */
       const fewRows = !!few;

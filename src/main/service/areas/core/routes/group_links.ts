@@ -1,0 +1,96 @@
+import type { RequestContext, Router } from '../../../http/route';
+import { declared, t } from '../../../http/params';
+import { apiError, conflict, forbidden, notFound } from '../../../http/errors';
+import { inTransaction } from '../../../db/connection';
+import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject } from '../access';
+import { groupDetail } from '../entities';
+import { insertGroupGroupLink, insertProjectGroupLink, shareWithGroupLocked, type ProjectGroupLink } from '../group-links';
+import { type Namespace, findGroupByRef, findNamespaceById, namespaceSettings, rootOf, selfAndAncestorIds, selfAndDescendantIds } from '../namespaces';
+
+/** Grape's params of both shares: `group_access` among Gitlab::Access.all_values. */
+const shareParams = () => ({
+  group_id: t.integer().required(),
+  group_access: t.integer().required().values(PROJECT_MEMBER_ACCESS_LEVELS),
+  expires_at: t.date(),
+});
+
+/** Entities::ProjectGroupLink. */
+function projectGroupLink(l: ProjectGroupLink): Record<string, unknown> {
+  return { id: l.id, project_id: l.project_id, group_id: l.group_id, group_access: l.group_access, expires_at: l.expires_at };
+}
+
+/**
+ * GroupLinkable#sharing_allowed?: the invited group is inside the shared record's top-level group,
+ * unless that group lets its records be shared outside (prevent_sharing_groups_outside_hierarchy).
+ */
+function sharingAllowed(rc: RequestContext, home: Namespace, invited: Namespace): boolean {
+  const root = rootOf(rc.svc, home);
+  if (root.kind !== 'group' || namespaceSettings(root).prevent_sharing_groups_outside_hierarchy !== true) return true;
+  return selfAndDescendantIds(rc.svc, root.id).includes(invited.id);
+}
+
+/** POST and DELETE /projects/:id/share, POST and DELETE /groups/:id/share (API::Projects, API::Groups). */
+export function registerGroupLinkRoutes(r: Router): void {
+  r.post('/projects/:id/share', (rc) => {
+    const p = declared(rc.params, shareParams());
+    const project = loadProject(rc, Access.MAINTAINER); // authorize! :admin_project
+    const home = findNamespaceById(rc.svc, project.namespace_id)!;
+    if (shareWithGroupLocked(rc.svc, home)) throw apiError(400, 'The project sharing with group is disabled');
+    // Projects::GroupLinks::CreateService: only those who manage owners may invite a group as Owner.
+    if (p.group_access === Access.OWNER && effectiveProjectAccess(rc.svc, rc.user, project) < Access.OWNER) throw apiError(403, '403 Forbidden');
+    const invited = findNamespaceById(rc.svc, p.group_id);
+    // GroupLinkable#valid_to_create?: read_namespace_via_membership (a member of the group, or an administrator).
+    const valid =
+      invited?.kind === 'group' && effectiveGroupAccess(rc.svc, rc.user, invited) >= Access.MINIMAL_ACCESS && sharingAllowed(rc, home, invited);
+    if (!valid || !invited) throw apiError(404, 'Not Found');
+    return inTransaction(rc.svc.db, () => {
+      // ProjectGroupLink's validations, in order (the first two as full messages, 409).
+      if (rc.svc.db.prepare('SELECT 1 FROM project_group_links WHERE project_id = ? AND group_id = ?').get(project.id, invited.id)) {
+        throw conflict('Group already shared with this group');
+      }
+      if (home.kind === 'group' && selfAndAncestorIds(rc.svc, home).includes(invited.id)) {
+        throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
+      }
+      return projectGroupLink(insertProjectGroupLink(rc.svc, project.id, invited.id, p.group_access, p.expires_at ?? null));
+    });
+  });
+
+  r.delete('/projects/:id/share/:group_id', (rc) => {
+    const project = loadProject(rc, Access.MAINTAINER);
+    const link = rc.svc.db.prepare('SELECT id FROM project_group_links WHERE project_id = ? AND group_id = ?').get(project.id, Number(rc.path.group_id)) as
+      | { id: number }
+      | undefined;
+    if (!link) throw notFound('Group Link');
+    inTransaction(rc.svc.db, () => rc.svc.db.prepare('DELETE FROM project_group_links WHERE id = ?').run(link.id));
+    return undefined;
+  });
+
+  r.post('/groups/:id/share', (rc) => {
+    const p = declared(rc.params, shareParams());
+    const group = loadGroup(rc);
+    // find_group!(params[:group_id]): a group the caller can read.
+    const invited = findGroupByRef(rc.svc, String(p.group_id));
+    if (!invited || !canReadGroup(rc.svc, rc.user, invited)) throw notFound('Group');
+    // Groups::GroupLinks::CreateService#valid_to_create?: admin_group_member (Owner) and sharing_allowed?.
+    if (effectiveGroupAccess(rc.svc, rc.user, group) < Access.OWNER || !sharingAllowed(rc, group, invited)) throw apiError(404, 'Not Found');
+    inTransaction(rc.svc.db, () => {
+      if (rc.svc.db.prepare('SELECT 1 FROM group_group_links WHERE shared_group_id = ? AND shared_with_group_id = ?').get(group.id, invited.id)) {
+        throw conflict('Shared group The group has already been shared with this group');
+      }
+      insertGroupGroupLink(rc.svc, group.id, invited.id, p.group_access, p.expires_at ?? null);
+    });
+    return groupDetail(rc, group);
+  });
+
+  r.delete('/groups/:id/share/:group_id', (rc) => {
+    const group = loadGroup(rc);
+    const link = rc.svc.db
+      .prepare('SELECT id FROM group_group_links WHERE shared_group_id = ? AND shared_with_group_id = ?')
+      .get(group.id, Number(rc.path.group_id)) as { id: number } | undefined;
+    if (!link) throw notFound('Group Link');
+    // Groups::GroupLinks::DestroyService: Owners (admin_group_member) only.
+    if (effectiveGroupAccess(rc.svc, rc.user, group) < Access.OWNER) throw forbidden();
+    inTransaction(rc.svc.db, () => rc.svc.db.prepare('DELETE FROM group_group_links WHERE id = ?').run(link.id));
+    return undefined;
+  });
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+/** Sharing projects and groups with groups (POST/DELETE /projects/:id/share, /groups/:id/share) and the access it grants. */
+describe('sharing with groups', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await TestService.start();
+  });
+  afterAll(() => s.stop());
+
+  /** A private project in its own group, a private invited group with `user` as a Developer in it. */
+  async function setUp() {
+    const home = await s.createGroup({ visibility: 'private' });
+    const project = await s.createProject({ namespace_id: home.id, visibility: 'private' });
+    const invited = await s.createGroup({ visibility: 'private' });
+    const user = await s.createUser();
+    await s.addMember('groups', invited.id, user.user.id, 30);
+    return { home, project, invited, user };
+  }
+
+  it('shares a project with a group: 201 with the link, shared_with_groups, and access at the lower level', async () => {
+    const { project, invited, user } = await setUp();
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
+    const res = await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 20, expires_at: '2099-01-31' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: expect.any(Number), project_id: project.id, group_id: invited.id, group_access: 20, expires_at: '2099-01-31' });
+    const seen = await s.get(`/projects/${project.id}`, { token: user.token });
+    expect(seen.status).toBe(200);
+    expect(seen.body.shared_with_groups).toEqual([
+      { group_id: invited.id, group_name: invited.name, group_full_path: invited.full_path, group_access_level: 20, expires_at: '2099-01-31' },
+    ]);
+    // Reporter through the share (min(Developer, Reporter)): listed at 20, not at 30.
+    const at20 = await s.get('/projects?min_access_level=20&simple=true', { token: user.token });
+    expect(at20.body.map((p: any) => p.id)).toEqual([project.id]);
+    const at30 = await s.get('/projects?min_access_level=30&simple=true', { token: user.token });
+    expect(at30.body).toEqual([]);
+    const membership = await s.get('/projects?membership=true&simple=true', { token: user.token });
+    expect(membership.body.map((p: any) => p.id)).toEqual([project.id]);
+    // Reporter may not manage the project.
+    const share = await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 10 }, { token: user.token });
+    expect(share.status).toBe(403);
+
+    const del = await s.del(`/projects/${project.id}/share/${invited.id}`);
+    expect(del.status).toBe(204);
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
+    expect((await s.get('/projects?membership=true&simple=true', { token: user.token })).body).toEqual([]);
+    const again = await s.del(`/projects/${project.id}/share/${invited.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ message: '404 Group Link Not Found' });
+  });
+
+  it('gives a Maintainer share the project admin rights of the invited members', async () => {
+    const { project, invited, user } = await setUp();
+    await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 40 });
+    // Developer in the invited group: min(30, 40) = 30, still not a Maintainer.
+    expect((await s.put(`/projects/${project.id}`, { description: 'x' }, { token: user.token })).status).toBe(403);
+    await s.put(`/groups/${invited.id}/members/${user.user.id}`, { access_level: 40 });
+    const put = await s.put(`/projects/${project.id}`, { description: 'shared maintainer' }, { token: user.token });
+    expect(put.status).toBe(200);
+    expect(put.body.description).toBe('shared maintainer');
+  });
+
+  it("refuses a project share as GitLab does: params, duplicates, the project's own groups, unknown groups, the lock", async () => {
+    const { home, project, invited } = await setUp();
+    const missing = await s.post(`/projects/${project.id}/share`, {});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ error: 'group_id is missing, group_access is missing' });
+    const bad = await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 33 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'group_access does not have a valid value' });
+    expect((await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 30 })).status).toBe(201);
+    const dup = await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 30 });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ message: 'Group already shared with this group' });
+    const own = await s.post(`/projects/${project.id}/share`, { group_id: home.id, group_access: 30 });
+    expect(own.status).toBe(409);
+    expect(own.body).toEqual({ message: 'Project cannot be shared with the group it is in or one of its ancestors.' });
+    const unknown = await s.post(`/projects/${project.id}/share`, { group_id: 999999, group_access: 30 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ message: 'Not Found' });
+    await s.put(`/groups/${home.id}`, { share_with_group_lock: true });
+    const other = await s.createGroup();
+    const locked = await s.post(`/projects/${project.id}/share`, { group_id: other.id, group_access: 30 });
+    expect(locked.status).toBe(400);
+    expect(locked.body).toEqual({ message: 'The project sharing with group is disabled' });
+  });
+
+  it('shares a group with a group: the group detail, and access to its subgroups and projects at the lower level', async () => {
+    const shared = await s.createGroup({ visibility: 'private' });
+    const sub = await s.createGroup({ visibility: 'private', parent_id: shared.id });
+    const project = await s.createProject({ namespace_id: sub.id, visibility: 'private' });
+    const invited = await s.createGroup({ visibility: 'private' });
+    const user = await s.createUser();
+    await s.addMember('groups', invited.id, user.user.id, 40);
+    expect((await s.get(`/groups/${sub.id}`, { token: user.token })).status).toBe(404);
+
+    const res = await s.post(`/groups/${shared.id}/share`, { group_id: invited.id, group_access: 30 });
+    expect(res.status).toBe(201);
+    expect(res.body.id).toBe(shared.id);
+    expect(res.body.shared_with_groups).toEqual([
+      { group_id: invited.id, group_name: invited.name, group_full_path: invited.full_path, group_access_level: 30, expires_at: null },
+    ]);
+    expect((await s.get(`/groups/${sub.id}`, { token: user.token })).status).toBe(200);
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(200);
+    const groups = await s.get('/groups?min_access_level=30', { token: user.token });
+    expect(groups.body.map((g: any) => g.id).sort()).toEqual([invited.id, shared.id, sub.id].sort());
+    const at30 = await s.get('/projects?min_access_level=30&simple=true', { token: user.token });
+    expect(at30.body.map((p: any) => p.id)).toEqual([project.id]);
+    expect((await s.get('/projects?min_access_level=40&simple=true', { token: user.token })).body).toEqual([]);
+    // Developer through the share: may not share the group further (Owner only).
+    const other = await s.createGroup();
+    expect((await s.post(`/groups/${shared.id}/share`, { group_id: other.id, group_access: 10 }, { token: user.token })).status).toBe(404);
+
+    const dup = await s.post(`/groups/${shared.id}/share`, { group_id: invited.id, group_access: 30 });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ message: 'Shared group The group has already been shared with this group' });
+    const unknown = await s.post(`/groups/${shared.id}/share`, { group_id: 999999, group_access: 30 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ message: '404 Group Not Found' });
+
+    expect((await s.del(`/groups/${shared.id}/share/${invited.id}`)).status).toBe(204);
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
+    expect((await s.get(`/groups/${sub.id}`, { token: user.token })).status).toBe(404);
+    const again = await s.del(`/groups/${shared.id}/share/${invited.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ message: '404 Group Link Not Found' });
+    expect((await s.get(`/groups/${shared.id}`)).body.shared_with_groups).toEqual([]);
+  });
+
+  it('grants nothing through an expired share', async () => {
+    const { project, invited, user } = await setUp();
+    const res = await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 30, expires_at: '2000-01-01' });
+    expect(res.status).toBe(201);
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
+  });
+});
