@@ -296,4 +296,40 @@ print(json.dumps({"commits": stats["commit_count"], "sized": stats["repository_s
       updated: true,
     });
   });
+  it('sharing as test_groups and test_projects use it: group.share/unshare, project.share/unshare', () => {
+    const out = runPython(
+      served,
+      `
+group1 = gl.groups.create({"name": "share-group1", "path": "share-group1"})
+group2 = gl.groups.create({"name": "share-group2", "path": "share-group2"})
+before = gl.groups.get(group1.id).shared_with_groups
+group1.share(group2.id, gitlab.const.DEVELOPER_ACCESS)
+answered = group1.shared_with_groups[0]["group_id"]
+shared = gl.groups.get(group1.id).shared_with_groups
+group1.unshare(group2.id)
+after = gl.groups.get(group1.id).shared_with_groups
+project = gl.projects.create({"name": "share-project"})
+project.share(group2.id, gitlab.const.REPORTER_ACCESS, expires_at="2099-12-31")
+project_shared = gl.projects.get(project.id).shared_with_groups
+try:
+    project.share(group2.id, gitlab.const.REPORTER_ACCESS)
+    dup = None
+except gitlab.exceptions.GitlabCreateError as e:
+    dup = [e.response_code, e.error_message]
+project.unshare(group2.id)
+project_after = gl.projects.get(project.id).shared_with_groups
+print(json.dumps({"before": before, "answered": answered == group2.id, "shared": [[g["group_id"] == group2.id, g["group_name"], g["group_full_path"], g["group_access_level"], g["expires_at"]] for g in shared],
+                  "after": after, "project_shared": [[g["group_name"], g["group_access_level"], g["expires_at"]] for g in project_shared], "dup": dup, "project_after": project_after}))
+`,
+    );
+    expect(out).toEqual({
+      before: [],
+      answered: true,
+      shared: [[true, 'share-group2', 'share-group2', 30, null]],
+      after: [],
+      project_shared: [['share-group2', 20, '2099-12-31']],
+      dup: [409, 'Group already shared with this group'],
+      project_after: [],
+    });
+  });
 });
