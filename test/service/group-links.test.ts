@@ -134,4 +134,19 @@ describe('sharing with groups', () => {
     expect(res.status).toBe(201);
     expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
   });
+  it("lists a group's shared projects (with_shared, by default) and shows them in its detail with_projects", async () => {
+    const { home, project, invited, user } = await setUp();
+    const own = await s.createProject({ namespace_id: invited.id, visibility: 'private' });
+    await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 30 });
+    const ids = async (query: string) => (await s.get(`/groups/${invited.id}/projects?simple=true${query}`, { token: user.token })).body.map((p: any) => p.id);
+    expect(await ids('')).toEqual([own.id, project.id]); // created_at desc
+    expect(await ids('&with_shared=false')).toEqual([own.id]);
+    const detail = await s.get(`/groups/${invited.id}`, { token: user.token });
+    expect(detail.body.projects.map((p: any) => p.id)).toEqual([own.id]);
+    expect(detail.body.shared_projects.map((p: any) => p.id)).toEqual([project.id]);
+    // The shared project's private group becomes readable to those the share reaches.
+    expect((await s.get(`/groups/${home.id}`, { token: user.token })).status).toBe(200);
+    await s.del(`/projects/${project.id}/share/${invited.id}`);
+    expect((await s.get(`/groups/${home.id}`, { token: user.token })).status).toBe(404);
+  });
 });

@@ -100,7 +100,22 @@ export function canReadGroup(svc: ServiceContext, user: User | null, group: Name
        LIMIT 1`,
     )
     .get(group.id, today(svc), user.id);
-  return !!below;
+  return !!below || sharedBelow(svc, user, group);
+}
+
+/** Whether a group or project shared with the user's groups (core/172) is in the group or below it. */
+function sharedBelow(svc: ServiceContext, user: User, group: Namespace): boolean {
+  const roots = sharedGroupRoots(svc, user.id, Access.GUEST);
+  const projects = sharedProjectIds(svc, user.id, Access.GUEST, (groupId) => groupAccessLevel(svc, user.id, groupId));
+  if (!roots.length && !projects.length) return false;
+  const found = svc.db
+    .prepare(
+      `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT n.id FROM namespaces n JOIN tree ON n.parent_id = tree.id)
+       SELECT 1 WHERE EXISTS (SELECT 1 FROM tree WHERE id IN (SELECT value FROM json_each(?)))
+         OR EXISTS (SELECT 1 FROM projects WHERE id IN (SELECT value FROM json_each(?)) AND namespace_id IN (SELECT id FROM tree))`,
+    )
+    .get(group.id, JSON.stringify(roots), JSON.stringify(projects));
+  return !!found;
 }
 
 /**

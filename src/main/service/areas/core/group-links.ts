@@ -90,6 +90,11 @@ export function projectGroupLinks(svc: ServiceContext, projectId: number): Proje
   return svc.db.prepare('SELECT * FROM project_group_links WHERE project_id = ? ORDER BY id').all(projectId) as ProjectGroupLink[];
 }
 
+/** Whether any project is shared with the group (GroupProjectsFinder's shared projects). */
+export function projectsSharedWith(svc: ServiceContext, groupId: number): boolean {
+  return sharesExist(svc).projects && !!svc.db.prepare('SELECT 1 FROM project_group_links WHERE group_id = ? LIMIT 1').get(groupId);
+}
+
 /** The groups a group is shared with (its shared_with_group_links), oldest first. */
 export function groupGroupLinks(svc: ServiceContext, groupId: number): GroupGroupLink[] {
   if (!sharesExist(svc).groups) return [];

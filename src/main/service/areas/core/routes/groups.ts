@@ -20,6 +20,7 @@ import { customAttributesFilter, withCustomAttributes } from './custom_attribute
 import { groupStatistics } from '../project_statistics';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { readAvatarParam, writeAvatar } from '../avatars';
+import { projectsSharedWith } from '../group-links';
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const RESERVED_TOP_LEVEL = new Set(['api', 'admin', 'groups', 'projects', 'users', 'uploads', 'help', 'dashboard', 'explore', 'search', '-']);
@@ -130,6 +131,13 @@ export function registerGroupRoutes(r: Router): void {
           .prepare(`SELECT p.* FROM projects p WHERE p.namespace_id = ? AND ${vis.sql} ORDER BY p.id LIMIT 100`)
           .all(g.id, ...vis.args) as Project[];
         out.projects = projects.map((p) => project(rc, p));
+        if (projectsSharedWith(rc.svc, g.id)) {
+          // GroupDetail's shared_projects: GroupProjectsFinder only_shared.
+          const shared = rc.svc.db
+            .prepare(`SELECT p.* FROM projects p WHERE p.id IN (SELECT project_id FROM project_group_links WHERE group_id = ?) AND ${vis.sql} ORDER BY p.id LIMIT 100`)
+            .all(g.id, ...vis.args) as Project[];
+          out.shared_projects = shared.map((p) => project(rc, p));
+        }
       }
       return out;
     },
@@ -271,10 +279,13 @@ export function registerGroupRoutes(r: Router): void {
     '/groups/:id/projects',
     (rc) => {
       const g = loadGroup(rc);
-      const q = declared(rc.params, { include_subgroups: t.boolean(), simple: t.boolean() });
+      const q = declared(rc.params, { include_subgroups: t.boolean(), simple: t.boolean(), with_shared: t.boolean().default(true) });
       const ids = q.include_subgroups ? selfAndDescendantIds(rc.svc, g.id) : [g.id];
       const { where, order, fewRows } = projectListFilters(rc);
-      where.on('p.namespace_id', `IN (${ids.map(() => '?').join(',')})`, ...ids);
+      const inGroups = `IN (${ids.map(() => '?').join(',')})`;
+      // GroupProjectsFinder: with_shared (the default) adds the projects shared with the group itself.
+      if (q.with_shared && projectsSharedWith(rc.svc, g.id)) where.add(`(p.namespace_id ${inGroups} OR p.id IN (SELECT project_id FROM project_group_links WHERE group_id = ?))`, ...ids, g.id);
+      else where.on('p.namespace_id', inGroups, ...ids);
       const list = projectSqlList(where, order);
       return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
     },
