@@ -2363,6 +2363,14 @@ export function searchWalkRows<T extends { id: number }>(
 const CHECK_BUDGET_PER_ROW = 10;
 /** A budgeted check reads at least this many records. */
 const CHECK_BUDGET_MIN = 1_000;
+/**
+ * Past its budget, a check goes on for up to this many records per match of the scope: reading
+ * every match (the plan's own read, each match's record looked up and sorted) costs about three
+ * records checked in the list's order (~1.4 us a match against ~0.4 us a record).
+ */
+const CHECK_RECORDS_PER_MATCH = 2;
+/** The grown budget is at most this many times the first (the matches counted no further than that needs: ~0.15 us a match). */
+const CHECK_BUDGET_GROWTH = 10;
 
 /**
  * A common ASCII term's list read with its record check (SearchPlan.check) in place of the
@@ -2370,8 +2378,12 @@ const CHECK_BUDGET_MIN = 1_000;
  * holds, ~1 s for a deep page or a count): when the matches are past counting (more than
  * COUNT_LIMIT) and the plan reads them (not the walk: a page past SEARCH_WALK_ROWS, say). The
  * list's order (or, for a count, any index SQLite picks for the other conditions) is walked and
- * each record checked, up to CHECK_BUDGET_PER_ROW records per row wanted: a term rarer than that
- * in the list runs out of budget, and is read by its matches as before. Undefined for another plan.
+ * each record checked, up to CHECK_BUDGET_PER_ROW records per row wanted. A page whose records
+ * lie beyond that (the newest records of the list lack the term: 20,000 merge requests made after
+ * an import, say) goes on for CHECK_RECORDS_PER_MATCH records per match of the scope, which cost
+ * less to walk than the matches do to read (those counted up to what CHECK_BUDGET_GROWTH times the
+ * budget needs); past that, or for a count, it is read by its matches as before. Undefined for
+ * another plan.
  */
 function checkedList(filters: WorkItemFilters, table: 'issues' | 'merge_requests', where: string[], args: unknown[]): CheckedList | undefined {
   const search = filters.search;
@@ -2383,26 +2395,36 @@ function checkedList(filters: WorkItemFilters, table: 'issues' | 'merge_requests
   const rest = where.slice(1).map((w) => (INDEXED_AGAIN.includes(w) ? w.slice(1) : w)).join(' AND ');
   const restArgs = args.slice(search.args.length);
   const budgetOf = (wanted: number): number => Math.max(CHECK_BUDGET_MIN, CHECK_BUDGET_PER_ROW * wanted);
-  // The first `wanted` records that pass (their ids in the list's order, or their number), within
-  // the budget; undefined when the budget ran out first. The subquery's LIMIT keeps it from being
+  // The scope's matches, as the plan reads them.
+  const matches = search.project
+    ? { from: `FROM ${plan.index} s WHERE ${projectMatches(plan.index)}`, args: [plan.query, search.project.projectId, search.project.projectId] }
+    : { from: `FROM ${plan.index} s WHERE ${search.many!.inScope}`, args: search.many!.args };
+  // The first `wanted` records that pass (their ids in the list's order, or their number) among
+  // `budget` records of the list from the `skip`th on. The subquery's LIMIT keeps it from being
   // flattened (its rows come in its order) and the check from being pushed into it.
-  const passing = (db: Db, wanted: number, what: string, ordered: boolean): { value: string | number; budget: number } => {
-    const budget = budgetOf(wanted);
-    const examined = `SELECT x.id AS id, (${check.sql}) AS m FROM ${table} x WHERE ${rest}${ordered ? ` ORDER BY ${filters.order}` : ''} ${limitSql(budget)}`;
-    const row = db.prepare(`SELECT ${what} AS value FROM (SELECT id FROM (${examined}) WHERE m ${limitSql(wanted)})`).get(...check.args, ...restArgs) as { value: string | number };
-    return { value: row.value, budget };
+  const passing = (db: Db, wanted: number, what: string, ordered: boolean, budget: number, skip = 0): string | number => {
+    const examined = `SELECT x.id AS id, (${check.sql}) AS m FROM ${table} x WHERE ${rest}${ordered ? ` ORDER BY ${filters.order}` : ''} ${limitSql(budget)} OFFSET ?`;
+    const row = db.prepare(`SELECT ${what} AS value FROM (SELECT id FROM (${examined}) WHERE m ${limitSql(wanted)})`).get(...check.args, ...restArgs, skip) as { value: string | number };
+    return row.value;
   };
   // Fewer than wanted: all there are when the list ended within the budget.
   const ended = (db: Db, budget: number): boolean => countUpTo(db, `FROM ${table} x WHERE ${rest}`, restArgs, budget) < budget;
+  const idsOf = (value: string | number): number[] => JSON.parse(value as string) as number[];
   return {
     ids: (db, wanted) => {
-      const { value, budget } = passing(db, wanted, 'json_group_array(id)', true);
-      const found = JSON.parse(value as string) as number[];
-      return found.length >= wanted || ended(db, budget) ? found : undefined;
+      const budget = budgetOf(wanted);
+      const found = idsOf(passing(db, wanted, 'json_group_array(id)', true, budget));
+      if (found.length >= wanted || ended(db, budget)) return found;
+      const grown = CHECK_RECORDS_PER_MATCH * countUpTo(db, matches.from, matches.args, Math.ceil((CHECK_BUDGET_GROWTH * budget) / CHECK_RECORDS_PER_MATCH));
+      if (grown <= budget) return undefined;
+      // On from where the budget ended (the records before it stepped over, not checked again).
+      found.push(...idsOf(passing(db, wanted - found.length, 'json_group_array(id)', true, grown - budget, budget)));
+      return found.length >= wanted || ended(db, grown) ? found : undefined;
     },
     count: (db, cap) => {
-      const { value, budget } = passing(db, cap, 'count(*)', false);
-      return (value as number) >= cap || ended(db, budget) ? (value as number) : undefined;
+      const budget = budgetOf(cap);
+      const value = passing(db, cap, 'count(*)', false, budget) as number;
+      return value >= cap || ended(db, budget) ? value : undefined;
     },
   };
 }

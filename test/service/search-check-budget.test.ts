@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { expectUncounted, preparedBy } from '../helpers/lists';
+import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+
+/**
+ * A common term's deep page whose records lie past the check's first budget (checkedList): the
+ * newest records of the list lack the term (merge requests made after an import), so the first
+ * 10 records per row wanted hold none of the page. The walk goes on (2 records per match of the
+ * scope) instead of reading every match; the rows and headers are the ones the records say.
+ */
+let s: TestService;
+let group: number;
+let project: number;
+
+interface Seed {
+  id: number;
+  iid: number;
+  title: string;
+  createdAt: string;
+}
+const seeds: Seed[] = [];
+// The older half holds `alpha` (more than 10,000 matches: past counting); the newer half, more
+// records than the first budget of a page past the walk's (10 per row wanted), does not.
+const MATCHED = 10_500;
+const NEWER = 10_500;
+const createdAt = (i: number): string => new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString();
+
+beforeAll(async () => {
+  s = await TestService.start();
+  group = (await s.createGroup({ name: 'budget', path: 'budget', visibility: 'public' })).id;
+  project = (await s.createProject({ name: 'searched', namespace_id: group, visibility: 'public' })).id;
+  s.service.context.db.transaction(() => {
+    for (let i = 1; i <= MATCHED + NEWER; i++) {
+      const title = i <= MATCHED ? `Alpha change ${i}` : `Change ${i}`;
+      const mr = insertImportedMergeRequest(s.service.context, project, {
+        iid: i,
+        title,
+        description: null,
+        state: 'opened',
+        authorId: 1,
+        sourceBranch: `feature-${i}`,
+        targetBranch: 'main',
+        baseSha: '0'.repeat(40),
+        headSha: '1'.repeat(40),
+        createdAt: createdAt(i),
+        updatedAt: createdAt(i),
+        importedFrom: 'none',
+      });
+      seeds.push({ id: mr.id, iid: i, title, createdAt: createdAt(i) });
+    }
+  })();
+}, 120_000);
+afterAll(async () => s.stop());
+
+const alphaNewestFirst = (): Seed[] => seeds.filter((x) => x.title.toLowerCase().includes('alpha')).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+const iids = (res: ApiResult): number[] => res.body.map((x: any) => x.iid);
+
+describe("a common term none of the list's newest records holds, past the walk's pages", () => {
+  it('project and group pages: the check walks on past its first budget, the same rows and headers, no read of the matches', async () => {
+    const want = alphaNewestFirst();
+    expect(want.length).toBeGreaterThan(10_000);
+    for (const [path, query] of [
+      [`/projects/${project}/merge_requests`, { per_page: '20', page: '51' }],
+      [`/projects/${project}/merge_requests`, { per_page: '100', page: '11' }],
+      [`/projects/${project}/merge_requests`, { per_page: '100', page: '11', order_by: 'updated_at' }],
+      [`/groups/${group}/merge_requests`, { per_page: '20', page: '55' }],
+    ] as [string, Record<string, string>][]) {
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(path, { query: { search: 'ALPHA', ...query } });
+      });
+      const per = Number(query.per_page);
+      const n = Number(query.page);
+      // The page's rows lie past the first budget (10 records per row wanted): the newer records, then the page's own.
+      expect(NEWER + n * per).toBeGreaterThan(10 * n * per);
+      expect(iids(res), `${path} ${JSON.stringify(query)}`).toEqual(want.slice((n - 1) * per, n * per).map((x) => x.iid));
+      expectUncounted(res, String(n + 1));
+      expect(reads.filter((sql) => sql.includes('x.id IN (SELECT s.rowid & 4294967295')), path).toEqual([]);
+      // The first budget's walk and the one that goes on from it.
+      expect(reads.filter((sql) => sql.includes(') AS m FROM merge_requests x WHERE') && sql.includes('ORDER BY')), path).toHaveLength(2);
+    }
+  });
+});
