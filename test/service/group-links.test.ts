@@ -149,4 +149,26 @@ describe('sharing with groups', () => {
     await s.del(`/projects/${project.id}/share/${invited.id}`);
     expect((await s.get(`/groups/${home.id}`, { token: user.token })).status).toBe(404);
   });
+  it('lists the invited members in members/all at the level the share gives them, and only there', async () => {
+    const { project, invited, user } = await setUp();
+    const inheritedOnly = await s.get(`/projects/${project.id}/members/all`);
+    await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 20 });
+    const all = await s.get(`/projects/${project.id}/members/all`);
+    const levels = Object.fromEntries(all.body.map((m: any) => [m.id, m.access_level]));
+    expect(levels[user.user.id]).toBe(20);
+    expect(all.body.length).toBe(inheritedOnly.body.length + 1);
+    expect(all.headers.get('x-total')).toBe(String(inheritedOnly.body.length + 1));
+    expect((await s.get(`/projects/${project.id}/members/all/${user.user.id}`)).body).toMatchObject({ id: user.user.id, access_level: 20 });
+    expect((await s.get(`/projects/${project.id}/members`)).body.map((m: any) => m.id)).not.toContain(user.user.id);
+
+    const shared = await s.createGroup({ visibility: 'private' });
+    const sub = await s.createGroup({ visibility: 'private', parent_id: shared.id });
+    await s.post(`/groups/${shared.id}/share`, { group_id: invited.id, group_access: 40 });
+    for (const id of [shared.id, sub.id]) {
+      const m = (await s.get(`/groups/${id}/members/all`)).body.find((x: any) => x.id === user.user.id);
+      expect(m?.access_level).toBe(30); // min(Developer, Maintainer)
+    }
+    await s.del(`/groups/${shared.id}/share/${invited.id}`);
+    expect((await s.get(`/groups/${sub.id}/members/all`)).body.map((m: any) => m.id)).not.toContain(user.user.id);
+  });
 });

@@ -7,6 +7,7 @@ import { recordEvent } from './events';
 import { type Namespace, findNamespaceById, selfAndAncestorIds } from './namespaces';
 import type { Project } from './projects';
 import { isoTime, today } from './time';
+import { ACTIVE_LINK_SQL, shareWithGroupLocked, sharesExist } from './group-links';
 
 /** A group or a project as the owner of memberships (members, access requests, invitations). */
 export interface MemberSource {
@@ -74,10 +75,61 @@ export function allMembers(svc: ServiceContext, source: MemberSource): MemberRow
 
 /** memberListSql(source, inherited = true)'s row for one user, if they are in it. */
 export function inheritedMember(svc: ServiceContext, source: MemberSource, userId: number): MemberRow | undefined {
-  if (!source.parentGroupId) return allMembers(svc, source).find((x) => x.user_id === userId);
+  if (!listedThroughPicks(svc, source)) return allMembers(svc, source).find((x) => x.user_id === userId);
   const picks = inheritedPicks(svc, source);
   const at = picks.userIds.indexOf(userId);
-  return at < 0 ? undefined : (svc.db.prepare('SELECT * FROM members WHERE id = ?').get(picks.ids[at]) as MemberRow);
+  return at < 0 ? undefined : withShareLevels(picks, [svc.db.prepare('SELECT * FROM members WHERE id = ?').get(picks.ids[at]) as MemberRow])[0];
+}
+
+/** Whether members/all of the source is its inherited picks: under a group, or reached by a share (core/172). */
+export function listedThroughPicks(svc: ServiceContext, source: MemberSource): boolean {
+  return !!source.parentGroupId || shareSources(svc, source).length > 0;
+}
+
+/** Rows of picks with the level a share caps them at (members/all shows an invited member at min(their level, the link's)). */
+export function withShareLevels(picks: InheritedPicks, rows: MemberRow[]): MemberRow[] {
+  if (!picks.capped.size) return rows;
+  return rows.map((m) => (picks.capped.has(m.id) ? { ...m, access_level: picks.capped.get(m.id)! } : m));
+}
+
+/**
+ * The groups whose members reach a source through shares (core/172), each with the link's level:
+ * for a project, the groups it is shared with and the groups above them (MembersFinder's
+ * invited_groups) unless its group locks sharing, and the groups shared with a group above it; for
+ * a group, the groups shared with it or a group above it (direct members only). Expired links
+ * give none.
+ */
+export function shareSources(svc: ServiceContext, source: MemberSource): { groupId: number; access: number }[] {
+  const exist = sharesExist(svc);
+  if (!exist.projects && !exist.groups) return [];
+  const out: { groupId: number; access: number }[] = [];
+  const day = today(svc);
+  if (source.project && exist.projects) {
+    const ns = findNamespaceById(svc, source.project.namespace_id)!;
+    if (!shareWithGroupLocked(svc, ns)) {
+      const links = svc.db
+        .prepare(`SELECT l.group_id, l.group_access FROM project_group_links l WHERE l.project_id = ? AND ${ACTIVE_LINK_SQL} ORDER BY l.id`)
+        .all(source.id, day) as { group_id: number; group_access: number }[];
+      for (const l of links) {
+        for (const id of selfAndAncestorIds(svc, findNamespaceById(svc, l.group_id)!)) out.push({ groupId: id, access: l.group_access });
+      }
+    }
+  }
+  const groups = source.group
+    ? selfAndAncestorIds(svc, source.group)
+    : source.parentGroupId
+      ? selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId)!)
+      : [];
+  if (groups.length && exist.groups) {
+    const links = svc.db
+      .prepare(
+        `SELECT l.shared_with_group_id, l.group_access FROM group_group_links l
+         WHERE l.shared_group_id IN (${groups.map(() => '?').join(',')}) AND ${ACTIVE_LINK_SQL} ORDER BY l.id`,
+      )
+      .all(...groups, day) as { shared_with_group_id: number; group_access: number }[];
+    for (const l of links) out.push({ groupId: l.shared_with_group_id, access: l.group_access });
+  }
+  return out;
 }
 
 /**
@@ -86,7 +138,7 @@ export function inheritedMember(svc: ServiceContext, source: MemberSource, userI
  * source's own membership, then the oldest), by user id.
  */
 export function memberListSql(svc: ServiceContext, source: MemberSource, inherited: boolean): { from: string; args: unknown[]; order: string } {
-  if (!inherited || !source.parentGroupId) {
+  if (!inherited || !listedThroughPicks(svc, source)) {
     // In id order, `+` keeps SQLite from taking members_source_user for the user_id IS NOT NULL
     // term (then sorting every member by id): members_source_order (core/048) reads them in order.
     const user = inherited ? 'm.user_id' : '+m.user_id';
@@ -105,6 +157,8 @@ export interface InheritedPicks {
   userIds: number[];
   /** `ids` as a JSON array (a statement's argument). */
   json: string;
+  /** Memberships picked through a share, by id: the level the share caps them at (withShareLevels). */
+  capped: Map<number, number>;
 }
 
 /** Inherited lists remembered per database: source and its groups -> the member lists' versions and the picks. */
@@ -121,26 +175,57 @@ const REMEMBERED_PICKS = 32;
  */
 export function inheritedPicks(svc: ServiceContext, source: MemberSource): InheritedPicks {
   const db = svc.db;
-  const groups = selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId!)!);
-  const inGroups = `source_type = 'Namespace' AND source_id IN (${groups.map(() => '?').join(',')})`;
+  const groups = source.parentGroupId ? selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId)!) : [];
+  const shares = shareSources(svc, source);
+  const inGroups = groups.length ? `source_type = 'Namespace' AND source_id IN (${groups.map(() => '?').join(',')})` : '0';
+  const inShares = shares.map((s) => s.groupId);
   const own = 'source_type = ? AND source_id = ?';
-  const key = `${source.type} ${source.id} ${groups.join(',')}`;
+  const key = `${source.type} ${source.id} ${groups.join(',')} ${JSON.stringify(shares)}`;
+  const versionsOf = [...groups, ...inShares];
   const { versions } = db
-    .prepare(`SELECT coalesce(group_concat(source_type || source_id || ':' || version), '') AS versions FROM member_list_counts WHERE (${own}) OR (${inGroups})`)
-    .get(source.type, source.id, ...groups) as { versions: string };
+    .prepare(
+      `SELECT coalesce(group_concat(source_type || source_id || ':' || version), '') AS versions FROM member_list_counts
+       WHERE (${own}) OR (source_type = 'Namespace' AND source_id IN (${versionsOf.map(() => '?').join(',')}))`,
+    )
+    .get(source.type, source.id, ...versionsOf) as { versions: string };
   let lists = rememberedPicks.get(db);
   if (!lists) rememberedPicks.set(db, (lists = new Map()));
   const known = lists.get(key);
   if (known && known.versions === versions) return known.picks;
-  const rows = db
-    .prepare(
-      `SELECT id, user_id FROM (SELECT id, user_id, row_number() OVER (PARTITION BY user_id ORDER BY access_level DESC, (${own}) DESC, id) AS pick
-         FROM members WHERE ((${own}) OR (${inGroups})) AND user_id IS NOT NULL AND requested_at IS NULL)
-       WHERE pick = 1 ORDER BY user_id`,
-    )
-    .all(source.type, source.id, source.type, source.id, ...groups) as { id: number; user_id: number }[];
+  // A share's members at min(their level, the link's), never above what the share gives (GitLab's LEAST).
+  const shared = shares
+    .map(() => `UNION ALL SELECT id, user_id, min(access_level, ?) AS level, 0 AS mine FROM members
+      WHERE source_type = 'Namespace' AND source_id = ? AND user_id IS NOT NULL AND requested_at IS NULL AND access_level > 5`)
+    .join('\n');
+  const rows = (
+    shares.length
+      ? db
+          .prepare(
+            `SELECT id, user_id, level FROM (SELECT id, user_id, level, row_number() OVER (PARTITION BY user_id ORDER BY level DESC, mine DESC, id) AS pick
+               FROM (SELECT id, user_id, access_level AS level, (${own}) AS mine FROM members
+                 WHERE ((${own}) OR (${inGroups})) AND user_id IS NOT NULL AND requested_at IS NULL ${shared}))
+             WHERE pick = 1 ORDER BY user_id`,
+          )
+          .all(source.type, source.id, source.type, source.id, ...groups, ...shares.flatMap((s) => [s.access, s.groupId]))
+      : db
+          .prepare(
+            `SELECT id, user_id FROM (SELECT id, user_id, row_number() OVER (PARTITION BY user_id ORDER BY access_level DESC, (${own}) DESC, id) AS pick
+               FROM members WHERE ((${own}) OR (${inGroups})) AND user_id IS NOT NULL AND requested_at IS NULL)
+             WHERE pick = 1 ORDER BY user_id`,
+          )
+          .all(source.type, source.id, source.type, source.id, ...groups)
+  ) as { id: number; user_id: number; level?: number }[];
   const ids = rows.map((r) => r.id);
-  const picks: InheritedPicks = { ids, userIds: rows.map((r) => r.user_id), json: JSON.stringify(ids) };
+  const capped = new Map<number, number>();
+  if (shares.length) {
+    const levels = new Map(
+      (db.prepare('SELECT id, access_level FROM members WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as { id: number; access_level: number }[]).map(
+        (m) => [m.id, m.access_level],
+      ),
+    );
+    for (const r of rows) if (levels.get(r.id) !== r.level) capped.set(r.id, r.level!);
+  }
+  const picks: InheritedPicks = { ids, userIds: rows.map((r) => r.user_id), json: JSON.stringify(ids), capped };
   if (!db.inTransaction) {
     if (lists.size >= REMEMBERED_PICKS && !known) lists.clear();
     lists.set(key, { versions, picks });

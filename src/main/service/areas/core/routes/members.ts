@@ -11,7 +11,9 @@ import {
   addMember,
   inheritedMember,
   inheritedPicks,
+  listedThroughPicks,
   memberListSql,
+  withShareLevels,
   checkGrant,
   directMember,
   directMembers,
@@ -214,7 +216,8 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   }
   const filtered = where.length ? `${from} AND ${where.join(' AND ')}` : from;
   const list: SqlList<MemberRow> = { select: 'm.*', from: filtered, args, order: sorted };
-  if (inherited && source.parentGroupId && !where.length) {
+  const throughPicks = inherited && listedThroughPicks(rc.svc, source);
+  if (throughPicks && !where.length) {
     // The remembered picks in order: a page reads its own rows by id, the total is their number.
     const picks = inheritedPicks(rc.svc, source);
     list.countFrom = { total: () => picks.ids.length };
@@ -228,7 +231,7 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   }
   // The source's own members (a direct list, or members/all of a top-level group): core/061
   // counts them and moves a version on each write to them.
-  if (!inherited || !source.parentGroupId) {
+  if (!throughPicks) {
     const db = rc.svc.db;
     const counts = () =>
       db.prepare('SELECT n, version FROM member_list_counts WHERE source_type = ? AND source_id = ?').get(source.type, source.id) as
@@ -250,5 +253,7 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
     }
   }
   // Few candidates: their matches' ids read once in order, counted and paged from there (not read twice, to count and to page).
-  return members(rc, paginateSql<MemberRow>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'members m', 'm.id') : list));
+  const page = paginateSql<MemberRow>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'members m', 'm.id') : list);
+  // Members reached through a share show the level it gives them (core/172).
+  return members(rc, throughPicks ? withShareLevels(inheritedPicks(rc.svc, source), page) : page);
 }
