@@ -147,9 +147,10 @@ export function registerSnippetRoutes(r: Router): void {
   });
 
   // --- personal snippets (lib/api/snippets.rb) ---
-  const personalList = (rc: RequestContext, where: string, args: unknown[]): unknown[] => {
+  /** Personal snippets (no project) by `where`, newest first; `indexed` names the index they are read through. */
+  const personalList = (rc: RequestContext, where: string, args: unknown[], indexed?: string): unknown[] => {
     const readable = readableSnippetsSql(rc.svc, rc.user, null);
-    const from = `FROM snippets s WHERE s.project_id IS NULL AND ${where} AND ${readable.sql}`;
+    const from = `FROM snippets s${indexed ? ` INDEXED BY ${indexed}` : ''} WHERE s.project_id IS NULL AND ${where} AND ${readable.sql}`;
     return snippets(rc, paginateSql<SnippetRow>(rc, rc.svc.db, { select: 's.*', from, args: [...args, ...readable.args], order: 's.id DESC' }));
   };
 
@@ -160,7 +161,8 @@ export function registerSnippetRoutes(r: Router): void {
     const args: unknown[] = [user.id];
     if (q.created_after) where.push('created_at > ?') && args.push(q.created_after);
     if (q.created_before) where.push('created_at < ?') && args.push(q.created_before);
-    return personalList(rc, where.join(' AND '), args);
+    // The author's personal snippets alone (core/169), not every snippet of theirs walked for the few outside projects.
+    return personalList(rc, where.join(' AND '), args, 'snippets_personal_author');
   });
 
   r.get('/snippets/public', (rc) => {
