@@ -171,4 +171,25 @@ describe('sharing with groups', () => {
     await s.del(`/groups/${shared.id}/share/${invited.id}`);
     expect((await s.get(`/groups/${sub.id}/members/all`)).body.map((m: any) => m.id)).not.toContain(user.user.id);
   });
+  it('lists the invited groups in /projects/:id/groups with_shared and the inviting groups in /groups/:id/groups/shared', async () => {
+    const { home, project, invited } = await setUp();
+    const other = await s.createGroup({ visibility: 'private' });
+    await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 20 });
+    await s.post(`/projects/${project.id}/share`, { group_id: other.id, group_access: 40 });
+    const ids = async (query: string) => (await s.get(`/projects/${project.id}/groups${query}`)).body.map((g: any) => g.id).sort();
+    expect(await ids('')).toEqual([home.id]);
+    expect(await ids('?with_shared=true')).toEqual([home.id, invited.id, other.id].sort());
+    expect(await ids('?with_shared=true&shared_min_access_level=30')).toEqual([home.id, other.id].sort());
+
+    const a = await s.createGroup({ name: 'b-shared', path: `b-shared-${home.id}` });
+    const b = await s.createGroup({ name: 'a-shared', path: `a-shared-${home.id}` });
+    await s.post(`/groups/${a.id}/share`, { group_id: invited.id, group_access: 30 });
+    await s.post(`/groups/${b.id}/share`, { group_id: invited.id, group_access: 30 });
+    const shared = await s.get(`/groups/${invited.id}/groups/shared`);
+    expect(shared.status).toBe(200);
+    expect(shared.body.map((g: any) => g.id)).toEqual([b.id, a.id]);
+    expect(shared.headers.get('x-total')).toBe('2');
+    expect((await s.get(`/groups/${invited.id}/groups/shared?order_by=id&sort=desc`)).body.map((g: any) => g.id)).toEqual([b.id, a.id].sort((x, y) => y - x));
+    expect((await s.get(`/groups/${invited.id}/groups/shared?skip_groups[]=${b.id}`)).body.map((g: any) => g.id)).toEqual([a.id]);
+  });
 });

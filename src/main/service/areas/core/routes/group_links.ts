@@ -3,7 +3,9 @@ import { declared, t } from '../../../http/params';
 import { apiError, conflict, forbidden, notFound } from '../../../http/errors';
 import { inTransaction } from '../../../db/connection';
 import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject } from '../access';
-import { groupDetail } from '../entities';
+import { group as groupEntity, groupDetail } from '../entities';
+import { paginateArray } from '../../../http/pagination';
+import { VISIBILITIES } from '../namespaces';
 import { insertGroupGroupLink, insertProjectGroupLink, shareWithGroupLocked, type ProjectGroupLink } from '../group-links';
 import { type Namespace, findGroupByRef, findNamespaceById, namespaceSettings, rootOf, selfAndAncestorIds, selfAndDescendantIds } from '../namespaces';
 
@@ -13,6 +15,8 @@ const shareParams = () => ({
   group_access: t.integer().required().values(PROJECT_MEMBER_ACCESS_LEVELS),
   expires_at: t.date(),
 });
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Entities::ProjectGroupLink. */
 function projectGroupLink(l: ProjectGroupLink): Record<string, unknown> {
@@ -29,7 +33,7 @@ function sharingAllowed(rc: RequestContext, home: Namespace, invited: Namespace)
   return selfAndDescendantIds(rc.svc, root.id).includes(invited.id);
 }
 
-/** POST and DELETE /projects/:id/share, POST and DELETE /groups/:id/share (API::Projects, API::Groups). */
+/** POST and DELETE /projects/:id/share, POST and DELETE /groups/:id/share, GET /groups/:id/groups/shared (API::Projects, API::Groups). */
 export function registerGroupLinkRoutes(r: Router): void {
   r.post('/projects/:id/share', (rc) => {
     const p = declared(rc.params, shareParams());
@@ -81,6 +85,36 @@ export function registerGroupLinkRoutes(r: Router): void {
     });
     return groupDetail(rc, group);
   });
+
+  // GET /groups/:id/groups/shared: the groups this group was invited to (Namespaces::Groups::SharedGroupsFinder), those the caller can read.
+  r.get(
+    '/groups/:id/groups/shared',
+    (rc) => {
+      const group = loadGroup(rc);
+      const q = declared(rc.params, {
+        skip_groups: t.array(t.integer()),
+        visibility: t.string().values(VISIBILITIES),
+        search: t.string(),
+        min_access_level: t.integer().values(PROJECT_MEMBER_ACCESS_LEVELS),
+        order_by: t.string().values(['name', 'path', 'id', 'similarity']).default('name'),
+        sort: t.string().values(['asc', 'desc']).default('asc'),
+      });
+      const ids = (rc.svc.db.prepare('SELECT shared_group_id AS id FROM group_group_links WHERE shared_with_group_id = ?').all(group.id) as { id: number }[]).map((r) => r.id);
+      const search = q.search?.toLowerCase();
+      const by = (q.order_by === 'similarity' ? 'name' : q.order_by) as 'name' | 'path' | 'id';
+      const dir = q.sort === 'asc' ? 1 : -1;
+      const shown = ids
+        .map((id) => findNamespaceById(rc.svc, id)!)
+        .filter((g) => canReadGroup(rc.svc, rc.user, g))
+        .filter((g) => !q.skip_groups?.includes(g.id))
+        .filter((g) => !q.visibility || g.visibility === q.visibility)
+        .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
+        .filter((g) => q.min_access_level == null || (!!rc.user && effectiveGroupAccess(rc.svc, rc.user, g) >= q.min_access_level))
+        .sort((a, b) => dir * (by === 'id' ? a.id - b.id : compareText(a[by], b[by]) || a.id - b.id));
+      return paginateArray(rc, shown).map((g) => groupEntity(rc, g));
+    },
+    { auth: 'optional' },
+  );
 
   r.delete('/groups/:id/share/:group_id', (rc) => {
     const group = loadGroup(rc);

@@ -6,7 +6,7 @@ import { apiError, badRequest, forbidden, notFound, validationError } from '../.
 import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { projectListVersion } from '../project-list-version';
-import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
+import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
 import { fullName, namespaceWebUrl, project, projectsPage } from '../entities';
 import { recordEvent } from '../events';
 import { type Namespace, type Visibility, VISIBILITIES, ancestorsOf, findNamespaceById, findNamespaceByFullPath, findNamespaceByRef, userNamespace, visibilityLevel } from '../namespaces';
@@ -28,6 +28,7 @@ import { createProjectRepository, removeDeletedRepositories } from '../../reposi
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 import { PROJECT_WRITES } from '../project-rows';
+import { projectGroupLinks } from '../group-links';
 
 /**
  * Filters shared by /projects, /groups/:id/projects and /users/:id/projects, in both of ListWhere's
@@ -379,17 +380,31 @@ export function registerProjectRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  // GET /projects/:id/groups: the groups above the project (and none shared with it: Sandlab has no project-group shares).
+  // GET /projects/:id/groups: the groups above the project, and with_shared those it is shared with (Projects::GroupsFinder).
   r.get(
     '/projects/:id/groups',
     (rc) => {
       const proj = loadProject(rc);
-      const q = declared(rc.params, { search: t.string(), skip_groups: t.array(t.integer()), with_shared: t.boolean(), shared_visible_only: t.boolean() });
+      const q = declared(rc.params, {
+        search: t.string(),
+        skip_groups: t.array(t.integer()),
+        with_shared: t.boolean(),
+        shared_visible_only: t.boolean(),
+        shared_min_access_level: t.integer().values(PROJECT_MEMBER_ACCESS_LEVELS),
+      });
       const ns = findNamespaceById(rc.svc, proj.namespace_id)!;
-      const groups = ns.kind === 'group' ? [ns, ...ancestorsOf(rc.svc, ns)] : [];
+      const groups = (ns.kind === 'group' ? [ns, ...ancestorsOf(rc.svc, ns)] : []).filter((g) => canReadGroup(rc.svc, rc.user, g));
+      if (q.with_shared) {
+        // The invited groups (at least shared_min_access_level), the ones the caller can read with shared_visible_only.
+        for (const link of projectGroupLinks(rc.svc, proj.id)) {
+          const g = findNamespaceById(rc.svc, link.group_id)!;
+          if (q.shared_min_access_level != null && link.group_access < q.shared_min_access_level) continue;
+          if (q.shared_visible_only && !canReadGroup(rc.svc, rc.user, g)) continue;
+          if (!groups.some((x) => x.id === g.id)) groups.push(g);
+        }
+      }
       const search = q.search?.toLowerCase();
       const shown = groups
-        .filter((g) => canReadGroup(rc.svc, rc.user, g))
         .filter((g) => !q.skip_groups?.includes(g.id))
         .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
         .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
