@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { type PageAnchors, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
+import { idRangeOfDates } from './id-date-zones';
 import { type Scope, type WorkItemFilters, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, issueOrderVersion } from './workitems';
 
 /**
@@ -98,6 +99,9 @@ export function priorityOrderRows<T extends { id: number }>(
   const db = rc.svc.db;
   const order = filters.priority!;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  // A date bound: the rest's walk starts at the ids its dates leave (id-date-zones.ts).
+  const range = idRangeOfDates(db, type, scope, filters.dates);
+  if (range) walk = { where: `${walk.where} AND ${range.sql}`, args: [...walk.args, ...range.args] };
   const keys = new Map<number, Keyed>();
   let read = 0;
   const cap = PRIORITY_LIMITS.keyed;

@@ -269,13 +269,19 @@ export function filteredWalk(
   matches?: number,
   version?: () => number,
   scopeRecords?: () => number,
+  idRange?: { low: number; high: number },
 ): IdWalk {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   // The table's ids (its rows, about): what a walk of the ids crosses to find the matches. (One
-  // min() or max() each: together in one SELECT, SQLite reads the whole table for them.)
+  // min() or max() each: together in one SELECT, SQLite reads the whole table for them.) Within
+  // `idRange` when the list's conditions hold it (id-date-zones.ts: the ids its dates leave).
   let bounds: { min: number; max: number } | undefined;
-  const tableIds = (): { min: number; max: number } => (bounds ??= db.prepare(`SELECT coalesce((SELECT min(id) FROM ${table}), 0) AS min, coalesce((SELECT max(id) FROM ${table}), 0) AS max`).get() as { min: number; max: number });
+  const tableIds = (): { min: number; max: number } => {
+    if (bounds) return bounds;
+    const ids = db.prepare(`SELECT coalesce((SELECT min(id) FROM ${table}), 0) AS min, coalesce((SELECT max(id) FROM ${table}), 0) AS max`).get() as { min: number; max: number };
+    return (bounds = idRange ? { min: Math.max(ids.min, idRange.low), max: Math.min(ids.max, idRange.high) } : ids);
+  };
   const walkedFrom = source.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
   const segment = (cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined): Segment => {
     const arm = (from: string, more = '', moreArgs: unknown[] = []) => [{ sql: `${from} AND ${cond}${more}`, args: [...source.args, ...condArgs, ...moreArgs] }];

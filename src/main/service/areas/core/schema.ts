@@ -3,6 +3,7 @@ import { featureAccessMigration } from './feature-access';
 import { projectsListedVersionMigration } from './project-list-version';
 import { labelRowAuthorsMigration } from './label-row-mirrors';
 import { projectWritesMigration } from './project-rows';
+import { idDateZonesMigration } from './id-date-zones';
 import { issueUserAgentDetailsMigration } from './user-agent-details';
 import { groupLinksMigration } from './group-links';
 
@@ -2308,6 +2309,7 @@ CREATE INDEX issues_closed_by ON issues (closed_by_id, project_id) WHERE closed_
   issueUserAgentDetailsMigration,
   projectWritesMigration,
   groupLinksMigration,
+  idDateZonesMigration,
 ];
 
 

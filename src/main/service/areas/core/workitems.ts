@@ -26,7 +26,8 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { dueDateRows } from './order-due-date';
-import { FILTERED_WALK, filteredWalk, idWalk } from './order-walk';
+import { FILTERED_WALK, type IdWalk, filteredWalk, idWalk } from './order-walk';
+import { idRangeOfDates } from './id-date-zones';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { scopedDateBounds } from './date-bounds';
@@ -438,17 +439,25 @@ export function computedOrderRows<T>(
   countFrom?: SqlList<unknown>['countFrom'],
 ): ((limit: number, offset: number) => T[]) | undefined {
   const order = filters.orderColumn;
-  if (order === 'due_date') {
-    // Issues' due date over many projects, a state at most: the undated walked in id order. (A project's
-    // list walks its (project_id, due_date, id) index, the undated in id order already, by the index alone.)
-    if (type !== 'Issue' || scope.projectId !== undefined) return undefined;
-    return dueDateRows<T>(rc, filters.sort, idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll), where, args);
+  if (order === 'due_date' && (type !== 'Issue' || scope.projectId !== undefined)) {
+    // Issues' due date over many projects only: a project's list walks its (project_id, due_date, id)
+    // index, the undated in id order already, by the index alone.
+    return undefined;
   }
-  if (order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
+  if (order !== 'due_date' && order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
+  // A date bound: the walks start at the ids its dates leave (id-date-zones.ts), the list's own
+  // statement too when it is the plain one (a set's page reads its records by id already).
+  const range = idRangeOfDates(rc.svc.db, type, scope, filters.dates);
+  if (range) {
+    const plainFrom = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`;
+    where = [...where, range.sql];
+    args = [...args, ...range.args];
+    if (source?.from === plainFrom) source = { from: `${plainFrom} AND ${range.sql}`, args: [...source.args, ...range.args] };
+  }
   // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
-  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll) ??
-    (FILTERED_WALK.filtered
+  const filtered = (): IdWalk | undefined =>
+    FILTERED_WALK.filtered
       ? filteredWalk(
           rc,
           type,
@@ -460,12 +469,17 @@ export function computedOrderRows<T>(
             ? ((projectId: number) => () => listVersion(rc, type, projectId))(scope.projectId)
             : undefined,
           scope.projectId !== undefined ? ((projectId: number) => () => projectRecords(rc, type, projectId))(scope.projectId) : undefined,
+          range ? { low: range.args[0], high: range.args[1] } : undefined,
         )
-      : undefined);
-  if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk, where, args);
-  if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk);
+      : undefined;
+  const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
+  // The undated walked in id order: by the list's own statement too when a date bound gives it a start
+  // (else a group's other filters are read by its projects' due-date arms, order-scope-arms.ts).
+  if (order === 'due_date') return dueDateRows<T>(rc, filters.sort, walk ?? (range ? filtered() : undefined), where, args);
+  if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk ?? filtered(), where, args);
+  if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk ?? filtered());
   const [sql, scopeArgs] = countersInScope(scope);
-  return milestoneDueRows<T>(rc, type, filters.sort, walk, { sql, args: scopeArgs, state: filters.counted?.state ?? null });
+  return milestoneDueRows<T>(rc, type, filters.sort, walk ?? filtered(), { sql, args: scopeArgs, state: filters.counted?.state ?? null });
 }
 
 /** Orders on something besides the record's own column: each module's ORDER BY on `x`. */
