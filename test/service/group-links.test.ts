@@ -192,4 +192,19 @@ describe('sharing with groups', () => {
     expect((await s.get(`/groups/${invited.id}/groups/shared?order_by=id&sort=desc`)).body.map((g: any) => g.id)).toEqual([b.id, a.id].sort((x, y) => y - x));
     expect((await s.get(`/groups/${invited.id}/groups/shared?skip_groups[]=${b.id}`)).body.map((g: any) => g.id)).toEqual([a.id]);
   });
+  it('drops the links of a deleted invited group, and refuses an Owner share from a Maintainer', async () => {
+    const { project, invited, user } = await setUp();
+    await s.post(`/projects/${project.id}/share`, { group_id: invited.id, group_access: 30 });
+    expect((await s.del(`/groups/${invited.id}`)).status).toBe(202);
+    expect((await s.get(`/projects/${project.id}`)).body.shared_with_groups).toEqual([]);
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
+
+    const maintainer = await s.createUser();
+    await s.addMember('projects', project.id, maintainer.user.id, 40);
+    const mine = await s.createGroup({}, maintainer.token);
+    const owner = await s.post(`/projects/${project.id}/share`, { group_id: mine.id, group_access: 50 }, { token: maintainer.token });
+    expect(owner.status).toBe(403);
+    expect(owner.body).toEqual({ message: '403 Forbidden' });
+    expect((await s.post(`/projects/${project.id}/share`, { group_id: mine.id, group_access: 40 }, { token: maintainer.token })).status).toBe(201);
+  });
 });
