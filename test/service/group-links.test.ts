@@ -207,4 +207,24 @@ describe('sharing with groups', () => {
     expect(owner.body).toEqual({ message: '403 Forbidden' });
     expect((await s.post(`/projects/${project.id}/share`, { group_id: mine.id, group_access: 40 }, { token: maintainer.token })).status).toBe(201);
   });
+  it('offers the groups a project may be shared with in share_locations (path order), none to a Developer', async () => {
+    const home = await s.createGroup({ visibility: 'private' });
+    const project = await s.createProject({ namespace_id: home.id, visibility: 'private' });
+    const user = await s.createUser();
+    await s.addMember('projects', project.id, user.user.id, 40);
+    const zeta = await s.createGroup({ path: `zeta-${home.id}`, name: 'zeta' });
+    const alpha = await s.createGroup({ path: `alpha-${home.id}`, name: 'alpha' });
+    const linked = await s.createGroup({ path: `linked-${home.id}`, name: 'linked' });
+    const notMine = await s.createGroup({ path: `other-${home.id}`, name: 'other' });
+    for (const g of [zeta, alpha, linked]) await s.addMember('groups', g.id, user.user.id, 10);
+    await s.addMember('groups', home.id, user.user.id, 10);
+    await s.post(`/projects/${project.id}/share`, { group_id: linked.id, group_access: 10 });
+    const res = await s.get(`/projects/${project.id}/share_locations`, { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body.map((g: any) => g.id)).toEqual([alpha.id, zeta.id]);
+    expect(res.body.map((g: any) => g.id)).not.toContain(notMine.id);
+    expect((await s.get(`/projects/${project.id}/share_locations?search=zet`, { token: user.token })).body.map((g: any) => g.id)).toEqual([zeta.id]);
+    await s.put(`/projects/${project.id}/members/${user.user.id}`, { access_level: 30 });
+    expect((await s.get(`/projects/${project.id}/share_locations`, { token: user.token })).body).toEqual([]);
+  });
 });

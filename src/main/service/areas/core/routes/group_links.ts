@@ -2,11 +2,13 @@ import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
 import { apiError, conflict, forbidden, notFound } from '../../../http/errors';
 import { inTransaction } from '../../../db/connection';
-import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject } from '../access';
+import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, memberGroupsSql } from '../access';
 import { group as groupEntity, groupDetail } from '../entities';
-import { paginateArray } from '../../../http/pagination';
+import { type SqlList, paginate, paginateArray, paginateSql } from '../../../http/pagination';
+import { addFilter } from '../../../db/filter';
+import { likeEscape } from './users';
 import { VISIBILITIES } from '../namespaces';
-import { insertGroupGroupLink, insertProjectGroupLink, shareWithGroupLocked, type ProjectGroupLink } from '../group-links';
+import { insertGroupGroupLink, insertProjectGroupLink, projectGroupLinks, shareWithGroupLocked, type ProjectGroupLink } from '../group-links';
 import { type Namespace, findGroupByRef, findNamespaceById, namespaceSettings, rootOf, selfAndAncestorIds, selfAndDescendantIds } from '../namespaces';
 
 /** Grape's params of both shares: `group_access` among Gitlab::Access.all_values. */
@@ -33,7 +35,7 @@ function sharingAllowed(rc: RequestContext, home: Namespace, invited: Namespace)
   return selfAndDescendantIds(rc.svc, root.id).includes(invited.id);
 }
 
-/** POST and DELETE /projects/:id/share, POST and DELETE /groups/:id/share, GET /groups/:id/groups/shared (API::Projects, API::Groups). */
+/** POST and DELETE /projects/:id/share, GET /projects/:id/share_locations, POST and DELETE /groups/:id/share, GET /groups/:id/groups/shared (API::Projects, API::Groups). */
 export function registerGroupLinkRoutes(r: Router): void {
   r.post('/projects/:id/share', (rc) => {
     const p = declared(rc.params, shareParams());
@@ -57,6 +59,37 @@ export function registerGroupLinkRoutes(r: Router): void {
       }
       return projectGroupLink(insertProjectGroupLink(rc.svc, project.id, invited.id, p.group_access, p.expires_at ?? null));
     });
+  });
+
+  // GET /projects/:id/share_locations: the groups the caller may share the project with (Groups::AcceptingProjectSharesFinder).
+  r.get('/projects/:id/share_locations', (rc) => {
+    const q = declared(rc.params, { search: t.string() });
+    const project = loadProject(rc);
+    const user = rc.requireUser();
+    const home = findNamespaceById(rc.svc, project.namespace_id)!;
+    if (effectiveProjectAccess(rc.svc, user, project) < Access.MAINTAINER || shareWithGroupLocked(rc.svc, home)) return paginate(rc, { count: () => 0, rows: () => [] });
+    const where: string[] = ["g.kind = 'group'"];
+    const args: unknown[] = [];
+    if (!user.admin) {
+      const mine = memberGroupsSql(rc.svc, user, Access.GUEST);
+      addFilter(where, args, mine.sql, ...mine.args);
+    }
+    // by_hierarchy: inside the top-level group when it keeps its records from being shared outside.
+    const root = rootOf(rc.svc, home);
+    if (root.kind === 'group' && namespaceSettings(root).prevent_sharing_groups_outside_hierarchy === true) {
+      const inside = selfAndDescendantIds(rc.svc, root.id);
+      addFilter(where, args, `g.id IN (SELECT value FROM json_each(?))`, JSON.stringify(inside));
+    }
+    // by_ignorable: the groups above the project and those it is already shared with.
+    const related = [...(home.kind === 'group' ? selfAndAncestorIds(rc.svc, home) : []), ...projectGroupLinks(rc.svc, project.id).map((l) => l.group_id)];
+    if (related.length) addFilter(where, args, `g.id NOT IN (SELECT value FROM json_each(?))`, JSON.stringify(related));
+    if (q.search) {
+      // Group.search(include_parents: true): the name, the path or the full path.
+      const like = `%${likeEscape(q.search)}%`;
+      addFilter(where, args, `(g.name LIKE ? ESCAPE '\\' OR g.path LIKE ? ESCAPE '\\' OR g.full_path LIKE ? ESCAPE '\\')`, like, like, like);
+    }
+    const list: SqlList<Namespace> = { select: 'g.*', from: `FROM namespaces g WHERE ${where.join(' AND ')}`, args, order: 'g.path ASC, g.id ASC' };
+    return paginateSql<Namespace>(rc, rc.svc.db, list).map((g) => groupEntity(rc, g));
   });
 
   r.delete('/projects/:id/share/:group_id', (rc) => {
