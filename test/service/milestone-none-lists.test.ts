@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -49,10 +49,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => s.stop());
 
-interface Row { id: number; project_id: number; milestone_id: number | null; created_at: string; updated_at: string; title: string }
+interface Row { id: number; project_id: number; milestone_id: number | null; created_at: string; updated_at: string; title: string; state: string; author_id: number }
 
-function reference(table: string, column: 'created_at' | 'updated_at' | 'title', sort: string, within: number[]): number[] {
-  const rows = (s.service.context.db.prepare(`SELECT * FROM ${table}`).all() as Row[]).filter((r) => within.includes(r.project_id) && r.milestone_id === null);
+function reference(table: string, column: 'created_at' | 'updated_at' | 'title', sort: string, within: number[], keep: (r: Row) => boolean = () => true): number[] {
+  const rows = (s.service.context.db.prepare(`SELECT * FROM ${table}`).all() as Row[]).filter((r) => within.includes(r.project_id) && r.milestone_id === null && keep(r));
   const dir = sort === 'asc' ? 1 : -1;
   return rows.sort((a, b) => dir * (a[column] < b[column] ? -1 : a[column] > b[column] ? 1 : a.id - b.id)).map((r) => r.id);
 }
@@ -107,6 +107,44 @@ describe('milestone=None', () => {
     } finally {
       const put = db.prepare('UPDATE issues SET milestone_id = ? WHERE id = ?');
       db.transaction(() => before.forEach((r) => put.run(r.milestone_id, r.id)))();
+    }
+  });
+
+  it('is counted from the filter counters with a state and an author, at every scope, for a caller who sees every record', async () => {
+    const db = s.service.context.db;
+    // Some records by another author (SQL: the counters follow by trigger).
+    const other = (await s.createUser()).user.id as number;
+    db.prepare('UPDATE issues SET author_id = ? WHERE id % 5 = 0').run(other);
+    db.prepare('UPDATE merge_requests SET author_id = ? WHERE id % 5 = 0').run(other);
+    for (const [path, within, extra] of [
+      [`/projects/${projects[0]}/issues`, [projects[0]], {}],
+      [`/groups/${group}/issues`, projects, {}],
+      ['/issues', projects, { scope: 'all' }],
+      [`/projects/${projects[1]}/merge_requests`, [projects[1]], {}],
+      [`/groups/${group}/merge_requests`, projects, {}],
+      ['/merge_requests', projects, { scope: 'all' }],
+    ] as const) {
+      const table = path.endsWith('issues') ? 'issues' : 'merge_requests';
+      for (const state of [undefined, 'opened', table === 'issues' ? 'closed' : 'merged']) {
+        for (const author of [undefined, other]) {
+          const query: Record<string, string> = { ...extra, milestone: 'None', order_by: 'title', sort: 'asc', ...(state ? { state } : {}), ...(author ? { author_id: String(author) } : {}) };
+          const want = reference(table, 'title', 'asc', [...within], (r) => (!state || r.state === state) && (!author || r.author_id === author));
+          const sql = await preparedBy(s, () => expectEveryPage(s, path, query, want, 5));
+          // No count of the records: the counters' milestone 0.
+          expect(sql.filter((q) => /count\(\*\)/.test(q) && q.includes('milestone_id IS NULL')), `${path} ${JSON.stringify(query)}`).toEqual([]);
+        }
+      }
+    }
+    // A confidential issue: an administrator's count holds it, another caller's list does not.
+    const hidden = db.prepare('SELECT id FROM issues WHERE milestone_id IS NULL AND project_id = ? ORDER BY id LIMIT 1').get(projects[0]) as { id: number };
+    db.prepare('UPDATE issues SET confidential = 1 WHERE id = ?').run(hidden.id);
+    try {
+      const all = reference('issues', 'title', 'asc', [projects[0]]);
+      await expectEveryPage(s, `/projects/${projects[0]}/issues`, { milestone: 'None', order_by: 'title', sort: 'asc' }, all, 5);
+      const guest = await s.createUser();
+      await expectEveryPage(s, `/projects/${projects[0]}/issues`, { milestone: 'None', order_by: 'title', sort: 'asc' }, all.filter((id) => id !== hidden.id), 5, guest.token);
+    } finally {
+      db.prepare('UPDATE issues SET confidential = 0 WHERE id = ?').run(hidden.id);
     }
   });
 });

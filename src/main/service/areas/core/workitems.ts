@@ -381,6 +381,8 @@ export interface WorkItemFilters {
    * not filtered by them), which the counters count: see countersCount.
    */
   counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
+  /** milestone=None and perhaps a state and an author id, nothing else (the filter counters' milestone 0): see milestoneNoneCount. */
+  milestoneNone: { state: string | null; authorId: number | null } | null;
   /**
    * The milestone title's condition names the one milestone the project's records carry by its
    * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
@@ -718,6 +720,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
       : null;
   const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
+  const noMilestone = milestoneFilter != null && ['none', 'no milestone'].includes(milestoneFilter.toLowerCase());
+  const milestoneNone = noMilestone && !q.search && where.length === countedFilters + 1 ? { state, authorId } : null;
   // The search goes first, so searchRowsCount can replace it.
   let search: SearchPlan | null = null;
   const searchAlone = !!q.search && where.length === (state ? 1 : 0);
@@ -744,7 +748,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
   // A term no record of the scope holds (counted exactly): nothing to read or count.
   if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
-  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneById, labelTitles, complement, state };
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneNone, milestoneById, labelTitles, complement, state };
 }
 
 /**
@@ -754,7 +758,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
 function emptyFilters(sort: SortDirection): WorkItemFilters {
   return {
     where: ['0'], args: [], order: `x.created_at ${sort}, x.id ${sort}`, orderColumn: 'created_at', priority: null, sort, labelOnly: null, search: null, idSets: [], dates: {},
-    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneById: false, labelTitles: null, complement: null, state: null, empty: true,
+    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneNone: null, milestoneById: false, labelTitles: null, complement: null, state: null, empty: true,
   };
 }
 
@@ -1170,13 +1174,42 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   } else {
     addFilter(where, args, 'project_id = ?', scope.projectId);
   }
-  if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
   if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
+  return filterCountersCount(rc, type, { state, authorId }, where, args, seesAll);
+}
+
+/**
+ * The count of a list filtered by milestone=None (`x.milestone_id IS NULL`: the filter counters'
+ * milestone 0), perhaps a state and an author, nothing else, from the filter counters of its
+ * project or projects, as countersCount counts a milestone's title (a project's merged merge
+ * requests with no milestone, none of them, were counted by the milestone index: 265 ms).
+ */
+export function milestoneNoneCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, seesAll: boolean): { counted: number; exact?: true } | undefined {
+  const none = filters.milestoneNone;
+  if (!none) return undefined;
+  const where = ['milestone = 0'];
+  const args: unknown[] = [];
+  if (scope.projectId !== undefined) addFilter(where, args, 'project_id = ?', scope.projectId);
+  else if (scope.projects) addFilter(where, args, `project_id IN (${scope.projects})`, ...scope.args);
+  else if (!scope.instance) return undefined;
+  return filterCountersCount(rc, type, none, where, args, seesAll);
+}
+
+/** The filter counters' rows that `where` (the scope, a milestone) and a state and an author pick, summed (see countersCount). */
+function filterCountersCount(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  { state, authorId }: { state: string | null; authorId: number | null },
+  where: string[],
+  args: unknown[],
+  seesAll: boolean,
+): { counted: number; exact?: true } | undefined {
+  if (authorId !== null) addFilter(where, args, 'author = ?', authorId);
   if (state) addFilter(where, args, 'state = ?', state);
   // Merge requests are never confidential: whoever lists them sees them all.
   if (!seesAll) where.push('confidential = 0');
   const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
-  const { n } = db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
+  const { n } = rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${table} WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
   if (seesAll) return { counted: n, exact: true };
   return n > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }

@@ -18,7 +18,7 @@ import { afterIssuableWrite } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
-import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, milestoneNoneCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchRowsCount, searchWalkRows, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
@@ -93,7 +93,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
-  const seesAll = filters.counted || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement || filters.priority ? seesConfidential(rc, scope) : false;
+  const seesAll = filters.counted || filters.milestoneNone || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement || filters.priority ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
@@ -108,6 +108,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byTitles?.count ??
     (setsFirst ? undefined : searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0)) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
+    (q.confidential === undefined ? milestoneNoneCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? complementBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     byLabelRows?.count ??

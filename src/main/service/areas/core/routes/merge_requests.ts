@@ -16,7 +16,7 @@ import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../enti
 import { recordEvent } from '../events';
 import { afterIssuableWrite } from '../issuable_events';
 import { isoTime } from '../time';
-import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
+import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, milestoneNoneCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchRowsCount, searchWalkRows, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { withLabelsDetails } from '../../labels/entities';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -81,6 +81,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
   const countFrom = filters.empty ? { counted: 0 } :
     labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? (setsFirst ? undefined : searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone)) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    (noMoreFilters ? milestoneNoneCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     byComplement ??
     (onlyTargetBranch !== null ? targetBranchCount(rc, scope, filters, onlyTargetBranch) : undefined) ??
