@@ -227,4 +227,24 @@ describe('sharing with groups', () => {
     await s.put(`/projects/${project.id}/members/${user.user.id}`, { access_level: 30 });
     expect((await s.get(`/projects/${project.id}/share_locations`, { token: user.token })).body).toEqual([]);
   });
+  it('lists invited groups of a project and of a group, direct and inherited, newest first', async () => {
+    const parent = await s.createGroup();
+    const child = await s.createGroup({ parent_id: parent.id });
+    const project = await s.createProject({ namespace_id: child.id });
+    const [g1, g2, g3] = [await s.createGroup(), await s.createGroup(), await s.createGroup()];
+    await s.post(`/groups/${parent.id}/share`, { group_id: g1.id, group_access: 30 });
+    await s.post(`/groups/${child.id}/share`, { group_id: g2.id, group_access: 30 });
+    await s.post(`/projects/${project.id}/share`, { group_id: g3.id, group_access: 30 });
+    const ids = async (path: string) => (await s.get(path)).body.map((g: any) => g.id);
+    expect(await ids(`/projects/${project.id}/invited_groups`)).toEqual([g3.id, g2.id, g1.id]);
+    expect(await ids(`/projects/${project.id}/invited_groups?relation=direct`)).toEqual([g3.id]);
+    expect(await ids(`/projects/${project.id}/invited_groups?relation=inherited`)).toEqual([g2.id, g1.id]);
+    expect(await ids(`/groups/${child.id}/invited_groups`)).toEqual([g2.id, g1.id]);
+    expect(await ids(`/groups/${child.id}/invited_groups?relation=direct`)).toEqual([g2.id]);
+    expect(await ids(`/groups/${child.id}/invited_groups?relation=inherited`)).toEqual([g1.id]);
+    expect(await ids(`/groups/${child.id}/invited_groups?search=${g1.path}`)).toEqual([g1.id]);
+    const bad = await s.get(`/groups/${child.id}/invited_groups?relation=sideways`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'relation does not have a valid value' });
+  });
 });

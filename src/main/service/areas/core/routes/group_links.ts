@@ -20,6 +20,44 @@ const shareParams = () => ({
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+const invitedParams = () => ({
+  relation: t.commaList().values(['direct', 'inherited']),
+  search: t.string(),
+  min_access_level: t.integer().values(PROJECT_MEMBER_ACCESS_LEVELS),
+});
+
+/** The groups invited to any of `groupIds` (their shared_with_group_links). */
+function linksIntoGroups(rc: RequestContext, groupIds: number[]): number[] {
+  if (!groupIds.length) return [];
+  return (
+    rc.svc.db
+      .prepare(`SELECT shared_with_group_id AS id FROM group_group_links WHERE shared_group_id IN (${groupIds.map(() => '?').join(',')})`)
+      .all(...groupIds) as { id: number }[]
+  ).map((r) => r.id);
+}
+
+/**
+ * InvitedGroupsFinder: the invited groups of a relation (direct, inherited, or both), those the caller
+ * can read, by search (name, path or full path) and the caller's min_access_level, newest first.
+ */
+function invitedGroups(
+  rc: RequestContext,
+  q: { relation?: string[] | null; search?: string | null; min_access_level?: number | null },
+  direct: () => number[],
+  inherited: () => number[],
+): Record<string, unknown>[] {
+  const relation = [...new Set(q.relation ?? [])];
+  const ids = new Set([...(relation.length === 1 && relation[0] === 'inherited' ? [] : direct()), ...(relation.length === 1 && relation[0] === 'direct' ? [] : inherited())]);
+  const search = q.search?.toLowerCase();
+  const shown = [...ids]
+    .map((id) => findNamespaceById(rc.svc, id)!)
+    .filter((g) => canReadGroup(rc.svc, rc.user, g))
+    .filter((g) => !search || [g.name, g.path, g.full_path].some((x) => x.toLowerCase().includes(search)))
+    .filter((g) => q.min_access_level == null || !rc.user || effectiveGroupAccess(rc.svc, rc.user, g) >= q.min_access_level)
+    .sort((a, b) => b.id - a.id);
+  return paginateArray(rc, shown).map((g) => groupEntity(rc, g));
+}
+
 /** Entities::ProjectGroupLink. */
 function projectGroupLink(l: ProjectGroupLink): Record<string, unknown> {
   return { id: l.id, project_id: l.project_id, group_id: l.group_id, group_access: l.group_access, expires_at: l.expires_at };
@@ -35,7 +73,10 @@ function sharingAllowed(rc: RequestContext, home: Namespace, invited: Namespace)
   return selfAndDescendantIds(rc.svc, root.id).includes(invited.id);
 }
 
-/** POST and DELETE /projects/:id/share, GET /projects/:id/share_locations, POST and DELETE /groups/:id/share, GET /groups/:id/groups/shared (API::Projects, API::Groups). */
+/**
+ * POST and DELETE /projects/:id/share, GET /projects/:id/share_locations and invited_groups, POST and DELETE
+ * /groups/:id/share, GET /groups/:id/groups/shared and invited_groups (API::Projects, API::Groups).
+ */
 export function registerGroupLinkRoutes(r: Router): void {
   r.post('/projects/:id/share', (rc) => {
     const p = declared(rc.params, shareParams());
@@ -148,6 +189,24 @@ export function registerGroupLinkRoutes(r: Router): void {
     },
     { auth: 'optional' },
   );
+
+  // GET /projects/:id/invited_groups and /groups/:id/invited_groups (Namespaces::{Projects,Groups}::InvitedGroupsFinder).
+  r.get('/projects/:id/invited_groups', (rc) => {
+    const q = declared(rc.params, invitedParams());
+    const project = loadProject(rc);
+    const home = findNamespaceById(rc.svc, project.namespace_id)!;
+    const direct = () => projectGroupLinks(rc.svc, project.id).map((l) => l.group_id);
+    const inherited = () => (home.kind === 'group' ? linksIntoGroups(rc, selfAndAncestorIds(rc.svc, home)) : []);
+    return invitedGroups(rc, q, direct, inherited);
+  }, { auth: 'optional' });
+
+  r.get('/groups/:id/invited_groups', (rc) => {
+    const q = declared(rc.params, invitedParams());
+    const group = loadGroup(rc);
+    const direct = () => linksIntoGroups(rc, [group.id]);
+    const inherited = () => linksIntoGroups(rc, selfAndAncestorIds(rc.svc, group).slice(1));
+    return invitedGroups(rc, q, direct, inherited);
+  }, { auth: 'optional' });
 
   r.delete('/groups/:id/share/:group_id', (rc) => {
     const group = loadGroup(rc);
