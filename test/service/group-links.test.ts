@@ -247,4 +247,19 @@ describe('sharing with groups', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: 'relation does not have a valid value' });
   });
+  it("keeps a member's highest level in members/all, and lists a personal project's invited members", async () => {
+    const invited = await s.createGroup({ visibility: 'private' });
+    const user = await s.createUser();
+    await s.addMember('groups', invited.id, user.user.id, 40);
+    const personal = await s.createProject({ visibility: 'private' });
+    await s.post(`/projects/${personal.id}/share`, { group_id: invited.id, group_access: 30 });
+    const all = (await s.get(`/projects/${personal.id}/members/all`)).body;
+    expect(all.find((m: any) => m.id === user.user.id)?.access_level).toBe(30);
+    // A direct Reporter membership (20) below the share's Developer (30): the share's level is the one listed.
+    await s.addMember('projects', personal.id, user.user.id, 20);
+    expect((await s.get(`/projects/${personal.id}/members/all/${user.user.id}`)).body.access_level).toBe(30);
+    await s.put(`/projects/${personal.id}/members/${user.user.id}`, { access_level: 40 });
+    expect((await s.get(`/projects/${personal.id}/members/all/${user.user.id}`)).body.access_level).toBe(40);
+    expect((await s.get(`/projects/${personal.id}`, { token: user.token })).body.permissions.project_access.access_level).toBe(40);
+  });
 });
