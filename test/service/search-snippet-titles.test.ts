@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestService, ok } from '../helpers/service';
+import { type ApiResult, TestService, ok } from '../helpers/service';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectEveryPage, preparedBy, queryPlan } from '../helpers/lists';
 import { openBefore, openToday } from '../helpers/older-data-dir';
-import { type SnippetRow, canReadSnippet, currentPaths } from '../../src/main/service/areas/snippets/snippets';
+import { type SnippetRow, canReadSnippet, createSnippet, currentPaths } from '../../src/main/service/areas/snippets/snippets';
 import { findProjectById } from '../../src/main/service/areas/core/projects';
 import { findUserById } from '../../src/main/service/areas/core/users';
 
@@ -130,6 +130,43 @@ describe('GET /search?scope=snippet_titles', () => {
     expect(prepared.some((sql) => sql === 'SELECT * FROM snippets ORDER BY id DESC')).toBe(false);
     expect(prepared.some((sql) => sql.includes('FROM snippets s WHERE') && sql.includes('js_lower(s.title)'))).toBe(true);
   });
+});
+
+describe('a term more than 1,000 snippets hold', () => {
+  it('pages walk snippets_updated, each snippet checked; the count reads the candidates; the same rows and headers', async () => {
+    const svc = s.service.context;
+    const visibilities = ['public', 'internal', 'private'] as const;
+    svc.db.transaction(() => {
+      for (let i = 1; i <= 1_400; i++) {
+        // The term in the title, a file name, or (every 5th) nowhere; updated out of creation order, some at the same minute.
+        const title = i % 5 === 0 ? `Melon ${i}` : i % 5 === 1 ? `notes-${i}.md` : `Grape jam ${i}`;
+        const file = i % 5 === 1 ? `grape/${i}.txt` : `f-${i}.txt`;
+        const projectId = i % 4 === 0 ? null : i % 2 ? privateProject : publicProject;
+        createSnippet(svc, { projectId, authorId: i % 7 === 0 ? callers.author.id : 1, title, visibility: visibilities[i % 3], files: [{ path: file, content: 'x' }], createdAt: at(i), updatedAt: at((i * 37) % 900) });
+      }
+    })();
+    for (const [name, caller] of [['root', { id: 1, token: undefined }], ['plain', callers.plain], ['external', callers.external]] as const) {
+      const want = truth('GRAPE', caller.id);
+      expect(want.length).toBeGreaterThan(name === 'root' ? 1_000 : 100);
+      for (const [page, perPage] of [[1, 20], [3, 100], [Math.ceil(want.length / 40), 20], [Math.ceil(want.length / 20), 20]] as const) {
+        let res!: ApiResult;
+        const prepared = await preparedBy(s, async () => {
+          res = await s.get('/search', { query: { scope: 'snippet_titles', search: 'GRAPE', page: String(page), per_page: String(perPage) }, token: caller.token });
+        });
+        const where = `${name} ${page}x${perPage}`;
+        expect(res.body.map((x: any) => x.id), where).toEqual(want.slice((page - 1) * perPage, page * perPage));
+        expect(res.headers.get('x-total'), where).toBe(String(want.length));
+        expect(res.headers.get('x-total-pages'), where).toBe(String(Math.ceil(want.length / perPage)));
+        // The page in the list's order from core/166's index, not every snippet sorted; the count from the candidates.
+        const pageSql = prepared.find((sql) => sql.includes('FROM snippets s WHERE') && sql.includes('ORDER BY'))!;
+        expect(pageSql, where).not.toContain('snippets_search');
+        const plan = queryPlan(svc.db, pageSql, ...Array.from(pageSql.matchAll(/\?/g), (_, k) => (k < 3 ? 'grape' : caller.id)));
+        expect(plan, where).toMatch(/SCAN s USING INDEX snippets_updated/);
+        expect(plan, where).not.toContain('TEMP B-TREE');
+        expect(prepared.some((sql) => sql.includes('count(*)') && sql.includes('FROM snippets_search q CROSS JOIN snippets s')), where).toBe(true);
+      }
+    }
+  }, 120_000);
 });
 
 /** Placeholder values for a page statement's plan (the plan does not depend on them). */

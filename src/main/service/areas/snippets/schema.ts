@@ -177,4 +177,12 @@ CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table
 CREATE INDEX snippets_personal_author ON snippets (author_id, id) WHERE project_id IS NULL;
 `,
   },
+  {
+    // The Search API's snippet_titles order (updated_at DESC, id DESC: SnippetSearchResults): a
+    // page walks this index, each snippet checked, instead of every snippet of the instance that
+    // holds the term read and sorted (a term a quarter of a million snippets hold: 1.2-1.4 s). A
+    // core migration (core/166, reserved for it) listed here, after snippets/001 made the table.
+    name: 'core/166_snippets_updated',
+    sql: 'CREATE INDEX snippets_updated ON snippets (updated_at, id);',
+  },
 ];
