@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectUncounted, preparedBy } from '../helpers/lists';
+import { expectUncounted, preparedBy, queryPlan } from '../helpers/lists';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
  * A common term's deep page whose records lie past the check's first budget (checkedList): the
  * newest records of the list lack the term (merge requests made after an import), so the first
  * 10 records per row wanted hold none of the page. The walk goes on (2 records per match of the
- * scope) instead of reading every match; the rows and headers are the ones the records say.
+ * scope) instead of reading every match; the rows and headers are the ones the records say. And
+ * the count of a list with a date bound, read from the matches in the order that finds it soonest.
  */
 let s: TestService;
 let group: number;
@@ -79,6 +80,34 @@ describe("a common term none of the list's newest records holds, past the walk's
       expect(reads.filter((sql) => sql.includes('x.id IN (SELECT s.rowid & 4294967295')), path).toEqual([]);
       // The first budget's walk and the one that goes on from it.
       expect(reads.filter((sql) => sql.includes(') AS m FROM merge_requests x WHERE') && sql.includes('ORDER BY')), path).toHaveLength(2);
+    }
+  });
+});
+
+describe("a common term's count with a date bound, read from its matches joined to their records", () => {
+  it('a lower bound alone reads the matches from the highest key down (the newest records); the same count and rows', async () => {
+    const db = s.service.context.db;
+    for (const [query, keep, newestFirst] of [
+      [{ created_after: createdAt(5_000) }, (x: Seed) => x.createdAt >= createdAt(5_000), true],
+      [{ updated_after: createdAt(9_000), state: 'opened' }, (x: Seed) => x.createdAt >= createdAt(9_000), true],
+      [{ created_before: createdAt(3_000) }, (x: Seed) => x.createdAt <= createdAt(3_000), false],
+      [{ created_after: createdAt(2_000), created_before: createdAt(7_000) }, (x: Seed) => x.createdAt >= createdAt(2_000) && x.createdAt <= createdAt(7_000), false],
+    ] as [Record<string, string>, (x: Seed) => boolean, boolean][]) {
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(`/projects/${project}/merge_requests`, { query: { search: 'alpha', per_page: '20', page: '2', ...query } });
+      });
+      const want = alphaNewestFirst().filter(keep);
+      const where = JSON.stringify(query);
+      expect(want.length, where).toBeGreaterThan(200);
+      expect(res.headers.get('x-total'), where).toBe(String(want.length));
+      expect(iids(res), where).toEqual(want.slice(20, 40).map((x) => x.iid));
+      const count = reads.find((sql) => sql.startsWith('SELECT count(*)') && sql.includes('FROM merge_requests_search s CROSS JOIN merge_requests x'));
+      expect(count, where).toBeDefined();
+      expect(count!.includes('ORDER BY s.rowid DESC'), where).toBe(newestFirst);
+      // The index hands its matches over in that order: nothing sorted.
+      const plan = queryPlan(db, count!, ...Array.from(count!.matchAll(/\?/g), (_, k) => (k === 0 ? '"alpha"' : k < 3 ? project : createdAt(5_000))));
+      expect(plan, where).not.toContain('TEMP B-TREE');
     }
   });
 });

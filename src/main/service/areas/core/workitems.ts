@@ -2545,12 +2545,18 @@ export function searchRowsCount(
   const checked = checkedList(filters, table, where, args);
   const checkedFirst = (joined: { from: string; args: unknown[] }) =>
     checked ? { count: (cap: number) => checked.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap) } : joined;
+  // Each match joined to its record is read in the index's key order, which is the records' id
+  // order: records are mostly written in date order, so a list with a lower date bound alone
+  // (created_after, updated_after) holds the newest, at the highest keys, read first (a term in
+  // a fifth of a million issues, created_after the newest tenth: 57 -> 7 ms). The same count.
+  const { dates } = filters;
+  const keyOrder = (dates.created_after || dates.updated_after) && !dates.created_before && !dates.updated_before ? ' ORDER BY s.rowid DESC' : '';
   if (many) {
     // A group's or the instance's: its matches (counted), or each joined to its record.
     if (onlySearch) return { counted: many.matches };
     if (many.ids) return { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [many.ids, ...args.slice(filters.search!.args.length)] };
     return checkedFirst({
-      from: `FROM ${many.index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${many.inScope} AND ${where.slice(1).join(' AND ')}`,
+      from: `FROM ${many.index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${many.inScope} AND ${where.slice(1).join(' AND ')}${keyOrder}`,
       args: [...many.args, ...args.slice(filters.search!.args.length)],
     });
   }
@@ -2562,7 +2568,7 @@ export function searchRowsCount(
   const joined = project.ids
     ? { from: `FROM json_each(?) j CROSS JOIN ${table} x ON x.id = j.value WHERE ${where.slice(1).join(' AND ')}`, args: [project.ids, ...args.slice(filters.search!.args.length)] }
     : {
-        from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}`,
+        from: `FROM ${index} s CROSS JOIN ${table} x ON x.id = s.rowid & 4294967295 WHERE ${projectMatches(index)} AND ${where.slice(1).join(' AND ')}${keyOrder}`,
         args: [...matches, ...args.slice(filters.search!.args.length)],
       };
   if (!remember) return checkedFirst(joined);
