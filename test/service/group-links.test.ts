@@ -119,6 +119,10 @@ describe('sharing with groups', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ message: '404 Group Not Found' });
 
+    // A non-Owner's unshare: Groups::GroupLinks::DestroyService refuses, API::Groups answers 204 anyway.
+    expect((await s.del(`/groups/${shared.id}/share/${invited.id}`, { token: user.token })).status).toBe(204);
+    expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(200);
+
     expect((await s.del(`/groups/${shared.id}/share/${invited.id}`)).status).toBe(204);
     expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(404);
     expect((await s.get(`/groups/${sub.id}`, { token: user.token })).status).toBe(404);

@@ -47,7 +47,9 @@ function expected(row: Row, who: Identity, method: string, auth: string): Expect
 }
 
 /** `$<user>` placeholders replaced by the world's user ids. */
-const withIds = (v: unknown): unknown => (typeof v === 'string' && v.startsWith('$') ? world.userIds[v.slice(1) as keyof World['userIds']] : v);
+/** `$group`: the world's private group's id; `$<name>`: a user's id. */
+const withIds = (v: unknown): unknown =>
+  typeof v !== 'string' || !v.startsWith('$') ? v : v === '$group' ? world.group.id : world.userIds[v.slice(1) as keyof World['userIds']];
 
 /** A row's body with its placeholders filled. */
 function bodyFor(row: Row | undefined): string | undefined {

@@ -32,7 +32,7 @@ export type Rule =
 /**
  * Extra facts of a row. `body`: parameters every caller sends, so Grape's parameter validation
  * (which runs before any permission check, in GitLab as here) lets the request reach the guard.
- * String values `$<name>` are the world's user ids (`$nonMember`).
+ * String values `$<name>` are the world's user ids (`$nonMember`), `$group` its private group's id.
  * `query`: a query string the route needs to reach its guard.
  * `jobToken`: where GitLab refuses job tokens outright. `readApi`: a POST that `read_api` allows.
  * `path`: path parameters to use instead of the world's usual records (`$<name>` as in `body`).
@@ -509,6 +509,19 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'POST /api/v4/groups/:id/transfer': group('owner'),
   'GET /api/v4/users/:user_id/starred_projects': anyone,
   'GET /api/v4/projects/:id/groups': project('guest'),
+  // Sharing with groups. POST .../projects/:id/share: authorize! :admin_project, then the invited group
+  // (an unknown one: 404 Not Found for those past the guard).
+  'POST /api/v4/projects/:id/share': withBody(project('maintainer'), { group_id: 999999, group_access: 30 }),
+  'DELETE /api/v4/projects/:id/share/:group_id': project('maintainer'),
+  'GET /api/v4/projects/:id/share_locations': project('guest'),
+  'GET /api/v4/projects/:id/invited_groups': project('guest'),
+  // POST .../groups/:id/share guards only read_group (find_group!); Groups::GroupLinks::CreateService refuses
+  // non-Owners with 404 "Not Found" (group-links.test.ts). Shared with itself here, so the group is readable.
+  'POST /api/v4/groups/:id/share': withBody(group('guest'), { group_id: '$group', group_access: 30 }),
+  // No guard but read_group: a missing link's 404 first; DestroyService deletes only for Owners (group-links.test.ts).
+  'DELETE /api/v4/groups/:id/share/:group_id': group('guest'),
+  'GET /api/v4/groups/:id/groups/shared': group('guest'),
+  'GET /api/v4/groups/:id/invited_groups': group('guest'),
   'PUT /api/v4/projects/:id/transfer': project('owner'),
   'POST /api/v4/projects/:id/star': project('guest'),
   'POST /api/v4/projects/:id/unstar': project('guest'),

@@ -1,6 +1,6 @@
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
-import { apiError, conflict, forbidden, notFound } from '../../../http/errors';
+import { apiError, conflict, notFound } from '../../../http/errors';
 import { inTransaction } from '../../../db/connection';
 import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadGroup, loadProject, memberGroupsSql } from '../access';
 import { group as groupEntity, groupDetail } from '../entities';
@@ -214,9 +214,11 @@ export function registerGroupLinkRoutes(r: Router): void {
       .prepare('SELECT id FROM group_group_links WHERE shared_group_id = ? AND shared_with_group_id = ?')
       .get(group.id, Number(rc.path.group_id)) as { id: number } | undefined;
     if (!link) throw notFound('Group Link');
-    // Groups::GroupLinks::DestroyService: Owners (admin_group_member) only.
-    if (effectiveGroupAccess(rc.svc, rc.user, group) < Access.OWNER) throw forbidden();
-    inTransaction(rc.svc.db, () => rc.svc.db.prepare('DELETE FROM group_group_links WHERE id = ?').run(link.id));
+    // Groups::GroupLinks::DestroyService deletes only for Owners (admin_group_member); API::Groups
+    // ignores its refusal and answers 204 either way, as here.
+    if (effectiveGroupAccess(rc.svc, rc.user, group) >= Access.OWNER) {
+      inTransaction(rc.svc.db, () => rc.svc.db.prepare('DELETE FROM group_group_links WHERE id = ?').run(link.id));
+    }
     return undefined;
   });
 }
