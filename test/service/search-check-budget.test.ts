@@ -111,3 +111,47 @@ describe("a common term's count with a date bound, read from its matches joined 
     }
   });
 });
+
+describe("a search walk in created_at order with updated_before: the bound on created_at it implies", () => {
+  it('walks from the bound while no record was updated before it was created; without it once one was; the same rows', async () => {
+    const db = s.service.context.db;
+    const bound = createdAt(8_000);
+    // Each record's updated_at as the seeds (and the one write below) say.
+    const updated = new Map(seeds.map((x) => [x.id, x.createdAt]));
+    const pages = async (expectBound: boolean): Promise<void> => {
+      const want = alphaNewestFirst().filter((x) => updated.get(x.id)! <= bound);
+      for (const [per, n] of [[20, 1], [20, 3], [20, 60]]) {
+        let res!: ApiResult;
+        const reads = await preparedBy(s, async () => {
+          res = await s.get(`/projects/${project}/merge_requests`, { query: { search: 'alpha', updated_before: bound, per_page: String(per), page: String(n) } });
+        });
+        const where = `${per}x${n} ${expectBound}`;
+        expect(iids(res), where).toEqual(want.slice((n - 1) * per, n * per).map((x) => x.iid));
+        // The walk's windows (a page within the first 1,000 rows) or the checked records (deeper).
+        const walked = reads.filter((sql) => sql.includes('FROM merge_requests x WHERE') && sql.includes('ORDER BY x.created_at desc') && !sql.includes('MATCH ? AND s.rowid BETWEEN'));
+        expect(walked.length, where).toBeGreaterThan(0);
+        expect(walked.some((sql) => sql.includes('x.created_at <= ?')), where).toBe(expectBound);
+      }
+    };
+    await pages(true);
+    // A record updated before it was created (an import's dates, say), created after the bound: in the list, first.
+    const early = seeds.find((x) => x.iid === 9_500)!;
+    db.prepare('UPDATE merge_requests SET updated_at = ? WHERE id = ?').run('2020-01-01T00:00:00.000Z', early.id);
+    updated.set(early.id, '2020-01-01T00:00:00.000Z');
+    await pages(false);
+    db.prepare('UPDATE merge_requests SET updated_at = created_at WHERE id = ?').run(early.id);
+    updated.set(early.id, early.createdAt);
+    await pages(true);
+    // Oldest update first with created_after: the bound on updated_at it implies.
+    const after = createdAt(3_000);
+    const oldestFirst = alphaNewestFirst().filter((x) => x.createdAt >= after).reverse();
+    for (const n of [1, 60]) {
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(`/projects/${project}/merge_requests`, { query: { search: 'alpha', created_after: after, order_by: 'updated_at', sort: 'asc', per_page: '20', page: String(n) } });
+      });
+      expect(iids(res)).toEqual(oldestFirst.slice((n - 1) * 20, n * 20).map((x) => x.iid));
+      expect(reads.some((sql) => sql.includes('ORDER BY x.updated_at asc') && sql.includes('x.updated_at >= ?'))).toBe(true);
+    }
+  });
+});

@@ -20,7 +20,7 @@ import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueD
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
-import { ANCHORED_FROM, type BucketAnchor, type DateBounds, type DateLagList, type DateLagTable, bucketAnchoredWalk, countDirection, otherDateList } from '../../db/date-lag';
+import { ANCHORED_FROM, type BucketAnchor, type DateBounds, type DateLagList, type DateLagTable, bucketAnchoredWalk, countDirection, dateLag, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
@@ -2243,13 +2243,15 @@ export function searchWalkRows<T extends { id: number }>(
   // A walk of many projects is remembered by the set of projects it walks, and its version is the
   // write log's last entry (core/041): any write to an issue or merge request of the instance.
   const scopeProjects = filters.search?.many?.projects ?? null;
-  const rest = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} ORDER BY ${filters.order}`;
-  const restArgs = args.slice(filters.search!.args.length);
+  const implied = impliedOrderBound(db, table, filters);
+  const conditions = [...where.slice(1), ...(implied ? [implied.sql] : [])].join(' AND ');
+  const rest = `FROM ${table} x WHERE ${conditions} ORDER BY ${filters.order}`;
+  const restArgs = [...args.slice(filters.search!.args.length), ...(implied ? [implied.arg] : [])];
   const type = table === 'issues' ? 'Issue' : 'MergeRequest';
   // An order on a column never NULL goes on after the last record read (by its place in the
   // order) instead of stepping over every record read before again (OFFSET).
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
-  const beyond = `FROM ${table} x WHERE ${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '<' : '>'} (?, ?) ORDER BY ${filters.order}`;
+  const beyond = `FROM ${table} x WHERE ${conditions} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '<' : '>'} (?, ?) ORDER BY ${filters.order}`;
   // A window's ids as one JSON array: SQLite hands over one value instead of a row per record
   // (the rows were most of a long walk's cost). The subquery's LIMIT keeps it from being
   // flattened into the aggregate, which reads its rows in the subquery's order.
@@ -2298,7 +2300,7 @@ export function searchWalkRows<T extends { id: number }>(
     if (!written) return undefined;
     const writtenIds = new Set(written);
     const kept = known.matched.filter((k) => !writtenIds.has(k % KEY_PROJECT));
-    const within = `${where.slice(1).join(' AND ')} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?)`;
+    const within = `${conditions} AND (x.${col}, x.id) ${filters.sort === 'desc' ? '>=' : '<='} (?, ?)`;
     // The records written that are in the stretch and pass the list's conditions and the index.
     const back = (
       db
@@ -2406,6 +2408,32 @@ export function searchWalkRows<T extends { id: number }>(
   };
 }
 
+/**
+ * The bound on a search walk's order column that the list's date filter on the other column
+ * implies, when no record of the project (or, for many projects, of the instance) was updated
+ * before it was created or is dated otherwise than canonically (db/date-lag.ts's buckets -1 and
+ * NULL: core/071's lag indexes hold them first): then updated_at <= X holds only records created at
+ * X or before, and created_at >= X only records updated at X or after. The walk of created_at
+ * DESC (updated_at ASC) then starts at X instead of stepping over every record past it (merge
+ * requests updated before 2024, newest created first: 660,000 records checked, 280 ms). The
+ * condition (on `x`) is written after the list's own and its argument goes last. The same rows.
+ */
+function impliedOrderBound(db: Db, table: 'issues' | 'merge_requests', filters: WorkItemFilters): { sql: string; arg: string } | undefined {
+  const { dates } = filters;
+  const bound =
+    filters.orderColumn === 'created_at' && filters.sort === 'desc' && dates.updated_before
+      ? { sql: 'x.created_at <= ?', arg: dates.updated_before }
+      : filters.orderColumn === 'updated_at' && filters.sort === 'asc' && dates.created_after
+        ? { sql: 'x.updated_at >= ?', arg: dates.created_after }
+        : undefined;
+  if (!bound || filters.order !== `x.${filters.orderColumn} ${filters.sort}, x.id ${filters.sort}`) return undefined;
+  const projectId = filters.search?.project?.projectId;
+  const [index, inProject, scopeArgs] = projectId !== undefined ? [`${table}_project_lag_created`, 'x.project_id = ? AND ', [projectId]] : [`${table}_lag_created`, '', []];
+  const lag = dateLag('x.');
+  const stray = [`${lag} IS NULL`, `${lag} = -1`].some((bucket) => db.prepare(`SELECT 1 FROM ${table} x INDEXED BY ${index} WHERE ${inProject}${bucket} LIMIT 1`).get(...scopeArgs) !== undefined);
+  return stray ? undefined : bound;
+}
+
 /** Records a budgeted check reads per row it wants: a term matching at least 1 in CHECK_BUDGET_PER_ROW records of the list finds them within it. */
 const CHECK_BUDGET_PER_ROW = 10;
 /** A budgeted check reads at least this many records. */
@@ -2432,15 +2460,16 @@ const CHECK_BUDGET_GROWTH = 10;
  * budget needs); past that, or for a count, it is read by its matches as before. Undefined for
  * another plan.
  */
-function checkedList(filters: WorkItemFilters, table: 'issues' | 'merge_requests', where: string[], args: unknown[]): CheckedList | undefined {
+function checkedList(db: Db, filters: WorkItemFilters, table: 'issues' | 'merge_requests', where: string[], args: unknown[]): CheckedList | undefined {
   const search = filters.search;
   const plan = search?.project ?? search?.many;
   const check = search?.check;
   if (!check || !plan || plan.walk || plan.ids || plan.matches <= COUNT_LIMIT) return undefined;
   // The project's and the state's indexes kept out for the matches read by id (scopeCondition,
   // workItemFilters' readsMatches) are the walk's: without them the walk sorted every record.
-  const rest = where.slice(1).map((w) => (INDEXED_AGAIN.includes(w) ? w.slice(1) : w)).join(' AND ');
-  const restArgs = args.slice(search.args.length);
+  const implied = impliedOrderBound(db, table, filters);
+  const rest = [...where.slice(1).map((w) => (INDEXED_AGAIN.includes(w) ? w.slice(1) : w)), ...(implied ? [implied.sql] : [])].join(' AND ');
+  const restArgs = [...args.slice(search.args.length), ...(implied ? [implied.arg] : [])];
   const budgetOf = (wanted: number): number => Math.max(CHECK_BUDGET_MIN, CHECK_BUDGET_PER_ROW * wanted);
   // The scope's matches, as the plan reads them.
   const matches = search.project
@@ -2495,9 +2524,9 @@ export function searchCheckedRows<T extends { id: number }>(
   where: string[],
   args: unknown[],
 ): ((limit: number, offset: number) => T[]) | undefined {
-  const checked = checkedList(filters, table, where, args);
-  if (!checked) return undefined;
   const db = rc.svc.db;
+  const checked = checkedList(db, filters, table, where, args);
+  if (!checked) return undefined;
   return (limit, offset) => {
     const ids =
       checked.ids(db, offset + limit)?.slice(offset) ??
@@ -2542,7 +2571,7 @@ export function searchRowsCount(
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   // A common ASCII term: the records checked first, within a budget (checkedList).
-  const checked = checkedList(filters, table, where, args);
+  const checked = checkedList(db, filters, table, where, args);
   const checkedFirst = (joined: { from: string; args: unknown[] }) =>
     checked ? { count: (cap: number) => checked.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap) } : joined;
   // Each match joined to its record is read in the index's key order, which is the records' id
