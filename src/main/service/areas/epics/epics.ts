@@ -14,6 +14,7 @@ import { likeEscape } from '../core/routes/users';
 import { isoTime } from '../core/time';
 import { countDirection, otherDateList } from '../../db/date-lag';
 import { readsOnly } from '../core/count-versions';
+import { dateBoundsIn } from '../core/date-bounds';
 import { rowsByIds, sequenceLog } from '../../db/written-rows';
 import { findOrCreateGroupLabels, groupLabelsByTitle } from '../labels/labels';
 import { DEFAULT_LABEL_COLOR, normalizeColor } from '../labels/colors';
@@ -534,14 +535,30 @@ export interface EpicList {
 }
 
 /** SQL (alias `e`) for the epics of the reference's list filters that the user may read. */
-export function epicListSql(svc: ServiceContext, user: User | null, group: Namespace, f: EpicListFilters): EpicList {
+export function epicListSql(svc: ServiceContext, user: User | null, group: Namespace, filters: EpicListFilters): EpicList {
   const ids = new Set<number>([group.id]);
-  if (f.include_descendant_groups) for (const id of selfAndDescendantIds(svc, group.id)) ids.add(id);
-  if (f.include_ancestor_groups) for (const id of selfAndAncestorIds(svc, group)) ids.add(id);
+  if (filters.include_descendant_groups) for (const id of selfAndDescendantIds(svc, group.id)) ids.add(id);
+  if (filters.include_ancestor_groups) for (const id of selfAndAncestorIds(svc, group)) ids.add(id);
   const readable = [...ids].filter((id) => {
     const g = findNamespaceById(svc, id);
     return !!g && canReadGroup(svc, user, g);
   });
+  // A date bound every epic of the groups meets is left out, and the list read as without it (its
+  // counters, the author's index); one none meets empties it (core/date-bounds.ts). The same epics.
+  const bounds = dateBoundsIn(
+    svc.db,
+    { table: 'epics', scope: `group_id IN (${readable.map(() => '?').join(',') || 'NULL'})`, args: readable, index: { created_at: 'epics_group_created', updated_at: 'epics_group_updated' } },
+    { created_after: filters.created_after, created_before: filters.created_before, updated_after: filters.updated_after, updated_before: filters.updated_before },
+  );
+  if (bounds.empty) return { sql: 'FROM epics e WHERE 0', args: [], order: 'e.id DESC', countFrom: { counted: 0 } };
+  const kept = bounds.kept;
+  const f: EpicListFilters = {
+    ...filters,
+    created_after: kept.created_after ?? undefined,
+    created_before: kept.created_before ?? undefined,
+    updated_after: kept.updated_after ?? undefined,
+    updated_before: kept.updated_before ?? undefined,
+  };
   const confidentialOk = readable.filter((id) => effectiveGroupAccess(svc, user, findNamespaceById(svc, id)!) >= Access.PLANNER);
   const where: string[] = [`e.group_id IN (${readable.map(() => '?').join(',') || 'NULL'})`];
   const args: unknown[] = [...readable];
