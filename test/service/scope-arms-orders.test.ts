@@ -37,7 +37,7 @@ beforeAll(async () => {
           title: `${TITLES[(k * 7) % 5]} ${k % 4}`,
           description: null,
           authorId: 1,
-          labels: k % 3 === 0 ? ['bug'] : [],
+          labels: [...(k % 3 === 0 ? ['bug'] : []), ...(k % 5 === 0 ? ['Feature'] : [])],
           createdAt: new Date(Date.UTC(2024, 0, 1) + k * 60_000).toISOString(),
           updatedAt: new Date(Date.UTC(2024, 0, 1) + k * 60_000).toISOString(),
           importedFrom: 'none' as const,
@@ -61,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => s.stop());
 afterEach(() => {
   SCOPE_ARMS_LIMITS.sortedUpTo = COUNT_LIMIT;
+  SCOPE_ARMS_LIMITS.walkPerRead = 2;
   DUE_DATE_LIMITS.fewDated = 1_000;
 });
 
@@ -69,8 +70,8 @@ const ids = (res: ApiResult): number[] => (res.body as { id: number }[]).map((x)
 interface Row { id: number; project_id: number; state: string; labels: string; title: string; created_at: string; due_date?: string | null; merged_at?: string | null }
 
 /** The group's records meeting `keep` in `column` order, NULL lowest, ties by id, in `sort`'s direction. */
-function reference(table: string, column: 'title' | 'due_date' | 'merged_at', sort: string, keep: (r: Row) => boolean): number[] {
-  const rows = (s.service.context.db.prepare(`SELECT * FROM ${table}`).all() as Row[]).filter((r) => projects.includes(r.project_id) && keep(r));
+function reference(table: string, column: 'title' | 'due_date' | 'merged_at', sort: string, keep: (r: Row) => boolean, instance = false): number[] {
+  const rows = (s.service.context.db.prepare(`SELECT * FROM ${table}`).all() as Row[]).filter((r) => (instance || projects.includes(r.project_id)) && keep(r));
   const dir = sort === 'asc' ? 1 : -1;
   const cmp = (a: string | null | undefined, b: string | null | undefined): number => (a === b ? 0 : a == null ? -1 : b == null ? 1 : a < b ? -1 : 1);
   return rows.sort((a, b) => dir * (cmp(a[column], b[column]) || a.id - b.id)).map((r) => r.id);
@@ -154,5 +155,62 @@ describe("a group's list in a column's order, each project's index merged", () =
       await s.get(`/groups/${group}/issues`, { query: { created_after: '2024-01-01T00:20:00Z', order_by: 'due_date' } });
     });
     expect(reads.some((r) => r.sql.includes('INDEXED BY issues_project_due'))).toBe(true);
+  });
+});
+
+describe("a group's or the instance's list of one or two label titles in a column's order, the titles' projects' indexes merged", () => {
+  const labelled = (r: Row, ...titles: string[]): boolean => titles.every((t) => (JSON.parse(r.labels) as string[]).some((l) => l.toLowerCase() === t.toLowerCase()));
+  const LABEL_FILTERS: [Record<string, string>, (r: Row) => boolean][] = [
+    [{ labels: 'bug' }, (r) => labelled(r, 'bug')],
+    [{ labels: 'feature', state: 'opened' }, (r) => labelled(r, 'feature') && r.state === 'opened'],
+    [{ labels: 'bug,feature' }, (r) => labelled(r, 'bug', 'feature')],
+    [{ labels: 'BUG,Feature', state: 'closed' }, (r) => labelled(r, 'bug', 'feature') && r.state === 'closed'],
+    [{ labels: 'bug', state: 'merged' }, (r) => labelled(r, 'bug') && r.state === 'merged'],
+  ];
+
+  it('answers every page as the records say, group and instance, both directions', async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    SCOPE_ARMS_LIMITS.walkPerRead = 1_000;
+    DUE_DATE_LIMITS.fewDated = 0;
+    for (const instance of [false, true]) {
+      for (const [kind, columns] of [['issues', ['title', 'due_date']], ['merge_requests', ['title', 'merged_at']]] as const) {
+        for (const column of columns) {
+          for (const sort of ['asc', 'desc']) {
+            for (const [filter, keep] of LABEL_FILTERS) {
+              if (kind === 'issues' && filter.state === 'merged') continue;
+              const want = reference(kind, column, sort, keep, instance);
+              const path = instance ? `/${kind}` : `/groups/${group}/${kind}`;
+              await expectEveryPage(path, { ...filter, ...(instance ? { scope: 'all' } : {}), order_by: column, sort }, want, 4);
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it("reads the page from the indexes of the projects with the titles' rows in the state, merged; the set sorted when the walk would read more", async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    SCOPE_ARMS_LIMITS.walkPerRead = 1_000;
+    const armsOf = async (path: string, query: Record<string, string>): Promise<string | undefined> =>
+      (await pagedReads(s, async () => {
+        await s.get(path, { query });
+      })).find((r) => r.sql.includes('INDEXED BY merge_requests_project_title'))?.sql;
+    // The instance's merged merge requests with bug: an arm for each project holding one (the third project has none merged).
+    const merged = s.service.context.db.prepare("SELECT count(DISTINCT project_id) AS n FROM merge_requests WHERE state = 'merged' AND labels LIKE '%bug%'").get() as { n: number };
+    const page = await armsOf('/merge_requests', { scope: 'all', labels: 'bug', state: 'merged', order_by: 'title' });
+    expect(page?.split(' UNION ALL ').length).toBe(merged.n);
+    const reads = await pagedReads(s, async () => {
+      await s.get(`/groups/${group}/merge_requests`, { query: { labels: 'bug,feature', order_by: 'title', sort: 'asc' } });
+    });
+    const pair = reads.find((r) => r.sql.includes('INDEXED BY merge_requests_project_title'));
+    const plan = queryPlan(s.service.context.db, pair!.sql, ...pair!.args);
+    expect(plan).toContain('MERGE (UNION ALL)');
+    expect(plan).not.toContain('TEMP B-TREE');
+    // The caller's own records (the instance's default scope, created_by_me): the set read and sorted.
+    expect(await armsOf('/merge_requests', { labels: 'bug', order_by: 'title' })).toBeUndefined();
+    expect(await armsOf('/merge_requests', { labels: 'bug', order_by: 'title', scope: 'all' })).toBeDefined();
+    // A walk reading more than the set's records: the set read and sorted.
+    SCOPE_ARMS_LIMITS.walkPerRead = 0.01;
+    expect(await armsOf(`/groups/${group}/merge_requests`, { labels: 'bug', order_by: 'title' })).toBeUndefined();
   });
 });

@@ -23,8 +23,13 @@ const ARM_INDEXES: Record<'Issue' | 'MergeRequest', Record<string, string>> = {
 /** Projects with records at most, each an arm (SQLite merges them in one ordered UNION ALL). */
 const SCOPE_ARMS = 16;
 
-/** `sortedUpTo`: a list counted as this many or fewer is sorted by its SQL (tests lower it, to read small lists by the arms). */
-export const SCOPE_ARMS_LIMITS = { sortedUpTo: COUNT_LIMIT };
+/**
+ * `sortedUpTo`: a list counted as this many or fewer is sorted by its SQL (tests lower it, to read
+ * small lists by the arms). `walkPerRead`: a label set's arms are walked when they read at most this
+ * many index entries (each label probed) for each of the set's records that reading and sorting
+ * the set would read (a walked entry cost ~1/3 of a record read and sorted).
+ */
+export const SCOPE_ARMS_LIMITS = { sortedUpTo: COUNT_LIMIT, walkPerRead: 2 };
 
 /**
  * The page reader, or undefined: not a scope of projects (a project's list has its own index; the
@@ -46,7 +51,7 @@ export function scopeArmsRows<T>(
   if (filters.empty || filters.priority || filters.search || filters.authorId !== null) return undefined;
   const db = rc.svc.db;
   const state = filters.state;
-  const labelled = filters.idSets.length ? labelArms(rc, type, scope, filters) : undefined;
+  const labelled = filters.idSets.length ? labelArms(rc, type, scope, filters, where) : undefined;
   if (filters.idSets.length && !labelled) return undefined;
   if (!labelled && (!scope.projects || scope.instance)) return undefined;
   const counts =
@@ -84,9 +89,6 @@ export function scopeArmsRows<T>(
   };
 }
 
-/** Label rows read for a record in an arm's walk against a record read for the set's sort (each set record is read and sorted: ~3x a walked entry's probe). */
-const WALK_PER_READ = 2;
-
 /**
  * The arms of a list whose only filters are one or two label titles (perhaps a state): the
  * projects of the scope where the titles' rows show (label_counts, label_pair_counts), when few
@@ -101,11 +103,14 @@ function labelArms(
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
   filters: WorkItemFilters,
+  where: string[],
 ): { project_id: number; inState: number }[] | undefined {
   const titles = filters.labelOnly && filters.labelOnly.milestone === null && filters.labelOnly.authorId === null
     ? [filters.labelOnly.title]
     : filters.labelTitles && !filters.labelTitles.without.length && filters.labelTitles.all.length === 2 ? filters.labelTitles.all : undefined;
   if (!titles || filters.idSets.length !== titles.length || Object.values(filters.dates).some(Boolean)) return undefined;
+  // The caller's own records (created_by_me): fewer than the titles' rows, so the walk would read more than counted.
+  if (where.some((w) => w.includes('x.author_id'))) return undefined;
   const db = rc.svc.db;
   const state = filters.state;
   const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
@@ -124,6 +129,6 @@ function labelArms(
   const setRows = Math.min(...filters.idSets.map((set) => set.size?.() ?? Infinity));
   const page = readPage(rc.params);
   const walked = ((page.offset + page.perPage) * records) / matches;
-  if (walked > WALK_PER_READ * setRows) return undefined;
+  if (walked > SCOPE_ARMS_LIMITS.walkPerRead * setRows) return undefined;
   return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
 }
