@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { expectCounted, pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
 
 /**
  * A page past the first whose list is counted by SQL (no counter holds it) is counted before it is
@@ -110,8 +111,9 @@ describe('a page past the first of a list counted by SQL', () => {
 
 /**
  * A scope of many projects (a group, the instance) ordered by a column no index of it holds (title,
- * merged_at): SQLite sorts every record of the scope, so a label's set is read and sorted instead,
- * however many records carry it (idSetLists). The same rows, order and headers.
+ * merged_at): SQLite sorts every record of the scope, so a label's set is read and sorted instead
+ * (idSetLists), or, when its projects are few and walking their order's index reads fewer, the
+ * projects' indexes are walked (order-scope-arms.ts). The same rows, order and headers.
  */
 describe('a label over many projects, by title or merge date', () => {
   it('reads the label\'s records and sorts them; every page as the records say', async () => {
@@ -130,18 +132,26 @@ describe('a label over many projects, by title or merge date', () => {
       const want = [...common].sort((a, b) => dir * (key(order, a) < key(order, b) ? -1 : key(order, a) > key(order, b) ? 1 : a.id - b.id)).map((r) => r.id);
       for (const [path, scope] of [[`/groups/${group}/merge_requests`, {}], ['/merge_requests', { scope: 'all' }]] as const) {
         const query = { labels: 'common', order_by: order, sort, ...scope };
+        // Walking the project's order index asks about 90 / 60 entries a row: fewer than the set's 60 read (order-scope-arms.ts labelArms).
         const reads = await pagedReads(s, async () => void (await s.get(path, { query })));
-        expect(reads.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain('CROSS JOIN');
+        expect(reads.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain(`INDEXED BY merge_requests_project_${order === 'title' ? 'title' : 'merged'}`);
+        // A walk that would read more: the set read and sorted.
+        SCOPE_ARMS_LIMITS.walkPerRead = 0.01;
+        const sorted = await pagedReads(s, async () => void (await s.get(path, { query })));
+        SCOPE_ARMS_LIMITS.walkPerRead = 2;
+        expect(sorted.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain('CROSS JOIN');
         // Opened: the 60 opened merge requests are no more than the label's 60, so the state's are read and sorted (the walk).
         const opened = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, state: 'opened' } })));
         expect(opened.map((r) => r.sql).join('\n'), `${path} ${order} opened`).not.toContain('CROSS JOIN');
-        for (let page = 1; page <= 4; page++) {
+        for (const walkPerRead of [2, 0.01]) for (let page = 1; page <= 4; page++) {
+          SCOPE_ARMS_LIMITS.walkPerRead = walkPerRead;
           const both = await s.get(path, { query: { ...query, state: 'opened', per_page: '25', page: String(page) } });
           expect(ids(both), `${path} ${order} ${sort} opened page ${page}`).toEqual(want.slice((page - 1) * 25, page * 25));
           const res = await s.get(path, { query: { ...query, per_page: '25', page: String(page) } });
           expect(ids(res), `${path} ${order} ${sort} page ${page}`).toEqual(want.slice((page - 1) * 25, page * 25));
           expectCounted(res, 60, 25);
           expect(res.headers.get('x-next-page')).toBe(page < 3 ? String(page + 1) : '');
+          SCOPE_ARMS_LIMITS.walkPerRead = 2;
         }
       }
     }
