@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { expectCounted, expectEveryPage, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
+import { EVENT_SPLIT } from '../../src/main/service/areas/events/events';
 
 /**
  * Events by date (`before`, `after`): events' ids follow their created_at, so a date is an id
@@ -155,6 +156,27 @@ describe('event lists by date', () => {
     db().prepare('DELETE FROM events WHERE id = (SELECT max(id) FROM event_time_exceptions)').run();
     expect(db().prepare('SELECT count(*) AS n FROM event_time_exceptions WHERE id NOT IN (SELECT id FROM events)').get()).toEqual({ n: 0 });
     await expectEveryList();
+  }, SLOW);
+});
+
+describe('event lists by date with many out-of-order events', () => {
+  it('past EVENT_SPLIT.exceptions a date reads by created_at without searching for its split, with the same answers', async () => {
+    const exceptions = (db().prepare('SELECT count(*) AS n FROM event_time_exceptions').get() as { n: number }).n;
+    expect(exceptions).toBeGreaterThan(1);
+    // A date no exception crosses: read as an id range while the exceptions are few.
+    const uncrossed = { before: '2031-01-01' };
+    expect((await readsOf(`/projects/${mine}/events`, uncrossed)).join('\n')).toContain('e.id < ?');
+    const saved = EVENT_SPLIT.exceptions;
+    EVENT_SPLIT.exceptions = exceptions - 1;
+    try {
+      expect((await readsOf(`/projects/${mine}/events`, uncrossed)).join('\n')).toContain('e.created_at < ?');
+      // Not one probe of the search.
+      const prepared = await preparedBy(s, async () => void (await s.get(`/projects/${mine}/events`, { query: uncrossed })));
+      expect(prepared.filter((sql) => sql.includes('NOT IN (SELECT id FROM event_time_exceptions)'))).toEqual([]);
+      await expectEveryList();
+    } finally {
+      EVENT_SPLIT.exceptions = saved;
+    }
   }, SLOW);
 });
 
