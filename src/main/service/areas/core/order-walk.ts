@@ -65,21 +65,26 @@ export function idWalk(
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const conditions = where.join(' AND ');
   let arms: { sql: string; args: unknown[] }[];
-  if (scope.instance) {
-    // Every record: the table's own order (NOT INDEXED: no index chosen for a condition and sorted).
-    arms = [{ sql: `FROM ${table} x NOT INDEXED WHERE ${conditions}`, args }];
+  // Every record: the table's own order (NOT INDEXED: no index chosen for a condition and sorted).
+  const wholeTable = [{ sql: `FROM ${table} x NOT INDEXED WHERE ${conditions}`, args }];
+  if (scope.instance && !counted.state) {
+    arms = wholeTable;
   } else {
-    const inScope = scope.projectId !== undefined ? 'project_id = ?' : scope.projects ? `project_id IN (${scope.projects})` : null;
+    // The instance's records in one state: its projects' arms too, while few (the table's walk crossed
+    // every record of the other states: closed issues' page 500 of 100 read 500,000 rows, 176 ms).
+    const inScope = scope.projectId !== undefined ? 'project_id = ?' : scope.projects ? `project_id IN (${scope.projects})` : scope.instance ? '1 = 1' : null;
     if (inScope === null) return undefined;
-    const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.args;
+    const scopeArgs = scope.projectId !== undefined ? [scope.projectId] : scope.instance ? [] : scope.args;
     const pairs = db
       .prepare(`SELECT project_id, state FROM issuable_state_counts WHERE issuable_type = ? AND ${inScope}${counted.state ? ' AND state = ?' : ''} AND n > 0 LIMIT ${WALK_ARMS + 1}`)
       .all(type, ...scopeArgs, ...(counted.state ? [counted.state] : [])) as { project_id: number; state: string }[];
-    if (pairs.length > WALK_ARMS) return undefined;
-    arms = pairs.map((p) => ({
-      sql: `FROM ${table} x INDEXED BY ${table}_project_state_id WHERE x.project_id = ? AND x.state = ? AND ${conditions}`,
-      args: [p.project_id, p.state, ...args],
-    }));
+    if (pairs.length > WALK_ARMS && !scope.instance) return undefined;
+    arms = pairs.length > WALK_ARMS
+      ? wholeTable
+      : pairs.map((p) => ({
+          sql: `FROM ${table} x INDEXED BY ${table}_project_state_id WHERE x.project_id = ? AND x.state = ? AND ${conditions}`,
+          args: [p.project_id, p.state, ...args],
+        }));
   }
   // The version that moves whenever a record may enter, leave or move in a segment (see
   // anchoredSegment): the project's, or the sum of the group's walked projects' (each only grows).
