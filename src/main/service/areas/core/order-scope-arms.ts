@@ -45,13 +45,14 @@ export function scopeArmsRows<T>(
   where: string[],
   args: unknown[],
   countFrom?: SqlList<unknown>['countFrom'],
+  ownFilters = true,
 ): ((limit: number, offset: number) => T[]) | undefined {
   const index = ARM_INDEXES[type][filters.orderColumn];
   if (!index || scope.projectId !== undefined || scope.idSets?.length) return undefined;
   if (filters.empty || filters.priority || filters.search || filters.authorId !== null) return undefined;
   const db = rc.svc.db;
   const state = filters.state;
-  const labelled = filters.idSets.length ? labelArms(rc, type, scope, filters, where) : undefined;
+  const labelled = filters.idSets.length && ownFilters ? setArms(rc, type, scope, filters, where) : undefined;
   if (filters.idSets.length && !labelled) return undefined;
   if (!labelled && (!scope.projects || scope.instance)) return undefined;
   const counts =
@@ -90,45 +91,54 @@ export function scopeArmsRows<T>(
 }
 
 /**
- * The arms of a list whose only filters are one or two label titles (perhaps a state): the
- * projects of the scope where the titles' rows show (label_counts, label_pair_counts), when few
+ * The arms of a list whose only filters are one or two label titles, or one milestone set
+ * (milestone=Any, a title several milestones hold), perhaps with a state: the projects of the scope
+ * where the set's records show (label_counts, label_pair_counts, the filter counters), when few
  * (the instance's 10,000 projects, but one with label-1's merge requests), and when walking their
- * order's index, each entry's label probed, reads fewer than the set's records read and sorted (the
- * walk asks about `records / matches` entries for each row of the page: the group's merge requests
- * with label-1 by title, page 500, walked 92,000 entries where the set's 111,000 records were read
- * and sorted). `inState` each arm's matches, 0 for none. Undefined otherwise.
+ * order's index, each entry asked the set's condition, reads fewer than the set's records read and
+ * sorted (the walk asks about `records / matches` entries, every state's, for each row of the
+ * page: the group's merge requests with label-1 by title, page 500, walked 92,000 entries where
+ * the set's 111,000 records were read and sorted). `inState` each arm's matches. Undefined
+ * otherwise; `where` the list's whole condition.
  */
-function labelArms(
+function setArms(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
   scope: Scope,
   filters: WorkItemFilters,
   where: string[],
 ): { project_id: number; inState: number }[] | undefined {
-  const titles = filters.labelOnly && filters.labelOnly.milestone === null && filters.labelOnly.authorId === null
-    ? [filters.labelOnly.title]
-    : filters.labelTitles && !filters.labelTitles.without.length && filters.labelTitles.all.length === 2 ? filters.labelTitles.all : undefined;
-  if (!titles || filters.idSets.length !== titles.length || Object.values(filters.dates).some(Boolean)) return undefined;
-  // The caller's own records (created_by_me): fewer than the titles' rows, so the walk would read more than counted.
+  if (Object.values(filters.dates).some(Boolean)) return undefined;
+  // The caller's own records (created_by_me): fewer than the set's, so the walk would read more than counted.
   if (where.some((w) => w.includes('x.author_id'))) return undefined;
-  const db = rc.svc.db;
-  const state = filters.state;
-  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
-  const inScopeArgs = scope.projects ? scope.args : [];
-  // Each project's rows of the titles in the state (a pair's from its counters: a < b as written, any spelling of each).
-  const rows = (titles.length === 1
-    ? db.prepare(`SELECT project_id, sum(n) AS n FROM label_counts INDEXED BY label_counts_title WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`)
-        .all(type, titles[0], ...(state ? [state] : []), ...inScopeArgs)
-    : db.prepare(`SELECT project_id, sum(n) AS n FROM label_pair_counts WHERE issuable_type = ? AND ((a = ? COLLATE NOCASE AND b = ? COLLATE NOCASE) OR (a = ? COLLATE NOCASE AND b = ? COLLATE NOCASE))${state ? ' AND state = ?' : ''}${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`)
-        .all(type, titles[0], titles[1], titles[1], titles[0], ...(state ? [state] : []), ...inScopeArgs)) as { project_id: number; n: number }[];
-  if (rows.length > SCOPE_ARMS) return undefined;
+  const rows = labelTitleRows(rc, type, scope, filters) ?? (filters.oneSet?.inProjects && !filters.requiredLabels.length ? filters.oneSet.inProjects(filters.state, SCOPE_ARMS) ?? null : undefined);
+  if (!rows || rows.length > SCOPE_ARMS) return undefined;
   const matches = rows.reduce((a, r) => a + r.n, 0);
   if (!matches) return [];
-  const records = rows.reduce((a, r) => a + (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${state ? ' AND state = ?' : ''}`).get(type, r.project_id, ...(state ? [state] : [])) as { n: number }).n, 0);
-  // The set read and sorted: the rarest title's rows in the scope.
+  // Every entry of an arm's index is walked, whatever its state.
+  const db = rc.svc.db;
+  const records = rows.reduce((a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, r.project_id) as { n: number }).n, 0);
+  // The set read and sorted instead: its smallest set's records in the scope.
   const setRows = Math.min(...filters.idSets.map((set) => set.size?.() ?? Infinity));
   const page = readPage(rc.params);
   const walked = ((page.offset + page.perPage) * records) / matches;
   if (walked > SCOPE_ARMS_LIMITS.walkPerRead * setRows) return undefined;
   return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
+}
+
+/** One or two label titles (perhaps a state) and nothing else: each project's rows of them in the state (a pair's from its counters), up to SCOPE_ARMS + 1 projects; undefined for other filters. */
+function labelTitleRows(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): { project_id: number; n: number }[] | undefined {
+  const titles = filters.labelOnly && filters.labelOnly.milestone === null && filters.labelOnly.authorId === null
+    ? [filters.labelOnly.title]
+    : filters.labelTitles && !filters.labelTitles.without.length && filters.labelTitles.all.length === 2 ? filters.labelTitles.all : undefined;
+  if (!titles || filters.idSets.length !== titles.length) return undefined;
+  const db = rc.svc.db;
+  const state = filters.state;
+  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
+  const inScopeArgs = scope.projects ? scope.args : [];
+  return (titles.length === 1
+    ? db.prepare(`SELECT project_id, sum(n) AS n FROM label_counts INDEXED BY label_counts_title WHERE issuable_type = ? AND title = ? COLLATE NOCASE${state ? ' AND state = ?' : ''}${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`)
+        .all(type, titles[0], ...(state ? [state] : []), ...inScopeArgs)
+    : db.prepare(`SELECT project_id, sum(n) AS n FROM label_pair_counts WHERE issuable_type = ? AND ((a = ? COLLATE NOCASE AND b = ? COLLATE NOCASE) OR (a = ? COLLATE NOCASE AND b = ? COLLATE NOCASE))${state ? ' AND state = ?' : ''}${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`)
+        .all(type, titles[0], titles[1], titles[1], titles[0], ...(state ? [state] : []), ...inScopeArgs)) as { project_id: number; n: number }[];
 }

@@ -157,7 +157,14 @@ function milestoneSet(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope:
       .all(...args, ...scopeArgs) as { project_id: number; milestone: number }[];
     return pairs.length > MILESTONE_ARMS ? undefined : pairs.map((r) => [r.project_id, r.milestone]);
   };
-  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size, arms } };
+  const inProjects = (state: string | null, limit: number): { project_id: number; n: number }[] | undefined => {
+    const [inScope, scopeArgs] = countersInScope(scope);
+    const rows = rc.svc.db
+      .prepare(`SELECT project_id, sum(n) AS n FROM ${counters} WHERE ${counted}${state ? ' AND state = ?' : ''}${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${limit + 1}`)
+      .all(...args, ...(state ? [state] : []), ...scopeArgs) as { project_id: number; n: number }[];
+    return rows.length > limit ? undefined : rows;
+  };
+  return { sql: probe, args, set: { probe, id: 'c.id', rows, args, projectColumn: 'c.project_id', indexed: `(x.milestone_id ${test})`, size, arms, inProjects } };
 }
 
 /** A milestone set's (project, milestone) pairs up to this many are each walked by their index and merged (IdSet.arms). */
@@ -318,6 +325,8 @@ export interface IdSet {
    * milestone, created_at) index, so a list in that order merges their walks (see idSetLists).
    */
   arms?: () => [number, number][] | undefined;
+  /** The set's records in each project of the scope in a state (any: null), from the counters, up to `limit` projects (more: undefined). */
+  inProjects?: (state: string | null, limit: number) => { project_id: number; n: number }[] | undefined;
   /**
    * A project's records not in the set (any state; the project's id its one argument), when the
    * set is a condition most records meet (due_date=0): the set is counted as the project's records
@@ -383,6 +392,8 @@ export interface WorkItemFilters {
   counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
   /** milestone=None and perhaps a state and an author id, nothing else (the filter counters' milestone 0): see milestoneNoneCount. */
   milestoneNone: { state: string | null; authorId: number | null } | null;
+  /** The filters are one set's condition (filters.idSets' one) and perhaps a state, nothing else: see order-scope-arms.ts. */
+  oneSet: IdSet | null;
   /**
    * The milestone title's condition names the one milestone the project's records carry by its
    * id: the rows it keeps then change only with writes to the records (see issuableListAnchors).
@@ -748,7 +759,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
   // A term no record of the scope holds (counted exactly): nothing to read or count.
   if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
-  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneNone, milestoneById, labelTitles, complement, state };
+  const oneSet = !q.search && idSets.length === 1 && where.length === (state ? 1 : 0) + 1 ? idSets[0] : null;
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneNone, milestoneById, labelTitles, complement, state, oneSet };
 }
 
 /**
@@ -758,7 +770,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
 function emptyFilters(sort: SortDirection): WorkItemFilters {
   return {
     where: ['0'], args: [], order: `x.created_at ${sort}, x.id ${sort}`, orderColumn: 'created_at', priority: null, sort, labelOnly: null, search: null, idSets: [], dates: {},
-    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneNone: null, milestoneById: false, labelTitles: null, complement: null, state: null, empty: true,
+    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneNone: null, milestoneById: false, labelTitles: null, complement: null, state: null, oneSet: null, empty: true,
   };
 }
 

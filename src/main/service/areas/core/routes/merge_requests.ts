@@ -98,7 +98,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
-  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom) }));
+  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom, noMoreFilters) }));
   if (q.view === 'simple') return page.map(simple);
   return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
