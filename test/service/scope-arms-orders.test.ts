@@ -26,6 +26,9 @@ beforeAll(async () => {
   for (const name of ['one', 'two', 'three']) projects.push((await s.createProject({ name, namespace_id: group, visibility: 'public' })).id);
   // Outside the group: never in its lists.
   const outside = (await s.createProject({ name: 'outside', visibility: 'public' })).id;
+  // A milestone titled v1 in each project (a title several milestones hold: a set over the group), on every 5th record but the outside project's.
+  const v1 = new Map<number, number>();
+  for (const project of projects) v1.set(project, (await s.post(`/projects/${project}/milestones`, { title: 'v1' })).body.id as number);
   const ctx = s.service.context;
   ctx.db.transaction(() => {
     let k = 0;
@@ -41,6 +44,7 @@ beforeAll(async () => {
           createdAt: new Date(Date.UTC(2024, 0, 1) + k * 60_000).toISOString(),
           updatedAt: new Date(Date.UTC(2024, 0, 1) + k * 60_000).toISOString(),
           importedFrom: 'none' as const,
+          milestoneId: k % 5 === 2 ? v1.get(project) ?? null : null,
         };
         // The third project has no closed issue and no merged merge request.
         const closed = project !== projects[2] && k % 4 === 0;
@@ -67,7 +71,7 @@ afterEach(() => {
 
 const ids = (res: ApiResult): number[] => (res.body as { id: number }[]).map((x) => x.id);
 
-interface Row { id: number; project_id: number; state: string; labels: string; title: string; created_at: string; due_date?: string | null; merged_at?: string | null }
+interface Row { id: number; project_id: number; state: string; labels: string; milestone_id: number | null; title: string; created_at: string; due_date?: string | null; merged_at?: string | null }
 
 /** The group's records meeting `keep` in `column` order, NULL lowest, ties by id, in `sort`'s direction. */
 function reference(table: string, column: 'title' | 'due_date' | 'merged_at', sort: string, keep: (r: Row) => boolean, instance = false): number[] {
@@ -158,7 +162,7 @@ describe("a group's list in a column's order, each project's index merged", () =
   });
 });
 
-describe("a group's or the instance's list of one or two label titles in a column's order, the titles' projects' indexes merged", () => {
+describe("a group's or the instance's list of one or two label titles or a milestone set in a column's order, the set's projects' indexes merged", () => {
   const labelled = (r: Row, ...titles: string[]): boolean => titles.every((t) => (JSON.parse(r.labels) as string[]).some((l) => l.toLowerCase() === t.toLowerCase()));
   const LABEL_FILTERS: [Record<string, string>, (r: Row) => boolean][] = [
     [{ labels: 'bug' }, (r) => labelled(r, 'bug')],
@@ -166,6 +170,8 @@ describe("a group's or the instance's list of one or two label titles in a colum
     [{ labels: 'bug,feature' }, (r) => labelled(r, 'bug', 'feature')],
     [{ labels: 'BUG,Feature', state: 'closed' }, (r) => labelled(r, 'bug', 'feature') && r.state === 'closed'],
     [{ labels: 'bug', state: 'merged' }, (r) => labelled(r, 'bug') && r.state === 'merged'],
+    [{ milestone: 'Any' }, (r) => r.milestone_id !== null],
+    [{ milestone: 'v1', state: 'opened' }, (r) => r.milestone_id !== null && r.state === 'opened'],
   ];
 
   it('answers every page as the records say, group and instance, both directions', async () => {
@@ -206,6 +212,11 @@ describe("a group's or the instance's list of one or two label titles in a colum
     const plan = queryPlan(s.service.context.db, pair!.sql, ...pair!.args);
     expect(plan).toContain('MERGE (UNION ALL)');
     expect(plan).not.toContain('TEMP B-TREE');
+    // A milestone set: the projects holding its records in the state.
+    expect((await armsOf(`/groups/${group}/merge_requests`, { milestone: 'v1', state: 'merged', order_by: 'title' }))?.split(' UNION ALL ').length).toBe(2);
+    expect((await armsOf(`/groups/${group}/merge_requests`, { milestone: 'Any', order_by: 'title' }))?.split(' UNION ALL ').length).toBe(3);
+    // Another filter besides the set (a branch): the set read and sorted.
+    expect(await armsOf(`/groups/${group}/merge_requests`, { milestone: 'Any', target_branch: 'main', order_by: 'title' })).toBeUndefined();
     // The caller's own records (the instance's default scope, created_by_me): the set read and sorted.
     expect(await armsOf('/merge_requests', { labels: 'bug', order_by: 'title' })).toBeUndefined();
     expect(await armsOf('/merge_requests', { labels: 'bug', order_by: 'title', scope: 'all' })).toBeDefined();

@@ -33,9 +33,11 @@ export const SCOPE_ARMS_LIMITS = { sortedUpTo: COUNT_LIMIT, walkPerRead: 2 };
 
 /**
  * The page reader, or undefined: not a scope of projects (a project's list has its own index; the
- * instance's many projects), another order, other sets of records to read (labels, a milestone,
- * a search: their own readers), an author (the author's index reads fewer), or a list counted as
- * few (COUNT_LIMIT at most): its matches read and sorted, fewer than the arms may walk to find them.
+ * instance's many projects, but those holding a label or milestone set: setArms), another order,
+ * other sets of records to read (a search, sets setArms does not walk: their own readers), an
+ * author (the author's index reads fewer), or a list counted as few (COUNT_LIMIT at most): its
+ * matches read and sorted, fewer than the arms may walk to find them. `ownFilters`: false when the
+ * list has conditions besides the filters' (a merge request's branches): no set's arms.
  */
 export function scopeArmsRows<T>(
   rc: RequestContext,
