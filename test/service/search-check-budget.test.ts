@@ -155,3 +155,49 @@ describe("a search walk in created_at order with updated_before: the bound on cr
     }
   });
 });
+
+describe("a common term with a label on more records than the term's counted matches", () => {
+  it("counts from the label's records, each checked, once the matches counted on show them the fewer reads; the same total and rows", async () => {
+    const db = s.service.context.db;
+    const labelled = (await s.createProject({ name: 'labelled', visibility: 'public' })).id;
+    const rows: { iid: number; alpha: boolean; bug: boolean; at: string }[] = [];
+    db.transaction(() => {
+      // 11,000 hold the term (past COUNT_LIMIT), 4,000 do not; `bug` on 9,000 of the first and all of the rest: 13,000 records.
+      for (let i = 1; i <= 15_000; i++) {
+        const alpha = i <= 11_000;
+        const bug = alpha ? i % 11 !== 0 && i <= 9_900 : true;
+        const at = createdAt(i);
+        insertImportedMergeRequest(s.service.context, labelled, {
+          iid: i,
+          title: alpha ? `Alpha ${i}` : `Beta ${i}`,
+          description: null,
+          state: 'opened',
+          authorId: 1,
+          labels: bug ? ['bug'] : [],
+          sourceBranch: `b-${i}`,
+          targetBranch: 'main',
+          baseSha: '0'.repeat(40),
+          headSha: '1'.repeat(40),
+          createdAt: at,
+          updatedAt: at,
+          importedFrom: 'none',
+        });
+        rows.push({ iid: i, alpha, bug, at });
+      }
+    })();
+    const want = rows.filter((r) => r.alpha && r.bug).sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.iid - a.iid));
+    expect(want.length).toBeLessThan(10_000);
+    // Deep pages: the label's records, counted as far as the page needs, outnumber the matches counted (idSetLists, searchAfterSets).
+    for (const page of [90, 100]) {
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(`/projects/${labelled}/merge_requests`, { query: { search: 'alpha', labels: 'bug', per_page: '100', page: String(page) } });
+      });
+      expect(res.headers.get('x-total')).toBe(String(want.length));
+      expect(iids(res)).toEqual(want.slice((page - 1) * 100, page * 100).map((r) => r.iid));
+      const counts = reads.filter((sql) => sql.startsWith('SELECT count(*)') && sql.includes('CROSS JOIN merge_requests x'));
+      expect(counts.some((sql) => sql.includes('FROM issuable_labels il'))).toBe(true);
+      expect(counts.filter((sql) => sql.includes('FROM merge_requests_search s CROSS JOIN merge_requests x'))).toEqual([]);
+    }
+  });
+});

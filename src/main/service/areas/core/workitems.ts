@@ -1713,6 +1713,40 @@ export function searchAfterSets(filters: WorkItemFilters, sets: IdSetLists | und
 /** An index probe's cost in matches joined (see searchAfterSets). */
 const INDEX_PROBE_COST = 300;
 
+/** A set's record read and checked against an ASCII term costs about half a match joined to its record and checked against the set (searchCountsFromSets). */
+const SET_ROW_PER_MATCH = 2;
+
+/**
+ * A search counted from its filter sets (idSetLists' count: each set record checked against the
+ * term) rather than from its matches joined to their records (searchRowsCount): as searchAfterSets
+ * decides, or, for a common ASCII term whose matches were counted no further than COUNT_LIMIT and
+ * one set whose counters give its size, when the matches, counted on up to half the set's records
+ * (remembered as the plan's count is), are at least that many. Each way reads until 10,001 pass:
+ * the set's records in proportion to the set, the matches in proportion to the matches (a label
+ * on a ninth of a million issues with a term in a fifth: 90,000 matches joined, 95 ms).
+ */
+export function searchCountsFromSets(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, sets: IdSetLists | undefined): boolean {
+  if (searchAfterSets(filters, sets)) return true;
+  const search = filters.search;
+  const plan = search?.project ?? search?.many;
+  if (!sets || !search || !plan || search.indexProbe || plan.ids || plan.matches <= COUNT_LIMIT) return false;
+  // One set whose size its counters give (IdSetLists' fewest is counted no further than a page needs).
+  const [set] = filters.idSets;
+  if (filters.idSets.length !== 1 || scope.idSets?.length || !set.size) return false;
+  const enough = Math.ceil(set.size() / SET_ROW_PER_MATCH);
+  if (plan.matches >= enough) return true;
+  const db = rc.svc.db;
+  const { index, query } = plan;
+  const from = search.project ? `FROM ${index} s WHERE ${projectMatches(index)}` : `FROM ${index} s WHERE ${search.many!.inScope}`;
+  const matchArgs = search.project ? [query, search.project.projectId, search.project.projectId] : search.many!.args;
+  const count = (): number => countUpTo(db, from, matchArgs, enough);
+  const key = `${index}|${search.project?.projectId ?? search.many!.projects}|${query}|up to ${enough}`;
+  const matches = search.project
+    ? rememberedMatchCount(db, key, () => listVersion(rc, type, search.project!.projectId), count)
+    : search.many!.projects !== null ? rememberedMatchCount(db, key, () => lastListWrite(db), count) : count();
+  return matches >= enough;
+}
+
 /**
  * The list's ids in its order from the set's own index (IdSet.covering: no record read) when the
  * set is the list's one set and `where` holds nothing but its probe, a state, the scope (a
