@@ -84,6 +84,29 @@ describe("a common term none of the list's newest records holds, past the walk's
   });
 });
 
+describe("the grown walk's count of the matches", () => {
+  it('is remembered until the write log moves past it by more than it can lose; the same rows', async () => {
+    // The matches counted past the plan's own count (COUNT_LIMIT + 1 + 1,000): as far as the grown walk may go.
+    const matchCount = (reads: string[]): string[] =>
+      reads.filter((sql) => sql.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM merge_requests_search s WHERE') && Number(/LIMIT (\d+)\)$/.exec(sql)?.[1]) > 11_001);
+    const page = async (): Promise<string[]> => {
+      let res!: ApiResult;
+      const reads = await preparedBy(s, async () => {
+        res = await s.get(`/projects/${project}/merge_requests`, { query: { search: 'alpha', per_page: '20', page: '52' } });
+      });
+      expect(iids(res)).toEqual(alphaNewestFirst().slice(1020, 1040).map((x) => x.iid));
+      return matchCount(reads);
+    };
+    expect(await page()).toHaveLength(1);
+    expect(await page()).toEqual([]);
+    // A merge request written: the count, less the one it may have lost, still grows the walk as far.
+    const newest = seeds[seeds.length - 1];
+    expect((await s.put(`/projects/${project}/merge_requests/${newest.iid}`, { title: `${newest.title} again` })).status).toBe(200);
+    newest.title = `${newest.title} again`;
+    expect(await page()).toEqual([]);
+  });
+});
+
 describe("a common term's count with a date bound, read from its matches joined to their records", () => {
   it('a lower bound alone reads the matches from the highest key down (the newest records); the same count and rows', async () => {
     const db = s.service.context.db;

@@ -2521,6 +2521,14 @@ function checkedList(db: Db, filters: WorkItemFilters, table: 'issues' | 'merge_
   const matches = search.project
     ? { from: `FROM ${plan.index} s WHERE ${projectMatches(plan.index)}`, args: [plan.query, search.project.projectId, search.project.projectId] }
     : { from: `FROM ${plan.index} s WHERE ${search.many!.inScope}`, args: search.many!.args };
+  // The scope's matches counted up to `cap`, remembered with the write log's last entry (core/041:
+  // each entry moves them by at most one) for a project or a scope of projects it can name: the
+  // count is most of a grown walk's cost (~0.15 us a match), and a client paging on asks it again.
+  const scopeKey = search.project ? search.project.projectId : search.many!.projects;
+  const matchesUpTo = (db: Db, cap: number): number => {
+    const count = (): number => countUpTo(db, matches.from, matches.args, cap);
+    return scopeKey === null ? count() : rememberedMatchCount(db, `${plan.index}|${scopeKey}|${plan.query}|up to ${cap}`, () => lastListWrite(db), count);
+  };
   // The first `wanted` records that pass (their ids in the list's order, or their number) among
   // `budget` records of the list from the `skip`th on. The subquery's LIMIT keeps it from being
   // flattened (its rows come in its order) and the check from being pushed into it.
@@ -2537,7 +2545,7 @@ function checkedList(db: Db, filters: WorkItemFilters, table: 'issues' | 'merge_
       const budget = budgetOf(wanted);
       const found = idsOf(passing(db, wanted, 'json_group_array(id)', true, budget));
       if (found.length >= wanted || ended(db, budget)) return found;
-      const grown = CHECK_RECORDS_PER_MATCH * countUpTo(db, matches.from, matches.args, Math.ceil((CHECK_BUDGET_GROWTH * budget) / CHECK_RECORDS_PER_MATCH));
+      const grown = CHECK_RECORDS_PER_MATCH * matchesUpTo(db, Math.ceil((CHECK_BUDGET_GROWTH * budget) / CHECK_RECORDS_PER_MATCH));
       if (grown <= budget) return undefined;
       // On from where the budget ended (the records before it stepped over, not checked again).
       found.push(...idsOf(passing(db, wanted - found.length, 'json_group_array(id)', true, grown - budget, budget)));
