@@ -43,6 +43,11 @@ async function expectEveryList(): Promise<void> {
     await expectEveryPage(s, '/events', { scope: 'all', target_type: type }, all, 3);
     await expectEveryPage(s, '/events', { scope: 'all', target_type: type, sort: 'asc' }, [...all].reverse(), 5);
     await expectEveryPage(s, '/events', { scope: 'all', target_type: type }, ids('e.project_id = ? AND e.target_type = ?', mine, stored), 2, member.token);
+    // A user's events in projects by type (core/170): root's, and their own.
+    const roots = ids('e.author_id = 1 AND e.target_type = ?', stored);
+    await expectEveryPage(s, '/users/1/events', { target_type: type }, roots, 3);
+    await expectEveryPage(s, '/users/1/events', { target_type: type, sort: 'asc' }, [...roots].reverse(), 4);
+    await expectEveryPage(s, '/events', { target_type: type }, roots, 3);
   }
 }
 
@@ -87,6 +92,13 @@ describe('event lists by target type, read from their own index', () => {
     });
     expect(all).toHaveLength(1);
     expect(planOf(all[0])).toContain('USING INDEX events_target (target_type=?)');
+    // A user's events by type: their own entries of the type (core/170), not all their events walked.
+    const authored = await pagedReads(s, async () => {
+      await s.get('/users/1/events', { query: { target_type: 'milestone', per_page: '2' } });
+      await s.get('/events', { query: { target_type: 'note', per_page: '2', sort: 'asc' } });
+    });
+    expect(authored).toHaveLength(2);
+    for (const read of authored) expect(planOf(read)).toContain('USING INDEX events_author_target (author_id=? AND target_type=?)');
     const plain = await pagedReads(s, async () => {
       await s.get(`/projects/${mine}/events`, { query: { per_page: '2', page: '2' } });
     });
