@@ -26,8 +26,13 @@ export async function pagedReads(s: TestService, fn: () => Promise<void>): Promi
   return statementReads(s, (sql) => /LIMIT \d+ OFFSET \?$/.test(sql), fn);
 }
 
-/** Each `all` call, with its SQL and arguments, of the statements `matches` picks that the service prepared while `fn` ran. */
-export async function statementReads(s: TestService, matches: (sql: string) => boolean, fn: () => Promise<unknown>): Promise<{ sql: string; args: unknown[] }[]> {
+/** Each `all` (or `get`) call, with its SQL and arguments, of the statements `matches` picks that the service prepared while `fn` ran. */
+export async function statementReads(
+  s: TestService,
+  matches: (sql: string) => boolean,
+  fn: () => Promise<unknown>,
+  method: 'all' | 'get' = 'all',
+): Promise<{ sql: string; args: unknown[] }[]> {
   const db = s.service.context.db;
   const prepare = db.prepare;
   const seen: { sql: string; args: unknown[] }[] = [];
@@ -36,7 +41,7 @@ export async function statementReads(s: TestService, matches: (sql: string) => b
     if (!matches(sql)) return stmt;
     return new Proxy(stmt, {
       get(target, key) {
-        if (key === 'all') return (...args: unknown[]) => (seen.push({ sql, args }), (target.all as (...a: unknown[]) => unknown[])(...args));
+        if (key === method) return (...args: unknown[]) => (seen.push({ sql, args }), (target[method] as (...a: unknown[]) => unknown)(...args));
         const value = Reflect.get(target, key, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },

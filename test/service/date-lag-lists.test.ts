@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan, statementReads } from '../helpers/lists';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
@@ -234,26 +234,8 @@ async function pagePlan(path: string, query: Query): Promise<{ sql: string; plan
 
 /** The arguments of each count through a title's label rows (dateLagList's label way) while `fn` runs. */
 async function countReads(fn: () => Promise<void>): Promise<unknown[][]> {
-  const db = s.service.context.db;
-  const prepare = db.prepare;
-  const seen: unknown[][] = [];
-  db.prepare = ((sql: string) => {
-    const stmt = prepare.call(db, sql);
-    if (!sql.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM (SELECT DISTINCT il.issuable_id')) return stmt;
-    return new Proxy(stmt, {
-      get(target, key) {
-        if (key === 'get') return (...args: unknown[]) => (seen.push(args), (target.get as (...a: unknown[]) => unknown)(...args));
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }) as typeof db.prepare;
-  try {
-    await fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
+  const counts = (sql: string) => sql.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM (SELECT DISTINCT il.issuable_id');
+  return (await statementReads(s, counts, fn, 'get')).map((read) => read.args);
 }
 
 describe('plans', () => {
