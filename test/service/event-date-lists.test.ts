@@ -180,6 +180,25 @@ describe('event lists by date with many out-of-order events', () => {
   }, SLOW);
 });
 
+describe('event lists by dates no time meets', () => {
+  it('after the day before `before` or later: empty, with its headers, read as WHERE 0', async () => {
+    for (const q of [{ after: day(5), before: day(5) }, { after: day(4), before: day(5) }, { after: day(7), before: day(3) }]) {
+      for (const [path, query] of [
+        [`/projects/${mine}/events`, q],
+        [`/users/${member.id}/events`, q],
+        ['/events', { ...q, scope: 'all' }],
+      ] as [string, Record<string, string>][]) {
+        await expectEveryPage(s, path, query, [], 20);
+        // A page read `WHERE ... AND 0`, which SQLite answers without a row.
+        for (const sql of await readsOf(path, query)) expect(sql, `${path} ${JSON.stringify(query)}`).toMatch(/ AND 0 /);
+      }
+    }
+    // The day between them: its events.
+    const q = { after: day(4), before: day(6) };
+    await expectEveryPage(s, `/projects/${mine}/events`, q, ids('e.project_id = ?', [mine], q), 3);
+  });
+});
+
 describe('event lists by date past 10,000', () => {
   it('counted from the counters less the events outside the dates, when those are fewer; uncounted past 10,000', async () => {
     const busy = (await s.createProject({ name: 'busy', visibility: 'private' })).id;

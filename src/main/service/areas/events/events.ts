@@ -70,12 +70,15 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
     where.push('e.target_type = ?');
     args.push(TARGET_TYPES[q.target_type]);
   }
+  // `after` a day before `before` or later: no time lies in both, so the list is empty (nothing read, as for a contradiction of issue filters).
+  const noTime = !!(q.before && q.after && nextDay(q.after) >= `${q.before}T00:00:00.000Z`);
+  if (noTime) where.push('0');
   // The list without its dates, and the id range they are (when both split).
   const undated = { from: `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`, args: [...args] };
   let range: { from?: number; to?: number } | undefined = {};
   // A date is an id range when no exception (core/058) crosses its split: the list then reads its
   // own index in id order from the split instead of comparing every event's date.
-  if (q.before) {
+  if (q.before && !noTime) {
     const at = `${q.before}T00:00:00.000Z`;
     const split = eventTimeSplit(rc.svc.db, at);
     where.push(split === undefined ? 'e.created_at < ?' : 'e.id < ?');
@@ -83,7 +86,7 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
     if (split === undefined) range = undefined;
     else if (range) range.to = split;
   }
-  if (q.after) {
+  if (q.after && !noTime) {
     const at = nextDay(q.after);
     const split = eventTimeSplit(rc.svc.db, at);
     where.push(split === undefined ? 'e.created_at >= ?' : 'e.id >= ?');
@@ -104,7 +107,7 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   const counted = q.action ? undefined : countedEvents(rc, source, visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined);
   const dated = !!(q.before || q.after);
   const inRange = range && counted && { count: (cap: number) => countInRange(rc.svc.db, undated, range, counted.total, cap) };
-  const countFrom = dated ? inRange || undefined : counted;
+  const countFrom = noTime ? { total: () => 0 } : dated ? inRange || undefined : counted;
   const rows = paginateSql<EventRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order: `e.id ${order}`, anchors, countFrom });
   return rows.filter((e) => targetVisible(rc, e));
 }
