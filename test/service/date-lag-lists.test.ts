@@ -357,6 +357,52 @@ describe('plans', () => {
     }
   });
 
+  it("the label rows way asks the list's conditions the rows carry of the rows themselves (no record read); a Guest's view is asked of each record", async () => {
+    // A rare title on two in 40 bug records of both kinds, closed and opened (SQL: the label triggers keep the rows and counters), taken off after.
+    const db = s.service.context.db;
+    const ids = (kind: 'issues' | 'merge_requests') => seeds[kind].filter((x, i) => x.bug && (i % 40 === 0 || i % 40 === 9)).map((x) => x.id!);
+    const retitle = (kind: 'issues' | 'merge_requests', sql: string): void => void db.prepare(`UPDATE ${kind} SET labels = ${sql} WHERE id IN (${ids(kind).join(',')})`).run();
+    for (const kind of ['issues', 'merge_requests'] as const) retitle(kind, `json_insert(labels, '$[#]', 'rare')`);
+    // A milestone on a third of them, so that milestone=None leaves some out.
+    const milestone = (await s.post(`/projects/${project}/milestones`, { title: 'm1' })).body.id as number;
+    for (const kind of ['issues', 'merge_requests'] as const) db.prepare(`UPDATE ${kind} SET milestone_id = ? WHERE id IN (${ids(kind).filter((_, i) => i % 3 === 0).join(',')})`).run(milestone);
+    LABEL_ROWS.walk = 0;
+    try {
+      const WIDE = hour(100);
+      const cases: [Query, string, unknown[]][] = [
+        [{ labels: 'bug,rare', updated_after: WIDE, state: 'closed' }, 'updated_at >= ? AND state = ?', [WIDE, 'closed']],
+        [{ labels: 'rare,bug', updated_after: WIDE, milestone: 'None' }, 'updated_at >= ? AND milestone_id IS NULL', [WIDE]],
+        [{ labels: 'bug,rare', updated_before: hour(2_200), milestone: 'm1', order_by: 'created_at', sort: 'asc' }, 'updated_at <= ? AND milestone_id = ?', [hour(2_200), milestone]],
+        [{ labels: 'rare,bug', created_after: hour(50), state: 'opened', milestone: 'None', order_by: 'updated_at' }, 'created_at >= ? AND state = ? AND milestone_id IS NULL', [hour(50), 'opened']],
+      ];
+      for (const kind of ['issues', 'merge_requests'] as const) {
+        for (const [query, sql, args] of cases) {
+          for (const [who, token, sees] of USERS()) {
+            const view = kind === 'merge_requests' || sees ? '' : ' AND confidential = 0';
+            const want = (db.prepare(`SELECT count(*) AS n FROM ${kind} WHERE id IN (${ids(kind).join(',')}) AND ${sql}${view}`).get(...args) as { n: number }).n;
+            const what = `${kind} ${who} ${JSON.stringify(query)}`;
+            expect(want, what).toBeGreaterThan(0);
+            let res!: ApiResult;
+            const counts = await statementReads(s, (q) => q.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM (SELECT DISTINCT il.issuable_id'), async () => {
+              res = await s.get(`/projects/${project}/${kind}`, { query: { ...query, per_page: '2' }, token });
+            }, 'get');
+            expect(res.status, what).toBe(200);
+            expect(res.headers.get('x-total'), what).toBe(String(want));
+            // The rare title's rows, the rest asked of them; an issue's confidentiality for a Guest of each record.
+            expect(counts.map((c) => c.args[1]), what).toEqual(['rare']);
+            expect(counts[0].sql.includes('CROSS JOIN'), what).toBe(kind === 'issues' && who === 'guest');
+          }
+        }
+      }
+    } finally {
+      LABEL_ROWS.walk = 20_000;
+      for (const kind of ['issues', 'merge_requests'] as const) {
+        retitle(kind, `(SELECT json_group_array(value) FROM json_each(labels) WHERE value != 'rare')`);
+        db.prepare(`UPDATE ${kind} SET milestone_id = NULL WHERE project_id = ?`).run(project);
+      }
+    }
+  });
+
   it('the index expression is the one core/071 froze', () => {
     expect(dateLag('')).toBe(DATE_LAG_071);
   });

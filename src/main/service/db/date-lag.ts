@@ -92,9 +92,10 @@ export interface DateLagTable {
    * records by the author's index, a label's by its rows), with how many candidates it walks at
    * most: a count walks its candidates until 10,001 match, so it goes the way of the fewest (an
    * author's or a label's when the dates are wide, the buckets' when they are narrow). `from`
-   * writes the FROM with the list's conditions (on `alias`) in it, its own `args` before theirs.
+   * writes the FROM with the list's conditions (on `alias`) in it, its own `args` before theirs;
+   * `alone`: the way asks every condition itself (a label's rows, which carry them), its `args` all.
    */
-  counts?: { from: (conditions: string) => string; args: unknown[]; candidates: number }[];
+  counts?: { from: (conditions: string) => string; args: unknown[]; candidates: number; alone?: true }[];
   /** The table's write log: a page's rows are read by id (from memory while unwritten), the walk reads ids alone. */
   log: WriteLog;
   /**
@@ -241,7 +242,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
       candidates += countUpTo(db, arm.probe, arm.probeArgs, cap - candidates);
       if (candidates >= cap) break;
     }
-    if (candidates >= cap) count = { from: fewest.from(conditions), args: [...fewest.args, ...args] };
+    if (candidates >= cap) count = { from: fewest.from(conditions), args: fewest.alone ? fewest.args : [...fewest.args, ...args] };
   }
   return { rows, count, plan: 'buckets' };
 }

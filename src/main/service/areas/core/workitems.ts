@@ -32,7 +32,7 @@ import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count
 import { provablyEmpty } from './filter-plan';
 import { scopedDateBounds } from './date-bounds';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
-import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowsIndexed, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
+import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowConditions, labelRowsIndexed, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -1844,13 +1844,18 @@ export function dateLagList<T>(
       const { title, n } = carried.reduce((a, b) => (b.n < a.n ? b : a));
       const column = dates.updated_after || dates.updated_before ? 'updated_at' : 'created_at';
       const [low, high] = column === 'updated_at' ? [dates.updated_after, dates.updated_before] : [dates.created_after, dates.created_before];
-      ways.push({
-        from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id FROM issuable_labels il INDEXED BY issuable_labels_${column === 'updated_at' ? 'updated' : 'created'}
-          CROSS JOIN ${table} x ON x.id = il.issuable_id WHERE il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE
-          AND il.${column} IS NOT NULL${low ? ` AND il.${column} >= ?` : ''}${high ? ` AND il.${column} <= ?` : ''} AND ${conditions})`,
-        args: [projectId, title, ...(low ? [low] : []), ...(high ? [high] : [])],
-        candidates: n,
-      });
+      const rows = `FROM issuable_labels il INDEXED BY issuable_labels_${column === 'updated_at' ? 'updated' : 'created'}`;
+      const inRange = `il.issuable_type = '${type}' AND il.project_id = ? AND il.title = ? COLLATE NOCASE
+          AND il.${column} IS NOT NULL${low ? ` AND il.${column} >= ?` : ''}${high ? ` AND il.${column} <= ?` : ''}`;
+      const rowsArgs = [projectId, title, ...(low ? [low] : []), ...(high ? [high] : [])];
+      // Every condition asked of the rows (label-row-mirrors.ts), when they carry them all: no record
+      // read (labels=bug,label-1&milestone=None&updated_before: label-1's rows in the range, bug by id).
+      const asked = labelRowConditions(where, args, { alias: 'il', title, project: true, labelProbe: labelProbe(type), byId: (id) => labelProbeById(type, id), projects: [] });
+      ways.push(
+        asked
+          ? { from: () => `FROM (SELECT DISTINCT il.issuable_id ${rows} WHERE ${inRange}${asked.sql})`, args: [...rowsArgs, ...asked.args], candidates: n, alone: true }
+          : { from: (conditions) => `FROM (SELECT DISTINCT il.issuable_id ${rows} CROSS JOIN ${table} x ON x.id = il.issuable_id WHERE ${inRange} AND ${conditions})`, args: rowsArgs, candidates: n },
+      );
     }
     return ways;
   };
