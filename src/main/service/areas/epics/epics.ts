@@ -525,8 +525,8 @@ export interface EpicList {
   args: unknown[];
   order: string;
   /**
-   * The list's count from the counters (epics/007, epics/009) when nothing but a state, an author
-   * and one label filters it; a common search term's remembered count.
+   * The list's count from the counters (epics/007, epics/009) when nothing but a state, an author,
+   * confidentiality and one label filters it; a common search term's remembered count.
    */
   countFrom?: { counted: number } | { count: (cap: number) => number } | { from: string; args: unknown[] };
   anchors?: PageAnchors<EpicRow>;
@@ -661,13 +661,15 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   // Every filter but these reads more than the counters keep; authors are ids from 1 (the counters keep no author as 0).
   const countable =
     (!f.labels?.length || label !== null) && !f.search && !f.created_after && !f.created_before && !f.updated_after && !f.updated_before &&
-    f.confidential === undefined && !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
+    !f.iids?.length && !f.my_reaction_emoji && !Object.keys(f.not ?? {}).length && (authorId === null || authorId > 0);
   let countFrom: EpicList['countFrom'];
   if (countable) {
     const cw = [`group_id IN (${marks(readable)})`, `(confidential = 0 OR group_id IN (${marks(confidentialOk)}) OR author = ?)`];
     const cargs: unknown[] = [...readable, ...confidentialOk, user?.id ?? -1];
     if (authorId !== null) addFilter(cw, cargs, 'author = ?', authorId);
     if (f.state !== 'all') addFilter(cw, cargs, 'state = ?', f.state);
+    // The counters keep confidentiality: an author's confidential epics (often none) are not walked for in date order to find them.
+    if (f.confidential !== undefined) addFilter(cw, cargs, 'confidential = ?', f.confidential ? 1 : 0);
     if (label !== null) addFilter(cw, cargs, 'title = ?', label);
     const counters = label !== null ? 'epic_label_counts' : 'epic_counts';
     countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted FROM ${counters} WHERE ${cw.join(' AND ')}`).get(...cargs) as { counted: number };
