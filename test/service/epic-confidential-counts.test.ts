@@ -115,6 +115,37 @@ describe('group epics filtered by confidentiality', () => {
     }
   });
 
+  it('are empty without a read for an author of none of the epics, whatever else filters them (a common term, a deep page)', async () => {
+    const nobody = await s.createUser();
+    await s.addMember('groups', group, nobody.user.id, 10);
+    const path = `/groups/${group}/epics`;
+    for (const [token, q] of [
+      [undefined, { author_id: String(nobody.user.id), search: 'Epic', order_by: 'updated_at', sort: 'asc', confidential: 'false' }],
+      [guest.token, { author_username: nobody.user.username, search: 'Epic', state: 'opened' }],
+      [undefined, { author_id: String(nobody.user.id), order_by: 'title' }],
+    ] as const) {
+      const query = q as Record<string, string>;
+      const reads = await pagedReads(s, async () => {
+        await expectEveryPage(s, path, query, [], 20, token);
+        // Past 10,000: uncounted, no next page, as reading the page finds it.
+        const deep = await s.get(path, { token, query: { ...query, per_page: '20', page: '2500' } });
+        expect(deep.body).toEqual([]);
+        expect([deep.headers.get('x-total'), deep.headers.get('x-total-pages'), deep.headers.get('x-next-page'), deep.headers.get('x-prev-page')]).toEqual([
+          null,
+          null,
+          '',
+          '2499',
+        ]);
+      });
+      expect(reads).toEqual([]);
+    }
+    // An author of some epics, none with the term: the same answers, read.
+    const q = { author_id: String(other.user.id), search: 'no such words', order_by: 'updated_at' };
+    await expectEveryPage(s, path, q, [], 20);
+    const deep = await s.get(path, { query: { ...q, per_page: '20', page: '2500' } });
+    expect([deep.headers.get('x-total'), deep.headers.get('x-total-pages'), deep.headers.get('x-next-page'), deep.headers.get('x-prev-page')]).toEqual([null, null, '', '2499']);
+  });
+
   it('follow confidentiality, state and author changes', async () => {
     const db = s.service.context.db;
     const some = epics.filter((e) => e.author === other.user.id).slice(0, 3);
