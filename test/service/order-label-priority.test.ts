@@ -188,6 +188,18 @@ describe('order_by=label_priority and order_by=priority', () => {
     await checkAllStreamed();
   }, 360_000);
 
+  it("one label's list of a project reads its matches from that title's label rows by id, not the project's records walked", async () => {
+    // Titles in another case than the labels' (the filter is case-insensitive), with and without a state.
+    for (const c of [{ kind: 'label_priority', labels: 'P2' }, { kind: 'priority', sort: 'asc', labels: 'Plain', state: 'opened' }, { kind: 'label_priority', labels: 'p1' }] as Case[]) {
+      for (const table of ['issues', 'merge_requests'] as const) await expectEveryPage(s, `/projects/${projectA}/${table}`, query(c), expected(table, [projectA], c), 2);
+    }
+    const reads = await pagedReads(s, async () => void ok(await s.get(`/projects/${projectA}/issues`, { query: { order_by: 'label_priority', labels: 'plain', per_page: '2', page: '2' } })));
+    const page = reads.find((r) => r.sql.includes('ORDER BY x.id DESC'));
+    expect(page?.sql).toContain('INDEXED BY issuable_labels_project');
+    expect(queryPlan(s.service.context.db, page!.sql, ...page!.args)).toMatch(/SEARCH x USING INTEGER PRIMARY KEY[^\n]*\n[^]*issuable_labels_project/);
+    expect(queryPlan(s.service.context.db, page!.sql, ...page!.args)).not.toContain('TEMP B-TREE');
+  });
+
   it('finds the prioritized labels by their own index, not the project walked', () => {
     const plan = queryPlan(s.service.context.db, 'SELECT l.project_id, l.title, l.priority FROM labels l INDEXED BY labels_prioritized WHERE l.priority IS NOT NULL AND l.project_id = ?', projectA);
     expect(plan).toContain('USING INDEX labels_prioritized');
