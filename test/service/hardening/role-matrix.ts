@@ -200,6 +200,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // Group members are administered by Owners (:admin_group_member), project members by Maintainers.
   ...both('/members', { GET: ['guest'], POST: ['maintainer', 'owner', { user_id: '$nonMember', access_level: 10 }] }),
   ...both('/members/all', { GET: ['guest'] }),
+  'GET /api/v4/projects/:id/users': project('guest'),
   ...both('/members/all/:user_id', { GET: ['guest'] }),
   ...both('/members/:user_id', { GET: ['guest'], PUT: ['maintainer', 'owner', { access_level: 20 }], DELETE: ['maintainer', 'owner'] }),
   ...both('/access_requests', { GET: ['maintainer', 'owner'] }),

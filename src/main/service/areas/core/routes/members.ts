@@ -6,7 +6,7 @@ import { rareTermCandidates } from '../../../db/trigram';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
 import { Access, MEMBER_ACCESS_LEVELS } from '../access';
-import { member, members } from '../entities';
+import { member, members, userBasicById } from '../entities';
 import {
   addMember,
   inheritedMember,
@@ -41,6 +41,7 @@ export function registerMemberRoutes(r: Router): void {
     // API::Members runs `before { authenticate! }`: even public sources need a signed-in caller.
     r.get(base, (rc) => listMembers(rc, kind, false));
     r.get(`${base}/all`, (rc) => listMembers(rc, kind, true));
+    if (kind === 'projects') r.get('/projects/:id/users', listProjectUsers);
 
     r.get(`${base}/all/:user_id`, (rc) => {
       const source = loadSource(rc, kind);
@@ -179,6 +180,26 @@ function memberQueryCandidates(rc: RequestContext, needle: string): { sql: strin
 function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited: boolean) {
   const source = loadSource(rc, kind);
   const q = declared(rc.params, { query: t.string(), user_ids: t.array(t.integer()), skip_users: t.array(t.integer()), state: t.string() });
+  const { page, throughPicks } = memberPage(rc, source, inherited, q);
+  // Members reached through a share show the level it gives them (core/172).
+  return members(rc, throughPicks ? withShareLevels(inheritedPicks(rc.svc, source), page) : page);
+}
+
+/**
+ * GET /projects/:id/users (API::Projects): the project's team as UserBasic, each user once by
+ * user id, with `search` (a user's username or name holding it, or their e-mail being it) and
+ * `skip_users`. The team is members/all's list: direct members, members of the groups above, and
+ * those reached through shares; its filters and pages are the same code.
+ */
+export function listProjectUsers(rc: RequestContext) {
+  const source = loadSource(rc, 'projects');
+  const q = declared(rc.params, { search: t.string(), skip_users: t.commaIntegers() });
+  const { page } = memberPage(rc, source, true, { query: q.search, skip_users: q.skip_users });
+  return page.map((m) => userBasicById(rc, m.user_id));
+}
+
+/** One page of a source's members (members/all when `inherited`), filtered as the members lists filter. */
+function memberPage(rc: RequestContext, source: MemberSource, inherited: boolean, q: { query?: string | null; user_ids?: number[] | null; skip_users?: number[] | null }) {
   const { from, args, order } = memberListSql(rc.svc, source, inherited);
   const where: string[] = [];
   let sorted = order;
@@ -254,6 +275,5 @@ function listMembers(rc: RequestContext, kind: 'groups' | 'projects', inherited:
   }
   // Few candidates: their matches' ids read once in order, counted and paged from there (not read twice, to count and to page).
   const page = paginateSql<MemberRow>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'members m', 'm.id') : list);
-  // Members reached through a share show the level it gives them (core/172).
-  return members(rc, throughPicks ? withShareLevels(inheritedPicks(rc.svc, source), page) : page);
+  return { page, throughPicks };
 }
