@@ -59,8 +59,12 @@ describe('GET /projects/:id/users', () => {
     expect(page2.headers.get('x-total-pages')).toBe('3');
   });
 
-  it('hides a private project from a non-member (404) and asks anonymous callers to sign in (401)', async () => {
+  it('hides a private project from a non-member and from anonymous callers (404); lists a public one to anyone', async () => {
     expect((await s.get(`/projects/${project}/users`, { token: outsiderToken })).status).toBe(404);
-    expect((await s.get(`/projects/${project}/users`, { token: null })).status).toBe(401);
+    expect((await s.get(`/projects/${project}/users`, { token: null })).status).toBe(404);
+    const open = await s.createProject({ visibility: 'public' });
+    const anonymous = await s.get(`/projects/${open.id}/users`, { token: null });
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.map((u: any) => u.username)).toEqual(['root']);
   });
 });

@@ -41,7 +41,8 @@ export function registerMemberRoutes(r: Router): void {
     // API::Members runs `before { authenticate! }`: even public sources need a signed-in caller.
     r.get(base, (rc) => listMembers(rc, kind, false));
     r.get(`${base}/all`, (rc) => listMembers(rc, kind, true));
-    if (kind === 'projects') r.get('/projects/:id/users', listProjectUsers);
+    // API::Projects (no authenticate!): anonymous callers read a public project's users.
+    if (kind === 'projects') r.get('/projects/:id/users', listProjectUsers, { auth: 'optional' });
 
     r.get(`${base}/all/:user_id`, (rc) => {
       const source = loadSource(rc, kind);
