@@ -1,10 +1,11 @@
 import type { ServiceContext } from '../../context';
 import type { RequestContext } from '../../http/route';
 import { conflict, forbidden, notFound, recordNotFound, validationError } from '../../http/errors';
-import { Access, effectiveGroupAccess, effectiveProjectAccess, groupAccessLevel, loadGroup, loadProject } from './access';
+import { Access, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, groupAccessLevel, loadGroup, loadProject } from './access';
 import type { MemberRow } from './entities';
 import { recordEvent } from './events';
-import { type Namespace, findNamespaceById, selfAndAncestorIds } from './namespaces';
+import { type Namespace, findNamespaceById, selfAndAncestorIds, selfAndDescendantIds } from './namespaces';
+import type { User } from './users';
 import type { Project } from './projects';
 import { isoTime, today } from './time';
 import { ACTIVE_LINK_SQL, shareWithGroupLocked, sharesExist } from './group-links';
@@ -234,16 +235,26 @@ export function inheritedPicks(svc: ServiceContext, source: MemberSource): Inher
 }
 
 /**
- * memberListSql(source, inherited = true)'s users as a condition on `userColumn`: an active member
- * of the source or of a group above it. Each user's own rows (members_user), instead of every
- * member of the source and its groups ranked to keep one row per user.
+ * The Search API's users scope as a condition on `userColumn` (Gitlab::ProjectSearchResults and
+ * GroupSearchResults#users). A project: its team, members/all's users (members of the project and
+ * the groups above it, and those a share reaches, core/172). A group: the members of its hierarchy
+ * (the groups above it, itself, and the subgroups below) in the groups the caller can read, no
+ * shares. Each user's own rows (members_user), instead of every member ranked to one row per user.
  */
-export function isMemberSql(svc: ServiceContext, source: MemberSource, userColumn: string): { sql: string; args: unknown[] } {
-  const groups = source.parentGroupId ? selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId)!) : [];
-  const inGroups = groups.length ? ` OR (m.source_type = 'Namespace' AND m.source_id IN (${groups.map(() => '?').join(',')}))` : '';
+export function isMemberSql(svc: ServiceContext, user: User | null, source: MemberSource, userColumn: string): { sql: string; args: unknown[] } {
+  if (source.project && shareSources(svc, source).length) {
+    return { sql: `${userColumn} IN (SELECT value FROM json_each(?))`, args: [JSON.stringify(inheritedPicks(svc, source).userIds)] };
+  }
+  const groups = source.group
+    ? [...selfAndAncestorIds(svc, source.group), ...selfAndDescendantIds(svc, source.id).slice(1)].filter((id) => canReadGroup(svc, user, findNamespaceById(svc, id)!))
+    : source.parentGroupId
+      ? selfAndAncestorIds(svc, findNamespaceById(svc, source.parentGroupId)!)
+      : [];
+  const own = source.group ? '' : '(m.source_type = ? AND m.source_id = ?)';
+  const inGroups = groups.length ? `(m.source_type = 'Namespace' AND m.source_id IN (SELECT value FROM json_each(?)))` : '';
   return {
-    sql: `EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${userColumn} AND ((m.source_type = ? AND m.source_id = ?)${inGroups}) AND m.requested_at IS NULL)`,
-    args: [source.type, source.id, ...groups],
+    sql: `EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${userColumn} AND (${[own, inGroups].filter(Boolean).join(' OR ') || '0'}) AND m.requested_at IS NULL)`,
+    args: [...(own ? [source.type, source.id] : []), ...(groups.length ? [JSON.stringify(groups)] : [])],
   };
 }
 

@@ -226,7 +226,7 @@ function searchUsers(rc: RequestContext, where: Where, term: string): Record<str
     few = true;
   }
   if (where.level !== 'global') {
-    const member = isMemberSql(rc.svc, loadSource(rc, where.level === 'project' ? 'projects' : 'groups'), 'u.id');
+    const member = isMemberSql(rc.svc, rc.user, loadSource(rc, where.level === 'project' ? 'projects' : 'groups'), 'u.id');
     conditions.push(member.sql);
     args.push(...member.args);
   }
