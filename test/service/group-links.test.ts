@@ -103,8 +103,11 @@ describe('sharing with groups', () => {
     ]);
     expect((await s.get(`/groups/${sub.id}`, { token: user.token })).status).toBe(200);
     expect((await s.get(`/projects/${project.id}`, { token: user.token })).status).toBe(200);
-    const groups = await s.get('/groups?min_access_level=30', { token: user.token });
+    // GET /groups lists what the share reaches (User#authorized_groups); min_access_level only the
+    // user's own memberships and the groups below them (GroupsFinder#groups_with_min_access_level).
+    const groups = await s.get('/groups', { token: user.token });
     expect(groups.body.map((g: any) => g.id).sort()).toEqual([invited.id, shared.id, sub.id].sort());
+    expect((await s.get('/groups?min_access_level=30', { token: user.token })).body.map((g: any) => g.id)).toEqual([invited.id]);
     const at30 = await s.get('/projects?min_access_level=30&simple=true', { token: user.token });
     expect(at30.body.map((p: any) => p.id)).toEqual([project.id]);
     expect((await s.get('/projects?min_access_level=40&simple=true', { token: user.token })).body).toEqual([]);

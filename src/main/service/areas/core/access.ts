@@ -207,6 +207,44 @@ export function memberGroupsSql(svc: ServiceContext, user: User, minLevel: numbe
 }
 
 /**
+ * GroupsFinder's sets as SQL conditions on `g` (a namespaces row), for GET /groups and the like.
+ * owned=true: the groups the user is a direct Owner of (User#owned_groups, no subgroups).
+ * min_access_level: the user's direct memberships at that level or above and the groups below
+ * them (groups_with_min_access_level: no shares). Otherwise, what the user is authorized for
+ * (User#authorized_groups) and every group above it: member groups and the groups below them, the
+ * groups shared with their groups (core/172) and below, and the groups of the projects they are
+ * members of or reach through a project share.
+ */
+export function groupsFinderSql(svc: ServiceContext, user: User, set: { owned?: boolean; minLevel?: number }, alias = 'g'): { sql: string; args: unknown[] } {
+  const direct = `SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}`;
+  const day = today(svc);
+  if (set.owned) return { sql: `${alias}.id IN (${direct})`, args: [user.id, Access.OWNER, day] };
+  const below = `WITH RECURSIVE down(id) AS (${direct}%SHARED% UNION SELECT n.id FROM namespaces n JOIN down ON n.parent_id = down.id)`;
+  if (set.minLevel !== undefined) {
+    return { sql: `${alias}.id IN (${below.replace('%SHARED%', '')} SELECT id FROM down)`, args: [user.id, set.minLevel, day] };
+  }
+  const roots = sharedGroupRoots(svc, user.id, Access.MINIMAL_ACCESS);
+  const projects = sharedProjectIds(svc, user.id, Access.GUEST, (groupId) => groupAccessLevel(svc, user.id, groupId));
+  return {
+    sql: `${alias}.id IN (${below.replace('%SHARED%', roots.length ? ' UNION SELECT value FROM json_each(?)' : '')},
+          up(id) AS (SELECT id FROM down
+            UNION SELECT p.namespace_id FROM members m JOIN projects p ON p.id = m.source_id WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}
+            ${projects.length ? 'UNION SELECT p.namespace_id FROM projects p WHERE p.id IN (SELECT value FROM json_each(?))' : ''}
+            UNION SELECT n.parent_id FROM namespaces n JOIN up ON n.id = up.id WHERE n.parent_id IS NOT NULL)
+          SELECT id FROM up)`,
+    args: [
+      user.id,
+      Access.MINIMAL_ACCESS,
+      day,
+      ...(roots.length ? [JSON.stringify(roots)] : []),
+      user.id,
+      day,
+      ...(projects.length ? [JSON.stringify(projects)] : []),
+    ],
+  };
+}
+
+/**
  * `:id` of /projects/:id: the project if the caller can see it (404 otherwise), and 403 when the
  * caller's role is below `minLevel`.
  */

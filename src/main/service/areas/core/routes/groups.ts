@@ -6,7 +6,7 @@ import { declared, t } from '../../../http/params';
 import { apiError, forbidden, notFound } from '../../../http/errors';
 import { type Keyset, type SqlList, OFFSET_PAGINATION_LIMIT, fewRowsByIds, paginate, paginateSql } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
-import { Access, canReadGroup, effectiveGroupAccess, loadGroup, memberGroupsSql, visibleProjectsSql } from '../access';
+import { Access, canReadGroup, effectiveGroupAccess, groupsFinderSql, loadGroup, visibleProjectsSql } from '../access';
 import { group, groupDetail, project, withFieldsAfter } from '../entities';
 import { type Namespace, VISIBILITIES, findGroupByRef, findNamespaceById, insertGroup, namespaceSettings, selfAndDescendantIds, visibilityLevel } from '../namespaces';
 import { ADMIN_ONLY_GROUP_SETTINGS, applyGroupSettings, groupSetting, groupSettingsErrors, groupSettingsSpec } from '../group_settings';
@@ -52,18 +52,18 @@ export function registerGroupRoutes(r: Router): void {
       where.add(few ? "+g.kind = 'group'" : "g.kind = 'group'");
       const user = rc.user;
       const memberOnly = user && !user.admin && !q.all_available;
-      // Member groups and the groups below them (inherited membership), and the groups shared with theirs.
-      if (q.owned || q.min_access_level !== undefined || memberOnly) {
-        if (!user) return paginate(rc, { count: () => 0, rows: () => [] });
-        const min = q.owned ? Access.OWNER : (q.min_access_level ?? Access.MINIMAL_ACCESS);
-        const mine = memberGroupsSql(rc.svc, user, min);
+      // GroupsFinder: owned or min_access_level (signed in) list those sets; else what the user is
+      // authorized for, with the groups public to them unless all_available is false; an
+      // administrator's all_available (their default) lists every group.
+      if (q.owned && !user) return paginate(rc, { count: () => 0, rows: () => [] });
+      if (user && (q.owned || q.min_access_level != null || memberOnly)) {
+        const mine = groupsFinderSql(rc.svc, user, { owned: !!q.owned, minLevel: q.min_access_level ?? undefined });
         where.add(mine.sql, ...mine.args);
       } else if (!user) {
         where.add("g.visibility = 'public'");
       } else if (!user.admin) {
-        // all_available: public and internal groups, plus the private ones the user belongs to.
-        const mine = memberGroupsSql(rc.svc, user, Access.MINIMAL_ACCESS);
-        where.add(`(g.visibility IN ('public', 'internal') OR ${mine.sql})`, ...mine.args);
+        const mine = groupsFinderSql(rc.svc, user, {});
+        where.add(`(g.visibility IN (${user.external ? "'public'" : "'public', 'internal'"}) OR ${mine.sql})`, ...mine.args);
       }
       /** At most COUNT_LIMIT groups can match (the search index's candidates). */
       const fewRows = !!few;
