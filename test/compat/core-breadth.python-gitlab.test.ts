@@ -332,4 +332,19 @@ print(json.dumps({"before": before, "answered": answered == group2.id, "shared":
       project_after: [],
     });
   });
+
+  it('sidekiq metrics, as its functional tests wait for background work (wait_for_sidekiq)', () => {
+    const out = runPython(
+      served,
+      `
+queues = gl.sidekiq.queue_metrics()["queues"]
+processes = gl.sidekiq.process_metrics()["processes"]
+jobs = gl.sidekiq.job_stats()["jobs"]
+compound = gl.sidekiq.compound_metrics()
+print(json.dumps({"default": "default" in queues, "busy": [p["busy"] for p in processes], "hostname": "hostname" in processes[0],
+                  "processed": "processed" in jobs, "compound": sorted(compound.keys())}))
+`,
+    );
+    expect(out).toEqual({ default: true, busy: [0], hostname: true, processed: true, compound: ['jobs', 'processes', 'queues'] });
+  });
 });

@@ -28,6 +28,7 @@ import { importsArea } from './imports';
 import { applicationSettingsArea } from './application_settings';
 import { spamArea } from './spam';
 import { repositoriesArea } from './repositories';
+import { sidekiqMetricsArea } from './sidekiq_metrics';
 
 /** An API area: its tables, its routes, and anything it resumes when the service starts. */
 export interface Area {
@@ -69,4 +70,5 @@ export const areas: Area[] = [
   importsArea,
   bulkImportsArea,
   repositoriesArea,
+  sidekiqMetricsArea,
 ];

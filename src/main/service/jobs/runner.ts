@@ -253,6 +253,7 @@ export class JobRunner {
   private readonly concurrency: number;
   private readonly maxQueued: number;
   private started = false;
+  private startedAt: Date | null = null;
   private stopping = false;
   private pumpScheduled = false;
 
@@ -286,6 +287,7 @@ export class JobRunner {
       } else if (row.state === 'started') this.transition(row, 'created', null);
     }
     this.started = true;
+    this.startedAt = this.opts.now();
     this.schedulePump();
   }
 
@@ -385,6 +387,11 @@ export class JobRunner {
   /** Whether a job is running in this process now. */
   isRunning(id: number): boolean {
     return this.running.has(id);
+  }
+
+  /** When this runner started taking jobs (null before `start`), how many it runs at once, and how many run now. */
+  workers(): { startedAt: Date | null; concurrency: number; busy: number } {
+    return { startedAt: this.startedAt, concurrency: this.concurrency, busy: this.running.size };
   }
 
   // --- Requests go first ---------------------------------------------------------------------
