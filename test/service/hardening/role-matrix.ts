@@ -450,6 +450,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/projects/:id/repository/archive.:format': project('reporter'),
   'GET /api/v4/projects/:id/repository/compare': { ...project('reporter'), query: 'from=main&to=topic' },
   'GET /api/v4/projects/:id/repository/contributors': project('reporter'),
+  'GET /api/v4/projects/:id/languages': project('guest'),
   'GET /api/v4/projects/:id/repository/merge_base': { ...project('reporter'), query: 'refs[]=main&refs[]=topic' },
   // Cherry-pick and revert are pushes (authorize_push_to_branch!); statuses are :create_commit_status (Developer).
   'POST /api/v4/projects/:id/repository/commits/:sha/cherry_pick': withBody(project('developer'), { branch: 'topic' }),

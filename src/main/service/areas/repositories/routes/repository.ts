@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRepository } from '../access';
+import { loadProject } from '../../core/access';
+import { repositoryLanguages } from '../languages';
 import { commitEntity, diffEntity, projectUrl, treeEntry } from '../entities';
 import { commitsById } from '../lookup';
 import { streamBlob } from './files';
@@ -27,6 +29,18 @@ const ARCHIVE_FORMATS: Record<string, 'tar.gz' | 'tar' | 'zip' | 'tar.bz2'> = {
 };
 
 export function registerRepositoryRoutes(r: Router): void {
+  // API::Projects: the project's languages (Projects::RepositoryLanguagesService), for whoever can read the project.
+  r.get(
+    '/projects/:id/languages',
+    async (rc) => {
+      const project = loadProject(rc);
+      const repo = await rc.svc.git.ensure(project);
+      const sha = project.default_branch ? await repo.resolveCommit(project.default_branch) : null;
+      return sha ? await repositoryLanguages(repo, sha) : {};
+    },
+    { auth: 'optional' },
+  );
+
   r.get(
     '/projects/:id/repository/tree',
     async (rc) => {
