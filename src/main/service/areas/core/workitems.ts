@@ -1487,6 +1487,9 @@ function issuesInserted(rc: RequestContext, projectId: number, since: number, no
  * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
  * without an issue write.
  */
+/** labelBound kinds on the records' labels alone (not their assignees or reviewers). */
+const LABEL_BOUND_ANCHORED: readonly string[] = ['any', 'none', 'not'];
+
 export function issuableListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORDERS)[number], string>>(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
@@ -1497,8 +1500,11 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
 ): PageAnchors<T> | undefined {
   const col = ANCHORED_ORDERS.find((c) => c === filters.orderColumn);
   // One label by title too: a record's label rows change only with writes to it (a renamed label
-  // rewrites its records), which listVersion counts.
-  const own = filters.counted ?? filters.labelOnly;
+  // rewrites its records), which listVersion counts. So do labels=Any, labels=None and one
+  // not[labels] title (labelBound), perhaps in a state: a deep page walked from the list's start
+  // after every unrelated write (merge requests labels=Any per_page=100 page 500: 48 ms).
+  const labelled = filters.labelBound && LABEL_BOUND_ANCHORED.includes(filters.labelBound.kind) ? { milestone: null } : null;
+  const own = filters.counted ?? filters.labelOnly ?? labelled;
   if (scope.projectId === undefined || !own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
   const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted !== null && filters.counted.milestone === null;
