@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBefore, openToday } from '../helpers/older-data-dir';
 import { expectCounted, expectEveryPage, expectUncounted, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
 import { TestService } from '../helpers/service';
-import { EVENT_SPLIT } from '../../src/main/service/areas/events/events';
+import { EVENT_RUNS, EVENT_SPLIT } from '../../src/main/service/areas/events/events';
 
 /**
  * Events by date (`before`, `after`): events' ids follow their created_at, so a date is an id
@@ -118,7 +118,7 @@ describe('event lists by date', () => {
     await expectEveryList();
   }, SLOW);
 
-  it('a date reads as an id range from the list index; a date an out-of-order event would cross reads by created_at', async () => {
+  it("a date reads as an id range from the list index; a date an out-of-order event would cross reads core/179's runs", async () => {
     for (const sql of await readsOf(`/projects/${mine}/events`, { before: day(5), after: day(2) })) {
       expect(sql).toContain('e.id < ?');
       expect(sql).toContain('e.id >= ?');
@@ -137,8 +137,23 @@ describe('event lists by date', () => {
     // The clock set back: an event of day 3 written last. A date before it is crossed; after it, not.
     insert(mine, member.id, `${day(3)}T12:00:00.000Z`);
     expect(db().prepare('SELECT count(*) AS n FROM event_time_exceptions').get()).toEqual({ n: 1 });
-    for (const sql of await readsOf(`/projects/${mine}/events`, { before: day(5) })) expect(sql).toContain('e.created_at < ?');
+    for (const sql of await readsOf(`/projects/${mine}/events`, { before: day(5) })) {
+      expect(sql).toContain('e.id BETWEEN ? AND ?');
+      expect(sql).not.toContain('created_at');
+    }
     for (const sql of await readsOf(`/projects/${mine}/events`, { before: day(3) })) expect(sql).toContain('e.id < ?');
+    // Past EVENT_RUNS (the runs, or the ranges a date makes of them), by created_at.
+    const runs = EVENT_RUNS.runs;
+    EVENT_RUNS.runs = 1;
+    try {
+      for (const sql of await readsOf(`/projects/${mine}/events`, { before: day(5) })) expect(sql).toContain('e.created_at < ?');
+    } finally {
+      EVENT_RUNS.runs = runs;
+    }
+    // An author's events of one target type between two dates: their own entries (core/170), as with a split.
+    const range = (await readsOf(`/users/${member.id}/events`, { before: day(5), after: day(2), target_type: 'issue' })).filter((sql) => sql.includes('BETWEEN'));
+    expect(range.length).toBeGreaterThan(0);
+    for (const sql of range) expect(planOf(sql)).toContain('USING INDEX events_author_target (author_id=? AND target_type=? AND id>? AND id<?)');
   });
 
   it('the same answers after writes that break the order: the clock set back, a date moved, events deleted', async () => {
@@ -167,7 +182,10 @@ describe('event lists by date with many out-of-order events', () => {
     const uncrossed = { before: '2031-01-01' };
     expect((await readsOf(`/projects/${mine}/events`, uncrossed)).join('\n')).toContain('e.id < ?');
     const saved = EVENT_SPLIT.exceptions;
+    const runs = EVENT_RUNS.runs;
     EVENT_SPLIT.exceptions = exceptions - 1;
+    // Past core/179's runs too (below, the runs).
+    EVENT_RUNS.runs = 0;
     try {
       expect((await readsOf(`/projects/${mine}/events`, uncrossed)).join('\n')).toContain('e.created_at < ?');
       // Not one probe of the search.
@@ -176,9 +194,72 @@ describe('event lists by date with many out-of-order events', () => {
       await expectEveryList();
     } finally {
       EVENT_SPLIT.exceptions = saved;
+      EVENT_RUNS.runs = runs;
+    }
+  }, SLOW);
+
+  it("past EVENT_SPLIT.exceptions a date is one split per run of core/179, with the same answers; the runs follow every write", async () => {
+    const saved = EVENT_SPLIT.exceptions;
+    EVENT_SPLIT.exceptions = 0;
+    try {
+      expectRunsInOrder();
+      // The clock set back twice: three runs, each in order; a date splits each once.
+      insert(mine, member.id, `${day(4)}T06:00:00.000Z`);
+      insert(other, member.id, `${day(5)}T06:00:00.000Z`);
+      insert(mine, 1, `${day(1)}T06:00:00.000Z`);
+      insert(mine, member.id, `${day(3)}T07:00:00.000Z`);
+      expectRunsInOrder();
+      const probes = (sqls: string[]): string[] => sqls.filter((sql) => sql.includes('event_time_exceptions'));
+      for (const q of [{ before: day(5) }, { after: day(3) }, { after: day(2), before: day(7) }] as Record<string, string>[]) {
+        const prepared = await preparedBy(s, async () => void (await s.get(`/projects/${mine}/events`, { query: q })));
+        const list = prepared.filter((sql) => sql.includes('FROM events e')).join('\n');
+        expect(list, JSON.stringify(q)).toContain('e.id BETWEEN ? AND ?');
+        // Days in several runs: their ranges, each checked within the hull.
+        if (q.after && q.before) expect(list).toContain(' OR e.id BETWEEN ? AND ?');
+        expect(list, JSON.stringify(q)).not.toContain('created_at');
+        // Only the exceptions' count: no split searched among them.
+        expect(probes(prepared).every((sql) => sql.includes('LIMIT ?)')), JSON.stringify(q)).toBe(true);
+      }
+      await expectEveryList();
+      // An event inserted below the last id, dates moved, events deleted: the runs stay in order.
+      const low = (db().prepare('SELECT min(id) + 1 AS id FROM events WHERE project_id = ?').get(mine) as { id: number }).id;
+      db().prepare('DELETE FROM events WHERE id = ?').run(low);
+      db().prepare("INSERT INTO events (id, project_id, author_id, action, created_at) VALUES (?, ?, ?, 'created', ?)").run(low, mine, member.id, `${day(9)}T00:00:00.000Z`);
+      db().prepare('UPDATE events SET created_at = ? WHERE id = (SELECT max(id) FROM events WHERE project_id = ? AND created_at < ?)').run(`${day(1)}T01:00:00.000Z`, mine, day(4));
+      db().prepare('UPDATE events SET created_at = ? WHERE id = (SELECT min(id) FROM events WHERE project_id = ? AND created_at > ?)').run(`${day(8)}T22:00:00.000Z`, other, day(6));
+      db().prepare("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE project_id = ? AND created_at LIKE '2030-01-06%')").run(mine);
+      insert(other, member.id, `${day(9)}T05:00:00.000Z`);
+      insert(mine, member.id, `${day(9)}T06:00:00.000Z`);
+      insert(mine, member.id, `${day(2)}T06:00:00.000Z`);
+      expectRunsInOrder();
+      await expectEveryList();
+      // Past EVENT_RUNS.ranges a date reads by created_at.
+      const ranges = EVENT_RUNS.ranges;
+      EVENT_RUNS.ranges = 0;
+      try {
+        expect((await readsOf(`/projects/${mine}/events`, { before: day(5) })).join('\n')).toContain('e.created_at < ?');
+      } finally {
+        EVENT_RUNS.ranges = ranges;
+      }
+    } finally {
+      EVENT_SPLIT.exceptions = saved;
     }
   }, SLOW);
 });
+
+/** core/179's runs: every event in the last run starting at or below its id, created_at never down within a run, within the run's bounds. */
+function expectRunsInOrder(): void {
+  const broken = db()
+    .prepare(
+      `SELECT id, created_at, run, prev, lo, hi FROM (
+         SELECT e.id, e.created_at, r.first_id AS run, r.min_created_at AS lo, r.max_created_at AS hi,
+           lag(e.created_at) OVER (PARTITION BY r.first_id ORDER BY e.id) AS prev
+         FROM events e LEFT JOIN event_time_runs r ON r.first_id = (SELECT max(first_id) FROM event_time_runs WHERE first_id <= e.id)
+       ) WHERE run IS NULL OR created_at < prev OR created_at < lo OR created_at > hi`,
+    )
+    .all();
+  expect(broken).toEqual([]);
+}
 
 describe('event lists by dates no time meets', () => {
   it('after the day before `before` or later: empty, with its headers, read as WHERE 0', async () => {
@@ -251,6 +332,26 @@ describe('core/058 on an existing data dir', () => {
       { id: 7, created_at: '2024-01-02T00:00:00.000Z' },
     ]);
     expect(after.prepare('SELECT max_created_at FROM event_time_order').get()).toEqual({ max_created_at: '2024-01-06T00:00:00.000Z' });
+    after.close();
+  });
+
+  it('core/179 finds the runs of events in order', () => {
+    const file = join(dir, 'runs.db');
+    const before = openBefore(file, 'core/179_event_time_runs');
+    const add = before.prepare(`INSERT INTO events (project_id, author_id, action, created_at) VALUES (7, 1, 'created', ?)`);
+    for (const at of ['2024-01-03', '2024-01-01', '2024-01-05', '2024-01-04', '2024-01-05', '2024-01-06', '2024-01-02']) add.run(`${at}T00:00:00.000Z`);
+    before.close();
+    const after = openToday(file);
+    const runs = (): string[] =>
+      (after.prepare('SELECT first_id, min_created_at, max_created_at FROM event_time_runs ORDER BY first_id').all() as Record<string, string>[]).map(
+        (r) => `${r.first_id} ${r.min_created_at.slice(0, 10)} ${r.max_created_at.slice(0, 10)}`,
+      );
+    expect(runs()).toEqual(['1 2024-01-03 2024-01-03', '2 2024-01-01 2024-01-05', '4 2024-01-04 2024-01-06', '7 2024-01-02 2024-01-02']);
+    // Appended in order: the last run goes on; out of order: a new one.
+    after.pragma('foreign_keys = OFF');
+    after.prepare(`INSERT INTO events (project_id, author_id, action, created_at) VALUES (7, 1, 'created', '2024-01-02T00:00:00.000Z')`).run();
+    after.prepare(`INSERT INTO events (project_id, author_id, action, created_at) VALUES (7, 1, 'created', '2024-01-01T00:00:00.000Z')`).run();
+    expect(runs().slice(3)).toEqual(['7 2024-01-02 2024-01-02', '9 2024-01-01 2024-01-01']);
     after.close();
   });
 });

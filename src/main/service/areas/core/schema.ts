@@ -2333,7 +2333,55 @@ CREATE INDEX events_action ON events (action, id) WHERE project_id IS NOT NULL;
 CREATE INDEX events_action_target ON events (action, target_type, id) WHERE project_id IS NOT NULL AND target_type IS NOT NULL;
 `,
   },
+  {
+    // Events in runs of ids whose created_at never goes down (core/058 keeps one order for all
+    // events, so events written with older dates than the ones before them are all exceptions:
+    // an import or bench/scale-busy.ts's million, and every dated list then compared each
+    // event's date). A run starts at first_id and ends where the next begins; min/max_created_at
+    // bound its dates (loose after deletes: a deleted event leaves the rest in order). A date is
+    // then one split per run (eventRunRanges). An event appended in order extends the last run;
+    // one appended out of order starts a new run; one inserted below the last id or whose
+    // created_at or id changes is isolated in a run of its own (the run it fell in is split
+    // around it: both sides stay in order).
+    name: 'core/179_event_time_runs',
+    sql: `
+CREATE TABLE event_time_runs (first_id INTEGER PRIMARY KEY, min_created_at TEXT NOT NULL, max_created_at TEXT NOT NULL);
+INSERT INTO event_time_runs (first_id, min_created_at, max_created_at)
+  SELECT min(id), min(created_at), max(created_at) FROM (
+    SELECT id, created_at, sum(starts) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS run FROM (
+      SELECT id, created_at, coalesce(created_at < lag(created_at) OVER (ORDER BY id), 0) AS starts FROM events
+    )
+  ) GROUP BY run;
+CREATE TRIGGER events_time_runs_append AFTER INSERT ON events
+  WHEN NEW.id = (SELECT max(id) FROM events) AND NEW.id > coalesce((SELECT max(first_id) FROM event_time_runs), -9223372036854775808)
+    AND NEW.created_at >= coalesce((SELECT max_created_at FROM event_time_runs ORDER BY first_id DESC LIMIT 1), NEW.created_at) BEGIN
+  INSERT INTO event_time_runs (first_id, min_created_at, max_created_at) SELECT NEW.id, NEW.created_at, NEW.created_at WHERE NOT EXISTS (SELECT 1 FROM event_time_runs);
+  UPDATE event_time_runs SET max_created_at = NEW.created_at WHERE first_id = (SELECT max(first_id) FROM event_time_runs);
+END;
+CREATE TRIGGER events_time_runs_insert AFTER INSERT ON events
+  WHEN NOT (NEW.id = (SELECT max(id) FROM events) AND NEW.id > coalesce((SELECT max(first_id) FROM event_time_runs), -9223372036854775808)
+    AND NEW.created_at >= coalesce((SELECT max_created_at FROM event_time_runs ORDER BY first_id DESC LIMIT 1), NEW.created_at)) BEGIN
+  ${isolateEventRun('NEW')}
+END;
+CREATE TRIGGER events_time_runs_update AFTER UPDATE OF id, created_at ON events
+  WHEN NEW.id IS NOT OLD.id OR NEW.created_at IS NOT OLD.created_at BEGIN
+  ${isolateEventRun('NEW')}
+END;
+`,
+  },
 ];
+
+/**
+ * core/179: event `rec` in a run of its own. The run it falls in (the last starting at or below
+ * its id) goes on after it from id + 1 with the same bounds (unless a run starts there, or no
+ * event is above it); then a run at its id holds it alone (replacing one that started there).
+ */
+function isolateEventRun(rec: 'NEW'): string {
+  return `INSERT OR IGNORE INTO event_time_runs (first_id, min_created_at, max_created_at)
+    SELECT ${rec}.id + 1, r.min_created_at, r.max_created_at FROM event_time_runs r
+    WHERE r.first_id = (SELECT max(first_id) FROM event_time_runs WHERE first_id <= ${rec}.id) AND ${rec}.id < (SELECT max(id) FROM events);
+  INSERT OR REPLACE INTO event_time_runs (first_id, min_created_at, max_created_at) VALUES (${rec}.id, ${rec}.created_at, ${rec}.created_at);`;
+}
 
 
 /**
