@@ -97,16 +97,22 @@ describe("every project's events by action, read from their own index", () => {
   });
 
   it("an author's and a project's list by action keep their own index, not the action's walked for them", async () => {
+    const plans4 = (reads: { sql: string; args: unknown[] }[]): string[] => reads.map((read) => queryPlan(db(), read.sql, ...read.args));
     const reads = await pagedReads(s, async () => {
       await s.get('/users/1/events', { query: { action: 'created', per_page: '2' } });
       await s.get('/events', { query: { action: 'created', target_type: 'issue', per_page: '2', sort: 'asc' } });
       await s.get(`/projects/${mine}/events`, { query: { action: 'created', per_page: '2' } });
       await s.get(`/projects/${mine}/events`, { query: { action: 'created', target_type: 'issue', per_page: '2' } });
+      await s.get('/users/1/events', { query: { target_type: 'issue', per_page: '2' } });
+      await s.get(`/users/${member.id}/events`, { query: { action: 'joined', per_page: '2', sort: 'asc' } });
     });
-    expect(reads).toHaveLength(4);
+    expect(reads).toHaveLength(6);
+    expect(plans4(reads)[4]).toContain('USING INDEX events_author_target (author_id=? AND target_type=?)');
+    expect(plans4(reads)[5]).toContain('USING INDEX events_author_action (author_id=? AND action=?)');
     const plans = reads.map((read) => queryPlan(db(), read.sql, ...read.args));
-    expect(plans[0]).toContain('USING INDEX events_author_in_projects (author_id=?)');
-    expect(plans[1]).toContain('USING INDEX events_author_target (author_id=? AND target_type=?)');
+    // core/180: an author's entries of the action (before, their events in projects, each action compared).
+    expect(plans[0]).toContain('USING INDEX events_author_action (author_id=? AND action=?)');
+    expect(plans[1]).toContain('USING INDEX events_author_action (author_id=? AND action=?)');
     expect(plans[2]).toContain('USING INDEX events_project_action (project_id=? AND action=?)');
     expect(plans[3]).toContain('USING INDEX events_target_project (target_type=? AND project_id=?)');
     for (const plan of plans) expect(plan).not.toContain('TEMP B-TREE');
