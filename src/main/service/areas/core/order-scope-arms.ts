@@ -35,7 +35,7 @@ export const SCOPE_ARMS_LIMITS = { sortedUpTo: COUNT_LIMIT, walkPerRead: 2 };
  * The page reader, or undefined: not a scope of projects (a project's list has its own index; the
  * instance's many projects, but those holding a label or milestone set: setArms), another order,
  * other sets of records to read (a search, sets setArms does not walk: their own readers), an
- * author (the author's index reads fewer), or a list counted as few (COUNT_LIMIT at most): its
+ * author with other filters or whose arms would walk more than sorting reads (authorArms), or a list counted as few (COUNT_LIMIT at most): its
  * matches read and sorted, fewer than the arms may walk to find them. `ownFilters`: false when the
  * list has conditions besides the filters' (a merge request's branches): no set's arms.
  */
@@ -51,11 +51,12 @@ export function scopeArmsRows<T>(
 ): ((limit: number, offset: number) => T[]) | undefined {
   const index = ARM_INDEXES[type][filters.orderColumn];
   if (!index || scope.projectId !== undefined || scope.idSets?.length) return undefined;
-  if (filters.empty || filters.priority || filters.search || filters.authorId !== null) return undefined;
+  if (filters.empty || filters.priority || filters.search) return undefined;
   const db = rc.svc.db;
   const state = filters.state;
-  const labelled = filters.idSets.length && ownFilters ? setArms(rc, type, scope, filters, where) : undefined;
-  if (filters.idSets.length && !labelled) return undefined;
+  const authored = filters.authorId !== null || scope.authorId !== undefined;
+  const labelled = !ownFilters ? undefined : authored ? authorArms(rc, type, scope, filters) : filters.idSets.length ? setArms(rc, type, scope, filters, where) : undefined;
+  if ((filters.idSets.length || authored) && !labelled) return undefined;
   if (!labelled && (!scope.projects || scope.instance)) return undefined;
   const counts =
     labelled ??
@@ -125,6 +126,35 @@ function setArms(
   const page = readPage(rc.params);
   const walked = ((page.offset + page.perPage) * records) / matches;
   if (walked > SCOPE_ARMS_LIMITS.walkPerRead * setRows) return undefined;
+  return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
+}
+
+/**
+ * The arms of a list whose only filters are an author (author_id, or the caller's own records:
+ * created_by_me, the instance's default) and perhaps a state: the projects of the scope where the
+ * author's records show in the state (the filter counters), when few, and when walking their
+ * order's index (every entry, any author's and state's) reads at most SCOPE_ARMS_LIMITS.walkPerRead
+ * entries for each of the author's records in the state that reading and sorting them would read
+ * (an administrator's merged merge requests by title, page 2 of 100: 50,000 read and sorted where
+ * the arm walks ~4,000 entries). Undefined otherwise.
+ */
+function authorArms(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): { project_id: number; inState: number }[] | undefined {
+  const only = filters.counted;
+  if (!only || only.milestone !== null) return undefined;
+  const author = only.authorId ?? scope.authorId;
+  if (author === undefined || (scope.authorId !== undefined && author !== scope.authorId)) return undefined;
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const inScope = scope.projects ? ` AND project_id IN (${scope.projects})` : '';
+  const rows = db
+    .prepare(`SELECT project_id, sum(n) AS n FROM ${table} WHERE author = ?${only.state ? ' AND state = ?' : ''}${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`)
+    .all(author, ...(only.state ? [only.state] : []), ...(scope.projects ? scope.args : [])) as { project_id: number; n: number }[];
+  if (rows.length > SCOPE_ARMS) return undefined;
+  const matches = rows.reduce((a, r) => a + r.n, 0);
+  if (!matches) return [];
+  const records = rows.reduce((a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, r.project_id) as { n: number }).n, 0);
+  const page = readPage(rc.params);
+  if (((page.offset + page.perPage) * records) / matches > SCOPE_ARMS_LIMITS.walkPerRead * matches) return undefined;
   return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
 }
 

@@ -2711,6 +2711,8 @@ export interface Scope {
   idSets?: IdSet[];
   /** `scope` (created_by_me, assigned_to_me, ...) is already in `where` (the instance's lists: globalScope). */
   byCaller?: true;
+  /** created_by_me's author (the caller), `x.author_id = ?` in `where`: see authorArms. */
+  authorId?: number;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -2757,12 +2759,13 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
   const assigned = rc.user && role ? userRowsSet(type, role, rc.user.id) : null;
   if (assigned) addFilter(where, args, assigned.sql, ...assigned.args);
   if (!where.length) return { ...visibleScope(rc, nonArchived, type), byCaller: true };
-  const idSets = assigned ? { idSets: [assigned.set] } : {};
+  // The caller's own records (created_by_me), or the set of those assigned to them.
+  const byWhom = assigned ? { idSets: [assigned.set] } : rc.user ? { authorId: rc.user.id } : {};
   const archived = (nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '') + featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type));
-  if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...idSets, byCaller: true };
+  if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...byWhom, byCaller: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql}${archived})`;
-  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...idSets, byCaller: true };
+  return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...byWhom, byCaller: true };
 }
 
 /**
