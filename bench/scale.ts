@@ -133,11 +133,14 @@ async function main(): Promise<void> {
     console.log('-'.repeat(header.length + 20));
     const perRow = (b: Timed, s: Timed): string =>
       b.count > 0 && s.count > 0 && b.count !== s.count ? `${fmt(b.cpu / b.count / (s.cpu / s.count), 1)}x` : '';
-    const row = (name: string, b: Timed, s: Timed): void =>
+    const lines: { ratio: number; big: Timed; small: Timed }[] = [];
+    const row = (name: string, b: Timed, s: Timed): void => {
+      lines.push({ ratio: b.cpu / s.cpu, big: b, small: s });
       console.log(
         `${name.padEnd(46)} ${fmt(b.cpu, 2).padStart(9)} ${fmt(s.cpu, 2).padStart(7)} ${`${fmt(b.cpu / s.cpu, 1)}x`.padStart(8)} ${perRow(b, s).padStart(8)} ` +
           `${fmt(b.ms, 1).padStart(9)} ${fmt(s.ms, 1).padStart(7)}   ${describe(b)} (${s.count})`,
       );
+    };
     const bigPid = bigServer.child.pid!;
     const touchBig = touchOf(bigServer.url, big);
     const chosen = ([name]: [string, unknown]): boolean => !opts.only || opts.only.split('|').some((part) => name.includes(part));
@@ -293,6 +296,16 @@ async function main(): Promise<void> {
       return { ...pages[pages.length - 1], ms: median(pages.map((x) => x.ms)), cpu: median(pages.map((x) => x.cpu)) };
     };
     if (chosen(['issues pages 2481-2500 in turn (each)', null])) row('issues pages 2481-2500 in turn (each)', await inTurn(big.bigProjectId), await inTurn(big.smallProjectId));
+    // The lines over 2x split by whether the big side served more rows than the small one (a
+    // page of 20 against an empty page is more work whatever the table's size) or the same.
+    const over = lines.filter((l) => l.ratio > 2);
+    const moreRows = over.filter((l) => l.big.count > l.small.count);
+    const same = over.filter((l) => l.big.count <= l.small.count);
+    const worst = (xs: typeof lines): string => (xs.length ? `, big CPU up to ${fmt(Math.max(...xs.map((l) => l.big.cpu)), 2)} ms` : '');
+    console.log(
+      `\nlines within 2.0x of the small side: ${lines.length - over.length} of ${lines.length} (median ${fmt(median(lines.map((l) => l.ratio)), 1)}x); ` +
+        `over 2.0x: ${moreRows.length} serving more rows than the small side${worst(moreRows)}, ${same.length} serving as many${worst(same)}`,
+    );
     // All threads' CPU: the garbage collector's helper threads too, which no line's main-thread figure counts.
     console.log(`\nbig instance CPU during the lists (all threads, writes and samples): ${fmt(cpuMs(bigServer.child.pid!) - cpuBefore, 0)} ms`);
     console.log(`big instance RSS after the lists: ${fmt(rssMb(bigServer.child.pid!))} MB (${await memorySplit(bigServer.child.pid!, memoryFile)})`);
