@@ -366,6 +366,21 @@ function labelsFilter(where: string[], args: unknown[], labels: string[], negate
   args.push(...labels);
 }
 
+/** The `not[labels]` titles, as labelsFilter is given them. */
+function notLabelsOf(not: Record<string, unknown>): string[] {
+  const notLabels = Array.isArray(not.labels) ? not.labels.map(String) : typeof not.labels === 'string' ? not.labels.split(',') : [];
+  return notLabels.map((l) => l.trim()).filter(Boolean);
+}
+
+/** labelsFilter's conditions for `labels` and `not[labels]` exclude each other: a title in both, or the same None or Any alone in both. */
+function labelsContradict(labels: string[], notLabels: string[]): boolean {
+  if (!labels.length || !notLabels.length) return false;
+  const wildcard = (l: string[]): string | null => (l.length === 1 && [NONE, ANY].includes(l[0].toLowerCase()) ? l[0].toLowerCase() : null);
+  const [w, nw] = [wildcard(labels), wildcard(notLabels)];
+  if (w !== null || nw !== null) return w === nw;
+  return labels.some((l) => notLabels.includes(l));
+}
+
 /** Writes epics/011's log keeps (the instance's last). */
 const EPIC_WRITES_LOGGED = 1_000;
 
@@ -580,6 +595,9 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
       return { sql: 'FROM epics e WHERE 0', args: [], order: 'e.id DESC', countFrom: { counted: 0 } };
     }
   }
+  // A label both asked for and excluded (the same text: the same rows), or the same None/Any both ways:
+  // no epic meets both, and the list is empty (le17: labels=bug&not[labels]=bug by title p50 walked a million epics, 443 ms).
+  if (labelsContradict(f.labels ?? [], notLabelsOf(f.not ?? {}))) return { sql: 'FROM epics e WHERE 0', args: [], order: 'e.id DESC', countFrom: { counted: 0 } };
   const where: string[] = [`e.group_id IN (${readable.map(() => '?').join(',') || 'NULL'})`];
   const args: unknown[] = [...readable];
   // A Planner of every group sees every epic: no condition, so a count or a date range reads the group's index alone.
@@ -622,8 +640,7 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
   if (typeof not.author_username === 'string') {
     addFilter(where, args, 'ifnull(e.author_id, -1) != ?', findUserByUsername(svc, not.author_username)?.id ?? -1);
   }
-  const notLabels = Array.isArray(not.labels) ? not.labels.map(String) : typeof not.labels === 'string' ? not.labels.split(',') : [];
-  const cleaned = notLabels.map((l) => l.trim()).filter(Boolean);
+  const cleaned = notLabelsOf(not);
   if (cleaned.length) labelsFilter(where, args, cleaned, true);
   const sort: SortDirection = f.sort === 'asc' ? 'asc' : 'desc';
   const marks = (ids: number[]): string => ids.map(() => '?').join(',') || 'NULL';
