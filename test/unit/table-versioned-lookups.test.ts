@@ -128,3 +128,42 @@ it('reads every table version in one statement per generation, and each anew aft
   db.prepare = prepare;
   db.close();
 });
+
+it("keeps a read statement's answers across writes to tables it does not read, while core/099 versions every table it names", () => {
+  const file = join(dir, 'statements.db');
+  const db = openToday(file);
+  seed(db);
+  // A write the connection does not see (another one's, its version put back): an answer shows it only when read again.
+  const other = openToday(file);
+  const behind = (sql: string) => {
+    const { version } = other.prepare("SELECT version FROM table_versions WHERE name = 'users'").get() as { version: number };
+    other.prepare(sql).run();
+    other.prepare("UPDATE table_versions SET version = ? WHERE name = 'users'").run(version);
+  };
+  const name = (id: number) => (db.prepare('SELECT name FROM users WHERE id = ?').get(id) as { name: string }).name;
+  const names = () => (db.prepare('SELECT name FROM users ORDER BY id').all() as { name: string }[]).map((r) => r.name);
+  // ssh_keys has no version: this statement's answers go at every write.
+  const keyless = (id: number) => (db.prepare('SELECT name FROM users WHERE id = ? AND NOT EXISTS (SELECT 1 FROM ssh_keys k WHERE k.user_id = users.id)').get(id) as { name: string }).name;
+  expect([name(11), keyless(11), names()]).toEqual(['User 11', 'User 11', ['User 11', 'User 12']]);
+  behind("UPDATE users SET name = 'Behind' WHERE id = 11");
+  db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
+  expect([name(11), keyless(11), names()]).toEqual(['User 11', 'Behind', ['User 11', 'User 12']]);
+  // A write to users (another row): read again.
+  db.prepare("UPDATE users SET name = 'Written' WHERE id = 12").run();
+  expect([name(11), names()]).toEqual(['Behind', ['Behind', 'Written']]);
+  // A write to users inside a transaction that rolled back: the version is back where it was, the answers stay.
+  behind("UPDATE users SET name = 'Behind 2' WHERE id = 11");
+  expect(() =>
+    inTransaction(db, () => {
+      db.prepare("UPDATE users SET name = 'Rolled back' WHERE id = 12").run();
+      expect(name(12)).toBe('Rolled back');
+      throw new Error('roll back');
+    }),
+  ).toThrow('roll back');
+  expect([name(11), names()]).toEqual(['Behind', ['Behind', 'Written']]);
+  // A schema change lets every answer go.
+  db.exec('CREATE INDEX users_name_test ON users (name)');
+  expect([name(11), names()]).toEqual(['Behind 2', ['Behind 2', 'Written']]);
+  other.close();
+  db.close();
+});

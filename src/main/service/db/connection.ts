@@ -60,6 +60,9 @@ function transactionOpen(db: Db, state: LookupState): boolean {
   return state.transactionDepth > 0 || (state.transactionsByHand && db.inTransaction);
 }
 
+/** SQL that changes the schema: remembered reads kept by their tables' versions go (rememberReads). */
+const SCHEMA_SQL = /^\s*(create|drop|alter)\b/i;
+
 /** SQL that opens a transaction by hand (not through db.transaction). */
 const OPENS_TRANSACTION = /\b(begin|savepoint)\b/i;
 
@@ -105,6 +108,7 @@ function cacheStatements(db: Db, limit: number = MEMORY_BUDGET.statements): void
   const exec = db.exec.bind(db);
   db.exec = ((sql: string) => {
     state.generation++;
+    state.flushes++;
     if (OPENS_TRANSACTION.test(sql)) state.transactionsByHand = true;
     return exec(sql);
   }) as Db['exec'];
@@ -120,10 +124,12 @@ function cacheStatements(db: Db, limit: number = MEMORY_BUDGET.statements): void
     if (stmt.readonly) rememberReads(db, stmt, state, rows);
     else {
       // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
+      const schema = SCHEMA_SQL.test(sql);
       for (const method of ['run', 'get', 'all'] as const) {
         const call = (stmt[method] as (...a: unknown[]) => unknown).bind(stmt);
         (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
           state.generation++;
+          if (schema) state.flushes++;
           return call(...args);
         };
       }
@@ -223,18 +229,46 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   /** Rows this statement holds (counted in state.heldRows), and the generation it last said so in (state.holding). */
   let held = 0;
   let holdingIn = -1;
-  const forget = (): void => {
-    if (held === 0 || generation === state.generation) return;
+  // The tables the statement reads when core/099 versions every one (statementTables), and their
+  // versions when its answers were read: the answers outlive writes to other tables (a project's
+  // description leaves an issue list's statements as they were) until a schema change or the bound.
+  let tables: string[] | null | undefined;
+  let versionsAt: number[] | null = null;
+  let flushesAt = state.flushes;
+  const unchanged = (): boolean => {
+    if (flushesAt !== state.flushes) return false;
+    if (tables === undefined) tables = statementTables(db, state, stmt.source);
+    if (tables === null || versionsAt === null) return false;
+    const versions = tableVersions(db, state);
+    for (let i = 0; i < tables.length; i++) if (versions.get(tables[i]) !== versionsAt[i]) return false;
+    return true;
+  };
+  /** Lets the answers of an earlier generation go, unless kept by their tables' versions: false while it holds them (state.holding keeps it). */
+  const forget = (): boolean => {
+    if (held === 0) return true;
+    if (generation === state.generation || unchanged()) {
+      holdingIn = state.generation;
+      return false;
+    }
     rows.clear();
     lists.clear();
     state.heldRows -= held;
     held = 0;
+    return true;
   };
   const current = (): boolean => {
     if (transactionOpen(db, state)) return false;
     if (generation !== state.generation) {
       forget();
       generation = state.generation;
+      if (held === 0) {
+        if (tables === undefined || flushesAt !== state.flushes) tables = statementTables(db, state, stmt.source);
+        flushesAt = state.flushes;
+        if (tables !== null) {
+          const versions = tableVersions(db, state);
+          versionsAt = tables.map((t) => versions.get(t)!);
+        }
+      }
     }
     return true;
   };
@@ -245,8 +279,9 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
       // The answers of earlier generations go now, at the first one remembered in this one: left
       // until its statement is called again, each statement kept its last generation's answers
       // (a statement a crawler never calls again, for good).
-      for (const f of state.holding) f();
-      state.holding.length = 0;
+      // Those kept by their tables' versions stay, and are swept again at the next generation's.
+      const sweep = state.holding.splice(0);
+      for (const f of sweep) if (!f()) state.holding.push(f);
     }
     if (holdingIn !== state.generation) {
       holdingIn = state.generation;
@@ -255,8 +290,12 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     held += count;
     state.heldRows += count;
     state.rememberedRows += count;
-    // Let everything go at once past the bound: the next reads start afresh.
-    if (state.rememberedRows > MAX_REMEMBERED_ROWS) state.generation++;
+    // Let everything go at once past the bound (answers kept across writes by their tables'
+    // versions count too): the next reads start afresh.
+    if (state.heldRows > MAX_REMEMBERED_ROWS) {
+      state.generation++;
+      state.flushes++;
+    }
   };
   // How many parameters the statement's remembered answers were read with: a call with another
   // count is SQLite's to refuse, never looked up among them.
@@ -296,7 +335,41 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   };
 }
 
-/** Rows the read statements hold now (rememberReads), for tests of the bound: at most a generation's MEMORY_BUDGET.rememberedRows and one more answer. */
+/**
+ * The tables a statement reads, when core/099 versions every one of them (ordinary tables with a
+ * row in table_versions, moved by each write to them): its answers then stay as long as those
+ * versions do (rememberReads). Null (answers go at every write, as before) when its text names any
+ * other table, view or virtual table (FTS), names none, or reads the schema. Every word of the text
+ * that is a table's name counts, a column or a string of the same name too: a table too many only
+ * makes the answers go sooner.
+ */
+function statementTables(db: Db, state: LookupState, sql: string): string[] | null {
+  if (/\b(sqlite_\w+|pragma_\w+|temp|main)\b/i.test(sql)) return null;
+  if (state.tables === null || state.tablesAt !== state.flushes) {
+    const tables = new Map<string, boolean>();
+    // Set first: the reads below are statements asking this of themselves (they name no versioned table).
+    state.tables = tables;
+    state.tablesAt = state.flushes;
+    try {
+      const versioned = new Set([...tableVersions(db, state).keys()].map((name) => name.toLowerCase()));
+      for (const r of db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') UNION ALL SELECT type, name, sql FROM sqlite_temp_master WHERE type IN ('table', 'view')").all() as { type: string; name: string; sql: string | null }[]) {
+        const name = r.name.toLowerCase();
+        tables.set(name, r.type === 'table' && versioned.has(name) && !/^\s*create\s+virtual\b/i.test(r.sql ?? '') && tables.get(name) !== false);
+      }
+    } catch {
+      tables.clear();
+    }
+  }
+  const names = new Set<string>();
+  for (const word of sql.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []) {
+    const versioned = state.tables.get(word);
+    if (versioned === false) return null;
+    if (versioned) names.add(word);
+  }
+  return names.size ? [...names] : null;
+}
+
+/** Rows the read statements hold now (rememberReads), for tests of the bound: at most MEMORY_BUDGET.rememberedRows and one more answer. */
 export function rememberedRowsHeld(db: Db): number {
   return lookupState(db).heldRows;
 }
@@ -364,7 +437,7 @@ interface LookupState {
   /** Rows the statements hold, of this generation and of earlier ones not let go yet (rememberReads). */
   heldRows: number;
   /** How each statement that remembered rows since the last sweep lets them go (rememberReads). */
-  holding: (() => void)[];
+  holding: (() => boolean)[];
   /** db.transaction functions running (trackTransactions). */
   transactionDepth: number;
   /** A transaction may have been opened other than through db.transaction: transactionOpen asks SQLite. */
@@ -378,12 +451,17 @@ interface LookupState {
   /** Every table's version (core/099's table_versions) as read in generation `versionsGeneration` (tableVersion). */
   versions: Map<string, number> | null;
   versionsGeneration: number;
+  /** Moved by a schema change (db.exec, CREATE/DROP/ALTER) and by the remembered rows' bound: every remembered read goes (rememberReads). */
+  flushes: number;
+  /** Each table's name (lowercase) and whether core/099 versions it (an ordinary table with a row in table_versions), read at flush `tablesAt`. */
+  tables: Map<string, boolean> | null;
+  tablesAt: number;
 }
 const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set(), versions: null, versionsGeneration: -1 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set(), versions: null, versionsGeneration: -1, flushes: 0, tables: null, tablesAt: -1 }));
   return state;
 }
 
