@@ -240,7 +240,11 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     if (tables === undefined) tables = statementTables(db, state, stmt.source);
     if (tables === null || versionsAt === null) return false;
     const versions = tableVersions(db, state);
-    for (let i = 0; i < tables.length; i++) if (versions.get(tables[i]) !== versionsAt[i]) return false;
+    for (let i = 0; i < tables.length; i++) {
+      // A table whose version is gone (its row in table_versions deleted) counts as written.
+      const version = versions.get(tables[i]);
+      if (version === undefined || version !== versionsAt[i]) return false;
+    }
     return true;
   };
   /** Lets the answers of an earlier generation go, unless kept by their tables' versions: false while it holds them (state.holding keeps it). */
@@ -266,7 +270,7 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
         flushesAt = state.flushes;
         if (tables !== null) {
           const versions = tableVersions(db, state);
-          versionsAt = tables.map((t) => versions.get(t)!);
+          versionsAt = tables.map((t) => versions.get(t) ?? -1);
         }
       }
     }
