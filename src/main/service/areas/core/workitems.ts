@@ -476,9 +476,9 @@ export function computedOrderRows<T>(
           type,
           source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args },
           countInHand(countFrom),
-          // A project's list filtered by its records' own columns (state, author), for a caller who
-          // sees every record: its rows move only with writes to them (listVersion).
-          plain && seesAll && scope.projectId !== undefined && filters.counted && filters.counted.milestone === null && !scope.idSets?.length
+          // A project's list filtered by its records' own columns (state, author) or labels alone
+          // (labelsAlone), for a caller who sees every record: its rows move only with writes to them (listVersion).
+          plain && seesAll && scope.projectId !== undefined && ((filters.counted && filters.counted.milestone === null) || labelsAlone(filters)) && !scope.idSets?.length
             ? ((projectId: number) => () => listVersion(rc, type, projectId))(scope.projectId)
             : undefined,
           scope.projectId !== undefined ? ((projectId: number) => () => projectRecords(rc, type, projectId))(scope.projectId) : undefined,
@@ -1487,8 +1487,14 @@ function issuesInserted(rc: RequestContext, projectId: number, since: number, no
  * (the caller sees confidential issues) is part of the key, as a role change shows or hides rows
  * without an issue write.
  */
-/** labelBound kinds on the records' labels alone (not their assignees or reviewers). */
-const LABEL_BOUND_ANCHORED: readonly string[] = ['any', 'none', 'not'];
+/**
+ * The filters are labels=Any, labels=None or one not[labels] title, perhaps with a state (labelBound
+ * on the records' labels, not their assignees or reviewers): what the list holds changes only with
+ * writes to its records, as for one label's list (a record's label rows move with it).
+ */
+export function labelsAlone(filters: WorkItemFilters): boolean {
+  return !!filters.labelBound && ['any', 'none', 'not'].includes(filters.labelBound.kind);
+}
 
 export function issuableListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORDERS)[number], string>>(
   rc: RequestContext,
@@ -1503,7 +1509,7 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   // rewrites its records), which listVersion counts. So do labels=Any, labels=None and one
   // not[labels] title (labelBound), perhaps in a state: a deep page walked from the list's start
   // after every unrelated write (merge requests labels=Any per_page=100 page 500: 48 ms).
-  const labelled = filters.labelBound && LABEL_BOUND_ANCHORED.includes(filters.labelBound.kind) ? { milestone: null } : null;
+  const labelled = labelsAlone(filters) ? { milestone: null } : null;
   const own = filters.counted ?? filters.labelOnly ?? labelled;
   if (scope.projectId === undefined || !own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
