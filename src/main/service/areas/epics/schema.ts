@@ -391,4 +391,14 @@ CREATE TRIGGER epic_issues_table_version_update AFTER UPDATE ON epic_issues BEGI
 CREATE TRIGGER epic_issues_table_version_delete AFTER DELETE ON epic_issues BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_issues'; END;
 `,
   },
+  {
+    // A group's epics by one author in updated_at order (`author_id=&order_by=updated_at`): the
+    // author's own entries in that order, as epics_group_author_created serves created_at. Before,
+    // a page walked the group's epics by updated_at and compared each author (le17: author 3's
+    // 50,000 of 1,010,000 epics; with a common search term too, page 2500: 590 ms first time).
+    name: 'epics/016_epics_group_author_updated',
+    sql: `
+CREATE INDEX epics_group_author_updated ON epics (group_id, author_id, updated_at, id);
+`,
+  },
 ];
