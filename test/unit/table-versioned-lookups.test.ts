@@ -103,7 +103,7 @@ it('reads every table version in one statement per generation, and each anew aft
   expect(tableVersion(db, 'users')).toBe(users);
   expect(tableVersion(db, 'namespaces')).toBe(namespaces + 1);
   expect(tableVersion(db, 'no_such_table')).toBeUndefined();
-  expect(versionReads).toEqual(['SELECT name, version FROM table_versions']);
+  expect(versionReads).toEqual(['SELECT json_group_object(name, version) AS versions FROM table_versions']);
   // Each kind of write ends the generation: the versions are read again and show it.
   for (const write of [
     () => db.prepare("UPDATE users SET name = 'Other' WHERE id = 12").run(),
