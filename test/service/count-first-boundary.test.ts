@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { expectCounted, expectUncounted, pagedReads } from '../helpers/lists';
+import { expectCounted, expectUncounted, pagedReads, statementReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -41,7 +41,7 @@ beforeAll(async () => {
       });
       insertImportedIssue(ctx, small, { ...common, state: i % 3 === 0 ? 'closed' : 'opened', confidential: false });
     }
-    // 10,001 issues, one closed: state=opened holds exactly COUNT_LIMIT, state=all one more.
+    // 10,001 issues, one closed: state=opened holds exactly COUNT_LIMIT, state=all one more; all carry bug and rare.
     for (let i = 1; i <= LONG; i++) {
       insertImportedIssue(ctx, long, {
         iid: i,
@@ -49,6 +49,8 @@ beforeAll(async () => {
         description: null,
         authorId: 1,
         state: i === 77 ? 'closed' : 'opened',
+        // A label pair of 10,001 (past COUNT_LIMIT) counted from its counters.
+        labels: ['bug', 'rare'],
         confidential: false,
         createdAt: at(i),
         updatedAt: at(i),
@@ -122,4 +124,35 @@ describe('a page ending at COUNT_LIMIT', () => {
     await boundaryPages(`/projects/${long}/issues`, { state: 'opened', search: 'issue' }, all.filter((r) => r.state === 'opened').map((r) => r.id));
     await boundaryPages(`/projects/${long}/issues`, { state: 'all', search: 'issue' }, all.map((r) => r.id));
   }, 60_000);
+
+  it('past COUNT_LIMIT, a label pair counted from its counters (10,001 issues): a page past its end reads no row, answers as a read would', async () => {
+    const group = (s.service.context.db.prepare('SELECT namespace_id AS g FROM projects WHERE id = ?').get(small) as { g: number }).g;
+    for (const [path, extra] of [
+      [`/projects/${small}/merge_requests`, {}],
+      [`/groups/${group}/merge_requests`, {}],
+      ['/merge_requests', { scope: 'all' }],
+      [`/projects/${small}/issues`, {}],
+      [`/projects/${long}/issues`, {}],
+      ['/issues', { scope: 'all' }],
+    ] as [string, Record<string, string>][]) {
+      for (const state of [{}, { state: 'opened' }] as Record<string, string>[]) {
+        for (const [perPage, page] of [[100, 102], [100, 500], [20, 2500]] as const) {
+          let res!: ApiResult;
+          // Any read of rows by an offset (the pair's page reads by LIMIT and a bound OFFSET, or a literal one).
+          const reads = await statementReads(s, (sql) => /\bOFFSET\b/.test(sql), async () => {
+            res = await s.get(path, { query: { ...extra, ...state, labels: 'bug,rare', order_by: 'title', per_page: String(perPage), page: String(page) } });
+          });
+          const what = `${path} ${JSON.stringify(state)} ${perPage} x ${page}`;
+          expect(reads, what).toEqual([]);
+          expect(ids(res), what).toEqual([]);
+          expectUncounted(res, '');
+          expect(res.headers.get('x-prev-page'), what).toBe(String(page - 1));
+        }
+      }
+    }
+    // Read, the same answer (the pair's counters left out by a third title the records never carry as not[]).
+    const read = await s.get('/merge_requests', { query: { scope: 'all', labels: 'bug,rare', 'not[labels]': 'zzz', per_page: '100', page: '102' } });
+    expect(ids(read)).toEqual([]);
+    expectUncounted(read, '');
+  });
 });

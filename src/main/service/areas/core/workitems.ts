@@ -1115,7 +1115,7 @@ export function labelPairCount(
   seesAll: boolean,
   /** Issues' confidential=true/false: only those (undefined: both). */
   confidential?: boolean,
-): { counted: number } | undefined {
+): { counted: number; exact?: true } | undefined {
   const titles = filters.labelTitles;
   if (!titles) return undefined;
   const without = titles.without.length === 1 && titles.all.length === 1;
@@ -1147,7 +1147,9 @@ export function labelPairCount(
   // Those not confidential everyone sees; the confidential ones only a caller who sees them all.
   if (confidential === false) return { counted: open };
   if (confidential === true) return seesAll || hidden === 0 ? { counted: hidden } : undefined;
-  if (seesAll || hidden === 0) return { counted: open + hidden };
+  // Every record counted is one the caller sees: the list's length, even past COUNT_LIMIT (a page
+  // past it is not read: /merge_requests opened&labels=bug,label-4 page 500 of 100 walked label-4's rows for none).
+  if (seesAll || hidden === 0) return { counted: open + hidden, exact: true };
   return open > COUNT_LIMIT ? { counted: COUNT_LIMIT + 1 } : undefined;
 }
 
