@@ -83,19 +83,18 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   const afterAt = q.after && !noTime ? nextDay(q.after) : undefined;
   const splits = [beforeAt, afterAt].map((at) => (at === undefined ? undefined : eventTimeSplit(rc.svc.db, at)));
   const ranges = (beforeAt && splits[0] === undefined) || (afterAt && splits[1] === undefined) ? eventRunRanges(rc.svc.db, beforeAt, afterAt) : undefined;
-  // Written as BETWEEN (ids are integers: the range's last id): as `>= ? AND < ?`, SQLite walked
-  // events_author_in_projects for an author's events of one target type instead of their own
-  // entries in events_author_target (an author's milestones in two days: 0.3 -> 13 ms).
   if (ranges?.length === 1) {
-    where.push('e.id BETWEEN ? AND ?');
-    args.push(ranges[0][0], ranges[0][1] - 1);
-    range = { from: ranges[0][0], to: ranges[0][1] };
+    const one = idRangeSql(ranges[0]);
+    if (one.sql) where.push(one.sql);
+    args.push(...one.args);
+    range = { from: Number.isFinite(ranges[0][0]) ? ranges[0][0] : undefined, to: Number.isFinite(ranges[0][1]) ? ranges[0][1] : undefined };
   } else if (ranges?.length === 0) {
     where.push('0');
   } else if (ranges) {
     // The hull bounds the index walk; each range is checked on the ids within it.
-    where.push(`e.id BETWEEN ? AND ? AND (${ranges.map(() => 'e.id BETWEEN ? AND ?').join(' OR ')})`);
-    args.push(ranges[0][0], ranges[ranges.length - 1][1] - 1, ...ranges.flatMap(([from, to]) => [from, to - 1]));
+    const parts = [idRangeSql([ranges[0][0], ranges[ranges.length - 1][1]]), ...ranges.map(idRangeSql)];
+    where.push(`${parts[0].sql ? `${parts[0].sql} AND ` : ''}(${parts.slice(1).map((x) => x.sql).join(' OR ')})`);
+    args.push(...parts.flatMap((x) => x.args));
     range = undefined;
   } else {
     if (beforeAt) {
@@ -372,7 +371,8 @@ export function eventRunRanges(db: Db, before: string | undefined, after: string
     return out;
   };
   // Events below the first run's start: none (core/179 covers every event).
-  const start = Math.min(0, (db.prepare('SELECT min(first_id) AS m FROM event_time_runs').get() as { m: number }).m);
+  const firstRun = (db.prepare('SELECT min(first_id) AS m FROM event_time_runs').get() as { m: number }).m;
+  const start = Math.min(0, firstRun);
   let ranges: [number, number][] = before === undefined ? [[start, end]] : earlier(before);
   if (after !== undefined) {
     // At or after `after`: the gaps between the events before it, within the ranges so far.
@@ -385,7 +385,23 @@ export function eventRunRanges(db: Db, before: string | undefined, after: string
     if (end > at) gaps.push([at, end]);
     ranges = ranges.flatMap(([a, b]) => gaps.filter(([c, d]) => c < b && d > a).map(([c, d]): [number, number] => [Math.max(a, c), Math.min(b, d)]));
   }
-  return ranges.length > EVENT_RUNS.ranges ? undefined : ranges;
+  if (ranges.length > EVENT_RUNS.ranges) return undefined;
+  // Open at either end of the ids: no bound there, so the list's SQL and arguments (its deep-page
+  // anchors' key) stay the same while events are added (a bound at max(id) + 1 moved with each).
+  return ranges.map(([from, to]) => [from <= firstRun ? -Infinity : from, to >= end ? Infinity : to]);
+}
+
+/**
+ * An id range [from, to) as a condition (none for an unbounded side). Two-sided, written BETWEEN
+ * (ids are integers: the range's last id): as `>= ? AND < ?`, SQLite walked events_author_in_projects
+ * for an author's events of one target type instead of their own entries in events_author_target
+ * (an author's milestones in two days: 0.3 -> 13 ms).
+ */
+function idRangeSql([from, to]: [number, number]): { sql: string; args: number[] } {
+  if (Number.isFinite(from) && Number.isFinite(to)) return { sql: 'e.id BETWEEN ? AND ?', args: [from, to - 1] };
+  if (Number.isFinite(from)) return { sql: 'e.id >= ?', args: [from] };
+  if (Number.isFinite(to)) return { sql: 'e.id < ?', args: [to] };
+  return { sql: '', args: [] };
 }
 
 function nextDay(date: string): string {
