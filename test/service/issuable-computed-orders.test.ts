@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
-import { expectEveryPage, pagedReads, preparedBy, queryPlan } from '../helpers/lists';
+import { expectEveryPage, pagedReads, preparedBy, queryPlan, statementReads } from '../helpers/lists';
 import { FILTERED_WALK, ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
+import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
 
 /**
  * Issue and merge request orders on something besides the record's own columns, as GitLab's
@@ -183,6 +184,42 @@ describe('computed orders', () => {
     const reads = await pagedReads(s, async () => void ok(await s.get(`/groups/${group}/issues`, { query: { state: 'opened', order_by: 'due_date', page: '2', per_page: '3' } })));
     expect(reads.map((r) => r.sql).join('\n')).toContain('INDEXED BY issues_project_state_id');
     expect(reads.map((r) => r.sql).join('\n')).not.toContain('ORDER BY x.due_date');
+  }, WHOLE_LIST_TIMEOUT);
+
+  it("issues order_by=due_date of an author that no author arms read (/issues' created_by_me, author_id; the instance's many projects): walked in id order, every page", async () => {
+    // Root wrote every issue: the author's list is the scope's whole list. Read as chosen (here a few
+    // projects: author arms, order-scope-arms.ts), then with the arms declined, as over many projects.
+    const lists: [string, Record<string, string>][] = [
+      ['/issues', {}],
+      ['/issues', { scope: 'all', author_id: String(root) }],
+      [`/groups/${group}/issues`, { author_id: String(root) }],
+    ];
+    const walkPerRead = SCOPE_ARMS_LIMITS.walkPerRead;
+    try {
+      for (const perRead of [walkPerRead, 0]) {
+        SCOPE_ARMS_LIMITS.walkPerRead = perRead;
+        for (const [path, extra] of lists) {
+          for (const sort of ['asc', 'desc'] as const) {
+            for (const state of [null, 'opened', 'closed']) {
+              const query = { ...extra, order_by: 'due_date', sort, ...(state ? { state } : {}) };
+              await expectEveryPage(s, path, query, expected('issues', 'due_date', sort, [alpha, beta], state, false), 4);
+            }
+          }
+        }
+      }
+      // No arms: the undated walked in id order (the list's statement NOT INDEXED), the dated by the
+      // due-date index, no sort of every match by the due date (the instance's opened issues page 2
+      // on a million: 250 ms).
+      for (const [path, extra] of lists) {
+        const reads = await statementReads(s, () => true, async () => void ok(await s.get(path, { query: { ...extra, state: 'opened', order_by: 'due_date', page: '2', per_page: '3' } })));
+        const sql = reads.map((r) => r.sql).join('\n');
+        expect(sql).toContain('INDEXED BY issues_due');
+        expect(sql).toContain('NOT INDEXED');
+        expect(sql).not.toMatch(/ORDER BY x\.due_date DESC, x\.id DESC LIMIT/);
+      }
+    } finally {
+      SCOPE_ARMS_LIMITS.walkPerRead = walkPerRead;
+    }
   }, WHOLE_LIST_TIMEOUT);
 
   it('sort defaults to desc; the orders hold ties, nulls and groups as GitLab (spot checks against hand-read rows)', async () => {

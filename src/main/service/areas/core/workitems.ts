@@ -26,6 +26,7 @@ import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { dueDateRows } from './order-due-date';
+import { scopeArmsRows } from './order-scope-arms';
 import { FILTERED_WALK, type IdWalk, filteredWalk, idWalk } from './order-walk';
 import { idRangeOfDates } from './id-date-zones';
 import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
@@ -487,8 +488,14 @@ export function computedOrderRows<T>(
       : undefined;
   const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
   // The undated walked in id order: by the list's own statement too when a date bound gives it a start
-  // (else a group's other filters are read by its projects' due-date arms, order-scope-arms.ts).
-  if (order === 'due_date') return dueDateRows<T>(rc, filters.sort, walk ?? (range ? filtered() : undefined), where, args);
+  // (else a group's other filters are read by its projects' due-date arms, order-scope-arms.ts), or
+  // for an author's list that no author arms read (the instance's many projects: /issues' default
+  // created_by_me, author_id), which the list's SQL read whole and sorted by the due date.
+  if (order === 'due_date') {
+    const authorOnly = !walk && !range && (filters.authorId !== null || scope.authorId !== undefined) && !filters.search && !filters.idSets.length;
+    const arms = authorOnly ? scopeArmsRows<T>(rc, type, scope, filters, where, args, countFrom) : undefined;
+    return arms ?? dueDateRows<T>(rc, filters.sort, walk ?? (range || authorOnly ? filtered() : undefined), where, args);
+  }
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk ?? filtered(), where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk ?? filtered());
   const [sql, scopeArgs] = countersInScope(scope);
