@@ -167,3 +167,12 @@ it("keeps a read statement's answers across writes to tables it does not read, w
   other.close();
   db.close();
 });
+
+it('versions the tables the lists read (core/173, core/174): a write to one moves its version', () => {
+  const db = openToday(join(dir, 'list-tables.db'));
+  for (const table of ['issues', 'issuable_labels', 'label_counts', 'events', 'event_time_runs', 'notes', 'members']) expect(tableVersion(db, table)).toBeTypeOf('number');
+  const before = tableVersion(db, 'event_time_runs')!;
+  db.prepare("INSERT INTO event_time_runs (first_id, min_created_at, max_created_at) VALUES (1000, '2024-01-01', '2024-01-02')").run();
+  expect(tableVersion(db, 'event_time_runs')).toBe(before + 1);
+  db.close();
+});

@@ -2400,6 +2400,16 @@ CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table
 CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
 CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n'),
   },
+  {
+    // core/179's runs of events in date order, versioned as core/173's tables: the event lists'
+    // statements name it, so their answers went at every write again (project events page 500).
+    name: 'core/174_event_time_runs_version',
+    sql: `INSERT INTO table_versions (name, version) VALUES ('event_time_runs', 0);
+CREATE TRIGGER event_time_runs_table_version_insert AFTER INSERT ON event_time_runs BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'event_time_runs'; END;
+CREATE TRIGGER event_time_runs_table_version_update AFTER UPDATE ON event_time_runs BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'event_time_runs'; END;
+CREATE TRIGGER event_time_runs_table_version_delete AFTER DELETE ON event_time_runs BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'event_time_runs'; END;
+`,
+  },
 ];
 
 /**
