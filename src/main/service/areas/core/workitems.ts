@@ -203,6 +203,11 @@ function carriedMilestones(rc: RequestContext, type: 'Issue' | 'MergeRequest', p
   return rows.map((r) => r.milestone);
 }
 
+/** Whether the user reacted to any record of the type (award_emoji_user). */
+function reactsTo(rc: RequestContext, type: 'Issue' | 'MergeRequest', userId: number): boolean {
+  return rc.svc.db.prepare('SELECT 1 FROM award_emoji WHERE user_id = ? AND awardable_type = ? LIMIT 1').get(userId, type) !== undefined;
+}
+
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
 function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[]; set?: IdSet } {
   const mine = 'SELECT 1 FROM award_emoji a WHERE a.user_id = ? AND a.awardable_type = ? AND a.awardable_id = x.id';
@@ -621,7 +626,10 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
   }
-  if (q.my_reaction_emoji && rc.user) {
+  // None from a caller with no reaction to any record of the type holds for every record: no
+  // filter, so the list keeps the readers its other filters have (instance MRs opened&label-1 by
+  // title&my_reaction_emoji=None page 500 sorted every match instead of walking label-1's arms).
+  if (q.my_reaction_emoji && rc.user && !(q.my_reaction_emoji.toLowerCase() === 'none' && !reactsTo(rc, type, rc.user.id))) {
     const cond = reactionCondition(type, rc.user.id, q.my_reaction_emoji);
     addFilter(where, args, cond.sql, ...cond.args);
     if (cond.set) idSets.push(cond.set);
