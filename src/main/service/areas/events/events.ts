@@ -304,9 +304,21 @@ export function eventTimeSplit(db: Db, at: string): number | undefined {
   const first = db.prepare(
     'SELECT id, created_at >= ? AS late FROM events WHERE id >= ? AND id < ? AND id NOT IN (SELECT id FROM event_time_exceptions) ORDER BY id LIMIT 1',
   );
-  let lo = 0;
-  let hi = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS n FROM events').get() as { n: number }).n;
-  // Every event kept in order below lo was created before `at`; the split is in [lo, hi) or is `split`.
+  const hi = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS n FROM events').get() as { n: number }).n;
+  // The first event kept in order and created at or after `at` is in [0, hi), or there is none (hi).
+  const split = firstLateId(first, at, 0, hi);
+  const crossed = db
+    .prepare('SELECT 1 FROM event_time_exceptions WHERE (id >= ? AND created_at < ?) OR (id < ? AND created_at >= ?) LIMIT 1')
+    .get(split, at, split, at);
+  return crossed ? undefined : split;
+}
+
+/**
+ * Within [lo, hi) of ids whose created_at never goes down (`first` reads the first event at or
+ * above an id and below `hi`, and whether it was created at or after `at`), the first id created
+ * at or after `at`, or `hi`: a binary search.
+ */
+function firstLateId(first: { get(...args: unknown[]): unknown }, at: string, lo: number, hi: number): number {
   let split = hi;
   while (lo < hi) {
     const mid = lo + Math.floor((hi - lo) / 2);
@@ -318,10 +330,7 @@ export function eventTimeSplit(db: Db, at: string): number | undefined {
       hi = mid;
     } else lo = row.id + 1;
   }
-  const crossed = db
-    .prepare('SELECT 1 FROM event_time_exceptions WHERE (id >= ? AND created_at < ?) OR (id < ? AND created_at >= ?) LIMIT 1')
-    .get(split, at, split, at);
-  return crossed ? undefined : split;
+  return split;
 }
 
 /** Past this many of core/179's runs, or of id ranges for a list's dates, the dates are filtered by created_at (variables so tests can stand for many). */
@@ -347,22 +356,7 @@ export function eventRunRanges(db: Db, before: string | undefined, after: string
     for (let i = 0; i < runs.length; i++) {
       const from = runs[i].first_id;
       const to = i + 1 < runs.length ? runs[i + 1].first_id : Math.max(end, from);
-      let split = to;
-      if (runs[i].above) split = from;
-      else if (!runs[i].below) {
-        // SQLite compares the dates, as the list's own `created_at < ?` would.
-        let lo = from;
-        let hi = to;
-        while (lo < hi) {
-          const mid = lo + Math.floor((hi - lo) / 2);
-          const row = first.get(at, mid, hi) as { id: number; late: number } | undefined;
-          if (!row) hi = mid;
-          else if (row.late) {
-            split = row.id;
-            hi = mid;
-          } else lo = row.id + 1;
-        }
-      }
+      const split = runs[i].above ? from : runs[i].below ? to : firstLateId(first, at, from, to);
       const last = out[out.length - 1];
       if (split === from) continue;
       if (last && last[1] === from) last[1] = split;
