@@ -219,14 +219,15 @@ export function groupsFinderSql(svc: ServiceContext, user: User, set: { owned?: 
   const direct = `SELECT m.source_id FROM members m WHERE m.source_type = 'Namespace' AND m.user_id = ? AND m.access_level >= ? AND ${ACTIVE_MEMBER_SQL}`;
   const day = today(svc);
   if (set.owned) return { sql: `${alias}.id IN (${direct})`, args: [user.id, Access.OWNER, day] };
-  const below = `WITH RECURSIVE down(id) AS (${direct}%SHARED% UNION SELECT n.id FROM namespaces n JOIN down ON n.parent_id = down.id)`;
+  /** `down`: the direct memberships (and `shared` roots) and every group below them. */
+  const below = (shared: string) => `WITH RECURSIVE down(id) AS (${direct}${shared} UNION SELECT n.id FROM namespaces n JOIN down ON n.parent_id = down.id)`;
   if (set.minLevel !== undefined) {
-    return { sql: `${alias}.id IN (${below.replace('%SHARED%', '')} SELECT id FROM down)`, args: [user.id, set.minLevel, day] };
+    return { sql: `${alias}.id IN (${below('')} SELECT id FROM down)`, args: [user.id, set.minLevel, day] };
   }
   const roots = sharedGroupRoots(svc, user.id, Access.MINIMAL_ACCESS);
   const projects = sharedProjectIds(svc, user.id, Access.GUEST, (groupId) => groupAccessLevel(svc, user.id, groupId));
   return {
-    sql: `${alias}.id IN (${below.replace('%SHARED%', roots.length ? ' UNION SELECT value FROM json_each(?)' : '')},
+    sql: `${alias}.id IN (${below(roots.length ? ' UNION SELECT value FROM json_each(?)' : '')},
           up(id) AS (SELECT id FROM down
             UNION SELECT p.namespace_id FROM members m JOIN projects p ON p.id = m.source_id WHERE m.source_type = 'Project' AND m.user_id = ? AND ${ACTIVE_MEMBER_SQL}
             ${projects.length ? 'UNION SELECT p.namespace_id FROM projects p WHERE p.id IN (SELECT value FROM json_each(?))' : ''}
