@@ -102,25 +102,47 @@ async function expectEveryPage(path: string, query: Record<string, string>, want
     expect(res.headers.get('x-total'), what).toBe(String(want.length));
     expect(res.headers.get('x-total-pages'), what).toBe(String(pages));
     expect(res.headers.get('x-next-page'), what).toBe(page < pages ? String(page + 1) : '');
+    expect(res.headers.get('link'), what).toMatch(new RegExp(`[?&]page=${pages}&per_page=${per}[^>]*>; rel="last"`));
   }
 }
 
-describe("a group's list in a column's order, each project's index merged", () => {
+describe("a group's list, or an administrator's instance list, in a column's order, each project's index merged", () => {
   it('answers every page as the records say: issues by title and due date, merge requests by title and merge date, both directions', async () => {
     // Issues by due date: read as the undated walked and the dated sorted (order-due-date.ts) unless the table holds many dated.
     SCOPE_ARMS_LIMITS.sortedUpTo = 0;
     DUE_DATE_LIMITS.fewDated = 0;
-    for (const [kind, columns] of [['issues', ['title', 'due_date']], ['merge_requests', ['title', 'merged_at']]] as const) {
-      for (const column of columns) {
-        for (const sort of ['asc', 'desc']) {
-          for (const [filter, keep] of FILTERS) {
-            if (kind === 'issues' && filter.state === 'merged') continue;
-            const want = reference(kind, column, sort, keep);
-            await expectEveryPage(`/groups/${group}/${kind}`, { ...filter, order_by: column, sort }, want, 7);
+    for (const instance of [false, true]) {
+      for (const [kind, columns] of [['issues', ['title', 'due_date']], ['merge_requests', ['title', 'merged_at']]] as const) {
+        for (const column of columns) {
+          for (const sort of ['asc', 'desc']) {
+            for (const [filter, keep] of FILTERS) {
+              if (kind === 'issues' && filter.state === 'merged') continue;
+              const want = reference(kind, column, sort, keep, instance);
+              const path = instance ? `/${kind}` : `/groups/${group}/${kind}`;
+              await expectEveryPage(path, { ...filter, ...(instance ? { scope: 'all' } : {}), order_by: column, sort }, want, 7);
+            }
           }
         }
       }
     }
+  });
+
+  it("reads an administrator's instance list (scope=all) from its projects' indexes merged, the projects with records in the state", async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    const reads = await pagedReads(s, async () => {
+      await s.get('/issues', { query: { scope: 'all', state: 'opened', order_by: 'title', per_page: '5', page: '3' } });
+    });
+    const page = reads.find((r) => r.sql.includes('INDEXED BY issues_project_title'));
+    // Four arms: the group's three projects and the one outside it.
+    expect(page?.sql.split(' UNION ALL ').length).toBe(4);
+    const plan = queryPlan(s.service.context.db, page!.sql, ...page!.args);
+    expect(plan).toContain('MERGE (UNION ALL)');
+    expect(plan).not.toContain('TEMP B-TREE');
+    // Three: the third project has no merged merge request.
+    const merged = await pagedReads(s, async () => {
+      await s.get('/merge_requests', { query: { scope: 'all', state: 'merged', order_by: 'merged_at' } });
+    });
+    expect(merged.find((r) => r.sql.includes('INDEXED BY merge_requests_project_merged'))?.sql.split(' UNION ALL ').length).toBe(3);
   });
 
   it("reads the page from the projects' indexes merged, only the projects with records in the state", async () => {

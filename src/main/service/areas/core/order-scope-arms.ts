@@ -32,8 +32,9 @@ const SCOPE_ARMS = 16;
 export const SCOPE_ARMS_LIMITS = { sortedUpTo: COUNT_LIMIT, walkPerRead: 2 };
 
 /**
- * The page reader, or undefined: not a scope of projects (a project's list has its own index; the
- * instance's many projects, but those holding a label or milestone set: setArms), another order,
+ * The page reader, or undefined: not a scope of projects (a project's list has its own index; a
+ * non-administrator's instance of many projects, but those holding a label or milestone set:
+ * setArms; an administrator's instance is its projects with records, when few), another order,
  * other sets of records to read (a search, sets setArms does not walk: their own readers), an
  * author with other filters or whose arms would walk more than sorting reads (authorArms), or a list counted as few (COUNT_LIMIT at most): its
  * matches read and sorted, fewer than the arms may walk to find them. `ownFilters`: false when the
@@ -57,15 +58,18 @@ export function scopeArmsRows<T>(
   const authored = filters.authorId !== null || scope.authorId !== undefined;
   const labelled = !ownFilters ? undefined : authored ? authorArms(rc, type, scope, filters) : filters.idSets.length ? setArms(rc, type, scope, filters, where) : undefined;
   if ((filters.idSets.length || authored) && !labelled) return undefined;
-  if (!labelled && (!scope.projects || scope.instance)) return undefined;
+  if (!labelled && !scope.projects && !scope.instance) return undefined;
+  // An administrator's instance (every project, no project condition): its projects with records,
+  // when few (an offline instance of a handful of projects; the LIMIT stops at SCOPE_ARMS + 1 of many).
+  const inScope = scope.projects ? ` AND +project_id IN (${scope.projects})` : '';
   const counts =
     labelled ??
     (db
       .prepare(
         `SELECT project_id, coalesce(sum(n) FILTER (WHERE ${state ? 'state = ?' : '1'}), 0) AS inState FROM issuable_state_counts
-          WHERE issuable_type = ? AND +project_id IN (${scope.projects}) GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`,
+          WHERE issuable_type = ?${inScope} GROUP BY project_id HAVING sum(n) > 0 LIMIT ${SCOPE_ARMS + 1}`,
       )
-      .all(...(state ? [state] : []), type, ...scope.args) as { project_id: number; inState: number }[]);
+      .all(...(state ? [state] : []), type, ...(scope.projects ? scope.args : [])) as { project_id: number; inState: number }[]);
   if (counts.length > SCOPE_ARMS) return undefined;
   // Counted as few (up to COUNT_LIMIT): the list's SQL reads and sorts them, fewer than the arms may walk to find them.
   const matches = countInHand(countFrom);
