@@ -6,12 +6,12 @@ import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
 import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
 
 /**
- * A group's or the instance's list by title (merge requests also by merge date) whose only filters
- * are an author (author_id, or the instance's created_by_me, its default) and perhaps a state:
- * read as arms (order-scope-arms.ts authorArms), each project where the author's records show in
- * the state an arm of its (project_id, column, id) index, merged. Every page answers what the
- * records say: the column in the asked direction (NULL lowest), ties by id; X-Total,
- * X-Total-Pages, X-Next-Page, Link.
+ * A group's or the instance's list by title (merge requests also by merge date) of one author's
+ * records (author_id, or the instance's created_by_me, its default), perhaps in a state, perhaps
+ * with other filters (a milestone, labels, not[labels]): read as arms (order-scope-arms.ts
+ * authorArms), each project where the author's records show in the state an arm of its
+ * (project_id, column, id) index, merged. Every page answers what the records say: the column in
+ * the asked direction (NULL lowest), ties by id; X-Total, X-Total-Pages, X-Next-Page, Link.
  */
 let s: TestService;
 let group: number;
@@ -25,6 +25,9 @@ beforeAll(async () => {
   group = (await s.createGroup({ visibility: 'public' })).id;
   for (const name of ['one', 'two', 'three']) projects.push((await s.createProject({ name, namespace_id: group, visibility: 'public' })).id);
   const outside = (await s.createProject({ name: 'outside', visibility: 'public' })).id;
+  // A milestone titled v1 in the first two projects, on every 5th record of theirs.
+  const v1 = new Map<number, number>();
+  for (const project of projects.slice(0, 2)) v1.set(project, (await s.post(`/projects/${project}/milestones`, { title: 'v1' })).body.id as number);
   const ctx = s.service.context;
   ctx.db.transaction(() => {
     let k = 0;
@@ -34,7 +37,10 @@ beforeAll(async () => {
         // The third project: only the other user's records.
         const authorId = project === projects[2] || k % 3 === 0 ? other : 1;
         const at = new Date(Date.UTC(2024, 0, 1) + k * 60_000).toISOString();
-        const common = { iid: i, title: `${TITLES[(k * 7) % 5]} ${k % 4}`, description: null, authorId, createdAt: at, updatedAt: at, importedFrom: 'none' as const };
+        const common = {
+          iid: i, title: `${TITLES[(k * 7) % 5]} ${k % 4}`, description: null, authorId, createdAt: at, updatedAt: at, importedFrom: 'none' as const,
+          labels: k % 3 === 1 ? ['bug'] : [], milestoneId: k % 5 === 2 ? v1.get(project) ?? null : null,
+        };
         const closed = k % 4 === 0;
         insertImportedIssue(ctx, project, { ...common, state: closed ? 'closed' : 'opened', confidential: false });
         insertImportedMergeRequest(ctx, project, {
@@ -58,7 +64,7 @@ afterEach(() => {
 
 const ids = (res: ApiResult): number[] => (res.body as { id: number }[]).map((x) => x.id);
 
-interface Row { id: number; project_id: number; state: string; author_id: number; title: string; merged_at?: string | null }
+interface Row { id: number; project_id: number; state: string; author_id: number; title: string; labels: string; milestone_id: number | null; merged_at?: string | null }
 
 function reference(table: string, column: 'title' | 'merged_at', sort: string, keep: (r: Row) => boolean, instance: boolean): number[] {
   const rows = (s.service.context.db.prepare(`SELECT * FROM ${table}`).all() as Row[]).filter((r) => (instance || projects.includes(r.project_id)) && keep(r));
@@ -128,9 +134,53 @@ describe("an author's records in a column's order, each project's index merged",
     expect((await armsOf(`/groups/${group}/merge_requests`, { author_id: '1', order_by: 'title' }))?.sql.split(' UNION ALL ').length).toBe(2);
     // The other user's: every project.
     expect((await armsOf(`/groups/${group}/merge_requests`, { author_id: String(other), order_by: 'title' }))?.sql.split(' UNION ALL ').length).toBe(3);
-    // Another filter besides the author: no arms.
-    expect(await armsOf('/merge_requests', { state: 'merged', order_by: 'title', labels: 'None' })).toBeUndefined();
     SCOPE_ARMS_LIMITS.walkPerRead = 0.01;
     expect(await armsOf('/merge_requests', { state: 'merged', order_by: 'title' })).toBeUndefined();
+  });
+});
+
+describe("an author's records with other filters in a column's order, each project's index merged", () => {
+  const bug = (r: Row): boolean => (JSON.parse(r.labels) as string[]).includes('bug');
+  const FILTERS: [Record<string, string>, (r: Row) => boolean][] = [
+    [{ milestone: 'Any' }, (r) => r.milestone_id !== null],
+    [{ milestone: 'v1', state: 'opened' }, (r) => r.milestone_id !== null && r.state === 'opened'],
+    [{ milestone: 'None' }, (r) => r.milestone_id === null],
+    [{ 'not[labels]': 'bug' }, (r) => !bug(r)],
+    [{ labels: 'bug', state: 'opened' }, (r) => bug(r) && r.state === 'opened'],
+  ];
+
+  it('answers every page as the records say with a milestone, labels or not[labels]: group and instance, author_id and created_by_me, both directions', async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    SCOPE_ARMS_LIMITS.walkPerRead = 1_000;
+    for (const [kind, columns] of [['issues', ['title']], ['merge_requests', ['title', 'merged_at']]] as const) {
+      for (const column of columns) {
+        for (const sort of ['asc', 'desc']) {
+          for (const [filter, keep] of FILTERS) {
+            for (const { path, query, keep: mine, instance } of lists(kind).filter((l) => !l.query.state)) {
+              await expectEveryPage(path, { ...query, ...filter, order_by: column, sort }, reference(kind, column, sort, (r) => mine(r) && keep(r), instance), 7);
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it("reads the page from the indexes of the projects with the author's records in the state; sorted when the walk would read more than the author's records", async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    SCOPE_ARMS_LIMITS.walkPerRead = 1_000;
+    const armsOf = async (path: string, query: Record<string, string>): Promise<{ sql: string; args: unknown[] } | undefined> =>
+      (await pagedReads(s, async () => {
+        await s.get(path, { query: { ...query, per_page: '5', page: '2' } });
+      })).find((r) => r.sql.includes('INDEXED BY issues_project_title'));
+    // The caller's own opened issues with a milestone: the projects of root's opened records (the first two and the one outside the group), each entry asked its milestone.
+    const own = await armsOf('/issues', { state: 'opened', milestone: 'Any', order_by: 'title' });
+    expect(own?.sql.split(' UNION ALL ').length).toBe(3);
+    const plan = queryPlan(s.service.context.db, own!.sql, ...own!.args);
+    expect(plan).toContain('MERGE (UNION ALL)');
+    expect(plan).not.toContain('TEMP B-TREE');
+    expect((await armsOf(`/groups/${group}/issues`, { author_id: String(other), 'not[labels]': 'bug', order_by: 'title' }))?.sql.split(' UNION ALL ').length).toBe(3);
+    // The walk would read more than the author's records: read and sorted.
+    SCOPE_ARMS_LIMITS.walkPerRead = 0.01;
+    expect(await armsOf('/issues', { state: 'opened', milestone: 'Any', order_by: 'title' })).toBeUndefined();
   });
 });
