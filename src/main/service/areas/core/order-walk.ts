@@ -1,8 +1,9 @@
 import type { RequestContext } from '../../http/route';
-import { COUNT_LIMIT, limitSql } from '../../http/pagination';
+import { COUNT_LIMIT, limitSql, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
 import type { Db } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
+import { SCOPE_ARMS_LIMITS } from './order-scope-arms';
 import { ISSUE_WRITES, MERGE_REQUEST_WRITES, countersInScope, issueOrderVersion, listVersion, type Scope, type WorkItemFilters } from './workitems';
 
 /**
@@ -60,14 +61,24 @@ export function idWalk(
   seesAll: boolean,
 ): IdWalk | undefined {
   const counted = filters.counted;
-  if (!plain || !counted || counted.authorId !== null || counted.milestone !== null) return undefined;
+  if (!plain || !counted || counted.milestone !== null) return undefined;
+  // An author's records: author_id, or the caller's own (created_by_me, /issues' default), not both unless the same.
+  if (counted.authorId !== null && scope.authorId !== undefined && counted.authorId !== scope.authorId) return undefined;
+  const author = counted.authorId ?? scope.authorId;
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const conditions = where.join(' AND ');
   let arms: { sql: string; args: unknown[] }[];
   // Every record: the table's own order (NOT INDEXED: no index chosen for a condition and sorted).
   const wholeTable = [{ sql: `FROM ${table} x NOT INDEXED WHERE ${conditions}`, args }];
-  if (scope.instance && !counted.state) {
+  if (author !== undefined) {
+    const pairs = authorPairs(rc, type, scope, author, counted.state);
+    if (!pairs) return undefined;
+    arms = pairs.map((p) => ({
+      sql: `FROM ${table} x INDEXED BY ${table}_project_state_id WHERE x.project_id = ? AND x.state = ? AND ${conditions}`,
+      args: [p.project_id, p.state, ...args],
+    }));
+  } else if (scope.instance && !counted.state) {
     arms = wholeTable;
   } else {
     // The instance's records in one state: its projects' arms too, while few (the table's walk crossed
@@ -100,16 +111,22 @@ export function idWalk(
   // no confidential ones), or when none counted is confidential; a deep page then counts no walk.
   const state = counted.state;
   const [inScope, scopeArgs] = countersInScope(scope);
-  const milestonesCounted = (ids: number[]): number | undefined => {
+  // `ids` null: every milestone's and none's (an author's whole list).
+  const milestonesCounted = (ids: number[] | null): number | undefined => {
+    // The caller's own records (created_by_me) over the projects they see: no counters of just those.
+    if (scope.authorId !== undefined && !scope.everyProject) return undefined;
     const table = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
     const confidential = type === 'Issue' ? 'coalesce(sum(n) FILTER (WHERE confidential != 0), 0)' : '0';
+    const conds = [ids ? 'milestone IN (SELECT value FROM json_each(?))' : '1', ...(state ? ['state = ?'] : []), ...(author !== undefined ? ['author = ?'] : [])];
     const row = db
-      .prepare(`SELECT coalesce(sum(n), 0) AS n, ${confidential} AS c FROM ${table} WHERE milestone IN (SELECT value FROM json_each(?))${state ? ' AND state = ?' : ''}${inScope}`)
-      .get(JSON.stringify(ids), ...(state ? [state] : []), ...scopeArgs) as { n: number; c: number };
+      .prepare(`SELECT coalesce(sum(n), 0) AS n, ${confidential} AS c FROM ${table} WHERE ${conds.join(' AND ')}${inScope}`)
+      .get(...(ids ? [JSON.stringify(ids)] : []), ...(state ? [state] : []), ...(author !== undefined ? [author] : []), ...scopeArgs) as { n: number; c: number };
     return seesAll || row.c === 0 ? row.n : undefined;
   };
   const total = (): number | undefined => {
     if (!seesAll && type === 'Issue') return undefined;
+    // An author's: their filter counters', below.
+    if (author !== undefined) return milestonesCounted(null);
     return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ?${state ? ' AND state = ?' : ''}${inScope}`).get(type, ...(state ? [state] : []), ...scopeArgs) as { n: number }).n;
   };
   // A milestone's records of each (project, state) the counters count in the scope, each an arm
@@ -120,10 +137,10 @@ export function idWalk(
   const milestoneArms = (ids: number[]): { sql: string; args: unknown[] }[] => {
     const triples = db
       .prepare(
-        `SELECT milestone, project_id, state FROM ${countersTable} WHERE milestone IN (SELECT value FROM json_each(?))${state ? ' AND state = ?' : ''}${inScope}
+        `SELECT milestone, project_id, state FROM ${countersTable} WHERE milestone IN (SELECT value FROM json_each(?))${state ? ' AND state = ?' : ''}${author !== undefined ? ' AND author = ?' : ''}${inScope}
           GROUP BY milestone, project_id, state HAVING sum(n) > 0 LIMIT ${WALK_ARMS + 1}`,
       )
-      .all(JSON.stringify(ids), ...(state ? [state] : []), ...scopeArgs) as { milestone: number; project_id: number; state: string }[];
+      .all(JSON.stringify(ids), ...(state ? [state] : []), ...(author !== undefined ? [author] : []), ...scopeArgs) as { milestone: number; project_id: number; state: string }[];
     if (triples.length <= WALK_ARMS) {
       return triples.map((t) => ({
         sql: `FROM ${table} x INDEXED BY ${table}_milestone_project_state WHERE x.milestone_id > 0 AND x.milestone_id = ? AND x.project_id = ? AND x.state = ? AND ${conditions}`,
@@ -147,6 +164,37 @@ export function idWalk(
     milestones: (ids, dir) => of(milestoneArms(ids), '1', [], dir, () => milestonesCounted(ids), versionOf(false)),
     total,
   };
+}
+
+/**
+ * The (project, state) pairs of an author's records in the scope and the state (the filter
+ * counters), each an arm of the (project_id, state, id) index in idWalk, the author checked on each
+ * record walked: /issues' closed ones of an administrator (created_by_me) by relative_position,
+ * page 500 of 100, read all 950,000 of the author's issues by the author's index to sort 50,000 by
+ * id. Undefined past WALK_ARMS pairs, or when the walk to the page's end would read more than
+ * SCOPE_ARMS_LIMITS.walkPerRead index entries for each of the author's records (every state's) that
+ * the author's index reads to sort them: an author of few records among many.
+ */
+function authorPairs(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, author: number, state: string | null): { project_id: number; state: string }[] | undefined {
+  const db = rc.svc.db;
+  const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+  const [inScope, scopeArgs] = countersInScope(scope);
+  const rows = db
+    .prepare(`SELECT project_id, state, sum(n) AS n FROM ${counters} WHERE author = ?${inScope} GROUP BY project_id, state HAVING sum(n) > 0 LIMIT ${4 * WALK_ARMS + 1}`)
+    .all(author, ...scopeArgs) as { project_id: number; state: string; n: number }[];
+  if (rows.length > 4 * WALK_ARMS) return undefined;
+  const pairs = rows.filter((r) => !state || r.state === state);
+  if (pairs.length > WALK_ARMS) return undefined;
+  const matches = pairs.reduce((a, r) => a + r.n, 0);
+  if (!matches) return [];
+  const authored = rows.reduce((a, r) => a + r.n, 0);
+  const records = pairs.reduce(
+    (a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ? AND state = ?').get(type, r.project_id, r.state) as { n: number }).n,
+    0,
+  );
+  const page = readPage(rc.params);
+  if (((page.offset + page.perPage) * records) / matches > SCOPE_ARMS_LIMITS.walkPerRead * authored) return undefined;
+  return pairs;
 }
 
 /** `anchoredFrom`: pages within this many rows of a segment's start read from it, the walk costing less than remembering (tests lower it). */

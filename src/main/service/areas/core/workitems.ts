@@ -1182,6 +1182,12 @@ export function countersCount(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   const db = rc.svc.db;
   const where: string[] = [];
   const args: unknown[] = [];
+  const own = ownRecordsEverywhere(scope, authorId);
+  if (own !== undefined) {
+    if (own === null) return undefined;
+    if (milestone !== null) addFilter(where, args, 'milestone IN (SELECT id FROM milestones WHERE title = ?)', milestone);
+    return filterCountersCount(rc, type, { state, authorId: own }, where, args, seesAll);
+  }
   if (scope.projectId === undefined) {
     if (!(scope.projects || scope.instance)) return undefined;
     if (authorId === null && milestone === null) {
@@ -1218,10 +1224,23 @@ export function milestoneNoneCount(rc: RequestContext, type: 'Issue' | 'MergeReq
   if (!none) return undefined;
   const where = ['milestone = 0'];
   const args: unknown[] = [];
+  const own = ownRecordsEverywhere(scope, none.authorId);
+  if (own !== undefined) return own === null ? undefined : filterCountersCount(rc, type, { state: none.state, authorId: own }, where, args, seesAll);
   if (scope.projectId !== undefined) addFilter(where, args, 'project_id = ?', scope.projectId);
   else if (scope.projects) addFilter(where, args, `project_id IN (${scope.projects})`, ...scope.args);
   else if (!scope.instance) return undefined;
   return filterCountersCount(rc, type, none, where, args, seesAll);
+}
+
+/**
+ * An administrator's own records (created_by_me, the default of /issues and /merge_requests) in
+ * every project: the author the filter counters count them by (null: author_id names another
+ * author, no record is both; undefined: not such a scope). Their list's count walked the author's
+ * records (closed merge requests: 50,000 read for 10,001, 20 ms on each first page after a write).
+ */
+function ownRecordsEverywhere(scope: Scope, authorId: number | null): number | null | undefined {
+  if (!scope.everyProject || scope.authorId === undefined) return undefined;
+  return authorId !== null && authorId !== scope.authorId ? null : scope.authorId;
 }
 
 /** The filter counters' rows that `where` (the scope, a milestone) and a state and an author pick, summed (see countersCount). */
@@ -2736,6 +2755,8 @@ export interface Scope {
   byCaller?: true;
   /** created_by_me's author (the caller), `x.author_id = ?` in `where`: see authorArms. */
   authorId?: number;
+  /** `where` holds no project condition (an administrator's created_by_me: the author's records in every project). */
+  everyProject?: true;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -2785,7 +2806,7 @@ export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', 
   // The caller's own records (created_by_me), or the set of those assigned to them.
   const byWhom = assigned ? { idSets: [assigned.set] } : rc.user ? { authorId: rc.user.id } : {};
   const archived = (nonArchived && anyArchived(rc) ? NOT_ARCHIVED : '') + featureHiddenSql(featureHiddenProjectIds(rc.svc, rc.user, type));
-  if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...byWhom, byCaller: true };
+  if (rc.user?.admin && !archived) return { where: where.join(' AND '), args, ...byWhom, byCaller: true, everyProject: true };
   const vis = visibleProjectsSql(rc.svc, rc.user);
   const projects = `x.project_id IN (SELECT p.id FROM projects p WHERE ${vis.sql}${archived})`;
   return { where: [projects, ...where].join(' AND '), unindexed: [`+${projects}`, ...where].join(' AND '), args: [...vis.args, ...args], ...byWhom, byCaller: true };
