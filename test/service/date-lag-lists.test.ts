@@ -108,7 +108,11 @@ beforeAll(async () => {
 afterAll(async () => s.stop());
 
 function redate(kind: Kind, i: number, createdAt: string, updatedAt: string): void {
-  const x = seeds[kind][i];
+  redateRecord(kind, seeds[kind][i], createdAt, updatedAt);
+}
+
+/** A record's dates written in SQL (the seed follows). */
+function redateRecord(kind: Kind, x: Seed, createdAt: string, updatedAt: string): void {
   s.service.context.db.prepare(`UPDATE ${kind} SET created_at = ?, updated_at = ? WHERE id = ?`).run(createdAt, updatedAt, x.id);
   x.createdAt = createdAt;
   x.updatedAt = updatedAt;
@@ -544,5 +548,36 @@ describe("a project's list past 10,000 records with a state and the other date a
     expect(expected(fillers, { updated_after: minute(0), state: 'opened' }, true)).toHaveLength(9_997);
     const sql = await preparedBy(s, () => s.get(`/projects/${filler}/issues`, { query: { updated_after: minute(0), state: 'opened', per_page: '1' } }));
     expect(sql.some((q) => q.includes('INDEXED BY issues_project_state_created'))).toBe(true);
+  }, 120_000);
+});
+
+describe("a list's shape asked again (date-lag.ts keeps its SQL per shape)", () => {
+  it('walks a bucket a write filled since, and drops one a write emptied: every page, in each order', async () => {
+    const ctx = s.service.context;
+    const alone = (await s.createProject({ name: 'one-bucket' })).id;
+    // 1,200 records of lag 0 (one bucket), so 1,100 from the bound on: walked by bucket, not sorted.
+    const records: Seed[] = [];
+    ctx.db.transaction(() => {
+      for (let i = 0; i < 1_200; i++) {
+        const at = hour(i);
+        const { id } = insertImportedIssue(ctx, alone, { iid: i + 1, title: `One ${i}`, description: null, state: 'opened', authorId: 1, createdAt: at, updatedAt: at, importedFrom: 'none' });
+        records.push({ id, createdAt: at, updatedAt: at, state: 'opened', confidential: false, bug: false, authorId: 1 });
+      }
+    })();
+    const path = `/projects/${alone}/issues`;
+    const lists: Query[] = [{ updated_after: hour(100) }, { updated_after: hour(100), sort: 'asc' }, { created_before: hour(1_100), order_by: 'updated_at' }];
+    const everyList = async (): Promise<void> => {
+      for (const q of lists) await expectEveryPage(s, path, q, expected(records, q, true), 100);
+    };
+    await everyList();
+    // Created before updated_after's bound and updated 60 days later (a bucket no record was in): in the first two lists.
+    const late = insertImportedIssue(ctx, alone, { iid: 1_201, title: 'Late', description: null, state: 'opened', authorId: 1, createdAt: hour(50), updatedAt: hour(50 + 60 * 24), importedFrom: 'none' });
+    records.push({ id: late.id, createdAt: hour(50), updatedAt: hour(50 + 60 * 24), state: 'opened', confidential: false, bug: false, authorId: 1 });
+    await everyList();
+    // Back to a lag of 0: its bucket empty again.
+    redateRecord('issues', records[records.length - 1], hour(50), hour(50));
+    await everyList();
+    // Out of the instance's lists of the tests after.
+    ctx.db.prepare('DELETE FROM issues WHERE project_id = ?').run(alone);
   }, 120_000);
 });

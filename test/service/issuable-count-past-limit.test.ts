@@ -116,6 +116,22 @@ describe('counts past 10,000 remembered across writes that cannot bring them und
   });
 });
 
+describe('a count remembered past 10,000 is kept by its SQL and arguments', () => {
+  it('a list of the same arguments and other SQL is counted for itself', async () => {
+    const db = s.service.context.db;
+    const own = (await s.createProject({ name: 'same-arguments', namespace_id: group })).id;
+    const insert = db.prepare("INSERT INTO issues (project_id, iid, title, state, author_id, labels, assignee_ids, created_at, updated_at) VALUES (?, ?, ?, 'opened', 1, '[]', '[]', ?, ?)");
+    db.transaction(() => {
+      for (let i = 0; i < 10_101; i++) insert.run(own, i + 1, `Issue ${i}`, at(i), at(i));
+    })();
+    // The same arguments (the date, the project), other SQL: 10,001 records created up to the date, 101 from it on.
+    const before = { created_before: at(10_000) };
+    expectUncounted(await s.get(`/projects/${own}/issues`, { query: before }), '2');
+    expectCounted(await s.get(`/projects/${own}/issues`, { query: { created_after: at(10_000) } }), 101, 20);
+    expectUncounted(await s.get(`/projects/${own}/issues`, { query: before }), '2');
+  }, 60_000);
+});
+
 describe('deep pages of a date-lag list from an anchor (db/date-lag.ts bucketAnchoredWalk)', () => {
   const expectedIds = (sort: 'asc' | 'desc', filter: string): number[] =>
     (

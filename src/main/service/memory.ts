@@ -43,6 +43,10 @@ export const MEMORY_BUDGET = {
   rowsById: 2000,
   /** Long list bodies (~150 KB each) sent again while their entities are the same (jsonBody). */
   recentBodies: 8,
+  /** Count statements' SQL by the list's FROM (http/pagination.ts countUpTo): the FROMs and SQL texts, most of them the prepared statements' own. */
+  countSqls: 200,
+  /** Shapes of lists walked by date-lag buckets (db/date-lag.ts's plans): their SQL, ~40-100 KB each, most of it the prepared statements' own text. */
+  otherDatePlans: 64,
   /** Lists whose deep-page anchors are kept, and anchors per list (http/pagination.ts). */
   anchoredLists: 200,
   anchorsPerList: 2000,

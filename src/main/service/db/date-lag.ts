@@ -1,6 +1,7 @@
 import type { Db } from './connection';
 import { countUpTo, limitSql } from '../http/pagination';
 import { type WriteLog, rowsByIds } from './written-rows';
+import { MEMORY_BUDGET } from '../memory';
 
 /**
  * Lists ordered by one date column and filtered by the other (created_after/before by updated_at,
@@ -140,22 +141,64 @@ export interface DateLagList<T> {
   plan: 'sorted' | 'buckets';
 }
 
+/** One bucket's walk in otherDateList: its SELECT (`head` + `rest`), the order's range in it, and the probe that finds a record in it. */
+interface BucketArm {
+  head: string;
+  rest: string;
+  sql: string;
+  rangeArgs: string[];
+  /** FROM and WHERE of the bucket's records in the scope and range (the scope's arguments, then rangeArgs). */
+  probe: string;
+  probeSql: string;
+}
+
+/** The buckets holding records, merged: the walk from the start, from an anchor, and the count. */
+interface BucketWalk {
+  arms: BucketArm[];
+  ordered: string;
+  after: string;
+  count: string;
+  /** `ordered` and `after` with each LIMIT a page asked. */
+  limited: Map<number, string>;
+  afterLimited: Map<number, string>;
+}
+
 /**
- * The page and count of a list ordered by `order` (created_at or updated_at) whose `where`
- * (conditions on `t.alias`, with `args`; the date filters among them as the list has them)
- * includes a bound on the other date column; undefined otherwise (or for a bound that is not
- * canonical), when the list reads as it always did.
+ * What otherDateList makes of a list's shape (its SQL and dates, not its arguments nor the data):
+ * the other column's range, the sorted read, every bucket's walk and probe, and the merged walk
+ * of each set of buckets found holding records. Kept per database, so a list asked again hands
+ * db.prepare the very strings it holds (found by identity), where the same SQL built again (15
+ * buckets, 8-15 KB of text) was written and hashed whole at each lookup: an issue list by
+ * updated_at with created_before spent ~150 us of its 350 building and looking up its SQL.
  */
-export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, order: DateColumn, sort: 'asc' | 'desc', where: string[], args: unknown[]): DateLagList<T> | undefined {
+interface OtherDatePlan {
+  otherRange: { sql: string; args: string[] };
+  inRange: string;
+  sortedFrom: string;
+  sortedLimited: Map<number, string>;
+  sortedOrder: string;
+  buckets: BucketArm[];
+  walks: Map<string, BucketWalk>;
+}
+
+/** Plans kept per database (beyond, all are dropped and made again). */
+const OTHER_DATE_PLANS = MEMORY_BUDGET.otherDatePlans;
+const otherDatePlans = new WeakMap<Db, Map<string, OtherDatePlan | null>>();
+
+/** `sql` with ` LIMIT n OFFSET ?`, one string per limit. */
+function withLimit(known: Map<number, string>, sql: string, limit: number): string {
+  let out = known.get(limit);
+  if (out === undefined) known.set(limit, (out = `${sql} ${limitSql(limit)} OFFSET ?`));
+  return out;
+}
+
+/** The plan of a list's shape (see OtherDatePlan), or null when a bound is not canonical. */
+function otherDatePlan(t: DateLagTable, bounds: DateBounds, order: DateColumn, sort: 'asc' | 'desc', conditions: string): OtherDatePlan | null {
   const other: DateColumn = order === 'created_at' ? 'updated_at' : 'created_at';
   const [otherLow, otherHigh] = columnRange(bounds, other);
-  if (otherLow === null && otherHigh === null) return undefined;
   const all = [...columnRange(bounds, order), otherLow, otherHigh];
-  if (all.some((v) => v !== null && !CANONICAL.test(v))) return undefined;
+  if (all.some((v) => v !== null && !CANONICAL.test(v))) return null;
   const x = t.alias;
-  const conditions = where.join(' AND ');
-  // The walk reads ids (and the order's date), from the index when the conditions are its columns; the page's rows by id.
-  const byIds = (rows: unknown[]): T[] => rowsByIds<T>(db, t.log, (rows as { id: number }[]).map((r) => r.id));
   const dir = sort === 'asc' ? 'ASC' : 'DESC';
   const orderBy = (prefix: string): string => `${prefix}${order} ${dir}, ${prefix}id ${dir}`;
   // A narrow range of the other column: its records read from its own index and sorted.
@@ -164,19 +207,11 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     args: [...(low === null ? [] : [low]), ...(high === null ? [] : [high])],
   });
   const otherRange = range(other, otherLow, otherHigh);
-  const inRange = countUpTo(db, `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${t.scope}${otherRange.sql}`, [...t.scopeArgs, ...otherRange.args], SORTED_RANGE + 1);
-  if (inRange <= SORTED_RANGE) {
-    const from = `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${conditions}`;
-    return {
-      rows: (limit, offset) => byIds(db.prepare(`SELECT ${x}.id AS id ${from} ORDER BY ${orderBy(`${x}.`)} ${limitSql(limit)} OFFSET ?`).all(...args, offset)),
-      count: { from, args },
-      plan: 'sorted',
-    };
-  }
+  const sortedFrom = `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${conditions}`;
   // The buckets whose lag leaves some of the order's column in range, each with that range.
   const [orderLow, orderHigh] = columnRange(bounds, order);
   const toMs = (v: string | null): number | null => (v === null ? null : Date.parse(v));
-  const arms: { sql: string; args: unknown[]; probe: string; probeArgs: unknown[]; head: string; rest: string }[] = [];
+  const buckets: BucketArm[] = [];
   const lag = dateLag(`${x}.`);
   for (const bucket of [null, -1, ...Array.from({ length: TOP_BUCKET + 1 }, (_, i) => i)]) {
     let low = orderLow;
@@ -195,43 +230,105 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const inBucket = bucket === null ? `${lag} IS NULL` : `${lag} = ${bucket}`;
     const orderRange = range(order, low, high);
     const probe = `FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE ${t.scope} AND ${inBucket}${orderRange.sql}`;
-    if (!db.prepare(`SELECT 1 ${probe} LIMIT 1`).get(...t.scopeArgs, ...orderRange.args)) continue;
     const head = `SELECT ${x}.id AS id, ${x}.${order} AS ${order} FROM ${t.table} ${x} INDEXED BY ${t.lagIndex[order]} WHERE `;
     const rest = `${conditions} AND ${inBucket}${orderRange.sql}`;
-    arms.push({
-      sql: `${head}${rest}`,
-      head,
-      rest,
-      args: [...args, ...orderRange.args],
-      probe,
-      probeArgs: [...t.scopeArgs, ...orderRange.args],
-    });
+    buckets.push({ head, rest, sql: `${head}${rest}`, rangeArgs: orderRange.args, probe, probeSql: `SELECT 1 ${probe} LIMIT 1` });
   }
-  if (!arms.length) {
-    return { rows: () => [], count: { from: `FROM ${t.table} ${x} WHERE 0`, args: [] }, plan: 'buckets' };
-  }
+  return {
+    otherRange,
+    inRange: `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${t.scope}${otherRange.sql}`,
+    sortedFrom,
+    sortedOrder: `SELECT ${x}.id AS id ${sortedFrom} ORDER BY ${orderBy(`${x}.`)}`,
+    sortedLimited: new Map(),
+    buckets,
+    walks: new Map(),
+  };
+}
+
+/** The merged walk of the buckets at `held` (the plan's buckets holding records), made once per plan. */
+function bucketWalk(plan: OtherDatePlan, held: number[], x: string, order: DateColumn, sort: 'asc' | 'desc'): BucketWalk {
+  const key = held.join(',');
+  let walk = plan.walks.get(key);
+  if (walk) return walk;
+  const arms = held.map((i) => plan.buckets[i]);
+  const dir = sort === 'asc' ? 'ASC' : 'DESC';
+  const orderBy = (prefix: string): string => `${prefix}${order} ${dir}, ${prefix}id ${dir}`;
   const compound = arms.map((a) => a.sql).join(' UNION ALL ');
-  const compoundArgs = arms.flatMap((a) => a.args);
   // One arm orders by its alias; a compound by its result columns.
   const ordered = arms.length === 1 ? `${compound} ORDER BY ${orderBy(`${x}.`)}` : `${compound} ORDER BY ${orderBy('')}`;
-  const anchorOf = (rows: unknown[]): BucketAnchor[] => (rows as Record<string, string | number>[]).map((r) => ({ id: r.id as number, at: r[order] as string }));
-  const walk = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(`${ordered} ${limitSql(limit)} OFFSET ?`).all(...compoundArgs, offset));
   // From a row an earlier page read: every arm starts after it, in list order (its index's (date, id) order).
-  const after = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] => {
-    // First in the WHERE: SQLite seeks the index by the first usable bound, and the bucket's own (before the anchor) would walk to it.
-    const past = `(${x}.${order}, ${x}.id) ${sort === 'asc' ? '>' : '<'} (?, ?) AND `;
-    const sql = arms.map((a) => `${a.head}${past}${a.rest}`).join(' UNION ALL ');
-    const from = arms.length === 1 ? `${sql} ORDER BY ${orderBy(`${x}.`)}` : `${sql} ORDER BY ${orderBy('')}`;
-    return anchorOf(db.prepare(`${from} ${limitSql(limit)} OFFSET ?`).all(...arms.flatMap((a) => [an.at, an.id, ...a.args]), skip));
-  };
-  const anchorsKey = t.version ? JSON.stringify([ordered, compoundArgs, t.versionKey ?? null]) : undefined;
+  // First in the WHERE: SQLite seeks the index by the first usable bound, and the bucket's own (before the anchor) would walk to it.
+  const past = `(${x}.${order}, ${x}.id) ${sort === 'asc' ? '>' : '<'} (?, ?) AND `;
+  const afterSql = arms.map((a) => `${a.head}${past}${a.rest}`).join(' UNION ALL ');
+  const after = arms.length === 1 ? `${afterSql} ORDER BY ${orderBy(`${x}.`)}` : `${afterSql} ORDER BY ${orderBy('')}`;
+  walk = { arms, ordered, after, count: `FROM (${compound}) ${x}`, limited: new Map(), afterLimited: new Map() };
+  plan.walks.set(key, walk);
+  return walk;
+}
+
+/**
+ * The page and count of a list ordered by `order` (created_at or updated_at) whose `where`
+ * (conditions on `t.alias`, with `args`; the date filters among them as the list has them)
+ * includes a bound on the other date column; undefined otherwise (or for a bound that is not
+ * canonical), when the list reads as it always did.
+ */
+export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, order: DateColumn, sort: 'asc' | 'desc', where: string[], args: unknown[]): DateLagList<T> | undefined {
+  const other: DateColumn = order === 'created_at' ? 'updated_at' : 'created_at';
+  const [otherLow, otherHigh] = columnRange(bounds, other);
+  if (otherLow === null && otherHigh === null) return undefined;
+  const x = t.alias;
+  const conditions = where.join(' AND ');
+  let plans = otherDatePlans.get(db);
+  if (!plans) otherDatePlans.set(db, (plans = new Map()));
+  const planKey = `${t.table}\u0000${x}\u0000${t.scope}\u0000${t.lagIndex[order]}\u0000${t.dateIndex[other]}\u0000${order}\u0000${sort}\u0000${bounds.created_after ?? ''}\u0000${bounds.created_before ?? ''}\u0000${bounds.updated_after ?? ''}\u0000${bounds.updated_before ?? ''}\u0000${conditions}`;
+  let plan = plans.get(planKey);
+  if (plan === undefined) {
+    plan = otherDatePlan(t, bounds, order, sort, conditions);
+    if (plans.size >= OTHER_DATE_PLANS) plans.clear();
+    plans.set(planKey, plan);
+  }
+  if (plan === null) return undefined;
+  const p = plan;
+  // The walk reads ids (and the order's date), from the index when the conditions are its columns; the page's rows by id.
+  const byIds = (rows: unknown[]): T[] => rowsByIds<T>(db, t.log, (rows as { id: number }[]).map((r) => r.id));
+  // A narrow range of the other column: its records read from its own index and sorted.
+  const inRange = countUpTo(db, p.inRange, [...t.scopeArgs, ...p.otherRange.args], SORTED_RANGE + 1);
+  if (inRange <= SORTED_RANGE) {
+    return {
+      rows: (limit, offset) => byIds(db.prepare(withLimit(p.sortedLimited, p.sortedOrder, limit)).all(...args, offset)),
+      count: { from: p.sortedFrom, args },
+      plan: 'sorted',
+    };
+  }
+  // The buckets holding records of the scope in their range (one index probe each).
+  const held: number[] = [];
+  for (let i = 0; i < p.buckets.length; i++) {
+    const bucket = p.buckets[i];
+    if (db.prepare(bucket.probeSql).get(...t.scopeArgs, ...bucket.rangeArgs)) held.push(i);
+  }
+  if (!held.length) {
+    return { rows: () => [], count: { from: `FROM ${t.table} ${x} WHERE 0`, args: [] }, plan: 'buckets' };
+  }
+  const w = bucketWalk(p, held, x, order, sort);
+  const arms = w.arms;
+  const compoundArgs = arms.flatMap((a) => [...args, ...a.rangeArgs]);
+  const anchorOf = (rows: unknown[]): BucketAnchor[] => (rows as Record<string, string | number>[]).map((r) => ({ id: r.id as number, at: r[order] as string }));
+  const walk = (limit: number, offset: number): BucketAnchor[] => anchorOf(db.prepare(withLimit(w.limited, w.ordered, limit)).all(...compoundArgs, offset));
+  // From a row an earlier page read: every arm starts after it, in list order.
+  const after = (an: BucketAnchor, limit: number, skip: number): BucketAnchor[] =>
+    anchorOf(db.prepare(withLimit(w.afterLimited, w.after, limit)).all(...arms.flatMap((a) => [an.at, an.id, ...args, ...a.rangeArgs]), skip));
   const rows = (limit: number, offset: number): T[] =>
-    byIds(anchorsKey && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, anchorsKey, t.version!, walk, after, limit, offset) : walk(limit, offset));
-  let count = { from: `FROM (${compound}) ${x}`, args: compoundArgs };
+    byIds(
+      t.version && offset >= ANCHORED_FROM
+        ? bucketAnchoredWalk(db, JSON.stringify([w.ordered, compoundArgs, t.versionKey ?? null]), t.version, walk, after, limit, offset)
+        : walk(limit, offset),
+    );
+  let count = { from: w.count, args: compoundArgs };
   // Filtered by the other date alone (and the scope): every entry of its range is a match, counted from that index alone.
+  const [orderLow, orderHigh] = columnRange(bounds, order);
   const otherTerms = [`${x}.${other} >= ?`, `${x}.${other} <= ?`];
   if (orderLow === null && orderHigh === null && where.every((w) => w === t.scope || w === '1 = 1' || otherTerms.includes(w))) {
-    return { rows, count: { from: `FROM ${t.table} ${x} INDEXED BY ${t.dateIndex[other]} WHERE ${conditions}`, args }, plan: 'buckets' };
+    return { rows, count: { from: p.sortedFrom, args }, plan: 'buckets' };
   }
   const fewest = [...(t.counts ?? [])].sort((a, b) => a.candidates - b.candidates)[0];
   if (fewest) {
@@ -239,7 +336,7 @@ export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, or
     const cap = fewest.candidates + 1;
     let candidates = 0;
     for (const arm of arms) {
-      candidates += countUpTo(db, arm.probe, arm.probeArgs, cap - candidates);
+      candidates += countUpTo(db, arm.probe, [...t.scopeArgs, ...arm.rangeArgs], cap - candidates);
       if (candidates >= cap) break;
     }
     if (candidates >= cap) count = { from: fewest.from(conditions), args: fewest.alone ? fewest.args : [...fewest.args, ...args] };

@@ -497,7 +497,30 @@ const WHOLE_TABLE = /^FROM (\w+)(?: \w+)? WHERE 1 = 1(?: AND 1 = 1)*$/;
 export function countUpTo(db: Db, from: string, args: unknown[], cap: number): number {
   const table = args.length === 0 ? WHOLE_TABLE.exec(from)?.[1] : undefined;
   if (table) return Math.min(cap, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-  return (db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${from} ${limitSql(cap)})`).get(...args) as { n: number }).n;
+  return (db.prepare(countSql(from, cap)).get(...args) as { n: number }).n;
+}
+
+/** countUpTo's SQL by FROM and cap (beyond this many FROMs, or caps of one FROM, all are let go). */
+const COUNT_SQL = MEMORY_BUDGET.countSqls;
+const COUNT_SQL_CAPS = 16;
+const countSqls = new Map<string, Map<number, string>>();
+
+/**
+ * `SELECT count(*) ... LIMIT cap` of `from`, the same string each time: db.prepare finds the
+ * string it holds by identity, where one built again is hashed and compared whole (a list of
+ * date-lag buckets counts 8-15 KB of SQL), and a FROM a list keeps (date-lag.ts's plans) is
+ * found here the same way.
+ */
+function countSql(from: string, cap: number): string {
+  let byCap = countSqls.get(from);
+  if (!byCap) {
+    if (countSqls.size >= COUNT_SQL) countSqls.clear();
+    countSqls.set(from, (byCap = new Map()));
+  }
+  let sql = byCap.get(cap);
+  if (sql === undefined && byCap.size >= COUNT_SQL_CAPS) byCap.clear();
+  if (sql === undefined) byCap.set(cap, (sql = `SELECT count(*) AS n FROM (SELECT 1 ${from} ${limitSql(cap)})`));
+  return sql;
 }
 
 /** Lists of more than COUNT_LIMIT rows per database: their key -> the version they were counted at. */

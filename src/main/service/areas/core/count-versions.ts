@@ -33,7 +33,7 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
     const links = type === 'Issue' && !own.reads(from) && own.reads(from, EPIC_LINKS);
     if (!links && !own.reads(from)) return undefined;
     const version = links ? () => own.version() + tableVersionOf(db, EPIC_LINKS) : own.version;
-    const key = JSON.stringify(['past limit', own.keyOf(from), from, args]);
+    const key = pastLimitKey(own.keyOf(from), from, args);
     return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
   };
 }
@@ -67,7 +67,7 @@ export interface RecordsVersion {
 export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): RecordsVersion | undefined {
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  const own = (sql: string, also?: string): boolean => readsOnly(sql.replace(OWN_LABEL_ROWS, '').replace(MILESTONE_TITLES, ''), table, also);
+  const own = (sql: string, also?: string): boolean => readsOwn(sql, table, also);
   const keyed = (key: unknown) => (sql: string) => (sql.includes(MILESTONE_TITLE) ? [key, tableVersion(db, 'milestones') ?? 0] : key);
   if (scope.projectId !== undefined) {
     const projectId = scope.projectId;
@@ -120,8 +120,27 @@ export function manyScopeRecords(rc: RequestContext, type: 'Issue' | 'MergeReque
   const from = `FROM ${table} x WHERE ${scope.where}`;
   const records = recordsVersion(rc, type, scope);
   if (!records?.reads(from)) return countUpTo(rc.svc.db, from, scope.args, COUNT_LIMIT + 1) > COUNT_LIMIT;
-  const key = JSON.stringify(['past limit', records.key, from, scope.args]);
+  const key = pastLimitKey(records.key, from, scope.args);
   return countAtLeast(rc.svc.db, key, records.version, () => countUpTo(rc.svc.db, from, scope.args, COUNT_LIMIT + 1 + PAST_LIMIT_MARGIN)) > COUNT_LIMIT;
+}
+
+/** FROMs seen by pastLimitKey, each with its number (never reused: a number names one text for good). */
+const fromNumbers = new Map<string, number>();
+let nextFromNumber = 0;
+
+/**
+ * A remembered count's key: what else decides it (`scope`), its FROM by number and its
+ * arguments. The FROM of a list of date-lag buckets is 8-15 KB of SQL, kept as one string
+ * (date-lag.ts's plans): looked up by it, where written into every key it was copied and
+ * hashed whole on each count.
+ */
+function pastLimitKey(scope: unknown, from: string, args: unknown[]): string {
+  let n = fromNumbers.get(from);
+  if (n === undefined) {
+    if (fromNumbers.size >= MEMORY_BUDGET.largeLists) fromNumbers.clear();
+    fromNumbers.set(from, (n = nextFromNumber++));
+  }
+  return JSON.stringify(['past limit', scope, n, args]);
 }
 
 /** Counts found past COUNT_LIMIT per database: key -> the version and the count then. */
@@ -154,7 +173,7 @@ function countAtLeast(db: Db, key: string, version: () => number, count: () => n
  */
 export function projectRecordsAtLeast(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, from: string, args: unknown[], cap: number): number {
   const db = rc.svc.db;
-  const key = JSON.stringify(['past limit', projectId, from, args]);
+  const key = pastLimitKey(projectId, from, args);
   return countAtLeast(db, key, () => listVersion(rc, type, projectId), () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN));
 }
 
@@ -164,6 +183,28 @@ const EPIC_LINKS = 'epic_issues';
 /** A table's version in table_versions (core/099, epics/015; 0 before its migration). */
 function tableVersionOf(db: Db, name: string): number {
   return tableVersion(db, name) ?? 0;
+}
+
+/** readsOwn's answers by table (and `also`), then SQL text (beyond this many texts of a table, all are let go). */
+const ownReads = new Map<string, Map<string, boolean>>();
+const OWN_READS = 500;
+
+/**
+ * Whether `sql` reads nothing but `table`'s records and what their own writes keep (readsOnly,
+ * their own label rows and milestone titles left out), by its text: asked of a list's SQL on
+ * every page (its count's and anchors' versions), 8-15 KB of text for a list of date-lag buckets,
+ * which three patterns scanned each time.
+ */
+function readsOwn(sql: string, table: string, also?: string): boolean {
+  const of = also === undefined ? table : `${table} ${also}`;
+  let known = ownReads.get(of);
+  if (!known) ownReads.set(of, (known = new Map()));
+  let reads = known.get(sql);
+  if (reads === undefined) {
+    if (known.size >= OWN_READS) known.clear();
+    known.set(sql, (reads = readsOnly(sql.replace(OWN_LABEL_ROWS, '').replace(MILESTONE_TITLES, ''), table, also)));
+  }
+  return reads;
 }
 
 /** Every table `sql` reads (after FROM or JOIN) is `table` (or `also`), and it names no time that moves on its own. */
