@@ -31,8 +31,11 @@ export const MEMORY_BUDGET = {
   statements: 1000,
   /** Rows the read statements remember across all of them until the next write (rememberReads). */
   rememberedRows: 5000,
-  /** Longer answers of a read statement are read again each time. */
-  rememberedListRows: 100,
+  /**
+   * Longer answers of a read statement are read again each time. 101: a page of 100 and the row
+   * past it that says whether a next page exists (a page of 100 read its ids again after every write elsewhere).
+   */
+  rememberedListRows: 101,
   /** Looked-up rows (cachedLookup: tokens, users, projects...) until the next write. */
   lookups: 10_000,
   /** Built entities (cachedEntity) until the next write: a project's is ~5 KB of JSON. */
