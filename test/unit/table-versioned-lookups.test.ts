@@ -142,8 +142,8 @@ it("keeps a read statement's answers across writes to tables it does not read, w
   };
   const name = (id: number) => (db.prepare('SELECT name FROM users WHERE id = ?').get(id) as { name: string }).name;
   const names = () => (db.prepare('SELECT name FROM users ORDER BY id').all() as { name: string }[]).map((r) => r.name);
-  // ssh_keys has no version: this statement's answers go at every write.
-  const keyless = (id: number) => (db.prepare('SELECT name FROM users WHERE id = ? AND NOT EXISTS (SELECT 1 FROM ssh_keys k WHERE k.user_id = users.id)').get(id) as { name: string }).name;
+  // spam_logs has no version: this statement's answers go at every write.
+  const keyless = (id: number) => (db.prepare('SELECT name FROM users WHERE id = ? AND NOT EXISTS (SELECT 1 FROM spam_logs k WHERE k.user_id = users.id)').get(id) as { name: string }).name;
   expect([name(11), keyless(11), names()]).toEqual(['User 11', 'User 11', ['User 11', 'User 12']]);
   behind("UPDATE users SET name = 'Behind' WHERE id = 11");
   db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
@@ -174,5 +174,89 @@ it('versions the tables the lists read (core/173, core/174): a write to one move
   const before = tableVersion(db, 'event_time_runs')!;
   db.prepare("INSERT INTO event_time_runs (first_id, min_created_at, max_created_at) VALUES (1000, '2024-01-01', '2024-01-02')").run();
   expect(tableVersion(db, 'event_time_runs')).toBe(before + 1);
+  db.close();
+});
+
+/** The tables core/187, core/188, labels/005, snippets/005 and epics/017 version. */
+const OTHER_LIST_TABLES = [
+  'identities', 'emails', 'ssh_keys', 'user_statuses', 'notes_search_versions', 'jobs',
+  'application_settings', 'badges', 'uploads', 'merge_request_diffs',
+  'labels', 'label_priorities', 'label_subscriptions', 'label_owner_counts',
+  'snippets', 'snippet_blobs', 'snippet_user_agent_details', 'project_snippet_counts', 'project_snippet_list_versions',
+  'epics', 'epic_counts', 'epic_created_counts', 'epic_label_counts', 'epic_list_writes', 'epic_dates_out_of_order', 'epic_award_emoji', 'epic_label_events', 'epic_todos',
+];
+
+it("versions the tables the other lists read (core/187-188, labels/005, snippets/005, epics/017): a statement's answers outlive other writes, and go at a write to its own", () => {
+  const file = join(dir, 'other-list-tables.db');
+  const db = openToday(file);
+  seed(db);
+  for (const table of OTHER_LIST_TABLES) expect([table, tableVersion(db, table)]).toEqual([table, expect.any(Number)]);
+  // Another connection's write the first does not see (every version put back): a kept answer shows the row only when read again.
+  const other = openToday(file);
+  const behind = (sql: string) => {
+    const versions = other.prepare('SELECT name, version FROM table_versions').all() as { name: string; version: number }[];
+    other.exec(sql);
+    const put = other.prepare('UPDATE table_versions SET version = ? WHERE name = ?');
+    for (const v of versions) put.run(v.version, v.name);
+  };
+  const at = "'2024-01-01T00:00:00.000Z'";
+  const cases: { table: string; read: string; first: string; second: string; write: string }[] = [
+    {
+      table: 'labels',
+      read: 'SELECT group_concat(title) AS v FROM labels WHERE group_id = 50',
+      first: `INSERT INTO labels (group_id, title, color, created_at, updated_at) VALUES (50, 'first', '#ffffff', ${at}, ${at})`,
+      second: `INSERT INTO labels (group_id, title, color, created_at, updated_at) VALUES (50, 'behind', '#ffffff', ${at}, ${at})`,
+      write: "UPDATE labels SET color = '#000000' WHERE title = 'first'",
+    },
+    {
+      table: 'epics',
+      read: 'SELECT group_concat(title) AS v FROM epics WHERE group_id = 50',
+      first: `INSERT INTO epics (group_id, iid, title, author_id, created_at, updated_at) VALUES (50, 1, 'first', 11, ${at}, ${at})`,
+      second: `INSERT INTO epics (group_id, iid, title, author_id, created_at, updated_at) VALUES (50, 2, 'behind', 11, ${at}, ${at})`,
+      write: "UPDATE epics SET description = 'd' WHERE iid = 1",
+    },
+    {
+      table: 'snippets',
+      read: 'SELECT group_concat(title) AS v FROM snippets WHERE author_id = 11',
+      first: `INSERT INTO snippets (author_id, title, visibility, created_at, updated_at) VALUES (11, 'first', 'public', ${at}, ${at})`,
+      second: `INSERT INTO snippets (author_id, title, visibility, created_at, updated_at) VALUES (11, 'behind', 'public', ${at}, ${at})`,
+      write: "UPDATE snippets SET description = 'd' WHERE title = 'first'",
+    },
+    {
+      table: 'jobs',
+      read: "SELECT group_concat(kind) AS v FROM jobs WHERE state = 'created'",
+      first: `INSERT INTO jobs (kind, created_at, updated_at) VALUES ('first', ${at}, ${at})`,
+      second: `INSERT INTO jobs (kind, created_at, updated_at) VALUES ('behind', ${at}, ${at})`,
+      write: "UPDATE jobs SET attempts = 1 WHERE kind = 'first'",
+    },
+    {
+      table: 'identities',
+      read: 'SELECT group_concat(provider) AS v FROM identities WHERE user_id = 11',
+      first: `INSERT INTO identities (user_id, provider, extern_uid, created_at) VALUES (11, 'first', 'a', ${at})`,
+      second: `INSERT INTO identities (user_id, provider, extern_uid, created_at) VALUES (11, 'behind', 'b', ${at})`,
+      write: "UPDATE identities SET extern_uid = 'c' WHERE provider = 'first'",
+    },
+    {
+      table: 'application_settings',
+      read: 'SELECT overrides AS v FROM application_settings WHERE id = 1',
+      first: `INSERT INTO application_settings (id, overrides, created_at, updated_at) VALUES (1, 'first', ${at}, ${at})`,
+      second: "UPDATE application_settings SET overrides = 'behind'",
+      write: `UPDATE application_settings SET updated_at = ${at}`,
+    },
+  ];
+  for (const c of cases) {
+    const read = () => [c.table, (db.prepare(c.read).get() as { v: string | null }).v];
+    db.exec(c.first);
+    const first = read();
+    expect(first[1]).toMatch(/first/);
+    behind(c.second);
+    // A write to another table: the answer is kept (the row written behind its back unseen).
+    db.prepare("UPDATE namespaces SET name = 'renamed' WHERE id = 50").run();
+    expect(read()).toEqual(first);
+    // A write to its own table: read again.
+    db.prepare(c.write).run();
+    expect(read()).toEqual([c.table, expect.stringMatching(/behind/)]);
+  }
+  other.close();
   db.close();
 });

@@ -47,6 +47,9 @@ const TABLE_VERSIONED_173 = [
   'subscriptions', 'todos',
 ];
 
+/** core/187's tables: what the user, key and note search lists and the job queue read (a landed migration's text once landed: never edit). */
+const TABLE_VERSIONED_187 = ['identities', 'emails', 'ssh_keys', 'user_statuses', 'notes_search_versions', 'jobs'];
+
 export const coreMigrations: Migration[] = [
   {
     name: 'core/001_initial',
@@ -2408,6 +2411,18 @@ CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table
 CREATE TRIGGER event_time_runs_table_version_insert AFTER INSERT ON event_time_runs BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'event_time_runs'; END;
 CREATE TRIGGER event_time_runs_table_version_update AFTER UPDATE ON event_time_runs BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'event_time_runs'; END;
 CREATE TRIGGER event_time_runs_table_version_delete AFTER DELETE ON event_time_runs BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'event_time_runs'; END;
+`,
+  },
+  {
+    // core/099's versions for the tables the user lists (identities, emails, statuses), the key
+    // lists, a project's note search and the job queue read: their statements' answers outlive
+    // writes to other tables, where any write let them go (jobs/001 made its table before core/001).
+    name: 'core/187_other_list_table_versions',
+    sql: `
+${TABLE_VERSIONED_187.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
   },
 ];

@@ -2,6 +2,9 @@ import type { Migration } from '../../db/migrations';
 import { DATE_LAG_071 } from '../core/schema';
 
 /** Group epics, their to-dos and award emoji (notes hang on core's `notes` as noteable 'Epic'). */
+/** epics/017's tables (a landed migration's text once landed: never edit). */
+const TABLE_VERSIONED_EPICS_017 = ['epics', 'epic_counts', 'epic_created_counts', 'epic_label_counts', 'epic_list_writes', 'epic_dates_out_of_order', 'epic_award_emoji', 'epic_label_events', 'epic_todos'];
+
 export const epicMigrations: Migration[] = [
   {
     name: 'epics/001_initial',
@@ -399,6 +402,18 @@ CREATE TRIGGER epic_issues_table_version_delete AFTER DELETE ON epic_issues BEGI
     name: 'epics/016_epics_group_author_updated',
     sql: `
 CREATE INDEX epics_group_author_updated ON epics (group_id, author_id, updated_at, id);
+`,
+  },
+  {
+    // core/099's versions for the tables the epic lists read (the rows, their counters, list
+    // writes and date exceptions, award emoji): their statements' answers outlive writes to
+    // other tables, where any write let them go.
+    name: 'epics/017_epic_table_versions',
+    sql: `
+${TABLE_VERSIONED_EPICS_017.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
   },
 ];

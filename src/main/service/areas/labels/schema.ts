@@ -4,6 +4,9 @@ import type { Migration } from '../../db/migrations';
  * Labels of groups and projects (exactly one of group_id/project_id is set). Issues, merge
  * requests and epics carry label names, so renames and deletes rewrite those lists.
  */
+/** labels/005's tables (a landed migration's text once landed: never edit). */
+const TABLE_VERSIONED_LABELS_005 = ['labels', 'label_priorities', 'label_subscriptions', 'label_owner_counts'];
+
 export const labelMigrations: Migration[] = [
   {
     name: 'labels/001_initial',
@@ -129,6 +132,18 @@ CREATE TRIGGER labels_search_version_update AFTER UPDATE OF title, description O
   UPDATE table_versions SET version = version + 1 WHERE name = 'labels_search';
 END;
 CREATE TRIGGER labels_search_version_delete AFTER DELETE ON labels BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'labels_search'; END;
+`,
+  },
+  {
+    // core/099's versions for the tables the label lists read (their rows, counts, priorities and
+    // the caller's subscriptions): a statement naming one kept its answers only until the next
+    // write of any kind (a project's description), as for every table without a version.
+    name: 'labels/005_label_table_versions',
+    sql: `
+${TABLE_VERSIONED_LABELS_005.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
   },
 ];

@@ -9,6 +9,9 @@ import type { Migration } from '../../db/migrations';
 const SEARCH_ROW = `s.id, replace(s.title, 'İ', 'i'), replace(coalesce(s.description, ''), 'İ', 'i'),
   replace(coalesce((SELECT group_concat(DISTINCT f.path) FROM snippet_revisions r CROSS JOIN snippet_revision_files f ON f.revision_id = r.id WHERE r.snippet_id = s.id), ''), 'İ', 'i')`;
 
+/** snippets/005's tables (a landed migration's text once landed: never edit). */
+const TABLE_VERSIONED_SNIPPETS_005 = ['snippets', 'snippet_blobs', 'snippet_user_agent_details', 'project_snippet_counts', 'project_snippet_list_versions'];
+
 export const snippetMigrations: Migration[] = [
   {
     name: 'snippets/001_initial',
@@ -184,5 +187,17 @@ CREATE INDEX snippets_personal_author ON snippets (author_id, id) WHERE project_
     // core migration (core/166, reserved for it) listed here, after snippets/001 made the table.
     name: 'core/166_snippets_updated',
     sql: 'CREATE INDEX snippets_updated ON snippets (updated_at, id);',
+  },
+  {
+    // core/099's versions for the tables the snippet lists read (the rows, their files of before
+    // revisions, the per-project counts and list versions): their statements' answers outlive
+    // writes to other tables, where any write let them go.
+    name: 'snippets/005_snippet_table_versions',
+    sql: `
+${TABLE_VERSIONED_SNIPPETS_005.map((t) => `INSERT INTO table_versions (name, version) VALUES ('${t}', 0);
+CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
+CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
+`,
   },
 ];
