@@ -57,8 +57,10 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   }
   // Events outside a project (group memberships) and in projects the caller cannot see stay hidden.
   const visible = visibleProjectsSql(rc.svc, rc.user);
-  where.push(visible.sql);
-  args.push(...visible.args);
+  // One project's events: whether the caller sees the project holds for the whole list, asked once.
+  const listVisible = source.kind === 'project' && visible.sql !== '1 = 1' ? projectSeenOnce(rc.svc.db, source.projectId, visible) : visible;
+  where.push(listVisible.sql);
+  args.push(...listVisible.args);
   // The caller sees every event of the source that is in a project (an administrator): the list's
   // rows are then the table's own, whatever the projects' visibility and membership.
   const seesAll = everyProject && visible.sql === '1 = 1';
@@ -73,8 +75,16 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
   // `after` a day before `before` or later: no time lies in both, so the list is empty (nothing read, as for a contradiction of issue filters).
   const noTime = !!(q.before && q.after && nextDay(q.after) >= `${q.before}T00:00:00.000Z`);
   if (noTime) where.push('0');
+  // Without a condition on each event's project, the list reads no project row: an event with a
+  // project has one (events go with their project, by the foreign key), so `e.project_id IS NOT
+  // NULL` keeps the rows the join kept, over the same partial indexes (project_id IS NOT NULL).
+  // Its statements then name no `projects`, and a write to any project (which moves that table's
+  // version) leaves their remembered answers: the instance's events page 500 before a date counted
+  // ~10,000 events again, each with its project's row, after every project write.
+  const perProject = !(everyProject && (listVisible.sql === '1 = 1' || listVisible.sql === '0'));
+  const events = perProject ? 'FROM events e JOIN projects p ON p.id = e.project_id WHERE' : 'FROM events e WHERE e.project_id IS NOT NULL AND';
   // The list without its dates, and the id range they are (when both split).
-  const undated = { from: `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`, args: [...args] };
+  const undated = { from: `${events} ${where.join(' AND ')}`, args: [...args] };
   let range: { from?: number; to?: number } | undefined = {};
   // A date is an id range when no exception (core/058) crosses its split: the list then reads its
   // own index in id order from the split instead of comparing every event's date. Otherwise the
@@ -112,7 +122,7 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
       else if (range) range.from = split;
     }
   }
-  const sql = `FROM events e JOIN projects p ON p.id = e.project_id WHERE ${where.join(' AND ')}`;
+  const sql = `${events} ${where.join(' AND ')}`;
   const order = q.sort === 'asc' ? 'ASC' : 'DESC';
   const anchors =
     source.kind === 'project'
@@ -170,6 +180,12 @@ function countedEvents(
     };
   }
   return undefined;
+}
+
+/** Whether the caller sees a project (the list's condition on it, `visible`), as a condition that holds or fails for every event of it. */
+function projectSeenOnce(db: Db, projectId: number, visible: { sql: string; args: unknown[] }): { sql: string; args: unknown[] } {
+  const seen = db.prepare(`SELECT 1 AS seen FROM projects p WHERE p.id = ? AND ${visible.sql}`).get(projectId, ...visible.args);
+  return { sql: seen ? '1 = 1' : '0', args: [] };
 }
 
 /**
