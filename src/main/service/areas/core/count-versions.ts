@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../http/route';
-import { COUNT_LIMIT, countUpTo } from '../../http/pagination';
+import { COUNT_LIMIT, type SqlList, countUpTo } from '../../http/pagination';
 import { type Db, tableVersion } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
 import { type Scope, lastListWrite, listVersion } from './workitems';
@@ -36,6 +36,21 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
     const key = pastLimitKey(own.keyOf(from), from, args);
     return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
   };
+}
+
+/**
+ * A list's count, capped at COUNT_LIMIT + 1, as paginateSql counts it (its countFrom: in hand, from
+ * counters, by its own reader or its narrower SQL; else the list's own FROM), a count past the
+ * limit remembered at the records' version: the paginator's count after finds it remembered. For a
+ * reader that chooses how to read the page by the list's length.
+ */
+export function listCountAtLeast(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, list: { from: string; args: unknown[] }, countFrom: SqlList<unknown>['countFrom']): number {
+  const cap = COUNT_LIMIT + 1;
+  if (countFrom && 'counted' in countFrom) return countFrom.counted;
+  if (countFrom && 'total' in countFrom) return countFrom.total();
+  if (countFrom && 'count' in countFrom) return countFrom.count(cap);
+  const { from, args } = countFrom ?? list;
+  return issuableCountPastLimit(rc, type, scope)(from, args, cap) ?? countUpTo(rc.svc.db, from, args, cap);
 }
 
 /** A scope of many projects is versioned by its projects' list versions up to this many projects (one sum over them a request). */

@@ -1,8 +1,8 @@
 import type { RequestContext } from '../../http/route';
-import { COUNT_LIMIT, type SqlList, countInHand, countUpTo, limitSql, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type SqlList, countInHand, limitSql, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
 import { ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters } from './workitems';
-import { issuableCountPastLimit } from './count-versions';
+import { listCountAtLeast } from './count-versions';
 
 /**
  * A group's issue or merge request list (a scope of a few projects) in the order of a column no
@@ -169,26 +169,13 @@ function authorArms(
   if (rows.length > SCOPE_ARMS) return undefined;
   const authored = rows.reduce((a, r) => a + r.n, 0);
   if (!authored) return [];
-  const matches = only ? authored : Math.min(authored, listCountAtLeast(rc, type, scope, where, args, countFrom));
+  const list = { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args };
+  const matches = only ? authored : Math.min(authored, listCountAtLeast(rc, type, scope, list, countFrom));
   if (!matches) return undefined;
   const records = rows.reduce((a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, r.project_id) as { n: number }).n, 0);
   const page = readPage(rc.params);
   if (((page.offset + page.perPage) * records) / matches > SCOPE_ARMS_LIMITS.walkPerRead * authored) return undefined;
   return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
-}
-
-/**
- * The list's count, capped at COUNT_LIMIT + 1, as the paginator counts it (countFrom: in hand, from
- * counters, by its own reader or its narrower SQL; else the list's SQL), a count past the limit
- * remembered at the records' version: the paginator's own count after finds it remembered.
- */
-function listCountAtLeast(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], countFrom: SqlList<unknown>['countFrom']): number {
-  const cap = COUNT_LIMIT + 1;
-  if (countFrom && 'counted' in countFrom) return countFrom.counted;
-  if (countFrom && 'total' in countFrom) return countFrom.total();
-  if (countFrom && 'count' in countFrom) return countFrom.count(cap);
-  const from = countFrom ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args };
-  return issuableCountPastLimit(rc, type, scope)(from.from, from.args, cap) ?? countUpTo(rc.svc.db, from.from, from.args, cap);
 }
 
 /** One or two label titles (perhaps a state) and nothing else: each project's rows of them in the state (a pair's from its counters), up to SCOPE_ARMS + 1 projects; undefined for other filters. */

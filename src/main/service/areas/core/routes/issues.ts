@@ -120,7 +120,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const source = sets?.page ?? { from: `FROM issues x WHERE ${where.join(' AND ')}`, args };
   const anchors = filters.priority ? undefined : issuableListAnchors<IssueRow>(rc, 'Issue', scope, filters, source, seesAll);
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
-  const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined }) :
+  const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined, countFrom }) :
     computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll, source, countFrom) ??
     (setsFirst ? undefined : searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ?? searchCheckedRows<IssueRow>(rc, 'issues', filters, where, args)) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
