@@ -4,7 +4,7 @@ import { COUNT_LIMIT, type PageAnchors, type SqlList, countUpTo, limitSql, listR
 import { rowsByIds } from '../../db/written-rows';
 import { idRangeOfDates } from './id-date-zones';
 import { listCountAtLeast } from './count-versions';
-import { type Scope, type WorkItemFilters, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, issueOrderVersion } from './workitems';
+import { type Scope, type WorkItemFilters, ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, issueOrderVersion, scopeIdOrderAnchors } from './workitems';
 
 /**
  * GitLab's `order_by=label_priority` and `order_by=priority` of issue and merge request lists
@@ -348,7 +348,13 @@ function restList(
   const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${noKey}`, args: walk.args, order: 'x.id DESC' };
   const projectId = scope.projectId;
   // Keyed records not listed (too many: streamedRows): no digest of them for the anchors' key, so no anchors.
-  const anchors = projectId !== undefined && first !== null ? idOrderAnchors<{ id: number }>(rc, type, projectId, list, view.seesAll) : undefined;
+  // A scope of many projects: while its records' SQL is theirs alone (the key digest, below, holds the keys read from labels).
+  const anchors =
+    first === null
+      ? undefined
+      : projectId !== undefined
+      ? idOrderAnchors<{ id: number }>(rc, type, projectId, list, view.seesAll)
+      : scopeIdOrderAnchors<{ id: number }>(rc, type, scope, `FROM ${table} x WHERE ${walk.where}`, list, view.seesAll);
   // Filtered by the issues' own columns alone (a state, an author, the caller's view; the keyed ids
   // are in the key): rows move only with the writes issueOrderVersion counts, not a description's.
   if (anchors && type === 'Issue' && view.ownFilters && filters.counted && filters.counted.milestone === null) anchors.version = () => issueOrderVersion(rc, projectId!);

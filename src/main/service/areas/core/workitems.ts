@@ -1456,6 +1456,34 @@ export function idOrderAnchors<T extends { id: number }>(
 }
 
 /**
+ * idOrderAnchors for a scope of many projects (a group's, an administrator's instance) whose list
+ * `walk` (FROM <table> x WHERE ...) reads only its records and what their writes keep
+ * (recordsVersion: the sum of the projects' list versions, or the instance's write log; the
+ * projects' ids in the key): a group's issues by label_priority with milestone=Any walked 50,000
+ * records to page 500 after every write elsewhere (55 ms). Undefined otherwise.
+ */
+export function scopeIdOrderAnchors<T extends { id: number }>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  walk: string,
+  list: { from: string; args: unknown[] },
+  seesAll: boolean,
+): PageAnchors<T> | undefined {
+  const records = recordsVersion(rc, type, scope);
+  if (!records?.reads(walk)) return undefined;
+  return {
+    key: JSON.stringify([type, records.keyOf(walk), list.from, list.args, 'x.id DESC', seesAll]),
+    version: records.version,
+    column: 'x.id',
+    idColumn: 'x.id',
+    sort: 'desc',
+    value: (row) => row.id,
+    id: (row) => row.id,
+  };
+}
+
+/**
  * The records of a scope of many projects (Scope.projects: the SELECT of their ids; or the whole
  * instance), perhaps in one state, from the state counters (core/017): the type's counter rows,
  * each checked against the projects, rather than one lookup per project.
