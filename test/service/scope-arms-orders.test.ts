@@ -166,6 +166,33 @@ describe("a group's list, or an administrator's instance list, in a column's ord
     expect(mrs.find((r) => r.sql.includes('INDEXED BY merge_requests_project_title'))?.sql.split(' UNION ALL ').length).toBe(3);
   });
 
+  it("reads a project's list with a date bound in the order's index, each entry asked the bound, not the bound's range sorted", async () => {
+    const DATED: [Record<string, string>, (r: Row) => boolean][] = [
+      [{ created_after: '2024-01-01T00:10:00Z' }, (r) => r.created_at >= '2024-01-01T00:10:00.000Z'],
+      [{ created_before: '2024-01-01T00:30:00Z', state: 'opened' }, (r) => r.created_at <= '2024-01-01T00:30:00.000Z' && r.state === 'opened'],
+    ];
+    for (const [kind, columns] of [['issues', ['title']], ['merge_requests', ['title', 'merged_at']]] as const) {
+      for (const column of columns) {
+        for (const sort of ['asc', 'desc']) {
+          for (const [filter, keep] of DATED) {
+            const want = reference(kind, column, sort, (r) => r.project_id === projects[0] && keep(r), true);
+            await expectEveryPage(`/projects/${projects[0]}/${kind}`, { ...filter, order_by: column, sort }, want, 7);
+          }
+        }
+      }
+    }
+    const walkOf = async (query: Record<string, string>): Promise<{ sql: string; args: unknown[] } | undefined> =>
+      (await pagedReads(s, async () => {
+        await s.get(`/projects/${projects[0]}/merge_requests`, { query: { ...query, order_by: 'merged_at', per_page: '7', page: '2' } });
+      })).find((r) => r.sql.includes('INDEXED BY merge_requests_project_merged'));
+    const walk = await walkOf({ created_after: '2024-01-01T00:10:00Z' });
+    const plan = queryPlan(s.service.context.db, walk!.sql, ...walk!.args);
+    expect(plan).toContain('merge_requests_project_merged');
+    expect(plan).not.toContain('TEMP B-TREE');
+    // A bound few records meet (three): their range read and sorted.
+    expect(await walkOf({ created_after: '2024-01-01T00:35:00Z' })).toBeUndefined();
+  });
+
   it('sorts a list counted as few by its SQL (no arms), a date range counted to know', async () => {
     DUE_DATE_LIMITS.fewDated = 0;
     for (const query of [{ state: 'closed' }, { created_after: '2024-01-01T00:40:00Z' }] as Record<string, string>[]) {

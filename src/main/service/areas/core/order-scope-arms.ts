@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../http/route';
-import { COUNT_LIMIT, type SqlList, countInHand, limitSql, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type SqlList, countInHand, countUpTo, limitSql, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
 import { ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters } from './workitems';
 import { listCountAtLeast } from './count-versions';
@@ -52,8 +52,9 @@ export function scopeArmsRows<T>(
   ownFilters = true,
 ): ((limit: number, offset: number) => T[]) | undefined {
   const index = ARM_INDEXES[type][filters.orderColumn];
-  if (!index || scope.projectId !== undefined || scope.idSets?.length) return undefined;
+  if (!index || scope.idSets?.length) return undefined;
   if (filters.empty || filters.priority || filters.search) return undefined;
+  if (scope.projectId !== undefined) return projectDateWalk<T>(rc, type, scope.projectId, filters, where, args, index);
   const db = rc.svc.db;
   const state = filters.state;
   const authored = filters.authorId !== null || scope.authorId !== undefined;
@@ -96,6 +97,38 @@ export function scopeArmsRows<T>(
     const ids = (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as { id: number }[]).map((r) => r.id);
     return rowsByIds<T>(db, log, ids);
   };
+}
+
+/**
+ * A project's list in the order of its (project_id, column, id) index with a created or updated
+ * date bound: SQLite reads the bound's range by the date's index and sorts it (the big project's
+ * merge requests updated before 2024-06-01 by merged_at, page 2 of 100: 472,000 read and sorted,
+ * 80 ms). Walked in the order's index instead, each entry asked the list's conditions, when the walk
+ * reads at most walkPerRead entries for each match the sort reads: it reads `records / matches`
+ * entries a row, so the list is counted up to the matches that needs (by the date's index; at most
+ * what the sort would read). Undefined without a date (SQLite walks the order's index itself) or
+ * with sets of records (their own readers).
+ */
+function projectDateWalk<T>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  projectId: number,
+  filters: WorkItemFilters,
+  where: string[],
+  args: unknown[],
+  index: string,
+): ((limit: number, offset: number) => T[]) | undefined {
+  if (filters.idSets.length || !Object.values(filters.dates).some(Boolean)) return undefined;
+  const db = rc.svc.db;
+  const records = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }).n;
+  const page = readPage(rc.params);
+  const needed = Math.ceil(Math.sqrt(((page.offset + page.perPage) * records) / SCOPE_ARMS_LIMITS.walkPerRead));
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  const conditions = where.join(' AND ');
+  if (countUpTo(db, `FROM ${table} x WHERE ${conditions}`, args, needed) < needed) return undefined;
+  const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
+  const sql = `SELECT x.id AS id FROM ${table} x INDEXED BY ${index} WHERE ${conditions} ORDER BY ${filters.order}`;
+  return (limit, offset) => rowsByIds<T>(db, log, (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id));
 }
 
 /**
