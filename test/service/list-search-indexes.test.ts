@@ -174,6 +174,8 @@ describe('group search', () => {
         expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=4[^>]*>; rel="last"`));
       }
     }
+    // A group created first: the term's candidates, kept while core/189's version of the index stays, are read again.
+    await s.createGroup({ name: 'Heron', path: 'heron' });
     const seen = await preparedBy(s, async () => {
       expect((await s.get('/groups?search=stork')).status).toBe(200);
     });

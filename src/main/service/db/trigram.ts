@@ -1,4 +1,4 @@
-import type { Db } from './connection';
+import { type Db, tableVersion } from './connection';
 import { COUNT_LIMIT, limitSql } from '../http/pagination';
 
 /** Fewer characters than a trigram: the full-text index cannot match them. */
@@ -31,6 +31,15 @@ export function rareTermCandidates(
   const found = version ? rememberedCandidates(db, `${index}|${query}`, version, read) : read();
   if (found.n > COUNT_LIMIT) return null;
   return { sql: `${idColumn} IN (SELECT value FROM json_each(?))`, args: [found.ids] };
+}
+
+/**
+ * The version of what a trigram index holds (a row of core/099's table_versions moved by its
+ * records' triggers: core/154, core/189), for rareTermCandidates to keep a term's candidates by;
+ * undefined (read at each call) on a database without it.
+ */
+export function indexVersion(db: Db, index: string): (() => number) | undefined {
+  return tableVersion(db, index) === undefined ? undefined : () => tableVersion(db, index)!;
 }
 
 /** Candidates remembered per database: `index|query` -> the version they were read at and them. */

@@ -2425,6 +2425,39 @@ CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table
 CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
   },
+  {
+    // Versions of what the trigram indexes of users (core/033), groups (core/051) and projects
+    // (core/032) hold, as core/154's of labels_search: moved by a record created or deleted and by
+    // an indexed column changed, not by other writes. A search's candidates from the index are
+    // kept until it moves (db/trigram.ts rememberedCandidates): the phrase's doclists were merged
+    // again after every write anywhere (a user search, a members query: ~0.3 ms).
+    name: 'core/189_user_group_project_search_versions',
+    sql: `
+INSERT INTO table_versions (name, version) VALUES ('users_search', 0), ('groups_search', 0), ('projects_search', 0);
+CREATE TRIGGER users_search_version_insert AFTER INSERT ON users BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'users_search'; END;
+CREATE TRIGGER users_search_version_update AFTER UPDATE OF id, username, name ON users
+  WHEN NEW.id IS NOT OLD.id OR NEW.username IS NOT OLD.username OR NEW.name IS NOT OLD.name BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'users_search';
+END;
+CREATE TRIGGER users_search_version_delete AFTER DELETE ON users BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'users_search'; END;
+CREATE TRIGGER groups_search_version_insert AFTER INSERT ON namespaces WHEN NEW.kind = 'group' BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'groups_search';
+END;
+CREATE TRIGGER groups_search_version_update AFTER UPDATE OF id, name, path, kind ON namespaces
+  WHEN (OLD.kind = 'group' OR NEW.kind = 'group') AND (NEW.id IS NOT OLD.id OR NEW.name IS NOT OLD.name OR NEW.path IS NOT OLD.path OR NEW.kind IS NOT OLD.kind) BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'groups_search';
+END;
+CREATE TRIGGER groups_search_version_delete AFTER DELETE ON namespaces WHEN OLD.kind = 'group' BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'groups_search';
+END;
+CREATE TRIGGER projects_search_version_insert AFTER INSERT ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'projects_search'; END;
+CREATE TRIGGER projects_search_version_update AFTER UPDATE OF id, name, path, description ON projects
+  WHEN NEW.id IS NOT OLD.id OR NEW.name IS NOT OLD.name OR NEW.path IS NOT OLD.path OR NEW.description IS NOT OLD.description BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = 'projects_search';
+END;
+CREATE TRIGGER projects_search_version_delete AFTER DELETE ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'projects_search'; END;
+`,
+  },
 ];
 
 /**

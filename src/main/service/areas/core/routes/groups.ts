@@ -1,5 +1,5 @@
 import { ListWhere, addFilter } from '../../../db/filter';
-import { rareTermCandidates } from '../../../db/trigram';
+import { indexVersion, rareTermCandidates } from '../../../db/trigram';
 import { instanceListAnchors } from '../instance_lists';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, t } from '../../../http/params';
@@ -45,7 +45,7 @@ export function registerGroupRoutes(r: Router): void {
         sort: t.string().values(['asc', 'desc']).default('asc'),
       });
       // A term few groups hold: those the search index finds, checked with the same LIKE below.
-      const few = q.search ? rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path']) : null;
+      const few = q.search ? rareTermCandidates(rc.svc.db, 'groups_search', 'g.id', q.search, ['name', 'path'], indexVersion(rc.svc.db, 'groups_search')) : null;
       // kind stays indexable in both forms (the order indexes lead with it), unless the search's
       // candidates are read by id: SQLite then walked every group by name to find them.
       const where = new ListWhere();

@@ -2,7 +2,7 @@ import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireMutuallyExclusive, t } from '../../../http/params';
 import { ApiError, forbidden, grapeError, notFound, recordNotFound } from '../../../http/errors';
 import { type SqlList, fewRowsByIds, limitSql, paginateSql } from '../../../http/pagination';
-import { rareTermCandidates } from '../../../db/trigram';
+import { indexVersion, rareTermCandidates } from '../../../db/trigram';
 import { addFilter } from '../../../db/filter';
 import { inTransaction } from '../../../db/connection';
 import { Access, MEMBER_ACCESS_LEVELS } from '../access';
@@ -163,7 +163,7 @@ const MEMBER_QUERY_CANDIDATES = 1000;
  */
 function memberQueryCandidates(rc: RequestContext, needle: string): { sql: string; args: unknown[] } | null {
   const db = rc.svc.db;
-  const indexed = rareTermCandidates(db, 'users_search', 'id', needle, ['username', 'name']);
+  const indexed = rareTermCandidates(db, 'users_search', 'id', needle, ['username', 'name'], indexVersion(db, 'users_search'));
   if (!indexed) return null;
   const found = db
     .prepare(

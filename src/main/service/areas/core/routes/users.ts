@@ -5,7 +5,7 @@ import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { ApiError, badRequest, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationError } from '../../../http/errors';
 import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateSql } from '../../../http/pagination';
 import { constantJson, inTransaction } from '../../../db/connection';
-import { rareTermCandidates } from '../../../db/trigram';
+import { indexVersion, rareTermCandidates } from '../../../db/trigram';
 import { createUser } from '../accounts';
 import { userBasic, userFor, usersFor, userPublic, personalAccessToken } from '../entities';
 import { markdownField } from '../../../markdown/markdown';
@@ -80,7 +80,7 @@ export function registerUserRoutes(r: Router): void {
       if (q.username) where.add('lower(username) = lower(?)', q.username);
       if (q.search) {
         // A term few users hold: those the search index finds (or the e-mail names), checked with the same LIKE.
-        const few = rareTermCandidates(rc.svc.db, 'users_search', 'id', q.search, ['username', 'name']);
+        const few = rareTermCandidates(rc.svc.db, 'users_search', 'id', q.search, ['username', 'name'], indexVersion(rc.svc.db, 'users_search'));
         if (few) where.add(`(${few.sql} OR lower(email) = lower(?))`, ...few.args, q.search);
         fewRows = !!few;
         const like = `%${likeEscape(q.search)}%`;
