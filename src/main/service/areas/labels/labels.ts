@@ -394,6 +394,10 @@ export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: U
   const plannerProjects = planner ? `(SELECT pp.id FROM projects pp WHERE ${planner.sql})` : '';
   for (const group of byScope.values()) {
     const projects = labelProjectsSql(group[0]);
+    // An administrator's counts of one project's labels: the project is the labels' own (they go
+    // with it), so no project row is read per counter, and the counters' answers stay across a
+    // write to any project (their statement names no `projects`).
+    const counters = projects.sql === '?' && vis.sql === '1 = 1' ? 'label_counts c' : 'label_counts c JOIN projects p ON p.id = c.project_id';
     const titles = group.map((l) => l.title);
     const marks = titles.map(() => '?').join(', ');
     const tally = (table: 'issues' | 'merge_requests'): Map<string, number> => {
@@ -407,7 +411,7 @@ export function labelCountsMany(svc: ServiceContext, labels: LabelRow[], user: U
       add(
         svc.db
           .prepare(
-            `SELECT c.title AS title, c.state AS state, sum(c.n) AS n FROM label_counts c JOIN projects p ON p.id = c.project_id
+            `SELECT c.title AS title, c.state AS state, sum(c.n) AS n FROM ${counters}
               WHERE c.issuable_type = '${type}' AND c.project_id IN (${projects.sql}) AND c.title IN (${marks}) AND ${vis.sql}${confidential}
               GROUP BY c.title, c.state`,
           )
