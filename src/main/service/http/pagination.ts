@@ -627,9 +627,13 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   const narrow = !list.countFrom && !list.rows && list.narrow !== list.from ? list.narrow : undefined;
   let counted: number | undefined;
   // A list with anchors names its rows by their key and version: a long one is not walked again while they hold.
+  // A count past the limit kept across writes that cannot bring it under (countKnown) goes first.
   const countOf = (from: string, args: unknown[], cap: number): number => {
-    if (list.anchors) return (list.anchors.countsAtVersion ? countAtVersion : countPastLimit)(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c));
-    return list.countKnown?.(from, args, cap) ?? countUpTo(db, from, args, cap);
+    if (list.anchors?.countsAtVersion) return countAtVersion(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c));
+    const known = list.countKnown?.(from, args, cap);
+    if (known !== undefined) return known;
+    if (list.anchors) return countPastLimit(db, list.anchors.key, list.anchors.version, cap, (c) => countUpTo(db, from, args, c));
+    return countUpTo(db, from, args, cap);
   };
   const matches = narrow ? () => (counted ??= countOf(narrow, list.args, COUNT_LIMIT + 1)) : undefined;
   const count = (cap: number): number => {

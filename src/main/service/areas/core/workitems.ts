@@ -1575,7 +1575,8 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
   // after every unrelated write (merge requests labels=Any per_page=100 page 500: 48 ms).
   const labelled = labelsAlone(filters) ? { milestone: null } : null;
   const own = filters.counted ?? filters.labelOnly ?? labelled;
-  if (scope.projectId === undefined || !own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
+  if (scope.projectId === undefined) return col ? scopeListAnchors<T>(rc, type, scope, filters, col, list, seesAll) : undefined;
+  if (!own || (own.milestone !== null && !filters.milestoneById) || !col) return undefined;
   const projectId = scope.projectId;
   const byOrderVersion = type === 'Issue' && col !== 'updated_at' && filters.counted !== null && filters.counted.milestone === null;
   return {
@@ -1588,6 +1589,37 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
     id: (row) => row.id,
     // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite.
     inserted: byOrderVersion && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
+  };
+}
+
+/**
+ * issuableListAnchors for a scope of many projects (a group's, an administrator's instance) whose
+ * list SQL reads only its records and what their writes keep (recordsVersion: the sum of the
+ * projects' list versions, the projects' ids in the key; or the instance's write log): a group's
+ * merge requests bug&not[labels]=label-3&assignee_id=None by updated_at walked 75,000 records to page
+ * 500 after every write elsewhere (70 ms). Undefined otherwise.
+ */
+function scopeListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORDERS)[number], string>>(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  filters: WorkItemFilters,
+  col: (typeof ANCHORED_ORDERS)[number],
+  list: { from: string; args: unknown[] },
+  seesAll: boolean,
+): PageAnchors<T> | undefined {
+  // The order's own column (not label priority's, which names created_at as its column).
+  if (filters.order !== `x.${col} ${filters.sort}, x.id ${filters.sort}`) return undefined;
+  const records = recordsVersion(rc, type, scope);
+  if (!records?.reads(list.from)) return undefined;
+  return {
+    key: JSON.stringify([type, records.keyOf(list.from), list.from, list.args, filters.order, seesAll]),
+    version: records.version,
+    column: `x.${col}`,
+    idColumn: 'x.id',
+    sort: filters.sort,
+    value: (row) => row[col],
+    id: (row) => row.id,
   };
 }
 
