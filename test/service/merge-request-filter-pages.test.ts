@@ -491,6 +491,19 @@ describe("a group's and the instance's merge requests by one label", () => {
       expect(ids(res)).toEqual(newestFirst(many.filter((x) => x.state === 'merged')).slice(0, 100).map((x) => x.id));
     });
     expect(queryPlan(db, stateReads[0].sql, ...stateReads[0].args)).toContain('merge_requests_state_created');
+    // By state and update date: core/184's (state, updated_at) index reads the page in order, where
+    // the (state, created_at) one was chosen and every match sorted. The group's and the instance's.
+    for (const [state, sort, page] of [['opened', 'desc', '1'], ['merged', 'asc', '2'], ['closed', 'desc', '3']] as const) {
+      const inState = newestFirst(many.filter((x) => x.state === state));
+      const want = (sort === 'asc' ? [...inState].reverse() : inState).slice((Number(page) - 1) * 100, Number(page) * 100).map((x) => x.id);
+      const byUpdate = await pagedReads(s, async () => expect(ids(await crowdList({ state, order_by: 'updated_at', sort, page })), `${state} ${sort}`).toEqual(want));
+      expect(byUpdate[0].sql).toContain('+x.project_id IN');
+      const plan = queryPlan(db, byUpdate[0].sql, ...byUpdate[0].args);
+      expect(plan).toContain('merge_requests_state_updated');
+      expect(plan).not.toContain('TEMP B-TREE');
+    }
+    const instance = await pagedReads(s, async () => void (await s.get('/merge_requests', { query: { scope: 'all', state: 'opened', order_by: 'updated_at' } })));
+    expect(queryPlan(db, instance[0].sql, ...instance[0].args)).toMatch(/merge_requests_state_updated(?![\s\S]*TEMP B-TREE)/);
     const fewReads = await pagedReads(s, async () => {
       const res = await s.get(`/groups/${group}/merge_requests`, { query: { per_page: '100' } });
       expect(ids(res)).toEqual(newestFirst(mrs).slice(0, 100).map((x) => x.id));

@@ -2458,6 +2458,14 @@ END;
 CREATE TRIGGER projects_search_version_delete AFTER DELETE ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'projects_search'; END;
 `,
   },
+  {
+    // Merge requests in a state over many projects (a group's list, the instance's) by updated_at:
+    // SQLite chose core/036's (state, created_at) index for the state and sorted every match by the
+    // update date (a group's opened merge requests, page 1: 920,000 sorted, 326 ms after every
+    // write), where this index reads the page in order.
+    name: 'core/184_merge_requests_state_updated',
+    sql: `CREATE INDEX merge_requests_state_updated ON merge_requests (state, updated_at, id);`,
+  },
 ];
 
 /**
