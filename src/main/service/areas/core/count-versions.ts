@@ -17,7 +17,8 @@ export const PAST_LIMIT_MARGIN = 1_000;
  * omitted), so the count walks PAST_LIMIT_MARGIN further once and is not walked again for as many
  * writes: 10,001 index entries were 0.4-1 ms of every date-filtered or milestone=Any page at a
  * million records. The scope's version: recordsVersion (a project's, the instance's, or the sum over
- * a group's projects). Undefined (counted as before) for another cap or a count that reads other
+ * a group's projects). A cap past COUNT_LIMIT + 1 (a reader's bound) the same, counted again when the bound
+ * falls under it. Undefined (counted as before) for a cap of COUNT_LIMIT or less, or a count that reads other
  * tables (labels' rows but a record's own, epics, memberships, more than VERSIONED_PROJECTS
  * projects) or the clock.
  */
@@ -25,7 +26,7 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
   const db = rc.svc.db;
   let records: RecordsVersion | null | undefined = null;
   return (from, args, cap) => {
-    if (cap !== COUNT_LIMIT + 1) return undefined;
+    if (cap <= COUNT_LIMIT) return undefined;
     if (records === null) records = recordsVersion(rc, type, scope);
     if (!records) return undefined;
     const own = records;
@@ -34,7 +35,7 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
     if (!links && !own.reads(from)) return undefined;
     const version = links ? () => own.version() + tableVersionOf(db, EPIC_LINKS) : own.version;
     const key = pastLimitKey(own.keyOf(from), from, args);
-    return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN)));
+    return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN), cap));
   };
 }
 
@@ -172,16 +173,17 @@ const pastLimit = new WeakMap<Db, Map<string, { version: number; matches: number
 
 /**
  * `count()`, or a lower bound past COUNT_LIMIT: a count past it found at one version, less the
- * versions since (a version moves by one with each write, which adds or drops one record at most).
+ * versions since (a version moves by one with each write, which adds or drops one record at most),
+ * while that bound holds `atLeast` (a count up to a cap past COUNT_LIMIT + 1: counted again below it).
  * Only counts past COUNT_LIMIT are kept; not inside a transaction (it may roll back).
  */
-function countAtLeast(db: Db, key: string, version: () => number, count: () => number): number {
+function countAtLeast(db: Db, key: string, version: () => number, count: () => number, atLeast = COUNT_LIMIT + 1): number {
   if (db.inTransaction) return count();
   let lists = pastLimit.get(db);
   if (!lists) pastLimit.set(db, (lists = new Map()));
   const now = version();
   const known = lists.get(key);
-  if (known && now >= known.version && known.matches - (now - known.version) > COUNT_LIMIT) return known.matches - (now - known.version);
+  if (known && now >= known.version && known.matches - (now - known.version) >= Math.max(atLeast, COUNT_LIMIT + 1)) return known.matches - (now - known.version);
   const matches = count();
   if (matches <= COUNT_LIMIT) lists.delete(key);
   else {
