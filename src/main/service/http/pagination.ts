@@ -199,6 +199,12 @@ export interface SqlList<T> {
   anchors?: PageAnchors<T>;
   /** Without anchors: a capped count of `from` the list knows another way (remembered), or undefined to count it here. */
   countKnown?: (from: string, args: unknown[], cap: number) => number | undefined;
+  /**
+   * A page past COUNT_LIMIT (not counted first): `from`'s length up to `cap` (the page's end and
+   * one more), where counting it costs less than walking the list to the page; undefined where it
+   * does not. A list that ends before the page then reads nothing, a shorter last page stops at its end.
+   */
+  countToPage?: (from: string, args: unknown[], cap: number) => number | undefined;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
   rows?: (limit: number, offset: number) => T[];
   /**
@@ -655,12 +661,25 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   // extra row says "uncounted"): not counted first there.
   const { offset, perPage } = readPage(rc.params, defaultPerPage);
   const first = known === undefined && !exact && offset > 0 && offset + perPage <= COUNT_LIMIT ? count(COUNT_LIMIT + 1) : undefined;
+  // Past COUNT_LIMIT, a list whose walk to the page costs more than its count (SqlList.countToPage)
+  // is counted to the page's end first: one that ends before it reads nothing (a project's closed
+  // issues labels=Any by due_date page 500 walked the due-date index's million entries for none).
+  const deepFrom = narrow ? { from: narrow, args: list.args } : list.countFrom && 'from' in list.countFrom ? list.countFrom : !list.countFrom || 'counted' in list.countFrom ? list : undefined;
+  const countsToPage = known === undefined && !exact && first === undefined && offset > 0 && !list.rows && deepFrom && list.countToPage;
+  // Not where the anchors already know the list ends before the page (a read or a count at this version).
+  const anchored = countsToPage && list.anchors && offset >= ANCHORED_FROM_OFFSET ? anchorsOf(db, list, list.anchors) : undefined;
+  const endKnown = anchored?.endsBy !== undefined && offset >= anchored.endsBy;
+  const toPage = countsToPage && !endKnown ? countsToPage(deepFrom.from, deepFrom.args, offset + perPage + 1) : undefined;
+  // Up to the page's end it is the list's length; past it, more than the paginator asks of a count.
+  const ends = toPage !== undefined && toPage <= offset + perPage ? toPage : undefined;
+  // Inside a transaction the version may yet roll back under the count.
+  if (anchored && ends !== undefined && !db.inTransaction) anchored.endsBy = Math.min(anchored.endsBy ?? Infinity, ends);
   return paginate(
     rc,
     {
       total: exact && (() => (total ??= exact())),
-      known: known ?? (first !== undefined && first <= COUNT_LIMIT ? first : undefined),
-      count: (cap) => (first !== undefined ? Math.min(first, cap) : count(cap)),
+      known: known ?? (first !== undefined && first <= COUNT_LIMIT ? first : ends),
+      count: (cap) => (first !== undefined ? Math.min(first, cap) : toPage !== undefined ? Math.min(toPage, cap) : count(cap)),
       rows: (limit, offset) => {
         const read = (): T[] =>
           list.rows

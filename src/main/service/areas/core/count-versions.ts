@@ -40,6 +40,28 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
 }
 
 /**
+ * A project's list past COUNT_LIMIT counted to the page (SqlList.countToPage) where that costs less
+ * than the walk to it: the walk reads the order's index of the project's records, about
+ * cap * records / matches entries, where the count reads at most the state's records (their index,
+ * core/017's counters say how many), which bound the matches. Counted when state^2 <= cap * records,
+ * then remembered as issuableCountPastLimit's. A project's closed issues labels=Any by due_date page
+ * 500 walked all 1,000,000 records to find 33,334 (~560 ms); counting the 100,000 closed reads ~60 ms.
+ */
+export function issuableCountToPage(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, state: string | null): SqlList<unknown>['countToPage'] {
+  if (scope.projectId === undefined) return undefined;
+  const projectId = scope.projectId;
+  const pastLimit = issuableCountPastLimit(rc, type, scope);
+  return (from, args, cap) => {
+    const db = rc.svc.db;
+    const inState = (which: string | null): number =>
+      (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${which ? ' AND state = ?' : ''}`).get(type, projectId, ...(which ? [which] : [])) as { n: number }).n;
+    const matchesAtMost = inState(state);
+    if (matchesAtMost * matchesAtMost > cap * (state ? inState(null) : matchesAtMost)) return undefined;
+    return pastLimit(from, args, cap) ?? countUpTo(db, from, args, cap);
+  };
+}
+
+/**
  * A list's count, capped at COUNT_LIMIT + 1, as paginateSql counts it (its countFrom: in hand, from
  * counters, by its own reader or its narrower SQL; else the list's own FROM), a count past the
  * limit remembered at the records' version: the paginator's count after finds it remembered. For a

@@ -1,5 +1,5 @@
 import { scopeArmsRows } from '../order-scope-arms';
-import { issuableCountPastLimit } from '../count-versions';
+import { issuableCountPastLimit, issuableCountToPage } from '../count-versions';
 import { addFilter } from '../../../db/filter';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, requireMutuallyExclusive, t } from '../../../http/params';
@@ -97,7 +97,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters, countFrom }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true, source, countFrom) ??
     (setsFirst ? undefined : searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? searchCheckedRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args)) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byLabelRows?.rows ?? byDates?.rows ?? sets?.rows;
-  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
+  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), countToPage: issuableCountToPage(rc, 'MergeRequest', scope, filters.state), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom, noMoreFilters) }));

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResult, TestService } from '../helpers/service';
+import { pagedReads, statementReads } from '../helpers/lists';
+import { insertImportedIssue } from '../../src/main/service/areas/core/imported';
+
+/**
+ * A page past COUNT_LIMIT of a project's list in a state its records are few in (SqlList.countToPage,
+ * count-versions.ts issuableCountToPage): the list is counted to the page's end first, so a page past
+ * its end reads nothing and its last page reads only its rows. Every page and header is the records'.
+ */
+let s: TestService;
+let project: number;
+
+interface Seed {
+  id: number;
+  state: 'opened' | 'closed';
+  labels: string[];
+  due: string | null;
+}
+const issues: Seed[] = [];
+const N = 10_800;
+const COUNT_LIMIT = 10_000;
+// 10,530 closed, 270 opened; all labelled but one in sixty; one in seven dated (days repeat: ties broken by id).
+const stateOf = (i: number): 'opened' | 'closed' => (i % 40 === 0 ? 'opened' : 'closed');
+const labelsOf = (i: number): string[] => (i % 60 === 0 ? [] : ['bug']);
+const dueOf = (i: number): string | null => (i % 7 === 0 ? new Date(Date.UTC(2025, 0, 1) + (i % 40) * 86_400_000).toISOString().slice(0, 10) : null);
+
+beforeAll(async () => {
+  s = await TestService.start();
+  project = (await s.createProject({ name: 'deep-count', visibility: 'public' })).id;
+  s.service.context.db.transaction(() => {
+    for (let i = 1; i <= N; i++) {
+      const at = new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString();
+      const seed = { state: stateOf(i), labels: labelsOf(i), due: dueOf(i) };
+      const row = insertImportedIssue(s.service.context, project, {
+        iid: i, title: `Item ${i}`, description: null, authorId: 1, createdAt: at, updatedAt: at, importedFrom: 'none', state: seed.state, labels: seed.labels, confidential: false, dueDate: seed.due,
+      });
+      issues.push({ id: row.id, ...seed });
+    }
+  })();
+}, 120_000);
+afterAll(async () => s.stop());
+
+const ids = (res: ApiResult): number[] => res.body.map((x: { id: number }) => x.id);
+
+/** The list by due date (NULL the lowest, as SQLite sorts it), then id, in `sort`'s direction. */
+function byDue(list: Seed[], sort: 'asc' | 'desc'): number[] {
+  const up = [...list].sort((a, b) => (a.due === b.due ? a.id - b.id : a.due === null ? -1 : b.due === null ? 1 : a.due < b.due ? -1 : 1));
+  return (sort === 'asc' ? up : up.reverse()).map((x) => x.id);
+}
+
+/** A page's ids and headers as the paginator answers them: counted up to COUNT_LIMIT, "more than" past it. */
+function expectPage(res: ApiResult, want: number[], page: number, perPage: number, what: string): void {
+  const offset = (page - 1) * perPage;
+  const fetched = want.slice(offset, offset + perPage + 1);
+  const hasNext = fetched.length > perPage;
+  expect(res.status, what).toBe(200);
+  expect(ids(res), what).toEqual(fetched.slice(0, perPage));
+  const settles = offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || offset === 0));
+  const total = settles ? offset + fetched.length : Math.min(want.length, COUNT_LIMIT + 1);
+  expect(res.headers.get('x-page'), what).toBe(String(page));
+  if (total <= COUNT_LIMIT) {
+    const pages = Math.max(1, Math.ceil(total / perPage));
+    expect(res.headers.get('x-total'), what).toBe(String(total));
+    expect(res.headers.get('x-total-pages'), what).toBe(String(pages));
+    expect(res.headers.get('x-next-page'), what).toBe(page < pages ? String(page + 1) : '');
+  } else {
+    expect(res.headers.has('x-total'), what).toBe(false);
+    expect(res.headers.has('x-total-pages'), what).toBe(false);
+    expect(res.headers.get('link'), what).not.toContain('rel="last"');
+    expect(res.headers.get('x-next-page'), what).toBe(hasNext ? String(page + 1) : '');
+  }
+  expect(res.headers.get('x-prev-page'), what).toBe(page > 1 ? String(page - 1) : '');
+}
+
+describe("a project's deep page in a state its records are few in", () => {
+  const lists: [string, Record<string, string>, (x: Seed) => boolean][] = [
+    ['closed labels=Any', { state: 'closed', labels: 'Any' }, (x) => x.state === 'closed' && x.labels.length > 0],
+    ['closed labels=None', { state: 'closed', labels: 'None' }, (x) => x.state === 'closed' && x.labels.length === 0],
+  ];
+
+  it('answers every page past COUNT_LIMIT as the records say, by due date both ways', async () => {
+    expect(issues.filter((x) => x.state === 'closed').length).toBeGreaterThan(COUNT_LIMIT);
+    for (const [name, filter, keep] of lists) {
+      for (const sort of ['desc', 'asc'] as const) {
+        const want = byDue(issues.filter(keep), sort);
+        const pages: [number, number][] = [[100, 2], [100, 100], [100, 101], [100, 103], [100, 104], [100, 105], [100, 106], [100, 110], [20, 500], [20, 501], [20, 521], [20, 522], [20, 523], [20, 600]];
+        for (const [perPage, page] of pages) {
+          const res = await s.get(`/projects/${project}/issues`, { query: { ...filter, order_by: 'due_date', sort, per_page: String(perPage), page: String(page) } });
+          expectPage(res, want, page, perPage, `${name} ${sort} ${perPage}/${page}`);
+        }
+      }
+    }
+  });
+
+  it('reads no page past the end: the count to the page says the list ends before it, and the last page reads its rows alone', async () => {
+    const query = (page: number) => ({ query: { state: 'closed', labels: 'Any', order_by: 'due_date', per_page: '100', page: String(page) } });
+    expect((await s.put(`/projects/${project}`, { description: 'elsewhere' })).status).toBe(200);
+    const counts = await statementReads(s, (sql) => /^SELECT count\(\*\) AS n FROM \(SELECT 1 FROM issues x WHERE/.test(sql), async () => {
+      const reads = await pagedReads(s, async () => void (await s.get(`/projects/${project}/issues`, query(120))));
+      expect(reads).toEqual([]);
+    }, 'get');
+    expect(counts.length).toBe(1);
+    // The last page of closed labels=Any (10,440: page 105 of 100 holds 40) reads those 40 and no row past them.
+    const want = byDue(issues.filter((x) => x.state === 'closed' && x.labels.length > 0), 'desc');
+    expect(want.length).toBe(10_440);
+    const last = await pagedReads(s, async () => void (await s.get(`/projects/${project}/issues`, query(105))));
+    expect(last.map((r) => r.sql.match(/LIMIT (\d+) OFFSET/)?.[1])).toEqual(['40']);
+  });
+
+  it('holds what the records say after they are written: closed issues reopened and labelled in SQL', async () => {
+    const db = s.service.context.db;
+    for (const x of issues.filter((y) => y.state === 'closed').slice(0, 120)) {
+      x.state = 'opened';
+      db.prepare('UPDATE issues SET state = ? WHERE id = ?').run('opened', x.id);
+    }
+    for (const x of issues.filter((y) => y.state === 'closed' && !y.labels.length).slice(0, 100)) {
+      x.labels = ['bug'];
+      db.prepare('UPDATE issues SET labels = ? WHERE id = ?').run('["bug"]', x.id);
+    }
+    for (const [name, filter, keep] of lists) {
+      const want = byDue(issues.filter(keep), 'desc');
+      for (const [perPage, page] of [[100, 99], [100, 100], [100, 103], [100, 104], [20, 500], [20, 501], [20, 513], [20, 514], [100, 120]] as [number, number][]) {
+        const res = await s.get(`/projects/${project}/issues`, { query: { ...filter, order_by: 'due_date', sort: 'desc', per_page: String(perPage), page: String(page) } });
+        expectPage(res, want, page, perPage, `${name} after writes ${perPage}/${page}`);
+      }
+    }
+  });
+});
