@@ -67,12 +67,19 @@ export function issuableCountToPage(rc: RequestContext, type: 'Issue' | 'MergeRe
  * limit remembered at the records' version: the paginator's count after finds it remembered. For a
  * reader that chooses how to read the page by the list's length.
  */
-export function listCountAtLeast(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, list: { from: string; args: unknown[] }, countFrom: SqlList<unknown>['countFrom']): number {
-  const cap = COUNT_LIMIT + 1;
-  if (countFrom && 'counted' in countFrom) return countFrom.counted;
+export function listCountAtLeast(
+  rc: RequestContext,
+  type: 'Issue' | 'MergeRequest',
+  scope: Scope,
+  list: { from: string; args: unknown[] },
+  countFrom: SqlList<unknown>['countFrom'],
+  cap = COUNT_LIMIT + 1,
+): number {
+  // A count in hand past COUNT_LIMIT says "more than" only: counted further for a cap past it.
+  if (countFrom && 'counted' in countFrom && (countFrom.exact || countFrom.counted <= COUNT_LIMIT || cap <= COUNT_LIMIT + 1)) return countFrom.counted;
   if (countFrom && 'total' in countFrom) return countFrom.total();
   if (countFrom && 'count' in countFrom) return countFrom.count(cap);
-  const { from, args } = countFrom ?? list;
+  const { from, args } = countFrom && 'from' in countFrom ? countFrom : list;
   return issuableCountPastLimit(rc, type, scope)(from, args, cap) ?? countUpTo(rc.svc.db, from, args, cap);
 }
 

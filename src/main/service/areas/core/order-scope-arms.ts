@@ -203,11 +203,14 @@ function authorArms(
   const authored = rows.reduce((a, r) => a + r.n, 0);
   if (!authored) return [];
   const list = { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args };
-  const matches = only ? authored : Math.min(authored, listCountAtLeast(rc, type, scope, list, countFrom));
-  if (!matches) return undefined;
   const records = rows.reduce((a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, r.project_id) as { n: number }).n, 0);
   const page = readPage(rc.params);
-  if (((page.offset + page.perPage) * records) / matches > SCOPE_ARMS_LIMITS.walkPerRead * authored) return undefined;
+  // The matches that keep the walk within walkPerRead entries per authored record: counted up to
+  // them (past COUNT_LIMIT + 1 too, remembered as the paginator's count), as no fewer can do.
+  const needed = Math.ceil(((page.offset + page.perPage) * records) / (SCOPE_ARMS_LIMITS.walkPerRead * authored));
+  if (needed > authored) return undefined;
+  const matches = only ? authored : Math.min(authored, listCountAtLeast(rc, type, scope, list, countFrom, Math.max(COUNT_LIMIT + 1, needed)));
+  if (!matches || matches < needed) return undefined;
   return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
 }
 
