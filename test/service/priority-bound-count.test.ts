@@ -61,7 +61,11 @@ async function expectPages(): Promise<void> {
 
 describe("a priority order's count up to its walk bound", () => {
   it('is counted once, not again after writes that cannot bring it under the bound; again once they can', async () => {
-    expect(boundCounts(await preparedBy(s, () => expectPages())).length).toBeGreaterThan(0);
+    const first = boundCounts(await preparedBy(s, () => expectPages()));
+    expect(first.length).toBeGreaterThan(0);
+    // The list's own count, as the paginator counts it (by the milestone's index), goes on to the
+    // bound: not the walk's SQL (`+x.milestone_id`, `+x.project_id`: every record read).
+    expect(first.filter((q) => q.includes('+x.'))).toEqual([]);
     // A write to the group's other project and to the big project's own issue: not counted again.
     ok(await s.put(`/projects/${other}/issues/1`, { description: 'touched' }));
     ok(await s.put(`/projects/${big}/issues/9000`, { description: 'touched' }));

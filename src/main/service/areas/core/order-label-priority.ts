@@ -335,9 +335,10 @@ function restList(
   // paginator counts it, which then finds it remembered): a group's merge requests with a label pair
   // were counted up to the bound again by a walk of every record, each asked both labels (94 ms,
   // where labelPairCount had counted them). A count capped under the bound (COUNT_LIMIT + 1 under
-  // a page of 100's) says too little: counted up to the bound.
+  // a page of 100's) says too little: the list's own count goes on up to the bound (a group's issues
+  // milestone=Any, page 500 of 100: the walk's SQL, `+x.milestone_id`, read every record to 10,050).
   const counted = (): number => {
-    const listCount = view.countFrom && matches === source ? listCountAtLeast(rc, type, scope, source, view.countFrom) : undefined;
+    const listCount = view.countFrom && matches === source ? listCountAtLeast(rc, type, scope, source, view.countFrom, bound) : undefined;
     if (listCount !== undefined && (listCount >= bound || listCount <= COUNT_LIMIT)) return listCount;
     // Up to the bound, remembered across writes that cannot bring it under (a group's issues with
     // milestone=Any, page 500: 10,050 counted again after every write elsewhere, 25-33 ms).
