@@ -219,7 +219,8 @@ describe("a common term with a label on more records than the term's counted mat
       expect(res.headers.get('x-total')).toBe(String(want.length));
       expect(iids(res)).toEqual(want.slice((page - 1) * 100, page * 100).map((r) => r.iid));
       const counts = reads.filter((sql) => sql.startsWith('SELECT count(*)') && sql.includes('CROSS JOIN merge_requests x'));
-      expect(counts.some((sql) => sql.includes('FROM issuable_labels il'))).toBe(true);
+      // Counted on the first of them; the next finds that count kept at the records' version (count-versions.ts countAtLeast, keepExact).
+      expect(counts.some((sql) => sql.includes('FROM issuable_labels il'))).toBe(page === 90);
       expect(counts.filter((sql) => sql.includes('FROM merge_requests_search s CROSS JOIN merge_requests x'))).toEqual([]);
     }
   });
