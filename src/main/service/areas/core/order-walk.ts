@@ -230,6 +230,7 @@ export function anchoredSegment(
   counted?: () => number | undefined,
   version?: () => number,
   sorted = false,
+  versionKey?: unknown,
 ): Segment {
   if (!arms.length) return { count: () => 0, ids: () => [] };
   const past = dir === 'DESC' ? '<' : '>';
@@ -243,7 +244,8 @@ export function anchoredSegment(
   };
   const read = (after: number | null, limit: number, offset: number): number[] =>
     (db.prepare(`${ordered(after !== null)} ${limitSql(limit)} OFFSET ?`).all(...argsOf(after), offset) as { id: number }[]).map((r) => r.id);
-  const key = JSON.stringify([type, dir, arms]);
+  // `versionKey`: what `version` is a version of besides the arms' SQL (a group's projects' ids).
+  const key = JSON.stringify(versionKey === undefined ? [type, dir, arms] : [type, dir, arms, versionKey]);
   const memory = (): SegmentMemory | undefined => {
     if (!version || db.inTransaction) return undefined;
     const v = version();
@@ -323,7 +325,9 @@ export function filteredWalk(
   version?: () => number,
   scopeRecords?: () => number,
   idRange?: { low: number; high: number },
+  versionKey?: unknown,
 ): IdWalk {
+  const walkVersion = version;
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   // The table's ids (its rows, about): what a walk of the ids crosses to find the matches. (One
@@ -336,10 +340,12 @@ export function filteredWalk(
     return (bounds = idRange ? { min: Math.max(ids.min, idRange.low), max: Math.min(ids.max, idRange.high) } : ids);
   };
   const walkedFrom = source.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
-  const segment = (cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined): Segment => {
+  const segment = (cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined, ownColumns?: boolean): Segment => {
     const arm = (from: string, more = '', moreArgs: unknown[] = []) => [{ sql: `${from} AND ${cond}${more}`, args: [...source.args, ...condArgs, ...moreArgs] }];
-    const sorts = anchoredSegment(db, type, arm(source.from), dir, counted, version, true);
-    const walks = anchoredSegment(db, type, arm(walkedFrom), dir, counted, version);
+    // A scope's version (versionKey) holds only for segments on the records' own columns.
+    const version = versionKey === undefined || ownColumns ? walkVersion : undefined;
+    const sorts = anchoredSegment(db, type, arm(source.from), dir, counted, version, true, versionKey);
+    const walks = anchoredSegment(db, type, arm(walkedFrom), dir, counted, version, false, versionKey);
     return {
       count: sorts.count,
       ids: (limit, offset) => {
@@ -364,14 +370,14 @@ export function filteredWalk(
         if (scopeRecords && scopeRecords() <= span) return sorts.ids(limit, offset);
         const edge = dir === 'DESC' ? max - span : min + span;
         // Anchored as the walk (`version`): its deep pages start at an anchor after unrelated writes.
-        const found = anchoredSegment(db, type, arm(walkedFrom, ` AND x.id ${dir === 'DESC' ? '>' : '<'} ?`, [edge]), dir, undefined, version).ids(limit, offset);
+        const found = anchoredSegment(db, type, arm(walkedFrom, ` AND x.id ${dir === 'DESC' ? '>' : '<'} ?`, [edge]), dir, undefined, version, false, versionKey).ids(limit, offset);
         return found.length === limit ? found : sorts.ids(limit, offset);
       },
     };
   };
   return {
     segment,
-    milestones: (ids, dir) => (ids.length ? segment('x.milestone_id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)], dir) : { count: () => 0, ids: () => [] }),
+    milestones: (ids, dir) => (ids.length ? segment('x.milestone_id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)], dir, undefined, true) : { count: () => 0, ids: () => [] }),
     total: () => undefined,
     filtered: true,
   };
