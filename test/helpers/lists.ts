@@ -96,3 +96,22 @@ export async function expectEveryPage(s: TestService, path: string, query: Recor
     expect(res.headers.get('link')).toMatch(new RegExp(`[?&]page=${pages}&per_page=${perPage}[^>]*>; rel="last"`));
   }
 }
+
+/**
+ * Reads the pages of `list` (in any order, deep ones included) of 20 each, checking each page's
+ * ids against `want` and its headers: X-Total, X-Total-Pages, X-Next-Page, X-Prev-Page and the
+ * last page in Link.
+ */
+export async function expectPagesOf(s: TestService, path: string, query: Record<string, string>, want: number[], list: number[], label: string): Promise<void> {
+  const last = Math.max(1, Math.ceil(want.length / 20));
+  for (const page of list) {
+    const res = await s.get(path, { query: { ...query, per_page: '20', page: String(page) } });
+    const what = `${label} page ${page}`;
+    expect((res.body as { id: number }[]).map((e) => e.id), what).toEqual(want.slice((page - 1) * 20, page * 20));
+    expect(res.headers.get('x-total'), what).toBe(String(want.length));
+    expect(res.headers.get('x-total-pages'), what).toBe(String(last));
+    expect(res.headers.get('x-next-page'), what).toBe(page * 20 < want.length ? String(page + 1) : '');
+    expect(res.headers.get('x-prev-page'), what).toBe(page > 1 ? String(page - 1) : '');
+    expect(res.headers.get('link') ?? '', what).toContain(`page=${last}`);
+  }
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { pagedReads } from '../helpers/lists';
+import { expectPagesOf, pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -58,20 +58,7 @@ const CASES: Case[] = [
 ];
 const DEEP = [1, 2, 60, 61, 62, 66, 65, 70, 101];
 
-async function pages(c: Case, list: number[]): Promise<void> {
-  const all = want(c);
-  const last = Math.max(1, Math.ceil(all.length / 20));
-  for (const page of list) {
-    const res = await s.get(path(c), { query: { ...query(c), per_page: '20', page: String(page) } });
-    const what = `${JSON.stringify(c)} page ${page}`;
-    expect((res.body as { id: number }[]).map((e) => e.id), what).toEqual(all.slice((page - 1) * 20, page * 20));
-    expect(res.headers.get('x-total'), what).toBe(String(all.length));
-    expect(res.headers.get('x-total-pages'), what).toBe(String(last));
-    expect(res.headers.get('x-next-page'), what).toBe(page * 20 < all.length ? String(page + 1) : '');
-    expect(res.headers.get('x-prev-page'), what).toBe(page > 1 ? String(page - 1) : '');
-    expect(res.headers.get('link') ?? '', what).toContain(`page=${last}`);
-  }
-}
+const pages = (c: Case, list: number[]) => expectPagesOf(s, path(c), query(c), want(c), list, JSON.stringify(c));
 
 const checkAll = async (list = DEEP) => {
   for (const c of CASES) await pages(c, list);
