@@ -284,6 +284,29 @@ describe('remembered reads', () => {
     ]);
   });
 
+  it('are remembered per named parameter values too, telling names, values and types apart', () => {
+    open();
+    const select = () => db.prepare('SELECT @a AS a, typeof(@a) AS ta, @b AS b, v FROM t WHERE id = 1');
+    const calls = [{ a: 1, b: 2 }, { b: 2, a: 1 }, { a: 2, b: 1 }, { a: '1', b: 2 }, { a: null, b: 2 }];
+    const first = calls.map((args) => select().get(args));
+    expect(select().all({ a: 1, b: 2 })).toEqual([first[0]]);
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    // Remembered: the other connection's write is not seen until this one's next write.
+    calls.forEach((args, i) => expect(select().get(args)).toEqual(first[i]));
+    expect(select().all({ a: 1, b: 2 })).toEqual([first[0]]);
+    expect(first.map((r) => `${(r as { a: unknown }).a}:${(r as { ta: string }).ta}:${(r as { b: unknown }).b}:${(r as { v: string }).v}`)).toEqual([
+      '1:real:2:one',
+      '1:real:2:one',
+      '2:real:1:one',
+      '1:text:2:one',
+      'null:null:2:one',
+    ]);
+    // Anything else named (a Buffer) is read again each time.
+    expect(select().get({ a: Buffer.from('x'), b: 2 })).toMatchObject({ ta: 'blob', v: 'changed elsewhere' });
+    db.prepare("UPDATE t SET v = 'written here' WHERE id = 1").run();
+    expect(select().get({ a: 1, b: 2 })).toMatchObject({ v: 'written here' });
+  });
+
   it('leave a call with the wrong number of parameters to SQLite, and keep what they remember', () => {
     open();
     const select = () => db.prepare('SELECT v, ? AS a, ? AS b FROM t WHERE id = 1');

@@ -312,32 +312,38 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   // How many parameters the statement's remembered answers were read with: a call with another
   // count is SQLite's to refuse, never looked up among them.
   let depth = -1;
-  const remembers = (args: unknown[]): boolean => current() && (depth === args.length || depth < 0) && keyable(args);
+  /** The values the answer for `args` is remembered by (answerKey), or null when it is not. */
+  const keyFor = (args: unknown[]): unknown[] | null => {
+    if (!current()) return null;
+    const key = answerKey(args);
+    return key !== null && (depth === key.length || depth < 0) ? key : null;
+  };
   const modes = stmt as unknown as Record<'get' | 'all', unknown>;
   modes.get = (...args: unknown[]) => {
     let row: unknown[] | Row | undefined;
-    if (!remembers(args)) row = get(...args);
+    const key = keyFor(args);
+    if (key === null) row = get(...args);
     else {
-      const key = lastParameter(args);
-      const known = answersFor(rows, args, false);
-      row = known?.get(key) as unknown[] | Row | undefined;
-      if (row === undefined && !known?.has(key)) {
+      const last = lastParameter(key);
+      const known = answersFor(rows, key, false);
+      row = known?.get(last) as unknown[] | Row | undefined;
+      if (row === undefined && !known?.has(last)) {
         row = get(...args);
-        depth = args.length;
-        answersFor(rows, args, true)!.set(key, row);
+        depth = key.length;
+        answersFor(rows, key, true)!.set(last, row);
         remember(1);
       }
     }
     return row === undefined ? undefined : copy(row);
   };
   modes.all = (...args: unknown[]) => {
-    const remembering = remembers(args);
-    let list = remembering ? (answersFor(lists, args, false)?.get(lastParameter(args)) as (unknown[] | Row)[] | undefined) : undefined;
+    const key = keyFor(args);
+    let list = key !== null ? (answersFor(lists, key, false)?.get(lastParameter(key)) as (unknown[] | Row)[] | undefined) : undefined;
     if (!list) {
       list = all(...args);
-      if (remembering && list.length <= MAX_REMEMBERED_LIST) {
-        depth = args.length;
-        answersFor(lists, args, true)!.set(lastParameter(args), list);
+      if (key !== null && list.length <= MAX_REMEMBERED_LIST) {
+        depth = key.length;
+        answersFor(lists, key, true)!.set(lastParameter(key), list);
         remember(list.length + 1);
       }
     }
@@ -424,6 +430,21 @@ function keyable(args: unknown[]): boolean {
     if (typeof a !== 'number' && typeof a !== 'string' && a !== null) return false;
   }
   return true;
+}
+
+/**
+ * The values a statement's answer is remembered by: its parameters when each is keyable, or for
+ * named parameters (one object, `{ project: 1 }`) its names and values in turn, so a statement
+ * that names its parameters is remembered as one that numbers them (a milestone's label-priority
+ * titles were read again after every write elsewhere). Null otherwise (never remembered).
+ */
+function answerKey(args: unknown[]): unknown[] | null {
+  if (keyable(args)) return args;
+  const named = args.length === 1 ? args[0] : undefined;
+  if (typeof named !== 'object' || named === null || Object.getPrototypeOf(named) !== Object.prototype) return null;
+  const key: unknown[] = [];
+  for (const [name, value] of Object.entries(named)) key.push(name, value);
+  return keyable(key) ? key : null;
 }
 
 const NO_PARAMETERS = Symbol('no parameters');
