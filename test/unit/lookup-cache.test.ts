@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, unchangedEntity, type Db } from '../../src/main/service/db/connection';
+import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, rememberedRowsHeld, unchangedEntity, type Db } from '../../src/main/service/db/connection';
+import { MEMORY_BUDGET } from '../../src/main/service/memory';
 
 let dir: string;
 let db: Db;
@@ -305,6 +306,28 @@ describe('remembered reads', () => {
     expect(select().get({ a: Buffer.from('x'), b: 2 })).toMatchObject({ ta: 'blob', v: 'changed elsewhere' });
     db.prepare("UPDATE t SET v = 'written here' WHERE id = 1").run();
     expect(select().get({ a: 1, b: 2 })).toMatchObject({ v: 'written here' });
+  });
+
+  it('remember long answers of one column (ids) up to their own bound, each row a tenth against the rows held', () => {
+    open();
+    const ids = MEMORY_BUDGET.rememberedIdRows;
+    expect(MEMORY_BUDGET.rememberedListRows).toBeLessThan(500);
+    expect(ids).toBeGreaterThanOrEqual(500);
+    writeElsewhere(`WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i <= ${ids}) INSERT INTO t (id, v) SELECT i, 'v' || i FROM n`);
+    const idsUpTo = (n: number) => db.prepare('SELECT id FROM t WHERE id <= ? ORDER BY id').all(n) as { id: number }[];
+    const pairsUpTo = (n: number) => db.prepare('SELECT id, v FROM t WHERE id <= ? ORDER BY id').all(n) as { id: number }[];
+    const heldBefore = rememberedRowsHeld(db);
+    const lists = [idsUpTo(500), idsUpTo(ids), idsUpTo(ids + 1), pairsUpTo(500)];
+    expect(lists.map((l) => l.length)).toEqual([500, ids, ids + 1, 500]);
+    expect(rememberedRowsHeld(db) - heldBefore).toBe(Math.ceil(500 / 10) + 1 + Math.ceil(ids / 10) + 1);
+    writeElsewhere('DELETE FROM t WHERE id > 1');
+    // Remembered: the other connection's delete is not seen until this one's next write.
+    expect(idsUpTo(500)).toEqual(lists[0]);
+    expect(idsUpTo(ids)).toEqual(lists[1]);
+    expect(idsUpTo(ids + 1)).toEqual([{ id: 1 }]);
+    expect(pairsUpTo(500)).toEqual([{ id: 1, v: 'one' }]);
+    db.prepare("UPDATE t SET v = 'written here' WHERE id = 1").run();
+    expect(idsUpTo(500)).toEqual([{ id: 1 }]);
   });
 
   it('leave a call with the wrong number of parameters to SQLite, and keep what they remember', () => {

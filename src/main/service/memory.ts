@@ -36,6 +36,13 @@ export const MEMORY_BUDGET = {
    * past it that says whether a next page exists (a page of 100 read its ids again after every write elsewhere).
    */
   rememberedListRows: 101,
+  /**
+   * Longer answers of one column (a search's or a filter's matching ids, LIMIT 10,001) are
+   * remembered up to this many rows, each counted as a tenth of a row against rememberedRows (an
+   * array of one number, ~60 bytes, where a record's row is ~1 KB): a members query or a projects
+   * search of 111 matches read them all again after every write elsewhere.
+   */
+  rememberedIdRows: 1001,
   /** Looked-up rows (cachedLookup: tokens, users, projects...) until the next write. */
   lookups: 10_000,
   /** Built entities (cachedEntity) until the next write: a project's is ~5 KB of JSON. */

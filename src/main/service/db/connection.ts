@@ -203,6 +203,17 @@ const VOLATILE_SQL = /'now'|\b(random|randomblob|current_timestamp|current_date|
 const MAX_REMEMBERED_ROWS = MEMORY_BUDGET.rememberedRows;
 /** Larger answers (long lists) are read again each time. */
 const MAX_REMEMBERED_LIST = MEMORY_BUDGET.rememberedListRows;
+/** Longer answers of one column, up to this many rows, are remembered too (each row a tenth against the bound). */
+const MAX_REMEMBERED_IDS = MEMORY_BUDGET.rememberedIdRows;
+
+/** The rows a remembered answer counts against MAX_REMEMBERED_ROWS (rememberReads): a long one of one column (ids) a tenth of a row each; null when it is not remembered. */
+function rememberedWeight(list: readonly unknown[]): number | null {
+  if (list.length <= MAX_REMEMBERED_LIST) return list.length + 1;
+  if (list.length > MAX_REMEMBERED_IDS) return null;
+  const first = list[0];
+  const columns = Array.isArray(first) ? first.length : Object.keys(first as object).length;
+  return columns === 1 ? Math.ceil(list.length / 10) + 1 : null;
+}
 
 /**
  * A read statement answers the same for the same parameters until the next write: its answers are
@@ -341,10 +352,11 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     let list = key !== null ? (answersFor(lists, key, false)?.get(lastParameter(key)) as (unknown[] | Row)[] | undefined) : undefined;
     if (!list) {
       list = all(...args);
-      if (key !== null && list.length <= MAX_REMEMBERED_LIST) {
-        depth = key.length;
-        answersFor(lists, key, true)!.set(lastParameter(key), list);
-        remember(list.length + 1);
+      const weight = key !== null ? rememberedWeight(list) : null;
+      if (weight !== null) {
+        depth = key!.length;
+        answersFor(lists, key!, true)!.set(lastParameter(key!), list);
+        remember(weight);
       }
     }
     const out = new Array<Row>(list.length);
