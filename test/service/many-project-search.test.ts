@@ -326,8 +326,14 @@ describe("the caller's own records searched (`/merge_requests`' and `/issues`' d
     });
     expectUncounted(res, '4');
     expect(ids(res)).toEqual(all.slice(100, 150));
-    // Not a probe per record (10,001 of them to count).
-    expect(reads.some((sql) => sql.includes('s.rowid = ((x.project_id << 32) + x.id)'))).toBe(false);
+    // The count not a probe per record (10,001 of them): every match a list once. The page walks
+    // the caller's list, each record checked on its columns (an ASCII term: checkedList), no list
+    // of every match built for it.
+    const probing = reads.filter((sql) => sql.includes('s.rowid = ((x.project_id << 32) + x.id)'));
+    expect(reads.filter((sql) => sql.includes('count(*)') && sql.includes('x.id IN (SELECT s.rowid & 4294967295'))).toHaveLength(1);
+    expect(probing).toHaveLength(1);
+    expect(probing[0]).toMatch(/^SELECT json_group_array\(id\) AS value FROM \(SELECT id FROM \(SELECT x\.id AS id, \(\(x\.title LIKE/);
+    expect(reads.filter((sql) => !sql.includes('count(*)') && sql.includes('x.id IN (SELECT s.rowid & 4294967295'))).toEqual([]);
     const issues = expected('issues', null, 'alpha', "x.state = 'opened'");
     const opened = await s.get('/issues', { query: { search: 'alpha', state: 'opened', page: '4' } });
     expect(opened.headers.get('x-total')).toBe(String(issues.length));
