@@ -487,6 +487,8 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
       if (all().length > COUNT_LIMIT) return db.prepare(`SELECT ${list.select} ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
       const page = all().slice(offset, offset + limit);
       if (!page.length) return [];
+      // Rows kept by id until their write log names them (SqlList.byId), as the list's own pages read theirs.
+      if (list.byId) return rowsByIds<T>(db, list.byId.log, page);
       return db.prepare(`SELECT ${list.select} FROM ${table} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${list.order}`).all(JSON.stringify(page)) as T[];
     },
   };

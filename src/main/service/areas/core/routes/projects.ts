@@ -1,5 +1,5 @@
 import { ListWhere } from '../../../db/filter';
-import { indexVersion, rareTermCandidates } from '../../../db/trigram';
+import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, badRequest, forbidden, notFound, validationError } from '../../../http/errors';
@@ -103,7 +103,7 @@ export function projectListFilters(rc: RequestContext): { where: ListWhere; orde
       );
     } else {
       // A term few projects hold: those the search index finds, checked with the same LIKE.
-      const few = rareTermCandidates(rc.svc.db, 'projects_search', 'p.id', q.search, ['name', 'path', 'description'], indexVersion(rc.svc.db, 'projects_search'));
+      const few = rareTermCandidates(rc.svc.db, 'projects_search', 'p.id', q.search, ['name', 'path', 'description'], PROJECT_WRITES);
       if (few) where.add(few.sql, ...few.args);
       fewRows = !!few;
       where.add(`(p.name LIKE ? ESCAPE '\\' OR p.path LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\')`, like, like, like);
