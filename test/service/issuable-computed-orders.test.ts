@@ -401,6 +401,56 @@ describe('computed orders', () => {
     expect(compared).toBeGreaterThan(1000);
   }, WHOLE_LIST_TIMEOUT);
 
+  it("milestone_due reads only the segments the list's state and milestone filter leave records in, every page as the records say", async () => {
+    // milestone=None: no milestone's segment (a group's opened merge requests counted one over every
+    // opened record to find none, 170 ms at a million); Any or a title: not the records without one;
+    // a state: not the milestones no record of that state carries (the filter counters say so).
+    const titles = new Map((db().prepare('SELECT id, title FROM milestones').all() as { id: number; title: string }[]).map((m) => [m.id, m.title]));
+    const cases: [string, (r: Row) => boolean][] = [
+      ['None', (r) => r.milestone_id === null],
+      ['Any', (r) => r.milestone_id !== null],
+      ['a1', (r) => r.milestone_id !== null && titles.get(r.milestone_id) === 'a1'],
+    ];
+    const lists: [string, number[], Record<string, string>][] = [
+      [`/groups/${group}`, [alpha, beta], {}],
+      ['', [alpha, beta], { scope: 'all' }],
+      [`/projects/${alpha}`, [alpha], {}],
+    ];
+    // Segments read: a milestone's (json_each of its ids, or its index), the records without one (`AND x.milestone_id IS NULL`, no parenthesis).
+    const segmentReads = async (path: string, query: Record<string, string>) => {
+      const reads = await statementReads(s, (sql) => /count\(\*\)|LIMIT \d+ OFFSET \?$/.test(sql), async () => void ok(await s.get(path, { query: { ...query, per_page: '3' } })), 'all');
+      const counts = await statementReads(s, (sql) => /count\(\*\)/.test(sql), async () => void ok(await s.get(path, { query: { ...query, per_page: '3' } })), 'get');
+      const all = [...reads, ...counts];
+      const milestones = all.flatMap((r) => (r.sql.includes('json_each') ? r.args.filter((a): a is string => typeof a === 'string' && a.startsWith('[')).flatMap((a) => JSON.parse(a) as number[]) : []));
+      return { milestones: new Set([...milestones, ...all.filter((r) => /INDEXED BY \w+_milestone/.test(r.sql)).map((r) => r.args[0] as number)]), none: all.some((r) => / AND x\.milestone_id IS NULL/.test(r.sql)) };
+    };
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      for (const [prefix, projects, extra] of lists) {
+        const path = `${prefix}/${kind}`;
+        for (const sort of ['asc', 'desc'] as const) {
+          for (const [milestone, holds] of cases) {
+            const query = { ...extra, milestone, 'not[labels]': 'nothing', order_by: 'milestone_due', sort };
+            const keep = new Set(records(kind, projects, null, false).filter(holds).map((r) => r.id));
+            await expectEveryPage(s, path, query, expected(kind, 'milestone_due', sort, projects, null).filter((id) => keep.has(id)), 3);
+            const read = await segmentReads(path, query);
+            if (milestone === 'None') expect([read.milestones.size, read.none], `${path} ${JSON.stringify(query)}`).toEqual([0, true]);
+            else expect([read.milestones.size > 0, read.none], `${path} ${JSON.stringify(query)}`).toEqual([true, false]);
+            if (milestone === 'a1') expect([...read.milestones].every((id) => titles.get(id) === 'a1'), `${path} ${JSON.stringify(query)}`).toBe(true);
+          }
+          // A state with other filters: the milestones its records carry, none other.
+          const query = { ...extra, state: 'closed', 'not[labels]': 'nothing', order_by: 'milestone_due', sort };
+          const closed = records(kind, projects, 'closed', false);
+          await expectEveryPage(s, path, query, expected(kind, 'milestone_due', sort, projects, 'closed'), 3);
+          const carried = new Set(closed.map((r) => r.milestone_id));
+          const others = records(kind, projects, null, false).filter((r) => r.milestone_id !== null && !carried.has(r.milestone_id));
+          expect(others.length).toBeGreaterThan(0);
+          const read = await segmentReads(path, query);
+          expect([...read.milestones].filter((id) => !carried.has(id)), `${path} ${JSON.stringify(query)}`).toEqual([]);
+        }
+      }
+    }
+  }, WHOLE_LIST_TIMEOUT);
+
   it("a project of no more records than the walk's span has its matches sorted by id, not the table's ids walked", async () => {
     // Past the upvoted records (their own segment): the rest's walk.
     const query = { 'not[labels]': 'nothing', created_after: '2000-01-01T00:00:00Z', order_by: 'popularity', per_page: '3', page: '4' };

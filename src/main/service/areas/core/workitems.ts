@@ -398,6 +398,11 @@ export interface WorkItemFilters {
   counted: { state: string | null; authorId: number | null; milestone: string | null } | null;
   /** milestone=None and perhaps a state and an author id, nothing else (the filter counters' milestone 0): see milestoneNoneCount. */
   milestoneNone: { state: string | null; authorId: number | null } | null;
+  /**
+   * What the milestone filter leaves of a record's milestone: 'none' (milestone=None), 'some' (Any,
+   * Upcoming, Started, a title: `title` when a title), or null (not filtered by one): see milestoneDueRows.
+   */
+  milestoneHeld: { held: 'none' | 'some'; title: string | null } | null;
   /** The filters are one set's condition (filters.idSets' one) and perhaps a state, nothing else: see order-scope-arms.ts. */
   oneSet: IdSet | null;
   /**
@@ -512,7 +517,7 @@ export function computedOrderRows<T>(
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk ?? filtered(), where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk ?? filtered());
   const [sql, scopeArgs] = countersInScope(scope);
-  return milestoneDueRows<T>(rc, type, filters.sort, walk ?? filtered(), { sql, args: scopeArgs, state: filters.counted?.state ?? null });
+  return milestoneDueRows<T>(rc, type, filters.sort, walk ?? filtered(), { sql, args: scopeArgs, state: filters.state }, filters.milestoneHeld);
 }
 
 /** Orders on something besides the record's own column: each module's ORDER BY on `x`. */
@@ -756,6 +761,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
   const noMilestone = milestoneFilter != null && ['none', 'no milestone'].includes(milestoneFilter.toLowerCase());
   const milestoneNone = noMilestone && !q.search && where.length === countedFilters + 1 ? { state, authorId } : null;
+  const milestoneHeld = milestoneFilter == null ? null : { held: noMilestone ? ('none' as const) : ('some' as const), title: milestoneTitle };
   // The search goes first, so searchRowsCount can replace it.
   let search: SearchPlan | null = null;
   const searchAlone = !!q.search && where.length === (state ? 1 : 0);
@@ -783,7 +789,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   // A term no record of the scope holds (counted exactly): nothing to read or count.
   if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   const oneSet = !q.search && idSets.length === 1 && where.length === (state ? 1 : 0) + 1 ? idSets[0] : null;
-  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneNone, milestoneById, labelTitles, complement, state, oneSet };
+  return { where, args, order, orderColumn: col, priority, sort: q.sort as SortDirection, labelOnly, search, idSets, dates, authorId: authorParam ?? null, requiredLabels, labelBound, searchAlone, counted, milestoneNone, milestoneHeld, milestoneById, labelTitles, complement, state, oneSet };
 }
 
 /**
@@ -793,7 +799,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
 function emptyFilters(sort: SortDirection): WorkItemFilters {
   return {
     where: ['0'], args: [], order: `x.created_at ${sort}, x.id ${sort}`, orderColumn: 'created_at', priority: null, sort, labelOnly: null, search: null, idSets: [], dates: {},
-    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneNone: null, milestoneById: false, labelTitles: null, complement: null, state: null, oneSet: null, empty: true,
+    authorId: null, requiredLabels: [], labelBound: null, searchAlone: false, counted: null, milestoneNone: null, milestoneHeld: null, milestoneById: false, labelTitles: null, complement: null, state: null, oneSet: null, empty: true,
   };
 }
 
