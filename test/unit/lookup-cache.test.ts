@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, rememberedRowsHeld, unchangedEntity, type Db } from '../../src/main/service/db/connection';
+import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
 import { MEMORY_BUDGET } from '../../src/main/service/memory';
 
 let dir: string;
@@ -529,5 +529,82 @@ describe('entities built again only when their inputs change', () => {
     const first = entity('first', [1]);
     for (let i = 0; i < 1000; i++) entity(`k${i}`, [i]);
     expect(entity('first', [1])).not.toBe(first);
+  });
+});
+
+describe('pages built again only when a row or their inputs change', () => {
+  let builds = 0;
+  let checks = 0;
+  /** A page of `rows` whose inputs read `inputs()` now: its entities name the build that made them. */
+  const page = (rows: object[], inputs: () => number = () => 0, key = 'k') =>
+    unchangedPage(
+      db,
+      'test-page',
+      key,
+      rows,
+      (then: number) => (checks++, then === inputs()),
+      () => {
+        const built = ++builds;
+        return { entities: rows.map((_, i) => ({ built, i })), inputs: inputs() };
+      },
+    );
+  const write = () => db.prepare('UPDATE t SET v = ? WHERE id = 1').run(`v${builds}`);
+  const rows = (n: number) => Array.from({ length: n }, (_, id) => Object.freeze({ id }));
+
+  it('hands out the same entities (in an array of its own) for the same frozen rows, checking the inputs once after each write', () => {
+    open();
+    const r = rows(3);
+    const a = page(r);
+    checks = 0;
+    const b = page([...r]);
+    expect(b).toEqual(a);
+    expect(b).not.toBe(a);
+    b.forEach((e, i) => expect(e).toBe(a[i]));
+    expect(checks).toBe(0);
+    write();
+    expect(page(r)[0]).toBe(a[0]);
+    expect(page(r)[0]).toBe(a[0]);
+    expect(checks).toBe(1);
+    let now = 0;
+    write();
+    now = 1;
+    expect(page(r, () => now)[0]).not.toBe(a[0]);
+  });
+
+  it('tells pages apart by every row (compared by identity), their length and the key', () => {
+    open();
+    const r = rows(3);
+    const a = page(r);
+    const others = [[r[0], r[1]], [r[0], r[2], r[1]], [r[0], r[1], Object.freeze({ id: 2 })], [...r, Object.freeze({ id: 3 })]];
+    const built = others.map((other) => {
+      const b = page(other);
+      expect(b[0]).not.toBe(a[0]);
+      expect(page(other)[0]).toBe(b[0]);
+      return b;
+    });
+    // Pages that start with the same row are kept side by side, four of them.
+    others.forEach((other, i) => expect(page(other)[0]).toBe(built[i][0]));
+    expect(page(r)[0]).not.toBe(a[0]);
+    expect(page(r, () => 0, 'other viewer')[0]).not.toBe(page(r)[0]);
+  });
+
+  it('keeps no page of rows that may change (not frozen), and none built inside a transaction', () => {
+    open();
+    const open_ = [{ id: 1 }, { id: 2 }];
+    expect(page(open_)[0]).not.toBe(page(open_)[0]);
+    const r = rows(2);
+    const a = inTransaction(db, () => page(r));
+    expect(page(r)[0]).not.toBe(a[0]);
+  });
+
+  it('keeps pages of a kind up to 1,000 entities, the oldest going first', () => {
+    open();
+    const first = rows(100);
+    const a = page(first);
+    for (let i = 0; i < 9; i++) page(rows(100));
+    expect(page(first)[0]).toBe(a[0]);
+    page(rows(100));
+    page(rows(100));
+    expect(page(first)[0]).not.toBe(a[0]);
   });
 });

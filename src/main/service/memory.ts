@@ -126,8 +126,9 @@ const oldestKeys = new WeakMap<Map<unknown, unknown>, Iterator<unknown>>();
  * by deleting its oldest entry per insert paid ~2-3 us per delete at 1,000-2,000 entries (20 per page).
  * One walk kept per map goes on from where it stopped: every entry before it is gone (deleted, or
  * deleted and set again, which puts it at the end), so the next it yields is the oldest left.
+ * Returns the value deleted.
  */
-export function deleteOldest<K>(map: Map<K, unknown>): void {
+export function deleteOldest<K, V>(map: Map<K, V>): V | undefined {
   let keys = oldestKeys.get(map) as Iterator<K> | undefined;
   let next = keys?.next();
   if (next === undefined || next.done) {
@@ -135,5 +136,8 @@ export function deleteOldest<K>(map: Map<K, unknown>): void {
     oldestKeys.set(map, keys);
     next = keys.next();
   }
-  if (!next.done) map.delete(next.value);
+  if (next.done) return undefined;
+  const value = map.get(next.value);
+  map.delete(next.value);
+  return value;
 }

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, TestService } from '../helpers/service';
+
+// A page of issues or merge requests whose rows (the same frozen objects) and what they read
+// besides read as when its entities were built hands those entities out again, checked once per
+// page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage). issue-list-entities
+// pins that every change to what a row shows reaches the next page; these pin what a page kept
+// whole adds: pages that start with the same record (other lengths, orders, viewers) each show
+// their own rows, and a day passing with nothing written shows on the next page.
+
+let now = new Date('2026-03-02T10:00:00Z');
+let s: TestService;
+beforeAll(async () => {
+  s = await TestService.start({ clock: () => new Date(now) });
+});
+afterAll(async () => s?.stop());
+
+const without = (record: Record<string, unknown>, ...keys: string[]): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(record).filter(([k]) => !keys.includes(k)));
+
+describe('pages of issues and merge requests kept whole', () => {
+  let project: any;
+  let milestone: any;
+  const issues: any[] = [];
+  const mrs: any[] = [];
+
+  /** The page as `token` reads it, each row against the record's own GET (the fields a list shows), as text. */
+  const page = async (kind: 'issues' | 'merge_requests', query: string, token?: string | null): Promise<any[]> => {
+    const res = await s.get(`/projects/${project.id}/${kind}?${query}`, { token });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(JSON.stringify(res.body));
+    for (const row of res.body) {
+      const own = ok(await s.get(`/projects/${project.id}/${kind}/${row.iid}`, { token }));
+      const listed = kind === 'issues' ? without(own, 'subscribed') : Object.fromEntries(Object.keys(row).map((k) => [k, own[k]]));
+      expect(JSON.stringify(row)).toBe(JSON.stringify(listed));
+    }
+    return res.body;
+  };
+  const iids = (rows: any[]): number[] => rows.map((r) => r.iid);
+
+  beforeAll(async () => {
+    project = await s.createProject({ visibility: 'public' });
+    milestone = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'today', due_date: '2026-03-02' }));
+    // Created in this order; by title (descending) the newest comes first, then the others in another order.
+    for (const title of ['bb', 'mm', 'aa', 'zz']) {
+      issues.push(ok(await s.post(`/projects/${project.id}/issues`, { title, milestone_id: milestone.id })));
+      mrs.push(ok(await s.post(`/projects/${project.id}/merge_requests`, { title, source_branch: `b-${title}`, target_branch: 'main', milestone_id: milestone.id })));
+    }
+    // A merge request the administrator may see and an anonymous reader may not closes the newest issue.
+    const hidden = await s.createProject({ visibility: 'private' });
+    ok(await s.post(`/projects/${hidden.id}/merge_requests`, { title: 'Hidden', source_branch: 'h', target_branch: 'main', description: `Closes ${project.path_with_namespace}#${issues[3].iid}` }));
+  });
+
+  it('show their own rows when they start with the same record: other lengths, orders and viewers', async () => {
+    const newest = (list: any[]) => [...list].reverse().map((r) => r.iid);
+    const byTitle = (list: any[]) => [...list].sort((a, b) => b.title.localeCompare(a.title)).map((r) => r.iid);
+    for (const [kind, records] of [['issues', issues], ['merge_requests', mrs]] as const) {
+      for (let round = 0; round < 2; round++) {
+        // A write elsewhere between rounds: the pages read in the first are checked, not built, in the second.
+        const other = await s.createProject();
+        ok(await s.put(`/projects/${other.id}`, { description: `round ${round}` }));
+        expect(iids(await page(kind, 'per_page=2'))).toEqual(newest(records).slice(0, 2));
+        expect(iids(await page(kind, 'per_page=3'))).toEqual(newest(records).slice(0, 3));
+        expect(iids(await page(kind, 'per_page=2&order_by=title'))).toEqual(byTitle(records).slice(0, 2));
+        expect(iids(await page(kind, 'per_page=3'))).toEqual(newest(records).slice(0, 3));
+        expect(iids(await page(kind, 'per_page=2&order_by=title', null))).toEqual(byTitle(records).slice(0, 2));
+        expect(iids(await page(kind, 'per_page=2'))).toEqual(newest(records).slice(0, 2));
+      }
+    }
+    // The same rows, each viewer its own entities: the closing merge request shows to the administrator only.
+    expect((await page('issues', 'per_page=2'))[0].merge_requests_count).toBe(1);
+    expect((await page('issues', 'per_page=2', null))[0].merge_requests_count).toBe(0);
+    expect((await page('issues', 'per_page=2'))[0].merge_requests_count).toBe(1);
+  });
+
+  it("show their project's new path, and its group's, with no milestone on the page to show it too", async () => {
+    const group = await s.createGroup();
+    const plain = await s.createProject({ namespace_id: group.id });
+    const issue = ok(await s.post(`/projects/${plain.id}/issues`, { title: 'No milestone' }));
+    const mr = ok(await s.post(`/projects/${plain.id}/merge_requests`, { title: 'No milestone', source_branch: 'nm', target_branch: 'main' }));
+    const urls = async (): Promise<string[]> => [
+      ...(ok(await s.get(`/projects/${plain.id}/issues`)) as any[]).map((r) => r.web_url),
+      ...(ok(await s.get(`/projects/${plain.id}/merge_requests`)) as any[]).map((r) => r.web_url),
+    ];
+    for (const [change, path] of [
+      [() => s.put(`/projects/${plain.id}`, { path: `renamed-${plain.id}` }), `${group.path}/renamed-${plain.id}`],
+      [() => s.put(`/groups/${group.id}`, { path: `regrouped-${group.id}` }), `regrouped-${group.id}/renamed-${plain.id}`],
+    ] as const) {
+      await urls();
+      ok(await change());
+      expect(await urls()).toEqual([`${s.url}/${path}/-/issues/${issue.iid}`, `${s.url}/${path}/-/merge_requests/${mr.iid}`]);
+    }
+  });
+
+  it('show a milestone expired once its day has passed, with nothing written in between', async () => {
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      now = new Date('2026-03-02T10:00:00Z');
+      const other = await s.createProject();
+      ok(await s.put(`/projects/${other.id}`, { description: kind }));
+      // Read anonymously: a request without a token writes nothing (no token's last use), so the page is not checked again.
+      for (let i = 0; i < 2; i++) expect((await s.get(`/projects/${project.id}/${kind}`, { token: null })).body.map((r: any) => r.milestone.expired)).toEqual([false, false, false, false]);
+      now = new Date('2026-03-03T10:00:00Z');
+      expect((await s.get(`/projects/${project.id}/${kind}`, { token: null })).body.map((r: any) => r.milestone.expired)).toEqual([true, true, true, true]);
+      expect(ok(await s.get(`/projects/${project.id}/milestones/${milestone.id}`)).expired).toBe(true);
+    }
+  });
+});
