@@ -1225,8 +1225,12 @@ export function issueBasic(ec: EntityContext, i: IssueRow): Record<string, unkno
  */
 export function issueBasics(ec: EntityContext, rows: IssueRow[]): Record<string, unknown>[] {
   const full = issues(ec, rows);
-  const key = issueEntityKey(ec);
-  return full.map((entity, k) => unchangedEntity(ec.svc.db, 'issue-basic', key(rows[k]), null, entity, () => withoutFields(entity, ISSUE_ONLY_FIELDS)));
+  // Made from the page's Entities::Issue alone (frozen, the same objects while they read the same): a page of them is kept whole.
+  return unchangedPage(ec.svc.db, 'issue-basic-page', '', full, () => true, () => {
+    const key = issueEntityKey(ec);
+    const entities = full.map((entity, k) => unchangedEntity(ec.svc.db, 'issue-basic', key(rows[k]), null, entity, () => withoutFields(entity, ISSUE_ONLY_FIELDS)));
+    return { entities, inputs: null };
+  });
 }
 
 /** A copy of `entity` without `fields`, the others in their order. */
