@@ -76,6 +76,8 @@ export const MEMORY_BUDGET = {
   epicCounts: 500,
   searchWalks: 100,
   searchWalkMatches: 2000,
+  /** A common term's checked lists (areas/core/workitems.ts searchCheckedRows): the ids up to a page's end, 4 bytes each (~40 KB at page 500). */
+  checkedLists: 50,
   /** Rate-limit windows, one per user or address (http/throttle.ts). */
   rateLimitWindows: 10_000,
 } as const;

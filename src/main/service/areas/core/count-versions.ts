@@ -22,10 +22,10 @@ export const PAST_LIMIT_MARGIN = 1_000;
  * as before). Undefined for a count that reads other tables (labels, epics, memberships, more than
  * VERSIONED_PROJECTS projects) or the clock.
  */
-export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): (from: string, args: unknown[], cap: number) => number | undefined {
+export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): CountKnown {
   const db = rc.svc.db;
   let records: RecordsVersion | null | undefined = null;
-  return (from, args, cap) => {
+  return (from, args, cap, counter) => {
     if (records === null) records = recordsVersion(rc, type, scope);
     if (!records) return undefined;
     const own = records;
@@ -47,9 +47,16 @@ export function issuableCountPastLimit(rc: RequestContext, type: 'Issue' | 'Merg
       const known = rememberedCount(db, key, version);
       return known === undefined ? undefined : known.exact ? Math.min(cap, known.matches) : known.matches >= cap ? cap : undefined;
     }
-    return Math.min(cap, countAtLeast(db, key, version, () => countUpTo(db, from, args, cap + PAST_LIMIT_MARGIN), cap, searched));
+    return Math.min(cap, countAtLeast(db, key, version, () => (counter ?? ((c: number) => countUpTo(db, from, args, c)))(cap + PAST_LIMIT_MARGIN), cap, searched));
   };
 }
+
+/**
+ * A list's count from `from` up to `cap` kept across writes (issuableCountPastLimit), or undefined:
+ * counted by `counter` when given (the same count read another way: searchRowsCount's checked
+ * records), else from `from`.
+ */
+export type CountKnown = (from: string, args: unknown[], cap: number, counter?: (cap: number) => number) => number | undefined;
 
 /**
  * A project's list past COUNT_LIMIT counted to the page (SqlList.countToPage) where that costs less

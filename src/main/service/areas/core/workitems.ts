@@ -29,7 +29,7 @@ import { dueDateRows } from './order-due-date';
 import { scopeArmsRows } from './order-scope-arms';
 import { FILTERED_WALK, type IdWalk, filteredWalk, idWalk } from './order-walk';
 import { idRangeOfDates } from './id-date-zones';
-import { manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
+import { type CountKnown, manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { scopedDateBounds } from './date-bounds';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
@@ -2731,17 +2731,47 @@ export function searchCheckedRows<T extends { id: number }>(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
+  scope: Scope,
 ): ((limit: number, offset: number) => T[]) | undefined {
   const db = rc.svc.db;
   const checked = checkedList(db, filters, table, where, args);
   if (!checked) return undefined;
+  // The ids walked are kept at the records' version (recordsVersion: a project's list version, the
+  // sum of a group's projects', the instance's write log) when the list reads only the records,
+  // their label rows and their full-text index (kept by their triggers alone): a deep page of a
+  // group's walked 100,000 records again after every write elsewhere (135 ms).
+  const list = `FROM ${table} x WHERE ${where.join(' AND ')} ORDER BY ${filters.order}`;
+  const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
+  const kept = records?.reads(list, `${table}_search`) ? { key: JSON.stringify([records.keyOf(list), list, args]), version: records.version } : undefined;
+  const walked = (wanted: number): number[] | undefined => {
+    const store = kept && !db.inTransaction ? checkedLists.get(db) ?? new Map<string, CheckedIds>() : undefined;
+    if (!store || !kept) return checked.ids(db, wanted);
+    checkedLists.set(db, store);
+    const version = kept.version();
+    const known = store.get(kept.key);
+    if (known?.version === version && (known.complete || known.ids.length >= wanted)) return Array.from(known.ids.subarray(0, wanted));
+    const ids = checked.ids(db, wanted);
+    if (ids) {
+      if (store.size >= MEMORY_BUDGET.checkedLists) store.clear();
+      store.set(kept.key, { version, ids: Int32Array.from(ids), complete: ids.length < wanted });
+    }
+    return ids;
+  };
   return (limit, offset) => {
     const ids =
-      checked.ids(db, offset + limit)?.slice(offset) ??
+      walked(offset + limit)?.slice(offset) ??
       (db.prepare(`SELECT x.id AS id FROM ${table} x WHERE ${where.join(' AND ')} ORDER BY ${filters.order} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id);
     return rowsByIds<T>(db, writesOf(table), ids);
   };
 }
+
+/** A checked list's first ids at a version (the list's first `ids.length`, or all of it when `complete`). */
+interface CheckedIds {
+  version: number;
+  ids: Int32Array;
+  complete: boolean;
+}
+const checkedLists = new WeakMap<Db, Map<string, CheckedIds>>();
 
 /** A full-text key's project part: key = project_id * KEY_PROJECT + id (SEARCH_KEY). */
 const KEY_PROJECT = 2 ** 32;
@@ -2774,14 +2804,20 @@ export function searchRowsCount(
   args: unknown[],
   onlySearch: boolean,
   remember: boolean,
+  countKnown?: CountKnown,
 ): { from: string; args: unknown[] } | { counted: number } | { count: (cap: number) => number } | undefined {
   const many = filters.search?.many;
   const db = rc.svc.db;
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
-  // A common ASCII term: the records checked first, within a budget (checkedList).
+  // A common ASCII term: the records checked first, within a budget (checkedList), the count kept
+  // across writes as the joined FROM's would be (countKnown: a group's title-ordered list's count
+  // checked 10,000 records again after every write elsewhere, ~8 ms).
   const checked = checkedList(db, filters, table, where, args);
-  const checkedFirst = (joined: { from: string; args: unknown[] }) =>
-    checked ? { count: (cap: number) => checked.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap) } : joined;
+  const checkedFirst = (joined: { from: string; args: unknown[] }) => {
+    if (!checked) return joined;
+    const counter = (cap: number): number => checked.count(db, cap) ?? countUpTo(db, joined.from, joined.args, cap);
+    return { count: (cap: number) => countKnown?.(joined.from, joined.args, cap, counter) ?? counter(cap) };
+  };
   // Each match joined to its record is read in the index's key order, which is the records' id
   // order: records are mostly written in date order, so a list with a lower date bound alone
   // (created_after, updated_after) holds the newest, at the highest keys, read first (a term in

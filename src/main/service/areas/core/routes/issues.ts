@@ -104,11 +104,13 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   // Counted from the sets when they are the fewer reads (searchCountsFromSets); the page may still walk.
   const countsFromSets = !setsFirst && searchCountsFromSets(rc, 'Issue', scope, filters, sets);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
+  // Counts past COUNT_LIMIT (and through the full-text index) kept across writes that cannot move them.
+  const countKnown = issuableCountPastLimit(rc, 'Issue', scope);
   const countFrom = filters.empty ? { counted: 0 } :
     labelCount ??
     labelPairCount(rc, 'Issue', scope, filters, seesAll, q.confidential ?? undefined) ??
     byTitles?.count ??
-    (setsFirst || countsFromSets ? undefined : searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0)) ??
+    (setsFirst || countsFromSets ? undefined : searchRowsCount(rc, 'Issue', filters, where, args, onlySearch, filters.searchAlone && q.confidential === undefined && conf.args.length === 0, countKnown)) ??
     (q.confidential === undefined && filters.counted ? countersCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? milestoneNoneCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
     (q.confidential === undefined ? labelBoundCount(rc, 'Issue', scope, filters, seesAll) : undefined) ??
@@ -122,14 +124,14 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   // The walk may be remembered when what the caller sees of the issues is no matter of memberships (an administrator, an anonymous caller).
   const rows = filters.priority ? priorityOrderRows<IssueRow>(rc, 'Issue', scope, filters, { where: where.join(' AND '), args }, source, { seesAll, ownFilters: q.confidential === undefined, countFrom }) :
     computedOrderRows<IssueRow>(rc, 'Issue', scope, filters, where, args, q.confidential === undefined, seesAll, source, countFrom) ??
-    (setsFirst ? undefined : searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ?? searchCheckedRows<IssueRow>(rc, 'issues', filters, where, args)) ??
+    (setsFirst ? undefined : searchWalkRows<IssueRow>(rc, 'issues', filters, where, args, filters.searchAlone && conf.args.length === 0) ?? searchCheckedRows<IssueRow>(rc, 'issues', filters, where, args, scope)) ??
     (labelView ? labelRowsPage<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined) ??
     byTitles?.rows ??
     byLabelRows?.rows ??
     byDates?.rows ??
     sets?.rows ??
     weightOrderRows<IssueRow>(rc, scope, filters, where, args, { source, countFrom });
-  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'Issue', scope), countToPage: issuableCountToPage(rc, 'Issue', scope, filters.state), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
+  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'Issue', scope, filters.state), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
   const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<IssueRow>(rc, 'Issue', scope, filters, where, args, countFrom) }));

@@ -81,8 +81,10 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   // Counted from the sets when they are the fewer reads (searchCountsFromSets); the page may still walk.
   const countsFromSets = !setsFirst && searchCountsFromSets(rc, 'MergeRequest', scope, filters, sets);
   // A combination no record can meet (filter-plan.ts): counted as none, no page read.
+  // Counts past COUNT_LIMIT (and through the full-text index) kept across writes that cannot move them.
+  const countKnown = issuableCountPastLimit(rc, 'MergeRequest', scope);
   const countFrom = filters.empty ? { counted: 0 } :
-    labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? (setsFirst || countsFromSets ? undefined : searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone)) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
+    labelCount ?? (noMoreFilters ? labelPairCount(rc, 'MergeRequest', scope, filters, true) : undefined) ?? byTitles?.count ?? (setsFirst || countsFromSets ? undefined : searchRowsCount(rc, 'MergeRequest', filters, where, args, onlySearch, filters.searchAlone, countKnown)) ?? (noMoreFilters ? countersCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? milestoneNoneCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     (noMoreFilters ? labelBoundCount(rc, 'MergeRequest', scope, filters, true) : undefined) ??
     byComplement ??
@@ -96,8 +98,8 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters, countFrom }) :
     computedOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, noMoreFilters, true, source, countFrom) ??
-    (setsFirst ? undefined : searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? searchCheckedRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args)) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byLabelRows?.rows ?? byDates?.rows ?? sets?.rows;
-  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown: issuableCountPastLimit(rc, 'MergeRequest', scope), countToPage: issuableCountToPage(rc, 'MergeRequest', scope, filters.state), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
+    (setsFirst ? undefined : searchWalkRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, filters.searchAlone) ?? searchCheckedRows<MergeRequestRow>(rc, 'merge_requests', filters, where, args, scope)) ?? (noMoreFilters ? labelRowsPage<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined) ?? byTitles?.rows ?? byLabelRows?.rows ?? byDates?.rows ?? sets?.rows;
+  const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'MergeRequest', scope, filters.state), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
   const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom, noMoreFilters) }));
