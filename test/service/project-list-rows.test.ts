@@ -100,8 +100,13 @@ describe('rows of project lists kept until written', () => {
   it('read after a write only the rows written, the page ids from the order', async () => {
     await expectLists();
     const path = '/projects?order_by=name&per_page=100';
-    ok(await s.put(`/projects/${projects[2].id}`, { description: `described ${++touches}` }));
+    // Written in SQL: the list reads that row again, and only it.
+    sql('UPDATE projects SET description = ? WHERE id = ?', `described ${++touches}`, projects[2].id);
     expect(await rowsRead(() => s.get(path))).toEqual([[projects[2].id]]);
+    expect(await rowsRead(() => s.get(path))).toEqual([]);
+    // Written through the API: its answer read the row written (findProjectById keeps project rows
+    // in the same store), so the list reads none.
+    ok(await s.put(`/projects/${projects[2].id}`, { description: `described ${++touches}` }));
     expect(await rowsRead(() => s.get(path))).toEqual([]);
     // The page's ids come from the name order's index alone.
     expect(queryPlan(db(), 'SELECT p.id AS id FROM projects p WHERE 1 = 1 ORDER BY p.name desc, p.id desc LIMIT 21 OFFSET ?', 0)).toBe('SCAN p USING COVERING INDEX projects_name');

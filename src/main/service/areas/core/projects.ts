@@ -1,5 +1,7 @@
 import type { ServiceContext } from '../../context';
 import { cachedLookup } from '../../db/connection';
+import { rowsByIds } from '../../db/written-rows';
+import { PROJECT_WRITES } from './project-rows';
 import { findNamespaceByFullPath, type Visibility } from './namespaces';
 
 export interface Project {
@@ -28,8 +30,15 @@ export interface Project {
 /** The table the project lookup reads (core/099): its rows outlive writes to other tables. */
 const PROJECTS_TABLE = ['projects'] as const;
 
+/**
+ * A project's row: looked up until the next write to projects, then found again among the rows
+ * kept by id until the projects' write log (core/146) names them (rowsByIds): a write to one
+ * project (its description, an event moving its last activity) read every other project's row
+ * off the table again at its next request (~10-20 us for a project's wide row), and the row is
+ * the same frozen object while unchanged.
+ */
 export function findProjectById(svc: ServiceContext, id: number): Project | undefined {
-  return cachedLookup(svc.db, 'project', id, () => svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Project | undefined, PROJECTS_TABLE);
+  return cachedLookup(svc.db, 'project', id, () => rowsByIds<Project>(svc.db, PROJECT_WRITES, [id])[0], PROJECTS_TABLE);
 }
 
 /** A project by numeric id or full path (`group/sub/project`), case-insensitively. */

@@ -21,16 +21,17 @@ function author(ec: EntityContext, id: number): Record<string, unknown> | null {
   );
 }
 
+/** A project snippet's project path (`<namespace>/<project>`), null for a personal one (or a project gone). */
+function projectPathOf(ec: EntityContext, projectId: number | null): string | null {
+  if (projectId === null) return null;
+  const p = findProjectById(ec.svc, projectId);
+  const ns = p ? findNamespaceById(ec.svc, p.namespace_id) : undefined;
+  return p && ns ? `${ns.full_path}/${p.path}` : null;
+}
+
 /** Web and repository URLs: `<project>/-/snippets/:id` for project snippets, `/-/snippets/:id` for personal ones. */
-function snippetUrls(ec: EntityContext, s: SnippetRow): { web: string; repoPath: string } {
-  if (s.project_id !== null) {
-    const p = findProjectById(ec.svc, s.project_id);
-    const ns = p ? findNamespaceById(ec.svc, p.namespace_id) : undefined;
-    if (p && ns) {
-      const projectPath = `${ns.full_path}/${p.path}`;
-      return { web: `${ec.baseUrl}/${projectPath}/-/snippets/${s.id}`, repoPath: `${projectPath}/snippets/${s.id}.git` };
-    }
-  }
+function snippetUrls(ec: EntityContext, s: SnippetRow, projectPath: string | null): { web: string; repoPath: string } {
+  if (projectPath !== null) return { web: `${ec.baseUrl}/${projectPath}/-/snippets/${s.id}`, repoPath: `${projectPath}/snippets/${s.id}.git` };
   return { web: `${ec.baseUrl}/-/snippets/${s.id}`, repoPath: `snippets/${s.id}.git` };
 }
 
@@ -49,16 +50,21 @@ const NO_PATHS: readonly string[] = [];
 export function snippets(ec: EntityContext, rows: SnippetRow[]): Record<string, unknown>[] {
   const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, readonly string[]>();
   const authors = new Map<number, Record<string, unknown> | null>();
+  // A page's snippets mostly share one project: its path read once for them (a page of 100 looked
+  // the project and its namespace up per row).
+  const projectPaths = new Map<number | null, string | null>();
   // The author's email shows to an administrator and to the author (`by`, an input): the viewer in
   // the key keeps each viewer's entity apart instead of one rebuilt as viewers take turns.
   const viewer = `${ec.user?.id ?? 0}:${!!ec.user?.admin}:${ec.baseUrl}`;
   return rows.map((s) => {
     let by = authors.get(s.author_id);
     if (by === undefined) authors.set(s.author_id, (by = author(ec, s.author_id)));
+    let projectPath = projectPaths.get(s.project_id);
+    if (projectPath === undefined) projectPaths.set(s.project_id, (projectPath = projectPathOf(ec, s.project_id)));
     const files = paths.get(s.id) ?? NO_PATHS;
-    const urls = snippetUrls(ec, s);
-    return unchangedEntity(ec.svc.db, 'snippet', `${s.id}:${viewer}`, s as unknown as Record<string, unknown>, [by, files, urls.web, urls.repoPath], () =>
-      snippetWith(ec, s, by, files, urls),
+    // The URLs are made of the project's path, the base URL (in the key) and the id (in the row).
+    return unchangedEntity(ec.svc.db, 'snippet', `${s.id}:${viewer}`, s as unknown as Record<string, unknown>, [by, files, projectPath], () =>
+      snippetWith(ec, s, by, files, snippetUrls(ec, s, projectPath)),
     );
   });
 }
