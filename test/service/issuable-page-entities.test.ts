@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 
-// A page of issues or merge requests whose rows (the same frozen objects) and what they read
-// besides read as when its entities were built hands those entities out again, checked once per
-// page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage). issue-list-entities
-// pins that every change to what a row shows reaches the next page; these pin what a page kept
-// whole adds: pages that start with the same record (other lengths, orders, viewers) each show
-// their own rows, and a day passing with nothing written shows on the next page.
+// A page of issues, merge requests or snippets whose rows (the same frozen objects) and what they
+// read besides read as when its entities were built hands those entities out again, checked once
+// per page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage, snippets'
+// entities). issue-list-entities and entity-builders pin that every change to what a row shows
+// reaches the next page; these pin what a page kept whole adds: pages that start with the same
+// record (other lengths, orders, viewers) each show their own rows, a path or a day that changes
+// with no row written shows on the next page.
 
 let now = new Date('2026-03-02T10:00:00Z');
 let s: TestService;
@@ -128,5 +129,39 @@ describe('pages of issues and merge requests kept whole', () => {
       expect(await expired(kind)).toEqual([true]);
       expect(ok(await s.get(`/projects/${project.id}/milestones/${milestone.id}`)).expired).toBe(true);
     }
+  });
+});
+
+describe('pages of snippets kept whole', () => {
+  it("show their own rows for each length and viewer, and their project's and group's new path", async () => {
+    const author = await s.createUser();
+    const other = await s.createUser();
+    const group = await s.createGroup({ visibility: 'public' });
+    const project = await s.createProject({ namespace_id: group.id, visibility: 'public' });
+    await s.addMember('projects', project.id, author.user.id, 30);
+    const made: any[] = [];
+    for (const title of ['one', 'two', 'three']) {
+      made.push(ok(await s.post(`/projects/${project.id}/snippets`, { title, file_name: `${title}.txt`, content: title, visibility: 'public' }, { token: author.token })));
+    }
+    /** The page as `token` reads it, each row against the snippet's own GET. */
+    const page = async (query: string, token?: string | null): Promise<any[]> => {
+      const res = await s.get(`/projects/${project.id}/snippets?${query}`, { token });
+      expect(res.status).toBe(200);
+      for (const row of res.body) expect(JSON.stringify(row)).toBe(JSON.stringify(ok(await s.get(`/projects/${project.id}/snippets/${row.id}`, { token }))));
+      return res.body;
+    };
+    const newest = made.map((m) => m.id).reverse();
+    for (let round = 0; round < 2; round++) {
+      const elsewhere = await s.createProject();
+      ok(await s.put(`/projects/${elsewhere.id}`, { description: `round ${round}` }));
+      expect((await page('per_page=2')).map((r) => r.id)).toEqual(newest.slice(0, 2));
+      expect((await page('per_page=3')).map((r) => r.id)).toEqual(newest);
+      // The author's e-mail shows to the administrator and to the author, not to another user.
+      expect((await page('per_page=2', author.token))[0].author.email).toBe(author.user.email);
+      expect((await page('per_page=2', other.token))[0].author.email).not.toBe(author.user.email);
+      expect((await page('per_page=2'))[0].author.email).toBe(author.user.email);
+    }
+    ok(await s.put(`/groups/${group.id}`, { path: `snippets-moved-${group.id}` }));
+    expect((await page('per_page=3')).map((r) => r.web_url)).toEqual(newest.map((id) => `${s.url}/snippets-moved-${group.id}/${project.path}/-/snippets/${id}`));
   });
 });

@@ -606,6 +606,22 @@ export function tableVersion(db: Db, name: string): number | undefined {
   return tableVersions(db, lookupState(db)).get(name);
 }
 
+/** The versions of `tables` (tableVersion), in order: what a value kept across writes was read at. */
+export function tableVersionsOf(db: Db, tables: readonly string[]): (number | undefined)[] {
+  const versions = tableVersions(db, lookupState(db));
+  return tables.map((t) => versions.get(t));
+}
+
+/** Whether each of `tables` is still at its version in `then` (tableVersionsOf); a table without one counts as written. */
+export function sameTableVersions(db: Db, tables: readonly string[], then: readonly (number | undefined)[]): boolean {
+  const versions = tableVersions(db, lookupState(db));
+  for (let i = 0; i < tables.length; i++) {
+    const version = versions.get(tables[i]);
+    if (version === undefined || version !== then[i]) return false;
+  }
+  return true;
+}
+
 function tableVersions(db: Db, state: LookupState): Map<string, number> {
   if (transactionOpen(db, state)) return readTableVersions(db);
   if (state.versionsGeneration !== state.generation || state.versions === null) {

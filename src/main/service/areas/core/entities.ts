@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { cachedEntity, cachedLookup, tableVersion, unchangedEntity, unchangedPage } from '../../db/connection';
+import { cachedEntity, cachedLookup, sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { findUserById, rememberUsers, tokenExpired } from './users';
@@ -873,6 +873,13 @@ export interface NoteRow {
   imported_from: string;
 }
 
+/** A project's full path (`group/sub/project`), or null when it or its namespace is gone. */
+export function projectFullPath(ec: EntityContext, projectId: number): string | null {
+  const p = findProjectById(ec.svc, projectId);
+  const ns = p && findNamespaceById(ec.svc, p.namespace_id);
+  return p && ns ? `${ns.full_path}/${p.path}` : null;
+}
+
 function projectPathOf(ec: EntityContext, projectId: number): { fullPath: string; webUrl: string } {
   const p = findProjectById(ec.svc, projectId)!;
   const fullPath = `${findNamespaceById(ec.svc, p.namespace_id)!.full_path}/${p.path}`;
@@ -964,7 +971,7 @@ const COUNTED_TABLES = {
   MergeRequest: ['user_note_counts', 'award_emoji'],
 } as const;
 
-/** The tables a page of issues or merge requests reads its people (UserBasic: the user's row alone) and counts from. */
+/** The tables a page of issues or merge requests reads its people (UserBasic: the user's row alone) and counts from (core/099's versions). */
 const PAGE_TABLES = {
   Issue: ['users', ...COUNTED_TABLES.Issue],
   MergeRequest: ['users', ...COUNTED_TABLES.MergeRequest],
@@ -978,7 +985,7 @@ interface RowReads<R> {
 
 /** What a page of issues or merge requests read besides its rows and the request: what issuablePageCurrent checks after a write. */
 interface IssuablePageInputs<R> {
-  /** PAGE_TABLES' versions (core/099), read before the page's users and counts. */
+  /** PAGE_TABLES' versions, read before the page's users and counts. */
   versions: (number | undefined)[];
   /** The counts read (the closing merge requests' projects): unchanged while their tables' versions hold. */
   counts: IssuableCounts;
@@ -1012,7 +1019,7 @@ function issuablePage<R extends PeopleRow & { project_id: number; milestone_id: 
     rows,
     (inputs: IssuablePageInputs<R>) => issuablePageCurrent(ec, type, others, inputs),
     () => {
-      const versions = PAGE_TABLES[type].map((t) => tableVersion(ec.svc.db, t));
+      const versions = tableVersionsOf(ec.svc.db, PAGE_TABLES[type]);
       const counts = issuableCounts(ec, type, rows);
       const entities = rows.map((r) => entity(r, counts));
       const reads: [R, unknown][] = [];
@@ -1025,12 +1032,8 @@ function issuablePage<R extends PeopleRow & { project_id: number; milestone_id: 
 
 /** Whether what a page of issues or merge requests read besides its rows (the page's `inputs`) still reads the same. */
 function issuablePageCurrent<R>(ec: EntityContext, type: 'Issue' | 'MergeRequest', others: RowReads<R>, inputs: IssuablePageInputs<R>): boolean {
-  const tables = PAGE_TABLES[type];
-  for (let k = 0; k < tables.length; k++) {
-    const version = tableVersion(ec.svc.db, tables[k]);
-    if (version === undefined || version !== inputs.versions[k]) return false;
-  }
-  for (const [id, fullPath] of inputs.paths) if (!findProjectById(ec.svc, id) || projectPathOf(ec, id).fullPath !== fullPath) return false;
+  if (!sameTableVersions(ec.svc.db, PAGE_TABLES[type], inputs.versions)) return false;
+  for (const [id, fullPath] of inputs.paths) if (projectFullPath(ec, id) !== fullPath) return false;
   for (const [id, entity] of inputs.milestones) if (embeddedMilestone(ec, id) !== entity) return false;
   for (const [r, value] of inputs.reads) if (others.value(ec, r, inputs.counts) !== value) return false;
   return true;

@@ -1,8 +1,6 @@
-import { unchangedEntity } from '../../db/connection';
+import { sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import type { EntityContext } from '../core/entities';
-import { serverOf, userBasic, withFields } from '../core/entities';
-import { findNamespaceById } from '../core/namespaces';
-import { findProjectById } from '../core/projects';
+import { projectFullPath, serverOf, userBasic, withFields } from '../core/entities';
 import { findUserById } from '../core/users';
 import { DEFAULT_REF, type RevisionRow, type SnippetRow, type UserAgentDetailRow, currentPathsOf, revisionPaths } from './snippets';
 import { userBasicById } from '../core/entities';
@@ -21,15 +19,7 @@ function author(ec: EntityContext, id: number): Record<string, unknown> | null {
   );
 }
 
-/** A project snippet's project path (`<namespace>/<project>`), null for a personal one (or a project gone). */
-function projectPathOf(ec: EntityContext, projectId: number | null): string | null {
-  if (projectId === null) return null;
-  const p = findProjectById(ec.svc, projectId);
-  const ns = p ? findNamespaceById(ec.svc, p.namespace_id) : undefined;
-  return p && ns ? `${ns.full_path}/${p.path}` : null;
-}
-
-/** Web and repository URLs: `<project>/-/snippets/:id` for project snippets, `/-/snippets/:id` for personal ones. */
+/** Web and repository URLs: `<project>/-/snippets/:id` for project snippets (`projectPath`, projectFullPath's), `/-/snippets/:id` for personal ones. */
 function snippetUrls(ec: EntityContext, s: SnippetRow, projectPath: string | null): { web: string; repoPath: string } {
   if (projectPath !== null) return { web: `${ec.baseUrl}/${projectPath}/-/snippets/${s.id}`, repoPath: `${projectPath}/snippets/${s.id}.git` };
   return { web: `${ec.baseUrl}/-/snippets/${s.id}`, repoPath: `snippets/${s.id}.git` };
@@ -42,30 +32,47 @@ export function snippet(ec: EntityContext, s: SnippetRow): Record<string, unknow
 
 const NO_PATHS: readonly string[] = [];
 
+/** The tables a page of snippets reads its authors (the user's row alone) and files from (core/099's versions). */
+const SNIPPET_PAGE_TABLES = ['users', 'snippet_revisions', 'snippet_revision_files'] as const;
+
+/** What a page of snippets read besides its rows and the viewer: SNIPPET_PAGE_TABLES' versions, read first, and each project's full path. */
+interface SnippetPageInputs {
+  versions: (number | undefined)[];
+  projects: [number, string | null][];
+}
+
 /**
  * The entity of each snippet of a page: their files read for the page at once, each author built
- * once. A snippet whose row, author, files and URLs read as at its last build keeps that entity
- * and its JSON text (unchangedEntity): a page of 100 was built and serialized anew after any write.
+ * once. A page whose rows (the same frozen objects) and inputs read as when it was built is handed
+ * out again (unchangedPage), checked once per page after a write; otherwise a snippet whose row,
+ * author, files and URLs read as at its last build keeps that entity and its JSON text
+ * (unchangedEntity): a page of 100 was built and serialized anew after any write.
  */
 export function snippets(ec: EntityContext, rows: SnippetRow[]): Record<string, unknown>[] {
-  const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, readonly string[]>();
-  const authors = new Map<number, Record<string, unknown> | null>();
-  // A page's snippets mostly share one project: its path read once for them (a page of 100 looked
-  // the project and its namespace up per row).
-  const projectPaths = new Map<number | null, string | null>();
+  const db = ec.svc.db;
   // The author's email shows to an administrator and to the author (`by`, an input): the viewer in
   // the key keeps each viewer's entity apart instead of one rebuilt as viewers take turns.
   const viewer = `${ec.user?.id ?? 0}:${!!ec.user?.admin}:${ec.baseUrl}`;
-  return rows.map((s) => {
-    let by = authors.get(s.author_id);
-    if (by === undefined) authors.set(s.author_id, (by = author(ec, s.author_id)));
-    let projectPath = projectPaths.get(s.project_id);
-    if (projectPath === undefined) projectPaths.set(s.project_id, (projectPath = projectPathOf(ec, s.project_id)));
-    const files = paths.get(s.id) ?? NO_PATHS;
-    // The URLs are made of the project's path, the base URL (in the key) and the id (in the row).
-    return unchangedEntity(ec.svc.db, 'snippet', `${s.id}:${viewer}`, s as unknown as Record<string, unknown>, [by, files, projectPath], () =>
-      snippetWith(ec, s, by, files, snippetUrls(ec, s, projectPath)),
-    );
+  const current = (inputs: SnippetPageInputs): boolean =>
+    sameTableVersions(db, SNIPPET_PAGE_TABLES, inputs.versions) && inputs.projects.every(([id, path]) => projectFullPath(ec, id) === path);
+  return unchangedPage(db, 'snippet-page', viewer, rows, current, () => {
+    const versions = tableVersionsOf(db, SNIPPET_PAGE_TABLES);
+    const paths = rows.length ? currentPathsOf(ec.svc, rows.map((s) => s.id)) : new Map<number, readonly string[]>();
+    const authors = new Map<number, Record<string, unknown> | null>();
+    // A page's snippets mostly share one project: its path read once for them.
+    const projects = new Map<number, string | null>();
+    const entities = rows.map((s) => {
+      let by = authors.get(s.author_id);
+      if (by === undefined) authors.set(s.author_id, (by = author(ec, s.author_id)));
+      let projectPath: string | null | undefined = s.project_id === null ? null : projects.get(s.project_id);
+      if (projectPath === undefined) projects.set(s.project_id!, (projectPath = projectFullPath(ec, s.project_id!)));
+      const files = paths.get(s.id) ?? NO_PATHS;
+      // The URLs are made of the project's path, the base URL (in the key) and the id (in the row).
+      return unchangedEntity(db, 'snippet', `${s.id}:${viewer}`, s as unknown as Record<string, unknown>, [by, files, projectPath], () =>
+        snippetWith(ec, s, by, files, snippetUrls(ec, s, projectPath)),
+      );
+    });
+    return { entities, inputs: { versions, projects: [...projects] } };
   });
 }
 
