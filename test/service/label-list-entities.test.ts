@@ -3,9 +3,8 @@ import { TestService, ok } from '../helpers/service';
 
 // Every change to what a label shows (its row, through the API or in SQL; its counts; the
 // viewer's subscription; the list it is read through) shows on the next page after writes
-// elsewhere, each row as its own GET shows it: the pins for any label entity remembered across
-// writes (round 10 tried unchangedEntity for labels, which these tests covered, and measured no
-// gain: labels build from a dozen fields as fast as they compare).
+// elsewhere, each row as its own GET shows it: the pins for the label entities a list keeps across
+// writes (unchangedEntity: row, counts, subscription and a group label's priority in the project).
 
 let s: TestService;
 beforeAll(async () => {
@@ -99,5 +98,14 @@ describe('label pages after writes', () => {
     expect(named(rows, ids.plain).open_issues_count).toBe(1);
     rows = await after(() => s.put(`/projects/${project.id}/issues/${issue.iid}`, { state_event: 'close' }));
     expect(named(rows, ids.plain)).toMatchObject({ open_issues_count: 0, closed_issues_count: 1 });
+  });
+
+  it("shows a group label's priority in the project (label_priorities) as it changes", async () => {
+    let rows = await after(() => sql('INSERT INTO label_priorities (project_id, label_id, priority) VALUES (?, ?, 4)', project.id, ids.team));
+    expect(named(rows, ids.team).priority).toBe(4);
+    rows = await after(() => sql('UPDATE label_priorities SET priority = 9 WHERE project_id = ? AND label_id = ?', project.id, ids.team));
+    expect(named(rows, ids.team).priority).toBe(9);
+    rows = await after(() => sql('DELETE FROM label_priorities WHERE project_id = ? AND label_id = ?', project.id, ids.team));
+    expect(named(rows, ids.team).priority).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { unchangedEntity } from '../../db/connection';
 import type { EntityContext } from '../core/entities';
 import { markdownField } from '../../markdown/markdown';
 import { type LabelCounts, type LabelRow, findLabelByTitle, isSubscribed, labelCounts, subscribedLabelIds } from './labels';
@@ -39,11 +40,25 @@ function groupPrioritiesOf(svc: ServiceContext, rows: LabelRow[], projectId: num
   return groupLabelPriorities(svc.db, projectId, rows.filter((l) => l.group_id !== null).map((l) => l.id));
 }
 
-/** A page of labels (`counts`: each label's when the list shows them), the viewer's subscriptions read for the page at once. */
+/**
+ * A page of labels (`counts`: each label's when the list shows them), the viewer's subscriptions
+ * read for the page at once. A label whose row, counts, subscription and priority read as at its
+ * last build keeps that entity and its JSON text (unchangedEntity): a page of 100 was built and
+ * serialized anew after any write elsewhere (most of its CPU over an empty page's).
+ */
 export function labels(ec: EntityContext, rows: LabelRow[], counts: Map<number, LabelCounts> | null, fromProject: boolean, projectId?: number): Record<string, unknown>[] {
   const subscribed = subscribedLabelIds(ec.svc, rows, ec.user);
   const priorities = groupPrioritiesOf(ec.svc, rows, fromProject ? projectId : undefined);
-  return rows.map((l) => labelEntity(l, counts?.get(l.id), subscribed.has(l.id), fromProject, priorities));
+  // The view (seen from a project or a group) in the key; everything else labelEntity reads besides the row in the inputs.
+  const view = fromProject ? 'project' : 'group';
+  return rows.map((l) => {
+    const c = counts?.get(l.id);
+    const isSubscribed = subscribed.has(l.id);
+    const priority = l.project_id === null ? (priorities?.get(l.id) ?? null) : null;
+    return unchangedEntity(ec.svc.db, 'label', `${l.id}:${view}`, l as unknown as Record<string, unknown>, [c ?? null, isSubscribed, priority], () =>
+      labelEntity(l, c, isSubscribed, fromProject, priorities),
+    );
+  });
 }
 
 /** One literal: the fields a view leaves out are `undefined`, which JSON leaves out too. */
