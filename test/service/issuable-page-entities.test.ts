@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 
-// A page of issues, merge requests or snippets whose rows (the same frozen objects) and what they
+// A page of issues, merge requests, snippets or events whose rows (the same frozen objects) and what they
 // read besides read as when its entities were built hands those entities out again, checked once
-// per page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage, snippets'
-// entities). issue-list-entities and entity-builders pin that every change to what a row shows
+// per page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage, snippets' and
+// events' entities). issue-list-entities and entity-builders pin that every change to what a row shows
 // reaches the next page; these pin what a page kept whole adds: pages that start with the same
 // record (other lengths, orders, viewers) each show their own rows, a path or a day that changes
 // with no row written shows on the next page.
@@ -163,5 +163,25 @@ describe('pages of snippets kept whole', () => {
     }
     ok(await s.put(`/groups/${group.id}`, { path: `snippets-moved-${group.id}` }));
     expect((await page('per_page=3')).map((r) => r.web_url)).toEqual(newest.map((id) => `${s.url}/snippets-moved-${group.id}/${project.path}/-/snippets/${id}`));
+  });
+});
+
+describe('pages of events kept whole', () => {
+  it("show their own rows for each length, and their project's import state changed with no event written", async () => {
+    const project = await s.createProject({ visibility: 'public' });
+    for (const title of ['one', 'two']) ok(await s.post(`/projects/${project.id}/issues`, { title }));
+    const page = async (query: string): Promise<any[]> => (ok(await s.get(`/projects/${project.id}/events?${query}`)) as any[]).map((e) => [e.id, e.action_name, e.target_title]);
+    const all = await page('per_page=20');
+    expect(all.map((e) => e[1])).toEqual(['opened', 'opened', 'created']);
+    for (let round = 0; round < 2; round++) {
+      const elsewhere = await s.createProject();
+      ok(await s.put(`/projects/${elsewhere.id}`, { description: `round ${round}` }));
+      expect(await page('per_page=2')).toEqual(all.slice(0, 2));
+      expect(await page('per_page=3')).toEqual(all);
+      expect(await page('per_page=2&sort=asc')).toEqual([...all].reverse().slice(0, 2));
+    }
+    // The project's first event reads "imported" once the project was imported (a project row the events do not name).
+    s.service.context.db.prepare("UPDATE projects SET import_type = 'github', import_status = 'finished' WHERE id = ?").run(project.id);
+    expect((await page('per_page=3')).map((e) => e[1])).toEqual(['opened', 'opened', 'imported']);
   });
 });

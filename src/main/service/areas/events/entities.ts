@@ -1,4 +1,4 @@
-import { unchangedEntity } from '../../db/connection';
+import { sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import type { EntityContext, NoteRow } from '../core/entities';
 import { note, userBasicById } from '../core/entities';
 import { findProjectById } from '../core/projects';
@@ -67,8 +67,7 @@ export function event(ec: EntityContext, e: EventRow): Record<string, unknown> {
   const author = findUserById(ec.svc, e.author_id);
   const authorEntity = author ? userBasicById(ec, author.id) : null;
   // The project's row as every request finds it (kept across writes to other tables), not a statement per event.
-  const project = e.project_id ? findProjectById(ec.svc, e.project_id) : undefined;
-  const imported = !!project && project.import_type !== null && project.import_status !== 'none';
+  const imported = !!e.project_id && projectImported(ec, e.project_id);
   const n =
     e.target_type && NOTE_TYPES.includes(e.target_type) && e.target_id !== null
       ? ((ec.svc.db.prepare('SELECT * FROM notes WHERE id = ?').get(e.target_id) as NoteRow | undefined) ?? null)
@@ -78,6 +77,40 @@ export function event(ec: EntityContext, e: EventRow): Record<string, unknown> {
   return unchangedEntity(ec.svc.db, 'event', `${e.id}:${ec.baseUrl}`, e as unknown as Record<string, unknown>, inputs, () =>
     buildEvent(ec, e, author?.username ?? null, authorEntity, imported, n),
   );
+}
+
+/** The tables a page of events reads its people (UserBasic: the user's row alone) and notes from (core/099's versions). */
+const EVENT_PAGE_TABLES = ['users', 'notes'] as const;
+
+/** What a page of events read besides its rows and the base URL: EVENT_PAGE_TABLES' versions, read first, and whether each project was imported. */
+interface EventPageInputs {
+  versions: (number | undefined)[];
+  projects: [number, boolean][];
+}
+
+/** Whether a project's first event reads "imported" (actionName): it was imported, not created. */
+function projectImported(ec: EntityContext, projectId: number): boolean {
+  const project = findProjectById(ec.svc, projectId);
+  return !!project && project.import_type !== null && project.import_status !== 'none';
+}
+
+/**
+ * The entity of each event of a page (event): a page whose rows (the same frozen objects, a
+ * project's events remembered at their list's version) and inputs read as when it was built is
+ * handed out again (unchangedPage), checked once per page after a write, where each event looked
+ * its author, project and note up and compared them.
+ */
+export function events(ec: EntityContext, rows: EventRow[]): Record<string, unknown>[] {
+  const db = ec.svc.db;
+  const current = (inputs: EventPageInputs): boolean =>
+    sameTableVersions(db, EVENT_PAGE_TABLES, inputs.versions) && inputs.projects.every(([id, imported]) => projectImported(ec, id) === imported);
+  return unchangedPage(db, 'event-page', ec.baseUrl, rows, current, () => {
+    const versions = tableVersionsOf(db, EVENT_PAGE_TABLES);
+    const entities = rows.map((e) => event(ec, e));
+    const projects = new Map<number, boolean>();
+    for (const e of rows) if (e.project_id !== null && !projects.has(e.project_id)) projects.set(e.project_id, projectImported(ec, e.project_id));
+    return { entities, inputs: { versions, projects: [...projects] } };
+  });
 }
 
 function buildEvent(

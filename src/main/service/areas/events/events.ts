@@ -202,6 +202,8 @@ function projectEventAnchors(rc: RequestContext, projectId: number, list: { from
     sort,
     value: (row) => row.id,
     id: (row) => row.id,
+    // core/022's version moves on every insert, update and delete of the project's events; the caller's view is in the key.
+    rowsAtVersion: true,
   };
 }
 

@@ -3,7 +3,7 @@ import { notFound } from '../../http/errors';
 import { paginateArray } from '../../http/pagination';
 import { loadProject } from '../core/access';
 import { findUserByIdOrUsername } from '../core/users';
-import { event } from './entities';
+import { events } from './entities';
 import { listEvents } from './events';
 
 const USER_SCOPES = ['read_api', 'read_user'] as const;
@@ -15,7 +15,7 @@ export function registerEventRoutes(r: Router): void {
       const me = rc.requireUser();
       const scope = typeof rc.params.scope === 'string' ? rc.params.scope : undefined;
       const rows = listEvents(rc, scope === 'all' ? { kind: 'memberProjects' } : { kind: 'author', userId: me.id });
-      return rows.map((e) => event(rc, e));
+      return events(rc, rows);
     },
     { scopes: USER_SCOPES },
   );
@@ -27,7 +27,7 @@ export function registerEventRoutes(r: Router): void {
       if (!user) throw notFound('User');
       // A private profile reads as no activity to everyone but its owner and admins.
       if (user.private_profile && rc.user?.id !== user.id && !rc.user?.admin) return paginateArray(rc, []);
-      return listEvents(rc, { kind: 'author', userId: user.id }).map((e) => event(rc, e));
+      return events(rc, listEvents(rc, { kind: 'author', userId: user.id }));
     },
     { scopes: USER_SCOPES },
   );
@@ -36,7 +36,7 @@ export function registerEventRoutes(r: Router): void {
     '/projects/:id/events',
     (rc) => {
       const project = loadProject(rc);
-      return listEvents(rc, { kind: 'project', projectId: project.id }).map((e) => event(rc, e));
+      return events(rc, listEvents(rc, { kind: 'project', projectId: project.id }));
     },
     { auth: 'optional' },
   );
