@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context';
 import { cachedEntity, cachedLookup, sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
-import { findUserById, rememberUsers, tokenExpired } from './users';
+import { USERS_TABLE, findUserById, rememberUsers, tokenExpired } from './users';
 import { type Namespace, ancestorsOf, findNamespaceById, namespaceSettings } from './namespaces';
 import { type Project, findProjectById, projectSettings, projectTopics } from './projects';
 import { type GroupSettingName, groupBranchProtection, groupProjectCreationLevel, groupSetting } from './group_settings';
@@ -1413,19 +1413,29 @@ export function note(ec: EntityContext, n: NoteRow, noteableIid: number | null):
 
 /**
  * The note entity of each note of a list, each user (author, resolver) built once for the list. A
- * note whose row and users read as when its entity was built keeps that entity and its JSON text
- * (unchangedEntity): after a write elsewhere a page of 100 notes was built and serialized anew.
+ * page whose rows (the same frozen objects, remembered at the record's note list version) read as
+ * when it was built, and whose users' table is at the same version, is handed out again
+ * (unchangedPage); otherwise a note whose row and users read as when its entity was built keeps
+ * that entity and its JSON text (unchangedEntity): after a write elsewhere a page of 100 notes was
+ * built and serialized anew.
  */
 export function notes(ec: EntityContext, rows: NoteRow[], noteableIid: number | null): Record<string, unknown>[] {
-  const users = new Map<number | null, Record<string, unknown> | null>();
-  const user = (id: number | null): Record<string, unknown> | null => {
-    let entity = users.get(id);
-    if (entity === undefined) users.set(id, (entity = userBasicById(ec, id)));
-    return entity;
-  };
-  return rows.map((n) => {
-    const inputs = [user(n.author_id), n.resolvable ? user(n.resolved_by_id) : null];
-    return unchangedEntity(ec.svc.db, 'note', `${n.id}:${noteableIid}:${ec.baseUrl}`, n as unknown as Record<string, unknown>, inputs, () => noteWith(ec, n, noteableIid, users));
+  const db = ec.svc.db;
+  const baseUrl = ec.baseUrl;
+  // A note shows its row, its author and resolver (UserBasic: the user's row alone) and the request's base URL.
+  return unchangedPage(db, 'note-page', `${noteableIid}:${baseUrl}`, rows, (versions: (number | undefined)[]) => sameTableVersions(db, USERS_TABLE, versions), () => {
+    const versions = tableVersionsOf(db, USERS_TABLE);
+    const users = new Map<number | null, Record<string, unknown> | null>();
+    const user = (id: number | null): Record<string, unknown> | null => {
+      let entity = users.get(id);
+      if (entity === undefined) users.set(id, (entity = userBasicById(ec, id)));
+      return entity;
+    };
+    const entities = rows.map((n) => {
+      const inputs = [user(n.author_id), n.resolvable ? user(n.resolved_by_id) : null];
+      return unchangedEntity(db, 'note', `${n.id}:${noteableIid}:${baseUrl}`, n as unknown as Record<string, unknown>, inputs, () => noteWith(ec, n, noteableIid, users));
+    });
+    return { entities, inputs: versions };
   });
 }
 
