@@ -177,16 +177,17 @@ it('versions the tables the lists read (core/173, core/174): a write to one move
   db.close();
 });
 
-/** The tables core/187, core/188, labels/005, snippets/005 and epics/017 version. */
+/** The tables core/187, core/188, labels/005, snippets/005, epics/017 and epics/018 version. */
 const OTHER_LIST_TABLES = [
   'identities', 'emails', 'ssh_keys', 'user_statuses', 'notes_search_versions', 'jobs',
   'application_settings', 'badges', 'uploads', 'merge_request_diffs',
   'labels', 'label_priorities', 'label_subscriptions', 'label_owner_counts',
   'snippets', 'snippet_blobs', 'snippet_user_agent_details', 'project_snippet_counts', 'project_snippet_list_versions',
   'epics', 'epic_counts', 'epic_created_counts', 'epic_label_counts', 'epic_list_writes', 'epic_dates_out_of_order', 'epic_award_emoji', 'epic_label_events', 'epic_todos',
+  'epic_list_versions',
 ];
 
-it("versions the tables the other lists read (core/187-188, labels/005, snippets/005, epics/017): a statement's answers outlive other writes, and go at a write to its own", () => {
+it("versions the tables the other lists read (core/187-188, labels/005, snippets/005, epics/017-018): a statement's answers outlive other writes, and go at a write to its own", () => {
   const file = join(dir, 'other-list-tables.db');
   const db = openToday(file);
   seed(db);
@@ -235,6 +236,13 @@ it("versions the tables the other lists read (core/187-188, labels/005, snippets
       first: `INSERT INTO identities (user_id, provider, extern_uid, created_at) VALUES (11, 'first', 'a', ${at})`,
       second: `INSERT INTO identities (user_id, provider, extern_uid, created_at) VALUES (11, 'behind', 'b', ${at})`,
       write: "UPDATE identities SET extern_uid = 'c' WHERE provider = 'first'",
+    },
+    {
+      table: 'epic_list_versions',
+      read: "SELECT group_concat(CASE group_id WHEN 9001 THEN 'first' ELSE 'behind' END) AS v FROM epic_list_versions WHERE group_id IN (9001, 9002)",
+      first: 'INSERT INTO epic_list_versions (group_id, version) VALUES (9001, 1)',
+      second: 'INSERT INTO epic_list_versions (group_id, version) VALUES (9002, 1)',
+      write: 'UPDATE epic_list_versions SET version = version + 1 WHERE group_id = 9001',
     },
     {
       table: 'application_settings',

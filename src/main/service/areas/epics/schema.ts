@@ -416,4 +416,16 @@ CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table
 CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
   },
+  {
+    // core/099's version for epic_list_versions (the groups' epic list versions, moved by every
+    // epic write): a group list's version (epics.ts `version`: the sum over the groups it reads)
+    // was read again after any write elsewhere, the one statement of a date-bounded epic list.
+    name: 'epics/018_epic_list_versions_version',
+    sql: `
+INSERT INTO table_versions (name, version) VALUES ('epic_list_versions', 0);
+CREATE TRIGGER epic_list_versions_table_version_insert AFTER INSERT ON epic_list_versions BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_list_versions'; END;
+CREATE TRIGGER epic_list_versions_table_version_update AFTER UPDATE ON epic_list_versions BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_list_versions'; END;
+CREATE TRIGGER epic_list_versions_table_version_delete AFTER DELETE ON epic_list_versions BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_list_versions'; END;
+`,
+  },
 ];
