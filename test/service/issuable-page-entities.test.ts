@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 
-// A page of issues, merge requests, snippets or events whose rows (the same frozen objects) and what they
+// A page of issues, merge requests, snippets, events or epics whose rows (the same frozen objects) and what they
 // read besides read as when its entities were built hands those entities out again, checked once
-// per page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage, snippets' and
-// events' entities). issue-list-entities and entity-builders pin that every change to what a row shows
+// per page (db/connection.ts unchangedPage, areas/core/entities.ts issuablePage, snippets',
+// events' and epics' entities). issue-list-entities and entity-builders pin that every change to what a row shows
 // reaches the next page; these pin what a page kept whole adds: pages that start with the same
 // record (other lengths, orders, viewers) each show their own rows, a path or a day that changes
 // with no row written shows on the next page.
@@ -183,5 +183,28 @@ describe('pages of events kept whole', () => {
     // The project's first event reads "imported" once the project was imported (a project row the events do not name).
     s.service.context.db.prepare("UPDATE projects SET import_type = 'github', import_status = 'finished' WHERE id = ?").run(project.id);
     expect((await page('per_page=3')).map((e) => e[1])).toEqual(['opened', 'opened', 'imported']);
+  });
+});
+
+describe('pages of epics kept whole', () => {
+  it("show the fields an epics administrator sees once the viewer's role grants them, with no epic written", async () => {
+    const group = await s.createGroup({ visibility: 'public' });
+    const viewer = await s.createUser();
+    await s.addMember('groups', group.id, viewer.user.id, 10);
+    for (const title of ['one', 'two']) ok(await s.post(`/groups/${group.id}/epics`, { title }));
+    const page = async (): Promise<any[]> => {
+      const res = await s.get(`/groups/${group.id}/epics`, { token: viewer.token });
+      expect(res.status).toBe(200);
+      for (const row of res.body) expect(JSON.stringify(row)).toBe(JSON.stringify(ok(await s.get(`/groups/${group.id}/epics/${row.iid}`, { token: viewer.token }))).replace(/,"subscribed":(true|false)/, ''));
+      return res.body;
+    };
+    for (let round = 0; round < 2; round++) {
+      const elsewhere = await s.createProject();
+      ok(await s.put(`/projects/${elsewhere.id}`, { description: `round ${round}` }));
+      expect((await page()).map((e) => 'start_date_is_fixed' in e)).toEqual([false, false]);
+    }
+    // A Planner administers the group's epics: a members write, no epic, user or namespace written.
+    ok(await s.put(`/groups/${group.id}/members/${viewer.user.id}`, { access_level: 15 }));
+    expect((await page()).map((e) => 'start_date_is_fixed' in e)).toEqual([true, true]);
   });
 });

@@ -1,11 +1,11 @@
-import { unchangedEntity } from '../../db/connection';
+import { sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import type { EntityContext } from '../core/entities';
 import { namespaceBasic, namespaceWebUrl, userBasicById } from '../core/entities';
 import { type Namespace, findNamespaceById } from '../core/namespaces';
 import { labelBasic } from '../labels/entities';
 import { textColorFor } from '../labels/colors';
 import { type LabelRow, findLabelById, groupLabelsByTitle } from '../labels/labels';
-import { type AwardCounts, type AwardRow, type EpicRow, type LabelEventRow, type TodoRow, awardCountsOf, canAdminEpic, epicDatesFrom, inheritsDates } from './epics';
+import { type AwardCounts, type AwardRow, type EpicRow, type LabelEventRow, type TodoRow, awardCountsOf, canAdminEpic, canAdminGroupEpics, epicDatesFrom, inheritsDates } from './epics';
 
 export interface EpicView {
   /** The group the epic is requested through (`references.relative`). */
@@ -80,13 +80,37 @@ export function epic(ec: EntityContext, e: EpicRow, view: EpicView): Record<stri
  * keeps that entity and its JSON text (unchangedEntity) across writes elsewhere.
  */
 export function epics(ec: EntityContext, rows: EpicRow[], view: EpicView): Record<string, unknown>[] {
-  const page = epicPage(ec, rows, view);
-  if (view.single) return rows.map((e) => buildEpic(ec, e, view, epicParts(ec, e, view, page)));
+  if (view.single) {
+    const page = epicPage(ec, rows, view);
+    return rows.map((e) => buildEpic(ec, e, view, epicParts(ec, e, view, page)));
+  }
+  const db = ec.svc.db;
   const shared = `${ec.user?.id ?? 0}:${ec.baseUrl}:${view.from.id}:${view.withLabelsDetails ? 1 : 0}`;
-  return rows.map((e) => {
-    const parts = epicParts(ec, e, view, page);
-    return unchangedEntity(ec.svc.db, 'epic', `${e.id}:${shared}`, e as unknown as Record<string, unknown>, parts, () => buildEpic(ec, e, view, parts));
+  // A page whose rows (the same frozen objects: rowsByIds) and inputs read as when it was built is handed out again, checked once per page after a write.
+  const current = (inputs: EpicPageInputs): boolean =>
+    sameTableVersions(db, EPIC_PAGE_TABLES, inputs.versions) && inputs.admin.every(([groupId, admin]) => canAdminGroupEpics(ec.svc, ec.user, groupId) === admin);
+  return unchangedPage(db, 'epic-page', shared, rows, current, () => {
+    const versions = tableVersionsOf(db, EPIC_PAGE_TABLES);
+    const page = epicPage(ec, rows, view);
+    const entities = rows.map((e) => {
+      const parts = epicParts(ec, e, view, page);
+      return unchangedEntity(db, 'epic', `${e.id}:${shared}`, e as unknown as Record<string, unknown>, parts, () => buildEpic(ec, e, view, parts));
+    });
+    return { entities, inputs: { versions, admin: [...page.admin] } };
   });
+}
+
+/**
+ * The tables a page of epics reads besides its rows (core/099's versions): its parents and the
+ * children its dates come from, its authors (UserBasic: the user's row alone), thumbs, label
+ * details, and its groups' paths.
+ */
+const EPIC_PAGE_TABLES = ['epics', 'users', 'epic_award_emoji', 'labels', 'namespaces'] as const;
+
+/** What a page of epics read besides its rows and the view: EPIC_PAGE_TABLES' versions, read first, and whether the viewer administers each group's epics. */
+interface EpicPageInputs {
+  versions: (number | undefined)[];
+  admin: [number, boolean][];
 }
 
 /** What an epic shows of other records and tables: everything buildEpic reads besides the row, the view and the request. */

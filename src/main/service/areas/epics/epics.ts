@@ -67,7 +67,12 @@ export function canReadEpic(svc: ServiceContext, user: User | null, epic: EpicRo
 }
 
 export function canAdminEpic(svc: ServiceContext, user: User | null, epic: EpicRow): boolean {
-  const group = findNamespaceById(svc, epic.group_id);
+  return canAdminGroupEpics(svc, user, epic.group_id);
+}
+
+/** Whether `user` administers the epics of a group (canAdminEpic reads the epic's group alone). */
+export function canAdminGroupEpics(svc: ServiceContext, user: User | null, groupId: number): boolean {
+  const group = findNamespaceById(svc, groupId);
   return !!group && effectiveGroupAccess(svc, user, group) >= ADMIN_EPIC;
 }
 
