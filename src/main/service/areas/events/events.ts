@@ -132,7 +132,8 @@ export function listEvents(rc: RequestContext, source: EventSource): EventRow[] 
         : undefined;
   // Unfiltered, or by target type alone: counters may hold the total; with dates too, the total
   // less the events outside the dates' id range, when those are fewer.
-  const counted = q.action ? undefined : countedEvents(rc, source, visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined);
+  // A project's list counts as its rows are read (listVisible: the project seen once); the others by `visible`.
+  const counted = q.action ? undefined : countedEvents(rc, source, source.kind === 'project' ? listVisible : visible, seesAll, q.target_type ? TARGET_TYPES[q.target_type] : undefined);
   const dated = !!(q.before || q.after);
   const inRange = range && counted && { count: (cap: number) => countInRange(rc.svc.db, undated, range, counted.total, cap) };
   const countFrom = noTime || ranges?.length === 0 ? { total: () => 0 } : dated ? inRange || undefined : counted;
@@ -159,14 +160,10 @@ function countedEvents(
   const db = rc.svc.db;
   if (targetType !== undefined) return countedEventsOfType(rc, source, visible, seesAll, targetType);
   if (source.kind === 'project') {
-    return {
-      total: () =>
-        (
-          db
-            .prepare(`SELECT coalesce((SELECT n FROM event_counts WHERE project_id = p.id), 0) AS n FROM projects p WHERE p.id = ? AND ${visible.sql}`)
-            .get(source.projectId, ...visible.args) as { n: number } | undefined
-        )?.n ?? 0,
-    };
+    // `visible`: the list's own for one project (seen once: every event or none), so the counter
+    // alone, not the project's row too (any project's write sent the count back to SQLite).
+    if (visible.sql !== '1 = 1') return { total: () => 0 };
+    return { total: () => (db.prepare('SELECT coalesce((SELECT n FROM event_counts WHERE project_id = ?), 0) AS n').get(source.projectId) as { n: number }).n };
   }
   if (source.kind === 'author' && seesAll) {
     return {
@@ -217,15 +214,11 @@ function countedEventsOfType(
 ): { total: () => number } | undefined {
   const db = rc.svc.db;
   if (source.kind === 'project') {
+    // As countedEvents: the project seen once (`visible` is the list's own), its counter alone.
+    if (visible.sql !== '1 = 1') return { total: () => 0 };
     return {
       total: () =>
-        (
-          db
-            .prepare(
-              `SELECT coalesce((SELECT n FROM event_target_counts WHERE target_type = ? AND project_id = p.id), 0) AS n FROM projects p WHERE p.id = ? AND ${visible.sql}`,
-            )
-            .get(targetType, source.projectId, ...visible.args) as { n: number } | undefined
-        )?.n ?? 0,
+        (db.prepare('SELECT coalesce((SELECT n FROM event_target_counts WHERE target_type = ? AND project_id = ?), 0) AS n').get(targetType, source.projectId) as { n: number }).n,
     };
   }
   if (source.kind === 'memberProjects' && seesAll) {
