@@ -47,7 +47,10 @@ export const MEMORY_BUDGET = {
   lookups: 10_000,
   /** Built entities (cachedEntity) until the next write: a project's is ~5 KB of JSON. */
   entities: 1000,
-  /** Entities kept per kind across writes while their rows are unchanged (unchangedEntity). */
+  /**
+   * Entities kept per kind across writes while their rows are unchanged (unchangedEntity); as many
+   * again per kind of page kept whole (unchangedPage: issues, merge requests, snippets, events, notes, epics), most of them the same objects.
+   */
   unchangedEntitiesPerKind: 1000,
   /** Rows kept by id per table across writes while the write log names them unwritten (db/written-rows.ts). */
   rowsById: 2000,

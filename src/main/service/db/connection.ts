@@ -758,7 +758,7 @@ export function unchangedPage<T extends object, I>(db: Db, kind: string, key: st
   while (pages.length >= PAGES_PER_FIRST_ROW) store.entities -= pages.shift()!.entities.length;
   pages.push({ key, rows: rows.slice(), entities: entities.slice(), inputs, generation });
   store.pages.delete(first);
-  store.entities += rows.length;
+  store.entities += entities.length;
   while (store.entities > UNCHANGED_ENTITIES && store.pages.size) for (const p of deleteOldest(store.pages) ?? []) store.entities -= p.entities.length;
   store.pages.set(first, pages);
   return entities;
