@@ -45,6 +45,13 @@ it("reads no project's row again after a write to another project, and every pro
   ok(await s.put(`/projects/${b}`, { description: 'written again' }));
   expect(await nameOf(a)).toEqual({ name: 'row-a-other', status: 200, read: [[JSON.stringify([a])]] });
   expect((await nameOf(b)).name).toBe('row-b');
+  // An issue's notes (whose visibility asks the caller's access in the project) read no project row either.
+  const issue = ok(await s.post(`/projects/${a}/issues`, { title: 'noted' }));
+  ok(await s.post(`/projects/${a}/issues/${issue.iid}/notes`, { body: 'a note' }));
+  ok(await s.get(`/projects/${a}/issues/${issue.iid}/notes`));
+  ok(await s.put(`/projects/${b}`, { description: 'written for notes' }));
+  const reads = await statementReads(s, (sql) => PROJECT_ROWS.test(sql), () => s.get(`/projects/${a}/issues/${issue.iid}/notes`), 'get');
+  expect(reads).toEqual([]);
   // Deleted in SQL: gone.
   s.service.context.db.prepare('DELETE FROM projects WHERE id = ?').run(a);
   expect((await nameOf(a)).status).toBe(404);

@@ -6,6 +6,7 @@ import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type NoteRow, note, notes } from '../entities';
 import { type Noteable, createNote, findNote, findNoteOn, noteListVersion, validateNoteBody } from '../notes';
+import { findProjectById } from '../projects';
 import { isoTime } from '../time';
 import { findMergeRequest } from '../workitems';
 import { loadIssue } from './issues';
@@ -28,7 +29,8 @@ export function loadNoteable(rc: RequestContext, kind: Kind, iid = rc.path.notea
 /** Internal notes are for Reporters (Planners) and up. */
 function notesVisibleSql(rc: RequestContext, projectId: number): string {
   const user = rc.user;
-  const project = rc.svc.db.prepare('SELECT * FROM projects WHERE id = ?').get(projectId) as never;
+  // The project's row as every request finds it (kept by id across other projects' writes), not a statement of its own.
+  const project = findProjectById(rc.svc, projectId)!;
   return effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER ? '1 = 1' : 'internal = 0';
 }
 
