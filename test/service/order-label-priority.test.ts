@@ -266,6 +266,21 @@ describe('the rest walked in id order, deep pages from anchors', () => {
     expect(reads[0].args.at(-1)).toBeLessThan(1_000);
   }, 120_000);
 
+  it("a project's list in one state walks the rest by its (project_id, state, id) index in id order (no sort), every page", async () => {
+    for (const table of ['issues', 'merge_requests'] as const) {
+      for (const c of [{ kind: 'label_priority', state: 'opened' }, { kind: 'priority', sort: 'asc', state: table === 'issues' ? 'closed' : 'merged' }] as Case[]) {
+        await pages(table, c);
+        await w.get(`/projects/${project}/${table}`, { query: { ...query(c), per_page: '100', page: '1' } });
+        const reads = await pagedReads(w, async () => void (await w.get(`/projects/${project}/${table}`, { query: { ...query(c), per_page: '100', page: '2' } })));
+        const walk = reads.find((r) => r.sql.includes(`FROM ${table} x INDEXED BY ${table}_project_state_id WHERE`));
+        expect(walk, `${table} ${JSON.stringify(c)}`).toBeDefined();
+        const plan = queryPlan(w.service.context.db, walk!.sql, ...walk!.args);
+        expect(plan).toMatch(new RegExp(`SEARCH x USING (COVERING )?INDEX ${table}_project_state_id \\(project_id=\\? AND state=\\?\\)`));
+        expect(plan).not.toContain('TEMP B-TREE');
+      }
+    }
+  }, 120_000);
+
   it("the whole instance's list in a state chooses the walk from the counters, its records not counted for it", async () => {
     for (const table of ['issues', 'merge_requests'] as const) {
       for (const c of [{ kind: 'label_priority', state: table === 'issues' ? 'closed' : 'merged' }, { kind: 'priority', sort: 'asc', state: 'opened' }] as Case[]) {

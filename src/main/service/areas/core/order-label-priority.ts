@@ -349,7 +349,12 @@ function restList(
     return (limit, offset) =>
       (db.prepare(`SELECT x.id ${matches.from}${noKey} ORDER BY x.id DESC ${limitSql(limit)} OFFSET ?`).all(...matches.args, offset) as { id: number }[]).map((r) => r.id);
   }
-  const list = { select: 'x.id', from: `FROM ${table} x NOT INDEXED WHERE ${walk.where}${noKey}`, args: walk.args, order: 'x.id DESC' };
+  // A project's records in one state: walked in id order by core/103's (project_id, state, id) index,
+  // where the table's own order crossed every record of the instance (a project's merged merge
+  // requests, page 500 of 100: a million rows read for 50,000, 190-1,570 ms the first time).
+  const conditions = walk.where.split(' AND ');
+  const walked = scope.projectId !== undefined && filters.state !== null && conditions.includes('x.state = ?') && conditions.includes('x.project_id = ?') ? `INDEXED BY ${table}_project_state_id` : 'NOT INDEXED';
+  const list = { select: 'x.id', from: `FROM ${table} x ${walked} WHERE ${walk.where}${noKey}`, args: walk.args, order: 'x.id DESC' };
   const projectId = scope.projectId;
   // Keyed records not listed (too many: streamedRows): no digest of them for the anchors' key, so no anchors.
   // A scope of many projects: while its records' SQL is theirs alone (the key digest, below, holds the keys read from labels).
