@@ -2466,6 +2466,16 @@ CREATE TRIGGER projects_search_version_delete AFTER DELETE ON projects BEGIN UPD
     name: 'core/184_merge_requests_state_updated',
     sql: `CREATE INDEX merge_requests_state_updated ON merge_requests (state, updated_at, id);`,
   },
+  {
+    // An author's records by updated_at (author_id, or /issues' and /merge_requests' default, the
+    // caller's own: created_by_me) with other filters: SQLite read every one of the author's matches
+    // by core's (author_id, created_at) index and sorted them by the update date (an administrator's
+    // closed issues without label-1, page 1 of 100: 950,000 read and sorted, 340 ms), where this index
+    // reads the page in order.
+    name: 'core/208_author_updated',
+    sql: `CREATE INDEX issues_author_updated ON issues (author_id, updated_at, id);
+CREATE INDEX merge_requests_author_updated ON merge_requests (author_id, updated_at, id);`,
+  },
 ];
 
 /**
