@@ -137,7 +137,8 @@ describe('a label over many projects, by title or merge date', () => {
         expect(reads.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain(`INDEXED BY merge_requests_project_${order === 'title' ? 'title' : 'merged'}`);
         // A walk that would read more: the set read and sorted.
         SCOPE_ARMS_LIMITS.walkPerRead = 0.01;
-        const sorted = await pagedReads(s, async () => void (await s.get(path, { query })));
+        // At another page length (the page asked again whole is kept at its version: scope-page-rows).
+        const sorted = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, per_page: '10' } })));
         SCOPE_ARMS_LIMITS.walkPerRead = 2;
         expect(sorted.map((r) => r.sql).join('\n'), `${path} ${order}`).toContain('CROSS JOIN');
         // Opened: the 60 opened merge requests are no more than the label's 60, so the state's are read and sorted (the walk).

@@ -1635,6 +1635,11 @@ function scopeListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORD
     sort: filters.sort,
     value: (row) => row[col],
     id: (row) => row.id,
+    // The version moves on every write to a record of the scope (or its projects' set, in the key),
+    // whatever the column: a page's rows are kept while it holds (a group's merge requests
+    // opened&labels=bug&milestone=None page 1 walked the instance's created_at index again after
+    // every write elsewhere, 12 ms).
+    rowsAtVersion: true,
   };
 }
 
