@@ -261,6 +261,28 @@ describe('plans', () => {
     }
   });
 
+  it("the buckets holding records are found by one statement, each bucket's probe a search of its lag index", async () => {
+    for (const [path, lagIndex, query] of [
+      [`/projects/${project}/issues`, 'issues_project_lag_created', { updated_after: D2, sort: 'asc' }],
+      [`/projects/${project}/merge_requests`, 'merge_requests_project_lag_updated', { created_before: D1, order_by: 'updated_at' }],
+      [`/groups/${group}/epics`, 'epics_group_lag_created', { updated_after: D2 }],
+    ] as const) {
+      const probes = (sql: string): boolean => sql.includes(' AS i WHERE EXISTS (SELECT 1 FROM ');
+      let prepared: string[] = [];
+      const reads = await statementReads(s, probes, async () => {
+        prepared = await preparedBy(s, async () => expect((await s.get(path, { query })).status).toBe(200));
+      });
+      // One statement (a write elsewhere leaves one remembered read), not one per bucket.
+      expect(reads).toHaveLength(1);
+      expect(prepared.filter((q) => /^SELECT 1 FROM \w+ \w+ INDEXED BY \w+_lag_/.test(q))).toEqual([]);
+      const plan = queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args);
+      const searches = plan.split('\n').filter((line) => line.includes(`USING COVERING INDEX ${lagIndex} (`));
+      // Every bucket (NULL, -1, 0..13) searched by its own lag in the index, nothing scanned.
+      expect(searches).toHaveLength(16);
+      expect(plan).not.toMatch(/\bSCAN (?!CONSTANT ROW)/);
+    }
+  });
+
   it('a narrow range of the other column is read from its own index and sorted', async () => {
     const { plan } = await pagePlan(`/projects/${project}/issues`, { updated_after: hour(2_350) });
     expect(plan).toContain('USING INDEX issues_project_updated (project_id=? AND updated_at>?)');
