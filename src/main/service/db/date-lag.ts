@@ -118,6 +118,12 @@ function columnRange(bounds: DateBounds, column: DateColumn): [string | null, st
   return column === 'created_at' ? [bounds.created_after ?? null, bounds.created_before ?? null] : [bounds.updated_after ?? null, bounds.updated_before ?? null];
 }
 
+/** Whether `bounds` bound the other date column than `order`: the lists otherDateList serves (none else). */
+export function boundsOtherDate(bounds: DateBounds, order: DateColumn): boolean {
+  const [low, high] = columnRange(bounds, order === 'created_at' ? 'updated_at' : 'created_at');
+  return low !== null || high !== null;
+}
+
 /** A time in ms as a canonical timestamp, or null outside the years 0000-9999 (then the side is unbounded). */
 function timestamp(ms: number): string | null {
   if (!Number.isFinite(ms)) return null;
@@ -292,9 +298,8 @@ function bucketWalk(plan: OtherDatePlan, held: number[], x: string, order: DateC
  * canonical), when the list reads as it always did.
  */
 export function otherDateList<T>(db: Db, t: DateLagTable, bounds: DateBounds, order: DateColumn, sort: 'asc' | 'desc', where: string[], args: unknown[]): DateLagList<T> | undefined {
+  if (!boundsOtherDate(bounds, order)) return undefined;
   const other: DateColumn = order === 'created_at' ? 'updated_at' : 'created_at';
-  const [otherLow, otherHigh] = columnRange(bounds, other);
-  if (otherLow === null && otherHigh === null) return undefined;
   const x = t.alias;
   const conditions = where.join(' AND ');
   let plans = otherDatePlans.get(db);

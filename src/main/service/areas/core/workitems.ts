@@ -20,7 +20,7 @@ import { type Complement, DUE_DATE_FILTERS, ISSUE_TYPES, closedByCondition, dueD
 import { integerNoneAnyParam } from './integer_none_any';
 import { weightConditions, weightOrder } from './issue_weight';
 import { epicConditions } from './issue_epic';
-import { ANCHORED_FROM, type BucketAnchor, type DateBounds, type DateLagList, type DateLagTable, bucketAnchoredWalk, countDirection, dateLag, otherDateList } from '../../db/date-lag';
+import { ANCHORED_FROM, type BucketAnchor, type DateBounds, type DateLagList, type DateLagTable, bucketAnchoredWalk, boundsOtherDate, countDirection, dateLag, otherDateList } from '../../db/date-lag';
 import { MEMORY_BUDGET } from '../../memory';
 import { popularityOrder, popularityRows } from './order-popularity';
 import { relativePositionOrder, relativePositionRows } from './order-relative-position';
@@ -1939,6 +1939,8 @@ export function dateLagList<T>(
   const order = filters.orderColumn;
   // An empty list (emptyFilters) reads nothing, not even the scope's records counted.
   if ((order !== 'created_at' && order !== 'updated_at') || filters.empty || filters.search || scope.idSets?.length) return undefined;
+  // Nothing below is read for a list otherDateList does not serve (its label counts, ~10-20 us a page after a write).
+  if (!boundsOtherDate(filters.dates, order)) return undefined;
   const inProject = scope.projectId !== undefined;
   // Sets of records other tables list (a milestone's title) at a wider scope: walked with the
   // buckets, each record asked the set's probe, when every set holds at least 1/DENSE_SET of the
