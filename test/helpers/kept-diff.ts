@@ -1,0 +1,604 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { createService, type Service } from '../../src/main/service';
+import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
+
+/**
+ * The differential check of what a service keeps between requests (kept pages, remembered reads,
+ * anchors, kept counts, entities): a long-running service takes random writes of the kinds a GitLab
+ * user makes through the REST API, and after each batch every list in its pool (issues, merge
+ * requests, notes, discussions, events, snippets, labels, epics, members, projects, groups, users,
+ * milestones, search; project, group and instance scopes; as an administrator, a member, a guest
+ * and a non-member; random filters, orders, pages and keyset cursors) is asked of it and of a
+ * service started afresh on the same data dir (nothing kept yet): status, body, X-Total,
+ * X-Total-Pages, X-Next-Page, X-Prev-Page, X-Page, X-Per-Page and Link must be the same.
+ *
+ * Works on any data dir (a test's seeded one, or a copy of a scale dir): the records are found in
+ * SQL through a read-only connection of its own; the actors (a member, a guest, an outsider) and a
+ * repository project for merge requests are made through the API at the start.
+ */
+export interface KeptDiffOptions {
+  dataDir: string;
+  rootToken: string;
+  seed: number;
+  batches: number;
+  writesPerBatch: number;
+  /** New random reads added to the pool each batch (the pool is read again after every batch). */
+  readsPerBatch: number;
+  /** Reads kept in the pool at most (the oldest go). */
+  poolSize?: number;
+  log?: (line: string) => void;
+  /** Told every token and password the check makes (the test suite's secrets sweep looks for them). */
+  secret?: (value: string) => void;
+}
+
+export interface Divergence {
+  batch: number;
+  who: Actor;
+  path: string;
+  what: string;
+  kept: string;
+  fresh: string;
+  /** The writes of the batch before the reads (kind and path). */
+  writes: string[];
+}
+
+export interface KeptDiffResult {
+  divergences: Divergence[];
+  reads: number;
+  writes: Record<string, { ok: number; failed: number }>;
+}
+
+type Actor = 'admin' | 'member' | 'guest' | 'outsider';
+interface Read {
+  who: Actor;
+  path: string;
+  /** A keyset first page: the next page is asked too, at the kept service's Link. */
+  keyset?: boolean;
+}
+
+/** mulberry32: the same draws for the same seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PASSWORD = 'Password-123-kept-diff';
+const HEADERS = ['x-total', 'x-total-pages', 'x-next-page', 'x-prev-page', 'x-page', 'x-per-page', 'link'];
+
+interface Answer {
+  status: number;
+  text: string;
+  headers: Record<string, string | null>;
+}
+
+async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = { 'private-token': token };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}/api/v4${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  const out: Record<string, string | null> = {};
+  for (const h of HEADERS) out[h] = res.headers.get(h);
+  return { status: res.status, text, headers: out };
+}
+
+/** The first place two JSON texts differ, as `path: kept | fresh`. */
+function firstDifference(a: string, b: string): string {
+  let x: unknown, y: unknown;
+  try {
+    x = JSON.parse(a);
+    y = JSON.parse(b);
+  } catch {
+    return 'body text';
+  }
+  const walk = (p: string, u: unknown, v: unknown): string | null => {
+    if (JSON.stringify(u) === JSON.stringify(v)) return null;
+    if (u && v && typeof u === 'object' && typeof v === 'object') {
+      if (Array.isArray(u) && Array.isArray(v) && u.length !== v.length) return `${p}.length ${u.length} | ${v.length}`;
+      for (const k of new Set([...Object.keys(u), ...Object.keys(v)])) {
+        const d = walk(`${p}.${k}`, (u as Record<string, unknown>)[k], (v as Record<string, unknown>)[k]);
+        if (d) return d;
+      }
+    }
+    return `${p}: ${JSON.stringify(u)?.slice(0, 200)} | ${JSON.stringify(v)?.slice(0, 200)}`;
+  };
+  return walk('body', x, y) ?? 'body text';
+}
+
+export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
+  const log = o.log ?? (() => {});
+  o.secret?.(PASSWORD);
+  const rnd = prng(o.seed);
+  const int = (n: number): number => Math.floor(rnd() * n);
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
+  const chance = (p: number): boolean => rnd() < p;
+  const poolSize = o.poolSize ?? 400;
+
+  const kept: Service = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken });
+  const keptUrl = await kept.listen();
+  const sql = new Database(join(o.dataDir, 'sandlab.db'), { readonly: true });
+  const all = <T>(q: string, ...args: unknown[]): T[] => sql.prepare(q).all(...args) as T[];
+  const one = <T>(q: string, ...args: unknown[]): T | undefined => sql.prepare(q).get(...args) as T | undefined;
+  const tokens: Record<Actor, string> = { admin: o.rootToken, member: '', guest: '', outsider: '' };
+  const writes: KeptDiffResult['writes'] = {};
+  const divergences: Divergence[] = [];
+  let reads = 0;
+  let n = 0;
+  const tag = `d${o.seed}`;
+
+  const api = (who: Actor, method: string, path: string, body?: unknown) => call(keptUrl, tokens[who], method, path, body);
+  const must = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await api('admin', method, path, body);
+    if (res.status >= 300) throw new Error(`kept-diff set-up: ${method} ${path} -> ${res.status} ${res.text.slice(0, 300)}`);
+    return res.text ? JSON.parse(res.text) : null;
+  };
+
+  try {
+    // The records: the project with the most issues, its group, and a sample of the others.
+    const bigProject = one<{ project_id: number }>('SELECT project_id FROM issues GROUP BY project_id ORDER BY MAX(iid) DESC LIMIT 1')?.project_id ?? 1;
+    const group = one<{ id: number }>(`SELECT n.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ? AND n.kind = 'group'`, bigProject)?.id;
+    if (group === undefined) throw new Error('kept-diff: the project with the most issues is not in a group');
+    const actor = async (who: Actor, level: number | null): Promise<number> => {
+      const user = await must('POST', '/users', { username: `${tag}-${who}-${Date.now() % 100000}`, name: `Diff ${who}`, email: `${tag}-${who}-${Date.now()}@example.com`, password: PASSWORD });
+      tokens[who] = (await must('POST', `/users/${user.id}/personal_access_tokens`, { name: 'diff', scopes: ['api'] })).token;
+      o.secret?.(tokens[who]);
+      if (level !== null) await must('POST', `/groups/${group}/members`, { user_id: user.id, access_level: level });
+      return user.id;
+    };
+    const memberId = await actor('member', 30);
+    await actor('guest', 10);
+    await actor('outsider', null);
+    const repo = await must('POST', '/projects', { name: `${tag}-repo-${Date.now() % 100000}`, namespace_id: group, initialize_with_readme: true, visibility: 'internal' });
+    const spare = await must('POST', '/projects', { name: `${tag}-spare-${Date.now() % 100000}`, namespace_id: group, visibility: 'private' });
+
+    const projects = (): number[] => [bigProject, repo.id, spare.id, ...all<{ id: number }>('SELECT id FROM projects ORDER BY id LIMIT 6').map((r) => r.id)];
+    const groups = (): number[] => [group, ...all<{ id: number }>(`SELECT id FROM namespaces WHERE kind = 'group' ORDER BY id LIMIT 5`).map((r) => r.id)];
+    const users = (): number[] => [1, memberId, ...all<{ id: number }>('SELECT id FROM users ORDER BY id LIMIT 8').map((r) => r.id)];
+    const maxIid = (table: string, project: number): number => one<{ m: number | null }>(`SELECT MAX(iid) AS m FROM ${table} WHERE project_id = ?`, project)?.m ?? 0;
+
+    // Records the reads showed: writes pick among them more often than not, so they touch kept pages.
+    const seen = { issues: [] as [number, number][], mrs: [] as [number, number][], notes: [] as [number, number, number][], users: [] as number[], epics: [] as [number, number][], snippets: [] as [number, number][] };
+    const remember = <T>(xs: T[], x: T): void => {
+      if (xs.length >= 300) xs.splice(int(xs.length), 1);
+      xs.push(x);
+    };
+    const harvest = (path: string, text: string): void => {
+      if (!text.startsWith('[')) return;
+      let rows: any[];
+      try {
+        rows = JSON.parse(text);
+      } catch {
+        return;
+      }
+      for (const r of rows.slice(0, 20)) {
+        if (!r || typeof r !== 'object') continue;
+        if (/merge_requests/.test(path) && r.iid && r.project_id) remember(seen.mrs, [r.project_id, r.iid]);
+        else if (/\/epics/.test(path) && r.iid && r.group_id) remember(seen.epics, [r.group_id, r.iid]);
+        else if (/issues/.test(path) && r.iid && r.project_id) remember(seen.issues, [r.project_id, r.iid]);
+        else if (/\/notes/.test(path) && r.noteable_iid && r.id) {
+          const m = /projects\/(\d+)\/issues\/(\d+)/.exec(path);
+          if (m) remember(seen.notes, [Number(m[1]), Number(m[2]), r.id]);
+        } else if (/snippets/.test(path) && r.id) remember(seen.snippets, [r.project_id ?? 0, r.id]);
+        if (r.author?.id) remember(seen.users, r.author.id);
+      }
+    };
+    const issueOf = (): [number, number] => {
+      if (seen.issues.length && chance(0.7)) return pick(seen.issues);
+      const p = chance(0.6) ? bigProject : pick(projects());
+      return [p, 1 + int(Math.max(1, maxIid('issues', p)))];
+    };
+    const mrOf = (): [number, number] => {
+      if (seen.mrs.length && chance(0.7)) return pick(seen.mrs);
+      const p = chance(0.5) ? repo.id : pick(projects());
+      return [p, 1 + int(Math.max(1, maxIid('merge_requests', p)))];
+    };
+    const labelOf = (p: number): string => pick(all<{ title: string }>('SELECT title FROM labels WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.title).concat('bug'));
+    const milestoneOf = (p: number): number | undefined => pick(all<{ id: number }>('SELECT id FROM milestones WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.id).concat(0)) || undefined;
+    const LABELS = ['bug', 'label-1', 'label-2', 'feature', 'doc'];
+    const someLabels = (): string => Array.from({ length: 1 + int(2) }, () => pick(LABELS)).join(',');
+    const userOf = (): number => (seen.users.length && chance(0.5) ? pick(seen.users) : pick(users()));
+
+    let branches = 0;
+    /** Each write: its kind, method, path and body (as the administrator unless it names someone). */
+    const WRITES: Record<string, () => Promise<[string, string, unknown?, Actor?]> | [string, string, unknown?, Actor?]> = {
+      'issue create': () => [
+        'POST',
+        `/projects/${chance(0.5) ? bigProject : pick(projects())}/issues`,
+        { title: `${pick(['Alpha', 'beta', 'crash', 'issue'])} ${tag} ${++n}`, labels: chance(0.6) ? someLabels() : undefined, confidential: chance(0.2) || undefined, description: `made by ${tag}`, due_date: chance(0.3) ? '2025-0' + (1 + int(9)) + '-15' : undefined, weight: chance(0.3) ? int(5) : undefined },
+        pick(['admin', 'admin', 'member'] as Actor[]),
+      ],
+      'issue edit': () => {
+        const [p, iid] = issueOf();
+        const edits = [
+          { title: `edited ${tag} ${++n}` },
+          { description: `described ${++n}` },
+          { add_labels: someLabels() },
+          { remove_labels: someLabels() },
+          { labels: chance(0.3) ? '' : someLabels() },
+          { milestone_id: chance(0.3) ? 0 : milestoneOf(p) ?? 0 },
+          { assignee_ids: chance(0.3) ? [] : [userOf()] },
+          { confidential: chance(0.5) },
+          { due_date: chance(0.5) ? null : '2025-06-0' + (1 + int(9)) },
+          { state_event: pick(['close', 'reopen']) },
+          { discussion_locked: chance(0.5) },
+          { weight: chance(0.3) ? null : int(9) },
+        ];
+        return ['PUT', `/projects/${p}/issues/${iid}`, pick(edits), pick(['admin', 'admin', 'member'] as Actor[])];
+      },
+      'issue close/reopen': () => {
+        const [p, iid] = issueOf();
+        return ['PUT', `/projects/${p}/issues/${iid}`, { state_event: pick(['close', 'reopen']) }];
+      },
+      'issue delete': () => {
+        const [p, iid] = issueOf();
+        return ['DELETE', `/projects/${p}/issues/${iid}`];
+      },
+      'issue award': () => {
+        const [p, iid] = issueOf();
+        return ['POST', `/projects/${p}/issues/${iid}/award_emoji`, { name: pick(['thumbsup', 'thumbsdown', 'smile']) }, pick(['admin', 'member'] as Actor[])];
+      },
+      'issue todo': () => {
+        const [p, iid] = issueOf();
+        return chance(0.7) ? ['POST', `/projects/${p}/issues/${iid}/todo`, undefined, pick(['admin', 'member'] as Actor[])] : ['POST', '/todos/mark_as_done', undefined, pick(['admin', 'member'] as Actor[])];
+      },
+      'issue subscribe': () => {
+        const [p, iid] = issueOf();
+        return ['POST', `/projects/${p}/issues/${iid}/${pick(['subscribe', 'unsubscribe'])}`, undefined, pick(['admin', 'member'] as Actor[])];
+      },
+      'note create': () => {
+        const [p, iid] = issueOf();
+        return chance(0.5) ? ['POST', `/projects/${p}/issues/${iid}/notes`, { body: `note ${tag} ${++n}`, internal: chance(0.2) || undefined }, pick(['admin', 'member'] as Actor[])] : ['POST', `/projects/${p}/issues/${iid}/discussions`, { body: `thread ${tag} ${++n}` }];
+      },
+      'note edit/delete': () => {
+        if (!seen.notes.length) return ['POST', `/projects/${bigProject}/issues/2/notes`, { body: `note ${tag} ${++n}` }];
+        const [p, iid, id] = pick(seen.notes);
+        return chance(0.6) ? ['PUT', `/projects/${p}/issues/${iid}/notes/${id}`, { body: `edited note ${++n}` }] : ['DELETE', `/projects/${p}/issues/${iid}/notes/${id}`];
+      },
+      'mr note/award': () => {
+        const [p, iid] = mrOf();
+        return chance(0.5) ? ['POST', `/projects/${p}/merge_requests/${iid}/notes`, { body: `mr note ${++n}` }] : ['POST', `/projects/${p}/merge_requests/${iid}/award_emoji`, { name: pick(['thumbsup', 'thumbsdown']) }];
+      },
+      'label': () => {
+        const p = chance(0.7) ? pick([bigProject, repo.id]) : pick(projects());
+        const title = labelOf(p);
+        const kinds: [string, string, unknown?][] = [
+          ['POST', `/projects/${p}/labels`, { name: `${pick(LABELS)}-${tag}-${++n}`, color: '#aa0000' }],
+          ['PUT', `/projects/${p}/labels/${encodeURIComponent(title)}`, { new_name: `${title}-r${++n}` }],
+          ['PUT', `/projects/${p}/labels/${encodeURIComponent(title)}`, { priority: chance(0.3) ? null : int(5), description: `d${n}` }],
+          ['PUT', `/projects/${p}/labels/${encodeURIComponent(title)}`, { color: pick(['#00ff00', '#123456']) }],
+          ['DELETE', `/projects/${p}/labels/${encodeURIComponent(title)}`],
+          ['POST', `/groups/${group}/labels`, { name: `g-${tag}-${++n}`, color: '#0000aa' }],
+        ];
+        return pick(kinds);
+      },
+      'milestone': () => {
+        const p = chance(0.7) ? bigProject : pick(projects());
+        const m = milestoneOf(p);
+        const kinds: [string, string, unknown?][] = [
+          ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: chance(0.5) ? `2025-0${1 + int(9)}-01` : undefined }],
+          ['PUT', `/projects/${p}/milestones/${m}`, { title: `m-${tag}-${++n}` }],
+          ['PUT', `/projects/${p}/milestones/${m}`, { state_event: pick(['close', 'activate']) }],
+          ['PUT', `/projects/${p}/milestones/${m}`, { due_date: `2025-1${int(3)}-01` }],
+          ['DELETE', `/projects/${p}/milestones/${m}`],
+        ];
+        return pick(kinds);
+      },
+      'mr create': async () => {
+        const branch = `${tag}-b${++branches}`;
+        await api('admin', 'POST', `/projects/${repo.id}/repository/commits`, { branch, start_branch: 'main', commit_message: `change ${branch}`, actions: [{ action: 'create', file_path: `${branch}.txt`, content: `${branch}\n` }] });
+        return ['POST', `/projects/${repo.id}/merge_requests`, { source_branch: branch, target_branch: 'main', title: `${pick(['Draft: ', ''])}change ${branch}`, labels: chance(0.5) ? someLabels() : undefined, assignee_id: chance(0.5) ? memberId : undefined }, pick(['admin', 'member'] as Actor[])];
+      },
+      'mr edit': () => {
+        const [p, iid] = mrOf();
+        const edits = [{ title: `mr edited ${++n}` }, { add_labels: someLabels() }, { remove_labels: someLabels() }, { state_event: pick(['close', 'reopen']) }, { assignee_ids: [userOf()] }, { reviewer_ids: [userOf()] }, { milestone_id: milestoneOf(p) ?? 0 }, { description: `mr body ${++n}` }];
+        return ['PUT', `/projects/${p}/merge_requests/${iid}`, pick(edits)];
+      },
+      'mr merge': () => {
+        const iid = 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
+        return ['PUT', `/projects/${repo.id}/merge_requests/${iid}/merge`, {}];
+      },
+      'push': () => ['POST', `/projects/${repo.id}/repository/commits`, { branch: pick(['main', `${tag}-b${1 + int(Math.max(1, branches))}`]), commit_message: `push ${++n}`, actions: [{ action: 'create', file_path: `p-${n}.txt`, content: `${n}\n` }] }],
+      'user': () => {
+        const u = chance(0.5) ? memberId : userOf();
+        const kinds: [string, string, unknown?][] = [
+          ['PUT', `/users/${u}`, { name: `Renamed ${++n}` }],
+          ['PUT', `/users/${u}`, { username: `renamed-${tag}-${++n}` }],
+          ['POST', `/users/${u}/block`],
+          ['POST', `/users/${u}/unblock`],
+          ['POST', `/users/${u}/deactivate`],
+          ['POST', `/users/${u}/activate`],
+        ];
+        return pick(kinds);
+      },
+      'user delete': async () => {
+        // A user who wrote something first: their records go to the ghost user.
+        const user = await must('POST', '/users', { username: `${tag}-gone-${++n}`, name: `Gone ${n}`, email: `${tag}-gone-${n}@example.com`, password: PASSWORD });
+        await must('POST', `/groups/${group}/members`, { user_id: user.id, access_level: 30 });
+        await api('admin', 'POST', `/projects/${bigProject}/issues`, { title: `by gone ${n}`, assignee_ids: [user.id] });
+        await api('admin', 'POST', `/projects/${bigProject}/issues/2/notes`, { body: `@${user.username} hello` });
+        return ['DELETE', `/users/${user.id}`];
+      },
+      'member': () => {
+        const scope = chance(0.5) ? `/groups/${group}` : `/projects/${pick([bigProject, repo.id, spare.id])}`;
+        const u = userOf();
+        const kinds: [string, string, unknown?][] = [
+          ['POST', `${scope}/members`, { user_id: u, access_level: pick([10, 20, 30, 40]) }],
+          ['PUT', `${scope}/members/${u}`, { access_level: pick([10, 20, 30, 40]) }],
+          ['DELETE', `${scope}/members/${u}`],
+        ];
+        return pick(kinds);
+      },
+      'project': () => {
+        const p = chance(0.4) ? spare.id : pick([repo.id, bigProject, ...projects()]);
+        const kinds: [string, string, unknown?][] = [
+          ['PUT', `/projects/${p}`, { name: `renamed ${tag} ${++n}` }],
+          ['PUT', `/projects/${p}`, { path: `path-${tag}-${++n}` }],
+          ['PUT', `/projects/${p}`, { visibility: pick(['private', 'internal', 'public']) }],
+          ['PUT', `/projects/${p}`, { description: `about ${++n}`, issues_access_level: pick(['enabled', 'private']) }],
+          ['POST', `/projects/${p}/archive`],
+          ['POST', `/projects/${p}/unarchive`],
+          ['PUT', `/projects/${spare.id}/transfer`, { namespace: pick(groups()) }],
+          ['POST', '/projects', { name: `new ${tag} ${++n}`, namespace_id: pick(groups()), visibility: pick(['private', 'public']) }],
+        ];
+        return pick(kinds);
+      },
+      'project delete': async () => {
+        const made = await must('POST', '/projects', { name: `doomed ${tag} ${++n}`, namespace_id: group, visibility: 'public' });
+        await api('admin', 'POST', `/projects/${made.id}/issues`, { title: `doomed issue ${n}`, labels: 'bug' });
+        await api('admin', 'POST', `/projects/${made.id}/snippets`, { title: `doomed snippet ${n}`, file_name: 'a.txt', content: 'x', visibility: 'public' });
+        return ['DELETE', `/projects/${made.id}`];
+      },
+      'group': () => {
+        const g = pick(groups());
+        const kinds: [string, string, unknown?][] = [
+          ['PUT', `/groups/${g}`, { name: `Group ${tag} ${++n}` }],
+          ['PUT', `/groups/${g}`, { path: `group-${tag}-${++n}` }],
+          ['PUT', `/groups/${g}`, { description: `group about ${++n}` }],
+          ['POST', '/groups', { name: `sub ${tag} ${++n}`, path: `sub-${tag}-${n}`, parent_id: group }],
+        ];
+        return pick(kinds);
+      },
+      'epic': () => {
+        const [g, iid] = seen.epics.length && chance(0.7) ? pick(seen.epics) : [group, 1 + int(Math.max(1, one<{ m: number | null }>('SELECT MAX(iid) AS m FROM epics WHERE group_id = ?', group)?.m ?? 1))];
+        const kinds: [string, string, unknown?][] = [
+          ['POST', `/groups/${group}/epics`, { title: `epic ${tag} ${++n}`, labels: chance(0.5) ? someLabels() : undefined }],
+          ['PUT', `/groups/${g}/epics/${iid}`, { title: `epic edited ${++n}` }],
+          ['PUT', `/groups/${g}/epics/${iid}`, { state_event: pick(['close', 'reopen']) }],
+          ['PUT', `/groups/${g}/epics/${iid}`, { add_labels: someLabels() }],
+          ['DELETE', `/groups/${g}/epics/${iid}`],
+        ];
+        return pick(kinds);
+      },
+      'snippet': () => {
+        const [p, id] = seen.snippets.length && chance(0.6) ? pick(seen.snippets) : [repo.id, 0];
+        const base = p ? `/projects/${p}/snippets` : '/snippets';
+        const kinds: [string, string, unknown?][] = [
+          ['POST', `/projects/${pick([repo.id, bigProject])}/snippets`, { title: `snippet ${tag} ${++n}`, file_name: 'a.txt', content: `x${n}`, visibility: pick(['private', 'internal', 'public']) }],
+          ['POST', '/snippets', { title: `personal ${tag} ${++n}`, file_name: 'b.txt', content: `y${n}`, visibility: pick(['private', 'public']) }],
+          ['PUT', `${base}/${id}`, { title: `snippet edited ${++n}` }],
+          ['PUT', `${base}/${id}`, { visibility: pick(['private', 'internal', 'public']) }],
+          ['DELETE', `${base}/${id}`],
+        ];
+        return pick(kinds);
+      },
+    };
+    const KINDS = Object.keys(WRITES);
+
+    const page = (): string => {
+      const pp = pick([20, 20, 100, 5]);
+      const pg = pick([1, 1, 2, 3, 1 + int(60), 51 + int(10), 1 + int(12)]);
+      return `per_page=${pp}&page=${pg}`;
+    };
+    const dates = (): string => pick(['', '', `&created_after=2024-0${1 + int(9)}-01T00:00:00Z`, `&updated_before=2030-01-01`, `&created_before=2025-06-01`, `&updated_after=2024-06-01`]);
+    const issuableQuery = (mr: boolean): string => {
+      const parts = [
+        pick(['', 'state=opened', 'state=closed', mr ? 'state=merged' : 'state=all']),
+        pick(['', '', 'labels=bug', 'labels=bug,label-1', 'labels=None', 'labels=Any', 'not[labels]=bug', 'label_name=label-2']),
+        pick(['', '', '', 'milestone=None', 'milestone=Any', 'milestone=v1', 'milestone=Upcoming']),
+        pick(['', '', '', `author_id=${userOf()}`, 'assignee_id=None', 'assignee_id=Any', `assignee_id=${memberId}`, 'my_reaction_emoji=Any']),
+        pick(['', '', '', '', 'search=issue', 'search=crash', 'search=edited', `search=${tag}`]),
+        mr ? pick(['', '', 'wip=yes', 'wip=no', 'reviewer_id=None']) : pick(['', '', 'confidential=true', 'confidential=false', 'weight=None', 'due_date=overdue', 'issue_type=issue']),
+        pick(['', `order_by=${pick(['created_at', 'updated_at', 'title', 'priority', 'label_priority', 'popularity', 'milestone_due', mr ? 'merged_at' : 'due_date', mr ? 'created_at' : 'relative_position', mr ? 'created_at' : 'weight'])}`]),
+        pick(['', 'sort=asc', 'sort=desc']),
+      ].filter(Boolean);
+      return parts.join('&') + dates();
+    };
+    const drawRead = (): Read => {
+      const who: Actor = pick(['admin', 'admin', 'member', 'guest', 'outsider']);
+      const p = chance(0.6) ? bigProject : pick(projects());
+      const [ip, iid] = issueOf();
+      const g = chance(0.6) ? group : pick(groups());
+      const u = userOf();
+      const q = (s: string): string => (s ? `?${s}&${page()}` : `?${page()}`);
+      const kinds: (() => Read)[] = [
+        () => ({ who, path: `/projects/${p}/issues${q(issuableQuery(false))}` }),
+        () => ({ who, path: `/projects/${p}/issues${q(issuableQuery(false))}` }),
+        () => ({ who, path: `/groups/${g}/issues${q(issuableQuery(false))}` }),
+        () => ({ who, path: `/issues${q(`scope=all&${issuableQuery(false)}`)}` }),
+        () => ({ who, path: `/projects/${chance(0.5) ? repo.id : p}/merge_requests${q(issuableQuery(true))}` }),
+        () => ({ who, path: `/groups/${g}/merge_requests${q(issuableQuery(true))}` }),
+        () => ({ who, path: `/merge_requests${q(`scope=all&${issuableQuery(true)}`)}` }),
+        () => ({ who, path: `/projects/${ip}/issues/${iid}/notes${q(pick(['', 'sort=asc', 'order_by=updated_at', 'sort=asc&order_by=updated_at']))}` }),
+        () => ({ who, path: `/projects/${chance(0.7) ? bigProject : ip}/issues/${chance(0.7) ? 2 : iid}/notes${q(pick(['', 'sort=asc']))}` }),
+        () => ({ who, path: `/projects/${ip}/issues/${iid}/discussions${q('')}` }),
+        () => ({ who, path: `/projects/${p}/events${q(pick(['', 'action=created', 'target_type=issue', 'sort=asc', 'after=2024-01-01']))}` }),
+        () => ({ who, path: `/users/${u}/events${q(pick(['', 'action=commented', 'target_type=note']))}` }),
+        () => ({ who, path: `/events${q(pick(['', 'scope=all', 'action=closed']))}` }),
+        () => ({ who, path: `/projects/${chance(0.5) ? repo.id : p}/snippets${q('')}` }),
+        () => ({ who, path: `${pick(['/snippets', '/snippets/public', '/snippets/all'])}${q('')}` }),
+        () => ({ who, path: `/projects/${p}/labels${q(pick(['', 'with_counts=true', 'search=label', 'include_ancestor_groups=false']))}` }),
+        () => ({ who, path: `/groups/${g}/labels${q(pick(['', 'with_counts=true', 'search=bug', 'only_group_labels=false']))}` }),
+        () => ({ who, path: `/groups/${g}/epics${q(pick(['', 'state=opened', 'labels=bug', 'order_by=updated_at', 'search=epic', `author_id=${u}`, 'sort=asc']))}` }),
+        () => ({ who, path: `/projects/${p}/members${q(pick(['', 'query=diff']))}` }),
+        () => ({ who, path: `/projects/${p}/members/all${q('')}` }),
+        () => ({ who, path: `/groups/${g}/members${q(pick(['', 'query=user']))}` }),
+        () => ({ who, path: `/groups/${g}/members/all${q('')}` }),
+        () => ({ who, path: `/projects${q(pick(['', 'search=project', `search=${tag}`, 'order_by=name', 'order_by=last_activity_at', 'membership=true', 'visibility=public', 'archived=true', 'owned=true', 'simple=true']))}` }),
+        () => ({ who, path: `/groups/${g}/projects${q(pick(['', 'order_by=name', 'include_subgroups=true', 'archived=false']))}` }),
+        () => ({ who, path: `/groups${q(pick(['', 'search=group', 'all_available=true', 'order_by=path', 'min_access_level=10']))}` }),
+        () => ({ who, path: `/groups/${g}/subgroups${q('')}` }),
+        () => ({ who, path: `/users${q(pick(['', 'search=user', 'active=true', 'blocked=true', 'order_by=name', `search=${tag}`]))}` }),
+        () => ({ who, path: `/projects/${p}/milestones${q(pick(['', 'state=active', 'state=closed', 'search=m-']))}` }),
+        () => ({ who, path: `/groups/${g}/milestones${q(pick(['', 'include_ancestors=true']))}` }),
+        () => {
+          const m = milestoneOf(p);
+          return { who, path: `/projects/${p}/milestones/${m ?? 1}/${pick(['issues', 'merge_requests'])}${q('')}` };
+        },
+        () => ({ who, path: `/search${q(`scope=${pick(['issues', 'merge_requests', 'projects', 'milestones', 'users', 'snippet_titles'])}&search=${pick(['issue', 'crash', 'edited', tag, 'change'])}`)}` }),
+        () => ({ who, path: `/projects/${p}/search${q(`scope=${pick(['issues', 'merge_requests', 'notes', 'milestones', 'users'])}&search=${pick(['issue', 'note', 'edited', tag])}`)}` }),
+        () => ({ who, path: `/groups/${g}/search${q(`scope=${pick(['issues', 'merge_requests', 'projects', 'milestones'])}&search=${pick(['issue', 'edited', tag])}`)}` }),
+        () => ({ who, keyset: true, path: `${pick(['/projects', '/users', `/groups/${g}/projects`, '/groups'])}?pagination=keyset&order_by=id&sort=${pick(['asc', 'desc'])}&per_page=${pick([5, 20])}` }),
+      ];
+      return pick(kinds)();
+    };
+
+    const pool: Read[] = [];
+    const addReads = (count: number): void => {
+      for (let i = 0; i < count; i++) {
+        if (pool.length >= poolSize) pool.splice(int(pool.length), 1);
+        pool.push(drawRead());
+      }
+    };
+    /** Every read of the pool on both services: what differs is a divergence. */
+    const compare = async (batch: number, batchWrites: string[]): Promise<void> => {
+      const fresh = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken });
+      const freshUrl = await fresh.listen();
+      // The fresh service's own host and port, where an answer names them, read as the kept one's.
+      const freshHost = new URL(freshUrl).host;
+      const keptHost = new URL(keptUrl).host;
+      const same = (text: string): string => text.split(freshHost).join(keptHost);
+      try {
+        for (const r of pool) {
+          const paths = [r.path];
+          for (let i = 0; i < paths.length; i++) {
+            const a = await call(keptUrl, tokens[r.who], 'GET', paths[i]);
+            const b = await call(freshUrl, tokens[r.who], 'GET', paths[i]);
+            reads++;
+            harvest(paths[i], a.text);
+            const found = (what: string, x: string, y: string): void => {
+              divergences.push({ batch, who: r.who, path: paths[i], what, kept: x.slice(0, 300), fresh: y.slice(0, 300), writes: batchWrites });
+              log(`DIVERGENCE batch ${batch} ${r.who} GET ${paths[i]}: ${what}\n  kept:  ${x.slice(0, 300)}\n  fresh: ${y.slice(0, 300)}`);
+            };
+            if (a.status !== b.status) found('status', String(a.status), String(b.status));
+            else if (a.text !== same(b.text)) found(firstDifference(a.text, same(b.text)), a.text, same(b.text));
+            else
+              for (const h of HEADERS) {
+                const y = b.headers[h] === null ? null : same(b.headers[h]!);
+                if (a.headers[h] !== y) found(`header ${h}`, String(a.headers[h]), String(y));
+              }
+            const next = r.keyset && a.headers.link ? /<([^>]+)>; rel="next"/.exec(a.headers.link)?.[1] : undefined;
+            if (next && i === 0) paths.push(next.slice(`${keptUrl}/api/v4`.length));
+          }
+        }
+      } finally {
+        await fresh.close();
+      }
+    };
+
+    addReads(o.readsPerBatch * 2);
+    // The pool read once before any write, so that the kept service keeps what it reads.
+    await compare(0, []);
+    for (let batch = 1; batch <= o.batches; batch++) {
+      const batchWrites: string[] = [];
+      for (let w = 0; w < o.writesPerBatch; w++) {
+        const kind = pick(KINDS);
+        const [method, path, body, who] = await WRITES[kind]();
+        const res = await api(who ?? 'admin', method, path, body);
+        const tally = (writes[kind] ??= { ok: 0, failed: 0 });
+        if (res.status < 300) tally.ok++;
+        else tally.failed++;
+        batchWrites.push(`${kind}: ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status}`);
+      }
+      addReads(o.readsPerBatch);
+      await compare(batch, batchWrites);
+      log(`batch ${batch}: ${batchWrites.length} writes, ${pool.length} reads in the pool, ${divergences.length} divergences so far`);
+    }
+  } finally {
+    sql.close();
+    await kept.close();
+  }
+  return { divergences, reads, writes };
+}
+
+/**
+ * A data dir big enough that the kept and anchored paths run (a project of ISSUES issues: counts past
+ * COUNT_LIMIT, pages past ANCHORED_FROM_OFFSET; an issue with NOTES notes; MERGE_REQUESTS merge
+ * requests), built through the importers' bulk writers; labels, milestones, epics, snippets and a
+ * second project through the API.
+ */
+export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes = { issues: 10_500, notes: 1_100, mergeRequests: 1_200 }): Promise<void> {
+  const svc = await createService({ dataDir, port: 0, rootToken });
+  const url = await svc.listen();
+  const must = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await call(url, rootToken, method, path, body);
+    if (res.status >= 300) throw new Error(`kept-diff seed: ${method} ${path} -> ${res.status} ${res.text.slice(0, 300)}`);
+    return res.text ? JSON.parse(res.text) : null;
+  };
+  try {
+    const group = await must('POST', '/groups', { name: 'diff', path: 'diff', visibility: 'public' });
+    await must('POST', '/groups', { name: 'diff sub', path: 'diff-sub', parent_id: group.id, visibility: 'private' });
+    const big = await must('POST', '/projects', { name: 'big', namespace_id: group.id, visibility: 'private' });
+    const small = await must('POST', '/projects', { name: 'small', namespace_id: group.id, visibility: 'public' });
+    const author = await must('POST', '/users', { username: 'diff-author', name: 'Diff Author', email: 'diff-author@example.com', password: PASSWORD });
+    await must('POST', `/groups/${group.id}/members`, { user_id: author.id, access_level: 30 });
+    for (const p of [big.id, small.id]) {
+      for (const [i, name] of ['bug', 'label-1', 'label-2', 'feature', 'doc'].entries()) await must('POST', `/projects/${p}/labels`, { name, color: '#336699', priority: i < 2 ? i : undefined });
+      await must('POST', `/projects/${p}/milestones`, { title: 'v1', due_date: '2025-03-01' });
+      await must('POST', `/projects/${p}/milestones`, { title: 'v2' });
+      for (let i = 0; i < 3; i++) await must('POST', `/projects/${p}/issues`, { title: `small issue ${i}`, labels: 'bug' });
+      await must('POST', `/projects/${p}/snippets`, { title: `snippet of ${p}`, file_name: 'a.txt', content: 'x', visibility: 'private' });
+    }
+    for (let i = 0; i < 4; i++) await must('POST', `/groups/${group.id}/epics`, { title: `epic ${i}`, labels: i % 2 ? 'bug' : undefined });
+    const v1 = (await must('GET', `/projects/${big.id}/milestones?title=v1`))[0].id;
+    const ctx = svc.context;
+    const at = (i: number): string => new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString();
+    const LABELS = [['bug'], ['label-1'], ['bug', 'label-1'], [], ['label-2'], [], ['feature'], []];
+    ctx.db.transaction(() => {
+      for (let i = 4; i < sizes.issues + 4; i++)
+        insertImportedIssue(ctx, big.id, {
+          iid: i,
+          title: `${['Alpha', 'beta', 'crash', 'issue'][i % 4]} ${i % 101}`,
+          description: i % 3 ? `about issue ${i}` : null,
+          state: i % 10 === 0 ? 'closed' : 'opened',
+          closedAt: i % 10 === 0 ? at(i + 5) : null,
+          authorId: i % 20 === 0 ? author.id : 1,
+          assigneeIds: i % 7 === 0 ? [author.id] : [],
+          labels: LABELS[i % LABELS.length],
+          confidential: i % 50 === 0,
+          dueDate: i % 9 === 0 ? `2025-0${1 + (i % 9)}-1${i % 10}` : null,
+          weight: i % 6 === 0 ? i % 5 : null,
+          milestoneId: i % 5 === 0 ? v1 : null,
+          createdAt: at(i),
+          updatedAt: at(i + (i % 13)),
+          importedFrom: 'none',
+        });
+      const busy = ctx.db.prepare('SELECT id FROM issues WHERE project_id = ? AND iid = 2').get(big.id) as { id: number };
+      for (let i = 0; i < sizes.notes; i++) insertImportedNote(ctx, big.id, { noteableType: 'Issue', noteableId: busy.id, authorId: i % 3 ? 1 : author.id, body: `note ${i} on the busy issue`, createdAt: at(i), updatedAt: at(i), importedFrom: 'none' });
+      for (let i = 1; i <= sizes.mergeRequests; i++)
+        insertImportedMergeRequest(ctx, small.id, {
+          iid: i,
+          title: `${['Change', 'crash fix', 'Draft: wip'][i % 3]} ${i}`,
+          description: `mr ${i}`,
+          state: (['opened', 'opened', 'closed', 'merged'] as const)[i % 4],
+          authorId: i % 5 === 0 ? author.id : 1,
+          labels: LABELS[i % LABELS.length],
+          sourceBranch: `feature-${i}`,
+          targetBranch: 'main',
+          baseSha: '0'.repeat(40),
+          headSha: '1'.repeat(40),
+          mergedAt: i % 4 === 3 ? at(i + 2) : null,
+          createdAt: at(i),
+          updatedAt: at(i + 1),
+          importedFrom: 'none',
+        });
+    })();
+  } finally {
+    await svc.close();
+  }
+}
