@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
 import { queryPlan } from '../helpers/lists';
+import { rememberedRowsHeld } from '../../src/main/service/db/connection';
 
 // Issue and merge-request pages read their ids in the list's order, and their rows by id from
 // memory while core/041's write log names none of them written since (db/written-rows.ts). These
@@ -219,6 +220,35 @@ describe.each([
 });
 
 describe('ids-first list reads', () => {
+  it("hold a page's counts (notes, thumbs) once, by the page's lookup, not as the statement's answer too", async () => {
+    const project = await s.createProject();
+    // 41 issues: the oldest alone on page 3, the next 20 (page 2 of 20) plain, the newest 20 (page 1) each with a note and a thumbs up.
+    const issues: any[] = [];
+    for (let i = 0; i < 41; i++) issues.push(ok(await s.post(`/projects/${project.id}/issues`, { title: `Counted ${i}` })));
+    for (const issue of issues.slice(21)) {
+      ok(await s.post(`/projects/${project.id}/issues/${issue.iid}/notes`, { body: 'A note' }));
+      ok(await s.post(`/projects/${project.id}/issues/${issue.iid}/award_emoji`, { name: 'thumbsup' }));
+    }
+    const list = async (query: string): Promise<any[]> => {
+      const res = await s.get(`/projects/${project.id}/issues?${query}`);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    // Every row, count and lookup but the pages of 20's counts read once first.
+    for (let page = 1; page <= 5; page++) await list(`per_page=10&page=${page}`);
+    const held = async (query: string): Promise<{ rows: any[]; held: number }> => {
+      const before = rememberedRowsHeld(db());
+      const rows = await list(query);
+      return { rows, held: rememberedRowsHeld(db()) - before };
+    };
+    const counted = await held('per_page=20&page=1');
+    const plain = await held('per_page=20&page=2');
+    expect(counted.rows.map((r) => [r.iid, r.user_notes_count, r.upvotes])).toEqual(issues.slice(21).reverse().map((i) => [i.iid, 1, 1]));
+    expect(plain.rows.map((r) => [r.iid, r.user_notes_count, r.upvotes])).toEqual(issues.slice(1, 21).reverse().map((i) => [i.iid, 0, 0]));
+    // The same statements held the same rows for both pages: none of the 40 rows of the first's counts.
+    expect(counted.held).toBe(plain.held);
+  });
+
   it("read the write log's entries since a page's rows by the log's sequence, not every entry of the type", async () => {
     const group = await s.createGroup();
     const project = await s.createProject({ namespace_id: group.id, initialize_with_readme: true });

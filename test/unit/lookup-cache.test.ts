@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
+import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, readUnremembered, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
+import { rowsByIds, sequenceLog } from '../../src/main/service/db/written-rows';
 import { MEMORY_BUDGET } from '../../src/main/service/memory';
 
 let dir: string;
@@ -382,6 +383,34 @@ describe('remembered reads', () => {
       { id: 1, v: 'one' },
       { id: 2, v: 'two' },
     ]);
+  });
+
+  it('are left to a caller that keeps the rows itself (readUnremembered): read from SQLite each time, as `all` reads them, nothing held', () => {
+    open();
+    const sql = 'SELECT * FROM t WHERE id <= ? ORDER BY id';
+    const remembered = db.prepare(sql).all(1);
+    const heldBefore = rememberedRowsHeld(db);
+    expect(readUnremembered(db, sql, 1)).toEqual([{ id: 1, v: 'one' }]);
+    expect(rememberedRowsHeld(db)).toBe(heldBefore);
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    expect(readUnremembered(db, sql, 1)).toEqual([{ id: 1, v: 'changed elsewhere' }]);
+    // The statement's own remembered answer is left as it was (it lasts until this connection's next write).
+    expect(db.prepare(sql).all(1)).toEqual(remembered);
+  });
+
+  it('hold the rows rowsByIds reads once, by id, not as the statement\'s answer too', () => {
+    open();
+    db.exec('CREATE TABLE t_log (seq INTEGER PRIMARY KEY, row_id INTEGER)');
+    db.prepare("WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 40) INSERT INTO t (id, v) SELECT i, 'v' || i FROM n").run();
+    const log = sequenceLog('t', 't_log', 'row_id');
+    const ids = Array.from({ length: 20 }, (_, i) => 40 - i);
+    const heldBefore = rememberedRowsHeld(db);
+    const rows = rowsByIds<{ id: number; v: string }>(db, log, ids);
+    expect(rows.map((r) => r.id)).toEqual(ids);
+    expect(rows[0]).toEqual({ id: 40, v: 'v40' });
+    // The log's last entry (one row) alone: the 20 rows are kept by id.
+    expect(rememberedRowsHeld(db) - heldBefore).toBe(1);
+    expect(rowsByIds(db, log, ids)).toEqual(rows);
   });
 
   it('copy rows with a column named __proto__ too', () => {

@@ -121,6 +121,7 @@ function cacheStatements(db: Db, limit: number = MEMORY_BUDGET.statements): void
     const stmt = prepare(sql);
     if (!stmt.reader && OPENS_TRANSACTION.test(sql)) state.transactionsByHand = true;
     const rows = stmt.reader ? readRowsThroughArrays(stmt) : null;
+    if (stmt.reader) unremembered.set(stmt, rows ? (...args) => rows.all(...args).map(rows.object) : (stmt.all.bind(stmt) as (...args: unknown[]) => unknown[]));
     if (stmt.readonly) rememberReads(db, stmt, state, rows);
     else {
       // Every write (run, or get/all of `... RETURNING`) ends the current generation of cached lookups.
@@ -188,6 +189,22 @@ function readRowsThroughArrays(stmt: Database.Statement): RowArrays | null {
     };
   }
   return { get, all, object };
+}
+
+/** Each read statement's rows straight from SQLite, as the objects its `all` hands out, past its remembered answers (readUnremembered). */
+const unremembered = new WeakMap<Database.Statement, (...args: unknown[]) => unknown[]>();
+
+/**
+ * A read's rows from SQLite, its answer not remembered by the statement (rememberReads): for a
+ * caller that keeps the rows itself, each read once (rowsByIds by id, a page's counts by
+ * cachedLookup). Remembered as well, every page never read before held its rows twice and counted
+ * them against the remembered rows' bound: a client reading pages in turn reached it every ~70
+ * pages and let every remembered read and lookup go (db/written-rows.ts).
+ */
+export function readUnremembered<T>(db: Db, sql: string, ...args: unknown[]): T[] {
+  const stmt = db.prepare(sql);
+  const read = unremembered.get(stmt);
+  return (read ? read(...args) : stmt.all(...args)) as T[];
 }
 
 /** A statement's rows as arrays, and the function that makes each the object callers get. */

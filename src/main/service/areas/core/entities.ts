@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { cachedEntity, cachedLookup, sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
+import { cachedEntity, cachedLookup, readUnremembered, sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
 import { USERS_TABLE, findUserById, rememberUsers, tokenExpired } from './users';
@@ -1047,12 +1047,12 @@ function issuablePageCurrent<R>(ec: EntityContext, type: 'Issue' | 'MergeRequest
  * records not counted since their tables last changed (pages in turn, after a note or an award).
  */
 function readCounts(svc: ServiceContext, type: 'Issue' | 'MergeRequest', idList: string): Pick<IssuableCounts, 'notes' | 'votes' | 'closingProjects'> {
-  const rows = svc.db.prepare(type === 'Issue' ? ISSUE_COUNTS_SQL : MERGE_REQUEST_COUNTS_SQL).all(...(type === 'Issue' ? [idList, type, idList, type, idList] : [idList, type, idList, type])) as {
-    part: number;
-    id: number;
-    a: number;
-    b: number | null;
-  }[];
+  // Kept by issuableCounts' cachedLookup: the statement need not remember its answer too.
+  const rows = readUnremembered<{ part: number; id: number; a: number; b: number | null }>(
+    svc.db,
+    type === 'Issue' ? ISSUE_COUNTS_SQL : MERGE_REQUEST_COUNTS_SQL,
+    ...(type === 'Issue' ? [idList, type, idList, type, idList] : [idList, type, idList, type]),
+  );
   const notes = new Map<number, number>();
   const votes = new Map<number, { upvotes: number; downvotes: number }>();
   const closingProjects = new Map<number, number[]>();
