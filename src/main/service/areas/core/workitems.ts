@@ -1740,9 +1740,12 @@ export function idSetLists(
   const probed = byId.map((set) => ` AND ${set.probeById!(smallest.id)}`).join('');
   // The set's own probe is left out of the records' check when the set is exactly its records.
   const checked = smallest.exact ? dropProbe(where, args, smallest) : { where, args };
+  // A common term's matches not read for the set's few records: each checked (searchCheckedByRecord).
+  const setRecords = matches < bound ? matches : smallest.size?.() ?? Infinity;
+  const byRecord = searchCheckedByRecord(filters, checked.where.join(' AND '), checked.args, setRecords);
   const bySet = {
-    from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}${probed}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${checked.where.join(' AND ')}`,
-    args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...checked.args],
+    from: `FROM (SELECT DISTINCT +${smallest.id} AS id ${rows}${probed}) s CROSS JOIN ${table} x ON x.id = s.id WHERE ${byRecord.sql}`,
+    args: [...rowsArgs, ...byId.flatMap((set) => set.args), ...byRecord.args],
   };
   const { indexed } = smallest;
   // An order no index of a scope of many projects holds (title, merge date): the "walk" reads
@@ -2697,20 +2700,7 @@ function checkedList(db: Db, filters: WorkItemFilters, table: 'issues' | 'merge_
   const rest = [...where.slice(1).map((w) => (INDEXED_AGAIN.includes(w) ? w.slice(1) : w)), ...(implied ? [implied.sql] : [])].join(' AND ');
   const restArgs = [...args.slice(search.args.length), ...(implied ? [implied.arg] : [])];
   const budgetOf = (wanted: number): number => Math.max(CHECK_BUDGET_MIN, CHECK_BUDGET_PER_ROW * wanted);
-  // The scope's matches, as the plan reads them (another scope's: the instance's).
-  const matches = search.project
-    ? { from: `FROM ${plan.index} s WHERE ${projectMatches(plan.index)}`, args: [plan.query, search.project.projectId, search.project.projectId] }
-    : search.many
-      ? { from: `FROM ${plan.index} s WHERE ${search.many.inScope}`, args: search.many.args }
-      : { from: `FROM ${plan.index} s WHERE s.${plan.index} MATCH ?`, args: [plan.query] };
-  // The scope's matches counted up to `cap`, remembered with the write log's last entry (core/041:
-  // each entry moves them by at most one) for a project or a scope of projects it can name: the
-  // count is most of a grown walk's cost (~0.15 us a match), and a client paging on asks it again.
-  const scopeKey = search.project ? search.project.projectId : search.many ? search.many.projects : 'instance';
-  const matchesUpTo = (db: Db, cap: number): number => {
-    const count = (): number => countUpTo(db, matches.from, matches.args, cap);
-    return scopeKey === null ? count() : rememberedMatchCount(db, `${plan.index}|${scopeKey}|${plan.query}|up to ${cap}`, () => lastListWrite(db), count);
-  };
+  const matchesUpTo = (db: Db, cap: number): number => searchMatchesUpTo(db, search, cap);
   // The first `wanted` records that pass (their ids in the list's order, or their number) among
   // `budget` records of the list from the `skip`th on. The subquery's LIMIT keeps it from being
   // flattened (its rows come in its order) and the check from being pushed into it.
@@ -2739,6 +2729,58 @@ function checkedList(db: Db, filters: WorkItemFilters, table: 'issues' | 'merge_
       return value >= cap || ended(db, budget) ? value : undefined;
     },
   };
+}
+
+/**
+ * A search plan's matches in its scope (another scope's: the instance's) counted up to `cap`,
+ * remembered with the write log's last entry (core/041: each entry moves them by at most one) for
+ * a project or a scope of projects it can name: the count is most of a grown walk's cost (~0.15 us
+ * a match), and a client paging on asks it again.
+ */
+function searchMatchesUpTo(db: Db, search: SearchPlan, cap: number): number {
+  const plan = (search.project ?? search.many ?? search.instance)!;
+  const matches = search.project
+    ? { from: `FROM ${plan.index} s WHERE ${projectMatches(plan.index)}`, args: [plan.query, search.project.projectId, search.project.projectId] }
+    : search.many
+      ? { from: `FROM ${plan.index} s WHERE ${search.many.inScope}`, args: search.many.args }
+      : { from: `FROM ${plan.index} s WHERE s.${plan.index} MATCH ?`, args: [plan.query] };
+  const scopeKey = search.project ? search.project.projectId : search.many ? search.many.projects : 'instance';
+  const count = (): number => countUpTo(db, matches.from, matches.args, cap);
+  return scopeKey === null ? count() : rememberedMatchCount(db, `${plan.index}|${scopeKey}|${plan.query}|up to ${cap}`, () => lastListWrite(db), count);
+}
+
+/** A record's check against an ASCII term (recordMatchSql) costs about this many matches read into `x.id IN (<matches>)` (~0.4 us against ~0.2 us). */
+export const RECORD_CHECK_PER_MATCH = 2;
+
+/**
+ * A list condition (`sql` on `x`, the search's first, as workItemFilters puts it) for reading
+ * about `records` records one by one (a set's records looked up by id, a walk in id order): a
+ * common ASCII term's condition that reads every match of the scope (`x.id IN (<matches>)`, the
+ * list of matches built once per statement: a million for a term every record holds, ~200 ms)
+ * replaced by its check on each record read (SearchPlan.check, the same answer) when that costs
+ * less: the records at most 1 / RECORD_CHECK_PER_MATCH of `matches` (the scope's matches, at
+ * least; the plan's count unless the caller counted further: searchMatchesAtLeast). A group's
+ * issues with two labels held by 555 of them read a million matches to count them. Else the
+ * condition as it is.
+ */
+export function searchCheckedByRecord(filters: WorkItemFilters, sql: string, args: unknown[], records: number, matches = searchMatchesAtLeast(filters)): { sql: string; args: unknown[] } {
+  const search = filters.search;
+  const check = search?.check;
+  if (!search || !check || RECORD_CHECK_PER_MATCH * records > matches) return { sql, args };
+  if (sql !== search.sql && !sql.startsWith(`${search.sql} AND `)) return { sql, args };
+  return { sql: `${check.sql}${sql.slice(search.sql.length)}`, args: [...check.args, ...args.slice(search.args.length)] };
+}
+
+/**
+ * The scope's matches of a search whose plan reads them all (`x.id IN (<matches>)`, with a record
+ * check beside it), at least: the plan's count, or with `db` counted on up to `wanted` (and
+ * remembered: searchMatchesUpTo). 0 for another plan.
+ */
+export function searchMatchesAtLeast(filters: WorkItemFilters, db?: Db, wanted = 0): number {
+  const search = filters.search;
+  const plan = search?.project ?? search?.many ?? search?.instance;
+  if (!search?.check || !plan || plan.walk || plan.ids) return 0;
+  return plan.matches >= wanted || !db ? plan.matches : searchMatchesUpTo(db, search, wanted);
 }
 
 /** Conditions written `+x...` for a search that reads its matches by id (see checkedList). */
