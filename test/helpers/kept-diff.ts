@@ -120,7 +120,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
   const chance = (p: number): boolean => rnd() < p;
   const poolSize = o.poolSize ?? 400;
 
-  const kept: Service = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken });
+  // One clock for both services, moved on between batches (minutes to days): what depends on the
+  // date (overdue, upcoming milestones, expired, event dates) must follow it.
+  let nowMs = Date.now();
+  const clock = (): Date => new Date(nowMs);
+  const kept: Service = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken, clock });
   const keptUrl = await kept.listen();
   const sql = new Database(join(o.dataDir, 'sandlab.db'), { readonly: true });
   const all = <T>(q: string, ...args: unknown[]): T[] => sql.prepare(q).all(...args) as T[];
@@ -152,8 +156,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       return user.id;
     };
     const memberId = await actor('member', 30);
-    await actor('guest', 10);
-    await actor('outsider', null);
+    const guestId = await actor('guest', 10);
+    const outsiderId = await actor('outsider', null);
+    const extras: number[] = [];
+    for (let i = 0; i < 3; i++) extras.push((await must('POST', '/users', { username: `${tag}-extra${i}-${Date.now() % 100000}`, name: `Extra ${i}`, email: `${tag}-extra${i}-${Date.now()}@example.com`, password: PASSWORD })).id);
     const repo = await must('POST', '/projects', { name: `${tag}-repo-${Date.now() % 100000}`, namespace_id: group, initialize_with_readme: true, visibility: 'internal' });
     const spare = await must('POST', '/projects', { name: `${tag}-spare-${Date.now() % 100000}`, namespace_id: group, visibility: 'private' });
 
@@ -202,6 +208,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const milestoneOf = (p: number): number | undefined => pick(all<{ id: number }>('SELECT id FROM milestones WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.id).concat(0)) || undefined;
     const LABELS = ['bug', 'label-1', 'label-2', 'feature', 'doc'];
     const someLabels = (): string => Array.from({ length: 1 + int(2) }, () => pick(LABELS)).join(',');
+    const epicIdOf = (): number => pick(all<{ id: number }>('SELECT id FROM epics WHERE group_id = ? ORDER BY id DESC LIMIT 10', group).map((r) => r.id).concat(0));
     const userOf = (): number => (seen.users.length && chance(0.5) ? pick(seen.users) : pick(users()));
 
     let branches = 0;
@@ -228,6 +235,8 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           { state_event: pick(['close', 'reopen']) },
           { discussion_locked: chance(0.5) },
           { weight: chance(0.3) ? null : int(9) },
+          { epic_id: chance(0.3) ? 0 : epicIdOf() },
+          { description: `- [ ] one ${++n}\n- [x] two` },
         ];
         return ['PUT', `/projects/${p}/issues/${iid}`, pick(edits), pick(['admin', 'admin', 'member'] as Actor[])];
       },
@@ -260,6 +269,20 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const [p, iid, id] = pick(seen.notes);
         return chance(0.6) ? ['PUT', `/projects/${p}/issues/${iid}/notes/${id}`, { body: `edited note ${++n}` }] : ['DELETE', `/projects/${p}/issues/${iid}/notes/${id}`];
       },
+      'issue link': () => {
+        const [p, iid] = issueOf();
+        const [tp, tiid] = issueOf();
+        return ['POST', `/projects/${p}/issues/${iid}/links`, { target_project_id: tp, target_issue_iid: tiid, link_type: pick(['relates_to', 'blocks', 'is_blocked_by']) }];
+      },
+      'star/share': () => {
+        const p = pick([bigProject, repo.id, spare.id]);
+        const kinds: [string, string, unknown?, Actor?][] = [
+          ['POST', `/projects/${p}/${pick(['star', 'unstar'])}`, undefined, pick(['admin', 'member'] as Actor[])],
+          ['POST', `/projects/${p}/share`, { group_id: pick(groups()), group_access: pick([10, 20, 30]) }],
+          ['DELETE', `/projects/${p}/share/${pick(groups())}`],
+        ];
+        return pick(kinds);
+      },
       'mr note/award': () => {
         const [p, iid] = mrOf();
         return chance(0.5) ? ['POST', `/projects/${p}/merge_requests/${iid}/notes`, { body: `mr note ${++n}` }] : ['POST', `/projects/${p}/merge_requests/${iid}/award_emoji`, { name: pick(['thumbsup', 'thumbsdown']) }];
@@ -267,6 +290,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       'label': () => {
         const p = chance(0.7) ? pick([bigProject, repo.id]) : pick(projects());
         const title = labelOf(p);
+        const groupLabel = pick(all<{ title: string }>('SELECT title FROM labels WHERE group_id = ? ORDER BY id DESC LIMIT 10', group).map((r) => r.title).concat('bug'));
         const kinds: [string, string, unknown?][] = [
           ['POST', `/projects/${p}/labels`, { name: `${pick(LABELS)}-${tag}-${++n}`, color: '#aa0000' }],
           ['PUT', `/projects/${p}/labels/${encodeURIComponent(title)}`, { new_name: `${title}-r${++n}` }],
@@ -274,6 +298,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           ['PUT', `/projects/${p}/labels/${encodeURIComponent(title)}`, { color: pick(['#00ff00', '#123456']) }],
           ['DELETE', `/projects/${p}/labels/${encodeURIComponent(title)}`],
           ['POST', `/groups/${group}/labels`, { name: `g-${tag}-${++n}`, color: '#0000aa' }],
+          ['PUT', `/projects/${p}/labels/${encodeURIComponent(title)}/promote`],
+          ['PUT', `/groups/${group}/labels/${encodeURIComponent(groupLabel)}`, { new_name: `${groupLabel}-g${++n}` }],
+          ['DELETE', `/groups/${group}/labels/${encodeURIComponent(groupLabel)}`],
         ];
         return pick(kinds);
       },
@@ -286,13 +313,14 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           ['PUT', `/projects/${p}/milestones/${m}`, { state_event: pick(['close', 'activate']) }],
           ['PUT', `/projects/${p}/milestones/${m}`, { due_date: `2025-1${int(3)}-01` }],
           ['DELETE', `/projects/${p}/milestones/${m}`],
+          ['POST', `/groups/${group}/milestones`, { title: `gm-${tag}-${++n}`, due_date: `2025-0${1 + int(9)}-01` }],
         ];
         return pick(kinds);
       },
       'mr create': async () => {
         const branch = `${tag}-b${++branches}`;
         await api('admin', 'POST', `/projects/${repo.id}/repository/commits`, { branch, start_branch: 'main', commit_message: `change ${branch}`, actions: [{ action: 'create', file_path: `${branch}.txt`, content: `${branch}\n` }] });
-        return ['POST', `/projects/${repo.id}/merge_requests`, { source_branch: branch, target_branch: 'main', title: `${pick(['Draft: ', ''])}change ${branch}`, labels: chance(0.5) ? someLabels() : undefined, assignee_id: chance(0.5) ? memberId : undefined }, pick(['admin', 'member'] as Actor[])];
+        return ['POST', `/projects/${repo.id}/merge_requests`, { source_branch: branch, target_branch: 'main', title: `${pick(['Draft: ', ''])}change ${branch}`, description: chance(0.5) ? `Closes #${1 + int(Math.max(1, maxIid('issues', repo.id)))}` : undefined, labels: chance(0.5) ? someLabels() : undefined, assignee_id: chance(0.5) ? memberId : undefined }, pick(['admin', 'member'] as Actor[])];
       },
       'mr edit': () => {
         const [p, iid] = mrOf();
@@ -326,11 +354,26 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       },
       'member': () => {
         const scope = chance(0.5) ? `/groups/${group}` : `/projects/${pick([bigProject, repo.id, spare.id])}`;
-        const u = userOf();
+        const u = pick(extras);
         const kinds: [string, string, unknown?][] = [
           ['POST', `${scope}/members`, { user_id: u, access_level: pick([10, 20, 30, 40]) }],
           ['PUT', `${scope}/members/${u}`, { access_level: pick([10, 20, 30, 40]) }],
           ['DELETE', `${scope}/members/${u}`],
+        ];
+        return pick(kinds);
+      },
+      'actor access': () => {
+        // The callers of the reads themselves: what they may see changes under their kept pages.
+        const id = pick([memberId, guestId, outsiderId]);
+        const scope = pick([`/groups/${group}`, `/projects/${bigProject}`, `/projects/${repo.id}`]);
+        const kinds: [string, string, unknown?][] = [
+          ['POST', `${scope}/members`, { user_id: id, access_level: pick([10, 20, 30]) }],
+          ['PUT', `${scope}/members/${id}`, { access_level: pick([10, 20, 30, 40]) }],
+          ['DELETE', `${scope}/members/${id}`],
+          ['PUT', `/projects/${pick([bigProject, repo.id])}`, { visibility: pick(['private', 'internal', 'public']) }],
+          ['PUT', `/projects/${pick([bigProject, repo.id])}`, { issues_access_level: pick(['enabled', 'private', 'disabled']), merge_requests_access_level: pick(['enabled', 'private']) }],
+          ['PUT', `/groups/${group}`, { visibility: pick(['private', 'internal', 'public']) }],
+          [pick(['POST', 'POST']), `/users/${id}/${pick(['block', 'unblock', 'unblock'])}`],
         ];
         return pick(kinds);
       },
@@ -349,7 +392,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return pick(kinds);
       },
       'project delete': async () => {
-        const made = await must('POST', '/projects', { name: `doomed ${tag} ${++n}`, namespace_id: group, visibility: 'public' });
+        const made = await must('POST', '/projects', { name: `doomed ${tag} ${++n}`, namespace_id: group });
         await api('admin', 'POST', `/projects/${made.id}/issues`, { title: `doomed issue ${n}`, labels: 'bug' });
         await api('admin', 'POST', `/projects/${made.id}/snippets`, { title: `doomed snippet ${n}`, file_name: 'a.txt', content: 'x', visibility: 'public' });
         return ['DELETE', `/projects/${made.id}`];
@@ -392,7 +435,8 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
 
     const page = (): string => {
       const pp = pick([20, 20, 100, 5]);
-      const pg = pick([1, 1, 2, 3, 1 + int(60), 51 + int(10), 1 + int(12)]);
+      // First pages, pages past offset 1,000 (anchored), and deep ones (past a small list's end, 2,500 on a scale dir).
+      const pg = pick([1, 1, 2, 3, 1 + int(60), 51 + int(10), 1 + int(12), pick([500, 2481 + int(20), 2500, 100 + int(400)])]);
       return `per_page=${pp}&page=${pg}`;
     };
     const dates = (): string => pick(['', '', `&created_after=2024-0${1 + int(9)}-01T00:00:00Z`, `&updated_before=2030-01-01`, `&created_before=2025-06-01`, `&updated_after=2024-06-01`]);
@@ -453,6 +497,15 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         () => ({ who, path: `/search${q(`scope=${pick(['issues', 'merge_requests', 'projects', 'milestones', 'users', 'snippet_titles'])}&search=${pick(['issue', 'crash', 'edited', tag, 'change'])}`)}` }),
         () => ({ who, path: `/projects/${p}/search${q(`scope=${pick(['issues', 'merge_requests', 'notes', 'milestones', 'users'])}&search=${pick(['issue', 'note', 'edited', tag])}`)}` }),
         () => ({ who, path: `/groups/${g}/search${q(`scope=${pick(['issues', 'merge_requests', 'projects', 'milestones'])}&search=${pick(['issue', 'edited', tag])}`)}` }),
+        () => ({ who, path: `/projects/${ip}/issues/${iid}` }),
+        () => {
+          const [mp, miid] = mrOf();
+          return { who, path: `/projects/${mp}/merge_requests/${miid}${pick(['', '/participants', '/notes?per_page=20'])}` };
+        },
+        () => ({ who, path: pick([`/projects/${p}`, `/groups/${g}`, `/users/${u}`, `/projects/${p}?statistics=false&license=false`, `/groups/${g}?with_projects=false`]) }),
+        () => ({ who, path: `/projects/${ip}/issues/${iid}/${pick(['participants', 'award_emoji', 'related_merge_requests', 'closed_by'])}` }),
+        () => ({ who, path: `/projects/${p}/users${q(pick(['', 'search=diff']))}` }),
+        () => ({ who, path: `/todos${q(pick(['', 'state=done', 'type=Issue']))}` }),
         () => ({ who, keyset: true, path: `${pick(['/projects', '/users', `/groups/${g}/projects`, '/groups'])}?pagination=keyset&order_by=id&sort=${pick(['asc', 'desc'])}&per_page=${pick([5, 20])}` }),
       ];
       return pick(kinds)();
@@ -467,7 +520,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     };
     /** Every read of the pool on both services: what differs is a divergence. */
     const compare = async (batch: number, batchWrites: string[]): Promise<void> => {
-      const fresh = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken });
+      const fresh = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken, clock });
       const freshUrl = await fresh.listen();
       // The fresh service's own host and port, where an answer names them, read as the kept one's.
       const freshHost = new URL(freshUrl).host;
@@ -506,7 +559,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     await compare(0, []);
     for (let batch = 1; batch <= o.batches; batch++) {
       const batchWrites: string[] = [];
+      const moved = pick([0, 0, 1000, 60_000, 2 * 3_600_000, 86_400_000, 3 * 86_400_000]);
+      nowMs += moved;
+      if (moved) batchWrites.push(`clock: +${moved / 1000} s`);
       for (let w = 0; w < o.writesPerBatch; w++) {
+        nowMs += 1000;
         const kind = pick(KINDS);
         const [method, path, body, who] = await WRITES[kind]();
         const res = await api(who ?? 'admin', method, path, body);
@@ -514,6 +571,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         if (res.status < 300) tally.ok++;
         else tally.failed++;
         batchWrites.push(`${kind}: ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status}`);
+        // Reads between writes: the kept service keeps things at every point of the batch, not only after it.
+        for (let i = 0; i < 3 && pool.length; i++) {
+          const r = pick(pool);
+          harvest(r.path, (await api(r.who, 'GET', r.path)).text);
+        }
       }
       addReads(o.readsPerBatch);
       await compare(batch, batchWrites);
