@@ -221,6 +221,13 @@ export interface SqlList<T> {
    * the log shows them unwritten (db/written-rows.ts). The same rows in the same order.
    */
   byId?: { log: WriteLog; idColumn: string };
+  /**
+   * A page's rows stay while `version` holds, `key` naming what else decides them (the list's SQL,
+   * arguments and order, the versions of the other tables it reads), however they are read (`rows`
+   * or the list's SQL): remembered (rememberedPage) as anchors' rowsAtVersion, for lists in an
+   * order no anchors serve.
+   */
+  keptRows?: { key: string; version: () => number };
 }
 
 /**
@@ -595,7 +602,7 @@ const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
  * notes read 100 rows again after any write elsewhere (~2 us a row). Not kept inside a
  * transaction (it may roll back).
  */
-function rememberedPage<T>(db: Db, a: PageAnchors<T>, offset: number, limit: number, read: () => T[]): T[] {
+function rememberedPage<T>(db: Db, a: { key: string; version: () => number }, offset: number, limit: number, read: () => T[]): T[] {
   let pages = rememberedPages.get(db);
   if (!pages) rememberedPages.set(db, (pages = new Map()));
   const key = `${a.key}\u0000${offset}\u0000${limit}`;
@@ -689,7 +696,8 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
             : narrow && matches && sortsFewer(db, narrow, matches(), offset + limit)
             ? selectRows<T>(db, list, `${narrow} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`, [...list.args, offset])
             : listRows(db, list, limit, offset);
-        return list.anchors?.rowsAtVersion ? rememberedPage(db, list.anchors, offset, limit, read) : read();
+        const kept = list.anchors?.rowsAtVersion ? list.anchors : list.keptRows;
+        return kept ? rememberedPage(db, kept, offset, limit, read) : read();
       },
     },
     defaultPerPage,

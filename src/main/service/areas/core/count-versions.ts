@@ -131,6 +131,8 @@ export interface RecordsVersion {
   reads: (sql: string, also?: string) => boolean;
   /** `key` for what `sql` reads: with the milestones' table version (core/099) when it names milestones by title (any milestone write a new key). */
   keyOf: (sql: string) => unknown;
+  /** The other tables `sql` reads (tablesBeyond), the scope's projects' SELECT left out. */
+  beyond: (sql: string) => string[] | null;
 }
 
 /**
@@ -149,10 +151,10 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
   const keyed = (key: unknown) => (sql: string) => (sql.includes(MILESTONE_TITLE) ? [key, tableVersion(db, 'milestones') ?? 0] : key);
   if (scope.projectId !== undefined) {
     const projectId = scope.projectId;
-    return { key: projectId, version: () => listVersion(rc, type, projectId), reads: own, keyOf: keyed(projectId) };
+    return { key: projectId, version: () => listVersion(rc, type, projectId), reads: own, keyOf: keyed(projectId), beyond: (sql) => tablesBeyond(sql, table) };
   }
   if (scope.instance || (!scope.projects && !scope.unindexed && !scope.idSets?.length && readsOnly(`FROM ${table} x WHERE ${scope.where}`, table))) {
-    return { key: 'instance', version: () => lastListWrite(db), reads: own, keyOf: keyed('instance') };
+    return { key: 'instance', version: () => lastListWrite(db), reads: own, keyOf: keyed('instance'), beyond: (sql) => tablesBeyond(sql, table) };
   }
   if (!scope.projects) return undefined;
   const ids = (db.prepare(`SELECT id FROM (${scope.projects}) LIMIT ${VERSIONED_PROJECTS + 1}`).all(...scope.args) as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
@@ -165,6 +167,7 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
     version: () => (db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM ${versions} WHERE project_id IN (SELECT value FROM json_each(?))`).get(idList) as { v: number }).v,
     reads: (sql, also) => own(sql.split(projects).join(''), also),
     keyOf: keyed(ids),
+    beyond: (sql) => tablesBeyond(sql.split(projects).join(''), table),
   };
 }
 
@@ -317,11 +320,41 @@ function readsOwn(sql: string, table: string, also?: string): boolean {
   return reads;
 }
 
-/** Every table `sql` reads (after FROM or JOIN) is `table` (or `also`), and it names no time that moves on its own. */
-export function readsOnly(sql: string, table: string, also?: string): boolean {
+/** tablesBeyond's answers by table, then SQL text (beyond this many texts of a table, all are let go). */
+const beyondReads = new Map<string, Map<string, string[] | null>>();
+
+/**
+ * The tables `sql` reads (after FROM or JOIN) besides `table` and what its records' own writes keep
+ * (readsOwn's label rows and milestone titles), and json_each of an argument (what it reads is in
+ * the arguments), each once: those whose versions (core/099, core/109, core/173) must hold too for
+ * an answer read at the records' version to hold. Null where the text cannot tell (readsOnly's
+ * refusals: a comma join, a time that moves on its own). Asked on every page: remembered by text.
+ */
+export function tablesBeyond(sql: string, table: string): string[] | null {
+  let known = beyondReads.get(table);
+  if (!known) beyondReads.set(table, (known = new Map()));
+  let tables = known.get(sql);
+  if (tables === undefined) {
+    if (known.size >= OWN_READS) known.clear();
+    const text = sql.replace(OWN_LABEL_ROWS, '').replace(LABEL_SET_ROWS, '').replace(MILESTONE_TITLES, '');
+    const named = new Set<string>();
+    for (const m of text.matchAll(/\b(?:FROM|JOIN)\s+([^\s(),]+)(\(\?\))?/gi)) if (m[1] !== table && !(m[1] === 'json_each' && m[2])) named.add(m[1]);
+    tables = tablesTold(text) ? [...named] : null;
+    known.set(sql, tables);
+  }
+  return tables;
+}
+
+/** Whether `sql`'s FROMs and JOINs name every table it reads, and it names no time that moves on its own. */
+function tablesTold(sql: string): boolean {
   if (/'now'|current_(date|time|timestamp)|random\(/i.test(sql)) return false;
   // A comma join is not looked into; a FROM followed by a subquery's parenthesis reads what the subquery's own FROMs name.
-  if (/\bFROM\s+\w+(\s+(AS\s+)?\w+)?(\s+INDEXED\s+BY\s+\w+)?\s*,/i.test(sql)) return false;
+  return !/\bFROM\s+\w+(\s+(AS\s+)?\w+)?(\s+INDEXED\s+BY\s+\w+)?\s*,/i.test(sql);
+}
+
+/** Every table `sql` reads (after FROM or JOIN) is `table` (or `also`), and it names no time that moves on its own. */
+export function readsOnly(sql: string, table: string, also?: string): boolean {
+  if (!tablesTold(sql)) return false;
   for (const m of sql.matchAll(/\b(?:FROM|JOIN)\s+([^\s(),]+)/gi)) if (m[1] !== table && m[1] !== also) return false;
   return true;
 }

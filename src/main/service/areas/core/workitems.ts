@@ -4,7 +4,7 @@ import { addFilter } from '../../db/filter';
 import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countInHand, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
-import type { Db } from '../../db/connection';
+import { type Db, tableVersionsOf } from '../../db/connection';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
 import { forbidden, recordNotFound, validationError } from '../../http/errors';
 import type { IssueRow, MergeRequestRow } from './entities';
@@ -1641,6 +1641,27 @@ function scopeListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORD
     // every write elsewhere, 12 ms).
     rowsAtVersion: true,
   };
+}
+
+/**
+ * A group's or an administrator's instance page (SqlList.keptRows) in any order, read by whichever
+ * reader: its rows stay while the records' version holds (recordsVersion: a write to any record of
+ * the scope, or its projects' set in the key) and so do the other tables its SQL and order read
+ * (tablesBeyond: milestones' due dates, award emoji, label priorities, memberships), their versions
+ * in the key. Scope anchors keep the pages of created_at, updated_at and title with no filter
+ * besides the filters' own; a group's merge requests bug&milestone=Any by merged_at, page 2, read
+ * the label's rows again after every write elsewhere (165 ms). Undefined for a project's list (its
+ * anchors, kept walks), a scope of more than VERSIONED_PROJECTS projects, or a table without a version.
+ */
+export function scopePageKept(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, list: { from: string; args: unknown[] }, order: string, seesAll: boolean): SqlList<unknown>['keptRows'] {
+  if (scope.projectId !== undefined) return undefined;
+  const records = recordsVersion(rc, type, scope);
+  const sql = `${list.from} ORDER BY ${order}`;
+  const others = records?.beyond(sql);
+  if (!records || !others) return undefined;
+  const versions = tableVersionsOf(rc.svc.db, others);
+  if (versions.includes(undefined)) return undefined;
+  return { key: JSON.stringify(['page', type, records.keyOf(sql), others, versions, list.from, list.args, order, seesAll]), version: records.version };
 }
 
 /** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */
