@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, readUnremembered, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
 import { rowsByIds, sequenceLog } from '../../src/main/service/db/written-rows';
 import { MEMORY_BUDGET } from '../../src/main/service/memory';
@@ -462,6 +462,37 @@ describe('long lists of remembered entities', () => {
       // Asked again (the texts remembered), the same bytes.
       expect((jsonBody(list) as Buffer).equals(body as Buffer)).toBe(true);
       expect(jsonBody(list.slice(0, 3))).toBe(JSON.stringify(list.slice(0, 3)));
+    }
+  });
+
+  it('are made as one text when none of their entities was sent before, each entity getting its own text once sent again', () => {
+    open();
+    const made = (key: string, title: string) => cachedEntity(db, 'first-sent', key, () => ({ title, padding: 'é'.repeat(200) }));
+    const list = Array.from({ length: 100 }, (_, i) => made(`${i}`, `t${i}`));
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      // A page read for the first time: one text for the list, none kept for its entities.
+      const body = jsonBody(list) as Buffer;
+      expect(stringify.mock.calls.map(([v]) => v)).toEqual([list]);
+      expect(body.equals(Buffer.from(JSON.stringify(list)))).toBe(true);
+      // Another list of the same entities (a page moved along by one): each entity's text made, then kept.
+      stringify.mockClear();
+      const moved = [made('new', 'new'), ...list.slice(0, 99)];
+      expect((jsonBody(moved) as Buffer).equals(Buffer.from(JSON.stringify(moved)))).toBe(true);
+      expect(stringify.mock.calls.length).toBe(100 + 1);
+      stringify.mockClear();
+      const again = [...moved].reverse();
+      expect((jsonBody(again) as Buffer).equals(Buffer.from(JSON.stringify(again)))).toBe(true);
+      expect(jsonBody(list[0])).toBe(JSON.stringify(list[0]));
+      // Only the two checks above stringified anything: every text was kept.
+      expect(stringify.mock.calls.length).toBe(2);
+      // Short lists too.
+      stringify.mockClear();
+      const short = [made('a', 'a'), made('b', 'b')];
+      expect(jsonBody(short)).toBe('[' + short.map((e) => JSON.stringify(e)).join(',') + ']');
+      expect(stringify.mock.calls.map(([v]) => v)).toEqual([short, short[0], short[1]]);
+    } finally {
+      stringify.mockRestore();
     }
   });
 

@@ -869,6 +869,7 @@ function entityList(value: object[]): string | Buffer {
   const n = value.length;
   const known = recentBodies.get(value[0]);
   if (known && known.entities.length === n && known.entities.every((e, i) => e === value[i])) return known.body;
+  if (value.every((v) => entityJson.get(v) === null && !sentInList.has(v))) return unsentList(value);
   const texts = new Array<string>(n);
   let chars = n + 1;
   for (let i = 0; i < n; i++) chars += (texts[i] = entityText(value[i])).length;
@@ -889,6 +890,26 @@ function entityList(value: object[]): string | Buffer {
     at += out.write(texts[i], at, ascii ? 'latin1' : 'utf8');
   }
   out[at++] = 0x5d; // ]
+  if (recentBodies.size >= RECENT_BODIES) deleteOldest(recentBodies);
+  recentBodies.set(value[0], { entities: value.slice(), body: out });
+  return out;
+}
+
+/** Entities sent in a list made as one text (unsentList): sent again, in a list or alone, each gets its own text (entityText). */
+const sentInList = new WeakSet<object>();
+
+/**
+ * A list none of whose entities was sent before (a page read for the first time): one text for the
+ * whole list, the entities' own texts made only when one is sent again (entityText, entityList).
+ * Made and kept for each, a page of 20 new issues kept ~30 KB of texts for a page most often never
+ * asked again (a client reading pages in turn), and the young generation copied them on and on.
+ * The same bytes as entityList's.
+ */
+function unsentList(value: object[]): string | Buffer {
+  for (const v of value) sentInList.add(v);
+  const text = JSON.stringify(value);
+  if (text.length <= LONG_LIST) return text;
+  const out = Buffer.from(text);
   if (recentBodies.size >= RECENT_BODIES) deleteOldest(recentBodies);
   recentBodies.set(value[0], { entities: value.slice(), body: out });
   return out;
