@@ -760,6 +760,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const countedFilters = (state ? 1 : 0) + (authorId !== null ? 1 : 0) + (milestoneTitle !== null ? 1 : 0);
   const counted = !q.search && where.length === countedFilters ? { state, authorId, milestone: milestoneTitle } : null;
   const noMilestone = milestoneFilter != null && ['none', 'no milestone'].includes(milestoneFilter.toLowerCase());
+  const milestoneAny = milestoneFilter != null && milestoneFilter.toLowerCase() === 'any';
   const milestoneNone = noMilestone && !q.search && where.length === countedFilters + 1 ? { state, authorId } : null;
   const milestoneHeld = milestoneFilter == null ? null : { held: noMilestone ? ('none' as const) : ('some' as const), title: milestoneTitle };
   // The search goes first, so searchRowsCount can replace it.
@@ -785,7 +786,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined, () => anyGroupLabelPriority(rc.svc.db));
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
   const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
-  const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, dates };
+  const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, milestoneHeld: noMilestone ? ('none' as const) : milestoneAny ? ('some' as const) : null, dates };
   // A term no record of the scope holds (counted exactly): nothing to read or count.
   if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
   const oneSet = !q.search && idSets.length === 1 && where.length === (state ? 1 : 0) + 1 ? idSets[0] : null;
