@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { createService, type Service } from '../../src/main/service';
+import { git, scratchDir, withCredentials } from './git';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -134,6 +136,8 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
   const divergences: Divergence[] = [];
   let reads = 0;
   let n = 0;
+  /** The repository project's clone, for real pushes (made at the first). */
+  let clone: string | undefined;
   const tag = `d${o.seed}`;
 
   const api = (who: Actor, method: string, path: string, body?: unknown) => call(keptUrl, tokens[who], method, path, body);
@@ -209,6 +213,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const LABELS = ['bug', 'label-1', 'label-2', 'feature', 'doc'];
     const someLabels = (): string => Array.from({ length: 1 + int(2) }, () => pick(LABELS)).join(',');
     const epicIdOf = (): number => pick(all<{ id: number }>('SELECT id FROM epics WHERE group_id = ? ORDER BY id DESC LIMIT 10', group).map((r) => r.id).concat(0));
+    /** A date near the clock's today (a day or two either side): what is due, overdue, upcoming or expired moves with the clock. */
+    const nearDay = (): string => new Date(nowMs + (int(7) - 3) * 86_400_000).toISOString().slice(0, 10);
+    const someDay = (): string => (chance(0.6) ? nearDay() : `2025-0${1 + int(9)}-1${int(10)}`);
     const userOf = (): number => (seen.users.length && chance(0.5) ? pick(seen.users) : pick(users()));
 
     let branches = 0;
@@ -217,7 +224,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       'issue create': () => [
         'POST',
         `/projects/${chance(0.5) ? bigProject : pick(projects())}/issues`,
-        { title: `${pick(['Alpha', 'beta', 'crash', 'issue'])} ${tag} ${++n}`, labels: chance(0.6) ? someLabels() : undefined, confidential: chance(0.2) || undefined, description: `made by ${tag}`, due_date: chance(0.3) ? '2025-0' + (1 + int(9)) + '-15' : undefined, weight: chance(0.3) ? int(5) : undefined },
+        { title: `${pick(['Alpha', 'beta', 'crash', 'issue'])} ${tag} ${++n}`, labels: chance(0.6) ? someLabels() : undefined, confidential: chance(0.2) || undefined, description: `made by ${tag}`, due_date: chance(0.3) ? someDay() : undefined, weight: chance(0.3) ? int(5) : undefined },
         pick(['admin', 'admin', 'member'] as Actor[]),
       ],
       'issue edit': () => {
@@ -231,7 +238,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           { milestone_id: chance(0.3) ? 0 : milestoneOf(p) ?? 0 },
           { assignee_ids: chance(0.3) ? [] : [userOf()] },
           { confidential: chance(0.5) },
-          { due_date: chance(0.5) ? null : '2025-06-0' + (1 + int(9)) },
+          { due_date: chance(0.3) ? null : someDay() },
           { state_event: pick(['close', 'reopen']) },
           { discussion_locked: chance(0.5) },
           { weight: chance(0.3) ? null : int(9) },
@@ -308,12 +315,12 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const p = chance(0.7) ? bigProject : pick(projects());
         const m = milestoneOf(p);
         const kinds: [string, string, unknown?][] = [
-          ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: chance(0.5) ? `2025-0${1 + int(9)}-01` : undefined }],
+          ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: chance(0.7) ? someDay() : undefined, start_date: chance(0.3) ? nearDay() : undefined }],
           ['PUT', `/projects/${p}/milestones/${m}`, { title: `m-${tag}-${++n}` }],
           ['PUT', `/projects/${p}/milestones/${m}`, { state_event: pick(['close', 'activate']) }],
-          ['PUT', `/projects/${p}/milestones/${m}`, { due_date: `2025-1${int(3)}-01` }],
+          ['PUT', `/projects/${p}/milestones/${m}`, { due_date: someDay() }],
           ['DELETE', `/projects/${p}/milestones/${m}`],
-          ['POST', `/groups/${group}/milestones`, { title: `gm-${tag}-${++n}`, due_date: `2025-0${1 + int(9)}-01` }],
+          ['POST', `/groups/${group}/milestones`, { title: `gm-${tag}-${++n}`, due_date: someDay() }],
         ];
         return pick(kinds);
       },
@@ -330,6 +337,21 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       'mr merge': () => {
         const iid = 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
         return ['PUT', `/projects/${repo.id}/merge_requests/${iid}/merge`, {}];
+      },
+      'git push': async () => {
+        // A real push over HTTP: a commit on main or on a merge request's source branch.
+        if (!clone) {
+          clone = scratchDir('sandlab-kept-diff-');
+          const project = JSON.parse((await api('admin', 'GET', `/projects/${repo.id}`)).text);
+          await git(clone, ['clone', '-q', withCredentials(project.http_url_to_repo, 'oauth2', o.rootToken), '.']);
+        }
+        const branch = pick(['main', `${tag}-b${1 + int(Math.max(1, branches))}`]);
+        await git(clone, ['fetch', '-q', 'origin']);
+        await git(clone, ['checkout', '-q', '-B', branch, `origin/${branch}`]);
+        await git(clone, ['commit', '-q', '--allow-empty', '-m', `pushed ${++n}`]);
+        const pushed = await git(clone, ['push', '-q', 'origin', `HEAD:refs/heads/${branch}`]);
+        // Told as a write of its own: the push's outcome, then a read of the branch.
+        return ['GET', `/projects/${repo.id}/repository/branches/${branch}${pushed.code ? '/push-failed' : ''}`];
       },
       'push': () => ['POST', `/projects/${repo.id}/repository/commits`, { branch: pick(['main', `${tag}-b${1 + int(Math.max(1, branches))}`]), commit_message: `push ${++n}`, actions: [{ action: 'create', file_path: `p-${n}.txt`, content: `${n}\n` }] }],
       'user': () => {
@@ -444,10 +466,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       const parts = [
         pick(['', 'state=opened', 'state=closed', mr ? 'state=merged' : 'state=all']),
         pick(['', '', 'labels=bug', 'labels=bug,label-1', 'labels=None', 'labels=Any', 'not[labels]=bug', 'label_name=label-2']),
-        pick(['', '', '', 'milestone=None', 'milestone=Any', 'milestone=v1', 'milestone=Upcoming']),
+        pick(['', '', '', 'milestone=None', 'milestone=Any', 'milestone=v1', 'milestone=Upcoming', 'milestone=Started']),
         pick(['', '', '', `author_id=${userOf()}`, 'assignee_id=None', 'assignee_id=Any', `assignee_id=${memberId}`, 'my_reaction_emoji=Any']),
         pick(['', '', '', '', 'search=issue', 'search=crash', 'search=edited', `search=${tag}`]),
-        mr ? pick(['', '', 'wip=yes', 'wip=no', 'reviewer_id=None']) : pick(['', '', 'confidential=true', 'confidential=false', 'weight=None', 'due_date=overdue', 'issue_type=issue']),
+        mr ? pick(['', '', 'wip=yes', 'wip=no', 'reviewer_id=None']) : pick(['', '', 'confidential=true', 'confidential=false', 'weight=None', 'due_date=overdue', 'due_date=week', 'due_date=month', 'due_date=next_month_and_previous_two_weeks', 'due_date=0', 'issue_type=issue']),
         pick(['', `order_by=${pick(['created_at', 'updated_at', 'title', 'priority', 'label_priority', 'popularity', 'milestone_due', mr ? 'merged_at' : 'due_date', mr ? 'created_at' : 'relative_position', mr ? 'created_at' : 'weight'])}`]),
         pick(['', 'sort=asc', 'sort=desc']),
       ].filter(Boolean);
@@ -464,10 +486,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         () => ({ who, path: `/projects/${p}/issues${q(issuableQuery(false))}` }),
         () => ({ who, path: `/projects/${p}/issues${q(issuableQuery(false))}` }),
         () => ({ who, path: `/groups/${g}/issues${q(issuableQuery(false))}` }),
-        () => ({ who, path: `/issues${q(`scope=all&${issuableQuery(false)}`)}` }),
+        () => ({ who, path: `/issues${q(`scope=${pick(['all', 'all', 'created_by_me', 'assigned_to_me'])}&${issuableQuery(false)}`)}` }),
         () => ({ who, path: `/projects/${chance(0.5) ? repo.id : p}/merge_requests${q(issuableQuery(true))}` }),
         () => ({ who, path: `/groups/${g}/merge_requests${q(issuableQuery(true))}` }),
-        () => ({ who, path: `/merge_requests${q(`scope=all&${issuableQuery(true)}`)}` }),
+        () => ({ who, path: `/merge_requests${q(`scope=${pick(['all', 'all', 'created_by_me', 'assigned_to_me', 'reviews_for_me'])}&${issuableQuery(true)}`)}` }),
         () => ({ who, path: `/projects/${ip}/issues/${iid}/notes${q(pick(['', 'sort=asc', 'order_by=updated_at', 'sort=asc&order_by=updated_at']))}` }),
         () => ({ who, path: `/projects/${chance(0.7) ? bigProject : ip}/issues/${chance(0.7) ? 2 : iid}/notes${q(pick(['', 'sort=asc']))}` }),
         () => ({ who, path: `/projects/${ip}/issues/${iid}/discussions${q('')}` }),
@@ -505,6 +527,17 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         () => ({ who, path: pick([`/projects/${p}`, `/groups/${g}`, `/users/${u}`, `/projects/${p}?statistics=false&license=false`, `/groups/${g}?with_projects=false`]) }),
         () => ({ who, path: `/projects/${ip}/issues/${iid}/${pick(['participants', 'award_emoji', 'related_merge_requests', 'closed_by'])}` }),
         () => ({ who, path: `/projects/${p}/users${q(pick(['', 'search=diff']))}` }),
+        () => {
+          const [mp, miid] = mrOf();
+          return { who, path: `/projects/${mp}/merge_requests/${miid}/discussions${q('')}` };
+        },
+        () => ({ who, path: `/projects/${ip}/issues/${iid}/${pick(['resource_label_events', 'resource_state_events', 'resource_milestone_events', 'links'])}` }),
+        () => ({ who, path: pick([`/users/${u}/memberships`, `/namespaces?search=diff&${page()}`, '/user', `/projects/${p}/starrers`, `/projects/${p}/invited_groups`, `/groups/${g}/invited_groups`, `/groups/${g}/descendant_groups?${page()}`]) }),
+        () => ({ who, path: pick([`/projects/${p}/labels/${encodeURIComponent(labelOf(p))}`, `/projects/${p}/milestones/${milestoneOf(p) ?? 1}`]) }),
+        () => {
+          const epic = pick(seen.epics.length ? seen.epics : [[group, 1] as [number, number]]);
+          return { who, path: `/groups/${epic[0]}/epics/${epic[1]}${pick(['', `/notes?${page()}`, '/award_emoji'])}` };
+        },
         () => ({ who, path: `/todos${q(pick(['', 'state=done', 'type=Issue']))}` }),
         () => ({ who, keyset: true, path: `${pick(['/projects', '/users', `/groups/${g}/projects`, '/groups'])}?pagination=keyset&order_by=id&sort=${pick(['asc', 'desc'])}&per_page=${pick([5, 20])}` }),
       ];
@@ -582,6 +615,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       log(`batch ${batch}: ${batchWrites.length} writes, ${pool.length} reads in the pool, ${divergences.length} divergences so far`);
     }
   } finally {
+    if (clone) rmSync(clone, { recursive: true, force: true });
     sql.close();
     await kept.close();
   }
