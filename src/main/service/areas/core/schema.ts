@@ -2476,6 +2476,15 @@ CREATE TRIGGER projects_search_version_delete AFTER DELETE ON projects BEGIN UPD
     sql: `CREATE INDEX issues_author_updated ON issues (author_id, updated_at, id);
 CREATE INDEX merge_requests_author_updated ON merge_requests (author_id, updated_at, id);`,
   },
+  {
+    // An author's filter counters over every project (filter-plan.ts countersHold: /issues' and
+    // /merge_requests' default scope, the caller's own records, with a milestone filter and a state),
+    // where the counters are keyed by project first. Their rows change in this index only when a
+    // combination first appears or goes (a count moving is not in it).
+    name: 'core/223_filter_counts_author',
+    sql: `CREATE INDEX issue_filter_counts_author ON issue_filter_counts (author, state, milestone);
+CREATE INDEX merge_request_filter_counts_author ON merge_request_filter_counts (author, state, milestone);`,
+  },
 ];
 
 /**

@@ -785,7 +785,8 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   const complement = !q.search && ownComplement && where.length === 1 + (state ? 1 : 0) ? { ...ownComplement, state } : null;
   const priority = priorityOrder(q.order_by, q.sort, q.labels ?? undefined, () => anyGroupLabelPriority(rc.svc.db));
   const order = priority ? priorityOrderSql(type, priority) : computed ?? (col === 'weight' ? weightOrder(q.sort as SortDirection) : `x.${col} ${q.sort}, x.id ${q.sort}`);
-  const authorIds = [q.author_id, createdBy].filter((id): id is number => id != null && id > 0);
+  // The caller's own records of the instance (globalScope's created_by_me) are an author's too.
+  const authorIds = [q.author_id, createdBy, scope.authorId].filter((id): id is number => id != null && id > 0);
   const combined = { type, projectId: scope.projectId, projects: scope.projects, projectArgs: scope.args, state, labels: q.labels ?? [], notLabels, authorIds, notAuthorId, milestone: milestoneTitle, milestoneHeld: noMilestone ? ('none' as const) : milestoneAny ? ('some' as const) : null, dates };
   // A term no record of the scope holds (counted exactly): nothing to read or count.
   if (search?.none || bounds.empty || provablyEmpty(rc.svc.db, combined)) return emptyFilters(q.sort as SortDirection);
