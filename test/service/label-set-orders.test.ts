@@ -86,7 +86,7 @@ describe('a page past the first of a list counted by SQL', () => {
 
   it('a short page reads the rows left, a full one one more: the slice the records say', async () => {
     const want = byTitle('merge_requests', (r) => r.state === 'merged' && r.milestone_id === null);
-    for (const [perPage, page, limit] of [[6, 3, 3], [6, 2, 7], [10, 2, 5], [4, 4, 3]] as const) {
+    for (const [perPage, page, limit] of [[6, 3, 3], [6, 2, 7], [10, 2, 5], [7, 3, 1]] as const) {
       let res!: ApiResult;
       const reads = await pagedReads(s, async () => {
         res = await s.get(`/projects/${project}/merge_requests`, { query: { state: 'merged', milestone: 'None', order_by: 'title', per_page: String(perPage), page: String(page) } });

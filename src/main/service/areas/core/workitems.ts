@@ -1646,17 +1646,18 @@ function scopeListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORD
 }
 
 /**
- * A group's or an administrator's instance page (SqlList.keptRows) in any order, read by whichever
- * reader: its rows stay while the records' version holds (recordsVersion: a write to any record of
- * the scope, or its projects' set in the key) and so do the other tables its SQL and order read
- * (tablesBeyond: milestones' due dates, award emoji, label priorities, memberships), their versions
- * in the key. Scope anchors keep the pages of created_at, updated_at and title with no filter
- * besides the filters' own; a group's merge requests bug&milestone=Any by merged_at, page 2, read
- * the label's rows again after every write elsewhere (165 ms). Undefined for a project's list (its
- * anchors, kept walks), a scope of more than VERSIONED_PROJECTS projects, or a table without a version.
+ * A project's, a group's or an administrator's instance page (SqlList.keptRows) in any order, read
+ * by whichever reader: its rows stay while the records' version holds (recordsVersion: a write to
+ * any record of the scope, or its projects' set in the key) and so do the other tables its SQL and
+ * order read (tablesBeyond: milestones' due dates, award emoji, label priorities, memberships),
+ * their versions in the key. Scope anchors keep the pages of created_at, updated_at and title with
+ * no filter besides the filters' own; a group's merge requests bug&milestone=Any by merged_at, page
+ * 2, read the label's rows again after every write elsewhere (165 ms). A project's page read its
+ * ids again (its anchors, a walk's remembered statements, label rows, date buckets) and its rows by
+ * id (~15-50 us of a page of 20 after a write elsewhere). Undefined for a scope of more than
+ * VERSIONED_PROJECTS projects, or a table without a version.
  */
 export function scopePageKept(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, list: { from: string; args: unknown[] }, order: string, seesAll: boolean): SqlList<unknown>['keptRows'] {
-  if (scope.projectId !== undefined) return undefined;
   const records = recordsVersion(rc, type, scope);
   const sql = `${list.from} ORDER BY ${order}`;
   const others = records?.beyond(sql);
