@@ -517,7 +517,11 @@ export function computedOrderRows<T>(
   if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk ?? filtered(), where, args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk ?? filtered());
   const [sql, scopeArgs] = countersInScope(scope);
-  return milestoneDueRows<T>(rc, type, filters.sort, walk ?? filtered(), { sql, args: scopeArgs, state: filters.state }, filters.milestoneHeld);
+  // An author's list: the milestones of the author's records (a project's merge requests by author 3,
+  // none with a milestone: the milestone's segment counted all 50,000 of theirs to find none, 200 ms).
+  const author = filters.authorId ?? scope.authorId ?? null;
+  const byAuthor = author !== null ? { sql: `${sql} AND author = ?`, args: [...scopeArgs, author] } : { sql, args: scopeArgs };
+  return milestoneDueRows<T>(rc, type, filters.sort, walk ?? filtered(), { ...byAuthor, state: filters.state }, filters.milestoneHeld);
 }
 
 /** Orders on something besides the record's own column: each module's ORDER BY on `x`. */
