@@ -51,7 +51,7 @@ export interface KeptDiffResult {
   writes: Record<string, { ok: number; failed: number }>;
 }
 
-type Actor = 'admin' | 'member' | 'guest' | 'outsider';
+type Actor = 'admin' | 'member' | 'guest' | 'outsider' | 'anonymous';
 interface Read {
   who: Actor;
   path: string;
@@ -81,7 +81,8 @@ interface Answer {
 }
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const headers: Record<string, string> = { 'private-token': token };
+  // No token: anonymous.
+  const headers: Record<string, string> = token ? { 'private-token': token } : {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}/api/v4${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
@@ -131,7 +132,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
   const sql = new Database(join(o.dataDir, 'sandlab.db'), { readonly: true });
   const all = <T>(q: string, ...args: unknown[]): T[] => sql.prepare(q).all(...args) as T[];
   const one = <T>(q: string, ...args: unknown[]): T | undefined => sql.prepare(q).get(...args) as T | undefined;
-  const tokens: Record<Actor, string> = { admin: o.rootToken, member: '', guest: '', outsider: '' };
+  const tokens: Record<Actor, string> = { admin: o.rootToken, member: '', guest: '', outsider: '', anonymous: '' };
   const writes: KeptDiffResult['writes'] = {};
   const divergences: Divergence[] = [];
   let reads = 0;
@@ -164,7 +165,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const outsiderId = await actor('outsider', null);
     const extras: number[] = [];
     for (let i = 0; i < 3; i++) extras.push((await must('POST', '/users', { username: `${tag}-extra${i}-${Date.now() % 100000}`, name: `Extra ${i}`, email: `${tag}-extra${i}-${Date.now()}@example.com`, password: PASSWORD })).id);
-    const repo = await must('POST', '/projects', { name: `${tag}-repo-${Date.now() % 100000}`, namespace_id: group, initialize_with_readme: true, visibility: 'internal' });
+    const repo = await must('POST', '/projects', { name: `${tag}-repo-${Date.now() % 100000}`, namespace_id: group, initialize_with_readme: true });
     const spare = await must('POST', '/projects', { name: `${tag}-spare-${Date.now() % 100000}`, namespace_id: group, visibility: 'private' });
 
     const projects = (): number[] => [bigProject, repo.id, spare.id, ...all<{ id: number }>('SELECT id FROM projects ORDER BY id LIMIT 6').map((r) => r.id)];
@@ -476,7 +477,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       return parts.join('&') + dates();
     };
     const drawRead = (): Read => {
-      const who: Actor = pick(['admin', 'admin', 'member', 'guest', 'outsider']);
+      const who: Actor = pick(['admin', 'admin', 'member', 'guest', 'outsider', 'anonymous']);
       const p = chance(0.6) ? bigProject : pick(projects());
       const [ip, iid] = issueOf();
       const g = chance(0.6) ? group : pick(groups());
