@@ -331,6 +331,31 @@ describe('remembered reads', () => {
     expect(idsUpTo(500)).toEqual([{ id: 1 }]);
   });
 
+  it('keep what is asked for while a crawl passes their bound, letting the least recently asked go, and the lookups too', () => {
+    open();
+    const bound = MEMORY_BUDGET.rememberedRows;
+    const hot = () => db.prepare('SELECT v FROM t WHERE id = ?').get(1) as { v: string };
+    const crawl = (n: number) => db.prepare('SELECT ? AS n, v FROM t WHERE id = 1').get(n) as { n: number; v: string };
+    const hotLookup = read(1);
+    expect(hot().v).toBe('one');
+    expect(crawl(0).v).toBe('one');
+    writeElsewhere("UPDATE t SET v = 'changed elsewhere' WHERE id = 1");
+    // A crawl of answers never asked again, three times the bound, the hot answer asked every 100.
+    let most = 0;
+    for (let n = 1; n <= 3 * bound; n++) {
+      crawl(n);
+      if (n % 100 === 0) expect(hot().v).toBe('one');
+      most = Math.max(most, rememberedRowsHeld(db));
+    }
+    expect(most).toBeLessThanOrEqual(bound + 1);
+    // Still remembered (the other connection's write unseen), the lookup the same object.
+    expect(hot().v).toBe('one');
+    expect(read(1)).toBe(hotLookup);
+    // The crawl's first answers went: read again, they see the write.
+    expect(crawl(0).v).toBe('changed elsewhere');
+    expect(crawl(1).v).toBe('changed elsewhere');
+  });
+
   it('leave a call with the wrong number of parameters to SQLite, and keep what they remember', () => {
     open();
     const select = () => db.prepare('SELECT v, ? AS a, ? AS b FROM t WHERE id = 1');

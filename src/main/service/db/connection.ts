@@ -216,7 +216,7 @@ interface RowArrays {
 
 /** SQL whose answer can change without a write: the clock, randomness, the connection's own counters. */
 const VOLATILE_SQL = /'now'|\b(random|randomblob|current_timestamp|current_date|current_time|last_insert_rowid|changes|total_changes)\b|^\s*pragma\b/i;
-/** Rows remembered across all statements before they are all let go (RSS stays bounded). */
+/** Rows remembered across all statements, the young answers and the old together (rememberReads: the old go when the young reach half). */
 const MAX_REMEMBERED_ROWS = MEMORY_BUDGET.rememberedRows;
 /** Larger answers (long lists) are read again each time. */
 const MAX_REMEMBERED_LIST = MEMORY_BUDGET.rememberedListRows;
@@ -252,10 +252,18 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
   const all = (arrays ? arrays.all : stmt.all.bind(stmt)) as (...args: unknown[]) => (unknown[] | Row)[];
   const copy = (arrays ? arrays.object : (row: Row) => ({ ...row })) as (row: unknown[] | Row) => Row;
   let generation = -1;
-  const rows: Answers = new Map();
-  const lists: Answers = new Map();
-  /** Rows this statement holds (counted in state.heldRows), and the generation it last said so in (state.holding). */
+  // The answers remembered (or asked for) since the last turn of the bound, and those of the turn
+  // before it, let go at the next (ageAnswers). Until then an old answer asked for again is
+  // young again.
+  let rows: Answers = new Map();
+  let lists: Answers = new Map();
+  let oldRows: Answers | null = null;
+  let oldLists: Answers | null = null;
+  /** Rows this statement holds (counted in state.heldRows), of them `heldOld` in the old answers, and the generation it last said so in (state.holding). */
   let held = 0;
+  let heldOld = 0;
+  /** Whether the statement is in state.aging (it holds answers of this era or the one before). */
+  let aging = false;
   let holdingIn = -1;
   // The tables the statement reads when core/099 versions every one (statementTables), and their
   // versions when its answers were read: the answers outlive writes to other tables (a project's
@@ -283,8 +291,9 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     if (generation === state.generation || unchanged()) return false;
     rows.clear();
     lists.clear();
+    oldRows = oldLists = null;
     state.heldRows -= held;
-    held = 0;
+    held = heldOld = 0;
     registered = false;
     return true;
   };
@@ -330,12 +339,28 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     held += count;
     state.heldRows += count;
     state.rememberedRows += count;
-    // Let everything go at once past the bound (answers kept across writes by their tables'
-    // versions count too): the next reads start afresh.
-    if (state.heldRows > MAX_REMEMBERED_ROWS) {
-      state.generation++;
-      state.flushes++;
+    state.eraRows += count;
+    if (!aging) {
+      aging = true;
+      state.aging.push(age);
     }
+    // Past half the bound (answers kept across writes by their tables' versions count too), the
+    // old answers go and the young become old: what was asked for since the last turn stays.
+    if (state.eraRows > MAX_REMEMBERED_ROWS / 2) ageAnswers(state);
+  };
+  /** A turn of the bound's eras (ageAnswers): the old answers go, the young become old; false once nothing is held. */
+  const age = (): boolean => {
+    state.heldRows -= heldOld;
+    held -= heldOld;
+    heldOld = held;
+    oldRows = held ? rows : null;
+    oldLists = held ? lists : null;
+    if (held) {
+      rows = new Map();
+      lists = new Map();
+    }
+    aging = held > 0;
+    return aging;
   };
   // How many parameters the statement's remembered answers were read with: a call with another
   // count is SQLite's to refuse, never looked up among them.
@@ -356,7 +381,9 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
       const known = answersFor(rows, key, false);
       row = known?.get(last) as unknown[] | Row | undefined;
       if (row === undefined && !known?.has(last)) {
-        row = get(...args);
+        const old = oldRows && answersFor(oldRows, key, false);
+        if (old?.has(last)) row = old.get(last) as unknown[] | Row | undefined;
+        else row = get(...args);
         depth = key.length;
         answersFor(rows, key, true)!.set(last, row);
         remember(1);
@@ -368,7 +395,7 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     const key = keyFor(args);
     let list = key !== null ? (answersFor(lists, key, false)?.get(lastParameter(key)) as (unknown[] | Row)[] | undefined) : undefined;
     if (!list) {
-      list = all(...args);
+      list = (key !== null && oldLists ? (answersFor(oldLists, key, false)?.get(lastParameter(key)) as (unknown[] | Row)[] | undefined) : undefined) ?? all(...args);
       const weight = key !== null ? rememberedWeight(list) : null;
       if (weight !== null) {
         depth = key!.length;
@@ -380,6 +407,19 @@ function rememberReads(db: Db, stmt: Database.Statement, state: LookupState, arr
     for (let i = 0; i < list.length; i++) out[i] = copy(list[i]);
     return out;
   };
+}
+
+/**
+ * A turn of the remembered rows' bound: every statement's old answers go, its young ones become
+ * old (rememberReads), so that what was asked for in the last half of the bound stays. Before,
+ * reaching the bound let every remembered answer and lookup go at once (a new generation): a
+ * client reading pages in turn reached it every ~80 pages, and the next request of every list
+ * paid its first-time cost again.
+ */
+function ageAnswers(state: LookupState): void {
+  state.eraRows = 0;
+  const aging = state.aging.splice(0);
+  for (const f of aging) if (f()) state.aging.push(f);
 }
 
 /**
@@ -526,6 +566,9 @@ interface LookupState {
   rememberedGeneration: number;
   /** Rows the statements hold, of this generation and of earlier ones not let go yet (rememberReads). */
   heldRows: number;
+  /** Rows the statements remembered since the last turn of their bound (ageAnswers), and how each statement holding answers ages them. */
+  eraRows: number;
+  aging: (() => boolean)[];
   /** How each statement that remembered rows since the last sweep lets them go (rememberReads), those kept by their tables' versions apart. */
   holding: (() => boolean)[];
   /** The same for the statements kept by their tables' versions, by table: swept when its version moves (sweepRemembered). */
@@ -546,7 +589,7 @@ interface LookupState {
   /** Every table's version (core/099's table_versions) as read in generation `versionsGeneration` (tableVersion). */
   versions: Map<string, number> | null;
   versionsGeneration: number;
-  /** Moved by a schema change (db.exec, CREATE/DROP/ALTER) and by the remembered rows' bound: every remembered read goes (rememberReads). */
+  /** Moved by a schema change (db.exec, CREATE/DROP/ALTER): every remembered read goes (rememberReads). */
   flushes: number;
   /** Each table's name (lowercase) and whether core/099 versions it (an ordinary table with a row in table_versions), read at flush `tablesAt`. */
   tables: Map<string, boolean> | null;
@@ -556,7 +599,7 @@ const lookupStates = new WeakMap<Db, LookupState>();
 
 function lookupState(db: Db): LookupState {
   let state = lookupStates.get(db);
-  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set(), versions: null, versionsGeneration: -1, flushes: 0, tables: null, tablesAt: -1, keptByTable: new Map(), sweptVersions: null, sweptFlushes: 0 }));
+  if (!state) lookupStates.set(db, (state = { generation: 0, entries: new Map(), entities: new Map(), sizes: { entries: 0, entities: 0 }, entriesGeneration: 0, rememberedRows: 0, rememberedGeneration: 0, heldRows: 0, eraRows: 0, aging: [], holding: [], transactionDepth: 0, transactionsByHand: true, tableKinds: new Map(), kindVersions: new Map(), kindsChecked: new Set(), versions: null, versionsGeneration: -1, flushes: 0, tables: null, tablesAt: -1, keptByTable: new Map(), sweptVersions: null, sweptFlushes: 0 }));
   return state;
 }
 
