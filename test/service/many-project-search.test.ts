@@ -241,7 +241,8 @@ describe('a common term on a group’s or the instance’s merge requests', () =
     const bump = db.prepare('UPDATE issues SET updated_at = updated_at WHERE id = ?');
     const issueIds = (db.prepare('SELECT id FROM issues LIMIT 1001').all() as { id: number }[]).map((r) => r.id);
     for (const id of issueIds) bump.run(id);
-    expect(await walked(groupPath, inGroup)).toContain('start');
+    // A page not read before (page 1 is kept whole while the group's merge requests are unwritten: SqlList.keptRows).
+    expect(await walked(groupPath, inGroup, 3)).toContain('start');
     // More merge request writes than a patch takes (200): walked again.
     const touch = db.prepare('UPDATE merge_requests SET updated_at = updated_at WHERE id = ?');
     for (const id of expected('merge_requests', inGroup, 'alpha').slice(100, 301)) touch.run(id);

@@ -138,3 +138,50 @@ describe("a project's list pages kept at its list version", () => {
     }
   });
 });
+
+describe("a common term's search kept at the project's list version", () => {
+  // `task` in three titles of five: a walk of the full-text index in the list's order (searchWalkRows).
+  const M = 1_500;
+  let busy: number;
+  beforeAll(async () => {
+    busy = (await s.createProject({ name: 'rows-at-search', visibility: 'public' })).id;
+    const ctx = s.service.context;
+    ctx.db.transaction(() => {
+      for (let i = 1; i <= M; i++) {
+        const common = { iid: i, title: i % 5 < 2 ? `Report ${i}` : `Task ${i}`, description: null, state: 'opened' as const, authorId: 1, labels: i % 10 ? ['bug'] : [], createdAt: at(i), updatedAt: at(i), importedFrom: 'none' };
+        insertImportedIssue(ctx, busy, { ...common, confidential: false });
+        insertImportedMergeRequest(ctx, busy, { ...common, sourceBranch: `s-${i}`, targetBranch: 'main', baseSha: '0'.repeat(40), headSha: '1'.repeat(40) });
+      }
+    })();
+  }, 60_000);
+
+  /** The matches in the list's order, from the records. */
+  const matches = (kind: (typeof kinds)[number], labels: boolean): number[] =>
+    (s.service.context.db.prepare(`SELECT id, labels FROM ${kind} WHERE project_id = ? AND lower(title) LIKE '%task%' ORDER BY created_at DESC, id DESC`).all(busy) as { id: number; labels: string }[])
+      .filter((r) => !labels || (JSON.parse(r.labels) as string[]).includes('bug'))
+      .map((r) => r.id);
+
+  it('reads no row again after a write elsewhere, and shows a title written in or out of the term', async () => {
+    for (const kind of kinds) {
+      for (const query of [{ search: 'task' }, { search: 'task', labels: 'bug' }] as Record<string, string>[]) {
+        const page = async (): Promise<number[]> => {
+          const res = await s.get(`/projects/${busy}/${kind}`, { query: { ...query, page: '3' } });
+          expect(res.status).toBe(200);
+          return res.body.map((r: { id: number }) => r.id);
+        };
+        const want = (): number[] => matches(kind, !!query.labels).slice(40, 60);
+        expect(await page()).toEqual(want());
+        ok(await s.put(`/projects/${other}`, { description: `search ${kind} ${JSON.stringify(query)}` }));
+        const reads = await rowReads(async () => expect(await page()).toEqual(want()));
+        expect(reads.map((r) => r.sql), kind).toEqual([]);
+        // A match on the page leaves the term; a record before the page joins it.
+        const out = want()[5];
+        s.service.context.db.prepare(`UPDATE ${kind} SET title = 'Report out' WHERE id = ?`).run(out);
+        expect(await page()).toEqual(want());
+        const before = (s.service.context.db.prepare(`SELECT id FROM ${kind} WHERE project_id = ? AND title LIKE 'Report %' ORDER BY created_at DESC LIMIT 1`).get(busy) as { id: number }).id;
+        ok(await s.put(`/projects/${busy}/${kind}/${(s.service.context.db.prepare(`SELECT iid FROM ${kind} WHERE id = ?`).get(before) as { iid: number }).iid}`, { title: 'Task joined' }));
+        expect(await page()).toEqual(want());
+      }
+    }
+  });
+});

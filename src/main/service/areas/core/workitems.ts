@@ -1658,13 +1658,15 @@ function scopeListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORD
  * no filter besides the filters' own; a group's merge requests bug&milestone=Any by merged_at, page
  * 2, read the label's rows again after every write elsewhere (165 ms). A project's page read its
  * ids again (its anchors, a walk's remembered statements, label rows, date buckets) and its rows by
- * id (~15-50 us of a page of 20 after a write elsewhere). Undefined for a scope of more than
- * VERSIONED_PROJECTS projects, or a table without a version.
+ * id (~15-50 us of a page of 20 after a write elsewhere), a common term's search its walk.
+ * Undefined for a scope of more than VERSIONED_PROJECTS projects, or a table without a version.
  */
-export function scopePageKept(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, list: { from: string; args: unknown[] }, order: string, seesAll: boolean): SqlList<unknown>['keptRows'] {
+export function scopePageKept(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, list: { from: string; args: unknown[] }, order: string, seesAll: boolean): SqlList<unknown>['keptRows'] {
   const records = recordsVersion(rc, type, scope);
   const sql = `${list.from} ORDER BY ${order}`;
-  const others = records?.beyond(sql);
+  // A search's full-text index is kept by the records' own triggers, as their label rows are (searchWalkKept).
+  const index = (filters.search?.project ?? filters.search?.many ?? filters.search?.instance)?.index;
+  const others = records?.beyond(sql)?.filter((table) => table !== index);
   if (!records || !others) return undefined;
   const versions = tableVersionsOf(rc.svc.db, others);
   if (versions.includes(undefined)) return undefined;

@@ -131,7 +131,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
     byDates?.rows ??
     sets?.rows ??
     weightOrderRows<IssueRow>(rc, scope, filters, where, args, { source, countFrom });
-  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'Issue', scope, filters.state), keptRows: scopePageKept(rc, 'Issue', scope, source, order, seesAll), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
+  const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'Issue', scope, filters.state), keptRows: scopePageKept(rc, 'Issue', scope, filters, source, order, seesAll), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
   const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<IssueRow>(rc, 'Issue', scope, filters, where, args, countFrom) }));
