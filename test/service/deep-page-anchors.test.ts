@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
+import { anchorsHeld } from '../../src/main/service/http/pagination';
 
 /**
  * Deep pages of a project's merge requests (core/020) and issues (core/019) start after a row an
@@ -129,6 +130,30 @@ describe("deep pages of a project's issues", () => {
     });
     expect(reads).toHaveLength(1);
     expect(reads[0].args.at(-1)).toBe(0);
+  });
+});
+
+describe("a project's deep page of issues polled while issues are created", () => {
+  it('answers as the records say, its anchors moved along and not piling up', async () => {
+    const page = () => s.get(`/projects/${project}/issues`, { query: { per_page: '20', page: '60', state: 'all' } });
+    const expected = () => newestFirst(issues).slice(1_180, 1_200).map((x) => x.id);
+    const check = async () => {
+      const res = await page();
+      expect(ids(res)).toEqual(expected());
+      expect(res.headers.get('x-total')).toBe(String(issues.length));
+      expect(res.headers.get('x-next-page')).toBe('61');
+    };
+    await check();
+    await check();
+    const held = anchorsHeld(s.service.context.db);
+    for (let i = 0; i < 30; i++) {
+      const made = await s.post(`/projects/${project}/issues`, { title: `Polled ${i}` });
+      expect(made.status).toBe(201);
+      issues.push({ id: made.body.id, iid: made.body.iid, title: made.body.title, state: 'opened', createdAt: made.body.created_at, updatedAt: made.body.updated_at });
+      await check();
+    }
+    // Each new issue moves the page's anchors along by one; the page's own replace them.
+    expect(anchorsHeld(s.service.context.db)).toBeLessThanOrEqual(held);
   });
 });
 

@@ -306,6 +306,13 @@ interface ListAnchors {
 }
 const anchorStores = new WeakMap<Db, Map<string, ListAnchors>>();
 
+/** Anchors held across every list (anchoredRows), for tests of their bound. */
+export function anchorsHeld(db: Db): number {
+  let n = 0;
+  for (const known of anchorStores.get(db)?.values() ?? []) n += known.at.size;
+  return n;
+}
+
 /** The anchors of a list at its current version. */
 function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors {
   const version = a.version();
@@ -424,18 +431,36 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
   if (known.endsBy !== undefined && offset >= known.endsBy) return [];
   const { at } = known;
   let from = 0;
-  let anchor: Anchor | undefined;
+  let anchor = at.get(offset);
   let ahead: { offset: number; anchor: Anchor } | undefined;
-  for (const [o, an] of at) {
-    if (o <= offset && o > from) {
-      from = o;
-      anchor = an;
-    } else if (o > offset && o <= offset + limit && (!ahead || o < ahead.offset)) ahead = { offset: o, anchor: an };
-  }
+  // An anchor at the page itself (a page read in turn, or asked again): no other is nearer.
+  if (anchor) from = offset;
+  else
+    for (const [o, an] of at) {
+      if (o <= offset && o > from) {
+        from = o;
+        anchor = an;
+      } else if (o > offset && o <= offset + limit && (!ahead || o < ahead.offset)) ahead = { offset: o, anchor: an };
+    }
   const beyond = (an: Anchor, op: '<' | '>='): { sql: string; args: unknown[] } => pastAnchor(a, an, op);
   const read = (where: { sql: string; args: unknown[] } | null, order: string, n: number, skip: number): T[] => readList(db, list, where, order, n, skip);
   // Inside a transaction the version may yet roll back under rows it no longer describes.
-  const remember = (o: number, row: T): void => void (db.inTransaction || at.set(o, { value: a.value(row), id: a.id(row) }));
+  const remember = (o: number, row: T): void => {
+    if (db.inTransaction) return;
+    // The anchors a few rows either side (closer than pages read in turn are: `limit` is a page
+    // and the row past it) go: a deep page polled while records are added found its anchors moved
+    // along by one, remembered new ones beside them, and they piled up (two more a read, each
+    // moved by every insert and scanned by every read).
+    const near = limit - 1;
+    if (at.size < 2 * near) {
+      for (const x of at.keys()) if (x !== o && Math.abs(x - o) < near) at.delete(x);
+    } else
+      for (let d = 1; d < near; d++) {
+        at.delete(o - d);
+        at.delete(o + d);
+      }
+    at.set(o, { value: a.value(row), id: a.id(row) });
+  };
 
   let page: T[] | undefined;
   if (ahead && ahead.offset - offset < offset - from) {
