@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { createService, type Service } from '../../src/main/service';
 import { git, scratchDir, withCredentials } from './git';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
@@ -57,6 +58,8 @@ interface Read {
   path: string;
   /** A keyset first page: the next page is asked too, at the kept service's Link. */
   keyset?: boolean;
+  /** Asked through this Host header (kept pages are keyed by the base URL they name). */
+  host?: string;
 }
 
 /** mulberry32: the same draws for the same seed. */
@@ -80,15 +83,35 @@ interface Answer {
   headers: Record<string, string | null>;
 }
 
-async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
+async function call(base: string, token: string, method: string, path: string, body?: unknown, host?: string): Promise<Answer> {
   // No token: anonymous.
   const headers: Record<string, string> = token ? { 'private-token': token } : {};
   if (body !== undefined) headers['content-type'] = 'application/json';
+  if (host !== undefined) return callWithHost(base, headers, path, host);
   const res = await fetch(`${base}/api/v4${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   const out: Record<string, string | null> = {};
   for (const h of HEADERS) out[h] = res.headers.get(h);
   return { status: res.status, text, headers: out };
+}
+
+/** A GET through a Host header of our choosing (fetch cannot set one): links and web URLs name that host. */
+function callWithHost(base: string, headers: Record<string, string>, path: string, host: string): Promise<Answer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path: `/api/v4${path}`, headers: { ...headers, host }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        const out: Record<string, string | null> = {};
+        for (const h of HEADERS) out[h] = (res.headers[h] as string | undefined) ?? null;
+        resolve({ status: res.statusCode!, text, headers: out });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** The first place two JSON texts differ, as `path: kept | fresh`. */
@@ -291,6 +314,17 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         ];
         return pick(kinds);
       },
+      'draft notes': async () => {
+        // A reviewer's draft notes, published together: they reach the notes and discussions at once.
+        const [p, iid] = mrOf();
+        await api('admin', 'POST', `/projects/${p}/merge_requests/${iid}/draft_notes`, { note: `draft ${tag} ${++n}` });
+        return ['POST', `/projects/${p}/merge_requests/${iid}/draft_notes/bulk_publish`];
+      },
+      'epic note/award': () => {
+        const [g, iid] = seen.epics.length ? pick(seen.epics) : [group, 1];
+        return chance(0.5) ? ['POST', `/groups/${g}/epics/${iid}/notes`, { body: `epic note ${++n}` }] : ['POST', `/groups/${g}/epics/${iid}/award_emoji`, { name: pick(['thumbsup', 'thumbsdown']) }, pick(['admin', 'member'] as Actor[])];
+      },
+      'user status': () => ['PUT', '/user/status', { emoji: pick(['coffee', 'tada']), message: `busy ${++n}`, availability: pick(['busy', 'not_set']) }, pick(['admin', 'member'] as Actor[])],
       'mr note/award': () => {
         const [p, iid] = mrOf();
         return chance(0.5) ? ['POST', `/projects/${p}/merge_requests/${iid}/notes`, { body: `mr note ${++n}` }] : ['POST', `/projects/${p}/merge_requests/${iid}/award_emoji`, { name: pick(['thumbsup', 'thumbsdown']) }];
@@ -544,6 +578,8 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       ];
       return pick(kinds)();
     };
+    /** Another host name now and then (the same on both services): kept pages are keyed by the base URL they name. */
+    const otherHost = (): string | undefined => (chance(0.2) ? pick(['gitlab.example.com', 'sandlab.test:8080']) : undefined);
 
     const pool: Read[] = [];
     const addReads = (count: number): void => {
@@ -561,27 +597,44 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       const keptHost = new URL(keptUrl).host;
       const same = (text: string): string => text.split(freshHost).join(keptHost);
       try {
-        for (const r of pool) {
-          const paths = [r.path];
-          for (let i = 0; i < paths.length; i++) {
-            const a = await call(keptUrl, tokens[r.who], 'GET', paths[i]);
-            const b = await call(freshUrl, tokens[r.who], 'GET', paths[i]);
-            reads++;
-            harvest(paths[i], a.text);
-            const found = (what: string, x: string, y: string): void => {
-              divergences.push({ batch, who: r.who, path: paths[i], what, kept: x.slice(0, 300), fresh: y.slice(0, 300), writes: batchWrites });
-              log(`DIVERGENCE batch ${batch} ${r.who} GET ${paths[i]}: ${what}\n  kept:  ${x.slice(0, 300)}\n  fresh: ${y.slice(0, 300)}`);
-            };
-            if (a.status !== b.status) found('status', String(a.status), String(b.status));
-            else if (a.text !== same(b.text)) found(firstDifference(a.text, same(b.text)), a.text, same(b.text));
-            else
-              for (const h of HEADERS) {
-                const y = b.headers[h] === null ? null : same(b.headers[h]!);
-                if (a.headers[h] !== y) found(`header ${h}`, String(a.headers[h]), String(y));
-              }
-            const next = r.keyset && a.headers.link ? /<([^>]+)>; rel="next"/.exec(a.headers.link)?.[1] : undefined;
-            if (next && i === 0) paths.push(next.slice(`${keptUrl}/api/v4`.length));
+        // The pool's reads, and now and then the same through another host name, asked of the kept
+        // service in the pool's order and of the fresh one in the reverse order: a key that leaves
+        // out a part of the request (the host, the caller, a filter) serves each side another
+        // request's answer, and they differ.
+        const asked: { r: Read; path: string }[] = [];
+        const kept: Answer[] = [];
+        for (const pooled of pool) {
+          const host = otherHost();
+          for (const r of host ? [pooled, { ...pooled, host }] : [pooled]) {
+            const a = await call(keptUrl, tokens[r.who], 'GET', r.path, undefined, r.host);
+            asked.push({ r, path: r.path });
+            kept.push(a);
+            harvest(r.path, a.text);
+            const next = r.keyset && !r.host && a.headers.link ? /<([^>]+)>; rel="next"/.exec(a.headers.link)?.[1] : undefined;
+            if (next) {
+              const path = next.slice(`${keptUrl}/api/v4`.length);
+              asked.push({ r, path });
+              kept.push(await call(keptUrl, tokens[r.who], 'GET', path));
+            }
           }
+        }
+        const fresh: Answer[] = [];
+        for (let i = asked.length - 1; i >= 0; i--) fresh[i] = await call(freshUrl, tokens[asked[i].r.who], 'GET', asked[i].path, undefined, asked[i].r.host);
+        for (let i = 0; i < asked.length; i++) {
+          const { r, path } = asked[i];
+          const [a, b] = [kept[i], fresh[i]];
+          reads++;
+          const found = (what: string, x: string, y: string): void => {
+            divergences.push({ batch, who: r.who, path, what, kept: x.slice(0, 300), fresh: y.slice(0, 300), writes: batchWrites });
+            log(`DIVERGENCE batch ${batch} ${r.who}${r.host ? ` (Host ${r.host})` : ''} GET ${path}: ${what}\n  kept:  ${x.slice(0, 300)}\n  fresh: ${y.slice(0, 300)}`);
+          };
+          if (a.status !== b.status) found('status', String(a.status), String(b.status));
+          else if (a.text !== same(b.text)) found(firstDifference(a.text, same(b.text)), a.text, same(b.text));
+          else
+            for (const h of HEADERS) {
+              const y = b.headers[h] === null ? null : same(b.headers[h]!);
+              if (a.headers[h] !== y) found(`header ${h}`, String(a.headers[h]), String(y));
+            }
         }
       } finally {
         await fresh.close();
@@ -608,7 +661,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         // Reads between writes: the kept service keeps things at every point of the batch, not only after it.
         for (let i = 0; i < 3 && pool.length; i++) {
           const r = pick(pool);
-          harvest(r.path, (await api(r.who, 'GET', r.path)).text);
+          harvest(r.path, (await call(keptUrl, tokens[r.who], 'GET', r.path, undefined, otherHost())).text);
         }
       }
       addReads(o.readsPerBatch);
