@@ -106,16 +106,20 @@ describe.each([
   });
 
   it('reads an unchanged page by ids alone after a write elsewhere', async () => {
+    // Two of the four records a page; a write to a record off the page moves the list's version (the page is not kept
+    // whole), so its ids are read again and its rows come from memory.
+    const twoNewest = (): ReturnType<typeof s.get> => s.get(`/projects/${project.id}/${path}?per_page=2`);
     await elsewhere();
-    await page();
-    await elsewhere();
-    const statements = await prepared(() => s.get(`/projects/${project.id}/${path}?per_page=100`));
+    await page('per_page=2');
+    sql(`UPDATE ${table} SET title = ? WHERE id = ?`, 'Only this one', records[0].id);
+    const statements = await prepared(twoNewest);
     expect(statements.some((t) => t.startsWith(`SELECT x.id AS id FROM ${table} x`))).toBe(true);
     expect(statements.filter(rowsById(table))).toEqual([]);
-    // One row written: that row alone is read again.
-    sql(`UPDATE ${table} SET title = ? WHERE id = ?`, 'Only this one', records[0].id);
-    const again = await prepared(() => s.get(`/projects/${project.id}/${path}?per_page=100`));
+    // One row of the page written: that row alone is read again.
+    sql(`UPDATE ${table} SET title = ? WHERE id = ?`, 'Newest retitled', records[3].id);
+    const again = await prepared(twoNewest);
     expect(again.filter(rowsById(table))).toHaveLength(1);
+    expect(byIid(await page('per_page=2'), records[3].iid).title).toBe('Newest retitled');
     expect(byIid(await page(), records[0].iid).title).toBe('Only this one');
   });
 
@@ -186,8 +190,8 @@ describe.each([
 
   it("a label's page (read from the label rows) takes rows from memory too, and shows a row written in SQL", async () => {
     ok(await s.put(`/projects/${project.id}/${path}/${records[3].iid}`, { labels: 'paged' }));
-    const labelled = async (): Promise<any> => {
-      const res = await s.get(`/projects/${project.id}/${path}?labels=paged`);
+    const labelled = async (query = ''): Promise<any> => {
+      const res = await s.get(`/projects/${project.id}/${path}?labels=paged${query}`);
       expect(res.status).toBe(200);
       expect(res.body.map((r: any) => r.iid)).toEqual([records[3].iid]);
       expect(JSON.stringify(res.body[0])).toBe(listed(ok(await s.get(`/projects/${project.id}/${path}/${records[3].iid}`))));
@@ -196,7 +200,8 @@ describe.each([
     await elsewhere();
     await labelled();
     await elsewhere();
-    const statements = await prepared(labelled);
+    // Another page length: the same page is kept whole; this one reads the label rows, its rows from memory.
+    const statements = await prepared(() => labelled('&per_page=19'));
     expect(statements.some((t) => t.includes('FROM issuable_labels il INDEXED BY'))).toBe(true);
     expect(statements.filter(rowsById(table))).toEqual([]);
     sql(`UPDATE ${table} SET title = ? WHERE id = ?`, 'Labelled and retitled', records[3].id);
