@@ -388,7 +388,7 @@ export interface WorkItemFilters {
   /** Label titles a record carries (`all`, at least one) and does not (`without`), two or more in all, perhaps a state, nothing else: see labelTitlesList. */
   labelTitles: { all: string[]; without: string[]; state: string | null } | null;
   /** The filters are one of labels=Any, labels=None, not[labels]=<one title>, perhaps with a state, nothing else: see labelBoundCount. */
-  labelBound: { kind: 'any' | 'none' | 'not' | 'noUser' | 'notUser'; title: string; role?: 'assignee' | 'reviewer'; user?: number; state: string | null } | null;
+  labelBound: { kind: 'any' | 'anyNot' | 'none' | 'not' | 'noUser' | 'notUser'; title: string; role?: 'assignee' | 'reviewer'; user?: number; state: string | null } | null;
   /** `search` and perhaps a state, no other filter (conditions on the records' own columns alone): see searchWalkRows. */
   searchAlone: boolean;
   /**
@@ -749,8 +749,14 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
     }
   }
   const wildcard = q.labels?.length === 1 && !notLabels.length ? q.labels[0].toLowerCase() : null;
+  // labels=Any with one not[labels] title (no other filter): bounded by another title's counters.
+  const anyNot = q.labels?.length === 1 && q.labels[0].toLowerCase() === 'any' && notLabels.length === 1 && !['none', 'any'].includes(notLabels[0].toLowerCase());
   const labelBound =
-    q.search || where.length !== 1 + (state ? 1 : 0)
+    q.search
+      ? null
+      : anyNot && where.length === 2 + (state ? 1 : 0)
+      ? { kind: 'anyNot' as const, title: notLabels[0], state }
+      : where.length !== 1 + (state ? 1 : 0)
       ? null
       : wildcard === 'any' || wildcard === 'none'
       ? { kind: wildcard as 'any' | 'none', title: '', state }
@@ -1305,7 +1311,22 @@ export function labelBoundCount(rc: RequestContext, type: 'Issue' | 'MergeReques
   // A group's or the instance's: no one in a role (or not a user) counted from its projects' counters and role rows.
   if (scope.projectId === undefined) return kind === 'noUser' || kind === 'notUser' ? manyProjectsUserBoundCount(rc, type, scope, filters, seesAll) : undefined;
   let atLeast: number;
-  if (kind === 'any') {
+  if (kind === 'anyNot') {
+    // labels=Any less one title: at least the records one other title's counters count that nobody is
+    // denied (not confidential), less every record counted with both (label_pair_counts, core/092: a
+    // pair counted under either title's spelling, NOCASE; a record's rows share its project and state).
+    // Only a title counted past COUNT_LIMIT can bound it past; each pair read by its key (one per order).
+    const pairs = (first: string, second: string): string =>
+      `(SELECT coalesce(sum(p.n), 0) FROM label_pair_counts p WHERE p.issuable_type = c.issuable_type AND p.a = ${first} AND p.b = ${second} AND p.project_id = c.project_id${state ? ' AND p.state = ?' : ''})`;
+    atLeast = (
+      db
+        .prepare(
+          `SELECT coalesce(max(c.n - ${pairs('c.title', '?')} - ${pairs('?', 'c.title')}), 0) AS n FROM (SELECT issuable_type, project_id, title, sum(n) AS n FROM label_counts
+            WHERE issuable_type = ? AND project_id = ?${inState} AND confidential = 0 AND title != ? COLLATE NOCASE GROUP BY title HAVING sum(n) > ${COUNT_LIMIT}) c`,
+        )
+        .get(title, ...stateArgs, title, ...stateArgs, type, scope.projectId, ...stateArgs, title) as { n: number }
+    ).n;
+  } else if (kind === 'any') {
     atLeast = (
       db
         .prepare(`SELECT coalesce(max(n), 0) AS n FROM (SELECT sum(n) AS n FROM label_counts WHERE issuable_type = ? AND project_id = ?${inState} AND confidential = 0 GROUP BY title)`)
