@@ -122,6 +122,19 @@ describe('direct member lists from core/061', () => {
   }, SLOW);
 });
 
+describe('deep member pages between the anchors of another page size', () => {
+  it('read back from the anchor past their start, in the list order (m.id and m.user_id carry no direction to flip)', async () => {
+    for (const [path, order] of [[`/groups/${group}/members`, 'id'], [`/groups/${group}/members/all`, 'user_id']] as const) {
+      const ids = want('Namespace', group, order);
+      // Page 12 of 100 remembers the rows before offsets 1,100 and 1,200; page 13 of 90 starts at 1,080, 20 rows before the first.
+      expect((await s.get(path, { query: { per_page: '100', page: '12' } })).status).toBe(200);
+      const res = await s.get(path, { query: { per_page: '90', page: '13' } });
+      expectCounted(res, ids.length, 90);
+      expect((res.body as { id: number }[]).map((m) => m.id)).toEqual(ids.slice(1_080, 1_170));
+    }
+  }, SLOW);
+});
+
 describe('a member as an entity', () => {
   it('the same fields in the same order, with the e-mail for an administrator and the member only', async () => {
     const { user, token } = await s.createUser();

@@ -466,8 +466,7 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
   if (ahead && ahead.offset - offset < offset - from) {
     // The anchor's row (at ahead.offset - 1) and the rows before it down to offset - 1, newest last.
     const back = ahead.offset - offset + 1;
-    const reversed = list.order.replace(/\b(asc|desc)\b/gi, (d) => (d.toLowerCase() === 'asc' ? 'desc' : 'asc'));
-    const before = read(beyond(ahead.anchor, '>='), reversed, back, 0).reverse();
+    const before = read(beyond(ahead.anchor, '>='), reversedOrder(list.order), back, 0).reverse();
     if (before.length === back) {
       remember(offset, before[0]);
       const rest = limit - (back - 1);
@@ -484,9 +483,39 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
     page = rows.slice(lead);
   }
   // The paginator reads one row past the page (is there a next one?): the next page in turn
-  // starts at that last row, so the row before it is the next page's anchor.
-  if (page.length > 1) remember(offset + page.length - 1, page[page.length - 2]);
+  // starts at that last row, so the row before it is the next page's anchor. A short page has no
+  // next page: an anchor inside it would only let go of this page's own (remember's neighbours).
+  if (page.length === limit && limit > 1) remember(offset + page.length - 1, page[page.length - 2]);
   return page;
+}
+
+/**
+ * An ORDER BY read the other way: each term's direction flipped, a term without one (ascending,
+ * as `m.id` in the member lists) made descending, NULLS FIRST and LAST swapped with it. Flipping
+ * only the words asc and desc read such a list forwards where it meant backwards.
+ */
+export function reversedOrder(order: string): string {
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < order.length; i++) {
+    const c = order[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      terms.push(order.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(order.slice(start));
+  return terms
+    .map((term) => {
+      const m = /^(.*?)\s+(asc|desc)(\s+nulls\s+(first|last))?\s*$/is.exec(term);
+      if (!m) return `${term.trim()} desc`;
+      const nulls = m[4] ? ` NULLS ${m[4].toLowerCase() === 'first' ? 'LAST' : 'FIRST'}` : '';
+      return `${m[1].trim()} ${m[2].toLowerCase() === 'asc' ? 'desc' : 'asc'}${nulls}`;
+    })
+    .join(', ');
 }
 
 /**
@@ -825,7 +854,7 @@ function paginateKeyset<T>(rc: RequestContext, db: Db, list: SqlList<T>, ks: Key
       extraArgs.push(values.value, values.value, values.id);
     }
   }
-  const reversed = backward ? orderSql.replace(/\b(asc|desc)\b/g, (d) => (d === 'asc' ? 'desc' : 'asc')) : orderSql;
+  const reversed = backward ? reversedOrder(orderSql) : orderSql;
   const fetched = db
     .prepare(`SELECT ${list.select} ${from}${extra} ORDER BY ${reversed} ${limitSql(perPage + 1)}`)
     .all(...list.args, ...extraArgs) as T[];
