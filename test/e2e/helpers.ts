@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import { E2E_ROOT_TOKEN } from '../../playwright.config';
 
 /** The API of the e2e service, as a script would call it (root's token). */
@@ -39,15 +39,21 @@ export async function connect(page: Page, workspace = ''): Promise<void> {
   await expect(page.getByTestId('connection')).toHaveText('Connected');
 }
 
-/** Picks the header's current project through the picker (Ctrl+K, type, Enter). */
-export async function pickProject(page: Page, path: string): Promise<void> {
-  const search = page.getByRole('combobox', { name: 'Search projects' });
+/** Opens the project picker with Ctrl+K; its search box. */
+export async function openPicker(page: Page): Promise<Locator> {
+  const search = page.getByRole('dialog', { name: 'Choose a project' }).getByRole('combobox', { name: 'Search projects' });
   // The shortcut's listener is attached once the shell has rendered after connecting: a press in
   // the moment before that opens nothing, so press again until the picker is there.
   await expect(async () => {
     if (!(await search.isVisible())) await page.keyboard.press('Control+k');
     await expect(search).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 15000 });
+  return search;
+}
+
+/** Picks the header's current project through the picker (Ctrl+K, type, Enter). */
+export async function pickProject(page: Page, path: string): Promise<void> {
+  const search = await openPicker(page);
   await search.fill(path.split('/').pop()!);
   await expect(page.getByRole('option', { name: path })).toBeVisible();
   await page.getByRole('option', { name: path }).click();

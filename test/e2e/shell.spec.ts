@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { api, connect, readClipboard, screenshot, watchProblems } from './helpers';
+import { api, connect, openPicker, readClipboard, screenshot, watchProblems } from './helpers';
 
 // The shell in Chromium behind `serve --ui`: token screen, status bar, project picker, themes.
 
@@ -38,9 +38,8 @@ test('asks for a token first, refuses a wrong one, then shows the service and ke
 test('the project picker searches the API, creates a project, and opens with Ctrl+K', async ({ page, baseURL }) => {
   expect((await api(baseURL!, 'POST', '/projects', { name: 'Picker Seed' })).status).toBe(201);
   await connect(page, 'settings');
-  await page.keyboard.press('Control+k');
   const dialog = page.getByRole('dialog', { name: 'Choose a project' });
-  await expect(dialog.getByRole('combobox', { name: 'Search projects' })).toBeFocused();
+  await expect(await openPicker(page)).toBeFocused();
   await dialog.getByRole('combobox', { name: 'Search projects' }).fill('picker');
   await expect(dialog.getByRole('option', { name: 'root/picker-seed' })).toBeVisible();
   await dialog.getByRole('combobox', { name: 'Search projects' }).fill('nothing-like-this');
