@@ -309,6 +309,9 @@ describe('JobRunner', () => {
       kind: 'chunked',
       async run(job) {
         for (let i = 0; i < 200; i++) {
+          // Each chunk works 0.1 ms: 200 empty chunks could all pass before a 1 ms timer is due.
+          const until = performance.now() + 0.1;
+          while (performance.now() < until);
           chunks++;
           await job.checkpoint();
         }
