@@ -65,6 +65,8 @@ export const MEMORY_BUDGET = {
   anchorsPerList: 2000,
   /** Pages of rows kept while their list's version holds (http/pagination.ts rememberedPage): up to 101 rows each. */
   rememberedPages: 20,
+  /** A project's issue and merge request pages kept whole by their request (core/kept-answers.ts): up to 100 rows each, most shared with rememberedPages'. */
+  keptAnswers: 32,
   /** Lists known to hold more than 10,000 rows at a version (http/pagination.ts countPastLimit): a key and a number each. */
   largeLists: 500,
   /** Request paths whose route is remembered (http/router.ts); longer paths are never kept. */

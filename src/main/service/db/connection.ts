@@ -682,6 +682,21 @@ export function sameTableVersions(db: Db, tables: readonly string[], then: reado
   return true;
 }
 
+/**
+ * The sum of every table's version (core/099) but `besides`' and how many tables were summed: versions
+ * only grow, so while both hold no other table was written. For what depends on nearly every table.
+ */
+export function tableVersionsBesides(db: Db, besides: ReadonlySet<string>): { sum: number; tables: number } {
+  let sum = 0;
+  let tables = 0;
+  for (const [name, version] of tableVersions(db, lookupState(db))) {
+    if (besides.has(name)) continue;
+    sum += version;
+    tables++;
+  }
+  return { sum, tables };
+}
+
 function tableVersions(db: Db, state: LookupState): Map<string, number> {
   if (transactionOpen(db, state)) return readTableVersions(db);
   if (state.versionsGeneration !== state.generation || state.versions === null) {

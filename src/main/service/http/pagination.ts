@@ -47,7 +47,7 @@ export function setPaginationHeaders(rc: RequestContext, page: Page, total: numb
   if (next) links.push(pageLink(rc, page, next, 'next'));
   links.push(pageLink(rc, page, 1, 'first'));
   links.push(pageLink(rc, page, totalPages, 'last'));
-  rc.reply.headers({
+  sendPageHeaders(rc, {
     'x-total': String(total),
     'x-total-pages': String(totalPages),
     'x-per-page': String(page.perPage),
@@ -66,13 +66,31 @@ function setUncountedPaginationHeaders(rc: RequestContext, page: Page, hasNext: 
   if (prev) links.push(pageLink(rc, page, prev, 'prev'));
   if (next) links.push(pageLink(rc, page, next, 'next'));
   links.push(pageLink(rc, page, 1, 'first'));
-  rc.reply.headers({
+  sendPageHeaders(rc, {
     'x-per-page': String(page.perPage),
     'x-page': String(page.page),
     'x-next-page': next ? String(next) : '',
     'x-prev-page': prev ? String(prev) : '',
     link: links.join(', '),
   });
+}
+
+/** The pagination headers a request's page sent (sendPageHeaders), for an answer kept whole (kept-answers.ts). */
+const sentPageHeaders = new WeakMap<RequestContext, Record<string, string>>();
+/** Requests whose SQL list kept its rows at a version (SqlList.keptRows): every table it reads has one. */
+const keptListPages = new WeakSet<RequestContext>();
+
+function sendPageHeaders(rc: RequestContext, headers: Record<string, string>): void {
+  sentPageHeaders.set(rc, headers);
+  rc.reply.headers(headers);
+}
+
+/**
+ * What a request's page said besides its rows: the pagination headers it sent, when its list was a
+ * SQL list whose rows were kept at a version (paginateSql with keptRows); else undefined.
+ */
+export function keptPageHeaders(rc: RequestContext): Readonly<Record<string, string>> | undefined {
+  return keptListPages.has(rc) ? sentPageHeaders.get(rc) : undefined;
 }
 
 const pageLink = (rc: RequestContext, page: Page, to: number, rel: string): string => `<${pageUrl(rc, to, page.perPage)}>; rel="${rel}"`;
@@ -737,6 +755,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   const ends = toPage !== undefined && toPage <= offset + perPage ? toPage : undefined;
   // Inside a transaction the version may yet roll back under the count.
   if (anchored && ends !== undefined && !db.inTransaction) anchored.endsBy = Math.min(anchored.endsBy ?? Infinity, ends);
+  if (list.keptRows) keptListPages.add(rc);
   return paginate(
     rc,
     {

@@ -20,6 +20,7 @@ import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
 import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, milestoneNoneCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchCountsFromSets, searchRowsCount, searchWalkKept, searchWalkRows, scopePageKept, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { keptProjectPage } from '../kept-answers';
 import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -71,7 +72,15 @@ export function seesConfidential(rc: RequestContext, scope: Scope): boolean {
   return !!rc.svc.db.prepare(`SELECT 1 FROM projects p WHERE p.id = ? AND ${planner.sql}`).get(scope.projectId, ...planner.args);
 }
 
-export function listIssues(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
+/** A list of issues (a project's kept whole by its request when `project` is given: keptProjectPage). */
+export function listIssues(rc: RequestContext, scope: Scope, project?: Project): Record<string, unknown>[] {
+  const read = (): IssueRow[] => issueRows(rc, scope);
+  const page = issues(rc, project ? keptProjectPage(rc, 'Issue', project, read) : read());
+  return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
+}
+
+/** A page of issues, its pagination headers set. */
+function issueRows(rc: RequestContext, scope: Scope): IssueRow[] {
   const filters = workItemFilters(rc, ISSUE_STATES, 'Issue', scope);
   const { where, args, order } = filters;
   const q = declared(rc.params, { confidential: t.boolean() });
@@ -134,8 +143,7 @@ export function listIssues(rc: RequestContext, scope: Scope): Record<string, unk
   const list: SqlList<IssueRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'Issue', scope, filters.state), keptRows: scopePageKept(rc, 'Issue', scope, filters, source, order, seesAll), byId: { log: ISSUE_WRITES, idColumn: 'x.id' } };
   // A dense filter's deep page: the project's list less the few records that fail it.
   const aroundComplement = !rows && q.confidential === undefined ? complementWalk<IssueRow>(rc, 'Issue', scope, filters, seesAll, list) : undefined;
-  const page = issues(rc, paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<IssueRow>(rc, 'Issue', scope, filters, where, args, countFrom) }));
-  return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
+  return paginateSql<IssueRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<IssueRow>(rc, 'Issue', scope, filters, where, args, countFrom) });
 }
 
 export function canReadIssue(rc: RequestContext, project: Project, i: IssueRow): boolean {
@@ -168,7 +176,7 @@ export function registerIssueRoutes(r: Router): void {
       const project = loadProject(rc);
       // A caller who may not use the project's issues reads an empty list (feature-access.ts).
       if (!featureAvailable(rc.svc, rc.user, project, 'Issue')) return issues(rc, paginateArray(rc, [] as IssueRow[]));
-      return listIssues(rc, projectScope(project));
+      return listIssues(rc, projectScope(project), project);
     },
     { auth: 'optional' },
   );

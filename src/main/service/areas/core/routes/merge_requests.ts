@@ -20,6 +20,8 @@ import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, 
 import { withLabelsDetails } from '../../labels/entities';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
+import { keptProjectPage } from '../kept-answers';
+import type { Project } from '../projects';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
 
@@ -47,15 +49,27 @@ const MR_UPDATE_AT_LEAST_ONE_OF = [
   'merge_after',
 ];
 
-export function listMergeRequests(rc: RequestContext, scope: Scope): Record<string, unknown>[] {
+const MR_LIST_PARAMS = {
+  source_branch: t.string(),
+  target_branch: t.string(),
+  view: t.string().values(['simple']),
+  with_labels_details: t.boolean().default(false),
+};
+
+/** A list of merge requests (a project's kept whole by its request when `project` is given: keptProjectPage). */
+export function listMergeRequests(rc: RequestContext, scope: Scope, project?: Project): Record<string, unknown>[] {
+  const read = (): MergeRequestRow[] => mergeRequestRows(rc, scope);
+  const page = mergeRequests(rc, project ? keptProjectPage(rc, 'MergeRequest', project, read) : read());
+  const q = declared(rc.params, MR_LIST_PARAMS);
+  if (q.view === 'simple') return page.map(simple);
+  return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
+}
+
+/** A page of merge requests, its pagination headers set. */
+function mergeRequestRows(rc: RequestContext, scope: Scope): MergeRequestRow[] {
   const filters = workItemFilters(rc, MR_STATES, 'MergeRequest', scope);
   const { where, args, order } = filters;
-  const q = declared(rc.params, {
-    source_branch: t.string(),
-    target_branch: t.string(),
-    view: t.string().values(['simple']),
-    with_labels_details: t.boolean().default(false),
-  });
+  const q = declared(rc.params, MR_LIST_PARAMS);
   const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
@@ -102,9 +116,7 @@ export function listMergeRequests(rc: RequestContext, scope: Scope): Record<stri
   const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'MergeRequest', scope, filters.state), keptRows: scopePageKept(rc, 'MergeRequest', scope, filters, source, order, true), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
-  const page = mergeRequests(rc, paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom, noMoreFilters) }));
-  if (q.view === 'simple') return page.map(simple);
-  return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
+  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom, noMoreFilters) });
 }
 
 /**
@@ -156,7 +168,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       const project = loadProject(rc);
       // `authorize! :read_merge_request, user_project` (feature-access.ts).
       if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
-      return listMergeRequests(rc, projectScope(project));
+      return listMergeRequests(rc, projectScope(project), project);
     },
     { auth: 'optional' },
   );

@@ -1,0 +1,125 @@
+import type { RequestContext } from '../../http/route';
+import { type Db, tableVersionsBesides } from '../../db/connection';
+import { keptPageHeaders } from '../../http/pagination';
+import { MEMORY_BUDGET } from '../../memory';
+import type { Project } from './projects';
+import { today } from './time';
+import { listVersion } from './workitems';
+
+/**
+ * Tables whose writes leave a project's issue or merge request page as it was, once its own
+ * records' list version (core/019, core/020) holds: the records themselves and what their triggers
+ * keep from them (label rows, counters, id zones, write logs, order versions), the events written
+ * beside them (no list reads them), the projects' rows (the list's project is in the key, by its
+ * row; other projects' rows decide nothing of it) and the tokens' last use. Every other table with
+ * a version (labels, milestones, members, namespaces, users, label priorities, award emoji, epics'
+ * links, notes, ...) is the answer's to hold.
+ */
+const RECORDS_AND_UNREAD = new Set([
+  'issues',
+  'merge_requests',
+  'issuable_labels',
+  'issuable_users',
+  'issuable_id_zones',
+  'issuable_list_writes',
+  'issuable_state_counts',
+  'issue_list_versions',
+  'merge_request_list_versions',
+  'issue_filter_counts',
+  'merge_request_filter_counts',
+  'merge_request_branch_counts',
+  'issue_order_inserts',
+  'issue_order_versions',
+  'project_issue_counts',
+  'label_counts',
+  'label_pair_counts',
+  'label_author_counts',
+  'label_milestone_counts',
+  'label_owner_counts',
+  'events',
+  'event_author_counts',
+  'event_counts',
+  'event_list_versions',
+  'event_target_counts',
+  'event_time_order',
+  'event_time_runs',
+  'event_time_exceptions',
+  'resource_label_events',
+  'resource_state_events',
+  'resource_milestone_events',
+  'projects',
+  'projects_search',
+  'project_list_writes',
+  'personal_access_tokens',
+]);
+
+/** A project row's fields that decide nothing of its lists (a description written, its last activity moved). */
+const UNREAD_PROJECT_FIELDS = new Set(['description', 'updated_at', 'last_activity_at']);
+
+/** The rest of a project's row, by number: the same frozen row gives the same number without building the text again. */
+const projectShapes = new WeakMap<Project, number>();
+const shapeNumbers = new Map<string, number>();
+let nextShape = 0;
+
+function projectShape(project: Project): number {
+  let n = projectShapes.get(project);
+  if (n !== undefined) return n;
+  const text = JSON.stringify(project, (key, value: unknown) => (UNREAD_PROJECT_FIELDS.has(key) ? undefined : value));
+  n = shapeNumbers.get(text);
+  if (n === undefined) {
+    if (shapeNumbers.size >= MEMORY_BUDGET.lookups) shapeNumbers.clear();
+    shapeNumbers.set(text, (n = nextShape++));
+  }
+  projectShapes.set(project, n);
+  return n;
+}
+
+interface KeptAnswer {
+  records: number;
+  tables: { sum: number; tables: number };
+  rows: readonly unknown[];
+  headers: Readonly<Record<string, string>>;
+}
+const keptAnswers = new WeakMap<Db, Map<string, KeptAnswer>>();
+
+/**
+ * A project's issue or merge request page (its rows and pagination headers) found by the request
+ * itself, before the list is planned: who asks, the project (its row but for UNREAD_PROJECT_FIELDS),
+ * the URL and parameters as sent, today (access expiries, due-date filters). It holds while the
+ * project's records' list version and every other table's version but RECORDS_AND_UNREAD's hold, for a
+ * list whose SQL reads only tables with versions (its rows were kept: SqlList.keptRows). A kept page
+ * after a write elsewhere planned the list again (filters, sets' sizes, label counts, date buckets,
+ * the count chain) only to find the page its plan names (~50-150 us). Not inside a transaction, not
+ * for keyset pages.
+ */
+export function keptProjectPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', project: Project, read: () => T[]): T[] {
+  const db = rc.svc.db;
+  if (db.inTransaction || rc.params.pagination === 'keyset') return read();
+  let answers = keptAnswers.get(db);
+  if (!answers) keptAnswers.set(db, (answers = new Map()));
+  const key = JSON.stringify([type, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
+  const records = listVersion(rc, type, project.id);
+  const tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
+  const known = answers.get(key);
+  if (known && known.records === records && known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
+    // The most recently asked last: the least recently asked goes first.
+    answers.delete(key);
+    answers.set(key, known);
+    rc.reply.headers(known.headers);
+    return known.rows.slice() as T[];
+  }
+  const rows = read();
+  const headers = keptPageHeaders(rc);
+  if (!headers || db.inTransaction) {
+    answers.delete(key);
+    return rows;
+  }
+  // The page's rows as read at those versions (a read that wrote would have moved one).
+  const after = tableVersionsBesides(db, RECORDS_AND_UNREAD);
+  if (listVersion(rc, type, project.id) !== records || after.sum !== tables.sum || after.tables !== tables.tables) return rows;
+  for (const row of rows) Object.freeze(row);
+  answers.delete(key);
+  if (answers.size >= MEMORY_BUDGET.keptAnswers) answers.delete(answers.keys().next().value!);
+  answers.set(key, { records, tables, rows: rows.slice(), headers });
+  return rows;
+}
