@@ -3,10 +3,11 @@ import { TestService, ok } from '../helpers/service';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
- * A project's issue and merge request page kept whole by its request (core/kept-answers.ts
- * keptProjectPage): asked again after a write elsewhere, the list is not planned again (no count,
- * label row or record is read); after a write to one of the project's records, a label's new name
- * or priority, or the caller's new role, the answer is the fresh one.
+ * A project's issue, merge request and label page kept whole by its request (core/kept-answers.ts
+ * keptProjectPage, keptProjectLabelsPage): asked again after a write elsewhere, the list is not
+ * planned again (no count, label row, label or record is read); after a write to one of the
+ * project's records, a label's new name or priority, a label created or deleted, or the caller's
+ * new access, the answer is the fresh one.
  */
 let s: TestService;
 let project: number;
@@ -160,5 +161,37 @@ describe("a project's page kept whole by its request", () => {
     expect(await answer('issues', shape, guest.token)).toEqual(rootSees);
     ok(await s.put(`/projects/${project}/members/${guest.user.id}`, { access_level: 10 }));
     expect(await answer('issues', shape, guest.token)).toEqual(asGuest);
+  });
+
+  it("keeps a project's labels page, and answers afresh after a label is created, renamed or deleted", async () => {
+    for (let i = 0; i < 12; i++) ok(await s.post(`/projects/${project}/labels`, { name: `kept-${String(i).padStart(2, '0')}`, color: '#00ff00' }));
+    const labelReads = /FROM labels\b|label_owner_counts|labels_search/;
+    const page = async (query: Record<string, string>) => {
+      const res = await s.get(`/projects/${project}/labels`, { query });
+      expect(res.status).toBe(200);
+      return { names: res.body.map((l: any) => l.name), total: res.headers.get('x-total'), link: res.headers.get('link') };
+    };
+    for (const query of [{ per_page: '5', page: '2' }, { search: 'kept', per_page: '3', page: '2' }] as Record<string, string>[]) {
+      const first = await page(query);
+      ok(await s.put(`/projects/${other}`, { description: `elsewhere labels ${JSON.stringify(query)}` }));
+      const db = s.service.context.db;
+      const prepare = db.prepare;
+      const seen: string[] = [];
+      db.prepare = ((sql: string) => (labelReads.test(sql) && seen.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+      try {
+        expect(await page(query)).toEqual(first);
+      } finally {
+        db.prepare = prepare;
+      }
+      expect(seen, JSON.stringify(query)).toEqual([]);
+      ok(await s.post(`/projects/${project}/labels`, { name: 'a-kept', color: '#00ff00' }));
+      const created = await page(query);
+      expect(created.total).toBe(String(Number(first.total) + 1));
+      expect(created.names).not.toEqual(first.names);
+      ok(await s.put(`/projects/${project}/labels`, { name: 'a-kept', new_name: 'zz-kept' }));
+      expect(await page(query)).not.toEqual(created);
+      ok(await s.del(`/projects/${project}/labels/zz-kept`));
+      expect(await page(query)).toEqual(first);
+    }
   });
 });

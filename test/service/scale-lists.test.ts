@@ -578,14 +578,15 @@ describe("labels lists at scale: counted from each owner's counter, deep pages a
 
   it('deep pages, read in turn, asked again and after every kind of write, are the slice the records say', async () => {
     const project = `/projects/${inTop}/labels`;
-    const check = async (n: number): Promise<void> => {
+    const check = async (n: number, more: Record<string, string> = {}): Promise<void> => {
       const all = own('inTop', 'top');
-      const res = await page(project, { per_page: '20', page: String(n) });
+      const res = await page(project, { per_page: '20', page: String(n), ...more });
       expect(ids(res)).toEqual(idsOf(all, (n - 1) * 20, n * 20));
     };
     for (const n of [51, 52, 53, 52, 120, 53, 122, 51]) await check(n);
-    // The next page in turn starts at the last one's anchor: it skips no rows.
-    const reads = await pagedReads(s, () => check(52));
+    // The next page in turn starts at the last one's anchor: it skips no rows. (Asked in another
+    // form: the same request's page is kept whole, keptProjectLabelsPage, and reads nothing.)
+    const reads = await pagedReads(s, () => check(52, { with_counts: 'false' }));
     expect(reads).toHaveLength(1);
     expect(reads[0].sql).toContain('(l.title, l.id) > (?, ?)');
     expect(reads[0].args.at(-1)).toBe(0);

@@ -93,6 +93,11 @@ export function keptPageHeaders(rc: RequestContext): Readonly<Record<string, str
   return keptListPages.has(rc) ? sentPageHeaders.get(rc) : undefined;
 }
 
+/** The pagination headers a request's page sent, whatever its list. */
+export function pageHeadersSent(rc: RequestContext): Readonly<Record<string, string>> | undefined {
+  return sentPageHeaders.get(rc);
+}
+
 const pageLink = (rc: RequestContext, page: Page, to: number, rel: string): string => `<${pageUrl(rc, to, page.perPage)}>; rel="${rel}"`;
 
 /** A request's query without `page` and `per_page`, each pair encoded, sorted by name: made once for a page's two to four links. */

@@ -1,19 +1,20 @@
 import type { RequestContext } from '../../http/route';
 import { type Db, tableVersionsBesides } from '../../db/connection';
-import { keptPageHeaders } from '../../http/pagination';
+import { keptPageHeaders, pageHeadersSent } from '../../http/pagination';
 import { MEMORY_BUDGET } from '../../memory';
 import type { Project } from './projects';
 import { today } from './time';
 import { listVersion } from './workitems';
 
 /**
- * Tables whose writes leave a project's issue or merge request page as it was, once its own
- * records' list version (core/019, core/020) holds: the records themselves and what their triggers
- * keep from them (label rows, counters, id zones, write logs, order versions), the events written
- * beside them (no list reads them), the projects' rows (the list's project is in the key, by its
- * row; other projects' rows decide nothing of it) and the tokens' last use. Every other table with
- * a version (labels, milestones, members, namespaces, users, label priorities, award emoji, epics'
- * links, notes, ...) is the answer's to hold.
+ * Tables whose writes leave a project's issue, merge request or label page as it was, once its own
+ * records' list version (core/019, core/020) holds: the issues and merge requests and what their
+ * triggers keep from them (label rows, counters, id zones, write logs, order versions), the labels'
+ * owner counters (kept by the labels' triggers: the labels' own version moves with them), the events
+ * written beside them (no list reads them), the projects' rows (the list's project is in the key, by
+ * its row; other projects' rows decide nothing of it) and the tokens' last use. Every other table
+ * with a version (labels, milestones, members, namespaces, users, label priorities, award emoji,
+ * epics' links, notes, ...) is the answer's to hold.
  */
 const RECORDS_AND_UNREAD = new Set([
   'issues',
@@ -84,24 +85,43 @@ const keptAnswers = new WeakMap<Db, Map<string, KeptAnswer>>();
 
 /**
  * A project's issue or merge request page (its rows and pagination headers) found by the request
- * itself, before the list is planned: who asks, the project (its row but for UNREAD_PROJECT_FIELDS),
- * the URL and parameters as sent, today (access expiries, due-date filters). It holds while the
- * project's records' list version and every other table's version but RECORDS_AND_UNREAD's hold, for a
- * list whose SQL reads only tables with versions (its rows were kept: SqlList.keptRows). A kept page
- * after a write elsewhere planned the list again (filters, sets' sizes, label counts, date buckets,
- * the count chain) only to find the page its plan names (~50-150 us). Not inside a transaction, not
- * for keyset pages.
+ * itself, before the list is planned (keptPage), while the project's records' list version holds
+ * too, for a list whose SQL reads only tables with versions (its rows were kept: SqlList.keptRows).
+ * A kept page after a write elsewhere planned the list again (filters, sets' sizes, label counts,
+ * date buckets, the count chain) only to find the page its plan names (~50-400 us).
  */
 export function keptProjectPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', project: Project, read: () => T[]): T[] {
+  return keptPage(rc, type, project, () => listVersion(rc, type, project.id), read, keptPageHeaders);
+}
+
+/**
+ * A project's labels page (labelListSql: its own and its groups' labels, a search on them) found by
+ * its request (keptPage): its SQL reads labels (a table with a version, and its full-text index,
+ * labels_search's), the project's groups (namespaces) and its row. A page after a write elsewhere
+ * found its owners, counters and anchors again.
+ */
+export function keptProjectLabelsPage<T>(rc: RequestContext, project: Project, read: () => T[]): T[] {
+  return keptPage(rc, 'Label', project, () => 0, read, pageHeadersSent);
+}
+
+/**
+ * A page of a project's list (its rows and pagination headers) found by the request itself: who
+ * asks, the project (its row but for UNREAD_PROJECT_FIELDS), the URL and parameters as sent, the base
+ * URL, today (access expiries, due-date filters). It holds while `records` and every table's
+ * version but RECORDS_AND_UNREAD's hold; kept only when `sent` gives the headers the page sent
+ * (undefined where what decides the list is not all in versions). Not inside a transaction, not for
+ * keyset pages.
+ */
+function keptPage<T>(rc: RequestContext, kind: string, project: Project, records: () => number, read: () => T[], sent: (rc: RequestContext) => Readonly<Record<string, string>> | undefined): T[] {
   const db = rc.svc.db;
   if (db.inTransaction || rc.params.pagination === 'keyset') return read();
   let answers = keptAnswers.get(db);
   if (!answers) keptAnswers.set(db, (answers = new Map()));
-  const key = JSON.stringify([type, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
-  const records = listVersion(rc, type, project.id);
+  const key = JSON.stringify([kind, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
+  const version = records();
   const tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
   const known = answers.get(key);
-  if (known && known.records === records && known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
+  if (known && known.records === version && known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
     // The most recently asked last: the least recently asked goes first.
     answers.delete(key);
     answers.set(key, known);
@@ -109,17 +129,17 @@ export function keptProjectPage<T>(rc: RequestContext, type: 'Issue' | 'MergeReq
     return known.rows.slice() as T[];
   }
   const rows = read();
-  const headers = keptPageHeaders(rc);
+  const headers = sent(rc);
   if (!headers || db.inTransaction) {
     answers.delete(key);
     return rows;
   }
   // The page's rows as read at those versions (a read that wrote would have moved one).
   const after = tableVersionsBesides(db, RECORDS_AND_UNREAD);
-  if (listVersion(rc, type, project.id) !== records || after.sum !== tables.sum || after.tables !== tables.tables) return rows;
+  if (records() !== version || after.sum !== tables.sum || after.tables !== tables.tables) return rows;
   for (const row of rows) Object.freeze(row);
   answers.delete(key);
   if (answers.size >= MEMORY_BUDGET.keptAnswers) answers.delete(answers.keys().next().value!);
-  answers.set(key, { records, tables, rows: rows.slice(), headers });
+  answers.set(key, { records: version, tables, rows: rows.slice(), headers });
   return rows;
 }

@@ -10,6 +10,7 @@ import { type LabelParent, type LabelRow, type LabelScope, createLabel, deleteLa
 import { label, labels } from './entities';
 import { ApiError } from '../../http/errors';
 import { checkUnmodifiedSince } from '../../http/conditional';
+import { keptProjectLabelsPage } from '../core/kept-answers';
 
 type Kind = 'groups' | 'projects';
 
@@ -60,9 +61,8 @@ export function registerLabelRoutes(r: Router): void {
         const parent = loadParent(rc, kind);
         const scope = readScope(rc, kind);
         const q = declared(rc.params, { with_counts: t.boolean().default(false), search: t.string() });
-        const rows = labelsReadable(rc, parent)
-          ? paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined))
-          : paginateArray(rc, [] as LabelRow[]);
+        const read = (): LabelRow[] => paginateSql<LabelRow>(rc, rc.svc.db, labelListSql(rc.svc, parent, scope, q.search ?? undefined));
+        const rows = !labelsReadable(rc, parent) ? paginateArray(rc, [] as LabelRow[]) : parent.kind === 'project' ? keptProjectLabelsPage(rc, parent.project, read) : read();
         const counts = q.with_counts ? labelCountsMany(rc.svc, rows, rc.user) : null;
         return labels(rc, rows, counts, kind === 'projects', parent.kind === 'project' ? parent.project.id : undefined);
       },
