@@ -682,20 +682,32 @@ export function sameTableVersions(db: Db, tables: readonly string[], then: reado
   return true;
 }
 
+/** Moves with every write through this connection (and every db.exec): equal before and after a read, the read wrote nothing. */
+export function writeGeneration(db: Db): number {
+  return lookupState(db).generation;
+}
+
 /**
  * The sum of every table's version (core/099) but `besides`' and how many tables were summed: versions
  * only grow, so while both hold no other table was written. For what depends on nearly every table.
+ * Summed once per generation (outside a transaction) for the last `besides` asked.
  */
 export function tableVersionsBesides(db: Db, besides: ReadonlySet<string>): { sum: number; tables: number } {
+  const state = lookupState(db);
+  const known = versionSums.get(db);
+  if (known && known.generation === state.generation && known.besides === besides && !db.inTransaction) return known.versions;
   let sum = 0;
   let tables = 0;
-  for (const [name, version] of tableVersions(db, lookupState(db))) {
+  for (const [name, version] of tableVersions(db, state)) {
     if (besides.has(name)) continue;
     sum += version;
     tables++;
   }
-  return { sum, tables };
+  const versions = { sum, tables };
+  if (!db.inTransaction) versionSums.set(db, { generation: state.generation, besides, versions });
+  return versions;
 }
+const versionSums = new WeakMap<Db, { generation: number; besides: ReadonlySet<string>; versions: { sum: number; tables: number } }>();
 
 function tableVersions(db: Db, state: LookupState): Map<string, number> {
   if (transactionOpen(db, state)) return readTableVersions(db);

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../http/route';
-import { type Db, tableVersionsBesides } from '../../db/connection';
+import { type Db, tableVersionsBesides, writeGeneration } from '../../db/connection';
 import { keptPageHeaders, pageHeadersSent } from '../../http/pagination';
 import { MEMORY_BUDGET } from '../../memory';
 import type { Project } from './projects';
@@ -118,27 +118,29 @@ function keptPage<T>(rc: RequestContext, kind: string, project: Project, records
   let answers = keptAnswers.get(db);
   if (!answers) keptAnswers.set(db, (answers = new Map()));
   const key = JSON.stringify([kind, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
-  const version = records();
-  const tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
+  const generation = writeGeneration(db);
   const known = answers.get(key);
-  if (known && known.records === version && known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
-    // The most recently asked last: the least recently asked goes first.
+  let version: number | undefined;
+  let tables: { sum: number; tables: number } | undefined;
+  if (known) {
+    tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
+    version = records();
+    if (known.records === version && known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
+      // The most recently asked last: the least recently asked goes first.
+      answers.delete(key);
+      answers.set(key, known);
+      rc.reply.headers(known.headers);
+      return known.rows.slice() as T[];
+    }
     answers.delete(key);
-    answers.set(key, known);
-    rc.reply.headers(known.headers);
-    return known.rows.slice() as T[];
   }
   const rows = read();
   const headers = sent(rc);
-  if (!headers || db.inTransaction) {
-    answers.delete(key);
-    return rows;
-  }
-  // The page's rows as read at those versions (a read that wrote would have moved one).
-  const after = tableVersionsBesides(db, RECORDS_AND_UNREAD);
-  if (records() !== version || after.sum !== tables.sum || after.tables !== tables.tables) return rows;
+  // Kept at the versions the read saw: it wrote nothing, so they are those before it or after it.
+  if (!headers || db.inTransaction || writeGeneration(db) !== generation) return rows;
+  version ??= records();
+  tables ??= tableVersionsBesides(db, RECORDS_AND_UNREAD);
   for (const row of rows) Object.freeze(row);
-  answers.delete(key);
   if (answers.size >= MEMORY_BUDGET.keptAnswers) answers.delete(answers.keys().next().value!);
   answers.set(key, { records: version, tables, rows: rows.slice(), headers });
   return rows;
