@@ -2063,6 +2063,30 @@ export function dateLagList<T>(
     }
     return ways;
   };
+  // A scope of many projects (or an administrator's instance, or their own records in every project):
+  // the rarest title's rows in the date's range, when they answer every condition (no record read).
+  // /merge_requests?state=opened&labels=bug,label-4&updated_before counted the author's opened
+  // records through the instance's lag index, each asked both titles (360 ms for 10,492).
+  const scopeCounts = (): DateLagTable['counts'] => {
+    const type = table === 'issues' ? 'Issue' : 'MergeRequest';
+    if (!filters.requiredLabels.length) return undefined;
+    const carried = filters.requiredLabels.map((title) => ({ title, n: countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope) }));
+    const { title, n } = carried.reduce((a, b) => (b.n < a.n ? b : a));
+    const asked = labelRowConditions(where, args, {
+      alias: 'il',
+      title,
+      project: false,
+      labelProbe: labelProbe(type),
+      byId: (id) => labelProbeById(type, id),
+      projects: scope.projects ? [scope.where, scope.unindexed ?? scope.where] : [],
+    });
+    if (!asked) return undefined;
+    const column = dates.updated_after || dates.updated_before ? 'updated_at' : 'created_at';
+    const [low, high] = column === 'updated_at' ? [dates.updated_after, dates.updated_before] : [dates.created_after, dates.created_before];
+    const inRange = `il.issuable_type = '${type}' AND il.title = ? COLLATE NOCASE AND il.${column} IS NOT NULL${low ? ` AND il.${column} >= ?` : ''}${high ? ` AND il.${column} <= ?` : ''}`;
+    const rows = `FROM issuable_labels il INDEXED BY issuable_labels_title_${column === 'updated_at' ? 'updated' : 'created'} WHERE ${inRange}${asked.sql}`;
+    return [{ from: () => `FROM (SELECT DISTINCT il.issuable_id ${rows})`, args: [title, ...(low ? [low] : []), ...(high ? [high] : []), ...asked.args], candidates: n, alone: true }];
+  };
   // Conditions on the records alone: deep pages may start from an anchor while no record is written
   // (count-versions.ts recordsVersion: a group's projects by the sum of their versions).
   const records = recordsVersion(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope);
@@ -2088,6 +2112,7 @@ export function dateLagList<T>(
         scopeArgs: [],
         lagIndex: { created_at: `${table}_lag_created`, updated_at: `${table}_lag_updated` },
         dateIndex: { created_at: `${table}_created`, updated_at: `${table}_updated` },
+        counts: scopeCounts(),
         log: writesOf(table),
         version: versioned?.version,
         versionKey: versioned?.keyOf(conditions),
