@@ -1719,6 +1719,28 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
 }
 
 /**
+ * The count of a list with labels whose every condition the rows of its rarest title answer
+ * (label-row-mirrors.ts labelRowConditions: state, author, dates, milestone, the other titles by
+ * the row's id, the scope's projects), read from those rows alone, through the index their
+ * conditions seek by (labelRowsIndexed; DISTINCT: a record may carry the title in two spellings):
+ * a group's date-lag list (dateLagList), whose count read the group's records by the project
+ * index. A group's merge requests opened&labels=bug,label-4&updated_before by label_priority walked
+ * the group's opened records to 11,150, each asked both titles (260 ms). Undefined for a list with
+ * no label, or a condition the rows do not carry (a Guest's view of confidential issues).
+ */
+export function labelRowsWhereCount(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, where: string[], args: unknown[]): { from: string; args: unknown[] } | undefined {
+  if (filters.empty || !filters.requiredLabels.length || (!scope.projects && !scope.instance)) return undefined;
+  const carried = filters.requiredLabels.map((title) => ({ title, n: countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, title], scope) }));
+  const { title, n } = carried.reduce((a, b) => (b.n < a.n ? b : a));
+  // Its rows in every state (the index's range holds them all) against the scope's records in the
+  // list's state (what the projects' (project, state, created_at) index reads at most): a group's
+  // closed issues with bug by created_after counted 4x slower from bug's rows (58 -> 235 ms).
+  if (n > scopeStateCount(rc, type, scope, filters.state)) return undefined;
+  const set = { alias: 'il', title, project: false, labelProbe: labelProbe(type), byId: (id: string) => labelProbeById(type, id), projects: scope.projects ? [scope.where, scope.unindexed ?? scope.where] : [] };
+  return labelRowsOnlyCount(where, args, `FROM issuable_labels il WHERE il.issuable_type = '${type}' AND il.title = ? COLLATE NOCASE`, [title], set);
+}
+
+/**
  * The capped count of a list whose page walks an instance-wide order index (scopeCondition's
  * unindexed scope, `scopeSql` among `where`): the count has no order to keep, so it reads the
  * scope's projects through the project indexes (10,001 index entries instead of a scan).
@@ -2123,8 +2145,10 @@ export function dateLagList<T>(
   if (byState) return { ...list, count: byState };
   // A group's count reads its projects' indexes (SQLite's choice, as indexedScopeCount): the instance
   // lag index it walks holds no project, so each candidate's record would be read to check it.
+  // Its label rows, when they answer every condition, are fewer still: those of the rarest title in
+  // the date's range (labelRowsWhereCount).
   const byProjects = indexedScopeCount(table, scope, where, args, scopeSql);
-  return byProjects ? { ...list, count: byProjects } : list;
+  return byProjects ? { ...list, count: labelRowsWhereCount(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope, filters, where, args) ?? byProjects } : list;
 }
 
 /** A set filtering a list walked by date-lag buckets holds at least 1 in this many of the scope's records. */
