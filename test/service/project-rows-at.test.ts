@@ -112,6 +112,23 @@ describe("a project's list pages kept at its list version", () => {
     }
   });
 
+  it('keep a page asked between reads of more pages than their bound: the least recently asked go first', async () => {
+    // Thirty other pages (per_page 2), the kept page asked again after every five, each time after
+    // a write elsewhere (so the answer itself is not kept): it is never read again. Clearing every
+    // kept page at the bound (20) read it again after the twentieth.
+    const hot = () => s.get(`/projects/${project}/issues`, { query: { per_page: '5', page: '2' } });
+    const want = expected('issues', {}).map((r) => r.id);
+    ok(await hot());
+    for (let i = 1; i <= 30; i++) {
+      const res = ok(await s.get(`/projects/${project}/issues`, { query: { per_page: '2', page: String(i) } }));
+      expect(res.map((r: { id: number }) => r.id)).toEqual(want.slice(2 * (i - 1), 2 * i));
+      if (i % 5) continue;
+      ok(await s.put(`/projects/${other}`, { description: `between pages ${i}` }));
+      const reads = await rowReads(async () => expect(ok(await hot()).map((r: { id: number }) => r.id)).toEqual(want.slice(5, 10)));
+      expect(reads.map((r) => r.sql), `after ${i} pages`).toEqual([]);
+    }
+  });
+
   it("show every write to the project's records, and a milestone's new title, as its records say", async () => {
     const sql = s.service.context.db;
     for (const kind of kinds) {

@@ -668,7 +668,7 @@ export function countAtVersion(db: Db, key: string, version: () => number, cap: 
 
 /** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
 const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
-/** Pages remembered per database (beyond, all are let go): each holds up to a page of 100 rows. */
+/** Pages remembered per database (beyond, the least recently asked goes): each holds up to a page of 100 rows. */
 const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
 
 /**
@@ -677,7 +677,9 @@ const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
  * read again once the version moved. Rows come back frozen and shared, the same objects while
  * remembered (an entity built from one compares it by identity: unchangedEntity). A page of 100
  * notes read 100 rows again after any write elsewhere (~2 us a row). Not kept inside a
- * transaction (it may roll back).
+ * transaction (it may roll back). At the bound the page asked least recently goes (the Map's
+ * order is the order of asking): clearing them all dropped a page polled between reads of
+ * twenty others.
  */
 function rememberedPage<T>(db: Db, a: { key: string; version: () => number }, offset: number, limit: number, read: () => T[]): T[] {
   let pages = rememberedPages.get(db);
@@ -685,11 +687,16 @@ function rememberedPage<T>(db: Db, a: { key: string; version: () => number }, of
   const key = `${a.key}\u0000${offset}\u0000${limit}`;
   const version = a.version();
   const known = pages.get(key);
-  if (known && known.version === version) return known.rows as T[];
+  if (known && known.version === version) {
+    pages.delete(key);
+    pages.set(key, known);
+    return known.rows as T[];
+  }
   const rows = read();
   if (db.inTransaction) return rows;
   for (const row of rows) Object.freeze(row);
-  if (!known && pages.size >= REMEMBERED_PAGES) pages.clear();
+  if (known) pages.delete(key);
+  else if (pages.size >= REMEMBERED_PAGES) pages.delete(pages.keys().next().value as string);
   pages.set(key, { version, rows });
   return rows;
 }
