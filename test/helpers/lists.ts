@@ -26,13 +26,16 @@ export async function pagedReads(s: TestService, fn: () => Promise<void>): Promi
   return statementReads(s, (sql) => /LIMIT \d+ OFFSET \?$/.test(sql), fn);
 }
 
-/** Each `all` (or `get`) call, with its SQL and arguments, of the statements `matches` picks that the service prepared while `fn` ran. */
+type StatementRead = 'all' | 'get' | 'iterate';
+
+/** Each `all` (or `get`, `iterate`) call, with its SQL and arguments, of the statements `matches` picks that the service prepared while `fn` ran. */
 export async function statementReads(
   s: TestService,
   matches: (sql: string) => boolean,
   fn: () => Promise<unknown>,
-  method: 'all' | 'get' = 'all',
+  method: StatementRead | readonly StatementRead[] = 'all',
 ): Promise<{ sql: string; args: unknown[] }[]> {
+  const methods: readonly string[] = typeof method === 'string' ? [method] : method;
   const db = s.service.context.db;
   const prepare = db.prepare;
   const seen: { sql: string; args: unknown[] }[] = [];
@@ -41,8 +44,8 @@ export async function statementReads(
     if (!matches(sql)) return stmt;
     return new Proxy(stmt, {
       get(target, key) {
-        if (key === method) return (...args: unknown[]) => (seen.push({ sql, args }), (target[method] as (...a: unknown[]) => unknown)(...args));
         const value = Reflect.get(target, key, target) as unknown;
+        if (typeof key === 'string' && methods.includes(key)) return (...args: unknown[]) => (seen.push({ sql, args }), (value as (...a: unknown[]) => unknown).apply(target, args));
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });

@@ -459,15 +459,18 @@ describe('group and instance lists walk the instance lag index', () => {
   }, 300_000);
 });
 
+/** Date-bounded lists with a label (its spelling aside), both dates, a state, both orders. */
+const LABELLED_CASES: Query[] = [
+  { labels: 'bug', updated_after: hour(100), sort: 'asc' },
+  { labels: 'bug', state: 'opened', updated_before: hour(2_200) },
+  { labels: 'BUG', created_after: hour(300), order_by: 'updated_at' },
+];
+
 describe("an administrator's instance lists with a label, counted through the title's rows", () => {
   it("every page and header against the records, scope=all and the administrator's own, the count reading the title's rows alone", async () => {
     // The instance's issues (the fillers carry no label): bug's ~830 rows are fewer than the buckets' candidates.
     const all = [...seeds.issues, ...fillers];
-    const cases: Query[] = [
-      { labels: 'bug', updated_after: hour(100), sort: 'asc' },
-      { labels: 'bug', state: 'opened', updated_before: hour(2_200) },
-      { labels: 'BUG', created_after: hour(300), order_by: 'updated_at' },
-    ];
+    const cases = LABELLED_CASES;
     // Past label-rows-list's walk (as bug's 116,666 merge requests of the administrator's at scale).
     LABEL_ROWS.walk = 0;
     try {
@@ -501,11 +504,7 @@ describe("a group's list past 10,000 records with a label, counted through the t
   it('every page and header against the records (Owner and Guest), by date and by label_priority; the count reads no record where the rows answer it', async () => {
     const all = [...seeds.issues, ...fillers];
     const labelRows = (sql: string) => sql.startsWith('SELECT count(*) AS n FROM (SELECT 1 FROM (SELECT DISTINCT +il.issuable_id AS id FROM issuable_labels il INDEXED BY');
-    const cases: Query[] = [
-      { labels: 'bug', updated_after: hour(100), sort: 'asc' },
-      { labels: 'bug', state: 'opened', updated_before: hour(2_200) },
-      { labels: 'BUG', created_after: hour(300), order_by: 'updated_at' },
-    ];
+    const cases = LABELLED_CASES;
     // Past label-rows-list's walk (as label-4's 111,111 merge requests at scale).
     LABEL_ROWS.walk = 0;
     try {

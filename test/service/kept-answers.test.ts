@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
+import { statementReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -59,27 +60,8 @@ const SHAPES: Record<string, string>[] = [
 
 /** The statements that plan or read a list (its counts, label rows, records) while `fn` ran: get, all and iterate alike. */
 async function planReads(fn: () => Promise<unknown>): Promise<string[]> {
-  const db = s.service.context.db;
-  const prepare = db.prepare;
-  const seen: string[] = [];
   const plans = /issuable_state_counts|label_counts|label_pair_counts|filter_counts|issuable_labels|label_priorities|FROM issues\b|FROM merge_requests\b/;
-  db.prepare = ((sql: string) => {
-    const stmt = prepare.call(db, sql);
-    if (!plans.test(sql)) return stmt;
-    return new Proxy(stmt, {
-      get(target, key) {
-        const value = Reflect.get(target, key, target) as unknown;
-        if (key === 'get' || key === 'all' || key === 'iterate') return (...args: unknown[]) => (seen.push(sql), (value as (...a: unknown[]) => unknown).apply(target, args));
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }) as typeof db.prepare;
-  try {
-    await fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
+  return (await statementReads(s, (sql) => plans.test(sql), fn, ['get', 'all', 'iterate'])).map((r) => r.sql);
 }
 
 const answer = async (kind: string, shape: Record<string, string>, token?: string) => {
