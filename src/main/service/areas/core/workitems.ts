@@ -1879,7 +1879,8 @@ export function idSetLists(
     };
     return { page: bySet, count: { count: (cap: number) => Math.min(all().length, cap) }, rows: sorted, fewest: matches };
   }
-  const walk = { from: `FROM ${table} x WHERE ${where.join(' AND ')}`, args };
+  const walked = scope.projectId !== undefined ? walkedPastDates(rc.svc.db, table, scope.projectId, filters, where, bound) : where;
+  const walk = { from: `FROM ${table} x WHERE ${walked.join(' AND ')}`, args };
   // A walk in creation order of a set that is a few (project, milestone) pairs: each pair's walk in
   // the (project, milestone, created_at) index, merged by SQLite (UNION ALL with ORDER BY: no sort),
   // instead of the order's walk asking every record of the scope (group merge requests
@@ -1910,6 +1911,35 @@ export function idSetLists(
   const merged = <T>(limit: number, offset: number): T[] =>
     rowsByIds<T>(db, writesOf(table), (key && offset >= ANCHORED_FROM ? bucketAnchoredWalk(db, key, versioned!.version, fromStart, fromAnchor, limit, offset) : fromStart(limit, offset)).map((r) => r.id));
   return { page: walk, count, rows: merged, fewest: matches };
+}
+
+/** Orders a project's (project_id, column, id) index walks, on no date column: a date filter can steer SQLite off them (walkedPastDates). */
+const PROJECT_WALKED_ORDERS = ['title', 'merged_at'];
+
+/** The date filters' conditions as workItemFilters writes them, in its order (their arguments in filters.dates). */
+const DATE_CONDITIONS = [
+  ['created_after', 'x.created_at >= ?'],
+  ['created_before', 'x.created_at <= ?'],
+  ['updated_after', 'x.updated_at >= ?'],
+  ['updated_before', 'x.updated_at <= ?'],
+] as const;
+
+/**
+ * The conditions of a project's list that idSetLists walks in its order, the date filters kept out
+ * of SQLite's choice (`+x.created_at`) when their range holds at least `bound` of the project's
+ * records (idSetLists' rule, the range read as a set would be: counted up to the bound). SQLite
+ * reads a range by the project's date index and sorts it, however wide: a project's merge requests
+ * labels=label-2&order_by=merged_at&created_after read 548,000 of a million (290 ms) where the walk
+ * of the merge date's index reads 50,000 (80 ms; by title, 20). A narrower range is read and sorted.
+ */
+function walkedPastDates(db: Db, table: 'issues' | 'merge_requests', projectId: number, filters: WorkItemFilters, where: string[], bound: number): string[] {
+  if (!PROJECT_WALKED_ORDERS.includes(filters.orderColumn)) return where;
+  const dated = DATE_CONDITIONS.filter(([name, sql]) => filters.dates[name] && where.includes(sql));
+  if (!dated.length) return where;
+  const range = countUpTo(db, `FROM ${table} x WHERE x.project_id = ? AND ${dated.map(([, sql]) => sql).join(' AND ')}`, [projectId, ...dated.map(([name]) => filters.dates[name])], bound);
+  if (range < bound) return where;
+  const walkedSql = dated.map(([, sql]) => sql as string);
+  return where.map((w) => (walkedSql.includes(w) ? `+${w}` : w));
 }
 
 /** idSetLists' answer: the page's and the count's FROM, perhaps the rows, and the smallest set's records in scope (counted up to its bound). */
