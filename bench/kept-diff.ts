@@ -6,6 +6,8 @@
  *   npx tsx bench/kept-diff.ts [--dir <data dir, a COPY: it is written to>] [--token <root token>]
  *     [--seed 1] [--batches 8] [--writes 12] [--reads 40] [--pool 400]
  *
+ * Prints, per endpoint, caller and list shape, how many reads reached something kept (fewer SQL
+ * statements on the kept service than on the fresh one): a widening that reaches nothing kept checks nothing.
  * Without --dir, a data dir is seeded in a temporary folder (seedKeptDiffData) and removed after.
  * On a copy of a scale dir: --dir /work/tmp/<you>/le/big --token glpat-bench-root-token-00000001.
  */
@@ -45,6 +47,11 @@ async function main(): Promise<void> {
     });
     const writes = Object.entries(result.writes).map(([k, v]) => `${k} ${v.ok}/${v.ok + v.failed}`);
     console.log(`seed ${values.seed}: ${result.reads} reads compared, writes (ok/all): ${writes.join(', ')}`);
+    // Per endpoint, caller and list shape: reads, those that reached something kept (fewer statements
+    // on the kept service than on the fresh one), and the statements each service prepared for them.
+    console.log('reads (reached something kept / all; statements kept / fresh):');
+    for (const [kind, t] of Object.entries(result.kinds).sort(([a], [b]) => a.localeCompare(b)))
+      console.log(`  ${kind}: ${t.reached}/${t.reads}; ${t.keptStatements}/${t.freshStatements}`);
     console.log(`${result.divergences.length} divergences in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     for (const d of result.divergences) console.log(`- batch ${d.batch} ${d.who} GET ${d.path}: ${d.what}\n    after: ${d.writes.join('\n           ')}`);
     process.exitCode = result.divergences.length ? 1 : 0;

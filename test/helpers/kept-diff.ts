@@ -50,9 +50,20 @@ export interface KeptDiffResult {
   divergences: Divergence[];
   reads: number;
   writes: Record<string, { ok: number; failed: number }>;
+  /**
+   * Per kind of read (readKinds: its endpoint, its caller, its list's shape): the reads compared, and
+   * those the kept service answered with fewer SQL statements than the fresh one (something kept
+   * reached: a kept page, an anchor, remembered rows or counts), with both services' statements summed.
+   */
+  kinds: Record<string, { reads: number; reached: number; keptStatements: number; freshStatements: number }>;
 }
 
-type Actor = 'admin' | 'member' | 'guest' | 'outsider' | 'anonymous';
+/**
+ * The callers: the administrator; a Developer, a Reporter and a Guest of the group; an outsider (no
+ * membership, but of a group some projects are shared with now and then); an external user (a
+ * Reporter of the big project alone); nobody.
+ */
+type Actor = 'admin' | 'member' | 'reporter' | 'guest' | 'outsider' | 'external' | 'anonymous';
 interface Read {
   who: Actor;
   path: string;
@@ -114,6 +125,41 @@ function callWithHost(base: string, headers: Record<string, string>, path: strin
   });
 }
 
+/** Shapes of a list's query the tally names (readKinds), by a test of its parameters. */
+const SHAPES: [string, (q: URLSearchParams) => boolean][] = [
+  ['keyset', (q) => q.get('pagination') === 'keyset'],
+  ['with_labels_details', (q) => q.has('with_labels_details')],
+  ['view=simple', (q) => q.get('view') === 'simple'],
+  ['iids[]', (q) => q.has('iids[]')],
+  ['not[]', (q) => [...q.keys()].some((k) => k.startsWith('not['))],
+  ['search+order_by', (q) => q.has('search') && q.has('order_by')],
+  ['scope', (q) => q.has('scope')],
+  ['per_page=100 deep', (q) => q.get('per_page') === '100' && Number(q.get('page')) >= 20],
+  ['page past 1,000 rows', (q) => Number(q.get('per_page') ?? 20) * (Number(q.get('page') ?? 1) - 1) >= 1000],
+];
+
+/** What a read is, for the tally: its endpoint (numbers as :id), its caller, and each of its list's SHAPES. */
+function readKinds(who: Actor, path: string): string[] {
+  const [route, query = ''] = path.split('?');
+  const q = new URLSearchParams(query);
+  return [`GET ${route.replace(/\/\d+/g, '/:id').replace(/\/labels\/[^/]+$/, '/labels/:name')}`, `caller ${who}`, ...SHAPES.filter(([, test]) => test(q)).map(([name]) => `shape ${name}`)];
+}
+
+/** The SQL statements a service prepares (each use prepares its statement): `take()` gives those since the last take. */
+function statementCounter(service: Service): { take(): number } {
+  const db = service.context.db;
+  const prepare = db.prepare;
+  let count = 0;
+  db.prepare = ((sql: string) => (count++, prepare.call(db, sql))) as typeof db.prepare;
+  return {
+    take: () => {
+      const n = count;
+      count = 0;
+      return n;
+    },
+  };
+}
+
 /** The first place two JSON texts differ, as `path: kept | fresh`. */
 function firstDifference(a: string, b: string): string {
   let x: unknown, y: unknown;
@@ -155,8 +201,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
   const sql = new Database(join(o.dataDir, 'sandlab.db'), { readonly: true });
   const all = <T>(q: string, ...args: unknown[]): T[] => sql.prepare(q).all(...args) as T[];
   const one = <T>(q: string, ...args: unknown[]): T | undefined => sql.prepare(q).get(...args) as T | undefined;
-  const tokens: Record<Actor, string> = { admin: o.rootToken, member: '', guest: '', outsider: '', anonymous: '' };
+  const keptStatements = statementCounter(kept);
+  const tokens: Record<Actor, string> = { admin: o.rootToken, member: '', reporter: '', guest: '', outsider: '', external: '', anonymous: '' };
   const writes: KeptDiffResult['writes'] = {};
+  const kinds: KeptDiffResult['kinds'] = {};
   const divergences: Divergence[] = [];
   let reads = 0;
   let n = 0;
@@ -176,20 +224,29 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const bigProject = one<{ project_id: number }>('SELECT project_id FROM issues GROUP BY project_id ORDER BY MAX(iid) DESC LIMIT 1')?.project_id ?? 1;
     const group = one<{ id: number }>(`SELECT n.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ? AND n.kind = 'group'`, bigProject)?.id;
     if (group === undefined) throw new Error('kept-diff: the project with the most issues is not in a group');
-    const actor = async (who: Actor, level: number | null): Promise<number> => {
-      const user = await must('POST', '/users', { username: `${tag}-${who}-${Date.now() % 100000}`, name: `Diff ${who}`, email: `${tag}-${who}-${Date.now()}@example.com`, password: PASSWORD });
+    const actor = async (who: Actor, level: number | null, extra: Record<string, unknown> = {}): Promise<number> => {
+      const user = await must('POST', '/users', { username: `${tag}-${who}-${Date.now() % 100000}`, name: `Diff ${who}`, email: `${tag}-${who}-${Date.now()}@example.com`, password: PASSWORD, ...extra });
       tokens[who] = (await must('POST', `/users/${user.id}/personal_access_tokens`, { name: 'diff', scopes: ['api'] })).token;
       o.secret?.(tokens[who]);
       if (level !== null) await must('POST', `/groups/${group}/members`, { user_id: user.id, access_level: level });
       return user.id;
     };
     const memberId = await actor('member', 30);
+    const reporterId = await actor('reporter', 20);
     const guestId = await actor('guest', 10);
     const outsiderId = await actor('outsider', null);
+    const externalId = await actor('external', null, { external: true });
+    await must('POST', `/projects/${bigProject}/members`, { user_id: externalId, access_level: 20 });
+    // A group of the outsider's own, that projects and the group are shared with and unshared from
+    // (star/share): what the outsider may see changes under its kept pages.
+    const shareGroup = await must('POST', '/groups', { name: `${tag} share ${Date.now() % 100000}`, path: `${tag}-share-${Date.now() % 100000}`, visibility: 'private' });
+    await must('POST', `/groups/${shareGroup.id}/members`, { user_id: outsiderId, access_level: 20 });
     const extras: number[] = [];
     for (let i = 0; i < 3; i++) extras.push((await must('POST', '/users', { username: `${tag}-extra${i}-${Date.now() % 100000}`, name: `Extra ${i}`, email: `${tag}-extra${i}-${Date.now()}@example.com`, password: PASSWORD })).id);
     const repo = await must('POST', '/projects', { name: `${tag}-repo-${Date.now() % 100000}`, namespace_id: group, initialize_with_readme: true });
     const spare = await must('POST', '/projects', { name: `${tag}-spare-${Date.now() % 100000}`, namespace_id: group, visibility: 'private' });
+    // Issues of the repository project, that its merge requests close when merged.
+    for (let i = 0; i < 4; i++) await must('POST', `/projects/${repo.id}/issues`, { title: `repo issue ${i}`, labels: i % 2 ? 'bug' : undefined });
 
     const projects = (): number[] => [bigProject, repo.id, spare.id, ...all<{ id: number }>('SELECT id FROM projects ORDER BY id LIMIT 6').map((r) => r.id)];
     const groups = (): number[] => [group, ...all<{ id: number }>(`SELECT id FROM namespaces WHERE kind = 'group' ORDER BY id LIMIT 5`).map((r) => r.id)];
@@ -287,9 +344,13 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const [p, iid] = issueOf();
         return chance(0.7) ? ['POST', `/projects/${p}/issues/${iid}/todo`, undefined, pick(['admin', 'member'] as Actor[])] : ['POST', '/todos/mark_as_done', undefined, pick(['admin', 'member'] as Actor[])];
       },
-      'issue subscribe': () => {
+      'issue subscribe': async () => {
+        // The other way from what the caller is now (the issue's `subscribed` as they see it): a write that lands.
         const [p, iid] = issueOf();
-        return ['POST', `/projects/${p}/issues/${iid}/${pick(['subscribe', 'unsubscribe'])}`, undefined, pick(['admin', 'member'] as Actor[])];
+        const who = pick(['admin', 'member', 'reporter'] as Actor[]);
+        const shown = await api(who, 'GET', `/projects/${p}/issues/${iid}`);
+        const subscribed = shown.status === 200 && (JSON.parse(shown.text) as { subscribed?: boolean }).subscribed === true;
+        return ['POST', `/projects/${p}/issues/${iid}/${subscribed ? 'unsubscribe' : 'subscribe'}`, undefined, who];
       },
       'note create': () => {
         const [p, iid] = issueOf();
@@ -306,11 +367,17 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return ['POST', `/projects/${p}/issues/${iid}/links`, { target_project_id: tp, target_issue_iid: tiid, link_type: pick(['relates_to', 'blocks', 'is_blocked_by']) }];
       },
       'star/share': () => {
+        // The other way from what the records say, so that it lands: a star taken back, a share undone.
         const p = pick([bigProject, repo.id, spare.id]);
+        const who = pick(['admin', 'member', 'reporter', 'outsider'] as Actor[]);
+        const userId = { admin: 1, member: memberId, reporter: reporterId, outsider: outsiderId }[who as 'admin'];
+        const starred = one('SELECT 1 FROM project_stars WHERE project_id = ? AND user_id = ?', p, userId) !== undefined;
+        const shared = one('SELECT 1 FROM project_group_links WHERE project_id = ? AND group_id = ?', p, shareGroup.id) !== undefined;
+        const groupShared = one('SELECT 1 FROM group_group_links WHERE shared_group_id = ? AND shared_with_group_id = ?', group, shareGroup.id) !== undefined;
         const kinds: [string, string, unknown?, Actor?][] = [
-          ['POST', `/projects/${p}/${pick(['star', 'unstar'])}`, undefined, pick(['admin', 'member'] as Actor[])],
-          ['POST', `/projects/${p}/share`, { group_id: pick(groups()), group_access: pick([10, 20, 30]) }],
-          ['DELETE', `/projects/${p}/share/${pick(groups())}`],
+          ['POST', `/projects/${p}/${starred ? 'unstar' : 'star'}`, undefined, who],
+          shared ? ['DELETE', `/projects/${p}/share/${shareGroup.id}`] : ['POST', `/projects/${p}/share`, { group_id: shareGroup.id, group_access: pick([10, 20, 30]) }],
+          groupShared ? ['DELETE', `/groups/${group}/share/${shareGroup.id}`] : ['POST', `/groups/${group}/share`, { group_id: shareGroup.id, group_access: pick([10, 20, 30]) }],
         ];
         return pick(kinds);
       },
@@ -348,13 +415,17 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       },
       'milestone': () => {
         const p = chance(0.7) ? bigProject : pick(projects());
-        const m = milestoneOf(p);
+        // One of the project's milestones (with its state, closed and activated the other way), or of the group's.
+        const ms = all<{ id: number; state: string; project_id: number | null }>('SELECT id, state, project_id FROM milestones WHERE project_id = ? OR group_id = ? ORDER BY id DESC LIMIT 20', p, group);
+        if (!ms.length || chance(0.15)) return ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: chance(0.7) ? someDay() : undefined, start_date: chance(0.3) ? nearDay() : undefined }];
+        const m = pick(ms);
+        const at = m.project_id === null ? `/groups/${group}/milestones/${m.id}` : `/projects/${m.project_id}/milestones/${m.id}`;
         const kinds: [string, string, unknown?][] = [
-          ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: chance(0.7) ? someDay() : undefined, start_date: chance(0.3) ? nearDay() : undefined }],
-          ['PUT', `/projects/${p}/milestones/${m}`, { title: `m-${tag}-${++n}` }],
-          ['PUT', `/projects/${p}/milestones/${m}`, { state_event: pick(['close', 'activate']) }],
-          ['PUT', `/projects/${p}/milestones/${m}`, { due_date: someDay() }],
-          ['DELETE', `/projects/${p}/milestones/${m}`],
+          ['PUT', at, { title: `m-${tag}-${++n}` }],
+          ['PUT', at, { state_event: m.state === 'closed' ? 'activate' : 'close' }],
+          ['PUT', at, { state_event: m.state === 'closed' ? 'activate' : 'close' }],
+          ['PUT', at, { due_date: someDay() }],
+          ['DELETE', at],
           ['POST', `/groups/${group}/milestones`, { title: `gm-${tag}-${++n}`, due_date: someDay() }],
         ];
         return pick(kinds);
@@ -369,9 +440,18 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const edits = [{ title: `mr edited ${++n}` }, { add_labels: someLabels() }, { remove_labels: someLabels() }, { state_event: pick(['close', 'reopen']) }, { assignee_ids: [userOf()] }, { reviewer_ids: [userOf()] }, { milestone_id: milestoneOf(p) ?? 0 }, { description: `mr body ${++n}` }];
         return ['PUT', `/projects/${p}/merge_requests/${iid}`, pick(edits)];
       },
-      'mr merge': () => {
-        const iid = 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
-        return ['PUT', `/projects/${repo.id}/merge_requests/${iid}/merge`, {}];
+      'mr merge': async () => {
+        // An opened merge request that is not a draft (its status checked by a read first), merged.
+        const open = all<{ iid: number }>(`SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title NOT LIKE 'Draft:%' ORDER BY merge_status = 'can_be_merged' DESC, iid DESC LIMIT 5`, repo.id);
+        const iid = open.length ? pick(open).iid : 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
+        await api('admin', 'GET', `/projects/${repo.id}/merge_requests/${iid}`);
+        return ['PUT', `/projects/${repo.id}/merge_requests/${iid}/merge`, chance(0.3) ? { squash: true } : {}, pick(['admin', 'member'] as Actor[])];
+      },
+      'mr close/reopen': () => {
+        // A merge request the reads showed, or one of the repository's, closed when opened and reopened when closed.
+        const [p, iid] = chance(0.5) ? mrOf() : [repo.id, 1 + int(Math.max(1, maxIid('merge_requests', repo.id)))];
+        const state = one<{ state: string }>('SELECT state FROM merge_requests WHERE project_id = ? AND iid = ?', p, iid)?.state;
+        return ['PUT', `/projects/${p}/merge_requests/${iid}`, { state_event: state === 'closed' ? 'reopen' : 'close' }, pick(['admin', 'member'] as Actor[])];
       },
       'git push': async () => {
         // A real push over HTTP: a commit on main or on a merge request's source branch.
@@ -410,18 +490,17 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return ['DELETE', `/users/${user.id}`];
       },
       'member': () => {
-        const scope = chance(0.5) ? `/groups/${group}` : `/projects/${pick([bigProject, repo.id, spare.id])}`;
+        // Added when not a member of the scope, else their role changed or they removed.
+        const project = chance(0.5) ? undefined : pick([bigProject, repo.id, spare.id]);
+        const scope = project === undefined ? `/groups/${group}` : `/projects/${project}`;
         const u = pick(extras);
-        const kinds: [string, string, unknown?][] = [
-          ['POST', `${scope}/members`, { user_id: u, access_level: pick([10, 20, 30, 40]) }],
-          ['PUT', `${scope}/members/${u}`, { access_level: pick([10, 20, 30, 40]) }],
-          ['DELETE', `${scope}/members/${u}`],
-        ];
-        return pick(kinds);
+        const member = one('SELECT 1 FROM members WHERE source_type = ? AND source_id = ? AND user_id = ? AND requested_at IS NULL', project === undefined ? 'Namespace' : 'Project', project ?? group, u) !== undefined;
+        if (!member) return ['POST', `${scope}/members`, { user_id: u, access_level: pick([10, 20, 30, 40]) }];
+        return chance(0.6) ? ['PUT', `${scope}/members/${u}`, { access_level: pick([10, 20, 30, 40]) }] : ['DELETE', `${scope}/members/${u}`];
       },
       'actor access': () => {
         // The callers of the reads themselves: what they may see changes under their kept pages.
-        const id = pick([memberId, guestId, outsiderId]);
+        const id = pick([memberId, reporterId, guestId, outsiderId, externalId]);
         const scope = pick([`/groups/${group}`, `/projects/${bigProject}`, `/projects/${repo.id}`]);
         const kinds: [string, string, unknown?][] = [
           ['POST', `${scope}/members`, { user_id: id, access_level: pick([10, 20, 30]) }],
@@ -476,7 +555,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return pick(kinds);
       },
       'snippet': () => {
-        const [p, id] = seen.snippets.length && chance(0.6) ? pick(seen.snippets) : [repo.id, 0];
+        // One of the snippets the reads showed, or one of the records' (a project's or a personal one).
+        const known = all<{ project_id: number | null; id: number }>('SELECT project_id, id FROM snippets ORDER BY id DESC LIMIT 30').map((r): [number, number] => [r.project_id ?? 0, r.id]);
+        const [p, id] = seen.snippets.length && chance(0.4) ? pick(seen.snippets) : known.length ? pick(known) : [repo.id, 0];
         const base = p ? `/projects/${p}/snippets` : '/snippets';
         const kinds: [string, string, unknown?][] = [
           ['POST', `/projects/${pick([repo.id, bigProject])}/snippets`, { title: `snippet ${tag} ${++n}`, file_name: 'a.txt', content: `x${n}`, visibility: pick(['private', 'internal', 'public']) }],
@@ -492,8 +573,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
 
     const page = (): string => {
       const pp = pick([20, 20, 100, 5]);
-      // First pages, pages past offset 1,000 (anchored), and deep ones (past a small list's end, 2,500 on a scale dir).
-      const pg = pick([1, 1, 2, 3, 1 + int(60), 51 + int(10), 1 + int(12), pick([500, 2481 + int(20), 2500, 100 + int(400)])]);
+      // First pages, pages past offset 1,000 (anchored), and deep ones (past a small list's end, 2,500 on a scale dir);
+      // 100 a page: near the end of the seeded big project's 10,500 issues too.
+      const pg = pp === 100 && chance(0.3) ? 90 + int(20) : pick([1, 1, 2, 3, 1 + int(60), 51 + int(10), 1 + int(12), pick([500, 2481 + int(20), 2500, 100 + int(400)])]);
       return `per_page=${pp}&page=${pg}`;
     };
     const dates = (): string => pick(['', '', `&created_after=2024-0${1 + int(9)}-01T00:00:00Z`, `&updated_before=2030-01-01`, `&created_before=2025-06-01`, `&updated_after=2024-06-01`]);
@@ -507,11 +589,33 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         mr ? pick(['', '', 'wip=yes', 'wip=no', 'reviewer_id=None']) : pick(['', '', 'confidential=true', 'confidential=false', 'weight=None', 'due_date=overdue', 'due_date=week', 'due_date=month', 'due_date=next_month_and_previous_two_weeks', 'due_date=0', 'issue_type=issue']),
         pick(['', `order_by=${pick(['created_at', 'updated_at', 'title', 'priority', 'label_priority', 'popularity', 'milestone_due', mr ? 'merged_at' : 'due_date', mr ? 'created_at' : 'relative_position', mr ? 'created_at' : 'weight'])}`]),
         pick(['', 'sort=asc', 'sort=desc']),
+        // Shapes beside the filters: iids, the other negations, names for ids, the title alone searched,
+        // label details, the simple view, keyset asked of a list that pages by offset.
+        pick([
+          ...['', '', '', '', '', ''],
+          `iids[]=${2 + int(3)}&iids[]=${1 + int(Math.max(1, maxIid(mr ? 'merge_requests' : 'issues', mr ? repo.id : bigProject)))}`,
+          `not[iids]=${2 + int(10)}`,
+          'not[milestone]=v1',
+          'not[milestone]=Upcoming',
+          `not[author_id]=${userOf()}`,
+          `not[assignee_id]=${memberId}`,
+          'not[labels]=bug,label-1',
+          'not[my_reaction_emoji]=thumbsup',
+          'in=title',
+          'author_username=root',
+          'milestone_id=None',
+          'with_labels_details=true',
+          'with_labels_details=true',
+          'pagination=keyset',
+          mr ? 'view=simple' : 'issue_type=incident',
+          mr ? 'view=simple' : 'epic_id=None',
+          mr ? pick(['target_branch=main', `source_branch=${tag}-b1`]) : 'weight=Any',
+        ]),
       ].filter(Boolean);
       return parts.join('&') + dates();
     };
     const drawRead = (): Read => {
-      const who: Actor = pick(['admin', 'admin', 'member', 'guest', 'outsider', 'anonymous']);
+      const who: Actor = pick(['admin', 'admin', 'member', 'reporter', 'guest', 'outsider', 'external', 'anonymous']);
       const p = chance(0.6) ? bigProject : pick(projects());
       const [ip, iid] = issueOf();
       const g = chance(0.6) ? group : pick(groups());
@@ -592,6 +696,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const compare = async (batch: number, batchWrites: string[]): Promise<void> => {
       const fresh = await createService({ dataDir: o.dataDir, port: 0, rootToken: o.rootToken, clock });
       const freshUrl = await fresh.listen();
+      const freshStatements = statementCounter(fresh);
       // The fresh service's own host and port, where an answer names them, read as the kept one's.
       const freshHost = new URL(freshUrl).host;
       const keptHost = new URL(keptUrl).host;
@@ -601,29 +706,42 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         // service in the pool's order and of the fresh one in the reverse order: a key that leaves
         // out a part of the request (the host, the caller, a filter) serves each side another
         // request's answer, and they differ.
-        const asked: { r: Read; path: string }[] = [];
+        const asked: { r: Read; path: string; statements: number }[] = [];
         const kept: Answer[] = [];
         for (const pooled of pool) {
           const host = otherHost();
           for (const r of host ? [pooled, { ...pooled, host }] : [pooled]) {
+            keptStatements.take();
             const a = await call(keptUrl, tokens[r.who], 'GET', r.path, undefined, r.host);
-            asked.push({ r, path: r.path });
+            asked.push({ r, path: r.path, statements: keptStatements.take() });
             kept.push(a);
             harvest(r.path, a.text);
             const next = r.keyset && !r.host && a.headers.link ? /<([^>]+)>; rel="next"/.exec(a.headers.link)?.[1] : undefined;
             if (next) {
               const path = next.slice(`${keptUrl}/api/v4`.length);
-              asked.push({ r, path });
               kept.push(await call(keptUrl, tokens[r.who], 'GET', path));
+              asked.push({ r, path, statements: keptStatements.take() });
             }
           }
         }
         const fresh: Answer[] = [];
-        for (let i = asked.length - 1; i >= 0; i--) fresh[i] = await call(freshUrl, tokens[asked[i].r.who], 'GET', asked[i].path, undefined, asked[i].r.host);
+        const freshCounts: number[] = [];
+        for (let i = asked.length - 1; i >= 0; i--) {
+          freshStatements.take();
+          fresh[i] = await call(freshUrl, tokens[asked[i].r.who], 'GET', asked[i].path, undefined, asked[i].r.host);
+          freshCounts[i] = freshStatements.take();
+        }
         for (let i = 0; i < asked.length; i++) {
-          const { r, path } = asked[i];
+          const { r, path, statements } = asked[i];
           const [a, b] = [kept[i], fresh[i]];
           reads++;
+          for (const k of readKinds(r.who, path)) {
+            const t = (kinds[k] ??= { reads: 0, reached: 0, keptStatements: 0, freshStatements: 0 });
+            t.reads++;
+            if (statements < freshCounts[i]) t.reached++;
+            t.keptStatements += statements;
+            t.freshStatements += freshCounts[i];
+          }
           const found = (what: string, x: string, y: string): void => {
             divergences.push({ batch, who: r.who, path, what, kept: x.slice(0, 300), fresh: y.slice(0, 300), writes: batchWrites });
             log(`DIVERGENCE batch ${batch} ${r.who}${r.host ? ` (Host ${r.host})` : ''} GET ${path}: ${what}\n  kept:  ${x.slice(0, 300)}\n  fresh: ${y.slice(0, 300)}`);
@@ -656,7 +774,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const res = await api(who ?? 'admin', method, path, body);
         const tally = (writes[kind] ??= { ok: 0, failed: 0 });
         if (res.status < 300) tally.ok++;
-        else tally.failed++;
+        else {
+          tally.failed++;
+          log(`write refused: ${kind}: ${who ?? 'admin'} ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 160)}`);
+        }
         batchWrites.push(`${kind}: ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status}`);
         // Reads between writes: the kept service keeps things at every point of the batch, not only after it.
         for (let i = 0; i < 3 && pool.length; i++) {
@@ -673,7 +794,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     sql.close();
     await kept.close();
   }
-  return { divergences, reads, writes };
+  return { divergences, reads, writes, kinds };
 }
 
 /**
