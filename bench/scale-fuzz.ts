@@ -256,6 +256,12 @@ function report(what: string, lines: Line[], runs: number): void {
       `${l.firstBig.toFixed(2).padStart(10)} ${l.big.toFixed(2).padStart(8)} ${l.small.toFixed(2).padStart(7)} ${(l.big / l.small).toFixed(1).padStart(5)}x  ${String(l.rows).padStart(4)} (${l.smallRows})  ${l.status} ${l.path}`,
     );
   }
+  const shown = new Set([...lines].sort((a, b) => b.firstBig - a.firstBig).slice(0, Number(opts.top)));
+  for (const l of lines.filter((x) => !shown.has(x) && x.big > 2 * x.small)) {
+    console.log(
+      `${l.firstBig.toFixed(2).padStart(10)} ${l.big.toFixed(2).padStart(8)} ${l.small.toFixed(2).padStart(7)} ${(l.big / l.small).toFixed(1).padStart(5)}x  ${String(l.rows).padStart(4)} (${l.smallRows})  ${l.status} ${l.path}  (over 2x)`,
+    );
+  }
   for (const l of lines.filter((x) => x.status >= 500)) console.log(`5xx ${l.path}`);
 }
 
