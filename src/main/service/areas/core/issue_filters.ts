@@ -87,7 +87,11 @@ export function dueDateCondition(value: string, now: Date, scope: Scope): OwnCon
       walk: 'FROM issues c INDEXED BY issues_due_order WHERE c.due_date IS NOT NULL AND c.project_id = ?',
     };
     if (scope.projectId === undefined && !scope.projects) return { sql: probe, args: [], complement };
-    const others = scope.projectId !== undefined ? complement : undefined;
+    // Its complement in the scope: a project's, or its projects' by the same index (IdSet.others).
+    const others =
+      scope.projectId !== undefined
+        ? { rows: complement.rows, args: [scope.projectId] }
+        : { rows: `FROM issues due INDEXED BY issues_project_due WHERE due.project_id IN (${scope.projects}) AND due.due_date IS NOT NULL`, args: scope.args };
     return { sql: probe, args: [], complement, set: { probe, id: 'due.id', rows: 'FROM issues due WHERE due.due_date IS NULL', args: [], projectColumn: 'due.project_id', others } };
   }
   const terms = (column: string): string => {

@@ -334,12 +334,12 @@ export interface IdSet {
   /** The set's records in each project of the scope in a state (any: null), from the counters, up to `limit` projects (more: undefined). */
   inProjects?: (state: string | null, limit: number) => { project_id: number; n: number }[] | undefined;
   /**
-   * A project's records not in the set (any state; the project's id its one argument), when the
-   * set is a condition most records meet (due_date=0): the set is counted as the project's records
-   * less these, read by their own index, not by its own rows (a quarter of a million index entries
-   * to find the set larger than idSetLists' bound).
+   * The scope's records not in the set (any state; FROM ... WHERE ..., `args` its arguments), when
+   * the set is a condition most records meet (due_date=0): the set is counted as the scope's
+   * records less these, read by their own index, not by its own rows (a quarter of a million index
+   * entries to find the set larger than idSetLists' bound; a group's, after every write elsewhere).
    */
-  others?: Complement;
+  others?: { rows: string; args: unknown[] };
   /**
    * The set's records as alias `c` from an index that holds their project, state and every order
    * column (core/111; FROM ... WHERE ..., `args` its arguments): a list filtered by the set alone
@@ -1786,9 +1786,9 @@ export function idSetLists(
     : scopeStateCount(rc, type, inStates, null);
   const bound = Math.ceil(Math.sqrt((page.offset + page.perPage + 1) * records));
   const denseMatches = (set: IdSet): number | undefined => {
-    if (!set.others || scope.projectId === undefined || records < bound) return undefined;
+    if (!set.others || records < bound) return undefined;
     // At most records - bound others: the set holds at least `bound`.
-    const others = countUpTo(rc.svc.db, set.others.rows, [scope.projectId], records - bound + 1);
+    const others = countUpTo(rc.svc.db, set.others.rows, set.others.args, records - bound + 1);
     return others <= records - bound ? bound : undefined;
   };
   const counted = sets.map((set) => ({
