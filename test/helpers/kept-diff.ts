@@ -286,6 +286,12 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     };
     const mrOf = (): [number, number] => {
       if (seen.mrs.length && chance(0.7)) return pick(seen.mrs);
+      // Before the reads showed any: one of the records' newest (the repository's, or the seeded ones).
+      const recent = all<{ project_id: number; iid: number }>('SELECT project_id, iid FROM merge_requests ORDER BY id DESC LIMIT 20');
+      if (recent.length && chance(0.5)) {
+        const r = pick(recent);
+        return [r.project_id, r.iid];
+      }
       const p = chance(0.5) ? repo.id : pick(projects());
       return [p, 1 + int(Math.max(1, maxIid('merge_requests', p)))];
     };
@@ -442,8 +448,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       },
       'mr merge': async () => {
         // An opened merge request that is not a draft (its status checked by a read first), merged.
-        const open = all<{ iid: number }>(`SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title NOT LIKE 'Draft:%' ORDER BY merge_status = 'can_be_merged' DESC, iid DESC LIMIT 5`, repo.id);
-        const iid = open.length ? pick(open).iid : 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
+        const open = all<{ iid: number; ready: number }>(`SELECT iid, merge_status = 'can_be_merged' AS ready FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title NOT LIKE 'Draft:%' ORDER BY ready DESC, iid DESC LIMIT 5`, repo.id);
+        const ready = open.filter((r) => r.ready);
+        const iid = open.length ? pick(ready.length ? ready : open).iid : 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
         await api('admin', 'GET', `/projects/${repo.id}/merge_requests/${iid}`);
         return ['PUT', `/projects/${repo.id}/merge_requests/${iid}/merge`, chance(0.3) ? { squash: true } : {}, pick(['admin', 'member'] as Actor[])];
       },
@@ -461,6 +468,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           await git(clone, ['clone', '-q', withCredentials(project.http_url_to_repo, 'oauth2', o.rootToken), '.']);
         }
         const branch = pick(['main', `${tag}-b${1 + int(Math.max(1, branches))}`]);
+        // The project's path may have been written since (project): its clone URL as it is now.
+        const now = JSON.parse((await api('admin', 'GET', `/projects/${repo.id}`)).text);
+        await git(clone, ['remote', 'set-url', 'origin', withCredentials(now.http_url_to_repo, 'oauth2', o.rootToken)]);
         await git(clone, ['fetch', '-q', 'origin']);
         await git(clone, ['checkout', '-q', '-B', branch, `origin/${branch}`]);
         await git(clone, ['commit', '-q', '--allow-empty', '-m', `pushed ${++n}`]);
@@ -501,11 +511,16 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       'actor access': () => {
         // The callers of the reads themselves: what they may see changes under their kept pages.
         const id = pick([memberId, reporterId, guestId, outsiderId, externalId]);
-        const scope = pick([`/groups/${group}`, `/projects/${bigProject}`, `/projects/${repo.id}`]);
+        const project = chance(0.4) ? undefined : pick([bigProject, repo.id]);
+        const scope = project === undefined ? `/groups/${group}` : `/projects/${project}`;
+        const member = one('SELECT 1 FROM members WHERE source_type = ? AND source_id = ? AND user_id = ? AND requested_at IS NULL', project === undefined ? 'Namespace' : 'Project', project ?? group, id) !== undefined;
+        // Now and then until a day near the clock's: the membership lapses as the clock moves on.
+        const expires = (): string | undefined => (chance(0.3) ? nearDay() : undefined);
         const kinds: [string, string, unknown?][] = [
-          ['POST', `${scope}/members`, { user_id: id, access_level: pick([10, 20, 30]) }],
-          ['PUT', `${scope}/members/${id}`, { access_level: pick([10, 20, 30, 40]) }],
-          ['DELETE', `${scope}/members/${id}`],
+          member ? ['PUT', `${scope}/members/${id}`, { access_level: pick([10, 20, 30, 40]), expires_at: expires() }] : ['POST', `${scope}/members`, { user_id: id, access_level: pick([10, 20, 30]), expires_at: expires() }],
+          member ? ['DELETE', `${scope}/members/${id}`] : ['POST', `${scope}/members`, { user_id: id, access_level: pick([10, 20, 30]) }],
+          ['PUT', `/users/${id}`, { external: chance(0.5) }],
+          ['PUT', `/users/${id}`, { admin: chance(0.25) }],
           ['PUT', `/projects/${pick([bigProject, repo.id])}`, { visibility: pick(['private', 'internal', 'public']) }],
           ['PUT', `/projects/${pick([bigProject, repo.id])}`, { issues_access_level: pick(['enabled', 'private', 'disabled']), merge_requests_access_level: pick(['enabled', 'private']) }],
           ['PUT', `/groups/${group}`, { visibility: pick(['private', 'internal', 'public']) }],
