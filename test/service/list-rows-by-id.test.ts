@@ -33,8 +33,8 @@ const DETAIL_ONLY = new Set([
   'first_contribution',
   'user',
 ]);
-/** A read of whole rows by id (rowsByIds', or a list's own). */
-const rowsById = (table: string) => (t: string): boolean => new RegExp(`^SELECT (x\\.)?\\* FROM ${table}( x)? WHERE (x\\.)?id IN`).test(t);
+/** A read of whole rows by id (rowsByIds', through one JSON text: readTableRows; or a list's own). */
+const rowsById = (table: string) => (t: string): boolean => new RegExp(`^SELECT ((x\\.)?\\*|json_group_array\\(json_array\\(.*\\)\\) AS page) FROM ${table}( x)? WHERE (x\\.)?id IN`).test(t);
 const listed = (own: Record<string, unknown>): string => JSON.stringify(Object.fromEntries(Object.entries(own).filter(([k]) => !DETAIL_ONLY.has(k))));
 
 /** Statements prepared while `work` runs (every read prepares: the cache hands back the same statement). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, readUnremembered, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
+import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, readTableRows, readUnremembered, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
 import { rowsByIds, sequenceLog } from '../../src/main/service/db/written-rows';
 import { MEMORY_BUDGET } from '../../src/main/service/memory';
 
@@ -436,6 +436,42 @@ describe('remembered reads', () => {
     // The log's last entry (one row) alone: the 20 rows are kept by id.
     expect(rememberedRowsHeld(db) - heldBefore).toBe(1);
     expect(rowsByIds(db, log, ids)).toEqual(rows);
+  });
+
+  it('read the rows rowsByIds reads as one JSON text (readTableRows), not value by value', () => {
+    open();
+    db.exec('CREATE TABLE t_log (seq INTEGER PRIMARY KEY, row_id INTEGER)');
+    db.prepare("WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 40) INSERT INTO t (id, v) SELECT i, 'v' || i FROM n").run();
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as Db['prepare'];
+    const ids = Array.from({ length: 20 }, (_, i) => 40 - i);
+    expect(rowsByIds<{ id: number; v: string }>(db, sequenceLog('t', 't_log', 'row_id'), ids).map((r) => [r.id, r.v])).toEqual(ids.map((id) => [id, `v${id}`]));
+    expect(prepared.filter((sql) => sql.startsWith('SELECT json_group_array(json_array("id", "v")) AS page FROM t WHERE id IN'))).toHaveLength(1);
+    expect(prepared.filter((sql) => sql.startsWith('SELECT * FROM t WHERE'))).toEqual([]);
+  });
+
+  it('read through JSON (readTableRows) the values and keys SELECT * reads, columns added later and BLOBs included', () => {
+    open();
+    db.exec('CREATE TABLE v (id INTEGER PRIMARY KEY, i INTEGER, r REAL, s TEXT, "odd ""name""" ANY)');
+    const insert = db.prepare('INSERT INTO v (id, i, r, s, "odd ""name""") VALUES (?, ?, ?, ?, ?)');
+    insert.run(1, 2 ** 53 + 1, 0.1 + 0.2, 'quote " backslash \\ newline \n nul \u0000 line sep \u2028 astral 😀 é', null);
+    insert.run(2, -(2 ** 62), 1e300 * 1e10, '', 7.5);
+    insert.run(3, null, 2e-7, '{"looks": ["like", "json"]}', 'text');
+    insert.run(4, 0, -123456.789012345, '   ', 1234567890123456789n);
+    const plain = () => db.prepare('SELECT * FROM v WHERE id > ? ORDER BY id').all(0);
+    const byId = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (a.id as number) - (b.id as number));
+    const read = () => byId(readTableRows<Record<string, unknown>>(db, 'v', 'id > ?', 0));
+    expect(read()).toStrictEqual(plain());
+    expect(Object.keys(read()[0])).toEqual(['id', 'i', 'r', 's', 'odd "name"']);
+    // A column added after a read: the next read has it.
+    db.exec("ALTER TABLE v ADD COLUMN later TEXT DEFAULT 'added'");
+    expect(read()).toStrictEqual(plain());
+    expect(read()[0].later).toBe('added');
+    // JSON cannot hold a BLOB: such rows read the plain way.
+    insert.run(5, 1, 1, 'blob next', Buffer.from([0, 255]));
+    expect(read()).toStrictEqual(plain());
+    expect(read()[4]['odd "name"']).toEqual(Buffer.from([0, 255]));
   });
 
   it('copy rows with a column named __proto__ too', () => {

@@ -207,6 +207,54 @@ export function readUnremembered<T>(db: Db, sql: string, ...args: unknown[]): T[
   return (read ? read(...args) : stmt.all(...args)) as T[];
 }
 
+/**
+ * `SELECT * FROM <table> WHERE <where>` as readUnremembered reads it (in no set order), the rows
+ * made by SQLite as one JSON text (json_group_array of each row's json_array) and parsed by V8.
+ * better-sqlite3 makes each value through V8's API, ~75 ns apiece: a page of 20 issues never read
+ * before (20 columns) took ~38 us to read, ~25 through JSON. The same values: SQLite writes a
+ * REAL's 17 digits and JSON.parse reads them back, text round-trips escaped (`-0.0` reads as 0,
+ * which JSON sends as 0 either way). A BLOB, which JSON cannot hold, reads the plain way.
+ */
+export function readTableRows<T>(db: Db, table: string, where: string, ...args: unknown[]): T[] {
+  const read = tableRowsAsJson(db, table);
+  const plain = `SELECT * FROM ${table} WHERE ${where}`;
+  if (!read) return readUnremembered<T>(db, plain, ...args);
+  let text: string;
+  try {
+    text = readUnremembered<{ page: string }>(db, `SELECT json_group_array(json_array(${read.columns})) AS page FROM ${table} WHERE ${where}`, ...args)[0].page;
+  } catch (err) {
+    if ((err as Error).message !== 'JSON cannot hold BLOB values') throw err;
+    return readUnremembered<T>(db, plain, ...args);
+  }
+  return (JSON.parse(text) as unknown[][]).map(read.object) as T[];
+}
+
+/** A table's columns as json_array's arguments, and the function that makes a row's array the object `SELECT *` reads. */
+interface TableRowsAsJson {
+  columns: string;
+  object: (row: unknown[]) => unknown;
+}
+/** Per table: its columns as read at a count of schema changes (LookupState.flushes); null for a column named __proto__ (a literal would set the prototype). */
+const tablesAsJson = new WeakMap<Db, Map<string, { flushes: number; read: TableRowsAsJson | null }>>();
+
+function tableRowsAsJson(db: Db, table: string): TableRowsAsJson | null {
+  const { flushes } = lookupState(db);
+  let tables = tablesAsJson.get(db);
+  if (!tables) tablesAsJson.set(db, (tables = new Map()));
+  const known = tables.get(table);
+  if (known?.flushes === flushes) return known.read;
+  // Prepared anew (not the statement cache's): a statement prepared before a schema change still names the columns of then.
+  const names = Database.prototype.prepare.call(db, `SELECT * FROM ${table}`).columns().map((c) => c.name);
+  const read = names.includes('__proto__')
+    ? null
+    : {
+        columns: names.map((n) => `"${n.replaceAll('"', '""')}"`).join(', '),
+        object: new Function('r', `return {${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (row: unknown[]) => unknown,
+      };
+  tables.set(table, { flushes, read });
+  return read;
+}
+
 /** A statement's rows as arrays, and the function that makes each the object callers get. */
 interface RowArrays {
   get(...args: unknown[]): unknown[] | undefined;

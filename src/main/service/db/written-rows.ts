@@ -1,4 +1,4 @@
-import { readUnremembered, type Db } from './connection';
+import { readTableRows, type Db } from './connection';
 import { MEMORY_BUDGET, deleteOldest } from '../memory';
 
 /**
@@ -28,8 +28,8 @@ interface RowStore {
 }
 const stores = new WeakMap<Db, Map<WriteLog, RowStore>>();
 
-/** Ids read `IN` one JSON array: the primary key seeks each (one statement for any number of ids). */
-const byIdSql = (table: string): string => `SELECT * FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`;
+/** The rows of ids read `IN` one JSON array: the primary key seeks each (one statement for any number of ids). */
+const byIds = (db: Db, table: string, ids: number[]): Row[] => readTableRows<Row>(db, table, 'id IN (SELECT value FROM json_each(?))', JSON.stringify(ids));
 
 /**
  * The rows of `ids` (in that order; an id without a row is left out), each read from the table
@@ -43,7 +43,7 @@ const byIdSql = (table: string): string => `SELECT * FROM ${table} WHERE id IN (
  */
 export function rowsByIds<T>(db: Db, log: WriteLog, ids: number[]): T[] {
   if (!ids.length) return [];
-  if (db.inTransaction) return inOrder(ids, readUnremembered<Row>(db, byIdSql(log.table), JSON.stringify(ids))) as T[];
+  if (db.inTransaction) return inOrder(ids, byIds(db, log.table, ids)) as T[];
   let tables = stores.get(db);
   if (!tables) stores.set(db, (tables = new Map()));
   let store = tables.get(log);
@@ -61,7 +61,7 @@ export function rowsByIds<T>(db: Db, log: WriteLog, ids: number[]): T[] {
   let missing: number[] | undefined;
   for (const id of ids) if (!rows.has(id)) (missing ??= []).push(id);
   if (missing) {
-    for (const row of readUnremembered<Row>(db, byIdSql(log.table), JSON.stringify(missing))) {
+    for (const row of byIds(db, log.table, missing)) {
       if (rows.size >= REMEMBERED_ROWS) deleteOldest(rows);
       rows.set(row.id as number, Object.freeze(row));
     }
@@ -72,7 +72,7 @@ export function rowsByIds<T>(db: Db, log: WriteLog, ids: number[]): T[] {
     if (row) out.push(row as T);
   }
   // A store smaller than the page (the bound) let some of this page's rows go: they were read above.
-  return out.length === ids.length || !missing ? out : (inOrder(ids, readUnremembered<Row>(db, byIdSql(log.table), JSON.stringify(ids))) as T[]);
+  return out.length === ids.length || !missing ? out : (inOrder(ids, byIds(db, log.table, ids)) as T[]);
 }
 
 function inOrder(ids: number[], rows: Row[]): Row[] {
