@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
+import { preparedBy, queryPlan } from '../helpers/lists';
 
 // GET /projects's filters and orders beyond the basic ones (ProjectsFinder, API::Projects):
 // with_issues_enabled / with_merge_requests_enabled (ProjectFeature.with_feature_available_for_user),
@@ -60,6 +61,21 @@ describe('project list filters', () => {
     expect(await listed({ with_merge_requests_enabled: true }, viewer.token)).toEqual([privateIssues.id, noIssues.id, open.id]);
     expect(await listed({ with_merge_requests_enabled: true }, reporter.token)).toEqual([privateIssues.id, privateMrs.id, noIssues.id, open.id]);
     expect(await listed({ with_merge_requests_enabled: true, with_issues_enabled: true }, reporter.token)).toEqual([privateMrs.id, open.id]);
+  });
+
+  it("with_issues_enabled / with_merge_requests_enabled leave out the hidden projects by id (core/127's partial index), no project's settings read by the list", async () => {
+    let n = 0;
+    for (const token of [viewer.token, reporter.token, null, ROOT]) {
+      for (const filter of ['with_issues_enabled', 'with_merge_requests_enabled']) {
+        // A page size not asked before: nothing kept answers it.
+        const statements = await preparedBy(s, () => listed({ [filter]: true, per_page: 50 + ++n }, token));
+        const lists = statements.filter((q) => /FROM projects p WHERE/.test(q) && !/INDEXED BY projects_(issues|merge_requests)_restricted/.test(q));
+        expect(lists.length, `${filter} ${token}`).toBeGreaterThan(0);
+        for (const q of lists) expect(q, `${filter} ${token}`).not.toContain("json_extract(p.settings, '$.");
+        const hidden = statements.find((q) => q.includes('INDEXED BY projects_issues_restricted') || q.includes('INDEXED BY projects_merge_requests_restricted'));
+        expect(queryPlan(s.service.context.db, hidden!)).toMatch(/USING (COVERING )?INDEX projects_(issues|merge_requests)_restricted/);
+      }
+    }
   });
 
   it('topic_id: the projects carrying that topic; an unknown topic, none', async () => {

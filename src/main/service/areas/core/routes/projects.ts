@@ -28,6 +28,7 @@ import { createProjectRepository, removeDeletedRepositories } from '../../reposi
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 import { PROJECT_WRITES } from '../project-rows';
+import { type FeatureType, featureHiddenProjectIds } from '../feature-access';
 import { projectGroupLinks } from '../group-links';
 
 /**
@@ -129,8 +130,8 @@ export function projectListFilters(rc: RequestContext): { where: ListWhere; orde
   if (q.last_activity_before) where.add('p.last_activity_at < ?', q.last_activity_before);
   if (q.updated_before) where.add('p.updated_at <= ?', q.updated_before);
   if (q.updated_after) where.add('p.updated_at >= ?', q.updated_after);
-  if (q.with_issues_enabled) where.add(...featureAvailableSql(rc, 'issues_access_level', Access.GUEST));
-  if (q.with_merge_requests_enabled) where.add(...featureAvailableSql(rc, 'merge_requests_access_level', Access.REPORTER));
+  if (q.with_issues_enabled) withFeatureAvailable(rc, where, 'Issue');
+  if (q.with_merge_requests_enabled) withFeatureAvailable(rc, where, 'MergeRequest');
   const col =
     orderBy === 'similarity'
       ? 'p.created_at'
@@ -145,16 +146,15 @@ export function projectListFilters(rc: RequestContext): { where: ListWhere; orde
 const PROJECT_ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count'] as const;
 
 /**
- * ProjectFeature.with_feature_available_for_user: the feature enabled for everyone who sees the
- * project, or private to its members of at least `minLevel` (PRIVATE_FEATURES_MIN_ACCESS_LEVEL:
- * Reporter for merge requests, Guest otherwise); an administrator, wherever it is not disabled.
+ * ProjectFeature.with_feature_available_for_user: the projects whose feature the caller may not use
+ * (disabled; private to members of less than Reporter for merge requests, Guest otherwise; an
+ * administrator's, disabled only) left out, read from core/127's partial index as the lists of
+ * issues and merge requests do (featureHiddenProjectIds), not each project's settings read: a count
+ * of 10,000 projects read as many settings after every write to a project (~1.5 ms, 6x the page).
  */
-function featureAvailableSql(rc: RequestContext, setting: 'issues_access_level' | 'merge_requests_access_level', minLevel: number): [string, ...unknown[]] {
-  const level = `coalesce(json_extract(p.settings, '$.${setting}'), 'enabled')`;
-  if (rc.user?.admin) return [`${level} != 'disabled'`];
-  if (!rc.user) return [`${level} IN ('enabled', 'public')`];
-  const members = memberProjectsSql(rc.svc, rc.user, 'p', minLevel);
-  return [`(${level} IN ('enabled', 'public') OR (${level} = 'private' AND ${members.sql}))`, ...members.args];
+function withFeatureAvailable(rc: RequestContext, where: ListWhere, type: FeatureType): void {
+  const hidden = featureHiddenProjectIds(rc.svc, rc.user, type);
+  if (hidden.length) where.add(`p.id NOT IN (${hidden.map(Number).join(', ')})`);
 }
 
 /** A list of projects from projectListFilters' conditions (alias `p`): walked in the order's index or read from the conditions' own (SqlList.narrow). */
