@@ -1865,7 +1865,8 @@ export function idSetLists(
     : rowsOnly ?? bySetCount;
   if (matches < bound || sortsScope) {
     const covered = coveredSet(smallest, sets.length, scope, filters, where);
-    if (!covered) return { page: bySet, count, fewest: matches };
+    // A label title's set: its rows are what the page reads (every one of them, then sorted).
+    if (!covered) return { page: bySet, count, fewest: matches, readsTitle: smallest.mirrors && smallest.probeById ? String(smallest.args[0]) : undefined };
     // The set's ids in the list's order from its own index, read once for the count and the page
     // (each read every record: the count to check it, the page to sort it; 1,000-2,000 due dates
     // or drafts: 2-5 ms). Past COUNT_LIMIT the page reads itself.
@@ -1948,6 +1949,8 @@ export interface IdSetLists {
   count: { from: string; args: unknown[] } | { count: (cap: number) => number };
   rows?: <T>(limit: number, offset: number) => T[];
   fewest: number;
+  /** The label title whose every row in scope the page reads (its set, then sorted), if one. */
+  readsTitle?: string;
 }
 
 /**
