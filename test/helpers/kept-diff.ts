@@ -134,6 +134,7 @@ const SHAPES: [string, (q: URLSearchParams) => boolean][] = [
   ['not[]', (q) => [...q.keys()].some((k) => k.startsWith('not['))],
   ['search+order_by', (q) => q.has('search') && q.has('order_by')],
   ['scope', (q) => q.has('scope')],
+  ['sudo', (q) => q.has('sudo')],
   ['per_page=100 deep', (q) => q.get('per_page') === '100' && Number(q.get('page')) >= 20],
   ['page past 1,000 rows', (q) => Number(q.get('per_page') ?? 20) * (Number(q.get('page') ?? 1) - 1) >= 1000],
 ];
@@ -224,8 +225,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const bigProject = one<{ project_id: number }>('SELECT project_id FROM issues GROUP BY project_id ORDER BY MAX(iid) DESC LIMIT 1')?.project_id ?? 1;
     const group = one<{ id: number }>(`SELECT n.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ? AND n.kind = 'group'`, bigProject)?.id;
     if (group === undefined) throw new Error('kept-diff: the project with the most issues is not in a group');
+    /** The callers an administrator's read acts as now and then (sudo): the same user through another token. */
+    const sudoTargets: number[] = [];
     const actor = async (who: Actor, level: number | null, extra: Record<string, unknown> = {}): Promise<number> => {
       const user = await must('POST', '/users', { username: `${tag}-${who}-${Date.now() % 100000}`, name: `Diff ${who}`, email: `${tag}-${who}-${Date.now()}@example.com`, password: PASSWORD, ...extra });
+      sudoTargets.push(user.id);
       tokens[who] = (await must('POST', `/users/${user.id}/personal_access_tokens`, { name: 'diff', scopes: ['api'] })).token;
       o.secret?.(tokens[who]);
       if (level !== null) await must('POST', `/groups/${group}/members`, { user_id: user.id, access_level: level });
@@ -695,7 +699,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         () => ({ who, path: `/todos${q(pick(['', 'state=done', 'type=Issue']))}` }),
         () => ({ who, keyset: true, path: `${pick(['/projects', '/users', `/groups/${g}/projects`, '/groups'])}?pagination=keyset&order_by=id&sort=${pick(['asc', 'desc'])}&per_page=${pick([5, 20])}` }),
       ];
-      return pick(kinds)();
+      const read = pick(kinds)();
+      // The administrator acting as one of the callers (sudo): its answer is that caller's.
+      if (read.who === 'admin' && chance(0.15)) read.path += `${read.path.includes('?') ? '&' : '?'}sudo=${pick(sudoTargets)}`;
+      return read;
     };
     /** Another host name now and then (the same on both services): kept pages are keyed by the base URL they name. */
     const otherHost = (): string | undefined => (chance(0.2) ? pick(['gitlab.example.com', 'sandlab.test:8080']) : undefined);
