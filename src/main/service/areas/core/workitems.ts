@@ -502,6 +502,7 @@ export function computedOrderRows<T>(
       scope.projectId !== undefined ? ((projectId: number) => () => projectRecords(rc, type, projectId))(scope.projectId) : undefined,
       range ? { low: range.args[0], high: range.args[1] } : undefined,
       versioned?.key,
+      labelRowsFallback(rc, type, scope, filters),
     );
   };
   const walk = idWalk(rc, type, scope, filters, where, args, plain && !scope.idSets?.length, seesAll);
@@ -522,6 +523,39 @@ export function computedOrderRows<T>(
   const author = filters.authorId ?? scope.authorId ?? null;
   const byAuthor = author !== null ? { sql: `${sql} AND author = ?`, args: [...scopeArgs, author] } : { sql, args: scopeArgs };
   return milestoneDueRows<T>(rc, type, filters.sort, walk ?? filtered(), { ...byAuthor, state: filters.state }, filters.milestoneHeld);
+}
+
+/**
+ * The label title whose rows a filtered walk that falls short reads (filteredWalk's `labelRows`),
+ * each record looked up by id and checked, instead of sorting every match read by the conditions'
+ * indexes: the rarest title the list requires, when its rows in the scope (and state) are fewer
+ * than the records the sort reads, which the filter counters give (the scope's, in the state, the
+ * author's, without a milestone for milestone=None). Only when the filters are titles (required or
+ * not), a state, an author and milestone=None, nothing else: no other filter (a search, iids, a
+ * date, a set) that an index reads fewer records by. The title's 112,000 rows against the author's
+ * 950,000 issues the sort read (/issues?labels=bug&state=all by relative_position, page 50 of 100:
+ * 436 -> 38 ms); author 3's 50,000 issues with bug are sorted still (its title's rows read whole
+ * would be more). Undefined when the filters are others; else asked only when the walk falls short.
+ */
+function labelRowsFallback(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): (() => string | undefined) | undefined {
+  if (!filters.requiredLabels.length || scope.idSets?.length) return undefined;
+  const probe = labelProbe(type);
+  const noMilestone = filters.milestoneHeld?.held === 'none';
+  const own = (w: string): boolean =>
+    w === probe || w === `NOT ${probe}` || w === 'x.state = ?' || w === 'x.author_id = ?' || w === '1 = 1' || w === scope.where || w === scope.unindexed || (noMilestone && (w === '(x.milestone_id IS NULL)' || w === '(+x.milestone_id IS NULL)'));
+  if (!filters.where.every(own)) return undefined;
+  return () => {
+    const { state } = filters;
+    const inState = state ? ' AND state = ?' : '';
+    const stateArgs = state ? [state] : [];
+    const labelCounts = scope.projectId !== undefined ? 'label_counts' : 'label_counts INDEXED BY label_counts_title';
+    const rows = filters.requiredLabels.map((title) => ({ title, n: countedInScope(rc, labelCounts, `issuable_type = ? AND title = ? COLLATE NOCASE${inState}`, [type, title, ...stateArgs], scope) }));
+    const rarest = rows.reduce((a, b) => (b.n < a.n ? b : a));
+    const author = filters.authorId ?? scope.authorId ?? null;
+    const counted = [`1 = 1${inState}`, ...(author !== null ? ['author = ?'] : []), ...(noMilestone ? ['milestone = 0'] : [])].join(' AND ');
+    const sorted = countedInScope(rc, type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts', counted, [...stateArgs, ...(author !== null ? [author] : [])], scope);
+    return rarest.n < sorted ? rarest.title : undefined;
+  };
 }
 
 /** Orders on something besides the record's own column: each module's ORDER BY on `x`. */

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, TestService } from '../helpers/service';
+import { expectEveryPage, queryPlan, statementReads } from '../helpers/lists';
+import { FILTERED_WALK } from '../../src/main/service/areas/core/order-walk';
+
+/**
+ * A computed order's list with other filters and a required label title (order-walk.ts filteredWalk,
+ * workitems.ts labelRowsFallback): when the walk of the ids falls short of the page, the rarest
+ * title's label rows are read in issuable_id order (issuable_labels_title), each record's other
+ * filters checked, instead of every match sorted by id, when those rows are fewer than the records
+ * the filter counters give for the sort (scope, state, author, milestone=None) and the list has no
+ * other filter. Every page and its headers as the ORDER BY sort answers them (FILTERED_WALK.filtered
+ * = false), with the walk's span lowered so that it always falls short.
+ */
+let s: TestService;
+let group: number;
+let alpha: number;
+let beta: number;
+let root: number;
+let voter: { user: { id: number }; token: string };
+
+beforeAll(async () => {
+  s = await TestService.start();
+  root = ok(await s.get('/user')).id;
+  voter = await s.createUser();
+  group = ok(await s.post('/groups', { name: 'lw', path: 'lw', visibility: 'public' })).id;
+  alpha = ok(await s.post('/projects', { name: 'alpha', namespace_id: group, visibility: 'public' })).id;
+  beta = ok(await s.post('/projects', { name: 'beta', namespace_id: group, visibility: 'public' })).id;
+  await s.addMember('groups', group, voter.user.id, 30);
+  // A group label and a project label of one title in two spellings: a record may carry both (two label rows).
+  ok(await s.post(`/groups/${group}/labels`, { name: 'Bug', color: '#ff0000' }));
+  ok(await s.post(`/projects/${alpha}/labels`, { name: 'bug', color: '#00ff00' }));
+  const milestone = ok(await s.post(`/projects/${alpha}/milestones`, { title: 'm1', due_date: '2026-03-01' })).id as number;
+  for (let n = 0; n < 30; n++) {
+    const project = n % 3 ? alpha : beta;
+    const labels = [['bug'], ['Bug'], ['bug', 'Bug', 'other'], ['other'], []][n % 5].join(',');
+    const due = n % 4 === 1 ? { due_date: ['2026-02-01', '2026-01-10'][n % 2] } : {};
+    const issue = ok(await s.post(`/projects/${project}/issues`, { title: `issue ${n}`, labels, ...due, ...(n % 6 === 0 && project === alpha ? { milestone_id: milestone } : {}) }));
+    const mr = ok(await s.post(`/projects/${project}/merge_requests`, { title: `mr ${n}`, labels, source_branch: `b${n}`, target_branch: 'main' }));
+    for (const [kind, record] of [['issues', issue], ['merge_requests', mr]] as const) {
+      const base = `/projects/${project}/${kind}/${record.iid}`;
+      if (n % 3 === 1) ok(await s.post(`${base}/award_emoji`, { name: 'thumbsup' }, { token: voter.token }));
+      if (n % 7 === 2) ok(await s.put(base, { state_event: 'close' }));
+    }
+  }
+  // Another author's few records with the title: their list has fewer records than the title has rows.
+  for (let n = 0; n < 3; n++) {
+    ok(await s.post(`/projects/${alpha}/issues`, { title: `voter issue ${n}`, labels: 'bug' }, { token: voter.token }));
+    ok(await s.post(`/projects/${alpha}/merge_requests`, { title: `voter mr ${n}`, labels: 'bug', source_branch: `v${n}`, target_branch: 'main' }, { token: voter.token }));
+  }
+}, 180_000);
+afterAll(async () => s?.stop());
+
+const LABEL_ROWS_READ = 'FROM issuable_labels il INDEXED BY issuable_labels_title CROSS JOIN';
+
+const sorted = async (path: string, query: Record<string, string>): Promise<number[]> => {
+  FILTERED_WALK.filtered = false;
+  try {
+    const res = await s.get(path, { query: { ...query, per_page: '100' } });
+    expect(res.status).toBe(200);
+    return (res.body as { id: number }[]).map((r) => r.id);
+  } finally {
+    FILTERED_WALK.filtered = true;
+  }
+};
+
+/** Every page of the list as the sort answers it, the walk falling short at every page; the label-row reads. */
+async function labelRowReads(path: string, query: Record<string, string>): Promise<{ sql: string; args: unknown[] }[]> {
+  const want = await sorted(path, query);
+  Object.assign(FILTERED_WALK, { span: 1, spanPerRow: 0 });
+  try {
+    return await statementReads(s, (sql) => sql.includes(LABEL_ROWS_READ), () => expectEveryPage(s, path, query, want, 3));
+  } finally {
+    Object.assign(FILTERED_WALK, { span: 20_000, spanPerRow: 8 });
+  }
+}
+
+describe('filtered walk: a required label title', () => {
+  it("a walk that falls short reads the title's label rows in id order (no sort), every page as the ORDER BY sort answers it", async () => {
+    const lists: [string, string, Record<string, string>][] = [
+      ['issues', '/issues', { scope: 'all' }],
+      ['issues', `/groups/${group}/issues`, {}],
+      ['issues', `/projects/${alpha}/issues`, {}],
+      ['merge_requests', '/merge_requests', { scope: 'all' }],
+      ['merge_requests', `/groups/${group}/merge_requests`, {}],
+    ];
+    const filters: Record<string, string>[] = [{ labels: 'bug' }, { labels: 'BUG', state: 'opened' }, { labels: 'bug', author_id: '' }, { labels: 'bug', search: 'issue 1' }, { labels: 'bug', milestone: 'None' }];
+    const orders = { issues: ['relative_position', 'popularity', 'due_date'], merge_requests: ['popularity'] } as Record<string, string[]>;
+    let compared = 0;
+    const reads: { sql: string; args: unknown[] }[] = [];
+    for (const [kind, path, extra] of lists) {
+      for (const order of orders[kind]) {
+        // due_date is walked in id order over many projects with a date bound or an author.
+        for (const filter of order === 'due_date' ? [{ labels: 'bug', created_after: '2000-01-01T00:00:00Z' }, { labels: 'bug', author_id: '' }] : filters) {
+          for (const sort of ['asc', 'desc'] as const) {
+            const query = { ...extra, ...filter, order_by: order, sort, ...(filter.author_id === '' ? { author_id: String(root) } : {}) };
+            reads.push(...(await labelRowReads(path, query)));
+            compared += (await sorted(path, query)).length;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(300);
+    // The title's rows read, for both types and every order; each in the index's id order, the record by its id, no sort.
+    expect(reads.length).toBeGreaterThan(50);
+    for (const type of ['Issue', 'MergeRequest']) expect(reads.some((r) => r.sql.includes(`il.issuable_type = '${type}'`))).toBe(true);
+    for (const read of reads.slice(0, 10)) {
+      const plan = queryPlan(s.service.context.db, read.sql, ...read.args);
+      expect(plan).toMatch(/SEARCH il USING COVERING INDEX issuable_labels_title \(issuable_type=\? AND title=\?/);
+      expect(plan).toMatch(/SEARCH x USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+    }
+  }, 600_000);
+
+  it('several titles (required, not): the rarest required title\'s rows are read', async () => {
+    // `other` (12 rows) is rarer than bug (24 rows, some records carrying both spellings).
+    for (const [path, extra] of [['/issues', { scope: 'all', order_by: 'relative_position' }], [`/groups/${group}/merge_requests`, { order_by: 'popularity' }]] as const) {
+      for (const sort of ['asc', 'desc']) {
+        const both = await labelRowReads(path, { ...extra, sort, labels: 'bug,other' });
+        expect(both.length).toBeGreaterThan(0);
+        expect(both.every((r) => r.args[0] === 'other')).toBe(true);
+        const without = await labelRowReads(path, { ...extra, sort, labels: 'Bug', 'not[labels]': 'other', milestone: 'None' });
+        expect(without.length).toBeGreaterThan(0);
+        expect(without.every((r) => r.args[0] === 'Bug')).toBe(true);
+      }
+    }
+  }, 120_000);
+
+  it("the list's matches are sorted when the title has more rows than the records the sort reads, or another filter narrows them", async () => {
+    // The voter's 3 records with bug against bug's 27 rows: their few records read and sorted.
+    for (const [path, extra] of [['/issues', { scope: 'all', order_by: 'relative_position' }], [`/projects/${alpha}/issues`, { order_by: 'popularity' }], ['/merge_requests', { scope: 'all', order_by: 'popularity' }]] as const) {
+      for (const sort of ['asc', 'desc']) {
+        expect(await labelRowReads(path, { ...extra, sort, labels: 'bug', author_id: String(voter.user.id) })).toEqual([]);
+        // A search (read by its own index): not sized by the counters.
+        expect(await labelRowReads(path, { ...extra, sort, labels: 'bug', search: 'voter' })).toEqual([]);
+      }
+    }
+    // The same lists by root, whose records outnumber bug's rows: read by the title's rows.
+    expect((await labelRowReads('/issues', { scope: 'all', order_by: 'relative_position', labels: 'bug', author_id: String(root) })).length).toBeGreaterThan(0);
+  }, 120_000);
+});
