@@ -666,6 +666,12 @@ export function countAtVersion(db: Db, key: string, version: () => number, cap: 
   return n;
 }
 
+/** The count countAtVersion keeps for the list `key` at its version now, if it keeps one (nothing is counted). */
+function countKeptAtVersion(db: Db, key: string, version: () => number): number | undefined {
+  const known = countedLists.get(db)?.get(key);
+  return known && known.version === version() ? known.n : undefined;
+}
+
 /** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
 const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
 /** Pages remembered per database (beyond, the least recently asked goes): each holds up to a page of 100 rows. */
@@ -767,12 +773,16 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   const ends = toPage !== undefined && toPage <= offset + perPage ? toPage : undefined;
   // Inside a transaction the version may yet roll back under the count.
   if (anchored && ends !== undefined && !db.inTransaction) anchored.endsBy = Math.min(anchored.endsBy ?? Infinity, ends);
+  // Past COUNT_LIMIT, a count kept at the list's version (countsAtVersion) of at most COUNT_LIMIT is
+  // its length: a page past its end reads nothing (a caller's 10,000 owned projects, page 400 of
+  // 100, read 10,000 index entries by LIMIT and OFFSET for none after every write elsewhere).
+  const keptCount = known === undefined && !exact && first === undefined && ends === undefined && offset > COUNT_LIMIT && list.anchors?.countsAtVersion ? countKeptAtVersion(db, list.anchors.key, list.anchors.version) : undefined;
   if (list.keptRows) keptListPages.add(rc);
   return paginate(
     rc,
     {
       total: exact && (() => (total ??= exact())),
-      known: known ?? (first !== undefined && first <= COUNT_LIMIT ? first : ends),
+      known: known ?? (first !== undefined && first <= COUNT_LIMIT ? first : ends ?? (keptCount !== undefined && keptCount <= COUNT_LIMIT ? keptCount : undefined)),
       count: (cap) => (first !== undefined ? Math.min(first, cap) : toPage !== undefined ? Math.min(toPage, cap) : count(cap)),
       rows: (limit, offset) => {
         const read = (): T[] =>
