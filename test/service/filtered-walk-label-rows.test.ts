@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
 import { expectEveryPage, queryPlan, statementReads } from '../helpers/lists';
-import { FILTERED_WALK } from '../../src/main/service/areas/core/order-walk';
+import { FILTERED_WALK, ORDER_WALK_LIMITS } from '../../src/main/service/areas/core/order-walk';
 
 /**
  * A computed order's list with other filters and a required label title (order-walk.ts filteredWalk,
@@ -137,5 +137,54 @@ describe('filtered walk: a required label title', () => {
     }
     // The same lists by root, whose records outnumber bug's rows: read by the title's rows.
     expect((await labelRowReads('/issues', { scope: 'all', order_by: 'relative_position', labels: 'bug', author_id: String(root) })).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("deep pages start at the title's rows' anchors, which writes to the records and their labels let go", async () => {
+    const lists: [string, Record<string, string>][] = [
+      ['/issues', { scope: 'all', order_by: 'relative_position', labels: 'bug', state: 'opened' }],
+      [`/projects/${alpha}/issues`, { order_by: 'popularity', labels: 'bug' }],
+      [`/groups/${group}/merge_requests`, { order_by: 'popularity', labels: 'bug', sort: 'asc' }],
+    ];
+    const anchored: { sql: string; args: unknown[] }[] = [];
+    ORDER_WALK_LIMITS.anchoredFrom = 0;
+    try {
+      const everyList = async () => {
+        for (const [path, query] of lists) anchored.push(...(await labelRowReads(path, query)).filter((r) => /il\.issuable_id [<>] \?/.test(r.sql)));
+      };
+      await everyList();
+      // Records early in each list lose the title or are closed, a new one gains it: the pages after them move.
+      const records = async ([path, query]: [string, Record<string, string>]) => {
+        FILTERED_WALK.filtered = false;
+        try {
+          return ok(await s.get(path, { query: { ...query, per_page: '100' } })) as { iid: number; project_id: number }[];
+        } finally {
+          FILTERED_WALK.filtered = true;
+        }
+      };
+      const kinds = ['issues', 'issues', 'merge_requests'];
+      for (const [i, list] of lists.entries()) {
+        const listed = await records(list);
+        ok(await s.put(`/projects/${listed[3].project_id}/${kinds[i]}/${listed[3].iid}`, { remove_labels: 'bug,Bug' }));
+        ok(await s.put(`/projects/${listed[4].project_id}/${kinds[i]}/${listed[4].iid}`, { state_event: 'close' }));
+      }
+      ok(await s.post(`/projects/${alpha}/issues`, { title: 'a new bug', labels: 'bug' }));
+      // Deep pages first (reading in turn would set each page's anchor afresh before the next).
+      Object.assign(FILTERED_WALK, { span: 1, spanPerRow: 0 });
+      try {
+        for (const [path, query] of lists) {
+          const want = await sorted(path, query);
+          for (let page = Math.ceil(want.length / 3); page >= 1; page--) {
+            const res = await s.get(path, { query: { ...query, per_page: '3', page: String(page) } });
+            expect((res.body as { id: number }[]).map((r) => r.id), `${path} ${JSON.stringify(query)} page ${page}`).toEqual(want.slice((page - 1) * 3, page * 3));
+          }
+        }
+      } finally {
+        Object.assign(FILTERED_WALK, { span: 20_000, spanPerRow: 8, filtered: true });
+      }
+      await everyList();
+    } finally {
+      ORDER_WALK_LIMITS.anchoredFrom = 1_000;
+    }
+    expect(anchored.length).toBeGreaterThan(5);
   }, 120_000);
 });
