@@ -213,7 +213,8 @@ export function readUnremembered<T>(db: Db, sql: string, ...args: unknown[]): T[
  * better-sqlite3 makes each value through V8's API, ~75 ns apiece: a page of 20 issues never read
  * before (20 columns) took ~38 us to read, ~25 through JSON. The same values: SQLite writes a
  * REAL's 17 digits and JSON.parse reads them back, text round-trips escaped (`-0.0` reads as 0,
- * which JSON sends as 0 either way). A BLOB, which JSON cannot hold, reads the plain way.
+ * which JSON sends as 0 either way). A BLOB, which JSON cannot hold, reads the plain way, as do
+ * columns dropped by another connection (this one's statements still name them).
  */
 export function readTableRows<T>(db: Db, table: string, where: string, ...args: unknown[]): T[] {
   const read = tableRowsAsJson(db, table);
@@ -222,8 +223,10 @@ export function readTableRows<T>(db: Db, table: string, where: string, ...args: 
   let text: string;
   try {
     text = readUnremembered<{ page: string }>(db, `SELECT json_group_array(json_array(${read.columns})) AS page FROM ${table} WHERE ${where}`, ...args)[0].page;
-  } catch (err) {
-    if ((err as Error).message !== 'JSON cannot hold BLOB values') throw err;
+  } catch {
+    // A BLOB (JSON cannot hold one), or columns another connection's schema change took away: the
+    // columns are read again next time, and the plain read says what is wrong, if anything.
+    tablesAsJson.get(db)?.delete(table);
     return readUnremembered<T>(db, plain, ...args);
   }
   return (JSON.parse(text) as unknown[][]).map(read.object) as T[];
