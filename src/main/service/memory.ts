@@ -67,6 +67,8 @@ export const MEMORY_BUDGET = {
   rememberedPages: 20,
   /** A project's issue and merge request pages kept whole by their request (core/kept-answers.ts): up to 100 rows each, most shared with rememberedPages'. */
   keptAnswers: 32,
+  /** Id lists of searches few rows meet kept at their list's version (http/pagination.ts fewRowsByIds): up to 10,001 ids each (~80 KB). */
+  idListsAtVersion: 16,
   /** Lists known to hold more than 10,000 rows at a version (http/pagination.ts countPastLimit): a key and a number each. */
   largeLists: 500,
   /** Request paths whose route is remembered (http/router.ts); longer paths are never kept. */

@@ -558,11 +558,11 @@ export function limitSql(n: number): string {
  * from `table` (the list's table and alias; the ids already passed the list's conditions).
  */
 export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColumn: string): SqlList<T> {
-  let ids: number[] | undefined;
-  const all = (): number[] =>
-    (ids ??= (db.prepare(`SELECT ${idColumn} AS id ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...list.args) as { id: number }[]).map(
-      (r) => r.id,
-    ));
+  let ids: readonly number[] | undefined;
+  const read = (): number[] =>
+    (db.prepare(`SELECT ${idColumn} AS id ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(COUNT_LIMIT + 1)}`).all(...list.args) as { id: number }[]).map((r) => r.id);
+  // A list whose version pins its rows (countsAtVersion: its count is kept by it) keeps its ids by it too.
+  const all = (): readonly number[] => (ids ??= list.anchors?.countsAtVersion ? idsAtVersion(db, list.anchors.key, list.anchors.version, read) : read());
   return {
     ...list,
     countFrom: { count: () => all().length },
@@ -576,6 +576,34 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
       return db.prepare(`SELECT ${list.select} FROM ${table} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${list.order}`).all(JSON.stringify(page)) as T[];
     },
   };
+}
+
+/** fewRowsByIds' id lists per database (PageAnchors.countsAtVersion): the list's key -> the version and the ids in order read at it. */
+const idLists = new WeakMap<Db, Map<string, { version: number; ids: readonly number[] }>>();
+const ID_LISTS = MEMORY_BUDGET.idListsAtVersion;
+
+/**
+ * The ids `read` gives for a list of few rows whose version pins them (as its count), kept while
+ * the version holds (beyond ID_LISTS lists, the least recently asked goes): a users search by a
+ * term some thousand users hold sorted their ids again after every write elsewhere (~1-2 ms).
+ * Not kept inside a transaction (it may roll back).
+ */
+function idsAtVersion(db: Db, key: string, version: () => number, read: () => number[]): readonly number[] {
+  let lists = idLists.get(db);
+  if (!lists) idLists.set(db, (lists = new Map()));
+  const now = version();
+  const known = lists.get(key);
+  if (known) lists.delete(key);
+  if (known?.version === now) {
+    lists.set(key, known);
+    return known.ids;
+  }
+  const ids = Object.freeze(read());
+  if (!db.inTransaction) {
+    if (lists.size >= ID_LISTS) lists.delete(lists.keys().next().value!);
+    lists.set(key, { version: now, ids });
+  }
+  return ids;
 }
 
 /** A whole table, as lists write "no condition" (an administrator's unfiltered list; membership=true adds another). */
