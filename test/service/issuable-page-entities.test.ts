@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
+import { statementReads } from '../helpers/lists';
 
 // A page of issues, merge requests, snippets, events or epics whose rows (the same frozen objects) and what they
 // read besides read as when its entities were built hands those entities out again, checked once
@@ -206,5 +207,69 @@ describe('pages of epics kept whole', () => {
     // A Planner administers the group's epics: a members write, no epic, user or namespace written.
     ok(await s.put(`/groups/${group.id}/members/${viewer.user.id}`, { access_level: 15 }));
     expect((await page()).map((e) => 'start_date_is_fixed' in e)).toEqual([true, true]);
+  });
+});
+
+describe('pages moved along by one row', () => {
+  // A record added before a page moves it along by one: its rows are the kept page's rows but its
+  // last, after the row that moved in from the page before. The kept entities are handed out again
+  // and only that row is built (unchangedPage's `moved`, issuablePage's movedIssuablePage): its
+  // counts read for it alone, and what it reads besides (its milestone, the closing merge requests
+  // its viewer may see) checked on the next read as the kept rows' are.
+  it('show the records after each insert, and a change to what only the row that moved in reads', async () => {
+    const project = await s.createProject({ visibility: 'public' });
+    const hidden = await s.createProject({ visibility: 'private' });
+    const viewer = await s.createUser();
+    const shared = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'shared' }));
+    const own = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'own' }));
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const made: any[] = [];
+      // Pages of 3, newest first: page 2 is made[3..1]. Each insert moves made[4], then made[5], then made[6] into it.
+      for (let i = 0; i < 7; i++) {
+        // made[4], the row the first insert moves into page 2, alone has the milestone "own".
+        const milestone_id = i === 4 ? own.id : shared.id;
+        made.push(ok(await s.post(`/projects/${project.id}/${kind}`, { title: `moved ${kind} ${i}`, milestone_id, source_branch: `moved-${i}`, target_branch: 'main' })));
+      }
+      // A merge request the viewer may not see (yet) closes made[5], the row the second insert moves in.
+      if (kind === 'issues') ok(await s.post(`/projects/${hidden.id}/merge_requests`, { title: 'Closer', source_branch: 'closer', target_branch: 'main', description: `Closes ${project.path_with_namespace}#${made[5].iid}` }));
+      const db = s.service.context.db;
+      const newest = (): { id: number; iid: number }[] => db.prepare(`SELECT id, iid FROM ${kind} WHERE project_id = ? ORDER BY created_at DESC, id DESC`).all(project.id) as { id: number; iid: number }[];
+      /** Page 2 as the viewer reads it: its rows and headers against the records, each row against the record's own GET. */
+      const page2 = async (): Promise<any[]> => {
+        const res = await s.get(`/projects/${project.id}/${kind}?per_page=3&page=2`, { token: viewer.token });
+        expect(res.status).toBe(200);
+        const all = newest();
+        expect(res.body.map((r: any) => r.iid)).toEqual(all.slice(3, 6).map((r) => r.iid));
+        expect(['x-total', 'x-total-pages', 'x-next-page', 'x-prev-page'].map((h) => res.headers.get(h))).toEqual([String(all.length), String(Math.ceil(all.length / 3)), '3', '1']);
+        for (const row of res.body) {
+          const record = ok(await s.get(`/projects/${project.id}/${kind}/${row.iid}`, { token: viewer.token }));
+          expect(JSON.stringify(row)).toBe(JSON.stringify(Object.fromEntries(Object.keys(row).map((k) => [k, record[k]]))));
+        }
+        return res.body;
+      };
+      const counted = (sql: string): boolean => sql.includes('FROM json_each(?) j CROSS JOIN user_note_counts');
+      await page2();
+      for (let round = 0; round < 3; round++) {
+        ok(await s.post(`/projects/${project.id}/${kind}`, { title: `added ${kind} ${round}`, source_branch: `added-${round}`, target_branch: 'main' }));
+        // No counts are read for the page's rows, at most for the row that moved in (its own GET, in page2, read them
+        // first): the others' entities are the kept page's.
+        const reads = await statementReads(s, counted, page2);
+        expect(newest()[3].iid).toBe(made[4 + round].iid);
+        expect(reads.map((r) => r.args[0]).filter((ids) => ids !== JSON.stringify([made[4 + round].id]))).toEqual([]);
+        if (round === 0) {
+          // The row that moved in shows the milestone "own", which no kept row shows: its new title shows on the next read.
+          expect((await page2())[0].milestone.title).toBe(kind === 'issues' ? 'own' : 'own issues');
+          ok(await s.put(`/projects/${project.id}/milestones/${own.id}`, { title: `own ${kind}` }));
+          expect((await page2())[0].milestone.title).toBe(`own ${kind}`);
+        }
+        if (round === 1 && kind === 'issues') {
+          // The row that moved in is closed by a merge request the viewer may see once its project is public (a
+          // project written, no issue, user or count).
+          expect((await page2())[0].merge_requests_count).toBe(0);
+          ok(await s.put(`/projects/${hidden.id}`, { visibility: 'public' }));
+          expect((await page2())[0].merge_requests_count).toBe(1);
+        }
+      }
+    }
   });
 });

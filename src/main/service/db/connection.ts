@@ -872,8 +872,17 @@ const PAGES_PER_FIRST_ROW = 4;
  * elsewhere cost a key, a lookup and a comparison of its parts per row (~1.3 us). Never kept
  * inside a transaction (a rollback would leave entities of rows that never were). Bounded per
  * kind by the entities its pages hold (unchangedEntity's bound). Callers get their own array.
+ * With `moved`, a page moved along by one row from a kept page builds only its new row (movedAlong).
  */
-export function unchangedPage<T extends object, I>(db: Db, kind: string, key: string, rows: readonly object[], current: (inputs: I) => boolean, build: () => { entities: T[]; inputs: I }): T[] {
+export function unchangedPage<T extends object, I>(
+  db: Db,
+  kind: string,
+  key: string,
+  rows: readonly object[],
+  current: (inputs: I) => boolean,
+  build: () => { entities: T[]; inputs: I },
+  moved?: MovedPage<T, I>,
+): T[] {
   const state = lookupState(db);
   if (rows.length === 0 || transactionOpen(db, state)) return build().entities;
   let kinds = pageStores.get(db);
@@ -887,7 +896,7 @@ export function unchangedPage<T extends object, I>(db: Db, kind: string, key: st
     known.generation = generation;
     return known.entities.slice() as T[];
   }
-  const { entities, inputs } = build();
+  const { entities, inputs } = (!known && moved && movedAlong(store.pages, key, rows, generation, current, moved)) || build();
   if (!rows.every((r) => Object.isFrozen(r))) return entities;
   // This row's pages: this one newest, the others (other keys, lengths or rows) before it, up to the bound.
   const kept = store.pages.get(first);
@@ -900,6 +909,43 @@ export function unchangedPage<T extends object, I>(db: Db, kind: string, key: st
   while (store.entities > UNCHANGED_ENTITIES && store.pages.size) for (const p of deleteOldest(store.pages) ?? []) store.entities -= p.entities.length;
   store.pages.set(first, pages);
   return entities;
+}
+
+/**
+ * A page's entities and inputs from those of a kept page it moved along by one row (unchangedPage's
+ * `moved`): `kept` holds that page's entities but its last, and its inputs; `rows` are the new page's
+ * rows, `rows[0]` the one row the kept page did not show. It builds that row's entity alone and adds
+ * what it read to the kept inputs.
+ */
+export type MovedPage<T, I> = (kept: { entities: T[]; inputs: I }, rows: readonly object[]) => { entities: T[]; inputs: I };
+
+/**
+ * A page moved along by one row, built from the kept page it moved from: a page whose rows are
+ * this one's but its first, followed by one more (one record added before a deep page, or moved
+ * to its front: "issues page 2500 after a new issue"), with the same key and its inputs still
+ * current. Its rows but that last one keep their entities (the same frozen rows, and what they
+ * read besides reads the same), and only the new first row is built: where the whole page was
+ * built again, each row checked against its kept entity and the page's counts read anew.
+ */
+function movedAlong<T extends object, I>(
+  pages: Map<object, KeptPage[]>,
+  key: string,
+  rows: readonly object[],
+  generation: number,
+  current: (inputs: I) => boolean,
+  moved: MovedPage<T, I>,
+): { entities: T[]; inputs: I } | null {
+  if (rows.length < 2) return null;
+  const from = pages.get(rows[1])?.find((p) => p.key === key && p.rows.length === rows.length && sameRowsFrom(p.rows, rows, 1));
+  if (!from || !(from.generation === generation || current(from.inputs as I))) return null;
+  from.generation = generation;
+  return moved({ entities: from.entities.slice(0, -1) as T[], inputs: from.inputs as I }, rows);
+}
+
+/** Whether `rows` from `skip` on are `kept`'s rows from its first, one for one (kept's last `skip` rows aside). */
+function sameRowsFrom(kept: readonly object[], rows: readonly object[], skip: number): boolean {
+  for (let i = skip; i < rows.length; i++) if (kept[i - skip] !== rows[i]) return false;
+  return true;
 }
 
 /** Whether two pages hold the same row objects in the same order. */

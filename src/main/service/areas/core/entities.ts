@@ -1028,7 +1028,45 @@ function issuablePage<R extends PeopleRow & { project_id: number; milestone_id: 
       const milestones = [...counts.milestones].map(([id, entity]) => keptMilestone(ec, id, entity));
       return { entities, inputs: { versions, counts, paths, milestones, reads } };
     },
+    (kept, pageRows) => movedIssuablePage(ec, type, others, entity, kept, pageRows as R[]),
   );
+}
+
+/**
+ * A page moved along by one row from a kept page whose inputs still read the same (unchangedPage's
+ * `moved`): the new first row's counts read for it alone and added to the kept page's, its entity
+ * built, and what it read (its project's path, its milestone, its RowReads) added to the kept
+ * inputs. The kept versions are the tables' versions now (the kept page was found current), read
+ * before the new row's counts as build reads them.
+ */
+function movedIssuablePage<R extends PeopleRow & { project_id: number; milestone_id: number | null }>(
+  ec: EntityContext,
+  type: 'Issue' | 'MergeRequest',
+  others: RowReads<R>,
+  entity: (r: R, counts: IssuableCounts) => Record<string, unknown>,
+  kept: { entities: Record<string, unknown>[]; inputs: IssuablePageInputs<R> },
+  rows: R[],
+): { entities: Record<string, unknown>[]; inputs: IssuablePageInputs<R> } {
+  const row = rows[0];
+  const was = kept.inputs;
+  const added = issuableCounts(ec, type, [row]);
+  const counts: IssuableCounts = {
+    notes: new Map([...was.counts.notes, ...added.notes]),
+    votes: new Map([...was.counts.votes, ...added.votes]),
+    closingProjects: new Map([...was.counts.closingProjects, ...added.closingProjects]),
+    milestones: new Map(),
+    users: new Map(),
+    projects: new Map(),
+  };
+  const built = entity(row, counts);
+  const onPage = new Set(rows);
+  const reads = was.reads.filter(([r]) => onPage.has(r));
+  if (others.reads(ec, row, counts)) reads.unshift([row, others.value(ec, row, counts)]);
+  const paths = [...was.paths];
+  for (const [id, p] of counts.projects) if (!paths.some(([known]) => known === id)) paths.push([id, p.fullPath]);
+  const milestones = [...was.milestones];
+  for (const [id, m] of counts.milestones) if (!milestones.some((known) => known.id === id)) milestones.push(keptMilestone(ec, id, m));
+  return { entities: [built, ...kept.entities], inputs: { versions: was.versions, counts, paths, milestones, reads } };
 }
 
 /** Whether what a page of issues or merge requests read besides its rows (the page's `inputs`) still reads the same. */
