@@ -78,7 +78,7 @@ function setUncountedPaginationHeaders(rc: RequestContext, page: Page, hasNext: 
 /** The pagination headers a request's page sent (sendPageHeaders), for an answer kept whole (kept-answers.ts). */
 const sentPageHeaders = new WeakMap<RequestContext, Record<string, string>>();
 /** Requests whose SQL list kept its rows at a version (SqlList.keptRows): every table it reads has one. */
-const keptListPages = new WeakSet<RequestContext>();
+const keptListPages = new WeakMap<RequestContext, NonNullable<SqlList<unknown>['keptRows']>>();
 
 function sendPageHeaders(rc: RequestContext, headers: Record<string, string>): void {
   sentPageHeaders.set(rc, headers);
@@ -86,11 +86,14 @@ function sendPageHeaders(rc: RequestContext, headers: Record<string, string>): v
 }
 
 /**
- * What a request's page said besides its rows: the pagination headers it sent, when its list was a
- * SQL list whose rows were kept at a version (paginateSql with keptRows); else undefined.
+ * What a request's page said besides its rows, when its list was a SQL list whose rows were kept at
+ * a version (paginateSql with keptRows): the pagination headers it sent, the records' version it
+ * was kept at and the other tables its SQL reads (SqlList.keptRows); else undefined.
  */
-export function keptPageHeaders(rc: RequestContext): Readonly<Record<string, string>> | undefined {
-  return keptListPages.has(rc) ? sentPageHeaders.get(rc) : undefined;
+export function keptListPage(rc: RequestContext): { headers: Readonly<Record<string, string>>; version: () => number; tables: readonly string[] } | undefined {
+  const kept = keptListPages.get(rc);
+  const headers = kept && sentPageHeaders.get(rc);
+  return headers && { headers, version: kept.version, tables: kept.tables };
 }
 
 /** The pagination headers a request's page sent, whatever its list. */
@@ -248,9 +251,9 @@ export interface SqlList<T> {
    * A page's rows stay while `version` holds, `key` naming what else decides them (the list's SQL,
    * arguments and order, the versions of the other tables it reads), however they are read (`rows`
    * or the list's SQL): remembered (rememberedPage) as anchors' rowsAtVersion, for lists in an
-   * order no anchors serve.
+   * order no anchors serve. `tables`: those other tables (their versions in `key`).
    */
-  keptRows?: { key: string; version: () => number };
+  keptRows?: { key: string; version: () => number; tables: readonly string[] };
 }
 
 /**
@@ -805,7 +808,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   // its length: a page past its end reads nothing (a caller's 10,000 owned projects, page 400 of
   // 100, read 10,000 index entries by LIMIT and OFFSET for none after every write elsewhere).
   const keptCount = known === undefined && !exact && first === undefined && ends === undefined && offset > COUNT_LIMIT && list.anchors?.countsAtVersion ? countKeptAtVersion(db, list.anchors.key, list.anchors.version) : undefined;
-  if (list.keptRows) keptListPages.add(rc);
+  if (list.keptRows) keptListPages.set(rc, list.keptRows);
   return paginate(
     rc,
     {

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../http/route';
 import { COUNT_LIMIT, type SqlList, countUpTo } from '../../http/pagination';
 import { type Db, tableVersion } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
-import { type Scope, lastListWrite, listVersion } from './workitems';
+import { type Scope, lastListWrite, listVersion, listVersionIn } from './workitems';
 
 /** A count past COUNT_LIMIT is walked this much further, so that it stays past it through as many writes. */
 export const PAST_LIMIT_MARGIN = 1_000;
@@ -151,7 +151,7 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
   const keyed = (key: unknown) => (sql: string) => (sql.includes(MILESTONE_TITLE) ? [key, tableVersion(db, 'milestones') ?? 0] : key);
   if (scope.projectId !== undefined) {
     const projectId = scope.projectId;
-    return { key: projectId, version: () => listVersion(rc, type, projectId), reads: own, keyOf: keyed(projectId), beyond: (sql) => tablesBeyond(sql, table) };
+    return { key: projectId, version: () => listVersionIn(db, type, projectId), reads: own, keyOf: keyed(projectId), beyond: (sql) => tablesBeyond(sql, table) };
   }
   if (scope.instance || (!scope.projects && !scope.unindexed && !scope.idSets?.length && readsOnly(`FROM ${table} x WHERE ${scope.where}`, table))) {
     return { key: 'instance', version: () => lastListWrite(db), reads: own, keyOf: keyed('instance'), beyond: (sql) => tablesBeyond(sql, table) };

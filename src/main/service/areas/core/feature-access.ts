@@ -90,3 +90,23 @@ CREATE INDEX projects_issues_restricted ON projects (id) WHERE ${levelSql('Issue
 CREATE INDEX projects_merge_requests_restricted ON projects (id) WHERE ${levelSql('MergeRequest')} != 'enabled';
 `,
 };
+
+/** table_versions' name for the version of the projects' issues and merge requests levels (core/274). */
+export const FEATURE_LEVELS_VERSION = 'projects_feature_levels';
+
+export const featureLevelsVersionMigration = {
+  // A version of the projects' issues and merge requests levels (in settings, with the rest of the
+  // project's settings): moved by an update that changes one, not by another setting. With
+  // core/130's version of the projects' listed columns (a project created, deleted, moved, archived,
+  // its visibility changed) it holds what a group's or the instance's list reads of projects for its
+  // scope (groupScope, visibleScope: which projects, whose feature the caller may use), so their
+  // pages are kept across the writes every event and edit make (kept-answers.ts keptScopePage).
+  name: 'core/274_projects_feature_levels_version',
+  sql: `
+INSERT INTO table_versions (name, version) VALUES ('${FEATURE_LEVELS_VERSION}', 0);
+CREATE TRIGGER projects_feature_levels_version_update AFTER UPDATE OF settings ON projects
+  WHEN ${levelSql('Issue', 'NEW')} IS NOT ${levelSql('Issue', 'OLD')} OR ${levelSql('MergeRequest', 'NEW')} IS NOT ${levelSql('MergeRequest', 'OLD')} BEGIN
+  UPDATE table_versions SET version = version + 1 WHERE name = '${FEATURE_LEVELS_VERSION}';
+END;
+`,
+};

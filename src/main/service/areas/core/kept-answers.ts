@@ -1,10 +1,10 @@
 import type { RequestContext } from '../../http/route';
 import { type Db, tableVersionsBesides, writeGeneration } from '../../db/connection';
-import { keptPageHeaders, pageHeadersSent } from '../../http/pagination';
+import { keptListPage, pageHeadersSent } from '../../http/pagination';
 import { MEMORY_BUDGET } from '../../memory';
 import type { Project } from './projects';
 import { today } from './time';
-import { listVersion } from './workitems';
+import type { Scope } from './workitems';
 
 /**
  * Tables whose writes leave a project's issue, merge request or label page as it was, once its own
@@ -77,11 +77,16 @@ function projectShape(project: Project): number {
 
 interface KeptAnswer {
   records: number;
+  /** Reads the records' version again (a project's list version, a scope's: recordsVersion), holding no request. */
+  version: () => number;
   tables: { sum: number; tables: number };
   rows: readonly unknown[];
   headers: Readonly<Record<string, string>>;
 }
 const keptAnswers = new WeakMap<Db, Map<string, KeptAnswer>>();
+
+/** A page kept whole: what its list said besides its rows (the headers sent) and its records' version reader. */
+type KeptPage = { headers: Readonly<Record<string, string>>; version: () => number } | undefined;
 
 /**
  * A project's issue or merge request page (its rows and pagination headers) found by the request
@@ -91,7 +96,7 @@ const keptAnswers = new WeakMap<Db, Map<string, KeptAnswer>>();
  * date buckets, the count chain) only to find the page its plan names (~50-400 us).
  */
 export function keptProjectPage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', project: Project, read: () => T[]): T[] {
-  return keptPage(rc, type, project, () => listVersion(rc, type, project.id), read, keptPageHeaders);
+  return keptPage(rc, projectKey(rc, type, project), read, () => keptListPage(rc));
 }
 
 /**
@@ -101,47 +106,74 @@ export function keptProjectPage<T>(rc: RequestContext, type: 'Issue' | 'MergeReq
  * found its owners, counters and anchors again.
  */
 export function keptProjectLabelsPage<T>(rc: RequestContext, project: Project, read: () => T[]): T[] {
-  return keptPage(rc, 'Label', project, () => 0, read, pageHeadersSent);
+  return keptPage(rc, projectKey(rc, 'Label', project), read, () => {
+    const headers = pageHeadersSent(rc);
+    return headers && { headers, version: () => 0 };
+  });
 }
 
 /**
- * A page of a project's list (its rows and pagination headers) found by the request itself: who
- * asks, the project (its row but for UNREAD_PROJECT_FIELDS), the URL and parameters as sent, the base
- * URL, today (access expiries, due-date filters). It holds while `records` and every table's
- * version but RECORDS_AND_UNREAD's hold; kept only when `sent` gives the headers the page sent
- * (undefined where what decides the list is not all in versions). Not inside a transaction, not for
- * keyset pages.
+ * A group's or the instance's issue or merge request page found by its request (keptPage), before
+ * its scope is read: `scope` is read only for a page not kept. Its scope (which projects, read by
+ * groupScope, visibleScope, globalScope from namespaces, memberships, group links, users and the
+ * projects' listed columns and feature levels: core/130, core/274) holds while those tables'
+ * versions hold, and so its projects' ids, whose list versions are the records' (recordsVersion,
+ * as SqlList.keptRows read them). Kept only where the list's SQL reads no other column of projects
+ * (projects' own version, moved by every write to any project, is not among those held). A group's
+ * page after a write elsewhere read its scope and planned its list again (~200-500 us).
  */
-function keptPage<T>(rc: RequestContext, kind: string, project: Project, records: () => number, read: () => T[], sent: (rc: RequestContext) => Readonly<Record<string, string>> | undefined): T[] {
+export function keptScopePage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: () => Scope, read: (scope: Scope) => T[]): T[] {
+  const key = JSON.stringify([type, 'scope', rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
+  return keptPage(rc, key, () => read(scope()), () => {
+    const page = keptListPage(rc);
+    return page && !page.tables.includes('projects') ? page : undefined;
+  });
+}
+
+/** A project's page's key: the project by its row (but UNREAD_PROJECT_FIELDS) and the request (keptPage). */
+function projectKey(rc: RequestContext, kind: string, project: Project): string {
+  return JSON.stringify([kind, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
+}
+
+/**
+ * A page of a list (its rows and pagination headers) found by the request itself (`key`: who asks,
+ * the URL and parameters as sent, the base URL, today for access expiries and due-date filters, and
+ * for a project's list its row). It holds while its records' version and every table's version
+ * but RECORDS_AND_UNREAD's hold; kept only when `kept` gives the headers the page sent and its
+ * records' version (undefined where what decides the list is not all in versions). Not inside a
+ * transaction, not for keyset pages.
+ */
+function keptPage<T>(rc: RequestContext, key: string, read: () => T[], kept: () => KeptPage): T[] {
   const db = rc.svc.db;
   if (db.inTransaction || rc.params.pagination === 'keyset') return read();
   let answers = keptAnswers.get(db);
   if (!answers) keptAnswers.set(db, (answers = new Map()));
-  const key = JSON.stringify([kind, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
   const generation = writeGeneration(db);
   const known = answers.get(key);
-  let version: number | undefined;
-  let tables: { sum: number; tables: number } | undefined;
+  // The records' version read for a kept page whose tables held: the same records' (the same scope) for a page read now.
+  let records: number | undefined;
   if (known) {
-    tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
-    version = records();
-    if (known.records === version && known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
-      // The most recently asked last: the least recently asked goes first.
-      answers.delete(key);
-      answers.set(key, known);
-      rc.reply.headers(known.headers);
-      return known.rows.slice() as T[];
+    const tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
+    if (known.tables.sum === tables.sum && known.tables.tables === tables.tables) {
+      records = known.version();
+      if (known.records === records) {
+        // The most recently asked last: the least recently asked goes first.
+        answers.delete(key);
+        answers.set(key, known);
+        rc.reply.headers(known.headers);
+        return known.rows.slice() as T[];
+      }
     }
     answers.delete(key);
   }
   const rows = read();
-  const headers = sent(rc);
+  const page = kept();
   // Kept at the versions the read saw: it wrote nothing, so they are those before it or after it.
-  if (!headers || db.inTransaction || writeGeneration(db) !== generation) return rows;
-  version ??= records();
-  tables ??= tableVersionsBesides(db, RECORDS_AND_UNREAD);
+  if (!page || db.inTransaction || writeGeneration(db) !== generation) return rows;
+  const tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
+  records ??= page.version();
   for (const row of rows) Object.freeze(row);
   if (answers.size >= MEMORY_BUDGET.keptAnswers) answers.delete(answers.keys().next().value!);
-  answers.set(key, { records: version, tables, rows: rows.slice(), headers });
+  answers.set(key, { records, version: page.version, tables, rows: rows.slice(), headers: page.headers });
   return rows;
 }

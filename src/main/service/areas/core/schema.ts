@@ -1,5 +1,5 @@
 import type { Migration } from '../../db/migrations';
-import { featureAccessMigration } from './feature-access';
+import { featureAccessMigration, featureLevelsVersionMigration } from './feature-access';
 import { projectsListedVersionMigration } from './project-list-version';
 import { labelRowAuthorsMigration } from './label-row-mirrors';
 import { projectWritesMigration } from './project-rows';
@@ -2485,6 +2485,7 @@ CREATE INDEX merge_requests_author_updated ON merge_requests (author_id, updated
     sql: `CREATE INDEX issue_filter_counts_author ON issue_filter_counts (author, state, milestone);
 CREATE INDEX merge_request_filter_counts_author ON merge_request_filter_counts (author, state, milestone);`,
   },
+  featureLevelsVersionMigration,
 ];
 
 /**

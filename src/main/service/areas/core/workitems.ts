@@ -1586,8 +1586,13 @@ const ANCHORED_ORDERS = ['created_at', 'updated_at', 'title'] as const;
  * until it moves.
  */
 export function listVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number): number {
+  return listVersionIn(rc.svc.db, type, projectId);
+}
+
+/** listVersion by the database alone: for a reader kept past its request (a kept page's, kept-answers.ts), which holds no request. */
+export function listVersionIn(db: Db, type: 'Issue' | 'MergeRequest', projectId: number): number {
   const table = type === 'Issue' ? 'issue_list_versions' : 'merge_request_list_versions';
-  return (rc.svc.db.prepare(`SELECT coalesce((SELECT version FROM ${table} WHERE project_id = ?), 0) AS v`).get(projectId) as { v: number }).v;
+  return (db.prepare(`SELECT coalesce((SELECT version FROM ${table} WHERE project_id = ?), 0) AS v`).get(projectId) as { v: number }).v;
 }
 
 /**
@@ -1725,7 +1730,7 @@ export function scopePageKept(rc: RequestContext, type: 'Issue' | 'MergeRequest'
   if (!records || !others) return undefined;
   const versions = tableVersionsOf(rc.svc.db, others);
   if (versions.includes(undefined)) return undefined;
-  return { key: JSON.stringify(['page', type, records.keyOf(sql), others, versions, list.from, list.args, order, seesAll]), version: records.version };
+  return { key: JSON.stringify(['page', type, records.keyOf(sql), others, versions, list.from, list.args, order, seesAll]), version: records.version, tables: others };
 }
 
 /** Order columns with an instance-wide index (core/014), which a scope of many projects can walk. */

@@ -20,7 +20,7 @@ import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
 import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, milestoneNoneCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchCountsFromSets, searchRowsCount, searchWalkKept, searchWalkRows, scopePageKept, type Scope, ISSUE_WRITES } from '../workitems';
 import { checkUnmodifiedSince } from '../../../http/conditional';
-import { keptProjectPage } from '../kept-answers';
+import { keptProjectPage, keptScopePage } from '../kept-answers';
 import { priorityOrderRows } from '../order-label-priority';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 
@@ -75,7 +75,16 @@ export function seesConfidential(rc: RequestContext, scope: Scope): boolean {
 /** A list of issues (a project's kept whole by its request when `project` is given: keptProjectPage). */
 export function listIssues(rc: RequestContext, scope: Scope, project?: Project): Record<string, unknown>[] {
   const read = (): IssueRow[] => issueRows(rc, scope);
-  const page = issues(rc, project ? keptProjectPage(rc, 'Issue', project, read) : read());
+  return issuesAnswer(rc, project ? keptProjectPage(rc, 'Issue', project, read) : read());
+}
+
+/** A group's or the instance's issues, kept whole by the request (keptScopePage): `scope` is read only for a page not kept. */
+function listScopeIssues(rc: RequestContext, scope: () => Scope): Record<string, unknown>[] {
+  return issuesAnswer(rc, keptScopePage(rc, 'Issue', scope, (read) => issueRows(rc, read)));
+}
+
+function issuesAnswer(rc: RequestContext, rows: IssueRow[]): Record<string, unknown>[] {
+  const page = issues(rc, rows);
   return declared(rc.params, { with_labels_details: t.boolean().default(false) }).with_labels_details ? withLabelsDetails(rc.svc, page) : page;
 }
 
@@ -181,14 +190,14 @@ export function registerIssueRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/issues', (rc) => listIssues(rc, groupScope(rc, leavesArchivedOut(rc), 'Issue')), { auth: 'optional' });
+  r.get('/groups/:id/issues', (rc) => listScopeIssues(rc, () => groupScope(rc, leavesArchivedOut(rc), 'Issue')), { auth: 'optional' });
 
   r.get(
     '/issues',
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listIssues(rc, globalScope(rc, 'Issue', leavesArchivedOut(rc)));
+      return listScopeIssues(rc, () => globalScope(rc, 'Issue', leavesArchivedOut(rc)));
     },
     { auth: 'optional' },
   );

@@ -20,7 +20,7 @@ import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, 
 import { withLabelsDetails } from '../../labels/entities';
 import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
-import { keptProjectPage } from '../kept-answers';
+import { keptProjectPage, keptScopePage } from '../kept-answers';
 import type { Project } from '../projects';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
@@ -59,7 +59,16 @@ const MR_LIST_PARAMS = {
 /** A list of merge requests (a project's kept whole by its request when `project` is given: keptProjectPage). */
 export function listMergeRequests(rc: RequestContext, scope: Scope, project?: Project): Record<string, unknown>[] {
   const read = (): MergeRequestRow[] => mergeRequestRows(rc, scope);
-  const page = mergeRequests(rc, project ? keptProjectPage(rc, 'MergeRequest', project, read) : read());
+  return mergeRequestsAnswer(rc, project ? keptProjectPage(rc, 'MergeRequest', project, read) : read());
+}
+
+/** A group's or the instance's merge requests, kept whole by the request (keptScopePage): `scope` is read only for a page not kept. */
+function listScopeMergeRequests(rc: RequestContext, scope: () => Scope): Record<string, unknown>[] {
+  return mergeRequestsAnswer(rc, keptScopePage(rc, 'MergeRequest', scope, (read) => mergeRequestRows(rc, read)));
+}
+
+function mergeRequestsAnswer(rc: RequestContext, rows: MergeRequestRow[]): Record<string, unknown>[] {
+  const page = mergeRequests(rc, rows);
   const q = declared(rc.params, MR_LIST_PARAMS);
   if (q.view === 'simple') return page.map(simple);
   return q.with_labels_details ? withLabelsDetails(rc.svc, page) : page;
@@ -173,14 +182,14 @@ export function registerMergeRequestRoutes(r: Router): void {
     { auth: 'optional' },
   );
 
-  r.get('/groups/:id/merge_requests', (rc) => listMergeRequests(rc, groupScope(rc, leavesArchivedOut(rc), 'MergeRequest')), { auth: 'optional' });
+  r.get('/groups/:id/merge_requests', (rc) => listScopeMergeRequests(rc, () => groupScope(rc, leavesArchivedOut(rc), 'MergeRequest')), { auth: 'optional' });
 
   r.get(
     '/merge_requests',
     (rc) => {
       // GitLab: `authenticate! unless params[:scope] == 'all'`.
       if (!rc.user && rc.params.scope !== 'all') throw unauthorized();
-      return listMergeRequests(rc, globalScope(rc, 'MergeRequest'));
+      return listScopeMergeRequests(rc, () => globalScope(rc, 'MergeRequest'));
     },
     { auth: 'optional' },
   );
