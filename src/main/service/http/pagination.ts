@@ -846,7 +846,7 @@ export function listRows<T>(db: Db, list: SqlList<T>, limit: number, offset: num
  * COUNT_LIMIT + 1) costs less read from the conditions' own indexes and sorted (every match)
  * than walked in the order's index, which reads about reach * tableRows / matches rows to find it.
  */
-function sortsFewer(db: Db, narrow: string, matches: number, reach: number): boolean {
+export function sortsFewer(db: Db, narrow: string, matches: number, reach: number): boolean {
   if (matches <= reach) return true;
   if (matches > COUNT_LIMIT) return false;
   const table = /^FROM (\w+)/.exec(narrow)?.[1];

@@ -15,7 +15,7 @@ import { isoTime } from '../time';
 import { applicationSettings, restrictedVisibilityErrors } from '../../application_settings/settings';
 import { capVisibility } from '../namespaces';
 import { likeEscape } from './users';
-import { projectListFilters, projectSqlList, projectsAnswer } from './projects';
+import { projectListFilters, projectSqlList, projectsAnswer, starCountRows } from './projects';
 import { customAttributesFilter, withCustomAttributes } from './custom_attributes';
 import { groupStatistics } from '../project_statistics';
 import { checkUnmodifiedSince } from '../../../http/conditional';
@@ -281,12 +281,13 @@ export function registerGroupRoutes(r: Router): void {
       const g = loadGroup(rc);
       const q = declared(rc.params, { include_subgroups: t.boolean(), simple: t.boolean(), with_shared: t.boolean().default(true) });
       const ids = q.include_subgroups ? selfAndDescendantIds(rc.svc, g.id) : [g.id];
-      const { where, order, fewRows } = projectListFilters(rc);
+      const { where, order, orderBy, sort, fewRows } = projectListFilters(rc);
       const inGroups = `IN (${ids.map(() => '?').join(',')})`;
       // GroupProjectsFinder: with_shared (the default) adds the projects shared with the group itself.
       if (q.with_shared && projectsSharedWith(rc.svc, g.id)) where.add(`(p.namespace_id ${inGroups} OR p.id IN (SELECT project_id FROM project_group_links WHERE group_id = ?))`, ...ids, g.id);
       else where.on('p.namespace_id', inGroups, ...ids);
       const list = projectSqlList(where, order);
+      if (!fewRows && orderBy === 'star_count') list.rows = starCountRows(rc.svc.db, list, sort);
       return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
     },
     { auth: 'optional' },

@@ -3,7 +3,7 @@ import { rareTermCandidates } from '../../../db/trigram';
 import type { RequestContext, Router } from '../../../http/route';
 import { declared, requireAtLeastOne, t } from '../../../http/params';
 import { apiError, badRequest, forbidden, notFound, validationError } from '../../../http/errors';
-import { type Keyset, type SortDirection, type SqlList, fewRowsByIds, paginateArray, paginateSql } from '../../../http/pagination';
+import { COUNT_LIMIT, type Keyset, type SortDirection, type SqlList, countUpTo, fewRowsByIds, limitSql, paginateArray, paginateSql, sortsFewer } from '../../../http/pagination';
 import { inTransaction } from '../../../db/connection';
 import { projectListVersion } from '../project-list-version';
 import { Access, PROJECT_MEMBER_ACCESS_LEVELS, canReadGroup, effectiveGroupAccess, effectiveProjectAccess, loadProject, memberProjectsSql, visibleProjectsSql } from '../access';
@@ -28,6 +28,8 @@ import { createProjectRepository, removeDeletedRepositories } from '../../reposi
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { avatarUrl, readAvatarParam, writeAvatar } from '../avatars';
 import { PROJECT_WRITES } from '../project-rows';
+import { rowsByIds } from '../../../db/written-rows';
+import type { Db } from '../../../db/connection';
 import { type FeatureType, featureHiddenProjectIds } from '../feature-access';
 import { projectGroupLinks } from '../group-links';
 
@@ -157,6 +159,38 @@ function withFeatureAvailable(rc: RequestContext, where: ListWhere, type: Featur
   if (hidden.length) where.add(`p.id NOT IN (${hidden.map(Number).join(', ')})`);
 }
 
+/**
+ * A page of projects by star_count (then id, the same way), read in two parts instead of every
+ * project of the list counted its stars and sorted (10,000 projects, after every write to one:
+ * ~1.7 ms a page): the starred ones (those project_stars names, few as a rule) sorted by their
+ * count, and the others (a count of 0) in id order, walked by the table's own; descending, the
+ * starred first, ascending last. The same rows in the same order as the list's ORDER BY.
+ */
+export function starCountRows(db: Db, list: SqlList<Project>, sort: SortDirection): SqlList<Project>['rows'] {
+  const ids = (rows: unknown[]): number[] => (rows as { id: number }[]).map((r) => r.id);
+  return (limit, offset) => {
+    // The conditions read by their own indexes where that sorts fewer than the id order walks to the page (paginateSql's choice).
+    const narrow = list.narrow ?? list.from;
+    const conditions = narrow !== list.from && sortsFewer(db, narrow, countUpTo(db, narrow, list.args, COUNT_LIMIT + 1), offset + limit) ? narrow : list.from;
+    const part = (starred: boolean) => `${conditions} AND p.id ${starred ? 'IN' : 'NOT IN'} (SELECT project_id FROM project_stars)`;
+    const starred = ids(db.prepare(`SELECT p.id AS id ${part(true)} ORDER BY ${list.order}`).all(...list.args));
+    const unstarred = (n: number, skip: number): number[] =>
+      n > 0 ? ids(db.prepare(`SELECT p.id AS id ${part(false)} ORDER BY p.id ${sort} ${limitSql(n)} OFFSET ?`).all(...list.args, skip)) : [];
+    let page: number[];
+    if (sort === 'desc') {
+      const first = starred.slice(offset, offset + limit);
+      page = [...first, ...unstarred(limit - first.length, Math.max(0, offset - starred.length))];
+    } else {
+      const first = unstarred(limit, offset);
+      // Where the starred part starts: after the last unstarred one read, or (none read) after them all.
+      const others = first.length ? offset + first.length : (db.prepare(`SELECT count(*) AS n ${part(false)}`).get(...list.args) as { n: number }).n;
+      const from = Math.max(0, offset - others);
+      page = [...first, ...starred.slice(from, from + limit - first.length)];
+    }
+    return rowsByIds<Project>(db, PROJECT_WRITES, page);
+  };
+}
+
 /** A list of projects from projectListFilters' conditions (alias `p`): walked in the order's index or read from the conditions' own (SqlList.narrow). */
 export function projectSqlList(where: ListWhere, order: string, keyset?: Keyset<Project>): SqlList<Project> {
   return {
@@ -284,6 +318,7 @@ export async function listProjects(rc: RequestContext, extra?: (where: ListWhere
   extra?.(where);
   const list = projectSqlList(where, order, projectKeyset(orderBy, sort));
   if (!fewRows) list.anchors = projectListAnchors(rc.svc, list, orderBy, sort);
+  if (!fewRows && orderBy === 'star_count') list.rows = starCountRows(rc.svc.db, list, sort);
   return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
 }
 
