@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { pagedReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
-import { anchorsHeld } from '../../src/main/service/http/pagination';
+import { anchorsHeld, anchorsRewritten } from '../../src/main/service/http/pagination';
 
 /**
  * Deep pages of a project's merge requests (core/020) and issues (core/019) start after a row an
@@ -154,6 +154,38 @@ describe("a project's deep page of issues polled while issues are created", () =
     }
     // Each new issue moves the page's anchors along by one; the page's own replace them.
     expect(anchorsHeld(s.service.context.db)).toBeLessThanOrEqual(held);
+  });
+
+  it('moves the anchors along at once for issues created before them, leaves them for issues after, sets each again for an issue among them', async () => {
+    const db = s.service.context.db;
+    const check = async (n: number, sort: 'asc' | 'desc'): Promise<void> => {
+      const res = await s.get(`/projects/${project}/issues`, { query: { per_page: '20', page: String(n), state: 'all', sort } });
+      const order = sort === 'desc' ? newestFirst(issues) : newestFirst(issues).reverse();
+      expect(ids(res)).toEqual(order.slice((n - 1) * 20, n * 20).map((x) => x.id));
+      expect(res.headers.get('x-total')).toBe(String(issues.length));
+      expect(res.headers.get('x-next-page')).toBe(String(n + 1));
+    };
+    const pages = async (): Promise<void> => {
+      for (const n of [60, 61, 75]) for (const sort of ['desc', 'asc'] as const) await check(n, sort);
+    };
+    await pages();
+    const rewritten = anchorsRewritten(db);
+    for (let i = 0; i < 5; i++) {
+      const made = await s.post(`/projects/${project}/issues`, { title: `Created ${i}` });
+      expect(made.status).toBe(201);
+      issues.push({ id: made.body.id, iid: made.body.iid, title: made.body.title, state: 'opened', createdAt: made.body.created_at, updatedAt: made.body.updated_at });
+      await pages();
+    }
+    // Newest first, each new issue sorts before every anchor; oldest first, after every one: none is set again.
+    expect(anchorsRewritten(db)).toBe(rewritten);
+    // An issue dated among the anchors (written in SQL, as an import does): those after it in either order move, the others stay.
+    const among = newestFirst(issues)[1_300];
+    const ctx = s.service.context;
+    const imported = insertImportedIssue(ctx, project, { iid: 90_000, title: 'Among', description: null, authorId: 1, state: 'opened', labels: [], confidential: false, createdAt: among.createdAt, updatedAt: among.updatedAt, importedFrom: 'none' });
+    issues.push({ id: imported.id, iid: 90_000, title: 'Among', state: 'opened', createdAt: among.createdAt, updatedAt: among.updatedAt });
+    await pages();
+    expect(anchorsRewritten(db)).toBeGreaterThan(rewritten);
+    await pages();
   });
 });
 

@@ -321,22 +321,65 @@ interface Anchor {
   id: number;
 }
 /**
- * A list's anchors at a version: offset -> the row just before it; `start`: the list's first row
+ * A list's anchors by offset (offset -> the row just before it), each held at its offset less
+ * `shift`: rows inserted before every anchor (new records at the front of a newest-first list)
+ * move them all along by adding to `shift` instead of each anchor being set again.
+ */
+class OffsetAnchors {
+  private readonly held = new Map<number, Anchor>();
+  private shift = 0;
+
+  get size(): number {
+    return this.held.size;
+  }
+  get(offset: number): Anchor | undefined {
+    return this.held.get(offset - this.shift);
+  }
+  set(offset: number, anchor: Anchor): void {
+    this.held.set(offset - this.shift, anchor);
+  }
+  delete(offset: number): void {
+    this.held.delete(offset - this.shift);
+  }
+  clear(): void {
+    this.held.clear();
+  }
+  /** Every anchor `n` rows further along. */
+  moveAlong(n: number): void {
+    this.shift += n;
+  }
+  *offsets(): IterableIterator<number> {
+    for (const held of this.held.keys()) yield held + this.shift;
+  }
+  *[Symbol.iterator](): IterableIterator<[number, Anchor]> {
+    for (const [held, anchor] of this.held) yield [held + this.shift, anchor];
+  }
+}
+
+/**
+ * A list's anchors at a version (OffsetAnchors); `start`: the list's first row
  * (PageAnchors.startBound); `endsBy`: an offset the list has no row at, when a read found its end.
  */
 interface ListAnchors {
   version: number;
-  at: Map<number, Anchor>;
+  at: OffsetAnchors;
   start?: Anchor;
   endsBy?: number;
 }
 const anchorStores = new WeakMap<Db, Map<string, ListAnchors>>();
+/** Anchors set again one by one at new offsets (movedAnchors), per database: for tests. */
+const anchorsRewrittenBy = new WeakMap<Db, number>();
 
 /** Anchors held across every list (anchoredRows), for tests of their bound. */
 export function anchorsHeld(db: Db): number {
   let n = 0;
   for (const known of anchorStores.get(db)?.values() ?? []) n += known.at.size;
   return n;
+}
+
+/** Anchors movedAnchors has set again one by one at new offsets (rather than moved all at once or left), for tests. */
+export function anchorsRewritten(db: Db): number {
+  return anchorsRewrittenBy.get(db) ?? 0;
 }
 
 /** The anchors of a list at its current version. */
@@ -350,7 +393,7 @@ function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors 
     const moved = later?.at.size ? movedAnchors(db, list, a, later, version) : null;
     const start = later?.start ? movedStart(db, list, a, later.start, later.version, version) : undefined;
     if (!known && store.size >= ANCHORED_LISTS) store.clear();
-    known = moved ?? { version, at: new Map() };
+    known = moved ?? { version, at: new OffsetAnchors() };
     if (start) known.start = start;
     store.set(a.key, known);
   }
@@ -361,6 +404,9 @@ function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors 
 /**
  * The anchors of an earlier version of the list, moved along by the rows inserted since
  * (PageAnchors.inserted): each by the inserted rows that are in the list and sort before its row.
+ * Rows that all sort before the first anchor (new records in a newest-first list) move every
+ * anchor along at once, rows that sort after the last leave them; only rows among the anchors set
+ * each again (a poll of a deep page after each new record set every anchor of the list anew).
  * Null when anything but inserts changed the table meanwhile.
  */
 function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: ListAnchors, version: number): ListAnchors | null {
@@ -377,13 +423,25 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: List
   const first = a.sort === 'desc' ? 1 : -1;
   const sortsBefore = (x: Anchor, y: Anchor): boolean =>
     x.value === y.value ? (x.id - y.id) * first > 0 : (x.value > y.value ? 1 : -1) * first > 0;
-  const at = new Map<number, Anchor>();
+  // The first row is forgotten: page 1 finds it again.
+  let head: [number, Anchor] | undefined;
+  let tail: [number, Anchor] | undefined;
+  for (const held of from.at) {
+    if (!head || held[0] < head[0]) head = held;
+    if (!tail || held[0] > tail[0]) tail = held;
+  }
+  if (!added.some((x) => sortsBefore(x, tail![1]))) return { version, at: from.at };
+  if (added.every((x) => sortsBefore(x, head![1]))) {
+    from.at.moveAlong(added.length);
+    return { version, at: from.at };
+  }
+  const at = new OffsetAnchors();
   for (const [offset, anchor] of from.at) {
     let before = 0;
     for (const x of added) if (sortsBefore(x, anchor)) before++;
     at.set(offset + before, anchor);
   }
-  // The first row is forgotten: page 1 finds it again.
+  anchorsRewrittenBy.set(db, anchorsRewritten(db) + at.size);
   return { version, at };
 }
 
@@ -479,7 +537,7 @@ function anchoredRows<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, limit: num
     // moved by every insert and scanned by every read).
     const near = limit - 1;
     if (at.size < 2 * near) {
-      for (const x of at.keys()) if (x !== o && Math.abs(x - o) < near) at.delete(x);
+      for (const x of at.offsets()) if (x !== o && Math.abs(x - o) < near) at.delete(x);
     } else
       for (let d = 1; d < near; d++) {
         at.delete(o - d);
