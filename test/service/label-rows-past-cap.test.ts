@@ -9,8 +9,8 @@ import { LABEL_ROWS } from '../../src/main/service/areas/core/label-rows-list';
  * rows answer, past LABEL_ROWS.walk rows of the title, is still read from those rows in the order's
  * index when its page would read every row of that title anyway (idSetLists reads the title's set
  * and sorts it): the walk reads no more rows and sorts none. Not with a bound on the other date
- * column, which the set's read seeks by, nor in a project. The rows, order and headers are the
- * records' either way.
+ * column, which the set's read seeks by, nor in a project with a milestone or a state that seeks
+ * fewer than half the title's rows. The rows, order and headers are the records' either way.
  */
 let s: TestService;
 let group: number;
@@ -25,6 +25,7 @@ interface Seed {
   projectId: number;
   labels: string[];
   milestone: boolean;
+  state: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -63,7 +64,7 @@ beforeAll(async () => {
         headSha: '1'.repeat(40),
         mergedAt: i % 4 === 0 ? updatedAt : null,
       });
-      seeds.push({ id: mr.id, projectId, labels, milestone, createdAt, updatedAt });
+      seeds.push({ id: mr.id, projectId, labels, milestone, state: i % 4 === 0 ? 'merged' : 'opened', createdAt, updatedAt });
     }
   })();
   LABEL_ROWS.walk = 1;
@@ -73,11 +74,11 @@ afterAll(async () => {
   await s.stop();
 });
 
-/** The records with `fix` (any case) and no milestone meeting `keep`, by `column` in `sort`, ties by id the same way. */
-function want(column: 'createdAt' | 'updatedAt', sort: 'asc' | 'desc', keep: (r: Seed) => boolean = () => true, inProject?: number): number[] {
+/** The records with `fix` (any case) meeting `keep` (by default: no milestone), by `column` in `sort`, ties by id the same way. */
+function want(column: 'createdAt' | 'updatedAt', sort: 'asc' | 'desc', keep: (r: Seed) => boolean = (r) => !r.milestone): number[] {
   const dir = sort === 'asc' ? 1 : -1;
   return seeds
-    .filter((r) => r.labels.some((l) => l.toLowerCase() === 'fix') && !r.milestone && keep(r) && (inProject === undefined || r.projectId === inProject))
+    .filter((r) => r.labels.some((l) => l.toLowerCase() === 'fix') && keep(r))
     .sort((a, b) => dir * (a[column] < b[column] ? -1 : a[column] > b[column] ? 1 : a.id - b.id))
     .map((r) => r.id);
 }
@@ -102,22 +103,35 @@ describe("a title's rows past LABEL_ROWS.walk that the page would read anyway", 
       const query = { labels: 'FIX', milestone: 'None', created_after: after, ...scope };
       const reads = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, per_page: '9', page: '2' } })));
       expect(reads.map((r) => LABEL_ROWS_WALK.test(r.sql)), path).toEqual([true]);
-      await expectEveryPage(s, path, query, want('createdAt', 'desc', (r) => r.createdAt >= after), 4);
+      await expectEveryPage(s, path, query, want('createdAt', 'desc', (r) => !r.milestone && r.createdAt >= after), 4);
     }
   });
 
-  it('not with a bound on the other date column, nor in a project: the set read and sorted, the same answers', async () => {
+  it('not with a bound on the other date column: the set read and sorted, the same answers', async () => {
     const before = new Date(Date.UTC(2024, 2, 1) + 120 * MINUTE).toISOString();
     for (const [path, scope] of [[`/groups/${group}/merge_requests`, {}], ['/merge_requests', { scope: 'all' }]] as const) {
       const query = { labels: 'fix', milestone: 'None', updated_before: before, ...scope };
       const reads = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, per_page: '9', page: '2' } })));
       expect(reads.map((r) => LABEL_ROWS_WALK.test(r.sql)), path).toEqual([false]);
-      await expectEveryPage(s, path, query, want('createdAt', 'desc', (r) => r.updatedAt <= before), 5);
+      await expectEveryPage(s, path, query, want('createdAt', 'desc', (r) => !r.milestone && r.updatedAt <= before), 5);
     }
+  });
+
+  it("a project's: walked, with a state holding most of the title's rows; not with a milestone, nor a state holding fewer than half", async () => {
     const path = `/projects/${project}/merge_requests`;
-    const query = { labels: 'fix', milestone: 'None' };
-    const reads = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, per_page: '9', page: '2' } })));
-    expect(reads.map((r) => r.sql.includes('issuable_labels_created')), path).toEqual([false]);
-    await expectEveryPage(s, path, query, want('createdAt', 'desc', () => true, project), 6);
+    const inProject = (keep: (r: Seed) => boolean) => (r: Seed) => r.projectId === project && keep(r);
+    // Of `fix`'s rows in the project, most are opened, few merged (every 20th record).
+    const cases: [Record<string, string>, (r: Seed) => boolean, boolean][] = [
+      [{ milestone: 'None' }, (r) => !r.milestone, true],
+      [{ milestone: 'None', state: 'opened', sort: 'asc' }, (r) => !r.milestone && r.state === 'opened', true],
+      [{ milestone: 'v1' }, (r) => r.milestone, false],
+      [{ milestone: 'None', state: 'merged' }, (r) => !r.milestone && r.state === 'merged', false],
+    ];
+    for (const [more, keep, walked] of cases) {
+      const query = { labels: 'fix', ...more };
+      const reads = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, per_page: '20' } })));
+      expect(reads.map((r) => r.sql.startsWith('SELECT il.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_created')), JSON.stringify(more)).toEqual([walked]);
+      await expectEveryPage(s, path, query, want('createdAt', more.sort === 'asc' ? 'asc' : 'desc', inProject(keep)), 6);
+    }
   });
 });
