@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { pagedReads } from '../helpers/lists';
+import { pagedReads, preparedBy } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
 import { anchorsHeld, anchorsRewritten } from '../../src/main/service/http/pagination';
 
@@ -170,12 +170,16 @@ describe("a project's deep page of issues polled while issues are created", () =
     };
     await pages();
     const rewritten = anchorsRewritten(db);
-    for (let i = 0; i < 5; i++) {
-      const made = await s.post(`/projects/${project}/issues`, { title: `Created ${i}` });
-      expect(made.status).toBe(201);
-      issues.push({ id: made.body.id, iid: made.body.iid, title: made.body.title, state: 'opened', createdAt: made.body.created_at, updatedAt: made.body.updated_at });
-      await pages();
-    }
+    const prepared = await preparedBy(s, async () => {
+      for (let i = 0; i < 5; i++) {
+        const made = await s.post(`/projects/${project}/issues`, { title: `Created ${i}` });
+        expect(made.status).toBe(201);
+        issues.push({ id: made.body.id, iid: made.body.iid, title: made.body.title, state: 'opened', createdAt: made.body.created_at, updatedAt: made.body.updated_at });
+        await pages();
+      }
+    });
+    // Where each new issue stands in the list is read by a statement a list prepares once, not at each move.
+    expect(prepared.filter((sql) => /^SELECT x\.created_at AS value, x\.id AS id FROM .* AND x\.id = \?$/s.test(sql)).length).toBeLessThanOrEqual(2);
     // Newest first, each new issue sorts before every anchor; oldest first, after every one: none is set again.
     expect(anchorsRewritten(db)).toBe(rewritten);
     // An issue dated among the anchors (written in SQL, as an import does): those after it in either order move, the others stay.

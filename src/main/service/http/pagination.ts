@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { Db } from '../db/connection';
 import { type WriteLog, rowsByIds } from '../db/written-rows';
 import type { RequestContext } from './route';
@@ -365,6 +366,8 @@ interface ListAnchors {
   at: OffsetAnchors;
   start?: Anchor;
   endsBy?: number;
+  /** movedAnchors' statement (is this row in the list, and where), prepared at the list's first move and carried to its later versions. */
+  inList?: Database.Statement;
 }
 const anchorStores = new WeakMap<Db, Map<string, ListAnchors>>();
 /** Anchors set again one by one at new offsets (movedAnchors), per database: for tests. */
@@ -412,9 +415,11 @@ function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors 
 function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: ListAnchors, version: number): ListAnchors | null {
   const ids = a.inserted?.(from.version, version);
   if (!ids) return null;
+  if (ids.length === 0) return { version, at: from.at, inList: from.inList };
   // One id at a time: SQLite reads `id = ?` by the primary key, where `id IN (...)` walked the
-  // list's own index (a million rows) to check each against the list.
-  const inList = db.prepare(`SELECT ${a.column} AS value, ${a.idColumn} AS id ${list.from} AND ${a.idColumn} = ?`);
+  // list's own index (a million rows) to check each against the list. Prepared once for the list
+  // (its key names its SQL), not made and looked up in the statement cache at every move.
+  const inList = (from.inList ??= db.prepare(`SELECT ${a.column} AS value, ${a.idColumn} AS id ${list.from} AND ${a.idColumn} = ?`));
   const added: Anchor[] = [];
   for (const id of ids) {
     const row = inList.get(...list.args, id) as Anchor | undefined;
@@ -430,10 +435,10 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: List
     if (!head || held[0] < head[0]) head = held;
     if (!tail || held[0] > tail[0]) tail = held;
   }
-  if (!added.some((x) => sortsBefore(x, tail![1]))) return { version, at: from.at };
+  if (!added.some((x) => sortsBefore(x, tail![1]))) return { version, at: from.at, inList };
   if (added.every((x) => sortsBefore(x, head![1]))) {
     from.at.moveAlong(added.length);
-    return { version, at: from.at };
+    return { version, at: from.at, inList };
   }
   const at = new OffsetAnchors();
   for (const [offset, anchor] of from.at) {
@@ -442,7 +447,7 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: List
     at.set(offset + before, anchor);
   }
   anchorsRewrittenBy.set(db, anchorsRewritten(db) + at.size);
-  return { version, at };
+  return { version, at, inList };
 }
 
 /**
