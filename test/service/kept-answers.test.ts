@@ -137,8 +137,10 @@ describe("a project's page kept whole by its request", () => {
     expect(asGuest.ids.length).toBeLessThan(rootSees.ids.length);
     ok(await s.put(`/users/${admin.user.id}`, { admin: true }));
     expect(await answer('issues', shape, admin.token)).toEqual(rootSees);
-    // A Guest's page (it reads memberships) made a Planner's.
+    // A Guest's page (it reads memberships, kept too) made a Planner's.
     expect(await answer('issues', shape, guest.token)).toEqual(asGuest);
+    ok(await s.put(`/projects/${other}`, { description: 'elsewhere guest' }));
+    expect(await planReads(async () => expect(await answer('issues', shape, guest.token)).toEqual(asGuest))).toEqual([]);
     ok(await s.put(`/projects/${project}/members/${guest.user.id}`, { access_level: 15 }));
     expect(await answer('issues', shape, guest.token)).toEqual(rootSees);
     ok(await s.put(`/projects/${project}/members/${guest.user.id}`, { access_level: 10 }));

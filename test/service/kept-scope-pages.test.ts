@@ -137,12 +137,12 @@ describe("a group's and the instance's pages kept whole by their request", () =>
 
   it("answer afresh after the caller's membership, a group's share or a feature's level changes", async () => {
     const shape = { scope: 'all', per_page: '100' };
-    // Merge requests: a caller's view of them reads no membership beyond the scope's, so their pages are kept.
+    // A caller's pages, their view of confidential issues by their memberships too (read through the projects' listed columns).
     const lists = [`/groups/${group}/merge_requests`, '/merge_requests', `/groups/${group}/issues`, '/issues'];
     const sees = async (path: string) => projectsOf(await answer(path, shape, viewer.token));
     for (const path of lists) expect(await sees(path), path).toEqual([open]);
     ok(await s.put(`/projects/${elsewhere}`, { description: 'elsewhere, for the viewer' }));
-    for (const path of lists.slice(0, 2)) expect(await listReads(async () => expect(await sees(path), path).toEqual([open])), path).toEqual([]);
+    for (const path of lists) expect(await listReads(async () => expect(await sees(path), path).toEqual([open])), path).toEqual([]);
     await s.addMember('projects', closed, viewer.user.id, 20);
     for (const path of lists) expect(await sees(path), path).toEqual([open, closed]);
     ok(await s.del(`/projects/${closed}/members/${viewer.user.id}`));
@@ -153,6 +153,19 @@ describe("a group's and the instance's pages kept whole by their request", () =>
     for (const path of lists) expect(await sees(path), path).toEqual([open, closed]);
     ok(await s.del(`/projects/${closed}/share/${team.id}`));
     for (const path of lists) expect(await sees(path), path).toEqual([open]);
+    // A confidential issue: a Guest of the group does not see it, a Planner does.
+    ok(await s.put(`/projects/${open}/issues/1`, { confidential: true }));
+    const issueLists = [`/groups/${group}/issues`, '/issues'];
+    const iids = async (path: string) => (await answer(path, shape, viewer.token)).rows.filter((r: unknown[]) => r[0] === open).map((r: unknown[]) => r[1]);
+    for (const path of issueLists) expect(await iids(path), path).not.toContain(1);
+    await s.addMember('groups', group, viewer.user.id, 10);
+    for (const path of issueLists) expect(await iids(path), path).not.toContain(1);
+    ok(await s.put(`/groups/${group}/members/${viewer.user.id}`, { access_level: 15 }));
+    for (const path of issueLists) expect(await iids(path), path).toContain(1);
+    ok(await s.put(`/groups/${group}/members/${viewer.user.id}`, { access_level: 10 }));
+    for (const path of issueLists) expect(await iids(path), path).not.toContain(1);
+    ok(await s.del(`/groups/${group}/members/${viewer.user.id}`));
+    ok(await s.put(`/projects/${open}/issues/1`, { confidential: false }));
     // A feature made private to members leaves an outsider's lists (and an administrator's, disabled).
     for (const [kind, setting] of [['merge_requests', 'merge_requests_access_level'], ['issues', 'issues_access_level']] as const) {
       const mine = lists.filter((path) => path.includes(kind));

@@ -2,6 +2,7 @@ import type { RequestContext } from '../../http/route';
 import { COUNT_LIMIT, type SqlList, countUpTo } from '../../http/pagination';
 import { type Db, tableVersion } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
+import { PROJECTS_LISTED_VERSION, readsListedProjectsOnly } from './project-list-version';
 import { type Scope, lastListWrite, listVersion, listVersionIn } from './workitems';
 
 /** A count past COUNT_LIMIT is walked this much further, so that it stays past it through as many writes. */
@@ -151,10 +152,10 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
   const keyed = (key: unknown) => (sql: string) => (sql.includes(MILESTONE_TITLE) ? [key, tableVersion(db, 'milestones') ?? 0] : key);
   if (scope.projectId !== undefined) {
     const projectId = scope.projectId;
-    return { key: projectId, version: () => listVersionIn(db, type, projectId), reads: own, keyOf: keyed(projectId), beyond: (sql) => tablesBeyond(sql, table) };
+    return { key: projectId, version: () => listVersionIn(db, type, projectId), reads: own, keyOf: keyed(projectId), beyond: (sql) => tablesBeyond(db, sql, table) };
   }
   if (scope.instance || (!scope.projects && !scope.unindexed && !scope.idSets?.length && readsOnly(`FROM ${table} x WHERE ${scope.where}`, table))) {
-    return { key: 'instance', version: () => lastListWrite(db), reads: own, keyOf: keyed('instance'), beyond: (sql) => tablesBeyond(sql, table) };
+    return { key: 'instance', version: () => lastListWrite(db), reads: own, keyOf: keyed('instance'), beyond: (sql) => tablesBeyond(db, sql, table) };
   }
   if (!scope.projects) return undefined;
   const ids = (db.prepare(`SELECT id FROM (${scope.projects}) LIMIT ${VERSIONED_PROJECTS + 1}`).all(...scope.args) as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
@@ -167,7 +168,7 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
     version: () => (db.prepare(`SELECT coalesce(sum(version), 0) AS v FROM ${versions} WHERE project_id IN (SELECT value FROM json_each(?))`).get(idList) as { v: number }).v,
     reads: (sql, also) => own(sql.split(projects).join(''), also),
     keyOf: keyed(ids),
-    beyond: (sql) => tablesBeyond(sql.split(projects).join(''), table),
+    beyond: (sql) => tablesBeyond(db, sql.split(projects).join(''), table),
   };
 }
 
@@ -327,10 +328,13 @@ const beyondReads = new Map<string, Map<string, string[] | null>>();
  * The tables `sql` reads (after FROM or JOIN) besides `table` and what its records' own writes keep
  * (readsOwn's label rows and milestone titles), and json_each of an argument (what it reads is in
  * the arguments), each once: those whose versions (core/099, core/109, core/173) must hold too for
- * an answer read at the records' version to hold. Null where the text cannot tell (readsOnly's
- * refusals: a comma join, a time that moves on its own). Asked on every page: remembered by text.
+ * an answer read at the records' version to hold. A WITH clause's names are no tables (what they
+ * read, their own FROMs name); projects read only through their listed columns (a caller's
+ * memberships: readsListedProjectsOnly) are named by those columns' version, projects_listed
+ * (core/130). Null where the text cannot tell (readsOnly's refusals: a comma join, a time that
+ * moves on its own). Asked on every page: remembered by text.
  */
-export function tablesBeyond(sql: string, table: string): string[] | null {
+export function tablesBeyond(db: Db, sql: string, table: string): string[] | null {
   let known = beyondReads.get(table);
   if (!known) beyondReads.set(table, (known = new Map()));
   let tables = known.get(sql);
@@ -339,11 +343,19 @@ export function tablesBeyond(sql: string, table: string): string[] | null {
     const text = sql.replace(OWN_LABEL_ROWS, '').replace(LABEL_SET_ROWS, '').replace(MILESTONE_TITLES, '');
     const named = new Set<string>();
     for (const m of text.matchAll(/\b(?:FROM|JOIN)\s+([^\s(),]+)(\(\?\))?/gi)) if (m[1] !== table && !(m[1] === 'json_each' && m[2])) named.add(m[1]);
+    for (const m of text.matchAll(WITH_NAMES)) named.delete(m[1]);
+    if (named.has('projects') && readsListedProjectsOnly(db, text)) {
+      named.delete('projects');
+      named.add(PROJECTS_LISTED_VERSION);
+    }
     tables = tablesTold(text) ? [...named] : null;
     known.set(sql, tables);
   }
   return tables;
 }
+
+/** The name a WITH clause gives what it reads (`WITH RECURSIVE ug(id) AS (`: access.ts's memberships). */
+const WITH_NAMES = /\bWITH\s+(?:RECURSIVE\s+)?(\w+)\s*(?:\([^()]*\))?\s*AS\s*\(/gi;
 
 /** Whether `sql`'s FROMs and JOINs name every table it reads, and it names no time that moves on its own. */
 function tablesTold(sql: string): boolean {

@@ -20,7 +20,7 @@ function columnsOfProjects(db: Db): Set<string> {
 }
 
 /** table_versions' name for the version of the projects' listed columns. */
-const LISTED_VERSION = 'projects_listed';
+export const PROJECTS_LISTED_VERSION = 'projects_listed';
 
 export const projectsListedVersionMigration = {
   // A version of the projects' rows as lists see them (LISTED_COLUMNS): moved by an insert, a delete
@@ -30,13 +30,13 @@ export const projectsListedVersionMigration = {
   // on each; routes/projects.ts projectListAnchors).
   name: 'core/130_projects_listed_version',
   sql: `
-INSERT INTO table_versions (name, version) VALUES ('${LISTED_VERSION}', 0);
-CREATE TRIGGER projects_listed_version_insert AFTER INSERT ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${LISTED_VERSION}'; END;
+INSERT INTO table_versions (name, version) VALUES ('${PROJECTS_LISTED_VERSION}', 0);
+CREATE TRIGGER projects_listed_version_insert AFTER INSERT ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${PROJECTS_LISTED_VERSION}'; END;
 CREATE TRIGGER projects_listed_version_update AFTER UPDATE ON projects
   WHEN ${LISTED_COLUMNS.map((c) => `NEW.${c} IS NOT OLD.${c}`).join(' OR ')} BEGIN
-  UPDATE table_versions SET version = version + 1 WHERE name = '${LISTED_VERSION}';
+  UPDATE table_versions SET version = version + 1 WHERE name = '${PROJECTS_LISTED_VERSION}';
 END;
-CREATE TRIGGER projects_listed_version_delete AFTER DELETE ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${LISTED_VERSION}'; END;
+CREATE TRIGGER projects_listed_version_delete AFTER DELETE ON projects BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${PROJECTS_LISTED_VERSION}'; END;
 `,
 };
 
@@ -49,6 +49,46 @@ CREATE TRIGGER projects_listed_version_delete AFTER DELETE ON projects BEGIN UPD
 export function projectListVersion(db: Db, sqls: string[]): () => number {
   const columns = columnsOfProjects(db);
   const listedOnly = sqls.every((sql) => [...sql.matchAll(/[A-Za-z_]\w*/g)].every(([word]) => !columns.has(word) || LISTED.has(word)));
-  const projects = listedOnly ? LISTED_VERSION : 'projects';
+  const projects = listedOnly ? PROJECTS_LISTED_VERSION : 'projects';
   return () => (tableVersion(db, projects) ?? 0) + (tableVersion(db, 'namespaces') ?? 0);
+}
+
+/**
+ * Whether `sql` reads projects only inside subqueries (parenthesized) in which every word that names
+ * a column of projects names a listed one (projectListVersion's rule, for each such subquery): a
+ * caller's memberships (`SELECT p.id FROM projects p WHERE p.id IN (...) OR p.namespace_id IN (...)`,
+ * access.ts memberProjectsSql), whose answer the listed columns' version and the memberships' and
+ * namespaces' hold, where projects' own version moves with every description and activity time.
+ */
+export function readsListedProjectsOnly(db: Db, sql: string): boolean {
+  const columns = columnsOfProjects(db);
+  for (const m of sql.matchAll(/\b(?:FROM|JOIN)\s+projects\b/gi)) {
+    const open = enclosingParen(sql, m.index);
+    if (open < 0) return false;
+    const close = matchingParen(sql, open);
+    if (close < 0) return false;
+    const words = sql.slice(open + 1, close).matchAll(/[A-Za-z_]\w*/g);
+    for (const [word] of words) if (columns.has(word) && !LISTED.has(word)) return false;
+  }
+  return true;
+}
+
+/** The index of the `(` that opens the parenthesized text around `at`, or -1. */
+function enclosingParen(sql: string, at: number): number {
+  let depth = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    if (sql[i] === ')') depth++;
+    else if (sql[i] === '(' && depth-- === 0) return i;
+  }
+  return -1;
+}
+
+/** The index of the `)` that closes the `(` at `open`, or -1. */
+function matchingParen(sql: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < sql.length; i++) {
+    if (sql[i] === '(') depth++;
+    else if (sql[i] === ')' && --depth === 0) return i;
+  }
+  return -1;
 }
