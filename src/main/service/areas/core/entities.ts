@@ -1062,9 +1062,14 @@ function movedIssuablePage<R extends PeopleRow & { project_id: number; milestone
   const onPage = new Set(rows);
   const reads = was.reads.filter(([r]) => onPage.has(r));
   if (others.reads(ec, row, counts)) reads.unshift([row, others.value(ec, row, counts)]);
-  const paths = [...was.paths];
+  // Of the kept paths and milestones, those the page's rows still name (a row reads its own project's
+  // and milestone's alone): the row that left takes its own along, and a page moved again and again
+  // checks no more than it shows.
+  const projectIds = new Set(rows.map((r) => r.project_id));
+  const milestoneIds = new Set(rows.map((r) => r.milestone_id));
+  const paths = was.paths.filter(([id]) => projectIds.has(id));
   for (const [id, p] of counts.projects) if (!paths.some(([known]) => known === id)) paths.push([id, p.fullPath]);
-  const milestones = [...was.milestones];
+  const milestones = was.milestones.filter((kept) => milestoneIds.has(kept.id));
   for (const [id, m] of counts.milestones) if (!milestones.some((known) => known.id === id)) milestones.push(keptMilestone(ec, id, m));
   return { entities: [built, ...kept.entities], inputs: { versions: was.versions, counts, paths, milestones, reads } };
 }
