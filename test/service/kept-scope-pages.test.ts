@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
 import { statementReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+import { VERSIONED_PROJECTS } from '../../src/main/service/areas/core/count-versions';
 
 /**
  * A group's and the instance's issue and merge request pages kept whole by their request
@@ -178,5 +179,27 @@ describe("a group's and the instance's pages kept whole by their request", () =>
       for (const path of mine) expect(await sees(path), path).toEqual([open]);
       expect(await Promise.all(mine.map((path) => answer(path, shape)))).toEqual(rootBefore);
     }
+  });
+
+  it('keep a scope of more projects than recordsVersion counts (the instance a member sees), fresh after a record, a visibility or a membership changes', async () => {
+    for (let i = 0; i < VERSIONED_PROJECTS; i++) await s.createProject({ name: `scope-wide-${i}`, visibility: 'public' });
+    const shape = { scope: 'all', per_page: '100' };
+    const lists = ['/issues', '/merge_requests'];
+    const sees = async (path: string) => projectsOf(await answer(path, shape, viewer.token));
+    for (const path of lists) expect(await sees(path), path).toEqual([open]);
+    ok(await s.put(`/projects/${elsewhere}`, { description: 'elsewhere, wide' }));
+    for (const path of lists) expect(await listReads(async () => expect(await sees(path), path).toEqual([open])), path).toEqual([]);
+    for (const path of lists) {
+      const kind = path.slice(1);
+      ok(await s.put(`/projects/${open}/${kind}/2`, { title: `Wide ${kind}` }));
+      expect((await answer(path, shape, viewer.token)).rows.find((r: unknown[]) => r[1] === 2)?.[2], path).toBe(`Wide ${kind}`);
+    }
+    ok(await s.put(`/projects/${open}`, { visibility: 'private' }));
+    for (const path of lists) expect(await sees(path), path).toEqual([]);
+    ok(await s.put(`/projects/${open}`, { visibility: 'public' }));
+    await s.addMember('projects', closed, viewer.user.id, 20);
+    for (const path of lists) expect(await sees(path), path).toEqual([open, closed]);
+    ok(await s.del(`/projects/${closed}/members/${viewer.user.id}`));
+    for (const path of lists) expect(await sees(path), path).toEqual([open]);
   });
 });

@@ -173,6 +173,25 @@ export function recordsVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest
 }
 
 /**
+ * A page's records' version (SqlList.keptRows) for a scope of more projects than VERSIONED_PROJECTS
+ * (recordsVersion has none: a member's or an anonymous caller's instance, every public and internal
+ * project and their own): the instance's write log, its projects' SELECT left in the SQL whose other
+ * tables' versions key the page (projects by their listed columns, memberships, namespaces:
+ * tablesBeyond). A member's /issues?scope=all read its scope and planned its list again after every
+ * write elsewhere (4-9 ms).
+ */
+export function wideScopeVersion(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope): Pick<RecordsVersion, 'version' | 'keyOf' | 'beyond'> | undefined {
+  if (!scope.projects) return undefined;
+  const db = rc.svc.db;
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
+  return {
+    version: () => lastListWrite(db),
+    keyOf: (sql) => (sql.includes(MILESTONE_TITLE) ? ['wide', tableVersion(db, 'milestones') ?? 0] : 'wide'),
+    beyond: (sql) => tablesBeyond(db, sql, table),
+  };
+}
+
+/**
  * A milestone title's ids (milestoneSet): which milestones bear the title moves with no record
  * written, so a count or anchors reading it are kept under the milestones' table version too
  * (RecordsVersion.keyOf), which any milestone write moves.

@@ -29,7 +29,7 @@ import { dueDateRows } from './order-due-date';
 import { scopeArmsRows } from './order-scope-arms';
 import { FILTERED_WALK, type IdWalk, filteredWalk, idWalk } from './order-walk';
 import { idRangeOfDates } from './id-date-zones';
-import { type CountKnown, manyScopeRecords, projectRecordsAtLeast, recordsVersion } from './count-versions';
+import { type CountKnown, manyScopeRecords, projectRecordsAtLeast, recordsVersion, wideScopeVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
 import { scopedDateBounds } from './date-bounds';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
@@ -1719,10 +1719,11 @@ function scopeListAnchors<T extends { id: number } & Record<(typeof ANCHORED_ORD
  * 2, read the label's rows again after every write elsewhere (165 ms). A project's page read its
  * ids again (its anchors, a walk's remembered statements, label rows, date buckets) and its rows by
  * id (~15-50 us of a page of 20 after a write elsewhere), a common term's search its walk.
- * Undefined for a scope of more than VERSIONED_PROJECTS projects, or a table without a version.
+ * A scope of more than VERSIONED_PROJECTS projects by the instance's write log (wideScopeVersion).
+ * Undefined for a table without a version.
  */
 export function scopePageKept(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters, list: { from: string; args: unknown[] }, order: string, seesAll: boolean): SqlList<unknown>['keptRows'] {
-  const records = recordsVersion(rc, type, scope);
+  const records = recordsVersion(rc, type, scope) ?? wideScopeVersion(rc, type, scope);
   const sql = `${list.from} ORDER BY ${order}`;
   // A search's full-text index is kept by the records' own triggers, as their label rows are (searchWalkKept).
   const index = (filters.search?.project ?? filters.search?.many ?? filters.search?.instance)?.index;
