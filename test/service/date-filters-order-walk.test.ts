@@ -67,53 +67,51 @@ function want(order: 'title' | 'merged_at', sort: 'asc' | 'desc', keep: (r: Row)
     .map((r) => r.id);
 }
 
+/** A date range's name, its query and the records it keeps. */
+type Range = [string, Record<string, string>, (r: Row) => boolean];
+
 const at = (i: number): string => new Date(createdOf(i)).toISOString();
 
 describe('a label and a date filter on another column than the order', () => {
   // Each range's records of the 120: the wide ones hold at least the bound (51), the narrow ones fewer.
-  const WIDE: [string, Record<string, string>, (r: Row) => boolean][] = [
+  const WIDE: Range[] = [
     ['created_after', { created_after: at(41) }, (r) => r.created_at >= at(41)],
     ['created_before', { created_before: at(80) }, (r) => r.created_at <= at(80)],
     ['created_after and updated_before', { created_after: at(11), updated_before: at(110) }, (r) => r.created_at >= at(11) && r.updated_at <= at(110)],
   ];
-  const NARROW: [string, Record<string, string>, (r: Row) => boolean][] = [
+  const NARROW: Range[] = [
     ['created_after', { created_after: at(90) }, (r) => r.created_at >= at(90)],
     ['updated_before', { updated_before: at(40) }, (r) => r.updated_at <= at(40)],
   ];
 
-  it('a wide range: the order index walked (no sort), every page as the records say', async () => {
+  /** Every order and direction of `ranges`: one page read, its plan checked by `expectPlan`, then every page against the records. */
+  async function expectRanges(ranges: Range[], expectPlan: (plan: string, order: 'merged_at' | 'title', name: string, what: string) => void): Promise<void> {
     for (const order of ['merged_at', 'title'] as const) {
       for (const sort of ['desc', 'asc'] as const) {
-        for (const [name, dates, keep] of WIDE) {
+        for (const [name, dates, keep] of ranges) {
           const query = { labels: 'fix', order_by: order, sort, ...dates };
           const path = `/projects/${project}/merge_requests`;
           const reads = await pagedReads(s, async () => void (await s.get(path, { query })));
           const what = `${order} ${sort} ${name}`;
           expect(reads, what).toHaveLength(1);
-          const plan = queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args);
-          expect(plan, what).toContain(`USING INDEX merge_requests_project_${order === 'title' ? 'title' : 'merged'} (project_id=?)`);
-          expect(plan, what).not.toContain('TEMP B-TREE');
+          expectPlan(queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args), order, name, what);
           await expectEveryPage(s, path, query, want(order, sort, keep), 20);
         }
       }
     }
+  }
+
+  it('a wide range: the order index walked (no sort), every page as the records say', async () => {
+    await expectRanges(WIDE, (plan, order, _name, what) => {
+      expect(plan, what).toContain(`USING INDEX merge_requests_project_${order === 'title' ? 'title' : 'merged'} (project_id=?)`);
+      expect(plan, what).not.toContain('TEMP B-TREE');
+    });
   });
 
   it('a narrow range: read by the date index and sorted, every page as the records say', async () => {
-    for (const order of ['merged_at', 'title'] as const) {
-      for (const sort of ['desc', 'asc'] as const) {
-        for (const [name, dates, keep] of NARROW) {
-          const query = { labels: 'fix', order_by: order, sort, ...dates };
-          const path = `/projects/${project}/merge_requests`;
-          const reads = await pagedReads(s, async () => void (await s.get(path, { query })));
-          const what = `${order} ${sort} ${name}`;
-          expect(reads, what).toHaveLength(1);
-          const plan = queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args);
-          expect(plan, what).toContain(`USING INDEX merge_requests_project_${name.startsWith('created') ? 'created' : 'updated'}`);
-          expect(plan, what).toContain('USE TEMP B-TREE FOR ORDER BY');
-          await expectEveryPage(s, path, query, want(order, sort, keep), 20);
-        }
-      }
-    }
+    await expectRanges(NARROW, (plan, _order, name, what) => {
+      expect(plan, what).toContain(`USING INDEX merge_requests_project_${name.startsWith('created') ? 'created' : 'updated'}`);
+      expect(plan, what).toContain('USE TEMP B-TREE FOR ORDER BY');
+    });
   });
 });
