@@ -11,6 +11,8 @@
  * a generator of their own, so a seed draws the same issue and merge request lists as before.
  *
  * Run: npx tsx bench/scale-fuzz.ts --dir <scale data dir> [--count 200] [--others 60] [--seed 1] [--runs 3] [--top 25] [--cli old/out/main/cli.js]
+ *   [--lists labels,epics] (the other lists drawn only among these, say on le17's million labels and epics;
+ *   without it the draw is as before for every seed)
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +28,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '3' },
     top: { type: 'string', default: '25' },
     cli: { type: 'string' },
+    lists: { type: 'string' },
   },
 });
 
@@ -82,13 +85,20 @@ interface OtherRequest {
   smallOn: 'big' | 'small';
 }
 
+const OTHER_LISTS = ['epics', 'epics', 'epics', 'notes', 'snippets', 'members', 'events', 'events', 'labels', 'projects', 'projects', 'groups', 'users'] as const;
+type OtherList = (typeof OTHER_LISTS)[number];
+const onlyLists = opts.lists?.split(',').map((name) => {
+  if (!(OTHER_LISTS as readonly string[]).includes(name)) throw new Error(`--lists: no list ${name} (${[...new Set(OTHER_LISTS)].join(', ')})`);
+  return name as OtherList;
+});
+
 /**
  * One random request of a list the issue and merge request draw leaves out, with 0-5 of the filters
  * GitLab's API offers it (doc/api: epics, notes, project snippets, members, events, labels, projects,
  * groups, users) and a page. Project lists compare the big project with the small one on the big
  * instance; group and instance lists the big instance with the small one, as bench/scale.ts does.
  */
-function drawOther(g: ReturnType<typeof generator>, big: ScaleManifest, small: ScaleManifest): OtherRequest {
+function drawOther(g: ReturnType<typeof generator>, big: ScaleManifest, small: ScaleManifest, only?: readonly OtherList[]): OtherRequest {
   const { pick, maybe } = g;
   const q: Record<string, string> = {};
   const page = (deep: readonly string[] = ['50', '500', '2500']) => {
@@ -100,7 +110,7 @@ function drawOther(g: ReturnType<typeof generator>, big: ScaleManifest, small: S
   const group = (list: string): OtherRequest => ({ big: `/groups/${big.groupId}/${list}?${query()}`, small: `/groups/${small.groupId}/${list}?${query()}`, smallOn: 'small' });
   const instance = (list: string): OtherRequest => ({ big: `/${list}?${query()}`, small: `/${list}?${query()}`, smallOn: 'small' });
   const dates = ['2020-01-01T00:00:00Z', '2024-06-01T00:00:00Z', '2025-06-01T00:00:00Z', '2030-01-01T00:00:00Z'];
-  const list = pick(['epics', 'epics', 'epics', 'notes', 'snippets', 'members', 'events', 'events', 'labels', 'projects', 'projects', 'groups', 'users'] as const);
+  const list = only?.length ? pick(only) : pick(OTHER_LISTS);
   switch (list) {
     case 'epics': {
       if (maybe(0.4)) q.state = pick(['opened', 'closed', 'all']);
@@ -317,7 +327,7 @@ async function main(): Promise<void> {
     // Their own generator: adding them left the draw above as it was for every seed.
     const o = generator(Number(opts.seed) + 1_000_003);
     for (let i = 0; i < Number(opts.others); i++) {
-      const req = drawOther(o, big, small);
+      const req = drawOther(o, big, small, onlyLists);
       const b = await onBig(req.big);
       const s = req.smallOn === 'big' ? await onBig(req.small) : await onSmall(req.small);
       others.push(line(req.big, b, s));
