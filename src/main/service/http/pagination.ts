@@ -3,7 +3,7 @@ import type { Db } from '../db/connection';
 import { type WriteLog, rowsByIds } from '../db/written-rows';
 import type { RequestContext } from './route';
 import { grapeError } from './errors';
-import { MEMORY_BUDGET } from '../memory';
+import { MEMORY_BUDGET, deleteOldest } from '../memory';
 
 export interface Page {
   page: number;
@@ -645,31 +645,37 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
 }
 
 /** fewRowsByIds' id lists per database (PageAnchors.countsAtVersion): the list's key -> the version and the ids in order read at it. */
-const idLists = new WeakMap<Db, Map<string, { version: number; ids: readonly number[] }>>();
-const ID_LISTS = MEMORY_BUDGET.idListsAtVersion;
+const idLists = new WeakMap<Db, Map<string, { version: number; value: readonly number[] }>>();
 
 /**
  * The ids `read` gives for a list of few rows whose version pins them (as its count), kept while
- * the version holds (beyond ID_LISTS lists, the least recently asked goes): a users search by a
- * term some thousand users hold sorted their ids again after every write elsewhere (~1-2 ms).
- * Not kept inside a transaction (it may roll back).
+ * the version holds (keptAtVersion): a users search by a term some thousand users hold sorted its
+ * ids again after every write elsewhere (~1-2 ms).
  */
 function idsAtVersion(db: Db, key: string, version: () => number, read: () => number[]): readonly number[] {
-  let lists = idLists.get(db);
-  if (!lists) idLists.set(db, (lists = new Map()));
-  const now = version();
-  const known = lists.get(key);
-  if (known) lists.delete(key);
-  if (known?.version === now) {
-    lists.set(key, known);
-    return known.ids;
+  return keptAtVersion(idLists, db, key, version(), MEMORY_BUDGET.idListsAtVersion, () => Object.freeze(read()));
+}
+
+/**
+ * What `read` gives for `key`, kept per database in `store` while `version` stays the key's: the
+ * most recently asked last, so at `bound` the least recently asked goes (deleteOldest). Nothing is
+ * kept inside a transaction (it may roll back).
+ */
+function keptAtVersion<V>(store: WeakMap<Db, Map<string, { version: number; value: V }>>, db: Db, key: string, version: number, bound: number, read: () => V): V {
+  let kept = store.get(db);
+  if (!kept) store.set(db, (kept = new Map()));
+  const known = kept.get(key);
+  if (known && known.version === version) {
+    kept.delete(key);
+    kept.set(key, known);
+    return known.value;
   }
-  const ids = Object.freeze(read());
-  if (!db.inTransaction) {
-    if (lists.size >= ID_LISTS) lists.delete(lists.keys().next().value!);
-    lists.set(key, { version: now, ids });
-  }
-  return ids;
+  const value = read();
+  if (db.inTransaction) return value;
+  if (known) kept.delete(key);
+  else if (kept.size >= bound) deleteOldest(kept);
+  kept.set(key, { version, value });
+  return value;
 }
 
 /** A whole table, as lists write "no condition" (an administrator's unfiltered list; membership=true adds another). */
@@ -767,7 +773,7 @@ function countKeptAtVersion(db: Db, key: string, version: () => number): number 
 }
 
 /** Pages remembered per database: the list's key, offset and length -> the version and the rows read at it. */
-const rememberedPages = new WeakMap<Db, Map<string, { version: number; rows: unknown[] }>>();
+const rememberedPages = new WeakMap<Db, Map<string, { version: number; value: unknown[] }>>();
 /** Pages remembered per database (beyond, the least recently asked goes): each holds up to a page of 100 rows. */
 const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
 
@@ -782,23 +788,12 @@ const REMEMBERED_PAGES = MEMORY_BUDGET.rememberedPages;
  * twenty others.
  */
 function rememberedPage<T>(db: Db, a: { key: string; version: () => number }, offset: number, limit: number, read: () => T[]): T[] {
-  let pages = rememberedPages.get(db);
-  if (!pages) rememberedPages.set(db, (pages = new Map()));
-  const key = `${a.key}\u0000${offset}\u0000${limit}`;
-  const version = a.version();
-  const known = pages.get(key);
-  if (known && known.version === version) {
-    pages.delete(key);
-    pages.set(key, known);
-    return known.rows as T[];
-  }
-  const rows = read();
-  if (db.inTransaction) return rows;
-  for (const row of rows) Object.freeze(row);
-  if (known) pages.delete(key);
-  else if (pages.size >= REMEMBERED_PAGES) pages.delete(pages.keys().next().value as string);
-  pages.set(key, { version, rows });
-  return rows;
+  const rows = (): T[] => {
+    const page = read();
+    if (!db.inTransaction) for (const row of page) Object.freeze(row);
+    return page;
+  };
+  return keptAtVersion(rememberedPages, db, `${a.key}\u0000${offset}\u0000${limit}`, a.version(), REMEMBERED_PAGES, rows) as T[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../http/route';
 import { type Db, tableVersionsBesides, writeGeneration } from '../../db/connection';
 import { keptListPage, pageHeadersSent } from '../../http/pagination';
-import { MEMORY_BUDGET } from '../../memory';
+import { MEMORY_BUDGET, deleteOldest } from '../../memory';
 import type { Project } from './projects';
 import { today } from './time';
 import type { Scope } from './workitems';
@@ -173,7 +173,7 @@ function keptPage<T>(rc: RequestContext, key: string, read: () => T[], kept: () 
   const tables = tableVersionsBesides(db, RECORDS_AND_UNREAD);
   records ??= page.version();
   for (const row of rows) Object.freeze(row);
-  if (answers.size >= MEMORY_BUDGET.keptAnswers) answers.delete(answers.keys().next().value!);
+  if (answers.size >= MEMORY_BUDGET.keptAnswers) deleteOldest(answers);
   answers.set(key, { records, version: page.version, tables, rows: rows.slice(), headers: page.headers });
   return rows;
 }
