@@ -123,16 +123,20 @@ export function keptProjectLabelsPage<T>(rc: RequestContext, project: Project, r
  * page after a write elsewhere read its scope and planned its list again (~200-500 us).
  */
 export function keptScopePage<T>(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: () => Scope, read: (scope: Scope) => T[]): T[] {
-  const key = JSON.stringify([type, 'scope', rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
-  return keptPage(rc, key, () => read(scope()), () => {
+  return keptPage(rc, requestKey(rc, type, 'scope'), () => read(scope()), () => {
     const page = keptListPage(rc);
     return page && !page.tables.includes('projects') ? page : undefined;
   });
 }
 
-/** A project's page's key: the project by its row (but UNREAD_PROJECT_FIELDS) and the request (keptPage). */
+/** A project's page's key: the project by its row (but UNREAD_PROJECT_FIELDS) and the request. */
 function projectKey(rc: RequestContext, kind: string, project: Project): string {
-  return JSON.stringify([kind, project.id, projectShape(project), rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
+  return requestKey(rc, kind, project.id, projectShape(project));
+}
+
+/** A kept page's key (keptPage): what the list is (`what`), then who asks, today, and the request as sent. */
+function requestKey(rc: RequestContext, ...what: unknown[]): string {
+  return JSON.stringify([...what, rc.user?.id ?? 0, today(rc.svc), rc.baseUrl, rc.req.url, rc.params]);
 }
 
 /**
