@@ -283,3 +283,81 @@ describe('pages moved along by one row', () => {
     }
   });
 });
+
+describe('pages moved back by one row', () => {
+  // A record before a page deleted, or moved out of the list by a close, moves every later page back
+  // by one: its rows are the kept page's rows but its first, followed by the row that moved in from
+  // the page after. The kept entities are handed out again and only that row is built (unchangedPage's
+  // `moved` finds the kept page by its second row).
+  it('show the records after each delete and close, and a change to what only the row that moved in reads', async () => {
+    const project = await s.createProject({ visibility: 'public' });
+    const hidden = await s.createProject({ visibility: 'private' });
+    const viewer = await s.createUser();
+    const shared = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'shared' }));
+    const own = ok(await s.post(`/projects/${project.id}/milestones`, { title: 'own' }));
+    let ownTitle: string = own.title;
+    for (const kind of ['issues', 'merge_requests'] as const) {
+      const made: any[] = [];
+      // Open ones in pages of 3, newest first: page 2 is made[6..4]. Each write before it moves made[3], then made[2], then made[1] into it.
+      for (let i = 0; i < 10; i++) {
+        // made[3], the row the first write moves into page 2, alone has the milestone "own".
+        const milestone_id = i === 3 ? own.id : shared.id;
+        made.push(ok(await s.post(`/projects/${project.id}/${kind}`, { title: `back ${kind} ${i}`, milestone_id, source_branch: `back-${i}`, target_branch: 'main' })));
+      }
+      // A merge request the viewer may not see (yet) closes made[2], the row the second write moves in.
+      if (kind === 'issues') ok(await s.post(`/projects/${hidden.id}/merge_requests`, { title: 'Closer', source_branch: 'back-closer', target_branch: 'main', description: `Closes ${project.path_with_namespace}#${made[2].iid}` }));
+      const db = s.service.context.db;
+      const opened = (): { id: number; iid: number }[] =>
+        db.prepare(`SELECT id, iid FROM ${kind} WHERE project_id = ? AND state = 'opened' ORDER BY created_at DESC, id DESC`).all(project.id) as { id: number; iid: number }[];
+      /** Page 2 of the open ones as the viewer reads it: its rows and headers against the records, each row against the record's own GET. */
+      const page2 = async (): Promise<any[]> => {
+        const res = await s.get(`/projects/${project.id}/${kind}?state=opened&per_page=3&page=2`, { token: viewer.token });
+        expect(res.status).toBe(200);
+        const all = opened();
+        const pages = Math.ceil(all.length / 3);
+        expect(res.body.map((r: any) => r.iid)).toEqual(all.slice(3, 6).map((r) => r.iid));
+        expect(['x-total', 'x-total-pages', 'x-next-page', 'x-prev-page'].map((h) => res.headers.get(h))).toEqual([String(all.length), String(pages), pages > 2 ? '3' : '', '1']);
+        for (const row of res.body) {
+          const record = ok(await s.get(`/projects/${project.id}/${kind}/${row.iid}`, { token: viewer.token }));
+          expect(JSON.stringify(row)).toBe(JSON.stringify(Object.fromEntries(Object.keys(row).map((k) => [k, record[k]]))));
+        }
+        return res.body;
+      };
+      const counted = (sql: string): boolean => sql.includes('FROM json_each(?) j CROSS JOIN user_note_counts');
+      await page2();
+      for (let round = 0; round < 4; round++) {
+        // Deleted or closed in turn: made[9], made[8], made[7], made[6] (then on page 1).
+        const gone = made[9 - round];
+        if (round % 2 === 0) expect((await s.del(`/projects/${project.id}/${kind}/${gone.iid}`)).status).toBe(204);
+        else ok(await s.put(`/projects/${project.id}/${kind}/${gone.iid}`, { state_event: 'close' }));
+        // No counts are read for the page's rows, at most for the row that moved in (its own GET, in page2, read them
+        // first): the others' entities are the kept page's.
+        const reads = await statementReads(s, counted, page2);
+        const movedIn = opened()[5];
+        if (round < 3) expect(movedIn.id).toBe(made[3 - round].id);
+        expect(reads.map((r) => r.args[0]).filter((ids) => ids !== JSON.stringify([movedIn.id]))).toEqual([]);
+        if (round === 0) {
+          // The row that moved in shows the milestone "own", which no kept row shows: its new title shows on the next read.
+          expect((await page2())[2].milestone.title).toBe(ownTitle);
+          ownTitle = `own back ${kind}`;
+          ok(await s.put(`/projects/${project.id}/milestones/${own.id}`, { title: ownTitle }));
+          expect((await page2())[2].milestone.title).toBe(ownTitle);
+        }
+        if (round === 3) {
+          // made[3], the one row that showed the milestone "own", has left the page: its new title leaves the page as kept.
+          expect(opened().slice(3, 6).map((r) => r.id)).not.toContain(made[3].id);
+          ownTitle = `own back ${kind} again`;
+          ok(await s.put(`/projects/${project.id}/milestones/${own.id}`, { title: ownTitle }));
+          expect(await statementReads(s, counted, page2)).toEqual([]);
+        }
+        if (round === 1 && kind === 'issues') {
+          // The row that moved in is closed by a merge request the viewer may see once its project is public (a
+          // project written, no issue, user or count).
+          expect((await page2())[2].merge_requests_count).toBe(0);
+          ok(await s.put(`/projects/${hidden.id}`, { visibility: 'public' }));
+          expect((await page2())[2].merge_requests_count).toBe(1);
+        }
+      }
+    }
+  });
+});

@@ -854,8 +854,13 @@ interface KeptPage {
   inputs: unknown;
   generation: number;
 }
-/** Pages kept per database and kind, by their first row (a few a row: lists of other orders or lengths that start with it), and the entities they hold. */
-const pageStores = new WeakMap<Db, Map<string, { pages: Map<object, KeptPage[]>; entities: number }>>();
+/**
+ * Pages kept per database and kind, by their first row (a few a row: lists of other orders or
+ * lengths that start with it), and the entities they hold; `before`: the first row of the last
+ * page kept with a given second row (a page moved back by one row starts with it; an entry whose
+ * page has gone finds none).
+ */
+const pageStores = new WeakMap<Db, Map<string, { pages: Map<object, KeptPage[]>; entities: number; before: WeakMap<object, object> }>>();
 /** Pages kept that start with the same row, at most. */
 const PAGES_PER_FIRST_ROW = 4;
 
@@ -888,7 +893,7 @@ export function unchangedPage<T extends object, I>(
   let kinds = pageStores.get(db);
   if (!kinds) pageStores.set(db, (kinds = new Map()));
   let store = kinds.get(kind);
-  if (!store) kinds.set(kind, (store = { pages: new Map(), entities: 0 }));
+  if (!store) kinds.set(kind, (store = { pages: new Map(), entities: 0, before: new WeakMap() }));
   const first = rows[0];
   const generation = state.generation;
   const known = store.pages.get(first)?.find((p) => p.key === key && sameRows(p.rows, rows));
@@ -896,7 +901,7 @@ export function unchangedPage<T extends object, I>(
     known.generation = generation;
     return known.entities.slice() as T[];
   }
-  const { entities, inputs } = (!known && moved && movedAlong(store.pages, key, rows, generation, current, moved)) || build();
+  const { entities, inputs } = (!known && moved && movedAlong(store, key, rows, generation, current, moved)) || build();
   if (!rows.every((r) => Object.isFrozen(r))) return entities;
   // This row's pages: this one newest, the others (other keys, lengths or rows) before it, up to the bound.
   const kept = store.pages.get(first);
@@ -908,27 +913,32 @@ export function unchangedPage<T extends object, I>(
   store.entities += entities.length;
   while (store.entities > UNCHANGED_ENTITIES && store.pages.size) for (const p of deleteOldest(store.pages) ?? []) store.entities -= p.entities.length;
   store.pages.set(first, pages);
+  if (rows.length > 1) store.before.set(rows[1], first);
   return entities;
 }
 
 /**
  * A page's entities and inputs from those of a kept page it moved along by one row (unchangedPage's
- * `moved`): `kept` holds that page's entities but its last, and its inputs; `rows` are the new page's
- * rows, `rows[0]` the one row the kept page did not show. It builds that row's entity alone and adds
- * what it read to the kept inputs.
+ * `moved`): `kept` holds that page's entities but the one of the row that left it, and its inputs;
+ * `rows` are the new page's rows, `rows[added]` the one row the kept page did not show (its first
+ * when the page moved forward, its last when it moved back). It builds that row's entity alone and
+ * adds what it read to the kept inputs.
  */
-export type MovedPage<T, I> = (kept: { entities: T[]; inputs: I }, rows: readonly object[]) => { entities: T[]; inputs: I };
+export type MovedPage<T, I> = (kept: { entities: T[]; inputs: I }, rows: readonly object[], added: number) => { entities: T[]; inputs: I };
 
 /**
- * A page moved along by one row, built from the kept page it moved from: a page whose rows are
- * this one's but its first, followed by one more (one record added before a deep page, or moved
- * to its front: "issues page 2500 after a new issue"), with the same key and its inputs still
- * current. Its rows but that last one keep their entities (the same frozen rows, and what they
- * read besides reads the same), and only the new first row is built: where the whole page was
- * built again, each row checked against its kept entity and the page's counts read anew.
+ * A page moved along by one row, built from the kept page it moved from: forward, a page whose
+ * rows are this one's but its first, followed by one more (one record added before a deep page, or
+ * moved to its front: "issues page 2500 after a new issue"); back, a page whose rows are this one's
+ * but its last, after one more (one record before the page deleted, or moved out of the list by a
+ * close or a label change: every later page starts a row further on). The kept page has the same
+ * key and its inputs are still current. Its rows but the one that left keep their entities (the
+ * same frozen rows, and what they read besides reads the same), and only the new row is built:
+ * where the whole page was built again, each row checked against its kept entity and the page's
+ * counts read anew.
  */
 function movedAlong<T extends object, I>(
-  pages: Map<object, KeptPage[]>,
+  store: { pages: Map<object, KeptPage[]>; before: WeakMap<object, object> },
   key: string,
   rows: readonly object[],
   generation: number,
@@ -936,10 +946,15 @@ function movedAlong<T extends object, I>(
   moved: MovedPage<T, I>,
 ): { entities: T[]; inputs: I } | null {
   if (rows.length < 2) return null;
-  const from = pages.get(rows[1])?.find((p) => p.key === key && p.rows.length === rows.length && sameRowsFrom(p.rows, rows, 1));
+  const n = rows.length;
+  const forward = store.pages.get(rows[1])?.find((p) => p.key === key && p.rows.length === n && sameRowsFrom(p.rows, rows, 1));
+  const before = forward ? undefined : store.before.get(rows[0]);
+  const back = before && store.pages.get(before)?.find((p) => p.key === key && p.rows.length === n && sameRowsFrom(rows, p.rows, 1));
+  const from = forward ?? back;
   if (!from || !(from.generation === generation || current(from.inputs as I))) return null;
   from.generation = generation;
-  return moved({ entities: from.entities.slice(0, -1) as T[], inputs: from.inputs as I }, rows);
+  const entities = (forward ? from.entities.slice(0, -1) : from.entities.slice(1)) as T[];
+  return moved({ entities, inputs: from.inputs as I }, rows, forward ? 0 : n - 1);
 }
 
 /** Whether `rows` from `skip` on are `kept`'s rows from its first, one for one (kept's last `skip` rows aside). */

@@ -1028,16 +1028,17 @@ function issuablePage<R extends PeopleRow & { project_id: number; milestone_id: 
       const milestones = [...counts.milestones].map(([id, entity]) => keptMilestone(ec, id, entity));
       return { entities, inputs: { versions, counts, paths, milestones, reads } };
     },
-    (kept, pageRows) => movedIssuablePage(ec, type, others, entity, kept, pageRows as R[]),
+    (kept, pageRows, at) => movedIssuablePage(ec, type, others, entity, kept, pageRows as R[], at),
   );
 }
 
 /**
  * A page moved along by one row from a kept page whose inputs still read the same (unchangedPage's
- * `moved`): the new first row's counts read for it alone and added to the kept page's, its entity
- * built, and what it read (its project's path, its milestone, its RowReads) added to the kept
- * inputs. The kept versions are the tables' versions now (the kept page was found current), read
- * before the new row's counts as build reads them.
+ * `moved`): the new row's counts (`rows[at]`: the first row of a page moved forward, the last of
+ * one moved back) read for it alone and added to the kept page's, its entity built, and what it
+ * read (its project's path, its milestone, its RowReads) added to the kept inputs. The kept
+ * versions are the tables' versions now (the kept page was found current), read before the new
+ * row's counts as build reads them.
  */
 function movedIssuablePage<R extends PeopleRow & { project_id: number; milestone_id: number | null }>(
   ec: EntityContext,
@@ -1046,8 +1047,9 @@ function movedIssuablePage<R extends PeopleRow & { project_id: number; milestone
   entity: (r: R, counts: IssuableCounts) => Record<string, unknown>,
   kept: { entities: Record<string, unknown>[]; inputs: IssuablePageInputs<R> },
   rows: R[],
+  at: number,
 ): { entities: Record<string, unknown>[]; inputs: IssuablePageInputs<R> } {
-  const row = rows[0];
+  const row = rows[at];
   const was = kept.inputs;
   const added = issuableCounts(ec, type, [row]);
   const counts: IssuableCounts = {
@@ -1071,7 +1073,8 @@ function movedIssuablePage<R extends PeopleRow & { project_id: number; milestone
   for (const [id, p] of counts.projects) if (!paths.some(([known]) => known === id)) paths.push([id, p.fullPath]);
   const milestones = was.milestones.filter((kept) => milestoneIds.has(kept.id));
   for (const [id, m] of counts.milestones) if (!milestones.some((known) => known.id === id)) milestones.push(keptMilestone(ec, id, m));
-  return { entities: [built, ...kept.entities], inputs: { versions: was.versions, counts, paths, milestones, reads } };
+  const entities = at === 0 ? [built, ...kept.entities] : [...kept.entities, built];
+  return { entities, inputs: { versions: was.versions, counts, paths, milestones, reads } };
 }
 
 /** Whether what a page of issues or merge requests read besides its rows (the page's `inputs`) still reads the same. */
