@@ -297,6 +297,8 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return [r.project_id, r.iid];
       }
       const p = chance(0.5) ? repo.id : pick(projects());
+      // A project without merge requests (the repository before any is made): one of the records'.
+      if (!maxIid('merge_requests', p) && recent.length) return [recent[0].project_id, recent[0].iid];
       return [p, 1 + int(Math.max(1, maxIid('merge_requests', p)))];
     };
     const labelOf = (p: number): string => pick(all<{ title: string }>('SELECT title FROM labels WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.title).concat('bug'));
@@ -310,6 +312,16 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const userOf = (): number => (seen.users.length && chance(0.5) ? pick(seen.users) : pick(users()));
 
     let branches = 0;
+    /**
+     * A merge request of the repository, ready to merge: a commit on a new branch, and its merge request
+     * (by the administrator, before the write). Its iid, or the next one when the project refuses (archived).
+     */
+    const mergeRequestOfRepo = async (title: string): Promise<number> => {
+      const branch = `${tag}-b${++branches}`;
+      await api('admin', 'POST', `/projects/${repo.id}/repository/commits`, { branch, start_branch: 'main', commit_message: `change ${branch}`, actions: [{ action: 'create', file_path: `${branch}.txt`, content: `${branch}\n` }] });
+      const made = await api('admin', 'POST', `/projects/${repo.id}/merge_requests`, { source_branch: branch, target_branch: 'main', title });
+      return made.status === 201 ? (JSON.parse(made.text) as { iid: number }).iid : 1 + maxIid('merge_requests', repo.id);
+    };
     /** Each write: its kind, method, path and body (as the administrator unless it names someone). */
     const WRITES: Record<string, () => Promise<[string, string, unknown?, Actor?]> | [string, string, unknown?, Actor?]> = {
       'issue create': () => [
@@ -451,16 +463,21 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return ['PUT', `/projects/${p}/merge_requests/${iid}`, pick(edits)];
       },
       'mr merge': async () => {
-        // An opened merge request that is not a draft (its status checked by a read first), merged.
-        const open = all<{ iid: number; ready: number }>(`SELECT iid, merge_status = 'can_be_merged' AS ready FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title NOT LIKE 'Draft:%' ORDER BY ready DESC, iid DESC LIMIT 5`, repo.id);
-        const ready = open.filter((r) => r.ready);
-        const iid = open.length ? pick(ready.length ? ready : open).iid : 1 + int(Math.max(1, maxIid('merge_requests', repo.id)));
+        // An opened merge request of the repository that is not a draft and is ready (its status checked
+        // by a read first), merged. When none is (all merged, drafts, or none made yet: 405 or 404 in
+        // GitLab too), one is made first on a branch of its own.
+        const ready = all<{ iid: number }>(`SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title NOT LIKE 'Draft:%' AND merge_status = 'can_be_merged' ORDER BY iid DESC LIMIT 5`, repo.id);
+        const iid = ready.length ? pick(ready).iid : await mergeRequestOfRepo(`to merge ${++n}`);
         await api('admin', 'GET', `/projects/${repo.id}/merge_requests/${iid}`);
         return ['PUT', `/projects/${repo.id}/merge_requests/${iid}/merge`, chance(0.3) ? { squash: true } : {}, pick(['admin', 'member'] as Actor[])];
       },
-      'mr close/reopen': () => {
-        // A merge request the reads showed, or one of the repository's, closed when opened and reopened when closed.
-        const [p, iid] = chance(0.5) ? mrOf() : [repo.id, 1 + int(Math.max(1, maxIid('merge_requests', repo.id)))];
+      'mr close/reopen': async () => {
+        // A merge request the reads showed or one of the records' newest, closed when opened and reopened
+        // when closed; a merged one is left (GitLab answers 200 and changes nothing). When there is none,
+        // one of the repository's, made first.
+        const shown = seen.mrs.filter(([p, iid]) => one<{ state: string }>('SELECT state FROM merge_requests WHERE project_id = ? AND iid = ?', p, iid)?.state !== 'merged');
+        const recent = all<{ project_id: number; iid: number }>(`SELECT project_id, iid FROM merge_requests WHERE state IN ('opened', 'closed') ORDER BY id DESC LIMIT 20`).map((r): [number, number] => [r.project_id, r.iid]);
+        const [p, iid] = shown.length && chance(0.6) ? pick(shown) : recent.length ? pick(recent) : [repo.id, await mergeRequestOfRepo(`to close ${++n}`)];
         const state = one<{ state: string }>('SELECT state FROM merge_requests WHERE project_id = ? AND iid = ?', p, iid)?.state;
         return ['PUT', `/projects/${p}/merge_requests/${iid}`, { state_event: state === 'closed' ? 'reopen' : 'close' }, pick(['admin', 'member'] as Actor[])];
       },

@@ -161,6 +161,13 @@ describe('merge requests', () => {
     await s.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { title: 'toggle' });
     const merged = await s.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`);
     expect(merged.body).toMatchObject({ state: 'merged', merged_by: { username: 'root' } });
+    // A merged one asked to close or reopen stays merged, and GitLab answers 200 (the state machine's
+    // transition fails quietly: CloseService and ReopenService return the merge request as it is).
+    for (const state_event of ['close', 'reopen']) {
+      const again = await s.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { state_event });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ state: 'merged', closed_at: null, closed_by: null, merged_by: { username: 'root' } });
+    }
     expect(events(project.id).filter((e: any) => e.target_type === 'MergeRequest' && e.target_iid === mr.iid).map((e: any) => e.action)).toEqual([
       'created', 'closed', 'reopened', 'merged',
     ]);

@@ -300,7 +300,8 @@ export function registerMergeRequestRoutes(r: Router): void {
     requireMutuallyExclusive(rc.params, ['milestone_id', 'milestone']);
     if (effectiveProjectAccess(rc.svc, user, project) < Access.DEVELOPER && current.author_id !== user.id) throw forbidden();
     if (p.title !== undefined || p.description !== undefined) validateIssuable(p.title === undefined ? current.title : (p.title ?? ''), p.description);
-    if (current.state === 'merged' && p.state_event) throw forbidden();
+    // A merged one stays merged (applyStateEvent moves only opened and closed): GitLab's close and
+    // reopen services return it as it is, and the answer is 200.
     if (p.target_branch != null && p.target_branch !== current.target_branch) {
       const state = p.state_event === 'reopen' ? 'opened' : p.state_event === 'close' ? 'closed' : current.state;
       validateBranches(rc, project.id, { source: current.source_branch, target: p.target_branch, state, id: current.id }, ['target_branch']);
