@@ -2486,6 +2486,14 @@ CREATE INDEX merge_requests_author_updated ON merge_requests (author_id, updated
 CREATE INDEX merge_request_filter_counts_author ON merge_request_filter_counts (author, state, milestone);`,
   },
   featureLevelsVersionMigration,
+  {
+    // A project's merge requests of one state by merged_at (state=opened or closed: none merged, so
+    // every one sorts at the NULL end): SQLite walked merge_requests_project_merged across every
+    // merged one first and asked each record its state and author (mr17, opened by author 3, page 50
+    // of 100: 140,000 records read, 150-190 ms the first time), where this index starts at the state.
+    name: 'core/298_merge_requests_project_state_merged',
+    sql: `CREATE INDEX merge_requests_project_state_merged ON merge_requests (project_id, state, merged_at, id);`,
+  },
 ];
 
 /**
