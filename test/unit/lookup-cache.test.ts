@@ -724,6 +724,47 @@ describe('pages built again only when a row or their inputs change', () => {
     expect(page(r)[0]).not.toBe(a[0]);
   });
 
+  it("keeps a fresh page's entities in the page alone, and those of a page built again one by one too", () => {
+    open();
+    let built = 0;
+    /** A page whose entities go through unchangedEntity (kind 'test', the page's 'test-page'), current while `now` holds. */
+    const entityPage = (rows: object[], now: number) =>
+      unchangedPage(
+        db,
+        'test-page',
+        'k',
+        rows,
+        (then: number) => then === now,
+        () => ({ entities: rows.map((r) => unchangedEntity(db, 'test', String((r as { id: number }).id), r as Record<string, unknown>, null, () => ({ built: ++built }))), inputs: now }),
+      );
+    const r = rows(3);
+    const a = entityPage(r, 0);
+    // Read once (pages in turn), its entities were kept by the page only: built again with it.
+    write();
+    const b = entityPage(r, 1);
+    b.forEach((e, i) => expect(e).not.toBe(a[i]));
+    // Built again, the page kept them one by one: the next build hands them out.
+    write();
+    const c = entityPage(r, 2);
+    c.forEach((e, i) => expect(e).toBe(b[i]));
+    // A page that ends as a kept page did (its first row written) is no fresh page: its new first entity kept.
+    write();
+    const d = entityPage([Object.freeze({ id: 7 }), r[1], r[2]], 3);
+    expect(d[1]).toBe(b[1]);
+    write();
+    expect(entityPage([Object.freeze({ id: 7 }), r[1], r[2]], 4)[0]).toBe(d[0]);
+    // Nor one whose second row starts a kept page (moved along by one row).
+    write();
+    const f = entityPage([Object.freeze({ id: 9 }), r[0], r[1]], 5);
+    write();
+    expect(entityPage([Object.freeze({ id: 9 }), r[0], r[1]], 6)[0]).toBe(f[0]);
+    // Nor one whose first row is a kept page's second (moved back by one row).
+    write();
+    const h = entityPage([r[1], r[2], Object.freeze({ id: 11 })], 7);
+    write();
+    expect(entityPage([r[1], r[2], Object.freeze({ id: 11 })], 8)[2]).toBe(h[2]);
+  });
+
   it('keeps pages of a kind up to 1,000 entities, the oldest going first', () => {
     open();
     const first = rows(100);

@@ -840,10 +840,33 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
   const entity = build();
   Object.freeze(entity);
   if (!entityJson.has(entity)) entityJson.set(entity, null);
+  if (!known && kind === freshPageKind) return entity;
   if (known) store.delete(key);
   else if (store.size >= UNCHANGED_ENTITIES) deleteOldest(store);
   store.set(key, { row, inputs, entity });
   return entity;
+}
+
+/**
+ * The kind of entity a page built fresh is made of (unchangedPage), while it is built: its new
+ * entities are not kept one by one (unchangedEntity). A page read for the first time (pages read
+ * in turn: "issues pages 2481-2500 in turn") was read once, and the page store keeps its entities
+ * anyway; keeping each of them again with its key and parts cost the fresh page ~10 us (the
+ * entries, and their collection when the bound drops them).
+ */
+let freshPageKind: string | null = null;
+/** The last rows of the pages unchangedPage kept (a page whose first row was written ends as it did). */
+const keptPageEnds = new WeakSet<object>();
+
+/** `build` with the entities of kind `entityKind` it builds anew not kept one by one. */
+function buildFresh<R>(entityKind: string, build: () => R): R {
+  const was = freshPageKind;
+  freshPageKind = entityKind;
+  try {
+    return build();
+  } finally {
+    freshPageKind = was;
+  }
 }
 
 /** A page unchangedPage keeps: its key, its rows, its entities, what its build read besides the rows, and the generation it was last found current in. */
@@ -878,6 +901,7 @@ const PAGES_PER_FIRST_ROW = 4;
  * inside a transaction (a rollback would leave entities of rows that never were). Bounded per
  * kind by the entities its pages hold (unchangedEntity's bound). Callers get their own array.
  * With `moved`, a page moved along by one row from a kept page builds only its new row (movedAlong).
+ * A fresh page's new entities are kept in the page alone, not one by one (freshPageKind).
  */
 export function unchangedPage<T extends object, I>(
   db: Db,
@@ -901,7 +925,13 @@ export function unchangedPage<T extends object, I>(
     known.generation = generation;
     return known.entities.slice() as T[];
   }
-  const { entities, inputs } = (!known && moved && movedAlong(store, key, rows, generation, current, moved)) || build();
+  // A page no kept page shares an end with (its first row; its second: one moved along by a row;
+  // its first as a kept page's second: one moved back; its last: one whose first row was written)
+  // is built fresh: its entities not kept one by one. A page built again (a row written, a note
+  // or award added) keeps them: a later build finds them.
+  const fresh = !store.pages.has(first) && !(rows.length > 1 && store.pages.has(rows[1])) && !store.before.has(first) && !keptPageEnds.has(rows[rows.length - 1]);
+  const { entities, inputs } =
+    (!known && moved && movedAlong(store, key, rows, generation, current, moved)) || (fresh && kind.endsWith('-page') ? buildFresh(kind.slice(0, -5), build) : build());
   if (!rows.every((r) => Object.isFrozen(r))) return entities;
   // This row's pages: this one newest, the others (other keys, lengths or rows) before it, up to the bound.
   const kept = store.pages.get(first);
@@ -909,6 +939,7 @@ export function unchangedPage<T extends object, I>(
   if (known && kept?.includes(known)) store.entities -= known.entities.length;
   while (pages.length >= PAGES_PER_FIRST_ROW) store.entities -= pages.shift()!.entities.length;
   pages.push({ key, rows: rows.slice(), entities: entities.slice(), inputs, generation });
+  keptPageEnds.add(rows[rows.length - 1]);
   store.pages.delete(first);
   store.entities += entities.length;
   while (store.entities > UNCHANGED_ENTITIES && store.pages.size) for (const p of deleteOldest(store.pages) ?? []) store.entities -= p.entities.length;
