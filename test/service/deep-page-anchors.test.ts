@@ -191,6 +191,52 @@ describe("a project's deep page of issues polled while issues are created", () =
     expect(anchorsRewritten(db)).toBeGreaterThan(rewritten);
     await pages();
   });
+
+  it('moves the anchors back at once for issues deleted or closed before them, leaves them for ones after, sets each again for one among them or its own row gone', async () => {
+    const db = s.service.context.db;
+    const lists = { all: (_: Seed) => true, opened: (x: Seed) => x.state === 'opened' };
+    const check = async (n: number, sort: 'asc' | 'desc', state: keyof typeof lists): Promise<void> => {
+      const res = await s.get(`/projects/${project}/issues`, { query: { per_page: '20', page: String(n), state, sort } });
+      const listed = newestFirst(issues.filter(lists[state]));
+      const order = sort === 'desc' ? listed : listed.reverse();
+      expect(ids(res)).toEqual(order.slice((n - 1) * 20, n * 20).map((x) => x.id));
+      const headers = ['x-total', 'x-total-pages', 'x-next-page', 'x-prev-page'].map((h) => res.headers.get(h));
+      expect(headers).toEqual([String(listed.length), String(Math.ceil(listed.length / 20)), String(n + 1), String(n - 1)]);
+    };
+    const pages = async (): Promise<void> => {
+      // Page 61 first: read before page 60 sets its anchor again, it starts from its own anchor as moved.
+      for (const n of [61, 60, 75]) for (const sort of ['desc', 'asc'] as const) for (const state of ['all', 'opened'] as const) await check(n, sort, state);
+    };
+    // Each page read from its own anchor, moved: no read skips more than a few rows (a walk from the start skips 1,180 and more).
+    const anchored = async (): Promise<void> => {
+      const reads = await pagedReads(s, pages);
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.map((r) => Number(r.args.at(-1))).filter((skip) => skip > 20)).toEqual([]);
+    };
+    await pages();
+    const rewritten = anchorsRewritten(db);
+    // The newest issue deleted: newest first it sorts before every anchor, oldest first after every one.
+    const newest = newestFirst(issues)[0];
+    expect((await s.del(`/projects/${project}/issues/${newest.iid}`)).status).toBe(204);
+    issues.splice(issues.indexOf(newest), 1);
+    await anchored();
+    // The newest open one closed: it leaves the open list (and stays where it was in the other).
+    const open = newestFirst(issues.filter(lists.opened))[0];
+    expect((await s.put(`/projects/${project}/issues/${open.iid}`, { state_event: 'close' })).body.state).toBe('closed');
+    open.state = 'closed';
+    await anchored();
+    expect(anchorsRewritten(db)).toBe(rewritten);
+    // The row just before page 61, newest first (its anchor's own row), deleted; then an open one among the anchors closed.
+    const own = newestFirst(issues)[1_199];
+    expect((await s.del(`/projects/${project}/issues/${own.iid}`)).status).toBe(204);
+    issues.splice(issues.indexOf(own), 1);
+    await anchored();
+    expect(anchorsRewritten(db)).toBeGreaterThan(rewritten);
+    const among = newestFirst(issues.filter(lists.opened))[1_300];
+    expect((await s.put(`/projects/${project}/issues/${among.iid}`, { state_event: 'close' })).body.state).toBe('closed');
+    among.state = 'closed';
+    await anchored();
+  });
 });
 
 describe("deep pages of a project's events (core/022)", () => {

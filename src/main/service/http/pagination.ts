@@ -275,12 +275,13 @@ export interface PageAnchors<T> {
   value: (row: T) => string | number;
   id: (row: T) => number;
   /**
-   * The ids of the rows the table gained between two versions (after `since`, up to `now`) when
-   * inserts are all that changed it, or null. With it, the anchors of an earlier version move
-   * along by the new rows of their list that sort before them instead of being forgotten. Only
-   * for orders whose values compare in JavaScript as in SQLite (numbers, ASCII text).
+   * The rows written between two versions (after `since`, up to `now`) when every write is known,
+   * or null (OrderMoves). With it, the anchors of an earlier version move along by the new rows of
+   * their list that sort before them, and back by the rows that left it from before them, instead
+   * of being forgotten. Only for orders whose values compare in JavaScript as in SQLite (numbers,
+   * ASCII text).
    */
-  inserted?: (since: number, now: number) => number[] | null;
+  moves?: (since: number, now: number) => OrderMoves | null;
   /**
    * The list's first row may lie far into its order (a filter the order's index cannot check,
    * such as a common search term none of the newest rows hold): its early pages start at that
@@ -309,6 +310,20 @@ export interface PageAnchors<T> {
    * is remembered at the version too (countAtVersion), not only "more than COUNT_LIMIT".
    */
   countsAtVersion?: boolean;
+}
+
+/** The rows written between two versions of a list (PageAnchors.moves). */
+export interface OrderMoves {
+  /** The rows inserted: none was in the list at the earlier version. */
+  inserted: number[];
+  /** The other rows written (deleted, or changed in what the list reads), each once. */
+  left: number[];
+  /**
+   * A WITH clause naming the list's table (its `from` reads it by that name) as `left`'s rows
+   * were at the earlier version, those rows alone, and its arguments: the list's conditions then
+   * say which of them were in it, and where. Unused when `left` is empty.
+   */
+  was: { sql: string; args: unknown[] };
 }
 
 /** Pages within this many rows of the start read from the start: the walk costs less than remembering. */
@@ -405,16 +420,19 @@ function anchorsOf<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>): ListAnchors 
 }
 
 /**
- * The anchors of an earlier version of the list, moved along by the rows inserted since
- * (PageAnchors.inserted): each by the inserted rows that are in the list and sort before its row.
- * Rows that all sort before the first anchor (new records in a newest-first list) move every
- * anchor along at once, rows that sort after the last leave them; only rows among the anchors set
- * each again (a poll of a deep page after each new record set every anchor of the list anew).
- * Null when anything but inserts changed the table meanwhile.
+ * The anchors of an earlier version of the list, moved by the rows written since
+ * (PageAnchors.moves): each along by the rows now in the list at or before its row, and back by
+ * those that were in it at or before its row then (a row deleted, closed out of the list, or
+ * moved within it, counts once each way; an anchor's own row gone leaves it a bound still, the
+ * rows up to it one fewer). Rows that all sort at or before the first anchor (new records in a
+ * newest-first list, or the newest deleted) move every anchor at once, rows that sort after the
+ * last leave them; only rows among the anchors set each again (a poll of a deep page after each
+ * new record set every anchor of the list anew). Null when the writes are not known.
  */
 function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: ListAnchors, version: number): ListAnchors | null {
-  const ids = a.inserted?.(from.version, version);
-  if (!ids) return null;
+  const moves = a.moves?.(from.version, version);
+  if (!moves) return null;
+  const ids = moves.left.length ? [...new Set([...moves.inserted, ...moves.left])] : moves.inserted;
   if (ids.length === 0) return { version, at: from.at, inList: from.inList };
   // One id at a time: SQLite reads `id = ?` by the primary key, where `id IN (...)` walked the
   // list's own index (a million rows) to check each against the list. Prepared once for the list
@@ -425,9 +443,19 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: List
     const row = inList.get(...list.args, id) as Anchor | undefined;
     if (row) added.push(row);
   }
+  // The rows that left, as they were, that the list held then: its conditions on them (a condition
+  // its table's rows as they were cannot answer fails to prepare, and the anchors go).
+  let gone: Anchor[] = [];
+  if (moves.left.length) {
+    try {
+      gone = db.prepare(`${moves.was.sql} SELECT ${a.column} AS value, ${a.idColumn} AS id ${list.from}`).all(...moves.was.args, ...list.args) as Anchor[];
+    } catch {
+      return null;
+    }
+  }
   const first = a.sort === 'desc' ? 1 : -1;
-  const sortsBefore = (x: Anchor, y: Anchor): boolean =>
-    x.value === y.value ? (x.id - y.id) * first > 0 : (x.value > y.value ? 1 : -1) * first > 0;
+  const atOrBefore = (x: Anchor, y: Anchor): boolean =>
+    x.value === y.value ? (x.id - y.id) * first >= 0 : (x.value > y.value ? 1 : -1) * first > 0;
   // The first row is forgotten: page 1 finds it again.
   let head: [number, Anchor] | undefined;
   let tail: [number, Anchor] | undefined;
@@ -435,16 +463,18 @@ function movedAnchors<T>(db: Db, list: SqlList<T>, a: PageAnchors<T>, from: List
     if (!head || held[0] < head[0]) head = held;
     if (!tail || held[0] > tail[0]) tail = held;
   }
-  if (!added.some((x) => sortsBefore(x, tail![1]))) return { version, at: from.at, inList };
-  if (added.every((x) => sortsBefore(x, head![1]))) {
-    from.at.moveAlong(added.length);
+  const moved = [...added, ...gone];
+  if (!moved.some((x) => atOrBefore(x, tail![1]))) return { version, at: from.at, inList };
+  if (moved.every((x) => atOrBefore(x, head![1]))) {
+    from.at.moveAlong(added.length - gone.length);
     return { version, at: from.at, inList };
   }
   const at = new OffsetAnchors();
   for (const [offset, anchor] of from.at) {
-    let before = 0;
-    for (const x of added) if (sortsBefore(x, anchor)) before++;
-    at.set(offset + before, anchor);
+    let by = 0;
+    for (const x of added) if (atOrBefore(x, anchor)) by++;
+    for (const x of gone) if (atOrBefore(x, anchor)) by--;
+    at.set(offset + by, anchor);
   }
   anchorsRewrittenBy.set(db, anchorsRewritten(db) + at.size);
   return { version, at, inList };

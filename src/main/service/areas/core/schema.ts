@@ -2494,7 +2494,57 @@ CREATE INDEX merge_request_filter_counts_author ON merge_request_filter_counts (
     name: 'core/298_merge_requests_project_state_merged',
     sql: `CREATE INDEX merge_requests_project_state_merged ON merge_requests (project_id, state, merged_at, id);`,
   },
+  {
+    // What each of a project's recent deletes and order-moving updates (core/024's versions that
+    // core/025's inserts did not make) found: the issue as it was, in the columns those anchored
+    // lists filter and sort on. With core/025's inserts, every version of a recent stretch is then
+    // known, and deep pages' anchors move back by a row deleted or moved out of their list (a
+    // close, an author changed) instead of being dropped, as they move along by an insert
+    // (PageAnchors.moves). The log keeps the last 100 per project; an update that changes an
+    // issue's id is not logged (its stretch is then not known).
+    name: 'core/295_issue_order_leaves',
+    sql: `
+CREATE TABLE issue_order_leaves (
+  project_id INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  id INTEGER NOT NULL,
+  was_project_id INTEGER,
+  created_at TEXT,
+  title TEXT,
+  state TEXT,
+  author_id INTEGER,
+  confidential INTEGER,
+  assignee_ids TEXT,
+  PRIMARY KEY (project_id, version)
+) WITHOUT ROWID;
+DROP TRIGGER issues_order_version_delete;
+CREATE TRIGGER issues_order_version_delete AFTER DELETE ON issues BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (OLD.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  ${orderLeave('OLD.project_id', '1 = 1')}
+END;
+DROP TRIGGER issues_order_version_update;
+CREATE TRIGGER issues_order_version_update AFTER UPDATE ON issues
+  WHEN NEW.id != OLD.id OR NEW.project_id != OLD.project_id OR NEW.created_at != OLD.created_at OR NEW.title != OLD.title
+    OR NEW.state != OLD.state OR NEW.author_id IS NOT OLD.author_id OR NEW.confidential != OLD.confidential
+    OR NEW.assignee_ids != OLD.assignee_ids BEGIN
+  INSERT INTO issue_order_versions (project_id, version) VALUES (NEW.project_id, 1) ON CONFLICT DO UPDATE SET version = version + 1;
+  ${orderLeave('NEW.project_id', 'NEW.id = OLD.id')}
+  INSERT INTO issue_order_versions (project_id, version) SELECT OLD.project_id, 1 WHERE OLD.project_id != NEW.project_id
+    ON CONFLICT DO UPDATE SET version = version + 1;
+  ${orderLeave('OLD.project_id', 'NEW.id = OLD.id AND OLD.project_id != NEW.project_id')}
+END;
+`,
+  },
 ];
+
+/** core/295: the issue as it was (OLD) logged at the version its write just gave `project` (when `when`), and that project's entries past the last 100 dropped. */
+function orderLeave(project: string, when: string): string {
+  return `INSERT INTO issue_order_leaves (project_id, version, id, was_project_id, created_at, title, state, author_id, confidential, assignee_ids)
+    SELECT project_id, version, OLD.id, OLD.project_id, OLD.created_at, OLD.title, OLD.state, OLD.author_id, OLD.confidential, OLD.assignee_ids
+    FROM issue_order_versions WHERE project_id = ${project} AND ${when};
+  DELETE FROM issue_order_leaves WHERE project_id = ${project}
+    AND version <= (SELECT version - 100 FROM issue_order_versions WHERE project_id = ${project});`;
+}
 
 /**
  * core/179: event `rec` in a run of its own. The run it falls in (the last starting at or below

@@ -1,7 +1,7 @@
 import { anyGroupLabelPriority } from '../labels/priorities';
 import { type FeatureType, featureAvailable, featureHiddenProjectIds, featureHiddenSql } from './feature-access';
 import { addFilter } from '../../db/filter';
-import { COUNT_LIMIT, type PageAnchors, type SortDirection, type SqlList, countInHand, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
+import { COUNT_LIMIT, type OrderMoves, type PageAnchors, type SortDirection, type SqlList, countInHand, countUpTo, limitSql, listRows, readPage } from '../../http/pagination';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../http/route';
 import { type Db, tableVersionsOf } from '../../db/connection';
@@ -1609,15 +1609,34 @@ export function issueOrderVersion(rc: RequestContext, projectId: number): number
 const MOVED_ANCHOR_VERSIONS = 100;
 
 /**
- * The issues a project gained between two of its issueOrderVersions (after `since`, up to `now`),
- * when inserts made every one of those versions (core/025); null when anything else did.
+ * The issues a project's writes moved between two of its issueOrderVersions (after `since`, up to
+ * `now`): those inserted (core/025) and, when `asWas` (the list's conditions read only the issue's
+ * own columns that core/295 logs), those deleted or changed, each as it was at `since` (the first
+ * of its entries since, unless inserted since). Null when a version in between is not logged.
  */
-function issuesInserted(rc: RequestContext, projectId: number, since: number, now: number): number[] | null {
+function issuesMoved(rc: RequestContext, projectId: number, since: number, now: number, asWas: boolean): OrderMoves | null {
   if (now - since > MOVED_ANCHOR_VERSIONS) return null;
-  const rows = rc.svc.db
-    .prepare('SELECT issue_id FROM issue_order_inserts WHERE project_id = ? AND version > ? AND version <= ?')
-    .all(projectId, since, now) as { issue_id: number }[];
-  return rows.length === now - since ? rows.map((r) => r.issue_id) : null;
+  const db = rc.svc.db;
+  const inserted = (db.prepare('SELECT issue_id FROM issue_order_inserts WHERE project_id = ? AND version > ? AND version <= ?').all(projectId, since, now) as { issue_id: number }[]).map(
+    (r) => r.issue_id,
+  );
+  const none = { sql: '', args: [] };
+  if (inserted.length === now - since) return { inserted, left: [], was: none };
+  if (!asWas) return null;
+  const leaves = db.prepare('SELECT version, id FROM issue_order_leaves WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').all(projectId, since, now) as {
+    version: number;
+    id: number;
+  }[];
+  if (inserted.length + leaves.length !== now - since) return null;
+  const added = new Set(inserted);
+  const first = new Map<number, number>();
+  for (const l of leaves) if (!added.has(l.id) && !first.has(l.id)) first.set(l.id, l.version);
+  const was = {
+    sql: `WITH issues AS (SELECT id, was_project_id AS project_id, created_at, title, state, author_id, confidential, assignee_ids FROM issue_order_leaves
+      WHERE project_id = ? AND version IN (SELECT value FROM json_each(?)))`,
+    args: [projectId, JSON.stringify([...first.values()])],
+  };
+  return { inserted, left: [...new Set(leaves.map((l) => l.id))], was };
 }
 
 /**
@@ -1668,8 +1687,10 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
     sort: filters.sort,
     value: (row) => row[col],
     id: (row) => row.id,
-    // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite.
-    inserted: byOrderVersion && col === 'created_at' ? (since, now) => issuesInserted(rc, projectId, since, now) : undefined,
+    // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite. Rows that left
+    // are checked as they were when the list reads the issues alone, by that name (core/295 logs
+    // their own columns; the caller sees every confidential one, so no assignee row decides).
+    moves: byOrderVersion && col === 'created_at' ? (since, now) => issuesMoved(rc, projectId, since, now, seesAll && (list.from.match(/\bissues\b/g) ?? []).length === 1) : undefined,
   };
 }
 
