@@ -139,6 +139,38 @@ describe('filtered walk: a required label title', () => {
     expect((await labelRowReads('/issues', { scope: 'all', order_by: 'relative_position', labels: 'bug', author_id: String(root) })).length).toBeGreaterThan(0);
   }, 120_000);
 
+  it("a list read through its label set (idSetLists' page) is sorted at once, not first read in a window of ids that reads the whole set too", async () => {
+    const setRead = (sql: string): boolean => sql.startsWith('SELECT x.id AS id FROM (SELECT DISTINCT') && / OFFSET \?$/.test(sql);
+    const lists: [string, Record<string, string>][] = [
+      [`/projects/${alpha}/merge_requests`, { labels: 'bug,other', milestone: 'None', order_by: 'popularity' }],
+      [`/projects/${alpha}/issues`, { labels: 'bug,other', milestone: 'None', order_by: 'relative_position' }],
+    ];
+    let setReads = 0;
+    for (const [path, list] of lists) {
+      for (const sort of ['asc', 'desc']) {
+        const query = { ...list, sort };
+        const want = await sorted(path, query);
+        expect(want.length).toBeGreaterThan(2);
+        Object.assign(FILTERED_WALK, { span: 1, spanPerRow: 0 });
+        try {
+          for (let page = 1; page <= Math.ceil(want.length / 2); page++) {
+            let res: Awaited<ReturnType<typeof s.get>> | undefined;
+            const reads = await statementReads(s, setRead, async () => void (res = await s.get(path, { query: { ...query, per_page: '2', page: String(page) } })));
+            const what = `${path} ${JSON.stringify(query)} page ${page}`;
+            expect((res!.body as { id: number }[]).map((r) => r.id), what).toEqual(want.slice((page - 1) * 2, page * 2));
+            // At most one read of the set, in the order's sort (a window of ids is where a walk of the records starts, not a set's read).
+            expect(reads.length, what).toBeLessThanOrEqual(1);
+            expect(reads.filter((r) => /x\.id [<>] \?/.test(r.sql)), what).toEqual([]);
+            setReads += reads.length;
+          }
+        } finally {
+          Object.assign(FILTERED_WALK, { span: 20_000, spanPerRow: 8 });
+        }
+      }
+    }
+    expect(setReads).toBeGreaterThan(3);
+  }, 120_000);
+
   it("deep pages start at the title's rows' anchors, which writes to the records and their labels let go", async () => {
     const lists: [string, Record<string, string>][] = [
       ['/issues', { scope: 'all', order_by: 'relative_position', labels: 'bug', state: 'opened' }],
