@@ -765,6 +765,43 @@ describe('pages built again only when a row or their inputs change', () => {
     expect(entityPage([r[1], r[2], Object.freeze({ id: 11 })], 8)[2]).toBe(h[2]);
   });
 
+  it("sends a fresh page's entities as one text kept nowhere; handed out again, they are kept as bytes", () => {
+    open();
+    const long = 'x'.repeat(2_000);
+    /** A page of entities long enough to go out as bytes once kept (jsonBody), built through unchangedEntity; moved along by one row builds that row alone. */
+    const entityPage = (rows: object[]) =>
+      unchangedPage(
+        db,
+        'test-page',
+        'k',
+        rows,
+        () => true,
+        () => ({ entities: rows.map((r) => unchangedEntity(db, 'test', String((r as { id: number }).id), r as Record<string, unknown>, null, () => ({ r, long }))), inputs: 0 }),
+        (kept, pageRows, added) => {
+          const entities = [...kept.entities];
+          const r = pageRows[added] as { id: number };
+          entities.splice(added, 0, unchangedEntity(db, 'test', String(r.id), r as Record<string, unknown>, null, () => ({ r, long })));
+          return { entities, inputs: 0 };
+        },
+      );
+    const r = rows(10);
+    const a = entityPage(r);
+    const text = jsonBody(a);
+    expect(typeof text).toBe('string');
+    expect(text).toBe(JSON.stringify(a));
+    // Read again: its entities are listed, and the page's bytes kept for the next time.
+    const bytes = jsonBody(entityPage(r));
+    expect(Buffer.isBuffer(bytes)).toBe(true);
+    expect((bytes as Buffer).toString()).toBe(text);
+    expect(jsonBody(entityPage(r))).toBe(bytes);
+    // A page moved along by one row from a fresh page lists the entities it keeps.
+    const s = rows(11);
+    entityPage(s.slice(1));
+    const moved = entityPage(s.slice(0, 10));
+    expect(Buffer.isBuffer(jsonBody(moved))).toBe(true);
+    expect(jsonBody(moved).toString()).toBe(JSON.stringify(moved));
+  });
+
   it('keeps pages of a kind up to 1,000 entities, the oldest going first', () => {
     open();
     const first = rows(100);

@@ -839,8 +839,8 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
   if (known && (known.row === row || (row !== null && known.row !== null && sameFields(known.row, row))) && sameJson(known.inputs, inputs)) return known.entity as T;
   const entity = build();
   Object.freeze(entity);
-  if (!entityJson.has(entity)) entityJson.set(entity, null);
   if (!known && kind === freshPageKind) return entity;
+  if (!entityJson.has(entity)) entityJson.set(entity, null);
   if (known) store.delete(key);
   else if (store.size >= UNCHANGED_ENTITIES) deleteOldest(store);
   store.set(key, { row, inputs, entity });
@@ -852,7 +852,10 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
  * entities are not kept one by one (unchangedEntity). A page read for the first time (pages read
  * in turn: "issues pages 2481-2500 in turn") was read once, and the page store keeps its entities
  * anyway; keeping each of them again with its key and parts cost the fresh page ~10 us (the
- * entries, and their collection when the bound drops them).
+ * entries, and their collection when the bound drops them). Nor are they in entityJson until the
+ * page is handed out again (listEntities): sent once, the page is one text kept nowhere, where
+ * each entity's weak entry, its mark as sent and the page's bytes kept in recentBodies cost a
+ * page read once another ~10-25 us (and as much again in collection).
  */
 let freshPageKind: string | null = null;
 /** The last rows of the pages unchangedPage kept (a page whose first row was written ends as it did). */
@@ -876,6 +879,8 @@ interface KeptPage {
   entities: readonly object[];
   inputs: unknown;
   generation: number;
+  /** Its entities are in entityJson (those of a page built fresh go in when the page is handed out again). */
+  listed: boolean;
 }
 /**
  * Pages kept per database and kind, by their first row (a few a row: lists of other orders or
@@ -923,6 +928,7 @@ export function unchangedPage<T extends object, I>(
   const known = store.pages.get(first)?.find((p) => p.key === key && sameRows(p.rows, rows));
   if (known && (known.generation === generation || current(known.inputs as I))) {
     known.generation = generation;
+    listEntities(known);
     return known.entities.slice() as T[];
   }
   // A page no kept page shares an end with (its first row; its second: one moved along by a row;
@@ -938,7 +944,7 @@ export function unchangedPage<T extends object, I>(
   const pages = kept ? kept.filter((p) => p !== known) : [];
   if (known && kept?.includes(known)) store.entities -= known.entities.length;
   while (pages.length >= PAGES_PER_FIRST_ROW) store.entities -= pages.shift()!.entities.length;
-  pages.push({ key, rows: rows.slice(), entities: entities.slice(), inputs, generation });
+  pages.push({ key, rows: rows.slice(), entities: entities.slice(), inputs, generation, listed: !fresh });
   keptPageEnds.add(rows[rows.length - 1]);
   store.pages.delete(first);
   store.entities += entities.length;
@@ -984,8 +990,16 @@ function movedAlong<T extends object, I>(
   const from = forward ?? back;
   if (!from || !(from.generation === generation || current(from.inputs as I))) return null;
   from.generation = generation;
+  listEntities(from);
   const entities = (forward ? from.entities.slice(0, -1) : from.entities.slice(1)) as T[];
   return moved({ entities, inputs: from.inputs as I }, rows, forward ? 0 : n - 1);
+}
+
+/** A kept page's entities in entityJson, where a page built fresh left them out (their texts kept once they are sent again). */
+function listEntities(page: KeptPage): void {
+  if (page.listed) return;
+  for (const e of page.entities) if (!entityJson.has(e)) entityJson.set(e, null);
+  page.listed = true;
 }
 
 /** Whether `rows` from `skip` on are `kept`'s rows from its first, one for one (kept's last `skip` rows aside). */
@@ -1110,7 +1124,8 @@ function entityList(value: object[]): string | Buffer {
 }
 
 /**
- * A list none of whose entities was sent before (a page read for the first time): one text for the
+ * A list none of whose entities was sent before (a page read for the second time, unchangedPage's
+ * listEntities; a fresh page's entities are not in entityJson, and it goes out as one text): one text for the
  * whole list, the entities' own texts made only when one is sent again (entityText, entityList).
  * Made and kept for each, a page of 20 new issues kept ~30 KB of texts for a page most often never
  * asked again (a client reading pages in turn), and the young generation copied them on and on.
