@@ -223,6 +223,8 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
   try {
     // The records: the project with the most issues, its group, and a sample of the others.
     const bigProject = one<{ project_id: number }>('SELECT project_id FROM issues GROUP BY project_id ORDER BY MAX(iid) DESC LIMIT 1')?.project_id ?? 1;
+    /** The project with the most merge requests (past 10,000 on the seeded dir and on mr17). */
+    const mrProject = one<{ project_id: number }>('SELECT project_id FROM merge_requests GROUP BY project_id ORDER BY MAX(iid) DESC LIMIT 1')?.project_id ?? bigProject;
     const group = one<{ id: number }>(`SELECT n.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ? AND n.kind = 'group'`, bigProject)?.id;
     if (group === undefined) throw new Error('kept-diff: the project with the most issues is not in a group');
     /** The callers an administrator's read acts as now and then (sudo): the same user through another token. */
@@ -714,6 +716,14 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           return { who, path: `/groups/${epic[0]}/epics/${epic[1]}${pick(['', `/notes?${page()}`, '/award_emoji'])}` };
         },
         () => ({ who, path: `/todos${q(pick(['', 'state=done', 'type=Issue']))}` }),
+        // The lists at and past COUNT_LIMIT (10,000) on the seeded dir: the big project's opened issues
+        // (10,000 at the start; an issue made or reopened takes them past), the group's, and the merge
+        // requests of the project with the most. Their last pages, and the first page past the end.
+        () => {
+          const list = pick([`/projects/${bigProject}/issues?state=opened`, `/groups/${group}/issues?state=opened`, `/projects/${mrProject}/merge_requests?state=all`, `/groups/${group}/merge_requests?state=all`]);
+          const at = pick(['per_page=20&page=500', 'per_page=20&page=501', 'per_page=100&page=100', 'per_page=100&page=101', 'per_page=100&page=102', 'per_page=5&page=2000', page()]);
+          return { who, path: `${list}${pick(['', '&order_by=updated_at', '&sort=asc', '&labels=bug', '&search=issue'])}&${at}` };
+        },
         () => ({ who, keyset: true, path: `${pick(['/projects', '/users', `/groups/${g}/projects`, '/groups'])}?pagination=keyset&order_by=id&sort=${pick(['asc', 'desc'])}&per_page=${pick([5, 20])}` }),
       ];
       const read = pick(kinds)();
@@ -774,7 +784,10 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           const { r, path, statements } = asked[i];
           const [a, b] = [kept[i], fresh[i]];
           reads++;
-          for (const k of readKinds(r.who, path)) {
+          // A page of a list past COUNT_LIMIT (rows, X-Page, and no X-Total; a page past the end has none
+          // either): counted on its own too, and by endpoint.
+          const past = a.status === 200 && a.headers['x-page'] !== null && a.headers['x-total'] === null && a.text.startsWith('[{') ? ['list past 10,000 rows', `list past 10,000 rows: ${readKinds(r.who, path)[0]}`] : [];
+          for (const k of [...readKinds(r.who, path), ...past]) {
             const t = (kinds[k] ??= { reads: 0, reached: 0, keptStatements: 0, freshStatements: 0 });
             t.reads++;
             if (statements < freshCounts[i]) t.reached++;
@@ -840,9 +853,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
  * A data dir big enough that the kept and anchored paths run (a project of ISSUES issues: counts past
  * COUNT_LIMIT, pages past ANCHORED_FROM_OFFSET; an issue with NOTES notes; MERGE_REQUESTS merge
  * requests), built through the importers' bulk writers; labels, milestones, epics, snippets and a
- * second project through the API.
+ * second project through the API. By default the big project's opened issues are COUNT_LIMIT exactly
+ * (3 made through the API, and 9,997 of the 11,108 imported: every tenth is closed), so that a write
+ * takes them past it and back; the second project's 10,200 merge requests are past it.
  */
-export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes = { issues: 10_500, notes: 1_100, mergeRequests: 1_200 }): Promise<void> {
+export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes = { issues: 11_108, notes: 1_100, mergeRequests: 10_200 }): Promise<void> {
   const svc = await createService({ dataDir, port: 0, rootToken });
   const url = await svc.listen();
   const must = async (method: string, path: string, body?: unknown): Promise<any> => {
