@@ -11,6 +11,9 @@
  *
  * Run: npx tsx bench/build-scale.ts && npx tsx bench/scale.ts [--dir bench/.data] [--runs 7] [--cli old/out/main/cli.js] [--only search] [--warm] [--cpu-prof DIR]
  * (`--cpu-prof DIR`: the big instance's server writes a V8 CPU profile there; summarize it with bench/cpuprofile-summary.ts.)
+ * (`--caller guest|reporter|developer|anonymous`: the timed reads are the answers a member of the manifest's group with that
+ * role gets (Sudo on the administrator's token, the first such member of each instance), or an anonymous caller's; the
+ * writes between them stay the administrator's. The default, `admin`, reads as the administrator.)
  */
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,8 +33,38 @@ const { values: opts } = parseArgs({
     warm: { type: 'boolean', default: false },
     /** The big instance's server writes its CPU profile (node --cpu-prof) into this directory. */
     'cpu-prof': { type: 'string' },
+    /** Who reads: admin (the default), a member of the group (guest, reporter, developer) through Sudo, or anonymous. */
+    caller: { type: 'string', default: 'admin' },
   },
 });
+const CALLER_ACCESS: Record<string, number> = { guest: 10, reporter: 20, developer: 30 };
+if (opts.caller !== 'admin' && opts.caller !== 'anonymous' && !(opts.caller! in CALLER_ACCESS)) throw new Error(`--caller: admin, guest, reporter, developer or anonymous, not ${opts.caller}`);
+/** Each instance's (by its URL's origin) user the timed reads act as (`--caller`), when not the administrator. */
+const callerIds = new Map<string, number>();
+
+/** The first member of the manifest's group with the role `--caller` names, on the instance at `url`. */
+async function resolveCaller(url: string, m: ScaleManifest): Promise<void> {
+  const access = CALLER_ACCESS[opts.caller!];
+  if (access === undefined) return;
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${url}/api/v4/groups/${m.groupId}/members?per_page=100&page=${page}`, { headers: { 'private-token': m.token } });
+    const members = (await res.json()) as { id: number; access_level: number }[];
+    const found = members.find((u) => u.access_level === access);
+    if (found) {
+      callerIds.set(new URL(url).origin, found.id);
+      console.log(`${url}: reading as user ${found.id} (${opts.caller}, access ${access} in group ${m.groupId})`);
+      return;
+    }
+    if (!res.headers.get('x-next-page')) throw new Error(`no ${opts.caller} in group ${m.groupId} at ${url}`);
+  }
+}
+
+/** The headers of a timed read: the token, and Sudo for a member caller; none for an anonymous one. */
+function readHeaders(url: string, token: string): Record<string, string> {
+  if (opts.caller === 'anonymous') return {};
+  const sudo = callerIds.get(new URL(url).origin);
+  return sudo === undefined ? { 'private-token': token } : { 'private-token': token, sudo: String(sudo) };
+}
 const runs = Number(opts.runs);
 const cli = opts.cli ? resolve(opts.cli) : undefined;
 
@@ -48,7 +81,7 @@ interface Timed {
 async function timeGet(url: string, token: string, pid: number): Promise<Timed> {
   const c0 = mainThreadCpuMs(pid);
   const t0 = performance.now();
-  const res = await fetch(url, { headers: { 'private-token': token } });
+  const res = await fetch(url, { headers: readHeaders(url, token) });
   const body = await res.text();
   const ms = performance.now() - t0;
   const cpu = mainThreadCpuMs(pid) - c0;
@@ -112,6 +145,8 @@ async function main(): Promise<void> {
   const startMs = performance.now() - t0;
   const smallServer = await spawnSandlab(join(dir, 'small'), small.token, { cli });
   try {
+    await resolveCaller(bigServer.url, big);
+    await resolveCaller(smallServer.url, small);
     const idleRss = rssMb(bigServer.child.pid!);
     const cpuBefore = cpuMs(bigServer.child.pid!);
     console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);

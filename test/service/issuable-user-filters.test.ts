@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService, ok } from '../helpers/service';
-import { pagedReads, preparedBy } from '../helpers/lists';
+import { pagedReads, preparedBy, queryPlan, statementReads } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -219,6 +219,24 @@ describe('filters by sets of records', () => {
     expect(anyRead).toContain(`u.project_id = ${big}`);
     const plan = (sql: string): string => (s.service.context.db.prepare(`EXPLAIN QUERY PLAN SELECT u.issuable_id ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('\n');
     expect(plan(`FROM issuable_users u WHERE u.issuable_type = 'MergeRequest' AND u.role = 'reviewer' AND u.project_id = ${big}`)).toMatch(/USING COVERING INDEX issuable_users_project \(issuable_type=\? AND role=\? AND project_id=\?\)/);
+  });
+
+  it("a non-administrator's scope=assigned_to_me is counted from the set's rows (not the projects' records, each asked the set)", async () => {
+    const counts = async (path: string): Promise<{ sql: string; args: unknown[] }[]> => {
+      const seen = await statementReads(s, (sql) => /^SELECT count\(\*\) AS n FROM \(SELECT 1 FROM (issues|merge_requests) x WHERE /.test(sql), async () => void ok(await s.get(path, { token: u2Token, query: { scope: 'assigned_to_me' } })), 'get');
+      return seen;
+    };
+    for (const [path, table] of [['/issues', 'issues'], ['/merge_requests', 'merge_requests']] as const) {
+      const seen = await counts(path);
+      expect(seen.length, path).toBeGreaterThan(0);
+      for (const { sql, args } of seen) {
+        const plan = queryPlan(s.service.context.db, sql, ...args);
+        // The set's rows first (the user's, by issuable_users' own index), each record by its id; no project's records read.
+        expect(plan, path).toMatch(/LIST SUBQUERY \d+\nSEARCH u USING (PRIMARY KEY|(COVERING )?INDEX \w+) \(issuable_type=\? AND role=\? AND user_id=\?\)/);
+        expect(plan, path).toMatch(/SEARCH x USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+        expect(plan, path).not.toMatch(new RegExp(`SEARCH x USING (COVERING )?INDEX ${table}_`));
+      }
+    }
   });
 
   it("reviewer and assignee parameters as GitLab's API takes them: 400s, a reviewer nobody is, issues' lists ignore reviewers", async () => {

@@ -1772,10 +1772,17 @@ export function scopeCondition(rc: RequestContext, table: 'issues' | 'merge_requ
   if (scope.projectId !== undefined) return filters.search?.project && !filters.search.project.walk ? `+${scope.where}` : scope.where;
   // An empty list (emptyFilters) reads nothing: no count to choose by.
   if (!scope.unindexed || filters.empty || !INSTANCE_ORDER_INDEXES.includes(filters.orderColumn)) return scope.where;
-  // A scope of projects and nothing else reads its records' number from the state counters.
+  // A scope of projects and nothing else reads its records' number from the state counters. A set
+  // of the caller's (assigned_to_me for a non-administrator: the projects they see and the set's
+  // probe) is counted from the set's rows, each record looked up by id (`+x.project_id`: not its
+  // projects' records read whole, each asked the probe: a Reporter's /issues?scope=assigned_to_me
+  // walked the million issues of the projects they see to count none, 56 ms).
+  const set = scope.idSets?.[0];
   const records = scope.projects
     ? scopeStateCount(rc, table === 'issues' ? 'Issue' : 'MergeRequest', scope, null)
-    : countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, COUNT_LIMIT + 1);
+    : set
+      ? countUpTo(rc.svc.db, `FROM ${table} x WHERE x.id IN (SELECT ${set.id} ${set.rows}) AND ${scope.unindexed}`, [...set.args, ...scope.args], COUNT_LIMIT + 1)
+      : countUpTo(rc.svc.db, `FROM ${table} x WHERE ${scope.where}`, scope.args, COUNT_LIMIT + 1);
   return records > COUNT_LIMIT ? scope.unindexed : scope.where;
 }
 
