@@ -116,7 +116,7 @@ function issueRows(rc: RequestContext, scope: Scope): IssueRow[] {
   const byDates = dateLagList<IssueRow>(rc, 'issues', scope, filters, where, args, scopeSql);
   const byTitles = labelView ? labelTitlesList<IssueRow>(rc, 'Issue', scope, filters, labelView) : undefined;
   // A list its label rows answer (label-rows-list.ts), where no reader of one label's or titles' rows serves it.
-  const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<IssueRow>(rc, 'Issue', scope, filters, where, args, sets);
+  const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<IssueRow>(rc, 'Issue', scope, filters, where, args, sets, byDates?.plan === 'buckets');
   // A search whose other filters' sets are smaller: read from them (searchAfterSets).
   const setsFirst = searchAfterSets(filters, sets);
   // Counted from the sets when they are the fewer reads (searchCountsFromSets); the page may still walk.

@@ -98,7 +98,7 @@ function mergeRequestRows(rc: RequestContext, scope: Scope): MergeRequestRow[] {
   const onlyTargetBranch = q.target_branch && where.length === filtered + 2 ? q.target_branch : null;
   const byTitles = noMoreFilters ? labelTitlesList<MergeRequestRow>(rc, 'MergeRequest', scope, filters) : undefined;
   // A list its label rows answer (label-rows-list.ts), where no reader of one label's or titles' rows serves it.
-  const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, sets);
+  const byLabelRows = byTitles || (filters.labelOnly && scope.projectId !== undefined) ? undefined : labelRowsList<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, sets, byDates?.plan === 'buckets');
   // A search whose other filters' sets are smaller: read from them (searchAfterSets).
   const setsFirst = searchAfterSets(filters, sets);
   // Counted from the sets when they are the fewer reads (searchCountsFromSets); the page may still walk.
