@@ -110,6 +110,36 @@ describe('project list filters', () => {
     expect(theirs.status).toBe(200);
   });
 
+  it('a range few projects meet reads their own index and sorts them, not the order walked (last_activity_at, updated_at)', async () => {
+    sql('UPDATE projects SET last_activity_at = ?, updated_at = ? WHERE id = ?', '2090-01-01T00:00:00.000Z', '2090-01-01T00:00:00.000Z', privateMrs.id);
+    sql('UPDATE projects SET last_activity_at = ?, updated_at = ? WHERE id = ?', '2090-02-01T00:00:00.000Z', '2090-02-01T00:00:00.000Z', privateIssues.id);
+    const byPath = [privateMrs, privateIssues].sort((a, b) => (a.path < b.path ? 1 : a.path > b.path ? -1 : b.id - a.id)).map((p) => p.id);
+    const cases: [Record<string, unknown>, number[], RegExp][] = [
+      [{ order_by: 'path', last_activity_after: '2089-12-31T00:00:00Z' }, byPath, /projects_last_activity \(last_activity_at>\?\)/],
+      [{ order_by: 'name', sort: 'asc', last_activity_after: '2090-01-15T00:00:00Z' }, [privateIssues.id], /projects_last_activity \(last_activity_at>\?\)/],
+      [{ last_activity_before: '2000-01-01T00:00:00Z' }, [], /projects_last_activity \(last_activity_at<\?\)/],
+      [{ order_by: 'updated_at', updated_after: '2089-12-31T00:00:00Z', sort: 'asc' }, [privateMrs.id, privateIssues.id], /projects_updated \(updated_at>\?\)/],
+    ];
+    let n = 0;
+    for (const [query, want, index] of cases) {
+      // A page size not asked before: nothing kept answers it.
+      const perPage = 30 + ++n;
+      let res: any;
+      const statements = await preparedBy(s, async () => (res = await s.get('/projects', { query: { ...query, per_page: perPage } })));
+      expect(res.status).toBe(200);
+      expect(ids(res.body), JSON.stringify(query)).toEqual(want);
+      expect(res.headers.get('x-total')).toBe(String(want.length));
+      const reads = statements.filter((q) => /^SELECT p\.id AS id FROM projects p WHERE/.test(q) && /ORDER BY/.test(q));
+      expect(reads.length, JSON.stringify(query)).toBeGreaterThan(0);
+      for (const q of reads) {
+        const plan = queryPlan(s.service.context.db, q, ...Array(q.split('?').length - 1).fill('2090-01-01T00:00:00.000Z'));
+        expect(plan, JSON.stringify(query)).toMatch(index);
+        expect(plan, JSON.stringify(query)).not.toMatch(/SCAN p/);
+      }
+    }
+    sql('UPDATE projects SET last_activity_at = ?, updated_at = ? WHERE id IN (?, ?)', '2020-03-01T00:00:00.000Z', '2020-03-01T00:00:00.000Z', privateMrs.id, privateIssues.id);
+  });
+
   it('statistics orders: an administrator\'s by size; anyone else gets created_at', async () => {
     sql('INSERT INTO project_statistics (project_id, commit_count, repository_size, refreshed_at) VALUES (?, 1, 5000, ?), (?, 1, 9000, ?)', open.id, 'x', privateMrs.id, 'x');
     expect(await listed({ order_by: 'repository_size' }, ROOT)).toEqual([privateMrs.id, open.id, privateIssues.id, noIssues.id]);

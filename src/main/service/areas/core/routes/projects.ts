@@ -128,10 +128,13 @@ export function projectListFilters(rc: RequestContext): { where: ListWhere; orde
     where.add('EXISTS (SELECT 1 FROM topics tp, json_each(p.topics) WHERE tp.id = ? AND lower(value) = lower(tp.name))', q.topic_id);
   }
   // ProjectsFinder#by_last_activity_after/before (strict), UpdatedAtFilter (inclusive; none when before < after).
-  if (q.last_activity_after) where.add('p.last_activity_at > ?', q.last_activity_after);
-  if (q.last_activity_before) where.add('p.last_activity_at < ?', q.last_activity_before);
-  if (q.updated_before) where.add('p.updated_at <= ?', q.updated_before);
-  if (q.updated_after) where.add('p.updated_at >= ?', q.updated_after);
+  // Each read by its own index where the range holds few projects (SqlList.narrow), walked in the
+  // order's otherwise: written the same both ways, a range none met (order_by=path&last_activity_after
+  // a future date) walked the path index's 10,000 projects for no row after every write (~1.1 ms).
+  if (q.last_activity_after) where.range('p.last_activity_at', '> ?', q.last_activity_after);
+  if (q.last_activity_before) where.range('p.last_activity_at', '< ?', q.last_activity_before);
+  if (q.updated_before) where.range('p.updated_at', '<= ?', q.updated_before);
+  if (q.updated_after) where.range('p.updated_at', '>= ?', q.updated_after);
   if (q.with_issues_enabled) withFeatureAvailable(rc, where, 'Issue');
   if (q.with_merge_requests_enabled) withFeatureAvailable(rc, where, 'MergeRequest');
   const col =
