@@ -321,7 +321,12 @@ export async function listProjects(rc: RequestContext, extra?: (where: ListWhere
   extra?.(where);
   const list = projectSqlList(where, order, projectKeyset(orderBy, sort));
   if (!fewRows) list.anchors = projectListAnchors(rc.svc, list, orderBy, sort);
-  if (!fewRows && orderBy === 'star_count') list.rows = starCountRows(rc.svc.db, list, sort);
+  if (!fewRows && orderBy === 'star_count') {
+    list.rows = starCountRows(rc.svc.db, list, sort);
+    // Counted from the conditions' own indexes, as paginateSql counts a list without rows of its
+    // own: the walk form (+column) read all 10,000 projects for a last_activity_after range.
+    if (list.narrow && list.narrow !== list.from) list.countFrom = { from: list.narrow, args: list.args };
+  }
   return projectsAnswer(rc, paginateSql<Project>(rc, rc.svc.db, fewRows ? fewRowsByIds(rc.svc.db, list, 'projects p', 'p.id') : list), !!q.simple);
 }
 
