@@ -82,9 +82,10 @@ export function queryPlan(db: Prepares, sql: string, ...args: unknown[]): string
 
 /**
  * Reads every page of a list in turn, and one past the end, checking each page's ids against
- * `want` and its headers: X-Total, X-Total-Pages, X-Page, X-Next-Page, X-Prev-Page, Link next and last.
+ * `want` and its headers: X-Total, X-Total-Pages, X-Page, X-Next-Page, X-Prev-Page, Link next and last
+ * (as root, or the caller `token` names; null: anonymous).
  */
-export async function expectEveryPage(s: TestService, path: string, query: Record<string, string>, want: number[], perPage: number, token?: string): Promise<void> {
+export async function expectEveryPage(s: TestService, path: string, query: Record<string, string>, want: number[], perPage: number, token?: string | null): Promise<void> {
   const pages = Math.max(1, Math.ceil(want.length / perPage));
   for (let page = 1; page <= pages + 1; page++) {
     const res = await s.get(path, { token, query: { ...query, per_page: String(perPage), page: String(page) } });

@@ -219,4 +219,57 @@ describe('filtered walk: a required label title', () => {
     }
     expect(anchored.length).toBeGreaterThan(5);
   }, 120_000);
+
+  it("a Guest (below Planner) or anonymous caller: their confidential view checked on each record of the title's rows, every page and count as the sort answers them", async () => {
+    const guest = await s.createUser();
+    const reporter = await s.createUser();
+    await s.addMember('groups', group, guest.user.id, 10);
+    await s.addMember('groups', group, reporter.user.id, 20);
+    // Confidential issues with the title: root's (hidden from all three), the Guest's own, one assigned to the Guest.
+    const confidential = async (title: string, token?: string, more: Record<string, unknown> = {}) =>
+      ok(await s.post(`/projects/${alpha}/issues`, { title, labels: 'bug', confidential: true, ...more }, { token })).id as number;
+    const hidden = await confidential('secret bug');
+    const own = await confidential('guest secret bug', guest.token);
+    const assigned = await confidential('assigned secret bug', undefined, { assignee_ids: [guest.user.id] });
+    const callers: [string, string | null, number[], number[]][] = [
+      // name, token, confidential ids seen, unseen
+      ['guest', guest.token, [own, assigned], [hidden]],
+      // A Reporter is above Planner: every confidential issue of the group's projects.
+      ['reporter', reporter.token, [hidden, own, assigned], []],
+      ['anonymous', null, [], [hidden, own, assigned]],
+    ];
+    const lists: [string, Record<string, string>][] = [
+      [`/projects/${alpha}/issues`, { order_by: 'popularity', labels: 'bug' }],
+      [`/projects/${alpha}/issues`, { order_by: 'relative_position', labels: 'bug', milestone: 'None' }],
+      [`/groups/${group}/issues`, { order_by: 'relative_position', labels: 'bug', state: 'opened' }],
+      ['/issues', { scope: 'all', order_by: 'popularity', labels: 'Bug' }],
+    ];
+    for (const [name, token, seen, unseen] of callers) {
+      let labelRows = 0;
+      for (const [path, list] of lists) {
+        for (const sort of ['asc', 'desc']) {
+          const query = { ...list, sort };
+          const what = `${name} ${path} ${JSON.stringify(query)}`;
+          FILTERED_WALK.filtered = false;
+          let want: number[];
+          try {
+            want = (ok(await s.get(path, { token, query: { ...query, per_page: '100' } })) as { id: number }[]).map((r) => r.id);
+          } finally {
+            FILTERED_WALK.filtered = true;
+          }
+          expect(want.length, what).toBeGreaterThan(6);
+          for (const id of seen) if (path !== `/groups/${group}/issues` || list.state !== 'closed') expect(want, what).toContain(id);
+          for (const id of unseen) expect(want, what).not.toContain(id);
+          Object.assign(FILTERED_WALK, { span: 1, spanPerRow: 0 });
+          try {
+            labelRows += (await statementReads(s, (sql) => sql.includes(LABEL_ROWS_READ), () => expectEveryPage(s, path, query, want, 3, token))).length;
+          } finally {
+            Object.assign(FILTERED_WALK, { span: 20_000, spanPerRow: 8 });
+          }
+        }
+      }
+      // The title's rows read for each caller (a Guest's or anonymous caller's view no filter that narrows the records read).
+      expect(labelRows, name).toBeGreaterThan(8);
+    }
+  }, 300_000);
 });

@@ -423,6 +423,13 @@ export interface WorkItemFilters {
   state: string | null;
   /** No record can meet the filters (filter-plan.ts): `where` is `0`, the list counted as none. */
   empty?: true;
+  /**
+   * The caller's view of the records in `where` when it is a condition of its own (issues'
+   * confidentialSql for any caller but an administrator: the OR of not confidential, own, assigned
+   * or a Planner's project; anonymous: not confidential): checked on each record read, no filter of
+   * the list's (see labelRowsFallback). Set by the route.
+   */
+  view?: string;
 }
 
 /** One label title and what else a list filtered by it may be filtered by (null: not filtered by it). */
@@ -535,14 +542,17 @@ export function computedOrderRows<T>(
  * date, a set) that an index reads fewer records by. The title's 112,000 rows against the author's
  * 950,000 issues the sort read (/issues?labels=bug&state=all by relative_position, page 50 of 100:
  * 436 -> 38 ms); author 3's 50,000 issues with bug are sorted still (its title's rows read whole
- * would be more). Undefined when the filters are others; else asked only when the walk falls short.
+ * would be more). The caller's view (filters.view: a member's or anonymous caller's confidentiality)
+ * is checked on each record as the other conditions are: a Reporter's project issues with bug and
+ * milestone=None by popularity, page 500, after an issue write, sorted bug's 112,000 (521 -> 97 ms).
+ * Undefined when the filters are others; else asked only when the walk falls short.
  */
 function labelRowsFallback(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): (() => string | undefined) | undefined {
   if (!filters.requiredLabels.length || scope.idSets?.length) return undefined;
   const probe = labelProbe(type);
   const noMilestone = filters.milestoneHeld?.held === 'none';
   const own = (w: string): boolean =>
-    w === probe || w === `NOT ${probe}` || w === 'x.state = ?' || w === 'x.author_id = ?' || w === '1 = 1' || w === scope.where || w === scope.unindexed || (noMilestone && (w === '(x.milestone_id IS NULL)' || w === '(+x.milestone_id IS NULL)'));
+    w === probe || w === `NOT ${probe}` || w === 'x.state = ?' || w === 'x.author_id = ?' || w === '1 = 1' || w === filters.view || w === scope.where || w === scope.unindexed || (noMilestone && (w === '(x.milestone_id IS NULL)' || w === '(+x.milestone_id IS NULL)'));
   if (!filters.where.every(own)) return undefined;
   return () => {
     const { state } = filters;

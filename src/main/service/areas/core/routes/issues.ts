@@ -110,6 +110,7 @@ function issueRows(rc: RequestContext, scope: Scope): IssueRow[] {
   const scopeSql = scopeCondition(rc, 'issues', scope, filters);
   where.push(scopeSql, conf.sql);
   args.push(...scope.args, ...conf.args);
+  if (conf.sql !== '1 = 1') filters.view = conf.sql;
   // Part of the anchors' key (a role change shows or hides rows without an issue write).
   const seesAll = filters.counted || filters.milestoneNone || filters.labelBound || filters.labelOnly || filters.labelTitles || filters.complement || filters.priority ? seesConfidential(rc, scope) : false;
   const sets = idSetLists(rc, 'Issue', scope, filters, where, args);
