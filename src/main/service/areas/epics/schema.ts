@@ -428,4 +428,15 @@ CREATE TRIGGER epic_list_versions_table_version_update AFTER UPDATE ON epic_list
 CREATE TRIGGER epic_list_versions_table_version_delete AFTER DELETE ON epic_list_versions BEGIN UPDATE table_versions SET version = version + 1 WHERE name = 'epic_list_versions'; END;
 `,
   },
+  {
+    // A group's epics in one state by title or updated_at (`state=closed&order_by=title`): the
+    // state's entries in that order, as epics_group_state_created serves created_at. Before, a page
+    // walked the group's titles (or update dates) checking each epic's state (le17: 100,000 closed
+    // of 1,010,000 epics; page 500 of 100 read about 500,000 epics first time, 154-204 ms).
+    name: 'epics/019_epics_group_state_title_updated',
+    sql: `
+CREATE INDEX epics_group_state_title ON epics (group_id, state, title, id);
+CREATE INDEX epics_group_state_updated ON epics (group_id, state, updated_at, id);
+`,
+  },
 ];
