@@ -1699,8 +1699,12 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
     id: (row) => row.id,
     // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite. Rows that left
     // are checked as they were when the list reads the issues alone, by that name (core/295 logs
-    // their own columns; the caller sees every confidential one, so no assignee row decides).
-    moves: byOrderVersion && col === 'created_at' ? (since, now) => issuesMoved(rc, projectId, since, now, seesAll && (list.from.match(/\bissues\b/g) ?? []).length === 1) : undefined,
+    // their own columns): the caller sees every confidential one, or none (anonymous), so no
+    // assignee row decides.
+    moves:
+      byOrderVersion && col === 'created_at'
+        ? (since, now) => issuesMoved(rc, projectId, since, now, (seesAll || !rc.user) && (list.from.match(/\bissues\b/g) ?? []).length === 1)
+        : undefined,
   };
 }
 
