@@ -286,8 +286,14 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       }
     };
     const issueOf = (): [number, number] => {
-      if (seen.issues.length && chance(0.7)) return pick(seen.issues);
-      const p = chance(0.6) ? bigProject : pick(projects());
+      if (seen.issues.length && chance(0.7)) {
+        // One the reads showed, unless it is gone since (deleted, or its project): then one of the records'.
+        const shown = pick(seen.issues);
+        if (one('SELECT 1 FROM issues WHERE project_id = ? AND iid = ?', ...shown)) return shown;
+      }
+      const drawn = chance(0.6) ? bigProject : pick(projects());
+      // A project without issues (the spare one, a new one): the big project.
+      const p = maxIid('issues', drawn) ? drawn : bigProject;
       return [p, 1 + int(Math.max(1, maxIid('issues', p)))];
     };
     const mrOf = (): [number, number] => {
@@ -303,7 +309,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       if (!maxIid('merge_requests', p) && recent.length) return [recent[0].project_id, recent[0].iid];
       return [p, 1 + int(Math.max(1, maxIid('merge_requests', p)))];
     };
-    const labelOf = (p: number): string => pick(all<{ title: string }>('SELECT title FROM labels WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.title).concat('bug'));
+    /** One of the project's labels ('bug' when it has none: a group's label, or none). */
+    const labelOf = (p: number): string => {
+      const titles = all<{ title: string }>('SELECT title FROM labels WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.title);
+      return titles.length ? pick(titles) : 'bug';
+    };
     const milestoneOf = (p: number): number | undefined => pick(all<{ id: number }>('SELECT id FROM milestones WHERE project_id = ? ORDER BY id LIMIT 20', p).map((r) => r.id).concat(0)) || undefined;
     const LABELS = ['bug', 'label-1', 'label-2', 'feature', 'doc'];
     const someLabels = (): string => Array.from({ length: 1 + int(2) }, () => pick(LABELS)).join(',');
@@ -447,7 +457,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const p = chance(0.7) ? bigProject : pick(projects());
         // One of the project's milestones (with its state, closed and activated the other way), or of the group's.
         const ms = all<{ id: number; state: string; project_id: number | null }>('SELECT id, state, project_id FROM milestones WHERE project_id = ? OR group_id = ? ORDER BY id DESC LIMIT 20', p, group);
-        if (!ms.length || chance(0.15)) return ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: chance(0.7) ? someDay() : undefined, start_date: chance(0.3) ? nearDay() : undefined }];
+        if (!ms.length || chance(0.15)) {
+          // Its start no later than its due date (GitLab refuses one after: 400).
+          const [due, start] = [chance(0.7) ? someDay() : undefined, chance(0.3) ? nearDay() : undefined];
+          return ['POST', `/projects/${p}/milestones`, { title: `m-${tag}-${++n}`, due_date: due, start_date: due && start && start > due ? due : start }];
+        }
         const m = pick(ms);
         const at = m.project_id === null ? `/groups/${group}/milestones/${m.id}` : `/projects/${m.project_id}/milestones/${m.id}`;
         const kinds: [string, string, unknown?][] = [
