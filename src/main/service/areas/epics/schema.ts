@@ -439,4 +439,14 @@ CREATE INDEX epics_group_state_title ON epics (group_id, state, title, id);
 CREATE INDEX epics_group_state_updated ON epics (group_id, state, updated_at, id);
 `,
   },
+  {
+    // A group's epics by one author in title order (`author_id=&order_by=title`): the author's own
+    // entries in that order, as epics_group_author_created and _updated serve the dates. Before, a
+    // page walked the group's titles checking each epic's author, or sorted the author's epics
+    // (le17: author 3's 50,000 of 1,010,000; page 400 of 100 by title asc: 196 ms first time).
+    name: 'epics/020_epics_group_author_title',
+    sql: `
+CREATE INDEX epics_group_author_title ON epics (group_id, author_id, title, id);
+`,
+  },
 ];
