@@ -195,8 +195,10 @@ describe('filters by sets of records', () => {
 
   it('a small set is read by id, a big one walked in list order', async () => {
     const { u1, u2 } = users;
+    // The list's paged reads, and its first ids read once for a page counted first from its own statement (fewRowsByIds).
+    const listRead = (sql: string): boolean => /LIMIT \d+ OFFSET \?$/.test(sql) || /^SELECT x\.id AS id FROM .* LIMIT 10001$/.test(sql);
     const reads = async (path: string, query: Record<string, string>): Promise<string[]> =>
-      (await pagedReads(s, async () => void ok(await s.get(path, { query })))).map((r) => r.sql);
+      (await statementReads(s, listRead, async () => void ok(await s.get(path, { query })))).map((r) => r.sql);
     // u2: 14 of 300 records, read; u1: 153 of 300, walked for page 1 and read for page 8 of 20 (161 rows wanted).
     for (const path of [`/projects/${big}/issues`, `/groups/${group}/issues`, '/issues']) {
       const scope: Record<string, string> = path === '/issues' ? { scope: 'all' } : {};
@@ -211,9 +213,9 @@ describe('filters by sets of records', () => {
     expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: String(users.u3) })).join('\n')).toContain('CROSS JOIN');
     expect((await reads('/issues', { scope: 'assigned_to_me' })).join('\n')).toContain('CROSS JOIN');
     // Any: 107 of the 300 merge requests have a reviewer: walked for page 1, the project's reviewer rows read for page 5
-    // (page 8, past the end, is counted first and reads nothing).
+    // (page 8, past the end, is counted first, by the list's ids read once, and reads no page).
     expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any' })).join('\n')).not.toContain('CROSS JOIN');
-    expect(await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any', page: '8' })).toEqual([]);
+    expect((await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any', page: '8' })).filter((sql) => sql.endsWith('OFFSET ?'))).toEqual([]);
     const anyRead = (await reads(`/projects/${big}/merge_requests`, { reviewer_id: 'Any', page: '5' })).join('\n');
     expect(anyRead).toContain('CROSS JOIN');
     expect(anyRead).toContain(`u.project_id = ${big}`);

@@ -224,8 +224,11 @@ export interface SqlList<T> {
   countFrom?: { from: string; args: unknown[] } | { counted: number; exact?: true } | { count: (cap: number) => number } | { total: () => number };
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
-  /** Without anchors: a capped count of `from` the list knows another way (remembered), or undefined to count it here. */
-  countKnown?: (from: string, args: unknown[], cap: number) => number | undefined;
+  /**
+   * Without anchors: a capped count of `from` the list knows another way (remembered), or undefined
+   * to count it here; `counter`, when given, counts it (the list's ids read once: countsItsOwnPage).
+   */
+  countKnown?: (from: string, args: unknown[], cap: number, counter?: (cap: number) => number) => number | undefined;
   /**
    * A page past COUNT_LIMIT (not counted first): `from`'s length up to `cap` (the page's end and
    * one more), where counting it costs less than walking the list to the page; undefined where it
@@ -663,8 +666,8 @@ export function fewRowsByIds<T>(db: Db, list: SqlList<T>, table: string, idColum
     ...list,
     countFrom: { count: () => all().length },
     rows: (limit, offset) => {
-      // More rows than that after all: the list reads itself.
-      if (all().length > COUNT_LIMIT) return db.prepare(`SELECT ${list.select} ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
+      // More rows than that after all, and the page past those read: the list reads itself.
+      if (all().length > COUNT_LIMIT && offset + limit > all().length) return db.prepare(`SELECT ${list.select} ${list.narrow ?? list.from} ORDER BY ${list.order} ${limitSql(limit)} OFFSET ?`).all(...list.args, offset) as T[];
       const page = all().slice(offset, offset + limit);
       if (!page.length) return [];
       // Rows kept by id until their write log names them (SqlList.byId), as the list's own pages read theirs.
@@ -842,6 +845,17 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
       );
     }
   }
+  if (countsItsOwnPage(rc, list, defaultPerPage)) {
+    const few = fewRowsByIds(db, list, '', list.byId!.idColumn);
+    const ids = few.countFrom as { count: () => number };
+    // An exact count (within COUNT_LIMIT) is remembered as the list's own count would have been (countKnown).
+    const count = (): number => {
+      const n = ids.count();
+      if (n <= COUNT_LIMIT) list.countKnown?.(list.from, list.args, COUNT_LIMIT + 1, () => n);
+      return n;
+    };
+    return paginateSql(rc, db, { ...few, countFrom: { count } }, defaultPerPage);
+  }
   let total: number | undefined;
   const countFrom = list.countFrom;
   const exact = countFrom && 'total' in countFrom ? countFrom.total : countFrom && 'counted' in countFrom && countFrom.exact ? () => countFrom.counted : undefined;
@@ -916,6 +930,23 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
     },
     defaultPerPage,
   );
+}
+
+/**
+ * A page counted first (paginateSql: past the first, within COUNT_LIMIT) whose count reads the
+ * list's own statement (countFrom the same FROM and arguments: a label set read and sorted,
+ * idSetLists' page and count), no count of it remembered, no anchors: read as
+ * fewRowsByIds, its first COUNT_LIMIT + 1 ids in order once, the count their number and the page a
+ * slice of them. The count read the set and the page read it again to sort it (mr17, a project's
+ * merge requests labels=bug,label-1&wip=no page 500: label-1's 111,000 rows probed for bug twice).
+ */
+function countsItsOwnPage<T>(rc: RequestContext, list: SqlList<T>, defaultPerPage: number): boolean {
+  const from = list.countFrom;
+  if (!from || !('from' in from) || from.from !== list.from || !list.byId || list.rows || list.anchors) return false;
+  if ((list.narrow ?? list.from) !== list.from || from.args.length !== list.args.length || from.args.some((a, i) => a !== list.args[i])) return false;
+  const { offset, perPage } = readPage(rc.params, defaultPerPage);
+  // A remembered count answers a cap within COUNT_LIMIT without counting (count-versions.ts).
+  return offset > 0 && offset + perPage <= COUNT_LIMIT && list.countKnown?.(list.from, list.args, COUNT_LIMIT) === undefined;
 }
 
 /**
