@@ -15,6 +15,7 @@ import { LABEL_ROWS } from '../../src/main/service/areas/core/label-rows-list';
  * header against the records.
  */
 let s: TestService;
+let group: number;
 let project: number;
 const N = 1_300;
 const MINUTE = 60_000;
@@ -37,7 +38,8 @@ let seeds: Record<Kind, Seed[]>;
 
 async function start(early: boolean): Promise<void> {
   s = await TestService.start();
-  project = (await s.createProject({ name: 'big', visibility: 'public' })).id;
+  group = (await s.createGroup({ visibility: 'public' })).id;
+  project = (await s.createProject({ name: 'big', namespace_id: group, visibility: 'public' })).id;
   seeds = { merge_requests: [], issues: [] };
   const ctx = s.service.context;
   ctx.db.transaction(() => {
@@ -136,6 +138,29 @@ describe('with a record updated before it was created, created after updated_bef
       // The early record carries both titles and leads the list.
       expect(ids[0], path).toBe(seeds[kind][EARLY - 1].id);
       await expectEveryPage(s, path, query, ids, 20);
+    }
+  });
+});
+
+describe("a title's set the page walks the instance's order for, past LABEL_ROWS.walk", () => {
+  beforeAll(() => start(false), 120_000);
+  afterAll(stop);
+
+  /** The records with `fix` and no milestone (all of them here), newest first. */
+  const fixes = (kind: Kind): number[] =>
+    seeds[kind].filter((r) => r.labels.includes('fix')).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id)).map((r) => r.id);
+  /** The title's rows in creation order, the milestone asked of each. */
+  const TITLE_WALK = /^SELECT il\.issuable_id AS id FROM issuable_labels il INDEXED BY issuable_labels_title_created .* AND il\.milestone IS NULL/;
+
+  it("the instance's list (scope=all) is walked in the title's rows; a group's of few records (its projects' indexes) is not; the same answers", async () => {
+    for (const kind of ['merge_requests', 'issues'] as const) {
+      for (const [path, scope, walked] of [[`/${kind}`, { scope: 'all' }, true], [`/groups/${group}/${kind}`, {}, false]] as const) {
+        const query = { labels: 'fix', milestone: 'None', ...scope };
+        const reads = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, per_page: '20', page: '2' } })));
+        expect(reads.map((r) => TITLE_WALK.test(r.sql)), path).toEqual([walked]);
+        if (walked) expect(queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args), path).not.toContain('TEMP B-TREE');
+        await expectEveryPage(s, path, query, fixes(kind), 50);
+      }
     }
   });
 });

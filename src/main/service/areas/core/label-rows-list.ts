@@ -121,7 +121,11 @@ function createdBefore(rc: RequestContext, type: 'Issue' | 'MergeRequest', filte
 }
 
 /**
- * A list whose page reads every row of `title` anyway: idSetLists' set, read through the title's
+ * A list whose page reads every row of `title` anyway, or more: idSetLists' walk of the instance's
+ * order for a group's (unindexed) or the instance's list, each record probed for the title, reads
+ * every record the title's rows in the same order would, and more (a group's issues
+ * labels=bug&milestone=None by creation, page 100 of 100, walked ~86,000 issues, each probed for
+ * bug: 88-95 ms; bug's rows 34-37 ms); or idSetLists' set, read through the title's
  * index and sorted (sets.readsTitle; a title is no set with a bound on the other date column,
  * workItemFilters). The walk in the order's index reads no more of those rows, reads only its
  * page's records and sorts nothing: a group's merge requests labels=label-1&milestone=None by
@@ -133,6 +137,10 @@ function createdBefore(rc: RequestContext, type: 'Issue' | 'MergeRequest', filte
  * of 111,000, 2 ms sought, 6 walked).
  */
 function readsTitleAnyway(rc: RequestContext, type: string, scope: Scope, filters: WorkItemFilters, where: string[], title: string, rows: number, sets: IdSetLists | undefined): boolean {
+  // The instance's order walked (an administrator's, or a group's unindexed scope), each record
+  // probed for the title: its rows in the same order are some of those records.
+  const walksInstance = scope.instance || (scope.unindexed !== undefined && where.includes(scope.unindexed));
+  if (scope.projectId === undefined && walksInstance && sets?.walksTitle?.toLowerCase() === title.toLowerCase()) return true;
   if (sets?.readsTitle?.toLowerCase() !== title.toLowerCase()) return false;
   if (scope.projectId === undefined) return true;
   if (where.includes(MILESTONE_BY_ID)) return false;

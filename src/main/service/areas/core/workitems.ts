@@ -1975,7 +1975,7 @@ export function idSetLists(
   // instead of the order's walk asking every record of the scope (group merge requests
   // milestone=v1: the newest 20,000 carry none, 5.5 ms).
   const pairs = filters.orderColumn === 'created_at' ? sets.find((set) => set.arms)?.arms?.() : undefined;
-  if (!pairs) return { page: walk, count, fewest: matches };
+  if (!pairs) return { page: walk, count, fewest: matches, walksTitle: smallest.mirrors && smallest.probeById ? String(smallest.args[0]) : undefined };
   if (!pairs.length) return { page: walk, count, rows: () => [], fewest: matches };
   const dir = filters.sort === 'asc' ? 'ASC' : 'DESC';
   const conditions = where.join(' AND ');
@@ -2064,6 +2064,8 @@ export interface IdSetLists {
   fewest: number;
   /** The label title whose every row in scope the page reads (its set, then sorted), if one. */
   readsTitle?: string;
+  /** The label title whose set the page walks the list's order for (each record probed for it), if one. */
+  walksTitle?: string;
 }
 
 /**
