@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok, TestService } from '../helpers/service';
+import { type ApiResult, ok, TestService } from '../helpers/service';
 
 /**
  * Review of the kept answers of many projects' lists (a group's issues and merge requests, the
@@ -44,11 +44,15 @@ const paths = (): string[] =>
     ),
   );
 
+/** The body and the pagination headers. */
+const answer = (res: ApiResult): string => [res.status, ...PAGE_HEADERS.map((h) => res.headers.get(h)), res.text].join('\n');
+const PAGE_HEADERS = ['x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'link'];
+
 async function check(what: string): Promise<void> {
   const fresh = new Map<string, string>();
   sql('SAVEPOINT afresh');
   try {
-    for (const token of callers()) for (const path of paths()) fresh.set(`${token}|${path}`, (await s.get(path, { token })).text);
+    for (const token of callers()) for (const path of paths()) fresh.set(`${token}|${path}`, answer(await s.get(path, { token })));
   } finally {
     sql('RELEASE afresh');
   }
@@ -56,7 +60,7 @@ async function check(what: string): Promise<void> {
     for (const token of callers())
       for (const path of paths()) {
         const res = await s.get(path, { token });
-        expect({ what, round, token, path, text: res.text }).toEqual({ what, round, token, path, text: fresh.get(`${token}|${path}`) });
+        expect({ what, round, token, path, text: answer(res) }).toEqual({ what, round, token, path, text: fresh.get(`${token}|${path}`) });
       }
 }
 
