@@ -119,3 +119,31 @@ export async function expectPagesOf(s: TestService, path: string, query: Record<
     expect(res.headers.get('link') ?? '', what).toContain(`page=${last}`);
   }
 }
+
+/** A page's status, pagination headers and body as one text, to compare two reads of it. */
+function pageAnswer(res: ApiResult): string {
+  return [res.status, ...['x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'link'].map((h) => res.headers.get(h)), res.text].join('\n');
+}
+
+/**
+ * Every path for every caller (a token, undefined for the administrator, null for anonymous) read
+ * twice over (kept, then handed out again), each the text read with nothing kept: inside a
+ * savepoint, where the service keeps nothing. `ok`: each answer is a 200 too.
+ */
+export async function expectAsReadAfresh(s: TestService, what: string, callers: (string | null | undefined)[], paths: string[], ok = true): Promise<void> {
+  const db = s.service.context.db;
+  const fresh = new Map<string, string>();
+  db.prepare('SAVEPOINT afresh').run();
+  try {
+    for (const token of callers) for (const path of paths) fresh.set(`${token}|${path}`, pageAnswer(await s.get(path, { token })));
+  } finally {
+    db.prepare('RELEASE afresh').run();
+  }
+  for (let round = 0; round < 2; round++)
+    for (const token of callers)
+      for (const path of paths) {
+        const res = await s.get(path, { token });
+        if (ok) expect(res.status).toBe(200);
+        expect({ what, round, token, path, text: pageAnswer(res) }).toEqual({ what, round, token, path, text: fresh.get(`${token}|${path}`) });
+      }
+}

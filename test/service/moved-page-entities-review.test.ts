@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResult, ok, TestService } from '../helpers/service';
+import { expectAsReadAfresh } from '../helpers/lists';
+import { ok, TestService } from '../helpers/service';
 
 /**
  * Review of pages moved along or back by one row (unchangedPage's movedAlong, bc0caf3) and of a fresh
@@ -42,25 +43,8 @@ const paths = (): string[] =>
   ]);
 
 /** Every page for every caller, twice over (kept, then handed out again), each against the text read with nothing kept. */
-/** The body and the pagination headers. */
-const answer = (res: ApiResult): string => [res.status, ...PAGE_HEADERS.map((h) => res.headers.get(h)), res.text].join('\n');
-const PAGE_HEADERS = ['x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'link'];
-
 async function check(what: string): Promise<void> {
-  const fresh = new Map<string, string>();
-  sql('SAVEPOINT afresh');
-  try {
-    for (const token of callers()) for (const path of paths()) fresh.set(`${token}|${path}`, answer(await s.get(path, { token })));
-  } finally {
-    sql('RELEASE afresh');
-  }
-  for (let round = 0; round < 2; round++)
-    for (const token of callers())
-      for (const path of paths()) {
-        const res = await s.get(path, { token });
-        expect(res.status).toBe(200);
-        expect({ what, round, token, path, text: answer(res) }).toEqual({ what, round, token, path, text: fresh.get(`${token}|${path}`) });
-      }
+  await expectAsReadAfresh(s, what, callers(), paths());
 }
 
 const newestOpen = (k = 0): number =>
