@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+/**
+ * An archived project's issues, merge requests, notes, labels, milestones and snippets are read-only:
+ * ProjectPolicy's `rule { archived }` prevents their create_/update_/admin_/destroy_, even an
+ * administrator's, and the API answers 403 `{"message":"403 Forbidden"}` with nothing written.
+ * Reads stay 200; after unarchive the same writes succeed.
+ */
+let s: TestService;
+let id: number;
+
+beforeAll(async () => {
+  s = await TestService.start();
+  id = (await s.createProject({ name: 'archived-writes', visibility: 'public' })).id;
+});
+afterAll(async () => s?.stop());
+
+describe('writes to an archived project', () => {
+  it('refuses each read-only feature with 403, writes nothing, and allows them again after unarchive', async () => {
+    const p = `/projects/${id}`;
+    const issue = (await s.post(`${p}/issues`, { title: 'kept' })).body;
+    const note = (await s.post(`${p}/issues/${issue.iid}/notes`, { body: 'a note' })).body;
+    expect((await s.post(`${p}/labels`, { name: 'bug', color: '#ff0000' })).status).toBe(201);
+    const milestone = (await s.post(`${p}/milestones`, { title: 'v1' })).body;
+    const snippet = (await s.post(`${p}/snippets`, { title: 'snip', file_name: 'a.txt', content: 'x', visibility: 'public' })).body;
+    expect((await s.post(`${p}/archive`)).status).toBe(201);
+
+    const refused = [
+      () => s.post(`${p}/issues`, { title: 'new' }),
+      () => s.put(`${p}/issues/${issue.iid}`, { title: 'changed' }),
+      () => s.del(`${p}/issues/${issue.iid}`),
+      () => s.post(`${p}/issues/${issue.iid}/notes`, { body: 'another' }),
+      () => s.put(`${p}/issues/${issue.iid}/notes/${note.id}`, { body: 'changed' }),
+      () => s.del(`${p}/issues/${issue.iid}/notes/${note.id}`),
+      () => s.post(`${p}/merge_requests`, { source_branch: 'feature', target_branch: 'main', title: 'mr' }),
+      () => s.post(`${p}/labels`, { name: 'other', color: '#00ff00' }),
+      () => s.put(`${p}/labels/bug`, { new_name: 'defect' }),
+      () => s.del(`${p}/labels/bug`),
+      () => s.post(`${p}/milestones`, { title: 'v2' }),
+      () => s.put(`${p}/milestones/${milestone.id}`, { title: 'v1.1' }),
+      () => s.del(`${p}/milestones/${milestone.id}`),
+      () => s.post(`${p}/snippets`, { title: 'snip2', file_name: 'b.txt', content: 'y', visibility: 'public' }),
+      () => s.put(`${p}/snippets/${snippet.id}`, { title: 'changed' }),
+      () => s.del(`${p}/snippets/${snippet.id}`),
+    ];
+    for (const write of refused) {
+      const res = await write();
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ message: '403 Forbidden' });
+    }
+
+    // Nothing written; reads still answer.
+    const issues = await s.get(`${p}/issues`);
+    expect(issues.status).toBe(200);
+    expect(issues.body.map((i: { title: string }) => i.title)).toEqual(['kept']);
+    expect((await s.get(`${p}/issues/${issue.iid}/notes`)).body.filter((n: { system: boolean }) => !n.system).map((n: { body: string }) => n.body)).toEqual(['a note']);
+    expect((await s.get(`${p}/labels`)).body.map((l: { name: string }) => l.name)).toEqual(['bug']);
+    expect((await s.get(`${p}/milestones`)).body.map((m: { title: string }) => m.title)).toEqual(['v1']);
+    expect((await s.get(`${p}/snippets`)).body.map((m: { title: string }) => m.title)).toEqual(['snip']);
+    expect((await s.get(`${p}/merge_requests`)).status).toBe(200);
+
+    expect((await s.post(`${p}/unarchive`)).status).toBe(201);
+    expect((await s.put(`${p}/issues/${issue.iid}`, { title: 'changed' })).status).toBe(200);
+    expect((await s.post(`${p}/issues/${issue.iid}/notes`, { body: 'another' })).status).toBe(201);
+    expect((await s.put(`${p}/labels/bug`, { new_name: 'defect' })).status).toBe(200);
+    expect((await s.put(`${p}/milestones/${milestone.id}`, { title: 'v1.1' })).status).toBe(200);
+    expect((await s.put(`${p}/snippets/${snippet.id}`, { title: 'changed' })).status).toBe(200);
+    expect((await s.post(`${p}/issues`, { title: 'new' })).status).toBe(201);
+    expect((await s.del(`${p}/issues/${issue.iid}`)).status).toBe(204);
+  });
+});
