@@ -75,8 +75,14 @@ describe('pages moved by one row in the same step as a write to what their other
     await check('start');
     let step = 0;
     for (const [what, write] of writes) {
-      await gone(step++);
-      await write();
+      // An archived project's issues take no write (GitLab's 403): that step's row moves just after unarchive.
+      if (what === 'the project unarchived') {
+        await write();
+        await gone(step++);
+      } else {
+        await gone(step++);
+        await write();
+      }
       await check(what);
     }
   });
