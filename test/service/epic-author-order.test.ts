@@ -4,11 +4,12 @@ import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
 import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 
 /**
- * A group's epics by one author in title order read the author's own entries in that order
- * (epics/020 epics_group_author_title), as the dates read epics_group_author_created and _updated. Pinned:
- * every page, order and header against the records (title ties broken by id), with a state,
- * a search term, confidentiality, for a Planner and a Guest, before and after writes that move an
- * epic's title and author; and the plan (the author's entries, nothing sorted).
+ * A group's epics by one author in title or updated_at order read the author's own entries in that
+ * order (epics/020 epics_group_author_title, epics/016 epics_group_author_updated), as created_at
+ * reads epics_group_author_created. Pinned: every page, order and header against the records (ties
+ * broken by id), with a state, a search term, confidentiality, for a Planner and a Guest, before
+ * and after writes that move an epic's title or date and author; and the plan (the author's
+ * entries, nothing sorted).
  */
 let s: TestService;
 let group: number;
@@ -38,10 +39,10 @@ afterAll(async () => s.stop());
 
 const authors = (): number[] => (db().prepare('SELECT DISTINCT author_id AS a FROM epics WHERE group_id = ? ORDER BY 1').all(group) as { a: number }[]).map((r) => r.a);
 
-function truth(author: number, extra: string, dir: 'ASC' | 'DESC', guest: boolean): number[] {
+function truth(order: string, author: number, extra: string, dir: 'ASC' | 'DESC', guest: boolean): number[] {
   return (
     db()
-      .prepare(`SELECT id FROM epics e WHERE group_id = ? AND author_id = ? ${extra}${guest ? ' AND confidential = 0' : ''} ORDER BY title ${dir}, id ${dir}`)
+      .prepare(`SELECT id FROM epics e WHERE group_id = ? AND author_id = ? ${extra}${guest ? ' AND confidential = 0' : ''} ORDER BY ${order} ${dir}, id ${dir}`)
       .all(group, author) as { id: number }[]
   ).map((r) => r.id);
 }
@@ -53,36 +54,41 @@ const CASES: { query: Record<string, string>; extra: string }[] = [
   { query: { confidential: 'false', state: 'all' }, extra: 'AND confidential = 0' },
 ];
 
-async function expectEveryCase(): Promise<void> {
+async function expectEveryCase(order: string): Promise<void> {
   for (const author of authors()) {
     for (const c of CASES) {
       for (const sort of ['desc', 'asc'] as const) {
-        const query = { ...c.query, author_id: String(author), order_by: 'title', sort };
+        const query = { ...c.query, author_id: String(author), order_by: order, sort };
         const dir = sort === 'asc' ? 'ASC' : 'DESC';
-        await expectEveryPage(s, `/groups/${group}/epics`, query, truth(author, c.extra, dir, false), 5);
-        await expectEveryPage(s, `/groups/${group}/epics`, query, truth(author, c.extra, dir, true), 5, guestToken);
+        await expectEveryPage(s, `/groups/${group}/epics`, query, truth(order, author, c.extra, dir, false), 5);
+        await expectEveryPage(s, `/groups/${group}/epics`, query, truth(order, author, c.extra, dir, true), 5, guestToken);
       }
     }
   }
 }
 
-describe("a group's epics by author in title order", () => {
+const ORDERS = [
+  { order: 'title', index: 'epics_group_author_title', move: () => db().prepare('UPDATE epics SET title = ? WHERE id = (SELECT min(id) FROM epics WHERE group_id = ? AND author_id = 1)').run('Aardvark', group) },
+  { order: 'updated_at', index: 'epics_group_author_updated', move: () => db().prepare('UPDATE epics SET updated_at = ? WHERE id = (SELECT min(id) FROM epics WHERE group_id = ? AND author_id = 1)').run(at(500), group) },
+];
+
+describe.each(ORDERS)("a group's epics by author in $order order", ({ order, index, move }) => {
   it('every page, order and header as the records say; after writes too', async () => {
     expect(authors()).toHaveLength(2);
-    await expectEveryCase();
-    db().prepare('UPDATE epics SET title = ? WHERE id = (SELECT min(id) FROM epics WHERE group_id = ? AND author_id = 1)').run('Aardvark', group);
+    await expectEveryCase(order);
+    move();
     db().prepare('UPDATE epics SET author_id = 1 WHERE id = (SELECT max(id) FROM epics WHERE group_id = ? AND author_id != 1)').run(group);
-    await expectEveryCase();
+    await expectEveryCase(order);
   }, 120_000);
 
-  it("reads the author's entries of epics_group_author_title in order, nothing sorted", async () => {
+  it(`reads the author's entries of ${index} in order, nothing sorted`, async () => {
     for (const sort of ['desc', 'asc']) {
       const reads = await pagedReads(s, async () => {
-        expect((await s.get(`/groups/${group}/epics`, { query: { author_id: '1', order_by: 'title', sort, per_page: '5', page: '2' } })).status).toBe(200);
+        expect((await s.get(`/groups/${group}/epics`, { query: { author_id: '1', order_by: order, sort, per_page: '5', page: '2' } })).status).toBe(200);
       });
       expect(reads).toHaveLength(1);
       const plan = queryPlan(db(), reads[0].sql, ...reads[0].args);
-      expect(plan).toMatch(/USING (COVERING )?INDEX epics_group_author_title \(group_id=\? AND author_id=\?\)/);
+      expect(plan).toMatch(new RegExp(`USING (COVERING )?INDEX ${index} \\(group_id=\\? AND author_id=\\?\\)`));
       expect(plan).not.toContain('TEMP B-TREE');
     }
   });
