@@ -69,4 +69,24 @@ describe('writes to an archived project', () => {
     expect((await s.post(`${p}/issues`, { title: 'new' })).status).toBe(201);
     expect((await s.del(`${p}/issues/${issue.iid}`)).status).toBe(204);
   });
+
+  it('answers a merge with 401 (can_be_merged_by?: push_code is prevented too), merges nothing, and merges after unarchive', async () => {
+    const repo = (await s.post('/projects', { name: 'archived-merge', initialize_with_readme: true })).body;
+    const p = `/projects/${repo.id}`;
+    await s.post(`${p}/repository/commits`, { branch: 'feature', start_branch: 'main', commit_message: 'change', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] });
+    const mr = (await s.post(`${p}/merge_requests`, { source_branch: 'feature', target_branch: 'main', title: 'to merge' })).body;
+    expect((await s.post(`${p}/archive`)).status).toBe(201);
+
+    const refused = await s.put(`${p}/merge_requests/${mr.iid}/merge`);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ message: '401 Unauthorized' });
+    expect((await s.get(`${p}/merge_requests/${mr.iid}`)).body.state).toBe('opened');
+    // An unknown merge request is still 404 first (find_project_merge_request).
+    expect((await s.put(`${p}/merge_requests/${mr.iid + 1}/merge`)).status).toBe(404);
+
+    expect((await s.post(`${p}/unarchive`)).status).toBe(201);
+    const merged = await s.put(`${p}/merge_requests/${mr.iid}/merge`);
+    expect(merged.status).toBe(200);
+    expect(merged.body.state).toBe('merged');
+  });
 });

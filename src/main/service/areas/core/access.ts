@@ -267,16 +267,17 @@ export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACC
  * A write to a feature an archived project keeps read-only: ProjectPolicy's `rule { archived }`
  * prevents create_/update_/admin_/destroy_ of issue, merge_request, label, milestone, project_snippet
  * and note (and award_emoji), and a prevent beats even an administrator's enable. Subscribing and
- * to-dos ask only read_; award_emoji keeps its own check (canAward).
+ * to-dos ask only read_; award_emoji keeps its own check (canAward). A merge asks no policy first:
+ * `unauthorized! unless can_be_merged_by?`, and push_code is prevented too, so its own check answers 401.
  */
 const READ_ONLY_WHEN_ARCHIVED = /^\/api\/v4\/projects\/[^/]+\/(?:issues|merge_requests|labels|milestones|snippets)(?:\/|$)/;
-const STILL_ALLOWED_WHEN_ARCHIVED = /\/(?:subscribe|unsubscribe|todo|award_emoji)(?:\/|$)/;
+const OWN_CHECK_WHEN_ARCHIVED = /\/(?:subscribe|unsubscribe|todo|award_emoji|merge)(?:\/|$)/;
 
 function writesReadOnlyFeature(rc: RequestContext): boolean {
   const method = rc.req.method;
   if (method === 'GET' || method === 'HEAD') return false;
   const path = rc.pathname;
-  return READ_ONLY_WHEN_ARCHIVED.test(path) && !STILL_ALLOWED_WHEN_ARCHIVED.test(path);
+  return READ_ONLY_WHEN_ARCHIVED.test(path) && !OWN_CHECK_WHEN_ARCHIVED.test(path);
 }
 
 /** `:id` of /groups/:id, with the same 404/403 rules as loadProject. */
