@@ -75,5 +75,32 @@ describe('subscribed', () => {
     expect(plan(/FROM notes WHERE noteable_type = \? AND noteable_id = \? AND author_id = \?/)).toContain('USING COVERING INDEX notes_author_noteable');
     expect(plan(/AND system = 1 AND body LIKE/)).toContain('USING INDEX notes_noteable_system');
     expect(plan(/notes_search MATCH/)).toMatch(/SCAN notes_search VIRTUAL TABLE INDEX/);
+    // The matches among the record's notes that hold an @, not a walk of all its notes.
+    expect(plan(/notes_search MATCH/)).toContain('USING INDEX notes_mentioning');
+  });
+
+  it('a Guest is not subscribed by a mention in an internal note they cannot read, a Reporter is; after writes', async () => {
+    const roles = { guestm: 10, reporterm: 20 } as const;
+    const role: Record<string, { id: number; token: string }> = {};
+    for (const [name, access] of Object.entries(roles)) {
+      const u = await s.createUser({ username: name });
+      role[name] = { id: u.user.id, token: u.token };
+      await s.addMember('projects', project, u.user.id, access);
+    }
+    const created = ok(await s.post(`/projects/${project}/issues`, { title: 'internal mentions' }));
+    const path = `/projects/${project}/issues/${created.iid}`;
+    for (let i = 0; i < 5; i++) ok(await s.post(`${path}/notes`, { body: `filler ${i} for @someone` }));
+    ok(await s.post(`${path}/notes`, { body: 'only for @guestm and @reporterm', internal: true }));
+    const subscribed = async (name: string): Promise<boolean> => ok(await s.get(path, { token: role[name].token })).subscribed;
+    expect(await subscribed('guestm')).toBe(false);
+    expect(await subscribed('reporterm')).toBe(true);
+    const note = ok(await s.post(`${path}/notes`, { body: 'now in public, @guestm' }));
+    expect(await subscribed('guestm')).toBe(true);
+    ok(await s.put(`${path}/notes/${note.id}`, { body: 'edited, nobody mentioned' }));
+    expect(await subscribed('guestm')).toBe(false);
+    // A confidential issue stays out of a Guest's reach, mention or not.
+    ok(await s.put(path, { confidential: true }));
+    expect((await s.get(path, { token: role.guestm.token })).status).toBe(404);
+    expect(await subscribed('reporterm')).toBe(true);
   });
 });

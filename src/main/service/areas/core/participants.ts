@@ -105,9 +105,14 @@ export function isParticipant(svc: ServiceContext, item: ParticipantSource, user
   const mention = `@${name}`;
   const byText = (system: 0 | 1): string => `SELECT body FROM notes WHERE noteable_type = ? AND noteable_id = ? AND system = ${system}${internal} AND body LIKE ? ESCAPE '\\'`;
   // The full-text index's trigrams need three characters: a one-letter name reads the record's comments.
+  // The matches are looked up among the record's notes that hold an @ (core/098's partial index):
+  // without `instr`, SQLite walked all of them (15 ms for a Guest on an issue of 200,000 notes).
   const comments: [string, unknown[]] =
     mention.length >= 3
-      ? [`SELECT n.body FROM notes n WHERE n.id IN (SELECT rowid & 4294967295 FROM notes_search WHERE notes_search MATCH ?) AND n.noteable_type = ? AND n.noteable_id = ? AND n.system = 0${internal}`, [`"${mention}"`, ...noteable]]
+      ? [
+          `SELECT n.body FROM notes n WHERE n.id IN (SELECT rowid & 4294967295 FROM notes_search WHERE notes_search MATCH ?) AND n.noteable_type = ? AND n.noteable_id = ? AND instr(n.body, '@') > 0 AND n.system = 0${internal}`,
+          [`"${mention}"`, ...noteable],
+        ]
       : [byText(0), [...noteable, like]];
   const system: [string, unknown[]] = [byText(1), [...noteable, like]];
   for (const [sql, args] of [comments, system]) {
