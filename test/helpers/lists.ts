@@ -147,3 +147,11 @@ export async function expectAsReadAfresh(s: TestService, what: string, callers: 
         expect({ what, round, token, path, text: pageAnswer(res) }).toEqual({ what, round, token, path, text: fresh.get(`${token}|${path}`) });
       }
 }
+
+/** As root: a public group of three public projects (one, two, three) and a public project outside it, for lists read per project (arms). */
+export async function groupOfThree(s: TestService): Promise<{ group: number; projects: number[]; outside: number }> {
+  const group = (await s.createGroup({ visibility: 'public' })).id as number;
+  const projects: number[] = [];
+  for (const name of ['one', 'two', 'three']) projects.push((await s.createProject({ name, namespace_id: group, visibility: 'public' })).id as number);
+  return { group, projects, outside: (await s.createProject({ name: 'outside', visibility: 'public' })).id as number };
+}

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { pagedReads, queryPlan } from '../helpers/lists';
+import { groupOfThree, pagedReads, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
 import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
@@ -16,15 +16,14 @@ import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope
 let s: TestService;
 let group: number;
 let other: number;
-const projects: number[] = [];
+let projects: number[];
+let outside: number;
 const TITLES = ['Alpha', 'beta', 'Gamma', 'alpha', 'Zeta'];
 
 beforeAll(async () => {
   s = await TestService.start();
   other = (await s.createUser()).user.id as number;
-  group = (await s.createGroup({ visibility: 'public' })).id;
-  for (const name of ['one', 'two', 'three']) projects.push((await s.createProject({ name, namespace_id: group, visibility: 'public' })).id);
-  const outside = (await s.createProject({ name: 'outside', visibility: 'public' })).id;
+  ({ group, projects, outside } = await groupOfThree(s));
   // A milestone titled v1 in the first two projects, on every 5th record of theirs.
   const v1 = new Map<number, number>();
   for (const project of projects.slice(0, 2)) v1.set(project, (await s.post(`/projects/${project}/milestones`, { title: 'v1' })).body.id as number);

@@ -21,6 +21,34 @@ const ARM_INDEXES: Record<'Issue' | 'MergeRequest', Record<string, string>> = {
   MergeRequest: { title: 'merge_requests_project_title', merged_at: 'merge_requests_project_merged' },
 };
 
+/**
+ * Per type, the order columns with a (project_id, state, column, id) index too (core/298): a list in
+ * one state walks that state's entries alone (a group's opened merge requests by merged_at walked
+ * every merged one first, the opened all at the NULL end: 80 ms for page 1).
+ */
+const STATE_ARM_INDEXES: Partial<Record<'Issue' | 'MergeRequest', Record<string, string>>> = {
+  MergeRequest: { merged_at: 'merge_requests_project_state_merged' },
+};
+
+/** The index a list's arms walk: `state`, the one state its entries are in (null: every state's). */
+interface ArmIndex {
+  name: string;
+  state: string | null;
+}
+
+function armIndex(type: 'Issue' | 'MergeRequest', filters: WorkItemFilters): ArmIndex | undefined {
+  const inState = filters.state ? STATE_ARM_INDEXES[type]?.[filters.orderColumn] : undefined;
+  if (inState) return { name: inState, state: filters.state };
+  const name = ARM_INDEXES[type][filters.orderColumn];
+  return name ? { name, state: null } : undefined;
+}
+
+/** The entries an arm walks in a project's index: the project's records (in the index's state). */
+function armEntries(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, index: ArmIndex): number {
+  const inState = index.state ? ' AND state = ?' : '';
+  return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${inState}`).get(type, projectId, ...(index.state ? [index.state] : [])) as { n: number }).n;
+}
+
 /** Projects with records at most, each an arm (SQLite merges them in one ordered UNION ALL). */
 const SCOPE_ARMS = 16;
 
@@ -51,14 +79,14 @@ export function scopeArmsRows<T>(
   countFrom?: SqlList<unknown>['countFrom'],
   ownFilters = true,
 ): ((limit: number, offset: number) => T[]) | undefined {
-  const index = ARM_INDEXES[type][filters.orderColumn];
+  const index = armIndex(type, filters);
   if (!index || scope.idSets?.length) return undefined;
   if (filters.empty || filters.priority || filters.search) return undefined;
   if (scope.projectId !== undefined) return projectDateWalk<T>(rc, type, scope.projectId, filters, where, args, index);
   const db = rc.svc.db;
   const state = filters.state;
   const authored = filters.authorId !== null || scope.authorId !== undefined;
-  const labelled = !ownFilters ? undefined : authored ? authorArms(rc, type, scope, filters, where, args, countFrom) : filters.idSets.length ? setArms(rc, type, scope, filters, where) : undefined;
+  const labelled = !ownFilters ? undefined : authored ? authorArms(rc, type, scope, filters, where, args, countFrom, index) : filters.idSets.length ? setArms(rc, type, scope, filters, where, index) : undefined;
   if ((filters.idSets.length || authored) && !labelled) return undefined;
   if (!labelled && !scope.projects && !scope.instance) return undefined;
   // An administrator's instance (every project, no project condition): its projects with records,
@@ -91,7 +119,7 @@ export function scopeArmsRows<T>(
   const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
   return (limit, offset) => {
     if (!projects.length) return [];
-    const arms = projects.map(() => `SELECT x.id AS id, x.${col} AS k FROM ${table} x INDEXED BY ${index} WHERE x.project_id = ? AND ${conditions}`);
+    const arms = projects.map(() => `SELECT x.id AS id, x.${col} AS k FROM ${table} x INDEXED BY ${index.name} WHERE x.project_id = ? AND ${conditions}`);
     const armArgs = projects.flatMap((p) => [p, ...args]);
     const sql = arms.length === 1 ? `${arms[0]} ORDER BY x.${col} ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY k ${dir}, id ${dir}`;
     const ids = (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as { id: number }[]).map((r) => r.id);
@@ -116,18 +144,18 @@ function projectDateWalk<T>(
   filters: WorkItemFilters,
   where: string[],
   args: unknown[],
-  index: string,
+  index: ArmIndex,
 ): ((limit: number, offset: number) => T[]) | undefined {
   if (filters.idSets.length || !Object.values(filters.dates).some(Boolean)) return undefined;
   const db = rc.svc.db;
-  const records = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, projectId) as { n: number }).n;
+  const records = armEntries(rc, type, projectId, index);
   const page = readPage(rc.params);
   const needed = Math.ceil(Math.sqrt(((page.offset + page.perPage) * records) / SCOPE_ARMS_LIMITS.walkPerRead));
   const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const conditions = where.join(' AND ');
   if (countUpTo(db, `FROM ${table} x WHERE ${conditions}`, args, needed) < needed) return undefined;
   const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
-  const sql = `SELECT x.id AS id FROM ${table} x INDEXED BY ${index} WHERE ${conditions} ORDER BY ${filters.order}`;
+  const sql = `SELECT x.id AS id FROM ${table} x INDEXED BY ${index.name} WHERE ${conditions} ORDER BY ${filters.order}`;
   return (limit, offset) => rowsByIds<T>(db, log, (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...args, offset) as { id: number }[]).map((r) => r.id));
 }
 
@@ -148,6 +176,7 @@ function setArms(
   scope: Scope,
   filters: WorkItemFilters,
   where: string[],
+  index: ArmIndex,
 ): { project_id: number; inState: number }[] | undefined {
   if (Object.values(filters.dates).some(Boolean)) return undefined;
   // The caller's own records (created_by_me): fewer than the set's, so the walk would read more than counted.
@@ -156,9 +185,8 @@ function setArms(
   if (!rows || rows.length > SCOPE_ARMS) return undefined;
   const matches = rows.reduce((a, r) => a + r.n, 0);
   if (!matches) return [];
-  // Every entry of an arm's index is walked, whatever its state.
-  const db = rc.svc.db;
-  const records = rows.reduce((a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, r.project_id) as { n: number }).n, 0);
+  // Every entry of an arm's index is walked (each of its state's, when it has one).
+  const records = rows.reduce((a, r) => a + armEntries(rc, type, r.project_id, index), 0);
   // The set read and sorted instead: its smallest set's records in the scope.
   const setRows = Math.min(...filters.idSets.map((set) => set.size?.() ?? Infinity));
   const page = readPage(rc.params);
@@ -188,6 +216,7 @@ function authorArms(
   where: string[],
   args: unknown[],
   countFrom: SqlList<unknown>['countFrom'],
+  index: ArmIndex,
 ): { project_id: number; inState: number }[] | undefined {
   const only = filters.counted && filters.counted.milestone === null ? filters.counted : null;
   const author = only ? only.authorId ?? scope.authorId : filters.authorId ?? scope.authorId;
@@ -203,7 +232,7 @@ function authorArms(
   const authored = rows.reduce((a, r) => a + r.n, 0);
   if (!authored) return [];
   const list = { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args };
-  const records = rows.reduce((a, r) => a + (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?').get(type, r.project_id) as { n: number }).n, 0);
+  const records = rows.reduce((a, r) => a + armEntries(rc, type, r.project_id, index), 0);
   const page = readPage(rc.params);
   // The matches that keep the walk within walkPerRead entries per authored record: counted up to
   // them (past COUNT_LIMIT + 1 too, remembered as the paginator's count), as no fewer can do.

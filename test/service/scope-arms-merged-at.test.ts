@@ -1,0 +1,138 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TestService, ok } from '../helpers/service';
+import { expectEveryPage, groupOfThree, pagedReads, queryPlan } from '../helpers/lists';
+import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
+import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
+import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
+
+/**
+ * A group's and the instance's merge requests by merged_at (order-scope-arms.ts): each project an
+ * arm, merged. In one state the arm walks that state's entries of (project_id, state, merged_at, id)
+ * (core/298), not every merged one first (an opened or closed record sorts at the NULL end). Every
+ * page, for each scope of the instance list (created_by_me, the default; assigned_to_me; all), in
+ * each state and direction, answers what the records say, before and after writes that move records
+ * between states: merged_at in the asked direction (NULL lowest), ties by id; X-Total,
+ * X-Total-Pages, X-Next-Page, Link.
+ */
+let s: TestService;
+let group: number;
+let other: number;
+let projects: number[];
+let outside: number;
+const STATES = ['opened', 'closed', 'merged'] as const;
+
+beforeAll(async () => {
+  s = await TestService.start();
+  other = (await s.createUser()).user.id as number;
+  ({ group, projects, outside } = await groupOfThree(s));
+  const ctx = s.service.context;
+  ctx.db.transaction(() => {
+    let k = 0;
+    for (const [project, n] of [[projects[0], 41], [projects[1], 23], [projects[2], 6], [outside, 9]] as const) {
+      for (let i = 1; i <= n; i++) {
+        k++;
+        const state = STATES[k % 3];
+        const at = new Date(Date.UTC(2024, 0, 1) + k * 60_000).toISOString();
+        // Merge dates out of id order, some shared; an opened record (k = 7) imported with one too.
+        const mergedAt = state === 'merged' || k === 7 ? new Date(Date.UTC(2024, 5, 1) + ((k * 13) % 11) * 3_600_000).toISOString() : null;
+        insertImportedMergeRequest(ctx, project, {
+          iid: i,
+          title: `change ${k}`,
+          description: null,
+          state,
+          // The third project: only the other user's records; root assigned to every fourth.
+          authorId: project === projects[2] || k % 4 === 0 ? other : 1,
+          assigneeIds: k % 4 === 1 ? [1] : [],
+          sourceBranch: `f-${i}`,
+          targetBranch: 'main',
+          baseSha: '0'.repeat(40),
+          headSha: '1'.repeat(40),
+          mergedAt,
+          createdAt: at,
+          updatedAt: at,
+          importedFrom: 'none',
+        });
+      }
+    }
+  })();
+}, 60_000);
+afterAll(async () => s.stop());
+afterEach(() => {
+  SCOPE_ARMS_LIMITS.sortedUpTo = COUNT_LIMIT;
+  SCOPE_ARMS_LIMITS.walkPerRead = 2;
+});
+
+interface Row { id: number; project_id: number; state: string; author_id: number; assignee_ids: string; merged_at: string | null }
+
+/** The records `keep` picks (the group's projects' unless `instance`) by merged_at (NULL lowest), ties by id, in `sort`'s direction. */
+function reference(sort: string, keep: (r: Row) => boolean, instance: boolean): number[] {
+  const rows = (s.service.context.db.prepare('SELECT * FROM merge_requests').all() as Row[]).filter((r) => (instance || projects.includes(r.project_id)) && keep(r));
+  const dir = sort === 'asc' ? 1 : -1;
+  const cmp = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+  return rows.sort((a, b) => dir * (cmp(a.merged_at, b.merged_at) || a.id - b.id)).map((r) => r.id);
+}
+
+/** Group (any author, root, the other user) and instance lists (scope=all, created_by_me, assigned_to_me), in `state` or every state. */
+function lists(state: string | undefined): { path: string; query: Record<string, string>; keep: (r: Row) => boolean; instance: boolean }[] {
+  const st: Record<string, string> = state ? { state } : {};
+  const inState = (r: Row): boolean => !state || r.state === state;
+  return [
+    { path: `/groups/${group}/merge_requests`, query: st, keep: inState, instance: false },
+    ...[1, other].map((author) => ({ path: `/groups/${group}/merge_requests`, query: { ...st, author_id: String(author) }, keep: (r: Row) => inState(r) && r.author_id === author, instance: false })),
+    { path: '/merge_requests', query: { ...st, scope: 'all' }, keep: inState, instance: true },
+    { path: '/merge_requests', query: st, keep: (r) => inState(r) && r.author_id === 1, instance: true },
+    { path: '/merge_requests', query: { ...st, scope: 'assigned_to_me' }, keep: (r) => inState(r) && (JSON.parse(r.assignee_ids) as number[]).includes(1), instance: true },
+  ];
+}
+
+async function expectEveryList(): Promise<void> {
+  for (const state of [undefined, ...STATES]) {
+    for (const sort of ['desc', 'asc']) {
+      for (const { path, query, keep, instance } of lists(state)) {
+        await expectEveryPage(s, path, { ...query, order_by: 'merged_at', sort }, reference(sort, keep, instance), 6);
+      }
+    }
+  }
+}
+
+/** The paged read of the arms (a read INDEXED BY `index`) of page 2 of 5, if the list was read so. */
+async function armsOf(index: string, path: string, query: Record<string, string>): Promise<{ sql: string; args: unknown[] } | undefined> {
+  const reads = await pagedReads(s, async () => void (await s.get(path, { query: { ...query, order_by: 'merged_at', per_page: '5', page: '2' } })));
+  return reads.find((r) => r.sql.includes(`INDEXED BY ${index}`));
+}
+
+describe('group and instance merge requests by merged_at, read as arms', () => {
+  it('answer every page as the records say, each scope, state and direction, before and after writes', async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    SCOPE_ARMS_LIMITS.walkPerRead = 1_000;
+    await expectEveryList();
+    // Records move between states and a new one comes: close, reopen, create (root's, assigned to root).
+    const [p1, p2] = projects;
+    ok(await s.put(`/projects/${p1}/merge_requests/3`, { state_event: 'close' }));
+    ok(await s.put(`/projects/${p2}/merge_requests/1`, { state_event: 'reopen' }));
+    ok(await s.post(`/projects/${p2}/merge_requests`, { source_branch: 'late', target_branch: 'main', title: 'late change', assignee_id: 1 }));
+    await expectEveryList();
+  });
+
+  it('walk, in one state, the (project_id, state, merged_at, id) index of each project, merged, unsorted', async () => {
+    SCOPE_ARMS_LIMITS.sortedUpTo = 0;
+    SCOPE_ARMS_LIMITS.walkPerRead = 1_000;
+    for (const state of STATES) {
+      for (const [path, query, arms] of [
+        [`/groups/${group}/merge_requests`, {}, 3],
+        ['/merge_requests', { scope: 'all' }, 4],
+        ['/merge_requests', {}, 3],
+      ] as const) {
+        const what = `${path} ${state} ${JSON.stringify(query)}`;
+        const read = await armsOf('merge_requests_project_state_merged', path, { ...query, state });
+        expect(read, what).toBeDefined();
+        expect(read!.sql.split(' UNION ALL ').length, what).toBeLessThanOrEqual(arms);
+        const plan = queryPlan(s.service.context.db, read!.sql, ...read!.args);
+        expect(plan, what).toContain('merge_requests_project_state_merged (project_id=? AND state=?)');
+        expect(plan, what).not.toContain('TEMP B-TREE');
+      }
+    }
+    // Every state: the (project_id, merged_at, id) index, as before.
+    expect(await armsOf('merge_requests_project_merged', `/groups/${group}/merge_requests`, {})).toBeDefined();
+  });
+});
