@@ -745,7 +745,11 @@ export function epicListSql(svc: ServiceContext, user: User | null, group: Names
     // epic_counts counts exactly the epics the list reads (the groups, the reader's view, the author
     // and state): its length past COUNT_LIMIT too, so a page past the end reads nothing (le17:
     // state=closed by title, page 2500 of 100, walked a million titles for none of 100,000).
-    countFrom = label === null ? { counted, exact: true } : { counted };
+    // epic_label_counts likewise: its triggers follow every write of an epic's labels, group, author,
+    // state and confidentiality (label renames and deletes rewrite the epics' lists; cascades and
+    // SET NULL fire them too), one count per distinct title as the exact filter matches (le25:
+    // state=closed&labels=bug by updated_at past the end walked bug's 336,667 label rows for none).
+    countFrom = { counted, exact: true };
   } else if (createdOnly(f)) {
     // Past 10,000 by the months wholly in the range, else counted (epics/010).
     countFrom = { count: (cap) => (createdAtLeast(svc, readable, f) >= cap ? cap : countUpTo(svc.db, countSql, countArgs, cap)) };
