@@ -47,10 +47,14 @@ CREATE TRIGGER projects_listed_version_delete AFTER DELETE ON projects BEGIN UPD
  * else every write's (core/099). Either way with namespaces' version, which paths and owners read.
  */
 export function projectListVersion(db: Db, sqls: string[]): () => number {
-  const columns = columnsOfProjects(db);
-  const listedOnly = sqls.every((sql) => [...sql.matchAll(/[A-Za-z_]\w*/g)].every(([word]) => !columns.has(word) || LISTED.has(word)));
-  const projects = listedOnly ? PROJECTS_LISTED_VERSION : 'projects';
+  const projects = sqls.every((sql) => namesListedProjectColumnsOnly(db, sql)) ? PROJECTS_LISTED_VERSION : 'projects';
   return () => (tableVersion(db, projects) ?? 0) + (tableVersion(db, 'namespaces') ?? 0);
+}
+
+/** Whether every word of `sql` that names a column of projects names a listed one (a word shared with another table's columns counts too: a stricter test). */
+export function namesListedProjectColumnsOnly(db: Db, sql: string): boolean {
+  const columns = columnsOfProjects(db);
+  return [...sql.matchAll(/[A-Za-z_]\w*/g)].every(([word]) => !columns.has(word) || LISTED.has(word));
 }
 
 /**
