@@ -4,7 +4,7 @@ import { rowsByIds } from '../../db/written-rows';
 import type { Db } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
 import { SCOPE_ARMS_LIMITS } from './order-scope-arms';
-import { ISSUE_WRITES, MERGE_REQUEST_WRITES, countersInScope, issueOrderVersion, listVersion, type Scope, type WorkItemFilters } from './workitems';
+import { ISSUE_WRITES, MERGE_REQUEST_WRITES, RECORD_CHECK_PER_MATCH, countersInScope, issueOrderVersion, listVersion, type Scope, type WorkItemFilters } from './workitems';
 
 /**
  * Lists in an order computed from other tables (popularity, milestone_due) or in id order
@@ -321,7 +321,7 @@ export const FILTERED_WALK = { span: 20_000, spanPerRow: 8, filtered: true };
 export function filteredWalk(
   rc: RequestContext,
   type: 'Issue' | 'MergeRequest',
-  source: { from: string; args: unknown[] },
+  source: { from: string; args: unknown[]; checked?: { from: string; args: unknown[] } },
   matches?: number,
   version?: () => number,
   scopeRecords?: () => number,
@@ -341,7 +341,12 @@ export function filteredWalk(
     const ids = db.prepare(`SELECT coalesce((SELECT min(id) FROM ${table}), 0) AS min, coalesce((SELECT max(id) FROM ${table}), 0) AS max`).get() as { min: number; max: number };
     return (bounds = idRange ? { min: Math.max(ids.min, idRange.low), max: Math.min(ids.max, idRange.high) } : ids);
   };
-  const walkedFrom = source.from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
+  const notIndexed = (from: string): string => from.replace(/^FROM (\w+) x WHERE /, 'FROM $1 x NOT INDEXED WHERE ');
+  const walkedFrom = notIndexed(source.from);
+  // `source.checked`: the same list with a common term's read of every match (`x.id IN (<matches>)`,
+  // built whole before the first row: a million for a term every record holds, 400-700 ms) replaced
+  // by its check on each record walked (searchRecordChecked), for the walks bounded by the span.
+  const checkedFrom = source.checked && { from: notIndexed(source.checked.from), args: source.checked.args };
   // `labelRows`: asked only when a walk falls short, the label title every match carries whose rows
   // (issuable_labels_title, in issuable_id order), each record looked up by id and its filters
   // checked, are read instead of every match sorted, or undefined to sort (computedOrderRows'
@@ -365,7 +370,7 @@ export function filteredWalk(
         : null);
   };
   const segment = (cond: string, condArgs: unknown[], dir: IdDirection, counted?: () => number | undefined, ownColumns?: boolean): Segment => {
-    const arm = (from: string, more = '', moreArgs: unknown[] = []) => [{ sql: `${from} AND ${cond}${more}`, args: [...source.args, ...condArgs, ...moreArgs] }];
+    const arm = (from: string, more = '', moreArgs: unknown[] = [], fromArgs = source.args) => [{ sql: `${from} AND ${cond}${more}`, args: [...fromArgs, ...condArgs, ...moreArgs] }];
     // A scope's version (versionKey) holds only for segments on the records' own columns.
     const version = versionKey === undefined || ownColumns ? walkVersion : undefined;
     const sorts = anchoredSegment(db, type, arm(source.from), dir, counted, version, true, versionKey);
@@ -375,8 +380,20 @@ export function filteredWalk(
       return from ? anchoredSegment(db, type, [{ sql: `${from.from} AND ${cond}`, args: [...from.args, ...condArgs], id: 'il.issuable_id' }], dir, counted, version, false, versionKey) : undefined;
     };
     const walks = anchoredSegment(db, type, arm(walkedFrom), dir, counted, version, false, versionKey);
+    // The walk of the ids from the list's start over `span` ids at most, in id order (`from`: the
+    // list's statement or its checked form), anchored as the walk (`version`): its deep pages start
+    // at an anchor after unrelated writes.
+    const spanned = (from: { from: string; args: unknown[] }, span: number): Segment => {
+      const { min, max } = tableIds();
+      const edge = dir === 'DESC' ? max - span : min + span;
+      return anchoredSegment(db, type, arm(from.from, ` AND x.id ${dir === 'DESC' ? '>' : '<'} ?`, [edge], from.args), dir, undefined, version, false, versionKey);
+    };
+    const spanWalk = (from: { from: string; args: unknown[] }, span: number, limit: number, offset: number): number[] => spanned(from, span).ids(limit, offset);
+    const spanOf = (reach: number): number => Math.max(FILTERED_WALK.span, reach * FILTERED_WALK.spanPerRow);
     return {
-      count: sorts.count,
+      // A common term's segment counted up to `cap` within the span, its records checked (a segment
+      // before the page: popularity's rest, ascending); short of it, by the list's statement.
+      count: (cap) => (checkedFrom && plainSource && spanned(checkedFrom, spanOf(cap)).count(cap) >= cap ? cap : sorts.count(cap)),
       ids: (limit, offset) => {
         const reach = offset + limit;
         // The list's size known (its count): as the paginator's sortsFewer, the matches sorted when
@@ -387,7 +404,10 @@ export function filteredWalk(
           // COUNT_LIMIT + 1 is a capped count ("more than COUNT_LIMIT"), not a size: a deep page's reach
           // past it (page 500 of 20) sorted every match (labels=None by popularity: 666,000 of them, 230 ms).
           const capped = matches === COUNT_LIMIT + 1;
-          return ((!capped && matches <= reach) || (matches <= COUNT_LIMIT && matches * matches <= reach * (max - min + 1)) ? sorts : walks).ids(limit, offset);
+          if ((!capped && matches <= reach) || (matches <= COUNT_LIMIT && matches * matches <= reach * (max - min + 1))) return sorts.ids(limit, offset);
+          // A common term's page found within the span, its records checked one by one; else walked as before.
+          const found = checkedFrom ? spanWalk(checkedFrom, spanOf(reach), limit, offset) : [];
+          return found.length === limit ? found : walks.ids(limit, offset);
         }
         // Else the walk of the ids first, over the first WALK_BUDGET rows per row wanted: a page
         // found there is the page (in id order, from the list's start); short of it (a filter few
@@ -397,14 +417,14 @@ export function filteredWalk(
         // short (a project's merge requests bug,label-1&not[labels]=label-3&milestone=None by
         // popularity, page 500: label-1's 111,000 rows probed twice, 200 ms each).
         if (!plainSource) return sorts.ids(limit, offset);
-        const { min, max } = tableIds();
-        const span = Math.max(FILTERED_WALK.span, reach * FILTERED_WALK.spanPerRow);
+        const span = spanOf(reach);
         // A scope of no more records than the walk would cross (a small project's among a million):
-        // its matches, fewer still, sorted (the small project walked 19,000 ids to find 2: 1.4 ms).
-        if (scopeRecords && scopeRecords() <= span) return sorts.ids(limit, offset);
-        const edge = dir === 'DESC' ? max - span : min + span;
-        // Anchored as the walk (`version`): its deep pages start at an anchor after unrelated writes.
-        const found = anchoredSegment(db, type, arm(walkedFrom, ` AND x.id ${dir === 'DESC' ? '>' : '<'} ?`, [edge]), dir, undefined, version, false, versionKey).ids(limit, offset);
+        // its matches, fewer still, sorted (the small project walked 19,000 ids to find 2: 1.4 ms);
+        // but a common term's records checked cost less than its matches read (more than COUNT_LIMIT)
+        // while at most RECORD_CHECK_PER_MATCH per match.
+        const checks = checkedFrom && scopeRecords && scopeRecords() <= RECORD_CHECK_PER_MATCH * COUNT_LIMIT;
+        if (scopeRecords && scopeRecords() <= span && !checks) return sorts.ids(limit, offset);
+        const found = spanWalk(checkedFrom ?? { from: walkedFrom, args: source.args }, span, limit, offset);
         return found.length === limit ? found : (byLabel() ?? sorts).ids(limit, offset);
       },
     };

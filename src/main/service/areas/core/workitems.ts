@@ -478,18 +478,24 @@ export function computedOrderRows<T>(
   if (order !== 'due_date' && order !== 'popularity' && order !== 'relative_position' && order !== 'milestone_due') return undefined;
   // A date bound: the walks start at the ids its dates leave (id-date-zones.ts), the list's own
   // statement too when it is the plain one (a set's page reads its records by id already).
+  const table = type === 'Issue' ? 'issues' : 'merge_requests';
   const range = idRangeOfDates(rc.svc.db, type, scope, filters.dates);
   if (range) {
-    const plainFrom = `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`;
+    const plainFrom = `FROM ${table} x WHERE ${where.join(' AND ')}`;
     where = [...where, range.sql];
     args = [...args, ...range.args];
     if (source?.from === plainFrom) source = { from: `${plainFrom} AND ${range.sql}`, args: [...source.args, ...range.args] };
   }
+  const plainFrom = `FROM ${table} x WHERE ${where.join(' AND ')}`;
+  // A common term's list (its plan reads every match: a million for a term every record holds,
+  // 400-700 ms) with its check on each record instead, for the readers that read records one by one.
+  const checked = searchMatchesAtLeast(filters) > COUNT_LIMIT ? searchRecordChecked(filters, where.join(' AND '), args) : undefined;
   // Other filters, many projects: the list's own statement walked in id order (`source`: its FROM,
   // perhaps read through its id sets; `countFrom`: the list's count, when the route has it).
   const filtered = (): IdWalk | undefined => {
     if (!FILTERED_WALK.filtered) return undefined;
-    const walked = source ?? { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args };
+    const readsPlain = source === undefined || source.from === plainFrom;
+    const walked = { ...(source ?? { from: plainFrom, args }), ...(checked && readsPlain ? { checked: { from: `FROM ${table} x WHERE ${checked.sql}`, args: checked.args } } : {}) };
     // A list for a caller who sees every record whose rows move only with writes to them: a project's
     // filtered by its records' own columns (state, author) or labels alone (labelsAlone), by its list
     // version; a group's or the instance's by recordsVersion (its projects' ids in the key) when the
@@ -522,7 +528,8 @@ export function computedOrderRows<T>(
     const arms = authorOnly ? scopeArmsRows<T>(rc, type, scope, filters, where, args, countFrom) : undefined;
     return arms ?? dueDateRows<T>(rc, filters.sort, walk ?? (range || authorOnly ? filtered() : undefined), where, args);
   }
-  if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk ?? filtered(), where, args);
+  // The upvoted records read by the award index, each checked.
+  if (order === 'popularity') return popularityRows<T>(rc, type, filters.sort, walk ?? filtered(), checked ? [checked.sql] : where, checked?.args ?? args);
   if (order === 'relative_position') return relativePositionRows<T>(rc, filters.sort, walk ?? filtered());
   const [sql, scopeArgs] = countersInScope(scope);
   // An author's list: the milestones of the author's records (a project's merge requests by author 3,
@@ -3048,10 +3055,20 @@ export const RECORD_CHECK_PER_MATCH = 2;
  * condition as it is.
  */
 export function searchCheckedByRecord(filters: WorkItemFilters, sql: string, args: unknown[], records: number, matches = searchMatchesAtLeast(filters)): { sql: string; args: unknown[] } {
+  if (RECORD_CHECK_PER_MATCH * records > matches) return { sql, args };
+  return searchRecordChecked(filters, sql, args) ?? { sql, args };
+}
+
+/**
+ * A list condition (`sql` on `x`, the search's first) with the search's read of every match
+ * replaced by its check on each record (SearchPlan.check: the same answer), for a reader that
+ * reads records one by one and stops early; undefined when the plan has no such check.
+ */
+export function searchRecordChecked(filters: WorkItemFilters, sql: string, args: unknown[]): { sql: string; args: unknown[] } | undefined {
   const search = filters.search;
   const check = search?.check;
-  if (!search || !check || RECORD_CHECK_PER_MATCH * records > matches) return { sql, args };
-  if (sql !== search.sql && !sql.startsWith(`${search.sql} AND `)) return { sql, args };
+  if (!search || !check) return undefined;
+  if (sql !== search.sql && !sql.startsWith(`${search.sql} AND `)) return undefined;
   return { sql: `${check.sql}${sql.slice(search.sql.length)}`, args: [...check.args, ...args.slice(search.args.length)] };
 }
 
