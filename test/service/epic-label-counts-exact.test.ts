@@ -73,27 +73,35 @@ const CASES: { query: Record<string, string>; title: string; extra: string }[] =
   { query: { labels: 'ux', state: 'opened' }, title: 'ux', extra: "AND e.state = 'opened'" },
 ];
 
-/** The first page, the last and the one past it (of 20), bodies and headers, against the records; past the end, no epic read. */
+/**
+ * The list's `pages` (of 20, by updated_at) in that order, each body and its headers against `want`
+ * (counted up to an offset of 10,000 within 10,000 rows, else uncounted); the page `unread` reads no epic.
+ */
+async function expectPages(what: string, query: Record<string, string>, token: string | undefined, want: number[], pages: number[], unread: number): Promise<void> {
+  const last = Math.max(1, Math.ceil(want.length / 20));
+  for (const page of pages) {
+    const at = `${what}: ${JSON.stringify(query)} page ${page}${token ? ' as a Guest' : ''}`;
+    let res!: Awaited<ReturnType<typeof s.get>>;
+    const reads = await preparedBy(s, async () => {
+      res = await s.get(`/groups/${group}/epics`, { token, query: { ...query, order_by: 'updated_at', per_page: '20', page: String(page) } });
+    });
+    expect((res.body as { id: number }[]).map((e) => e.id), at).toEqual(want.slice((page - 1) * 20, page * 20));
+    expect(res.headers.get('x-page'), at).toBe(String(page));
+    expect(res.headers.get('x-prev-page'), at).toBe(page > 1 ? String(page - 1) : '');
+    if (want.length <= 10_000 && (page - 1) * 20 <= 10_000) expectCounted(res, want.length, 20);
+    else expectUncounted(res, page < last ? String(page + 1) : '');
+    if (page === unread) expect(reads.filter((sql) => /\bFROM epics e\b|\bFROM issuable_labels il\b/.test(sql)), at).toEqual([]);
+  }
+}
+
+/** The first page, the last and the one past it (of 20), against the records; past the end, no epic read. */
 async function expectListEnds(step: string): Promise<void> {
   for (const c of CASES) {
     for (const token of [undefined, guestToken]) {
       const want = truth(c.title, c.extra, token !== undefined);
       const last = Math.max(1, Math.ceil(want.length / 20));
-      const query = { ...c.query, state: c.query.state ?? 'all', order_by: 'updated_at', per_page: '20' };
       // Past the end first: the other pages' reads would tell the list's end (its anchors).
-      for (const page of [last + 1, 1, last]) {
-        const what = `${step}: ${JSON.stringify(query)} page ${page}${token ? ' as a Guest' : ''}`;
-        let res!: Awaited<ReturnType<typeof s.get>>;
-        const reads = await preparedBy(s, async () => {
-          res = await s.get(`/groups/${group}/epics`, { token, query: { ...query, page: String(page) } });
-        });
-        expect((res.body as { id: number }[]).map((e) => e.id), what).toEqual(want.slice((page - 1) * 20, page * 20));
-        expect(res.headers.get('x-page'), what).toBe(String(page));
-        expect(res.headers.get('x-prev-page'), what).toBe(page > 1 ? String(page - 1) : '');
-        if (want.length <= 10_000) expectCounted(res, want.length, 20);
-        else expectUncounted(res, page < last ? String(page + 1) : '');
-        if (page === last + 1 && page > 1) expect(reads.filter((sql) => /\bFROM epics e\b|\bFROM issuable_labels il\b/.test(sql)), what).toEqual([]);
-      }
+      await expectPages(step, { ...c.query, state: c.query.state ?? 'all' }, token, want, [last + 1, 1, last], last > 1 ? last + 1 : 0);
     }
   }
 }
@@ -123,6 +131,29 @@ describe('epic label counters after every kind of write', () => {
       await write();
       expectCountersExact(step);
       await expectListEnds(step);
+    }
+  });
+
+  it('bound the lists of label filters they do not count: a page past the bound and past 10,000 reads no epic', async () => {
+    /** The group's epics as `where` says (alias e, `has(title)` for a title carried exactly), updated_at desc, and the counters' bound. */
+    const cases: { query: Record<string, string>; where: string; bound: string }[] = [
+      { query: { labels: 'Any' }, where: "e.labels != '[]'", bound: '1' },
+      { query: { labels: 'Any', 'not[labels]': 'ux' }, where: "e.labels != '[]' AND NOT has('ux')", bound: "title != 'ux'" },
+      { query: { labels: 'bug,ux' }, where: "has('bug') AND has('ux')", bound: "title = 'ux'" },
+    ];
+    const has = (sql: string): string => sql.replace(/has\('(\w+)'\)/g, "EXISTS (SELECT 1 FROM json_each(e.labels) WHERE value = '$1')");
+    for (const c of cases) {
+      for (const token of [undefined, guestToken]) {
+        const view = token ? ' AND e.confidential = 0' : '';
+        const want = (db().prepare(`SELECT e.id FROM epics e WHERE e.group_id = ? AND ${has(c.where)}${view} ORDER BY e.updated_at DESC, e.id DESC`).all(group) as { id: number }[]).map((r) => r.id);
+        const bound = (db().prepare(`SELECT sum(n) AS n FROM epic_label_counts WHERE group_id = ? AND ${c.bound}${token ? ' AND confidential = 0' : ''}`).get(group) as { n: number }).n;
+        const last = Math.max(1, Math.ceil(want.length / 20));
+        // Past COUNT_LIMIT too (an offset of 10,000 is still counted).
+        const past = Math.max(Math.ceil(bound / 20), 501) + 1;
+        expect(past, JSON.stringify(c.query)).toBeGreaterThan(last + 1);
+        // Past the bound first: the other pages' reads would tell the list's end (its anchors).
+        await expectPages('as written', { ...c.query, state: 'all' }, token, want, [past, last + 1, 1, last], past);
+      }
     }
   });
 });

@@ -154,6 +154,8 @@ export interface PageSource<T> {
   rows: (limit: number, offset: number) => T[];
   /** The list's exact length, when counters hold it: a page past the end is then answered without reading. */
   total?: () => number;
+  /** At least the list's length (counters that count a row once or more): a page past it and past COUNT_LIMIT is answered without reading. */
+  atMost?: () => number;
   /**
    * The list's exact length, already known (at most COUNT_LIMIT): a page reads no more rows than
    * the list has left from its offset, so a walk stops at the list's last row instead of looking
@@ -178,6 +180,11 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
     const total = page.offset > COUNT_LIMIT ? page.offset : source.total();
     if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
     else setUncountedPaginationHeaders(rc, page, false);
+    return [];
+  }
+  // Past COUNT_LIMIT an empty page's headers need no count (uncounted, no next page): only that the list ends before it.
+  if (source.atMost && page.offset > COUNT_LIMIT && page.offset >= source.atMost()) {
+    setUncountedPaginationHeaders(rc, page, false);
     return [];
   }
   // With the length known, the rows left from the offset: the answer is the same, headers included.
@@ -222,6 +229,8 @@ export interface SqlList<T> {
    * marked `exact` is the list's length even past COUNT_LIMIT (not capped): pages past it are not read either.
    */
   countFrom?: { from: string; args: unknown[] } | { counted: number; exact?: true } | { count: (cap: number) => number } | { total: () => number };
+  /** At least the list's length, from counters (PageSource.atMost: deep pages past it are not read). */
+  atMost?: () => number;
   /** Deep offset pages start from a row an earlier page of the same list read (see PageAnchors). */
   anchors?: PageAnchors<T>;
   /**
@@ -915,6 +924,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
     rc,
     {
       total: exact && (() => (total ??= exact())),
+      atMost: list.atMost,
       known: known ?? (first !== undefined && first <= COUNT_LIMIT ? first : ends ?? (keptCount !== undefined && keptCount <= COUNT_LIMIT ? keptCount : undefined)),
       count: (cap) => (first !== undefined ? Math.min(first, cap) : toPage !== undefined ? Math.min(toPage, cap) : count(cap)),
       rows: (limit, offset) => {

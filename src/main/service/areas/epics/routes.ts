@@ -110,7 +110,7 @@ export function registerEpicRoutes(r: Router): void {
           iids: t.array(t.integer()),
           not: t.hash(),
         });
-        const { sql, args, order, countFrom, anchors, rows } = epicListSql(rc.svc, rc.user, group, {
+        const { sql, args, order, countFrom, atMost, anchors, rows } = epicListSql(rc.svc, rc.user, group, {
           ...f,
           author_id: f.author_id ?? undefined,
           author_username: f.author_username ?? undefined,
@@ -125,7 +125,7 @@ export function registerEpicRoutes(r: Router): void {
           iids: f.iids ?? undefined,
           not: f.not ?? undefined,
         });
-        return epics(rc, paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, anchors, rows, byId: { log: EPIC_WRITES, idColumn: 'e.id' } }), {
+        return epics(rc, paginateSql<EpicRow>(rc, rc.svc.db, { select: 'e.*', from: sql, args, order, countFrom, atMost, anchors, rows, byId: { log: EPIC_WRITES, idColumn: 'e.id' } }), {
           from: group,
           withLabelsDetails: f.with_labels_details,
         });
