@@ -1648,10 +1648,15 @@ function issuesMoved(rc: RequestContext, projectId: number, since: number, now: 
   const added = new Set(inserted);
   const first = new Map<number, number>();
   for (const l of leaves) if (!added.has(l.id) && !first.has(l.id)) first.set(l.id, l.version);
+  const versions = JSON.stringify([...first.values()]);
+  // Their assignee rows as they were too (core/066's rows mirror assignee_ids, which core/295 logs):
+  // a member's list asks them whether a confidential issue was theirs (confidentialSql).
   const was = {
     sql: `WITH issues AS (SELECT id, was_project_id AS project_id, created_at, title, state, author_id, confidential, assignee_ids FROM issue_order_leaves
-      WHERE project_id = ? AND version IN (SELECT value FROM json_each(?)))`,
-    args: [projectId, JSON.stringify([...first.values()])],
+      WHERE project_id = ? AND version IN (SELECT value FROM json_each(?))),
+    issuable_users AS (SELECT 'Issue' AS issuable_type, 'assignee' AS role, j.value AS user_id, x.project_id, x.id AS issuable_id
+      FROM issues x, json_each(CASE WHEN json_valid(x.assignee_ids) THEN x.assignee_ids ELSE '[]' END) j WHERE j.type IN ('integer', 'real'))`,
+    args: [projectId, versions],
   };
   return { inserted, left: [...new Set(leaves.map((l) => l.id))], was };
 }
@@ -1705,13 +1710,10 @@ export function issuableListAnchors<T extends { id: number } & Record<(typeof AN
     value: (row) => row[col],
     id: (row) => row.id,
     // created_at values are ASCII (ISO 8601): they compare in JavaScript as in SQLite. Rows that left
-    // are checked as they were when the list reads the issues alone, by that name (core/295 logs
-    // their own columns): the caller sees every confidential one, or none (anonymous), so no
-    // assignee row decides.
-    moves:
-      byOrderVersion && col === 'created_at'
-        ? (since, now) => issuesMoved(rc, projectId, since, now, (seesAll || !rc.user) && (list.from.match(/\bissues\b/g) ?? []).length === 1)
-        : undefined,
+    // are checked as they were when the list reads the issues once, by that name (core/295 logs
+    // their own columns, assignees among them: issuesMoved's `was` names their assignee rows as
+    // they were too, for a member who sees only their own confidential issues, a Guest).
+    moves: byOrderVersion && col === 'created_at' ? (since, now) => issuesMoved(rc, projectId, since, now, (list.from.match(/\bissues\b/g) ?? []).length === 1) : undefined,
   };
 }
 
