@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import { createService, type Service } from '../../src/main/service';
 import { git, scratchDir, withCredentials } from './git';
 import { insertImportedIssue, insertImportedMergeRequest, insertImportedNote } from '../../src/main/service/areas/core/imported';
+import { insertImportedEpic } from '../../src/main/service/areas/bulk_imports/writer';
 
 /**
  * The differential check of what a service keeps between requests (kept pages, remembered reads,
@@ -296,6 +297,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       const p = maxIid('issues', drawn) ? drawn : bigProject;
       return [p, 1 + int(Math.max(1, maxIid('issues', p)))];
     };
+    /**
+     * One of the big project's ten newest issues: before every deep page in the default order (newest
+     * first), so that a close or delete moves those pages' rows, and their kept anchors, back by one.
+     */
+    const newestIssue = (): [number, number] => [bigProject, pick(all<{ iid: number }>('SELECT iid FROM issues WHERE project_id = ? ORDER BY id DESC LIMIT 10', bigProject).map((r) => r.iid).concat(1))];
     const mrOf = (): [number, number] => {
       if (seen.mrs.length && chance(0.7)) return pick(seen.mrs);
       // Before the reads showed any: one of the records' newest (the repository's, or the seeded ones).
@@ -324,6 +330,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
     const userOf = (): number => (seen.users.length && chance(0.5) ? pick(seen.users) : pick(users()));
 
     let branches = 0;
+    const isArchived = (p: number): boolean => one<{ archived: number }>('SELECT archived FROM projects WHERE id = ?', p)?.archived === 1;
+    /** Set by a write meant to be refused ('archived write'): its tally counts the refusal as ok. */
+    let meantRefused = false;
     /** Seven times in ten, a user who is blocked or deactivated unblocked or activated; otherwise nothing. */
     const letBackIn = (id: number): [string, string] | undefined => {
       const state = one<{ state: string }>('SELECT state FROM users WHERE id = ?', id)?.state;
@@ -369,11 +378,11 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         return ['PUT', `/projects/${p}/issues/${iid}`, pick(edits), pick(['admin', 'admin', 'member'] as Actor[])];
       },
       'issue close/reopen': () => {
-        const [p, iid] = issueOf();
+        const [p, iid] = chance(0.3) ? newestIssue() : issueOf();
         return ['PUT', `/projects/${p}/issues/${iid}`, { state_event: pick(['close', 'reopen']) }];
       },
       'issue delete': () => {
-        const [p, iid] = issueOf();
+        const [p, iid] = chance(0.3) ? newestIssue() : issueOf();
         return ['DELETE', `/projects/${p}/issues/${iid}`];
       },
       'issue award': () => {
@@ -488,6 +497,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         // An opened merge request of the repository that is not a draft and is ready (its status checked
         // by a read first), merged. When none is (all merged, drafts, or none made yet: 405 or 404 in
         // GitLab too), one is made first on a branch of its own.
+        // The repository archived (project, archived write): unarchived first seven times in ten, else the
+        // merge is refused as GitLab refuses it (401: can_be_merged_by?), as round 24's admin 401 was.
+        if (isArchived(repo.id) && chance(0.7)) return ['POST', `/projects/${repo.id}/unarchive`];
         const ready = all<{ iid: number }>(`SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' AND title NOT LIKE 'Draft:%' AND merge_status = 'can_be_merged' ORDER BY iid DESC LIMIT 5`, repo.id);
         const iid = ready.length ? pick(ready).iid : await mergeRequestOfRepo(`to merge ${++n}`);
         await api('admin', 'GET', `/projects/${repo.id}/merge_requests/${iid}`);
@@ -584,8 +596,9 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           ['PUT', `/projects/${p}`, { path: `path-${tag}-${++n}` }],
           ['PUT', `/projects/${p}`, { visibility: pick(['private', 'internal', 'public']) }],
           ['PUT', `/projects/${p}`, { description: `about ${++n}`, issues_access_level: pick(['enabled', 'private']) }],
-          ['POST', `/projects/${p}/archive`],
-          ['POST', `/projects/${p}/unarchive`],
+          // The other way from what the records say (a project archived stays so until a write undoes it).
+          ['POST', `/projects/${p}/${isArchived(p) ? 'unarchive' : 'archive'}`],
+          ['POST', `/projects/${p}/${isArchived(p) ? 'unarchive' : 'archive'}`],
           ['PUT', `/projects/${spare.id}/transfer`, { namespace: pick(groups()) }],
           ['POST', '/projects', { name: `new ${tag} ${++n}`, namespace_id: pick(groups()), visibility: pick(['private', 'public']) }],
         ];
@@ -614,8 +627,44 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
           ['PUT', `/groups/${g}/epics/${iid}`, { title: `epic edited ${++n}` }],
           ['PUT', `/groups/${g}/epics/${iid}`, { state_event: pick(['close', 'reopen']) }],
           ['PUT', `/groups/${g}/epics/${iid}`, { add_labels: someLabels() }],
+          ['PUT', `/groups/${g}/epics/${iid}`, pick([{ remove_labels: someLabels() }, { labels: chance(0.3) ? '' : someLabels() }, { confidential: chance(0.5) }, { title: `${pick(['roadmap', 'billing'])} ${int(97)}` }])],
           ['DELETE', `/groups/${g}/epics/${iid}`],
         ];
+        return pick(kinds);
+      },
+      'archived write': async () => {
+        // A write an archived project refuses, with nothing written (403; a merge 401, as GitLab): to
+        // the issues, merge requests, notes, labels, milestones and snippets of one of the three
+        // projects the reads show most that is archived (when none is, one archived first). Records
+        // that exist: a refusal must not be a 404.
+        let shut = [bigProject, repo.id, spare.id].filter(isArchived);
+        // Three times in ten, one let back in (unarchived: a write that lands), so that other writes land too.
+        if (shut.length && chance(0.3)) return ['POST', `/projects/${pick(shut)}/unarchive`];
+        if (!shut.length) {
+          shut = [pick([bigProject, repo.id, spare.id])];
+          await must('POST', `/projects/${shut[0]}/archive`);
+        }
+        const p = pick(shut);
+        const iid = one<{ iid: number }>('SELECT iid FROM issues WHERE project_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?', p, int(50))?.iid;
+        const mr = one<{ iid: number }>(`SELECT iid FROM merge_requests WHERE project_id = ? AND state = 'opened' ORDER BY iid DESC LIMIT 1`, p)?.iid;
+        const milestone = milestoneOf(p);
+        const label = one<{ title: string }>('SELECT title FROM labels WHERE project_id = ? LIMIT 1', p)?.title;
+        const kinds: [string, string, unknown?, Actor?][] = [
+          ['POST', `/projects/${p}/issues`, { title: `archived ${tag} ${++n}`, labels: someLabels() }, pick(['admin', 'member'] as Actor[])],
+          ['POST', `/projects/${p}/labels`, { name: `archived-${tag}-${++n}`, color: '#aa0000' }],
+          ['POST', `/projects/${p}/snippets`, { title: `archived ${++n}`, file_name: 'a.txt', content: 'x', visibility: 'public' }],
+          ['POST', `/projects/${p}/milestones`, { title: `archived m ${++n}` }],
+        ];
+        if (iid !== undefined)
+          kinds.push(
+            ['PUT', `/projects/${p}/issues/${iid}`, pick([{ title: `archived edit ${++n}` }, { state_event: 'close' }, { add_labels: 'bug' }, { confidential: true }])],
+            ['DELETE', `/projects/${p}/issues/${iid}`],
+            ['POST', `/projects/${p}/issues/${iid}/notes`, { body: `archived note ${++n}` }],
+          );
+        if (mr !== undefined) kinds.push(['PUT', `/projects/${p}/merge_requests/${mr}`, { title: `archived mr ${++n}` }], ['PUT', `/projects/${p}/merge_requests/${mr}/merge`, {}]);
+        if (milestone !== undefined) kinds.push(['PUT', `/projects/${p}/milestones/${milestone}`, { title: `archived m ${++n}` }]);
+        if (label !== undefined) kinds.push(['PUT', `/projects/${p}/labels/${encodeURIComponent(label)}`, { new_name: `archived-${++n}` }]);
+        meantRefused = true;
         return pick(kinds);
       },
       'snippet': () => {
@@ -678,6 +727,21 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
       ].filter(Boolean);
       return parts.join('&') + dates();
     };
+    /** The seeded epics' other author (the administrator wrote the rest). */
+    const epicAuthor = one<{ author_id: number }>('SELECT author_id FROM epics WHERE group_id = ? AND author_id != 1 LIMIT 1', group)?.author_id ?? memberId;
+    /** A group's epics list: states, labels (and their negations), authors, a common and a rare term, each order, ties in title. */
+    const epicQuery = (): string =>
+      [
+        pick(['', 'state=opened', 'state=closed', 'state=all']),
+        pick(['', '', 'labels=bug', 'labels=Any', 'labels=None', 'labels=bug,label-1', 'labels=Any&not[labels]=bug', 'not[labels]=label-1']),
+        pick(['', '', `author_id=${epicAuthor}`, 'author_id=1', `author_id=${userOf()}`, 'author_username=root']),
+        pick(['', '', '', 'search=roadmap', 'search=epic', `search=${tag}`, 'search=edited']),
+        pick(['', 'order_by=updated_at', 'order_by=title', 'order_by=created_at']),
+        pick(['', 'sort=asc', 'sort=desc']),
+        pick(['', '', '', 'confidential=false', 'with_labels_details=true', 'my_reaction_emoji=Any', `iids[]=${1 + int(8)}&iids[]=${1 + int(1100)}`, 'include_descendant_groups=false']),
+      ]
+        .filter(Boolean)
+        .join('&') + dates();
     const drawRead = (): Read => {
       const who: Actor = pick(['admin', 'admin', 'member', 'reporter', 'guest', 'outsider', 'external', 'anonymous']);
       const p = chance(0.6) ? bigProject : pick(projects());
@@ -703,7 +767,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         () => ({ who, path: `${pick(['/snippets', '/snippets/public', '/snippets/all'])}${q('')}` }),
         () => ({ who, path: `/projects/${p}/labels${q(pick(['', 'with_counts=true', 'search=label', 'include_ancestor_groups=false']))}` }),
         () => ({ who, path: `/groups/${g}/labels${q(pick(['', 'with_counts=true', 'search=bug', 'only_group_labels=false']))}` }),
-        () => ({ who, path: `/groups/${g}/epics${q(pick(['', 'state=opened', 'labels=bug', 'order_by=updated_at', 'search=epic', `author_id=${u}`, 'sort=asc']))}` }),
+        () => ({ who, path: `/groups/${chance(0.8) ? group : g}/epics${q(epicQuery())}` }),
         () => ({ who, path: `/projects/${p}/members${q(pick(['', 'query=diff']))}` }),
         () => ({ who, path: `/projects/${p}/members/all${q('')}` }),
         () => ({ who, path: `/groups/${g}/members${q(pick(['', 'query=user']))}` }),
@@ -851,11 +915,14 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const [method, path, body, who] = await WRITES[kind]();
         const res = await api(who ?? 'admin', method, path, body);
         const tally = (writes[kind] ??= { ok: 0, failed: 0 });
-        if (res.status < 300) tally.ok++;
+        // A write meant to be refused is ok when refused as GitLab refuses it (401 or 403).
+        const ok = meantRefused ? [401, 403].includes(res.status) : res.status < 300;
+        if (ok) tally.ok++;
         else {
           tally.failed++;
-          log(`write refused: ${kind}: ${who ?? 'admin'} ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 160)}`);
+          log(`write ${meantRefused ? 'not refused' : 'refused'}: ${kind}: ${who ?? 'admin'} ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 160)}`);
         }
+        meantRefused = false;
         batchWrites.push(`${kind}: ${method} ${path} ${body === undefined ? '' : JSON.stringify(body)} -> ${res.status}`);
         // Reads between writes: the kept service keeps things at every point of the batch, not only after it.
         for (let i = 0; i < 3 && pool.length; i++) {
@@ -883,7 +950,7 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
  * (3 made through the API, and 9,997 of the 11,108 imported: every tenth is closed), so that a write
  * takes them past it and back; the second project's 10,200 merge requests are past it.
  */
-export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes = { issues: 11_108, notes: 1_100, mergeRequests: 10_200 }): Promise<void> {
+export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes = { issues: 11_108, notes: 1_100, mergeRequests: 10_200, epics: 1_100 }): Promise<void> {
   const svc = await createService({ dataDir, port: 0, rootToken });
   const url = await svc.listen();
   const must = async (method: string, path: string, body?: unknown): Promise<any> => {
@@ -906,6 +973,7 @@ export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes
       await must('POST', `/projects/${p}/snippets`, { title: `snippet of ${p}`, file_name: 'a.txt', content: 'x', visibility: 'private' });
     }
     for (let i = 0; i < 4; i++) await must('POST', `/groups/${group.id}/epics`, { title: `epic ${i}`, labels: i % 2 ? 'bug' : undefined });
+    await must('POST', `/groups/${group.id}/labels`, { name: 'label-1', color: '#336699' });
     const v1 = (await must('GET', `/projects/${big.id}/milestones?title=v1`))[0].id;
     const ctx = svc.context;
     const at = (i: number): string => new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString();
@@ -931,6 +999,27 @@ export async function seedKeptDiffData(dataDir: string, rootToken: string, sizes
         });
       const busy = ctx.db.prepare('SELECT id FROM issues WHERE project_id = ? AND iid = 2').get(big.id) as { id: number };
       for (let i = 0; i < sizes.notes; i++) insertImportedNote(ctx, big.id, { noteableType: 'Issue', noteableId: busy.id, authorId: i % 3 ? 1 : author.id, body: `note ${i} on the busy issue`, createdAt: at(i), updatedAt: at(i), importedFrom: 'none' });
+      // The group's epics past ANCHORED_FROM_OFFSET: a common term (roadmap, every fourth), titles that
+      // tie (97 numbers), labels, two authors, every tenth closed.
+      for (let i = 5; i < sizes.epics + 5; i++)
+        insertImportedEpic(ctx, {
+          groupId: group.id,
+          iid: i,
+          title: `${['roadmap', 'performance', 'onboarding', 'billing'][i % 4]} ${i % 97}`,
+          description: i % 3 ? `goals of epic ${i}` : null,
+          state: i % 10 === 0 ? 'closed' : 'opened',
+          confidential: i % 40 === 0,
+          authorId: i % 20 === 1 ? author.id : 1,
+          labels: LABELS[i % LABELS.length].filter((l) => l !== 'label-2' && l !== 'feature'),
+          color: null,
+          startDateFixed: null,
+          startDateIsFixed: false,
+          dueDateFixed: null,
+          dueDateIsFixed: false,
+          closedAt: i % 10 === 0 ? at(i + 3) : null,
+          createdAt: at(i),
+          updatedAt: at(i + (i % 11)),
+        });
       for (let i = 1; i <= sizes.mergeRequests; i++)
         insertImportedMergeRequest(ctx, small.id, {
           iid: i,
