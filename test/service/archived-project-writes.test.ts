@@ -89,4 +89,62 @@ describe('writes to an archived project', () => {
     expect(merged.status).toBe(200);
     expect(merged.body.state).toBe('merged');
   });
+  it('refuses uploads, commit statuses, commit discussions, feature flags and access requests; badges, variables and the rest stay writable', async () => {
+    const repo = (await s.post('/projects', { name: 'archived-rest', initialize_with_readme: true, visibility: 'public' })).body;
+    const p = `/projects/${repo.id}`;
+    const sha = (await s.get(`${p}/repository/commits/main`)).body.id;
+    const file = () => {
+      const f = new FormData();
+      f.append('file', new Blob(['x']), 'a.txt');
+      return f;
+    };
+    const upload = (await s.post(`${p}/uploads`, undefined, { multipart: file() })).body;
+    const thread = (await s.post(`${p}/repository/commits/${sha}/discussions`, { body: 'thread' })).body;
+    expect((await s.post(`${p}/feature_flags`, { name: 'flag' })).status).toBe(201);
+    const { token } = await s.createUser();
+    expect((await s.post(`${p}/archive`)).status).toBe(201);
+
+    const refused = [
+      () => s.post(`${p}/uploads`, undefined, { multipart: file() }),
+      () => s.post(`${p}/statuses/${sha}`, { state: 'success' }),
+      () => s.post(`${p}/repository/commits/${sha}/discussions`, { body: 'another' }),
+      () => s.post(`${p}/repository/commits/${sha}/discussions/${thread.id}/notes`, { body: 'reply' }),
+      () => s.put(`${p}/repository/commits/${sha}/discussions/${thread.id}/notes/${thread.notes[0].id}`, { body: 'changed' }),
+      () => s.del(`${p}/repository/commits/${sha}/discussions/${thread.id}/notes/${thread.notes[0].id}`),
+      () => s.post(`${p}/feature_flags`, { name: 'other' }),
+      () => s.put(`${p}/feature_flags/flag`, { description: 'changed' }),
+      () => s.del(`${p}/feature_flags/flag`),
+      () => s.post(`${p}/access_requests`, undefined, { token }),
+    ];
+    for (const write of refused) {
+      const res = await write();
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ message: '403 Forbidden' });
+    }
+    // The statuses route reads its parameters before the project, as Grape (400 before 403).
+    expect((await s.post(`${p}/statuses/${sha}`, {})).status).toBe(400);
+
+    // Nothing written.
+    expect((await s.get(`${p}/uploads`)).body.map((u: { id: number }) => u.id)).toEqual([upload.id]);
+    expect((await s.get(`${p}/repository/commits/${sha}/statuses`)).body).toEqual([]);
+    const threads = (await s.get(`${p}/repository/commits/${sha}/discussions`)).body;
+    expect(threads.map((d: { notes: { body: string }[] }) => d.notes.map((n) => n.body))).toEqual([['thread']]);
+    expect((await s.get(`${p}/feature_flags`)).body.map((f: { name: string; description: string | null }) => [f.name, f.description])).toEqual([['flag', null]]);
+    expect((await s.get(`${p}/access_requests`)).body).toEqual([]);
+
+    // What ProjectPolicy's archived rule leaves alone.
+    expect((await s.post(`${p}/badges`, { link_url: 'http://example.com/a', image_url: 'http://example.com/b.svg' })).status).toBe(201);
+    expect((await s.post(`${p}/variables`, { key: 'KEY', value: 'v' })).status).toBe(201);
+    expect((await s.post(`${p}/feature_flags_user_lists`, { name: 'list', user_xids: 'a' })).status).toBe(201);
+    expect((await s.post(`${p}/repository/commits/${sha}/comments`, { note: 'on the commit' })).status).toBe(201);
+    expect((await s.put(p, { description: 'still editable' })).status).toBe(200);
+    expect((await s.del(`${p}/uploads/${upload.id}`)).status).toBe(204);
+
+    expect((await s.post(`${p}/unarchive`)).status).toBe(201);
+    expect((await s.post(`${p}/uploads`, undefined, { multipart: file() })).status).toBe(201);
+    expect((await s.post(`${p}/statuses/${sha}`, { state: 'success' })).status).toBe(201);
+    expect((await s.post(`${p}/repository/commits/${sha}/discussions`, { body: 'another' })).status).toBe(201);
+    expect((await s.put(`${p}/feature_flags/flag`, { description: 'changed' })).status).toBe(200);
+    expect((await s.post(`${p}/access_requests`, undefined, { token })).status).toBe(201);
+  });
 });

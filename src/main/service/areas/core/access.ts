@@ -265,18 +265,27 @@ export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACC
 
 /**
  * A write to a feature an archived project keeps read-only: ProjectPolicy's `rule { archived }`
- * prevents create_/update_/admin_/destroy_ of issue, merge_request, label, milestone, project_snippet
- * and note (and award_emoji), and a prevent beats even an administrator's enable. Subscribing and
- * to-dos ask only read_; award_emoji keeps its own check (canAward). A merge asks no policy first:
- * `unauthorized! unless can_be_merged_by?`, and push_code is prevented too, so its own check answers 401.
+ * prevents create_/update_/admin_/destroy_ of its archived_features (issue, merge_request, label,
+ * milestone, snippet, note, commit_status; EE's feature_flag) and its archived_abilities
+ * (upload_file, request_access, resolve_note, award_emoji, push_code, admin_tag), and a prevent
+ * beats even an administrator's enable. Subscribing and to-dos ask only read_; award_emoji keeps
+ * its own check (canAward), the repository its push_code (canPushCode). A merge asks no policy
+ * first: `unauthorized! unless can_be_merged_by?`, and push_code is prevented too, so its own
+ * check answers 401. What these rules leave out stays writable: badges, variables, members,
+ * feature flag user lists (admin_feature_flags_user_lists), deleting an upload (destroy_upload),
+ * approving access requests, commit comments (POST .../comments asks no ability), the project.
  */
-const READ_ONLY_WHEN_ARCHIVED = /^\/api\/v4\/projects\/[^/]+\/(?:issues|merge_requests|labels|milestones|snippets)(?:\/|$)/;
+const READ_ONLY_WHEN_ARCHIVED =
+  /^\/api\/v4\/projects\/[^/]+\/(?:issues|merge_requests|labels|milestones|snippets|statuses|feature_flags|repository\/commits\/[^/]+\/discussions)(?:\/|$)/;
 const OWN_CHECK_WHEN_ARCHIVED = /\/(?:subscribe|unsubscribe|todo|award_emoji|merge)(?:\/|$)/;
+/** Created only: upload_file and request_access (an upload's delete, a request's approval ask other abilities). */
+const CREATE_ONLY_WHEN_ARCHIVED = /^\/api\/v4\/projects\/[^/]+\/(?:uploads|access_requests)\/?$/;
 
 function writesReadOnlyFeature(rc: RequestContext): boolean {
   const method = rc.req.method;
   if (method === 'GET' || method === 'HEAD') return false;
   const path = rc.pathname;
+  if (method === 'POST' && CREATE_ONLY_WHEN_ARCHIVED.test(path)) return true;
   return READ_ONLY_WHEN_ARCHIVED.test(path) && !OWN_CHECK_WHEN_ARCHIVED.test(path);
 }
 
