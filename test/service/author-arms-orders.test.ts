@@ -123,11 +123,13 @@ describe("an author's records in a column's order, each project's index merged",
     const armsOf = async (path: string, query: Record<string, string>): Promise<{ sql: string; args: unknown[] } | undefined> =>
       (await pagedReads(s, async () => {
         await s.get(path, { query: { ...query, per_page: '5', page: '2' } });
-      })).find((r) => r.sql.includes('INDEXED BY merge_requests_project_title'));
+      })).find((r) => r.sql.includes('INDEXED BY merge_requests_project_author_title'));
     // The caller's own (root's): the first two projects and the outside one for the instance; the group's two.
+    // Each arm the author's entries of (project_id, author_id, title, id) (core/319): fewer than every record's.
     const own = await armsOf('/merge_requests', { state: 'merged', order_by: 'title' });
     expect(own?.sql.split(' UNION ALL ').length).toBe(3);
     const plan = queryPlan(s.service.context.db, own!.sql, ...own!.args);
+    expect(plan).toContain('merge_requests_project_author_title (project_id=? AND author_id=?)');
     expect(plan).toContain('MERGE (UNION ALL)');
     expect(plan).not.toContain('TEMP B-TREE');
     expect((await armsOf(`/groups/${group}/merge_requests`, { author_id: '1', order_by: 'title' }))?.sql.split(' UNION ALL ').length).toBe(2);

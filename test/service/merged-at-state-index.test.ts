@@ -7,7 +7,8 @@ import { insertImportedMergeRequest } from '../../src/main/service/areas/core/im
  * A project's merge requests of one state by merged_at (core/298): the page is a walk of the
  * (project_id, state, merged_at, id) index from the state on, not a walk of every merged one first
  * (the state's records all at the NULL end) nor a sort. The rows, order and headers are the
- * records' either way, an imported opened one with a merge date among them.
+ * records' either way, an imported opened one with a merge date among them. An author's list walks
+ * the author's entries of (project_id, author_id, merged_at, id, state, milestone_id) (core/319).
  */
 let s: TestService;
 let project: number;
@@ -81,7 +82,8 @@ describe("a project's merge requests of one state by merged_at", () => {
             // The second author's 22 records take another reader (no paged read of the list's SQL); the others' pages walk the index.
             expect(reads, what).toHaveLength(1);
             const plan = queryPlan(s.service.context.db, reads[0].sql, ...reads[0].args);
-            expect(plan, what).toContain('INDEX merge_requests_project_state_merged (project_id=? AND state=?)');
+            // An author's: the author's entries of core/319's index, each entry's state in it.
+            expect(plan, what).toContain(authorId ? 'INDEX merge_requests_project_author_merged (project_id=? AND author_id=?)' : 'INDEX merge_requests_project_state_merged (project_id=? AND state=?)');
             expect(plan, what).not.toContain('TEMP B-TREE');
           }
           await expectEveryPage(s, path, query, want(sort, (r) => r.state === state && (!authorId || r.author_id === authorId)), 7);

@@ -30,23 +30,37 @@ const STATE_ARM_INDEXES: Partial<Record<'Issue' | 'MergeRequest', Record<string,
   MergeRequest: { merged_at: 'merge_requests_project_state_merged' },
 };
 
-/** The index a list's arms walk: `state`, the one state its entries are in (null: every state's). */
+/**
+ * Per type, the order columns with a (project_id, author_id, column, id) index too (core/319): one
+ * author's list walks that author's entries alone.
+ */
+const AUTHOR_ARM_INDEXES: Partial<Record<'Issue' | 'MergeRequest', Record<string, string>>> = {
+  MergeRequest: { title: 'merge_requests_project_author_title', merged_at: 'merge_requests_project_author_merged' },
+};
+
+/** The index a list's arms walk: its entries are `state`'s (null: every state's) or `author`'s (null: everyone's). */
 interface ArmIndex {
   name: string;
   state: string | null;
+  author: number | null;
 }
 
 function armIndex(type: 'Issue' | 'MergeRequest', filters: WorkItemFilters): ArmIndex | undefined {
   const inState = filters.state ? STATE_ARM_INDEXES[type]?.[filters.orderColumn] : undefined;
-  if (inState) return { name: inState, state: filters.state };
+  if (inState) return { name: inState, state: filters.state, author: null };
   const name = ARM_INDEXES[type][filters.orderColumn];
-  return name ? { name, state: null } : undefined;
+  return name ? { name, state: null, author: null } : undefined;
 }
 
-/** The entries an arm walks in a project's index: the project's records (in the index's state). */
+/** The entries an arm walks in a project's index: the project's records (the index's state's, or its author's in every state). */
 function armEntries(rc: RequestContext, type: 'Issue' | 'MergeRequest', projectId: number, index: ArmIndex): number {
+  const db = rc.svc.db;
+  if (index.author !== null) {
+    const counters = type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts';
+    return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM ${counters} WHERE project_id = ? AND author = ?`).get(projectId, index.author) as { n: number }).n;
+  }
   const inState = index.state ? ' AND state = ?' : '';
-  return (rc.svc.db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${inState}`).get(type, projectId, ...(index.state ? [index.state] : [])) as { n: number }).n;
+  return (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${inState}`).get(type, projectId, ...(index.state ? [index.state] : [])) as { n: number }).n;
 }
 
 /** Projects with records at most, each an arm (SQLite merges them in one ordered UNION ALL). */
@@ -86,7 +100,9 @@ export function scopeArmsRows<T>(
   const db = rc.svc.db;
   const state = filters.state;
   const authored = filters.authorId !== null || scope.authorId !== undefined;
-  const labelled = !ownFilters ? undefined : authored ? authorArms(rc, type, scope, filters, where, args, countFrom, index) : filters.idSets.length ? setArms(rc, type, scope, filters, where, index) : undefined;
+  const byAuthor = ownFilters && authored ? authorArms(rc, type, scope, filters, where, args, countFrom, index) : undefined;
+  const labelled = !ownFilters ? undefined : authored ? byAuthor?.arms : filters.idSets.length ? setArms(rc, type, scope, filters, where, index) : undefined;
+  const walked = byAuthor?.index ?? index;
   if ((filters.idSets.length || authored) && !labelled) return undefined;
   if (!labelled && !scope.projects && !scope.instance) return undefined;
   // An administrator's instance (every project, no project condition): its projects with records,
@@ -119,7 +135,7 @@ export function scopeArmsRows<T>(
   const log = type === 'Issue' ? ISSUE_WRITES : MERGE_REQUEST_WRITES;
   return (limit, offset) => {
     if (!projects.length) return [];
-    const arms = projects.map(() => `SELECT x.id AS id, x.${col} AS k FROM ${table} x INDEXED BY ${index.name} WHERE x.project_id = ? AND ${conditions}`);
+    const arms = projects.map(() => `SELECT x.id AS id, x.${col} AS k FROM ${table} x INDEXED BY ${walked.name} WHERE x.project_id = ? AND ${conditions}`);
     const armArgs = projects.flatMap((p) => [p, ...args]);
     const sql = arms.length === 1 ? `${arms[0]} ORDER BY x.${col} ${dir}, x.id ${dir}` : `${arms.join(' UNION ALL ')} ORDER BY k ${dir}, id ${dir}`;
     const ids = (db.prepare(`${sql} ${limitSql(limit)} OFFSET ?`).all(...armArgs, offset) as { id: number }[]).map((r) => r.id);
@@ -199,14 +215,15 @@ function setArms(
  * The arms of a list of one author's records (author_id, or the caller's own: created_by_me, the
  * instance's default), perhaps in a state, perhaps with other filters: the projects of the scope
  * where the author's records show in the state (the filter counters), when few, and when walking
- * their order's index (every entry, any author's and state's, asked the list's conditions) reads at
+ * their order's index (every entry, any author's and state's, asked the list's conditions; only
+ * the author's where the type has an author's index of the order, core/319, and fewer) reads at
  * most SCOPE_ARMS_LIMITS.walkPerRead entries for each of the author's records in the state that
  * reading and sorting them would read (an administrator's merged merge requests by title, page 2
  * of 100: 50,000 read and sorted where the arm walks ~4,000 entries). The walk reads `records /
  * matches` entries a row: matches exact from the counters for an author and a state alone; with
  * other filters (a milestone, not[labels]) at least the list's count, capped at COUNT_LIMIT + 1 (in
  * hand, or counted as the paginator counts it): the root's opened issues with milestone=Any by
- * title, page 2 of 100, sorted 200,000 (130 ms). Undefined otherwise.
+ * title, page 2 of 100, sorted 200,000 (130 ms). Undefined otherwise; with the arms, the index they walk.
  */
 function authorArms(
   rc: RequestContext,
@@ -217,7 +234,7 @@ function authorArms(
   args: unknown[],
   countFrom: SqlList<unknown>['countFrom'],
   index: ArmIndex,
-): { project_id: number; inState: number }[] | undefined {
+): { arms: { project_id: number; inState: number }[]; index: ArmIndex } | undefined {
   const only = filters.counted && filters.counted.milestone === null ? filters.counted : null;
   const author = only ? only.authorId ?? scope.authorId : filters.authorId ?? scope.authorId;
   if (author == null || (scope.authorId !== undefined && author !== scope.authorId)) return undefined;
@@ -230,9 +247,13 @@ function authorArms(
     .all(author, ...(state ? [state] : []), ...(scope.projects ? scope.args : [])) as { project_id: number; n: number }[];
   if (rows.length > SCOPE_ARMS) return undefined;
   const authored = rows.reduce((a, r) => a + r.n, 0);
-  if (!authored) return [];
+  if (!authored) return { arms: [], index };
   const list = { from: `FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} x WHERE ${where.join(' AND ')}`, args };
-  const records = rows.reduce((a, r) => a + armEntries(rc, type, r.project_id, index), 0);
+  // The author's own index (core/319) where it walks fewer entries: the author's records in every state against `index`'s.
+  const own = AUTHOR_ARM_INDEXES[type]?.[filters.orderColumn];
+  const [walked, records] = [index, ...(own ? [{ name: own, state: null, author }] : [])]
+    .map((i): [ArmIndex, number] => [i, rows.reduce((a, r) => a + armEntries(rc, type, r.project_id, i), 0)])
+    .reduce((a, b) => (b[1] < a[1] ? b : a));
   const page = readPage(rc.params);
   // The matches that keep the walk within walkPerRead entries per authored record: counted up to
   // them (past COUNT_LIMIT + 1 too, remembered as the paginator's count), as no fewer can do.
@@ -240,7 +261,7 @@ function authorArms(
   if (needed > authored) return undefined;
   const matches = only ? authored : Math.min(authored, listCountAtLeast(rc, type, scope, list, countFrom, Math.max(COUNT_LIMIT + 1, needed)));
   if (!matches || matches < needed) return undefined;
-  return rows.map((r) => ({ project_id: r.project_id, inState: r.n }));
+  return { arms: rows.map((r) => ({ project_id: r.project_id, inState: r.n })), index: walked };
 }
 
 /** One or two label titles (perhaps a state) and nothing else: each project's rows of them in the state (a pair's from its counters), up to SCOPE_ARMS + 1 projects; undefined for other filters. */
