@@ -596,6 +596,10 @@ const CALLER_SCOPES = {
  */
 function addCallerScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): number | null {
   if (scope.byCaller) return null;
+  if (scope.ownRecords !== undefined) {
+    addFilter(where, args, 'x.author_id = ?', scope.ownRecords);
+    return scope.ownRecords;
+  }
   const which = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) }).scope;
   if (!which || which === 'all') return null;
   if (!rc.user) where.push('0');
@@ -3265,6 +3269,8 @@ export interface Scope {
   authorId?: number;
   /** `where` holds no project condition (an administrator's created_by_me: the author's records in every project). */
   everyProject?: true;
+  /** The caller's own records of the projects they see (a non-administrator's created_by_me): the author filter the list adds (addCallerScope). */
+  ownRecords?: number;
 }
 
 /** A project's own items (`/projects/:id/issues`, ...). */
@@ -3303,6 +3309,12 @@ function anyArchived(rc: RequestContext): boolean {
 export function globalScope(rc: RequestContext, type: 'Issue' | 'MergeRequest', nonArchived = false): Scope {
   const q = declared(rc.params, { scope: t.string().values(CALLER_SCOPES[type]) });
   const scope = q.scope ?? (rc.user ? 'created_by_me' : 'all');
+  // A non-administrator's own records: the projects they see, as scope=all's, and the caller as
+  // author_id (a filter), so the list is kept and counted as author_id=<theirs>&scope=all is;
+  // with the author in the scope's condition it had no projects' SELECT to key it by
+  // (recordsVersion, wideScopeVersion): a Reporter's /issues counted and walked their 500,000
+  // issues again after every write elsewhere (25 ms).
+  if (rc.user && !rc.user.admin && scope.startsWith('created')) return { ...visibleScope(rc, nonArchived, type), ownRecords: rc.user.id };
   const where: string[] = [];
   const args: unknown[] = [];
   if (rc.user && scope.startsWith('created')) addFilter(where, args, 'x.author_id = ?', rc.user.id);
