@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
 import { preparedBy } from '../helpers/lists';
+import { FILTERED_WALK } from '../../src/main/service/areas/core/order-walk';
 import { insertImportedIssue } from '../../src/main/service/areas/core/imported';
 import type { IssueRow } from '../../src/main/service/areas/core/entities';
 
@@ -155,6 +156,30 @@ describe('a project issue search in every order, terms common, middling and rare
         expectPage(res, expected('alpha', order, sort, filter), 94, 100, JSON.stringify(query));
         expect(reads.filter((sql) => sql.includes('x.id IN (SELECT s.rowid & 4294967295')), JSON.stringify(query)).toEqual([]);
       }
+    }
+  });
+
+  it("a common term with a label, past the walk's span: the title's rows read, each record checked, not every match sorted", async () => {
+    const kept = { ...FILTERED_WALK };
+    // The span no longer covers the project (here 11,200 ids; a million at scale).
+    Object.assign(FILTERED_WALK, { span: 100, spanPerRow: 1 });
+    try {
+      for (const [order, sort] of ORDERS.filter(([o]) => ['relative_position', 'popularity'].includes(o))) {
+        for (const filter of [{ labels: 'bug' }, { labels: 'bug', state: 'opened' }] as Record<string, string>[]) {
+          const want = expected('alpha', order, sort, filter);
+          // Past the walk's first 1,000 rows (SearchPlan.walk), short of a depth that reads the title's few rows as a set (idSetLists), as bug's at scale it would not.
+          const query = { search: 'alpha', order_by: order, sort, ...filter, page: '51', per_page: '20' };
+          let res!: ApiResult;
+          const reads = await preparedBy(s, async () => {
+            res = await s.get(`/projects/${project}/issues`, { query });
+          });
+          expectPage(res, want, 51, 20, JSON.stringify(query));
+          expect(reads.filter((sql) => sql.includes('x.id IN (SELECT s.rowid & 4294967295') && sql.includes('ORDER BY')), JSON.stringify(query)).toEqual([]);
+          expect(reads.some((sql) => sql.includes('FROM issuable_labels il INDEXED BY issuable_labels_title CROSS JOIN issues x')), JSON.stringify(query)).toBe(true);
+        }
+      }
+    } finally {
+      Object.assign(FILTERED_WALK, kept);
     }
   });
 

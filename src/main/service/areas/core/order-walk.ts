@@ -355,17 +355,20 @@ export function filteredWalk(
   // issues to keep bug's (430-470 ms). A record with the title in two spellings has two rows: only
   // its lowest spelling is read. Only for the list's plain statement (FROM <table> x WHERE ...).
   const plainSource = /^FROM (\w+) x WHERE ([\s\S]*)$/.exec(source.from);
+  // The title's rows' records checked by the list's checked form when it has one (a common term).
+  const labelledSource = source.checked ?? source;
+  const labelledWhere = /^FROM (\w+) x WHERE ([\s\S]*)$/.exec(labelledSource.from);
   let labelled: { from: string; args: unknown[] } | null | undefined;
   const labelledFrom = (): { from: string; args: unknown[] } | null => {
     if (labelled !== undefined) return labelled;
     const title = plainSource && labelRows ? labelRows() : undefined;
     return (labelled =
-      title !== undefined && plainSource
+      title !== undefined && plainSource && labelledWhere
         ? {
             from:
-              `FROM issuable_labels il INDEXED BY issuable_labels_title CROSS JOIN ${plainSource[1]} x WHERE il.issuable_type = '${type}' AND il.title = ? COLLATE NOCASE AND x.id = il.issuable_id` +
-              ` AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = il.title COLLATE NOCASE AND d.title < il.title) AND (${plainSource[2]})`,
-            args: [title, ...source.args],
+              `FROM issuable_labels il INDEXED BY issuable_labels_title CROSS JOIN ${labelledWhere[1]} x WHERE il.issuable_type = '${type}' AND il.title = ? COLLATE NOCASE AND x.id = il.issuable_id` +
+              ` AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = il.title COLLATE NOCASE AND d.title < il.title) AND (${labelledWhere[2]})`,
+            args: [title, ...labelledSource.args],
           }
         : null);
   };
