@@ -56,7 +56,9 @@ afterAll(async () => s.stop());
 
 const newestFirst = (xs: Seed[]): Seed[] => [...xs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
 const ids = (res: ApiResult): number[] => res.body.map((x: any) => x.id);
-const seenBy = (userId: number) => (x: Seed): boolean => userId === reporter.id || !x.confidential || x.authorId === userId || x.assignees.includes(userId);
+/** The Guest's level (a Planner sees every confidential issue: another key, as a Reporter's list). */
+let guestLevel = 10;
+const seenBy = (userId: number) => (x: Seed): boolean => userId === reporter.id || (userId === guest.id && guestLevel >= 15) || !x.confidential || x.authorId === userId || x.assignees.includes(userId);
 const states = { all: (_: Seed) => true, opened: (x: Seed) => x.state === 'opened' };
 
 async function pages(): Promise<void> {
@@ -105,4 +107,35 @@ it("moves a Guest's anchors back by the issues that left their list, each judged
   expect((await s.del(`/projects/${project}/issues/${unseen.iid}`)).status).toBe(204);
   issues.splice(issues.indexOf(unseen), 1);
   await anchored('a delete the Guest cannot see');
+});
+
+it("moves a Guest's anchors along by the issues that entered their list, each judged as it is now", async () => {
+  await pages();
+  const other = (await s.createUser({ username: 'other-moves' })).user.id;
+  // A confidential issue the Guest cannot see (newest among them), assigned to the Guest: it enters the Guest's lists alone.
+  const hidden = newestFirst(issues).find((x) => !seenBy(guest.id)(x) && x.state === 'opened')!;
+  ok(await s.put(`/projects/${project}/issues/${hidden.iid}`, { assignee_ids: [guest.id] }));
+  hidden.assignees = [guest.id];
+  await anchored('an assignment');
+  // Reassigned away in one write: it leaves again (as it was: the Guest's; as it is: another's).
+  ok(await s.put(`/projects/${project}/issues/${hidden.iid}`, { assignee_ids: [other] }));
+  hidden.assignees = [other];
+  await anchored('a reassignment');
+  // A new confidential issue assigned to the Guest, and one for another: the first enters, the second not.
+  for (const assignee of [guest.id, other]) {
+    const made: any = ok(await s.post(`/projects/${project}/issues`, { title: `New for ${assignee}`, confidential: true, assignee_ids: [assignee] }));
+    issues.push({ id: made.id, iid: made.iid, state: 'opened', createdAt: made.created_at, confidential: true, authorId: 1, assignees: [assignee] });
+  }
+  await anchored('new confidential issues');
+  // The Guest made a Planner (every confidential issue shown, no issue written) and back: each list as the records say.
+  ok(await s.put(`/projects/${project}/members/${guest.id}`, { access_level: 15 }));
+  guestLevel = 15;
+  await pages();
+  ok(await s.put(`/projects/${project}/members/${guest.id}`, { access_level: 10 }));
+  guestLevel = 10;
+  await pages();
+  // Then a write that reads as the Guest's again: the issue reassigned to the Guest, judged as it is.
+  ok(await s.put(`/projects/${project}/issues/${hidden.iid}`, { assignee_ids: [guest.id] }));
+  hidden.assignees = [guest.id];
+  await anchored('an assignment after a role change');
 });
