@@ -1912,8 +1912,11 @@ export function idSetLists(
   // their records are read (labels=a,b&order_by=title: 556 issues read, not the 2,778 of the rarer title).
   const byId = sets.filter((set) => set !== smallest && set.probeById);
   const probed = byId.map((set) => ` AND ${set.probeById!(smallest.id)}`).join('');
-  // The set's own probe is left out of the records' check when the set is exactly its records.
-  const checked = smallest.exact ? dropProbe(where, args, smallest) : { where, args };
+  // Probes the set's rows already answer are left out of the records' check: the set's own when its
+  // rows are exactly its records (a search's matches, a label title's rows), and each title probed
+  // on those rows by id (labels=bug,label-1&wip=no: each of the 22,000 records asked both titles again).
+  const answered = [...(smallest.exact || smallest.probeById ? [smallest] : []), ...byId];
+  const checked = answered.reduce((c, set) => dropProbe(c.where, c.args, set), { where, args });
   // A common term's matches not read for the set's few records: each checked (searchCheckedByRecord).
   const setRecords = matches < bound ? matches : smallest.size?.() ?? Infinity;
   const setFrom = (byRecord: { sql: string; args: unknown[] }): { from: string; args: unknown[] } => ({
@@ -2185,10 +2188,14 @@ function coveredSet(set: IdSet, sets: number, scope: Scope, filters: WorkItemFil
  * arguments are in `args` in the order of `where`, as many as its placeholders.
  */
 function dropProbe(where: string[], args: unknown[], set: IdSet): { where: string[]; args: unknown[] } {
-  const at = where.indexOf(set.probe);
-  if (at < 0) return { where, args };
   const marks = (sql: string): number => sql.split('?').length - 1;
-  const start = where.slice(0, at).reduce((n, w) => n + marks(w), 0);
+  const startOf = (at: number): number => where.slice(0, at).reduce((n, w) => n + marks(w), 0);
+  // A label title's probe is the same SQL for every title: the one with the set's title.
+  const at = set.probeById
+    ? where.findIndex((w, i) => w === set.probe && set.args.every((a, k) => args[startOf(i) + k] === a))
+    : where.indexOf(set.probe);
+  if (at < 0) return { where, args };
+  const start = startOf(at);
   return { where: where.filter((_, i) => i !== at), args: [...args.slice(0, start), ...args.slice(start + marks(set.probe))] };
 }
 
