@@ -54,13 +54,17 @@ afterAll(async () => s.stop());
 
 const ids = (res: ApiResult): number[] => (ok(res) as { id: number }[]).map((x) => x.id);
 let openPrivate = false;
+/** Feature levels of `open` made private (its callers are no members there) and memberships of `member` removed. */
+const privateFeatures = new Set<'issues' | 'merge_requests'>();
+const removed = new Set<number>();
+const hidden = (userId: number, x: Seed): boolean => (x.projectId === open && privateFeatures.has(x.type)) || (x.projectId === member && removed.has(userId));
 
 /** Each caller's own records of both types, by every spelling of the scope, page by page, against the records and author_id=<theirs>&scope=all. */
 async function expectOwn(what: string): Promise<void> {
   for (const caller of Object.values(callers))
     for (const type of ['issues', 'merge_requests'] as const) {
       const want = records
-        .filter((x) => x.type === type && x.authorId === caller.id && !(openPrivate && x.projectId === open))
+        .filter((x) => x.type === type && x.authorId === caller.id && !(openPrivate && x.projectId === open) && !hidden(caller.id, x))
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
         .map((x) => x.id);
       for (const page of ['1', '2', '3', '5']) {
@@ -103,4 +107,38 @@ it('keeps a page of their own records across a write elsewhere', async () => {
     expect(await listReads(async () => void (again = ids(await read()))), type).toEqual([]);
     expect(again).toEqual(first);
   }
+});
+
+it('drops their records of a project whose feature they lose, or whose membership goes, as scope=all does; another author filter leaves none', async () => {
+  ok(await s.put(`/projects/${open}`, { visibility: 'public' }));
+  openPrivate = false;
+  await expectOwn('the project public again');
+  // Merge requests, then issues, of the public project for its members only (the callers are none).
+  ok(await s.put(`/projects/${open}`, { merge_requests_access_level: 'private' }));
+  privateFeatures.add('merge_requests');
+  await expectOwn('merge requests made private');
+  ok(await s.put(`/projects/${open}`, { issues_access_level: 'private' }));
+  privateFeatures.add('issues');
+  await expectOwn('issues made private');
+  ok(await s.put(`/projects/${open}`, { issues_access_level: 'enabled', merge_requests_access_level: 'enabled' }));
+  privateFeatures.clear();
+  await expectOwn('features enabled again');
+  // With an author filter too: another's (none, as GitLab's authored_by and by_author both apply) or their own (the same list).
+  for (const type of ['issues', 'merge_requests'] as const) {
+    const { guest, reporter } = callers;
+    for (const query of [{ author_id: String(reporter.id) }, { author_username: 'own-reporter' }, { 'not[author_id]': String(guest.id) }]) {
+      const res = await s.get(`/${type}`, { token: guest.token, query: { scope: 'created_by_me', ...query } });
+      expect(ids(res), `${type} ${JSON.stringify(query)}`).toEqual([]);
+      expect(res.headers.get('x-total')).toBe('0');
+    }
+    const mine = await s.get(`/${type}`, { token: guest.token, query: { scope: 'created_by_me', author_id: String(guest.id), per_page: '100' } });
+    expect(ids(mine), type).toEqual(ids(await s.get(`/${type}`, { token: guest.token, query: { per_page: '100' } })));
+  }
+  // The Guest's membership of the private project removed, then given back.
+  expect((await s.del(`/projects/${member}/members/${callers.guest.id}`)).status).toBe(204);
+  removed.add(callers.guest.id);
+  await expectOwn('a membership removed');
+  await s.addMember('projects', member, callers.guest.id, 10);
+  removed.clear();
+  await expectOwn('a membership given back');
 });
