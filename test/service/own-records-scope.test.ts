@@ -126,7 +126,7 @@ it('drops their records of a project whose feature they lose, or whose membershi
   // With an author filter too: another's (none, as GitLab's authored_by and by_author both apply) or their own (the same list).
   for (const type of ['issues', 'merge_requests'] as const) {
     const { guest, reporter } = callers;
-    for (const query of [{ author_id: String(reporter.id) }, { author_username: 'own-reporter' }, { 'not[author_id]': String(guest.id) }]) {
+    for (const query of [{ author_id: String(reporter.id) }, { author_username: 'own-reporter' }, { 'not[author_id]': String(guest.id) }] as Record<string, string>[]) {
       const res = await s.get(`/${type}`, { token: guest.token, query: { scope: 'created_by_me', ...query } });
       expect(ids(res), `${type} ${JSON.stringify(query)}`).toEqual([]);
       expect(res.headers.get('x-total')).toBe('0');
