@@ -20,6 +20,8 @@ import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope
 let s: TestService;
 let group: number;
 let other: number;
+/** The other user's token: a non-administrator's own records (created_by_me, the default) are the projects they see with them as author. */
+let otherToken: string;
 let projects: number[];
 let outside: number;
 const STATES = ['opened', 'closed', 'merged'] as const;
@@ -27,7 +29,9 @@ const v1 = new Map<number, number>();
 
 beforeAll(async () => {
   s = await TestService.start();
-  other = (await s.createUser()).user.id as number;
+  const made = await s.createUser();
+  other = made.user.id as number;
+  otherToken = made.token;
   ({ group, projects, outside } = await groupOfThree(s));
   // A milestone titled v1 in the first two projects, on every fifth record of theirs.
   for (const project of projects.slice(0, 2)) v1.set(project, ok(await s.post(`/projects/${project}/milestones`, { title: 'v1' })).id as number);
@@ -115,14 +119,16 @@ async function expectEveryAuthorList(): Promise<void> {
       for (const state of [undefined, 'opened']) {
         const st: Record<string, string> = state ? { state } : {};
         for (const [milestone, keep] of MILESTONES) {
-          for (const [path, query, author, instance] of [
+          for (const [path, query, author, instance, token] of [
             [`/groups/${group}/merge_requests`, { author_id: String(other) }, other, false],
             [`/groups/${group}/merge_requests`, { author_id: '1' }, 1, false],
             ['/merge_requests', { scope: 'all', author_id: String(other) }, other, true],
             ['/merge_requests', {}, 1, true],
+            ['/merge_requests', {}, other, true, otherToken],
+            ['/merge_requests', { scope: 'created_by_me', author_id: String(other) }, other, true, otherToken],
           ] as const) {
             const want = reference(column, sort, (r) => r.author_id === author && (!state || r.state === state) && keep(r), instance);
-            await expectEveryPage(s, path, { ...query, ...st, ...milestone, order_by: column, sort }, want, 6);
+            await expectEveryPage(s, path, { ...query, ...st, ...milestone, order_by: column, sort }, want, 6, token);
           }
         }
       }
