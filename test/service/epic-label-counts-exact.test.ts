@@ -15,6 +15,7 @@ import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
 let s: TestService;
 let group: number;
 let guestToken = '';
+let guestId = 0;
 let writer = 0;
 const N = 10_400;
 const at = (minutes: number): string => new Date(Date.UTC(2024, 0, 1) + minutes * 60_000).toISOString();
@@ -26,6 +27,7 @@ beforeAll(async () => {
   s = await TestService.start();
   const guest = await s.createUser();
   guestToken = guest.token;
+  guestId = guest.user.id;
   writer = (await s.createUser()).user.id;
   group = (await s.createGroup({ visibility: 'private' })).id;
   await s.addMember('groups', group, guest.user.id, 10);
@@ -154,6 +156,32 @@ describe('epic label counters after every kind of write', () => {
         // Past the bound first: the other pages' reads would tell the list's end (its anchors).
         await expectPages('as written', { ...c.query, state: 'all' }, token, want, [past, last + 1, 1, last], past);
       }
+    }
+  });
+
+  it("count and bound a Guest's lists with the confidential epics the Guest wrote (the counters' author)", async () => {
+    // Confidential epics carrying bug (and ux on some) written by the Guest, as a Planner once: the Guest sees them (the list's author condition).
+    const mine = db().prepare("UPDATE epics SET author_id = ? WHERE group_id = ? AND confidential = 1 AND labels LIKE '%bug%'").run(guestId, group).changes;
+    expect(mine).toBeGreaterThan(10);
+    expectCountersExact('the Guest as author');
+    const view = ' AND (e.confidential = 0 OR e.author_id = ?)';
+    const seen = (where: string): number[] =>
+      (db().prepare(`SELECT e.id FROM epics e WHERE e.group_id = ? AND ${where}${view} ORDER BY e.updated_at DESC, e.id DESC`).all(group, guestId) as { id: number }[]).map((r) => r.id);
+    const has = (title: string): string => `EXISTS (SELECT 1 FROM json_each(e.labels) WHERE value = '${title}')`;
+    for (const c of CASES) {
+      const want = seen(`${has(c.title)} ${c.extra}`);
+      expect(want.some((id) => (db().prepare('SELECT confidential FROM epics WHERE id = ?').get(id) as { confidential: number }).confidential === 1) || c.extra.includes('confidential = 0'), JSON.stringify(c.query)).toBe(true);
+      const last = Math.max(1, Math.ceil(want.length / 20));
+      await expectPages('the Guest as author', { ...c.query, state: c.query.state ?? 'all' }, guestToken, want, [last + 1, 1, last], last > 1 ? last + 1 : 0);
+    }
+    for (const [query, where] of [
+      [{ labels: 'Any' }, "e.labels != '[]'"],
+      [{ labels: 'Any', 'not[labels]': 'ux' }, `e.labels != '[]' AND NOT ${has('ux')}`],
+      [{ labels: 'bug,ux' }, `${has('bug')} AND ${has('ux')}`],
+    ] as [Record<string, string>, string][]) {
+      const want = seen(where);
+      const last = Math.max(1, Math.ceil(want.length / 20));
+      await expectPages('the Guest as author', { ...query, state: 'all' }, guestToken, want, [1, last, last + 1, 502], 0);
     }
   });
 });
