@@ -2,7 +2,7 @@ import type { RequestContext } from '../../http/route';
 import { limitSql } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
 import { dateLag } from '../../db/date-lag';
-import { type IdSetLists, ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters } from './workitems';
+import { type IdSetLists, ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters, callerSetFewer } from './workitems';
 import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowConditions } from './label-row-mirrors';
 
 /**
@@ -55,6 +55,7 @@ export function labelRowsList<T>(
       ? (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM label_author_counts INDEXED BY label_author_counts_author WHERE issuable_type = ? AND author_id = ? AND title = ? COLLATE NOCASE').get(type, author, title) as { n: number }).n
       : (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM label_counts WHERE issuable_type = ? AND title = ? COLLATE NOCASE${project !== undefined ? ' AND project_id = ?' : ''}`).get(type, title, ...(project !== undefined ? [project] : [])) as { n: number }).n;
   const [drive, reads] = filters.requiredLabels.map((title) => [title, walked(title)] as const).reduce((a, b) => (b[1] < a[1] ? b : a));
+  if (callerSetFewer(rc, scope, reads)) return undefined;
   // Past the cap beside dateLagList's bucket walk (`byDates`), when the rows can start where its buckets do (createdBefore).
   const before = reads > LABEL_ROWS.walk && byDates ? createdBefore(rc, type, filters, where, args) : undefined;
   if (reads > LABEL_ROWS.walk && before === undefined && !readsTitleAnyway(rc, type, scope, filters, where, drive, reads, sets)) return undefined;
