@@ -51,7 +51,7 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 /** The projects a caller reaches (`membership`: as a member) by the API, each list's own rule. */
-async function projectsOf(token: string, membership: boolean): Promise<number[]> {
+async function projectsOf(token: string | null, membership: boolean): Promise<number[]> {
   return (ok(await s.get('/projects', { token, query: { per_page: '100', ...(membership ? { membership: 'true' } : {}) } })) as { id: number }[]).map((p) => p.id);
 }
 
@@ -61,11 +61,12 @@ async function projectsOf(token: string, membership: boolean): Promise<number[]>
  * whose target the caller may not read (a confidential issue for a Guest), dropped after the slice
  * as Event#visible_to_user? is.
  */
-async function expectDeepPages(what: string, hidden: (token: string, id: number) => boolean = () => false): Promise<void> {
-  for (const token of [guest.token, reporter.token]) {
+async function expectDeepPages(what: string, hidden: (token: string | null, id: number) => boolean = () => false, callers: (string | null)[] = [guest.token, reporter.token]): Promise<void> {
+  for (const token of callers) {
     const lists = [
-      { path: '/events', query: { scope: 'all' } as Record<string, string>, projects: await projectsOf(token, true), author: undefined },
-      { path: `/users/${author}/events`, query: {}, projects: await projectsOf(token, false), author },
+      // /events is the caller's own: none for an anonymous caller.
+      ...(token === null ? [] : [{ path: '/events', query: { scope: 'all' } as Record<string, string>, projects: await projectsOf(token, true), author: undefined }]),
+      { path: `/users/${author}/events`, query: {} as Record<string, string>, projects: await projectsOf(token, false), author },
     ];
     for (const list of lists) {
       const all = (
@@ -117,4 +118,25 @@ it("keeps a confidential issue's events from a Guest's deep pages, not from a Re
   const page = (token: string) => s.get('/events', { token, query: { scope: 'all', per_page: '100', page: '11' } });
   expect((ok(await page(reporter.token)) as { id: number }[]).filter((e) => secret(e.id)).length).toBeGreaterThan(0);
   expect((ok(await page(guest.token)) as { id: number }[]).filter((e) => secret(e.id))).toEqual([]);
+});
+
+it("answers a Guest's and a Reporter's deep pages through projects made public or internal and a share", async () => {
+  // (An anonymous caller's /users/:id/events answers 401 here, where GitLab's lib/api/events.rb asks no authentication: not pinned.)
+  const callers = [guest.token, reporter.token];
+  // The confidential issue's events (the test before) stay the Guest's to miss.
+  const hidden = (token: string | null, id: number): boolean =>
+    token === guest.token && !!db().prepare("SELECT 1 FROM events e JOIN issues i ON i.id = e.target_id WHERE e.id = ? AND e.target_type = 'Issue' AND i.confidential = 1").get(id);
+  await expectDeepPages('as left', hidden, callers);
+  ok(await s.put(`/projects/${project.pub}`, { visibility: 'public' }));
+  await expectDeepPages('a project made public again', hidden, callers);
+  // Internal: every signed-in caller's.
+  ok(await s.put(`/projects/${project.hidden}`, { visibility: 'internal' }));
+  await expectDeepPages('a project made internal', hidden, callers);
+  ok(await s.put(`/projects/${project.hidden}`, { visibility: 'private' }));
+  await expectDeepPages('made private again', hidden, callers);
+  // Shared with the group the Guest is in: the Guest's as a member (scope=all) too.
+  ok(await s.post(`/projects/${project.hidden}/share`, { group_id: group, group_access: 10 }));
+  await expectDeepPages('a project shared with their group', hidden, callers);
+  expect((await s.del(`/projects/${project.hidden}/share/${group}`)).status).toBe(204);
+  await expectDeepPages('the share removed', hidden, callers);
 });
