@@ -62,6 +62,32 @@ export function recordWeightEvent(svc: ServiceContext, issueId: number, weight: 
     .run(issueId, userId, weight, isoTime(svc.now()));
 }
 
+/**
+ * updated_at after a PUT to an issue or merge request, as GitLab's IssuableBaseService#update
+ * saves: with any parameter besides state_event (`touches`) it sets updated_by to the caller, and
+ * the record is saved (updated_at moved) only if some column changed, updated_by included. A PUT
+ * repeating the values by the user who last updated the record then leaves updated_at as it was.
+ * `before` is the row before the write, the write (and its milestone) done; call inside its transaction.
+ */
+export function keepUpdatedAtUnlessChanged(
+  svc: ServiceContext,
+  table: 'issues' | 'merge_requests',
+  before: { id: number; updated_at: string },
+  userId: number,
+  touches: boolean,
+): void {
+  const was = before as unknown as Record<string, unknown>;
+  const after = svc.db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(before.id) as Record<string, unknown>;
+  const changed = Object.keys(after).some((c) => c !== 'updated_at' && c !== 'updated_by_id' && after[c] !== was[c]);
+  if (touches && after.updated_by_id !== userId) svc.db.prepare(`UPDATE ${table} SET updated_by_id = ? WHERE id = ?`).run(userId, before.id);
+  else if (!changed && after.updated_at !== before.updated_at) {
+    svc.db.prepare(`UPDATE ${table} SET updated_at = ? WHERE id = ?`).run(before.updated_at, before.id);
+  }
+}
+
+/** Whether a PUT's declared parameters go beyond state_event (which the close and reopen services take away first). */
+export const touchesRecord = (p: Record<string, unknown>): boolean => Object.keys(p).some((k) => k !== 'state_event');
+
 interface IssuableSnapshot {
   id: number;
   iid: number;

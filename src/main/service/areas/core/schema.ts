@@ -2547,6 +2547,14 @@ END;
     sql: `CREATE INDEX merge_requests_project_author_title ON merge_requests (project_id, author_id, title, id, state, milestone_id);
 CREATE INDEX merge_requests_project_author_merged ON merge_requests (project_id, author_id, merged_at, id, state, milestone_id);`,
   },
+  {
+    // Who last saved an issue or merge request through its update (GitLab's updated_by): a PUT that
+    // changes nothing by that same user saves nothing and leaves updated_at (keepUpdatedAtUnlessChanged).
+    // Added columns: no table is rewritten.
+    name: 'core/327_issuable_updated_by',
+    sql: `ALTER TABLE issues ADD COLUMN updated_by_id INTEGER;
+ALTER TABLE merge_requests ADD COLUMN updated_by_id INTEGER;`,
+  },
 ];
 
 /** core/295: the issue as it was (OLD) logged at the version its write just gave `project` (when `when`), and that project's entries past the last 100 dropped. */

@@ -14,7 +14,7 @@ import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '../access';
 import { type IssueRow, issueDetail, issues } from '../entities';
 import { recordEvent } from '../events';
-import { afterIssuableWrite } from '../issuable_events';
+import { afterIssuableWrite, keepUpdatedAtUnlessChanged, touchesRecord } from '../issuable_events';
 import type { Project } from '../projects';
 import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
@@ -328,6 +328,8 @@ export function registerIssueRoutes(r: Router): void {
         );
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId !== undefined) setIssuableMilestone(rc, 'Issue', { ...current, state }, milestoneId, user.id);
+      // An updated_at given is saved as given.
+      if (p.updated_at === undefined) keepUpdatedAtUnlessChanged(rc.svc, 'issues', current, user.id, touchesRecord(p));
       if (state !== current.state) {
         recordEvent(rc.svc, {
           action: state === 'closed' ? 'closed' : 'reopened',

@@ -14,7 +14,7 @@ import { inTransaction } from '../../../db/connection';
 import { Access, effectiveProjectAccess, loadProject } from '../access';
 import { type MergeRequestRow, mergeRequestDetail, mergeRequests } from '../entities';
 import { recordEvent } from '../events';
-import { afterIssuableWrite } from '../issuable_events';
+import { afterIssuableWrite, keepUpdatedAtUnlessChanged, touchesRecord } from '../issuable_events';
 import { isoTime } from '../time';
 import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, fakeSha, findMergeRequest, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, validateIssuable, countersCount, milestoneNoneCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchCountsFromSets, searchRowsCount, searchWalkKept, searchWalkRows, scopePageKept, type Scope, type WorkItemFilters, MERGE_REQUEST_WRITES } from '../workitems';
 import { withLabelsDetails } from '../../labels/entities';
@@ -339,6 +339,7 @@ export function registerMergeRequestRoutes(r: Router): void {
         );
       const milestoneId = resolveMilestone(rc, project, p);
       if (milestoneId !== undefined) setIssuableMilestone(rc, 'MergeRequest', { ...current, state }, milestoneId, user.id);
+      keepUpdatedAtUnlessChanged(rc.svc, 'merge_requests', current, user.id, touchesRecord(p));
       if (state !== current.state) {
         recordEvent(rc.svc, {
           action: state === 'closed' ? 'closed' : 'reopened',
