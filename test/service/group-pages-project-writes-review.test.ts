@@ -72,5 +72,5 @@ describe("many projects' lists after writes to a project, not its records", () =
       expect(res.status, what).toBeLessThan(300);
       await check(what);
     }
-  });
+  }, 120_000);
 });

@@ -84,5 +84,5 @@ describe('lists read through their label sets, after writes that move a record i
         await check(`${kind} ${what}`);
       }
     }
-  });
+  }, 120_000);
 });
