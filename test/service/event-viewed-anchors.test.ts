@@ -120,16 +120,16 @@ it("keeps a confidential issue's events from a Guest's deep pages, not from a Re
   expect((ok(await page(guest.token)) as { id: number }[]).filter((e) => secret(e.id))).toEqual([]);
 });
 
-it("answers a Guest's and a Reporter's deep pages through projects made public or internal and a share", async () => {
-  // (An anonymous caller's /users/:id/events answers 401 here, where GitLab's lib/api/events.rb asks no authentication: not pinned.)
-  const callers = [guest.token, reporter.token];
+it("answers an anonymous caller's, a Guest's and a Reporter's deep pages through projects made public or internal and a share", async () => {
+  // Anonymous: /users/:id/events only (GitLab's lib/api/events.rb asks no authentication there), the public projects' events.
+  const callers = [null, guest.token, reporter.token];
   // The confidential issue's events (the test before) stay the Guest's to miss.
   const hidden = (token: string | null, id: number): boolean =>
     token === guest.token && !!db().prepare("SELECT 1 FROM events e JOIN issues i ON i.id = e.target_id WHERE e.id = ? AND e.target_type = 'Issue' AND i.confidential = 1").get(id);
   await expectDeepPages('as left', hidden, callers);
   ok(await s.put(`/projects/${project.pub}`, { visibility: 'public' }));
   await expectDeepPages('a project made public again', hidden, callers);
-  // Internal: every signed-in caller's.
+  // Internal: every signed-in caller's, not the anonymous one's.
   ok(await s.put(`/projects/${project.hidden}`, { visibility: 'internal' }));
   await expectDeepPages('a project made internal', hidden, callers);
   ok(await s.put(`/projects/${project.hidden}`, { visibility: 'private' }));

@@ -105,7 +105,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/namespaces/:id': signedIn,
   'GET /api/v4/namespaces/:id/exists': signedIn,
   'GET /api/v4/events': signedIn,
-  'GET /api/v4/users/:id/events': signedIn,
+  'GET /api/v4/users/:id/events': anyone,
   'GET /api/v4/notification_settings': signedIn,
   'PUT /api/v4/notification_settings': signedIn,
   // Anonymous callers only with scope=all (GitLab: `authenticate! unless params[:scope] == 'all'`).

@@ -29,7 +29,8 @@ export function registerEventRoutes(r: Router): void {
       if (user.private_profile && rc.user?.id !== user.id && !rc.user?.admin) return paginateArray(rc, []);
       return events(rc, listEvents(rc, { kind: 'author', userId: user.id }));
     },
-    { scopes: USER_SCOPES },
+    // GitLab's lib/api/events.rb asks no authentication here: anonymous callers read the public projects' events.
+    { auth: 'optional', scopes: USER_SCOPES },
   );
 
   r.get(
