@@ -860,15 +860,6 @@ export function unchangedEntity<T extends object>(db: Db, kind: string, key: str
 let freshPageKind: string | null = null;
 /** The last rows of the pages unchangedPage kept (a page whose first row was written ends as it did). */
 const keptPageEnds = new WeakSet<object>();
-/**
- * The first, second and last rows of fresh pages read once and not kept (unchangedPage). Pages read
- * in turn are each read once: keeping them kept each page's entities alive past a few collections of
- * V8's young generation, to be copied there and then promoted to die in the old one (~20 KB a page
- * of 20 issues, half of what such a page promoted; its collections were about half of its CPU).
- * A page that shares an end with one of these (read again, moved along or back by a row, its first
- * row written) is kept as a fresh page was.
- */
-const seenPageEnds = new WeakSet<object>();
 
 /** `build` with the entities of kind `entityKind` it builds anew not kept one by one. */
 function buildFresh<R>(entityKind: string, build: () => R): R {
@@ -915,8 +906,7 @@ const PAGES_PER_FIRST_ROW = 4;
  * inside a transaction (a rollback would leave entities of rows that never were). Bounded per
  * kind by the entities its pages hold (unchangedEntity's bound). Callers get their own array.
  * With `moved`, a page moved along by one row from a kept page builds only its new row (movedAlong).
- * A fresh page's new entities are kept in the page alone, not one by one (freshPageKind), and only
- * once a page sharing an end with it is read again (seenPageEnds).
+ * A fresh page's new entities are kept in the page alone, not one by one (freshPageKind).
  */
 export function unchangedPage<T extends object, I>(
   db: Db,
@@ -949,7 +939,6 @@ export function unchangedPage<T extends object, I>(
   const { entities, inputs } =
     (!known && moved && movedAlong(store, key, rows, generation, current, moved)) || (fresh && kind.endsWith('-page') ? buildFresh(kind.slice(0, -5), build) : build());
   if (!rows.every((r) => Object.isFrozen(r))) return entities;
-  if (fresh && !seenBefore(rows)) return entities;
   // This row's pages: this one newest, the others (other keys, lengths or rows) before it, up to the bound.
   const kept = store.pages.get(first);
   const pages = kept ? kept.filter((p) => p !== known) : [];
@@ -963,14 +952,6 @@ export function unchangedPage<T extends object, I>(
   store.pages.set(first, pages);
   if (rows.length > 1) store.before.set(rows[1], first);
   return entities;
-}
-
-/** Whether a page shares an end with a fresh page read once (seenPageEnds); if not, it is marked read once. */
-function seenBefore(rows: readonly object[]): boolean {
-  const ends = rows.length > 1 ? [rows[0], rows[1], rows[rows.length - 1]] : [rows[0]];
-  if (ends.some((r) => seenPageEnds.has(r))) return true;
-  for (const r of ends) seenPageEnds.add(r);
-  return false;
 }
 
 /**
