@@ -147,4 +147,66 @@ describe('writes to an archived project', () => {
     expect((await s.put(`${p}/feature_flags/flag`, { description: 'changed' })).status).toBe(200);
     expect((await s.post(`${p}/access_requests`, undefined, { token })).status).toBe(201);
   });
+  it("answers a missing parameter's 400 and a record's 404 before the refusal where GitLab does, and refuses what it authorizes first", async () => {
+    // GitLab: Grape validates the parameters before any endpoint code (400), the endpoint finds the
+    // project (404) and, where it looks the record up before authorize! (issues, merge requests,
+    // notes, snippets, feature flags, a label's delete), the record (404); then authorize! refuses
+    // (403). Milestones, a label's create and update, and creates authorize on the project first.
+    const repo = (await s.post('/projects', { name: 'archived-order', initialize_with_readme: true })).body;
+    const p = `/projects/${repo.id}`;
+    const issue = (await s.post(`${p}/issues`, { title: 'kept' })).body;
+    const note = (await s.post(`${p}/issues/${issue.iid}/notes`, { body: 'a note' })).body;
+    expect((await s.post(`${p}/labels`, { name: 'bug', color: '#ff0000' })).status).toBe(201);
+    const milestone = (await s.post(`${p}/milestones`, { title: 'v1' })).body;
+    const snippet = (await s.post(`${p}/snippets`, { title: 'snip', file_name: 'a.txt', content: 'x', visibility: 'public' })).body;
+    await s.post(`${p}/repository/commits`, { branch: 'feature', start_branch: 'main', commit_message: 'change', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] });
+    const mr = (await s.post(`${p}/merge_requests`, { source_branch: 'feature', target_branch: 'main', title: 'mr' })).body;
+    expect((await s.post(`${p}/feature_flags`, { name: 'flag' })).status).toBe(201);
+    expect((await s.post(`${p}/archive`)).status).toBe(201);
+
+    const cases: [string, () => Promise<{ status: number; body: unknown }>, number][] = [
+      ['issue without title', () => s.post(`${p}/issues`, { description: 'no title' }), 400],
+      ['issue update without a field', () => s.put(`${p}/issues/${issue.iid}`, {}), 400],
+      ['issue update, bad state_event', () => s.put(`${p}/issues/${issue.iid}`, { state_event: 'shut' }), 400],
+      ['missing issue update', () => s.put(`${p}/issues/${issue.iid + 100}`, { title: 'x' }), 404],
+      ['missing issue delete', () => s.del(`${p}/issues/${issue.iid + 100}`), 404],
+      ['note without body', () => s.post(`${p}/issues/${issue.iid}/notes`, {}), 400],
+      ['note on a missing issue', () => s.post(`${p}/issues/${issue.iid + 100}/notes`, { body: 'x' }), 404],
+      ['missing note update', () => s.put(`${p}/issues/${issue.iid}/notes/${note.id + 100}`, { body: 'x' }), 404],
+      ['merge request without title', () => s.post(`${p}/merge_requests`, { source_branch: 'feature', target_branch: 'main' }), 400],
+      ['missing merge request update', () => s.put(`${p}/merge_requests/${mr.iid + 100}`, { title: 'x' }), 404],
+      ['label without color', () => s.post(`${p}/labels`, { name: 'other' }), 400],
+      ['missing label delete', () => s.del(`${p}/labels/nosuch`), 404],
+      ['milestone without title', () => s.post(`${p}/milestones`, {}), 400],
+      ['snippet without title', () => s.post(`${p}/snippets`, { file_name: 'b.txt', content: 'y' }), 400],
+      ['missing snippet update', () => s.put(`${p}/snippets/${snippet.id + 100}`, { title: 'x' }), 404],
+      ['missing feature flag update', () => s.put(`${p}/feature_flags/nosuch`, { description: 'x' }), 404],
+      // authorize! on the project before the record is looked up, or before the model validates.
+      ['missing label update', () => s.put(`${p}/labels/nosuch`, { new_name: 'x' }), 403],
+      ['missing milestone update', () => s.put(`${p}/milestones/${milestone.id + 100}`, { title: 'x' }), 403],
+      ['missing milestone delete', () => s.del(`${p}/milestones/${milestone.id + 100}`), 403],
+      ['label that exists (409 when writable)', () => s.post(`${p}/labels`, { name: 'bug', color: '#00ff00' }), 403],
+      ['issue title too long (400 when writable)', () => s.post(`${p}/issues`, { title: 'x'.repeat(300) }), 403],
+      ['issue in a missing milestone', () => s.post(`${p}/issues`, { title: 'x', milestone_id: milestone.id + 100 }), 403],
+      ['issue update', () => s.put(`${p}/issues/${issue.iid}`, { title: 'changed' }), 403],
+      ['note update', () => s.put(`${p}/issues/${issue.iid}/notes/${note.id}`, { body: 'changed' }), 403],
+    ];
+    const answers = [];
+    for (const [what, write] of cases) answers.push([what, (await write()).status]);
+    expect(answers).toEqual(cases.map(([what, , status]) => [what, status]));
+
+    // Nothing written by any of them.
+    expect((await s.get(`${p}/issues`)).body.map((i: { title: string }) => i.title)).toEqual(['kept']);
+    expect((await s.get(`${p}/issues/${issue.iid}/notes`)).body.filter((n: { system: boolean }) => !n.system).map((n: { body: string }) => n.body)).toEqual(['a note']);
+    expect((await s.get(`${p}/labels`)).body.map((l: { name: string; color: string }) => [l.name, l.color])).toEqual([['bug', '#ff0000']]);
+    expect((await s.get(`${p}/milestones`)).body.map((m: { title: string }) => m.title)).toEqual(['v1']);
+    expect((await s.get(`${p}/merge_requests`)).body.map((m: { title: string }) => m.title)).toEqual(['mr']);
+
+    // The same requests on the project unarchived: the 400s and 404s are the requests' own.
+    expect((await s.post(`${p}/unarchive`)).status).toBe(201);
+    expect((await s.put(`${p}/labels/nosuch`, { new_name: 'x' })).status).toBe(404);
+    expect((await s.put(`${p}/milestones/${milestone.id + 100}`, { title: 'x' })).status).toBe(404);
+    expect((await s.post(`${p}/labels`, { name: 'bug', color: '#00ff00' })).status).toBe(409);
+    expect((await s.post(`${p}/issues`, { title: 'x'.repeat(300) })).status).toBe(400);
+  });
 });

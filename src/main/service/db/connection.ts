@@ -129,6 +129,7 @@ function cacheStatements(db: Db, limit: number = MEMORY_BUDGET.statements): void
       for (const method of ['run', 'get', 'all'] as const) {
         const call = (stmt[method] as (...a: unknown[]) => unknown).bind(stmt);
         (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+          writeGuard?.();
           state.generation++;
           if (schema) state.flushes++;
           return call(...args);
@@ -1220,6 +1221,16 @@ function partsMap(entries: Map<unknown, unknown>, parts: readonly KeyPart[], cre
 export function isDatabaseBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * Asked before every write statement (guardWrites): throws when the running request may write
+ * nothing (a refusal the HTTP layer has decided but not yet answered), so nothing is half-written.
+ */
+let writeGuard: (() => void) | null = null;
+
+export function guardWrites(guard: (() => void) | null): void {
+  writeGuard = guard;
 }
 
 /** Runs `work` as one SQLite transaction (nested calls become savepoints). */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -5,8 +6,8 @@ import type { RouteInfo } from '../app';
 import type { ServiceContext } from '../context';
 import type { User } from '../areas/core/users';
 import { type Auth, applySudo, authenticate, checkScopes, readCredentials } from './auth';
-import { forbidden, unauthorized } from './errors';
-import { jsonBody } from '../db/connection';
+import { ApiError, forbidden, unauthorized } from './errors';
+import { guardWrites, jsonBody } from '../db/connection';
 import { MULTIPART_BODY, readMultipart } from './multipart';
 import { type FilePart, type Params, isFilePart, nestPairs, parsePairs } from './params';
 import type { HttpApp, HttpRequest, Reply } from './server';
@@ -31,9 +32,17 @@ export interface RouteOptions {
   rawBody?: boolean;
 }
 
+/** A refusal decided before the request's own checks have run (RequestContext.refuseAfterChecks). */
+interface PendingRefusal {
+  error: ApiError;
+  /** The request finds its record before it is authorized: that record's 404 comes first. */
+  notFoundFirst: boolean;
+}
+
 /** One request as a handler sees it: merged parameters, who is asking, and the reply. */
 export class RequestContext {
   status: number | null = null;
+  refusal: PendingRefusal | null = null;
   constructor(
     readonly svc: ServiceContext,
     readonly req: HttpRequest,
@@ -47,6 +56,16 @@ export class RequestContext {
 
   get user(): User | null {
     return this.auth?.user ?? null;
+  }
+
+  /**
+   * Refuses the request where GitLab's authorize! would: after Grape's parameter checks (their
+   * 400 runs before any endpoint code) and, when `notFoundFirst`, after the record's lookup (its
+   * 404). Thrown at the handler's first write (nothing is written), in place of any other
+   * failure, or when the handler ends (runWrite).
+   */
+  refuseAfterChecks(error: ApiError, notFoundFirst: boolean): void {
+    this.refusal ??= { error, notFoundFirst };
   }
 
   /** The user, or 401 when the request is anonymous. */
@@ -201,9 +220,49 @@ function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: Rout
   const rc = new RequestContext(svc, req, reply, params, req.params, queryPairs, auth);
   // Set before the handler runs, so the answers it sends itself (files, git's streams) carry them too.
   withSecurityHeaders(reply);
-  const result = route.handler(rc);
+  const result = req.method === 'GET' ? route.handler(rc) : runWrite(rc, route.handler);
   if (isPromise(result)) return result.then((value) => finish(rc, route, value));
   return finish(rc, route, result);
+}
+
+/** The request a write statement runs for, across its handler's awaits: its pending refusal stops the write. */
+const writingRequest = new AsyncLocalStorage<RequestContext>();
+guardWrites(() => {
+  const refusal = writingRequest.getStore()?.refusal;
+  if (refusal) throw refusal.error;
+});
+
+/** A handler that may write, run where its pending refusal (refuseAfterChecks) stops its writes and takes over its answer. */
+function runWrite(rc: RequestContext, handler: Handler): unknown {
+  let result: unknown;
+  try {
+    result = writingRequest.run(rc, handler, rc);
+  } catch (err) {
+    throw refusedOver(rc, err);
+  }
+  if (isPromise(result)) {
+    return result.then(
+      (value) => refusedOr(rc, value),
+      (err: unknown) => {
+        throw refusedOver(rc, err);
+      },
+    );
+  }
+  return refusedOr(rc, result);
+}
+
+function refusedOr(rc: RequestContext, value: unknown): unknown {
+  if (rc.refusal) throw rc.refusal.error;
+  return value;
+}
+
+/** What a refused request answers for a failure of its own: Grape's parameter errors, and a 404 found first, stand; anything else is refused. */
+function refusedOver(rc: RequestContext, err: unknown): unknown {
+  const refusal = rc.refusal;
+  if (!refusal || !(err instanceof ApiError)) return err;
+  if (err.status === 400 && err.body !== null && 'error' in err.body) return err;
+  if (err.status === 404 && refusal.notFoundFirst) return err;
+  return refusal.error;
 }
 
 function finish(rc: RequestContext, route: RouteSpec, result: unknown): Reply {

@@ -259,7 +259,7 @@ export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACC
     if (!rc.user) throw notFound('Project');
     if (effectiveProjectAccess(rc.svc, rc.user, project) < minLevel) throw forbidden();
   }
-  if (project.archived && rc.user && writesReadOnlyFeature(rc)) throw forbidden();
+  if (project.archived && rc.user && writesReadOnlyFeature(rc)) rc.refuseAfterChecks(forbidden(), findsRecordFirst(rc));
   return project;
 }
 
@@ -280,6 +280,18 @@ const READ_ONLY_WHEN_ARCHIVED =
 const OWN_CHECK_WHEN_ARCHIVED = /\/(?:subscribe|unsubscribe|todo|award_emoji|merge)(?:\/|$)/;
 /** Created only: upload_file and request_access (an upload's delete, a request's approval ask other abilities). */
 const CREATE_ONLY_WHEN_ARCHIVED = /^\/api\/v4\/projects\/[^/]+\/(?:uploads|access_requests)\/?$/;
+
+/**
+ * Writes whose endpoint finds its record before authorize! (find_by!, find_noteable,
+ * find_merge_request_with_access, feature_flag, delete_label): a missing record answers 404 there
+ * even when archived. The rest authorize on the project first (creates, milestones'
+ * authorize! :admin_milestone, a label's update, statuses), so the refusal beats their 404.
+ */
+const RECORD_FOUND_FIRST = /^\/api\/v4\/projects\/[^/]+\/(?:issues|merge_requests|snippets|feature_flags|repository\/commits)\/[^/]+/;
+
+function findsRecordFirst(rc: RequestContext): boolean {
+  return RECORD_FOUND_FIRST.test(rc.pathname) || (rc.req.method === 'DELETE' && /^\/api\/v4\/projects\/[^/]+\/labels(?:\/|$)/.test(rc.pathname));
+}
 
 function writesReadOnlyFeature(rc: RequestContext): boolean {
   const method = rc.req.method;
