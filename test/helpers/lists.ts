@@ -85,7 +85,7 @@ export function queryPlan(db: Prepares, sql: string, ...args: unknown[]): string
  * `want` and its headers: X-Total, X-Total-Pages, X-Page, X-Next-Page, X-Prev-Page, Link next and last
  * (as root, or the caller `token` names; null: anonymous).
  */
-export async function expectEveryPage(s: TestService, path: string, query: Record<string, string>, want: number[], perPage: number, token?: string | null): Promise<void> {
+export async function expectEveryPage(s: TestService, path: string, query: Record<string, string | string[]>, want: number[], perPage: number, token?: string | null): Promise<void> {
   const pages = Math.max(1, Math.ceil(want.length / perPage));
   for (let page = 1; page <= pages + 1; page++) {
     const res = await s.get(path, { token, query: { ...query, per_page: String(perPage), page: String(page) } });
