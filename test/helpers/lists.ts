@@ -155,3 +155,10 @@ export async function groupOfThree(s: TestService): Promise<{ group: number; pro
   for (const name of ['one', 'two', 'three']) projects.push((await s.createProject({ name, namespace_id: group, visibility: 'public' })).id as number);
   return { group, projects, outside: (await s.createProject({ name: 'outside', visibility: 'public' })).id as number };
 }
+
+/** The ids of `rows` in merged_at order (NULL lowest, as SQLite), ties by id in the same direction. */
+export function idsByMergedAt(rows: { id: number; merged_at: string | null }[], sort: 'asc' | 'desc'): number[] {
+  const dir = sort === 'asc' ? 1 : -1;
+  const key = (r: { merged_at: string | null }): string => r.merged_at ?? '';
+  return [...rows].sort((a, b) => dir * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id)).map((r) => r.id);
+}

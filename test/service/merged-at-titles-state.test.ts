@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, TestService } from '../helpers/service';
-import { expectEveryPage, pagedReads, queryPlan } from '../helpers/lists';
+import { expectEveryPage, idsByMergedAt, pagedReads, queryPlan } from '../helpers/lists';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
 
 /**
@@ -49,12 +49,7 @@ afterAll(async () => s.stop());
 /** The project's records with `fix` (and created after `after`) by merged_at (NULL lowest, as SQLite), ties by id in the same direction. */
 function want(sort: 'asc' | 'desc', after: string): number[] {
   const rows = s.service.context.db.prepare('SELECT id, labels, merged_at, created_at FROM merge_requests WHERE project_id = ?').all(project) as { id: number; labels: string; merged_at: string | null; created_at: string }[];
-  const dir = sort === 'asc' ? 1 : -1;
-  const key = (r: { merged_at: string | null }): string => r.merged_at ?? '';
-  return rows
-    .filter((r) => JSON.parse(r.labels).includes('fix') && r.created_at >= after)
-    .sort((a, b) => dir * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id))
-    .map((r) => r.id);
+  return idsByMergedAt(rows.filter((r) => JSON.parse(r.labels).includes('fix') && r.created_at >= after), sort);
 }
 
 const at = (i: number): string => new Date(Date.UTC(2024, 0, 1) + i * HOUR).toISOString();

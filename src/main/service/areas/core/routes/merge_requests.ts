@@ -22,6 +22,7 @@ import { addMergeRequestFilters } from '../merge_request_filters';
 import { checkUnmodifiedSince } from '../../../http/conditional';
 import { keptProjectPage, keptScopePage } from '../kept-answers';
 import type { Project } from '../projects';
+import { mergedAtNullCondition } from '../order-merged-at';
 import { checkSpam, checkSpamOnUpdate } from '../../spam/spam';
 import { divergedCommitsCount, syncMergeRequestWithBranches } from '../../repositories/merge_requests';
 
@@ -116,7 +117,10 @@ function mergeRequestRows(rc: RequestContext, scope: Scope): MergeRequestRow[] {
     sets?.count ??
     byDates?.count ??
     indexedScopeCount('merge_requests', scope, where, args, scopeSql);
-  const source = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
+  // By merged_at with no record merged: the NULL end's condition for the statements that walk the merge date's indexes (order-merged-at.ts).
+  const nullEnd = mergedAtNullCondition(rc, scope, filters);
+  const plainSource = sets?.page ?? { from: `FROM merge_requests x WHERE ${where.join(' AND ')}`, args };
+  const source = nullEnd && plainSource.from.startsWith('FROM merge_requests x WHERE ') ? { from: `${plainSource.from} AND ${nullEnd.sql}`, args: [...plainSource.args, ...nullEnd.args] } : plainSource;
   const anchors = noMoreFilters && !filters.priority ? issuableListAnchors<MergeRequestRow>(rc, 'MergeRequest', scope, filters, source, true) : undefined;
   // The walk may be remembered: besides the search and a state, a merge request list filters only on its records' own columns (branches, reviewers).
   const rows = filters.priority ? priorityOrderRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, { where: where.join(' AND '), args }, source, { seesAll: true, ownFilters: noMoreFilters, countFrom }) :
@@ -125,7 +129,7 @@ function mergeRequestRows(rc: RequestContext, scope: Scope): MergeRequestRow[] {
   const list: SqlList<MergeRequestRow> = { select: 'x.*', from: source.from, args: source.args, order, countFrom, anchors, countKnown, countToPage: issuableCountToPage(rc, 'MergeRequest', scope, filters.state), keptRows: scopePageKept(rc, 'MergeRequest', scope, filters, source, order, true), byId: { log: MERGE_REQUEST_WRITES, idColumn: 'x.id' } };
   // wip=no's deep page: the project's list less its few drafts.
   const aroundComplement = !rows && byWip ? complementWalk<MergeRequestRow>(rc, 'MergeRequest', scope, byWip, true, list) : undefined;
-  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, where, args, countFrom, noMoreFilters) });
+  return paginateSql<MergeRequestRow>(rc, rc.svc.db, { ...list, rows: rows ?? aroundComplement ?? scopeArmsRows<MergeRequestRow>(rc, 'MergeRequest', scope, filters, nullEnd ? [...where, nullEnd.sql] : where, nullEnd ? [...args, ...nullEnd.args] : args, countFrom, noMoreFilters) });
 }
 
 /**
