@@ -13,9 +13,11 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Starts `npm run serve`'s script on a free port with a fresh data dir, as a user would. */
-export async function startServe(): Promise<Served> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-compat-'));
+/**
+ * Starts `npm run serve`'s script on a free port with a fresh data dir, as a user would; or on
+ * `dataDir`, one a test filled first (stop() removes it too).
+ */
+export async function startServe(dataDir = mkdtempSync(join(tmpdir(), 'sandlab-compat-'))): Promise<Served> {
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--port', '0', '--data-dir', dataDir], {
     cwd: ROOT,
     env: { ...process.env, SANDLAB_ROOT_TOKEN: COMPAT_ROOT_TOKEN },

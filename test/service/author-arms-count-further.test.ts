@@ -59,7 +59,8 @@ describe("an author's arms past a capped count", () => {
       expect(ids(res), `page ${n}`).toEqual(want.slice(offset, offset + 100));
       const hasNext = want.length > offset + 100;
       expect(res.headers.get('x-next-page'), `page ${n}`).toBe(hasNext ? String(n + 1) : '');
-      expect(res.headers.get('x-prev-page'), `page ${n}`).toBe(n > 1 ? String(n - 1) : '');
+      // An empty page is out of range (Kaminari): no previous page.
+      expect(res.headers.get('x-prev-page'), `page ${n}`).toBe(n > 1 && want.length > offset ? String(n - 1) : '');
       // More than COUNT_LIMIT: every page says "more than" (no X-Total, no last page).
       expect(res.headers.has('x-total'), `page ${n}`).toBe(false);
       expect(res.headers.get('link') ?? '', `page ${n}`).not.toContain('rel="last"');

@@ -80,7 +80,8 @@ async function boundaryPages(path: string, query: Record<string, string>, want: 
     const res = await s.get(path, { query: { ...query, per_page: String(perPage), page: String(page) } });
     const label = `${path} ${JSON.stringify(query)} ${perPage} x ${page}`;
     expect(ids(res), label).toEqual(want.slice((page - 1) * perPage, page * perPage));
-    expect(res.headers.get('x-prev-page'), label).toBe(String(page - 1));
+    // A page past the end is out of range (Kaminari): no previous page.
+    expect(res.headers.get('x-prev-page'), label).toBe(want.length > (page - 1) * perPage ? String(page - 1) : '');
     const next = want.length > page * perPage ? String(page + 1) : '';
     if (want.length > 10_000) expectUncounted(res, next);
     else {
@@ -146,7 +147,8 @@ describe('a page ending at COUNT_LIMIT', () => {
           expect(reads, what).toEqual([]);
           expect(ids(res), what).toEqual([]);
           expectUncounted(res, '');
-          expect(res.headers.get('x-prev-page'), what).toBe(String(page - 1));
+          // An empty page is out of range (Kaminari): no previous page.
+          expect(res.headers.get('x-prev-page'), what).toBe('');
         }
       }
     }

@@ -70,7 +70,8 @@ function expectPage(res: ApiResult, want: number[], page: number, perPage: numbe
     expect(res.headers.get('link'), what).not.toContain('rel="last"');
     expect(res.headers.get('x-next-page'), what).toBe(hasNext ? String(page + 1) : '');
   }
-  expect(res.headers.get('x-prev-page'), what).toBe(page > 1 ? String(page - 1) : '');
+  // A page past the end is out of range (Kaminari): no previous page.
+  expect(res.headers.get('x-prev-page'), what).toBe(page > 1 && (res.body as unknown[]).length > 0 ? String(page - 1) : '');
 }
 
 describe("a project's deep page in a state its records are few in", () => {

@@ -106,13 +106,14 @@ describe('event list totals from counters', () => {
       expect(past.body).toEqual([]);
       expectCounted(past, n, 10);
       expect(past.headers.get('x-next-page')).toBe('');
-      expect(past.headers.get('x-prev-page')).toBe('8');
-      expect(past.headers.get('link')).toContain('page=8&per_page=10>; rel="prev"');
+      // Out of range (Kaminari): no previous page.
+      expect(past.headers.get('x-prev-page')).toBe('');
+      expect(past.headers.get('link')).not.toContain('rel="prev"');
       // Past 10,000 rows in: uncounted, as an empty page there always reads.
       const far = await s.get(`/projects/${quiet}/events`, { query: { per_page: '20', page: '1001' } });
       expect(far.body).toEqual([]);
       expectUncounted(far, '');
-      expect(far.headers.get('x-prev-page')).toBe('1000');
+      expect(far.headers.get('x-prev-page')).toBe('');
       const farAll = await s.get('/events', { query: { scope: 'all', per_page: '100', page: '200' } });
       expect(farAll.body).toEqual([]);
       expectUncounted(farAll, '');

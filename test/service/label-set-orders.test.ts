@@ -80,7 +80,8 @@ describe('a page past the first of a list counted by SQL', () => {
       expect(ids(res)).toEqual([]);
       expectCounted(res, 15, 20);
       expect(res.headers.get('x-next-page')).toBe('');
-      expect(res.headers.get('x-prev-page')).toBe(String(page - 1));
+      // Out of range (Kaminari): no previous page either.
+      expect(res.headers.get('x-prev-page')).toBe('');
     }
   });
 

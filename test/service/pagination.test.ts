@@ -43,6 +43,13 @@ describe('offset pagination headers around 10,000 rows', () => {
     expect(res.headers.get('x-prev-page')).toBe('1');
     expect(Object.keys(links(res.headers.get('link')))).toEqual(['prev', 'next', 'first', 'last']);
     expect(links(res.headers.get('link')).last).toBe(`${s.url}/api/v4/projects/${p.id}/issues?page=500&per_page=20`);
+    // Past the last page: out of range (Kaminari's prev_page and next_page): counted, no previous page.
+    for (const page of [501]) {
+      const past = await s.get(`/projects/${p.id}/issues`, { query: { per_page: 20, page } });
+      expect(past.body).toEqual([]);
+      expect([past.headers.get('x-total'), past.headers.get('x-total-pages'), past.headers.get('x-page'), past.headers.get('x-next-page'), past.headers.get('x-prev-page')]).toEqual(['10000', '500', String(page), '', '']);
+      expect(Object.keys(links(past.headers.get('link')))).toEqual(['first', 'last']);
+    }
   });
 
   it('past 10,000 rows omits X-Total, X-Total-Pages and rel="last" but still says whether a next page exists', async () => {
@@ -72,6 +79,9 @@ describe('offset pagination headers around 10,000 rows', () => {
     const beyond = await s.get(`/projects/${p.id}/issues`, { query: { per_page: 100, page: 102 } });
     expect(beyond.body).toEqual([]);
     expect(beyond.headers.get('x-next-page')).toBe('');
+    // An empty page is out of range (PaginatableWithoutCount#out_of_range?): no previous page either.
+    expect(beyond.headers.get('x-prev-page')).toBe('');
+    expect(Object.keys(links(beyond.headers.get('link')))).toEqual(['first']);
   });
 
   it('a filter that leaves 10,000 or fewer of the rows is counted again', async () => {

@@ -38,11 +38,14 @@ export function readPage(params: Record<string, unknown>, defaultPerPage = 20): 
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-/** Sets X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link. */
+/**
+ * Sets X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link. A page past
+ * the last is out of range (Kaminari's out_of_range?): no previous page, as no next one.
+ */
 export function setPaginationHeaders(rc: RequestContext, page: Page, total: number): void {
   const totalPages = Math.max(1, Math.ceil(total / page.perPage));
   const next = page.page < totalPages ? page.page + 1 : null;
-  const prev = page.page > 1 ? page.page - 1 : null;
+  const prev = page.page > 1 && page.page <= totalPages ? page.page - 1 : null;
   const links: string[] = [];
   if (prev) links.push(pageLink(rc, page, prev, 'prev'));
   if (next) links.push(pageLink(rc, page, next, 'next'));
@@ -59,10 +62,13 @@ export function setPaginationHeaders(rc: RequestContext, page: Page, total: numb
   });
 }
 
-/** Past COUNT_LIMIT rows: no X-Total, no X-Total-Pages, no `rel="last"` (OffsetHeaderBuilder, data_without_counts). */
-function setUncountedPaginationHeaders(rc: RequestContext, page: Page, hasNext: boolean): void {
+/**
+ * Past COUNT_LIMIT rows: no X-Total, no X-Total-Pages, no `rel="last"` (OffsetHeaderBuilder, data_without_counts).
+ * An empty page is out of range there (PaginatableWithoutCount#out_of_range?): no previous page either.
+ */
+function setUncountedPaginationHeaders(rc: RequestContext, page: Page, found: number, hasNext: boolean): void {
   const next = hasNext ? page.page + 1 : null;
-  const prev = page.page > 1 ? page.page - 1 : null;
+  const prev = page.page > 1 && found > 0 ? page.page - 1 : null;
   const links: string[] = [];
   if (prev) links.push(pageLink(rc, page, prev, 'prev'));
   if (next) links.push(pageLink(rc, page, next, 'next'));
@@ -179,12 +185,12 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
     // COUNT_LIMIT reads as uncounted), without walking the list to find nothing.
     const total = page.offset > COUNT_LIMIT ? page.offset : source.total();
     if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
-    else setUncountedPaginationHeaders(rc, page, false);
+    else setUncountedPaginationHeaders(rc, page, 0, false);
     return [];
   }
   // Past COUNT_LIMIT an empty page's headers need no count (uncounted, no next page): only that the list ends before it.
   if (source.atMost && page.offset > COUNT_LIMIT && page.offset >= source.atMost()) {
-    setUncountedPaginationHeaders(rc, page, false);
+    setUncountedPaginationHeaders(rc, page, 0, false);
     return [];
   }
   // With the length known, the rows left from the offset: the answer is the same, headers included.
@@ -195,7 +201,7 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
   const pageSettlesTotal = page.offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || page.offset === 0));
   const total = pageSettlesTotal ? page.offset + fetched.length : source.count(COUNT_LIMIT + 1);
   if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
-  else setUncountedPaginationHeaders(rc, page, hasNext);
+  else setUncountedPaginationHeaders(rc, page, rows.length, hasNext);
   return rows;
 }
 
