@@ -115,3 +115,20 @@ describe('@gitbeaker/rest 43 against the collaboration areas', () => {
     expect((await api.IssueDiscussions.all(project.id, issue.iid)).map((d) => d.notes!.length)).toEqual([2]);
   });
 });
+
+describe('@gitbeaker/rest 43: Issues.move and Issues.clone', () => {
+  it('moves an issue to another project and clones it back with its notes', async () => {
+    const a = await api.Projects.create({ name: 'gb-move-a' });
+    const b = await api.Projects.create({ name: 'gb-move-b' });
+    const issue = await api.Issues.create(a.id, 'on the move', { description: 'text' });
+    await api.IssueNotes.create(a.id, issue.iid, 'a note');
+    const moved = await api.Issues.move(a.id, issue.iid, b.id);
+    expect(moved).toMatchObject({ project_id: b.id, iid: 1, title: 'on the move', description: 'text', state: 'opened' });
+    expect(await api.Issues.show(issue.iid, { projectId: a.id })).toMatchObject({ state: 'closed', moved_to_id: moved.id });
+    const cloned = await api.Issues.clone(b.id, moved.iid, a.id, { withNotes: true });
+    expect(cloned).toMatchObject({ project_id: a.id, iid: 2, title: 'on the move' });
+    const notes = await api.IssueNotes.all(a.id, cloned.iid);
+    expect(notes.filter((n) => !n.system).map((n) => n.body)).toEqual(['a note']);
+    await expect(api.Issues.move(b.id, moved.iid, b.id)).rejects.toMatchObject({ cause: { response: { status: 400 } } });
+  });
+});

@@ -107,3 +107,38 @@ print(json.dumps({
     expect(out).toEqual({ branch: 'my.branch.name', readme: '', default: 'main', ua: true, ip: '127.0.0.1', refused: 403, group_labels: ['to-promote'] });
   });
 });
+
+describe('python-gitlab 3.12: issue.move() and a clone', () => {
+  it('moves an issue (the object becomes the new issue; the old one closed with moved_to_id), refuses its own project, clones with notes', () => {
+    const out = runPython(
+      served,
+      `
+g = gl.groups.create({"name": "fid26", "path": "fid26"})
+a = gl.projects.create({"name": "fid-move-a", "namespace_id": g.id})
+b = gl.projects.create({"name": "fid-move-b", "namespace_id": g.id})
+for p in (a, b):
+    p.labels.create({"name": "bug", "color": "#FF0000"})
+issue = a.issues.create({"title": "travels", "labels": ["bug"]})
+issue.notes.create({"body": "a comment"})
+old_iid = issue.iid
+try:
+    issue.move(a.id)
+    same = None
+except gitlab.GitlabUpdateError as e:
+    same = [e.response_code, e.error_message]
+issue.move(b.id)
+moved = [issue.project_id, issue.iid, issue.title, issue.labels, issue.state]
+notes = [n.body for n in b.issues.get(issue.iid).notes.list(sort="asc") if not n.system]
+old = a.issues.get(old_iid)
+clone = gl.http_post(f"/projects/{b.id}/issues/{issue.iid}/clone", post_data={"to_project_id": a.id, "with_notes": True})
+cloned_notes = [n.body for n in a.issues.get(clone["iid"]).notes.list(sort="asc") if not n.system]
+print(json.dumps({"same": same, "moved": moved, "notes": notes, "old": [old.state, old.moved_to_id == issue.id], "clone": [clone["project_id"] == a.id, clone["title"], cloned_notes]}))
+`,
+    );
+    expect(out.same).toEqual([400, 'Cannot move issue to project it originates from!']);
+    expect(out.moved.slice(1)).toEqual([1, 'travels', ['bug'], 'opened']);
+    expect(out.notes).toEqual(['a comment']);
+    expect(out.old).toEqual(['closed', true]);
+    expect(out.clone).toEqual([true, 'travels', ['a comment']]);
+  });
+});

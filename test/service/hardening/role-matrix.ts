@@ -222,6 +222,9 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'POST /api/v4/projects/:id/issues': project('guest'),
   'PUT /api/v4/projects/:id/issues/:issue_iid': withBody(project('reporter'), { title: 'changed' }),
   'DELETE /api/v4/projects/:id/issues/:issue_iid': project('owner'),
+  // No authorize!: MoveService's can_move? answers a caller without admin_issue 400 (issue-move-clone.test.ts).
+  'POST /api/v4/projects/:id/issues/:issue_iid/move': signedIn,
+  'POST /api/v4/projects/:id/issues/:issue_iid/clone': signedIn,
   'GET /api/v4/projects/:id/merge_requests': project('guest'),
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': project('guest'),
   'POST /api/v4/projects/:id/merge_requests': withBody(project('developer'), { title: 'x', source_branch: 'a', target_branch: 'main' }),

@@ -269,7 +269,8 @@ export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACC
  * milestone, snippet, note, commit_status; EE's feature_flag) and its archived_abilities
  * (upload_file, request_access, resolve_note, award_emoji, push_code, admin_tag), and a prevent
  * beats even an administrator's enable. Subscribing and to-dos ask only read_; award_emoji keeps
- * its own check (canAward), the repository its push_code (canPushCode). A merge asks no policy
+ * its own check (canAward), the repository its push_code (canPushCode), an issue's move and clone
+ * can_move? (a 400, issue_move.ts). A merge asks no policy
  * first: `unauthorized! unless can_be_merged_by?`, and push_code is prevented too, so its own
  * check answers 401. What these rules leave out stays writable: badges, variables, members,
  * feature flag user lists (admin_feature_flags_user_lists), deleting an upload (destroy_upload),
@@ -277,7 +278,7 @@ export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACC
  */
 const READ_ONLY_WHEN_ARCHIVED =
   /^\/api\/v4\/projects\/[^/]+\/(?:issues|merge_requests|labels|milestones|snippets|statuses|feature_flags|repository\/commits\/[^/]+\/discussions)(?:\/|$)/;
-const OWN_CHECK_WHEN_ARCHIVED = /\/(?:subscribe|unsubscribe|todo|award_emoji|merge)(?:\/|$)/;
+const OWN_CHECK_WHEN_ARCHIVED = /\/(?:subscribe|unsubscribe|todo|award_emoji|merge|move|clone)(?:\/|$)/;
 /** Created only: upload_file and request_access (an upload's delete, a request's approval ask other abilities). */
 const CREATE_ONLY_WHEN_ARCHIVED = /^\/api\/v4\/projects\/[^/]+\/(?:uploads|access_requests)\/?$/;
 

@@ -811,6 +811,8 @@ export interface IssueRow {
   updated_at: string;
   /** 'none', or the source an importer brought it from ('github', 'bitbucket', 'gitlab', ...). */
   imported_from: string;
+  /** The issue it was moved to (core/350). */
+  moved_to_id: number | null;
 }
 
 export interface MergeRequestRow {
@@ -1272,7 +1274,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
     references: { short: reference, relative: reference, full: `${fullPath}${reference}` },
     severity: 'UNKNOWN',
     subscribed,
-    moved_to_id: null,
+    moved_to_id: i.moved_to_id ?? null,
     imported: i.imported_from !== 'none',
     imported_from: i.imported_from,
     service_desk_reply_to: null,

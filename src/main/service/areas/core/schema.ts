@@ -2555,6 +2555,12 @@ CREATE INDEX merge_requests_project_author_merged ON merge_requests (project_id,
     sql: `ALTER TABLE issues ADD COLUMN updated_by_id INTEGER;
 ALTER TABLE merge_requests ADD COLUMN updated_by_id INTEGER;`,
   },
+  {
+    // The issue a moved issue went to (Issue#moved_to, POST .../issues/:iid/move): Entities::Issue's
+    // moved_to_id, and can_move? refuses a second move. An added column: no table is rewritten.
+    name: 'core/350_issue_moved_to',
+    sql: 'ALTER TABLE issues ADD COLUMN moved_to_id INTEGER;',
+  },
 ];
 
 /** core/295: the issue as it was (OLD) logged at the version its write just gave `project` (when `when`), and that project's entries past the last 100 dropped. */

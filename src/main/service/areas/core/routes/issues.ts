@@ -15,7 +15,8 @@ import { Access, effectiveProjectAccess, loadProject, memberProjectsSql } from '
 import { type IssueRow, issueDetail, issues } from '../entities';
 import { recordEvent } from '../events';
 import { afterIssuableWrite, keepUpdatedAtUnlessChanged, touchesRecord } from '../issuable_events';
-import type { Project } from '../projects';
+import { type Project, findProjectById } from '../projects';
+import { checkCopy, copyIssue } from '../issue_move';
 import { isoTime } from '../time';
 import { weightOrderRows } from '../issue_weight';
 import { applyLabels, applyStateEvent, complementBoundCount, computedOrderRows, existingUserIds, leavesArchivedOut, findIssue, nextIid, resolveMilestone, setIssuableMilestone, workItemFilters, groupScope, globalScope, idSetLists, labelBoundCount, labelTitlesList, labelPairCount, dateLagList, userRowsSet, validateIssuable, countersCount, milestoneNoneCount, indexedScopeCount, issuableListAnchors, labelRowsCount, labelRowsPage, projectScope, scopeCondition, searchAfterSets, searchCheckedRows, searchCountsFromSets, searchRowsCount, searchWalkKept, searchWalkRows, scopePageKept, type Scope, ISSUE_WRITES } from '../workitems';
@@ -347,6 +348,20 @@ export function registerIssueRoutes(r: Router): void {
     });
     return issueDetail(rc, updated);
   });
+
+  // The issue (404), then the target project (404: Project.find_by, whoever sees it), then can_move?'s 400s (issue_move.ts).
+  for (const kind of ['move', 'clone'] as const) {
+    r.post(`/projects/:id/issues/:issue_iid/${kind}`, (rc) => {
+      rc.requireUser();
+      const p = declared(rc.params, { to_project_id: t.integer().required(), with_notes: t.boolean().default(false) });
+      const project = loadProject(rc);
+      const issue = loadIssue(rc, project);
+      const target = findProjectById(rc.svc, p.to_project_id);
+      if (!target) throw notFound('Project');
+      checkCopy(rc, kind, project, issue, target);
+      return issueDetail(rc, copyIssue(rc, kind, project, issue, target, kind === 'clone' && p.with_notes));
+    });
+  }
 
   r.delete('/projects/:id/issues/:issue_iid', (rc) => {
     const user = rc.requireUser();

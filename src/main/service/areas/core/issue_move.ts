@@ -1,0 +1,135 @@
+import type { RequestContext } from '../../http/route';
+import { apiError } from '../../http/errors';
+import { inTransaction } from '../../db/connection';
+import { findLabelByTitle } from '../labels/labels';
+import { Access, effectiveProjectAccess } from './access';
+import type { IssueRow } from './entities';
+import { recordEvent } from './events';
+import { featureAvailable } from './feature-access';
+import { afterIssuableWrite } from './issuable_events';
+import { milestoneInScopeByTitle } from './milestones';
+import { createNote, newDiscussionId } from './notes';
+import { findNamespaceById } from './namespaces';
+import type { Project } from './projects';
+import { isoTime } from './time';
+import { nextIid } from './workitems';
+
+/**
+ * POST .../issues/:iid/move and .../clone (Issues::MoveService, Issues::CloneService over
+ * Issuable::Clone::BaseService): a new issue in the target project with the next iid, the
+ * original's fields and created_at, its assignees, the target's labels and milestone of the same
+ * titles (AttributesRewriter), its award emoji and (always for a move, with_notes for a clone) its
+ * notes; a "moved/cloned from" note on the new issue and "moved/cloned to" on the old one. A move
+ * keeps the author, closes the old issue and sets its moved_to_id, and points its links at the new
+ * issue; a clone is authored by the caller and leaves the old issue as it was.
+ */
+export type CopyKind = 'move' | 'clone';
+
+const PERMISSION_ERRORS: Record<CopyKind, string> = {
+  move: 'Cannot move issue due to insufficient permissions!',
+  clone: 'Cannot clone issue due to insufficient permissions!',
+};
+
+/** admin_issue on a project: Planner and up with the issues feature on; an archived project prevents it. */
+function canAdminIssues(rc: RequestContext, project: Project): boolean {
+  return !project.archived && featureAvailable(rc.svc, rc.user, project, 'Issue') && effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
+}
+
+/** Issue#can_move? (can_clone? is the same): admin_issue on both projects, and the issue not moved already. MoveError answers 400. */
+export function checkCopy(rc: RequestContext, kind: CopyKind, project: Project, issue: IssueRow, target: Project): void {
+  if (issue.moved_to_id !== null || !canAdminIssues(rc, project) || !canAdminIssues(rc, target)) throw apiError(400, PERMISSION_ERRORS[kind]);
+  if (kind === 'move' && project.id === target.id) throw apiError(400, 'Cannot move issue to project it originates from!');
+}
+
+/** Issue#to_reference(from): `#1` in the same project, `project#1` in the same namespace, else `group/project#1`. */
+function issueReference(rc: RequestContext, from: Project, to: Project, iid: number): string {
+  if (from.id === to.id) return `#${iid}`;
+  if (from.namespace_id === to.namespace_id) return `${to.path}#${iid}`;
+  return `${findNamespaceById(rc.svc, to.namespace_id)!.full_path}/${to.path}#${iid}`;
+}
+
+/** Copies the issue into `target` as the kind says; the new issue's row. */
+export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, issue: IssueRow, target: Project, withNotes: boolean): IssueRow {
+  const user = rc.requireUser();
+  const db = rc.svc.db;
+  return inTransaction(db, () => {
+    const now = isoTime(rc.svc.now());
+    const labels = (JSON.parse(issue.labels) as string[]).filter((title) => findLabelByTitle(rc.svc, { kind: 'project', project: target }, title));
+    const milestone = issue.milestone_id === null ? undefined : (db.prepare('SELECT title FROM milestones WHERE id = ?').get(issue.milestone_id) as { title: string } | undefined);
+    const info = db
+      .prepare(
+        `INSERT INTO issues (project_id, iid, title, description, state, author_id, assignee_ids, labels, confidential, discussion_locked, due_date, weight, issue_type,
+           milestone_id, closed_at, closed_by_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        target.id,
+        nextIid(rc, 'issues', target.id),
+        issue.title,
+        issue.description,
+        issue.state,
+        kind === 'move' ? issue.author_id : user.id,
+        issue.assignee_ids,
+        JSON.stringify(labels),
+        issue.confidential,
+        issue.discussion_locked,
+        issue.due_date,
+        issue.weight,
+        issue.issue_type,
+        (milestone && milestoneInScopeByTitle(rc.svc, target, milestone.title)?.id) ?? null,
+        issue.closed_at,
+        issue.closed_by_id,
+        issue.created_at,
+        now,
+      );
+    const copyId = Number(info.lastInsertRowid);
+    const copy = db.prepare('SELECT * FROM issues WHERE id = ?').get(copyId) as IssueRow;
+    recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: target.id, targetType: 'Issue', targetId: copy.id, targetIid: copy.iid, targetTitle: copy.title });
+    db.prepare(
+      `INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
+       SELECT name, user_id, awardable_type, ?, created_at, updated_at FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ? ORDER BY id`,
+    ).run(copyId, issue.id);
+    if (kind === 'move' || withNotes) copyNotes(rc, issue, copy);
+    const verb = kind === 'move' ? 'moved' : 'cloned';
+    const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
+      const body = `${verb} ${direction} ${issueReference(rc, onProject, otherProject, other.iid)}`;
+      createNote(rc, { type: 'Issue', id: on.id, iid: on.iid, title: on.title, projectId: onProject.id }, { body, authorId: user.id, system: true });
+    };
+    systemNote(copy, target, 'from', issue, project);
+    systemNote(issue, project, 'to', copy, target);
+    if (kind === 'move') {
+      // Its links now join the new issue (rewrite_related_issues); the old one is closed and points at it.
+      db.prepare('UPDATE OR IGNORE issue_links SET source_id = ? WHERE source_id = ?').run(copyId, issue.id);
+      db.prepare('UPDATE OR IGNORE issue_links SET target_id = ? WHERE target_id = ?').run(copyId, issue.id);
+      const closing = issue.state === 'opened';
+      db.prepare(
+        `UPDATE issues SET moved_to_id = ?, state = 'closed', closed_at = CASE WHEN state = 'opened' THEN ? ELSE closed_at END,
+           closed_by_id = CASE WHEN state = 'opened' THEN ? ELSE closed_by_id END, updated_at = ? WHERE id = ?`,
+      ).run(copyId, now, user.id, now, issue.id);
+      if (closing) {
+        recordEvent(rc.svc, { action: 'closed', authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title });
+        afterIssuableWrite(rc.svc, project, 'Issue', issue, db.prepare('SELECT * FROM issues WHERE id = ?').get(issue.id) as IssueRow, user.id);
+      }
+    }
+    return db.prepare('SELECT * FROM issues WHERE id = ?').get(copyId) as IssueRow;
+  });
+}
+
+/** Notes::CopyService: every note of the issue, system ones too, with its author and times, each thread a new discussion id. */
+function copyNotes(rc: RequestContext, from: IssueRow, to: IssueRow): void {
+  const db = rc.svc.db;
+  const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('notes') as { name: string }[])
+    .map((c) => c.name)
+    .filter((c) => c !== 'id' && c !== 'project_id' && c !== 'noteable_id' && c !== 'discussion_id');
+  const insert = db.prepare(
+    `INSERT INTO notes (project_id, noteable_id, discussion_id, ${columns.join(', ')})
+     SELECT ?, ?, ?, ${columns.join(', ')} FROM notes WHERE id = ?`,
+  );
+  const discussions = new Map<string, string>();
+  const notes = db.prepare("SELECT id, discussion_id FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ? ORDER BY id").all(from.id) as { id: number; discussion_id: string }[];
+  for (const n of notes) {
+    let discussion = discussions.get(n.discussion_id);
+    if (!discussion) discussions.set(n.discussion_id, (discussion = newDiscussionId()));
+    insert.run(to.project_id, to.id, discussion, n.id);
+  }
+}

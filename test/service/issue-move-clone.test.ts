@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestService } from '../helpers/service';
+
+/**
+ * POST /projects/:id/issues/:issue_iid/move and .../clone (lib/api/issues.rb; Issues::MoveService,
+ * Issues::CloneService): a new issue in the target with the next iid, the original's fields and
+ * created_at, the target's labels and milestone of the same titles, the notes (a move's always, a
+ * clone's with with_notes), a system note each way; a move closes the old issue with moved_to_id.
+ */
+let s: TestService;
+let group: { id: number; full_path: string };
+let source: { id: number; path: string };
+let target: { id: number; path: string };
+let elsewhere: { id: number; path_with_namespace: string };
+
+beforeAll(async () => {
+  s = await TestService.start();
+  group = await s.createGroup({ path: 'move-group' });
+  source = await s.createProject({ name: 'source', namespace_id: group.id });
+  target = await s.createProject({ name: 'target', namespace_id: group.id });
+  elsewhere = await s.createProject({ name: 'elsewhere' });
+  for (const p of [source, target]) {
+    await s.post(`/projects/${p.id}/labels`, { name: 'bug', color: '#ff0000' });
+    await s.post(`/projects/${p.id}/milestones`, { title: 'v1' });
+  }
+  await s.post(`/projects/${source.id}/labels`, { name: 'source-only', color: '#00ff00' });
+  // The target's iids move on past the source's.
+  await s.post(`/projects/${target.id}/issues`, { title: 'already there' });
+  await s.post(`/projects/${target.id}/issues`, { title: 'already there too' });
+});
+afterAll(async () => s?.stop());
+
+const userNotes = (notes: { system: boolean; body: string }[]) => notes.filter((n) => !n.system).map((n) => n.body);
+const systemNotes = (notes: { system: boolean; body: string }[]) => notes.filter((n) => n.system).map((n) => n.body);
+
+async function sourceIssue(title: string) {
+  const milestone = (await s.get(`/projects/${source.id}/milestones`)).body[0];
+  const issue = (await s.post(`/projects/${source.id}/issues`, { title, description: 'body text', labels: 'bug,source-only', milestone_id: milestone.id, assignee_ids: [1], confidential: true, weight: 3, due_date: '2030-01-02' })).body;
+  await s.post(`/projects/${source.id}/issues/${issue.iid}/notes`, { body: 'first comment' });
+  await s.post(`/projects/${source.id}/issues/${issue.iid}/notes`, { body: 'second comment' });
+  await s.post(`/projects/${source.id}/issues/${issue.iid}/award_emoji`, { name: 'thumbsup' });
+  return issue;
+}
+
+describe('moving an issue', () => {
+  it('creates it in the target with the next iid, its fields, matching labels and milestone and its notes, and closes the old one with moved_to_id', async () => {
+    const old = await sourceIssue('to move');
+    const res = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id });
+    expect(res.status).toBe(201);
+    const moved = res.body;
+    expect(moved.project_id).toBe(target.id);
+    expect(moved.iid).toBe(3);
+    expect(moved.id).not.toBe(old.id);
+    expect([moved.title, moved.description, moved.confidential, moved.weight, moved.due_date, moved.state]).toEqual(['to move', 'body text', true, 3, '2030-01-02', 'opened']);
+    expect(moved.created_at).toBe(old.created_at);
+    expect(moved.author.id).toBe(old.author.id);
+    expect(moved.assignees.map((u: { id: number }) => u.id)).toEqual([1]);
+    expect(moved.labels).toEqual(['bug']);
+    const targetMilestone = (await s.get(`/projects/${target.id}/milestones`)).body[0];
+    expect(moved.milestone.id).toBe(targetMilestone.id);
+    expect(moved.moved_to_id).toBeNull();
+    expect(moved.upvotes).toBe(1);
+    expect(moved.references.full).toBe(`move-group/target#3`);
+
+    const newNotes = (await s.get(`/projects/${target.id}/issues/3/notes?sort=asc`)).body;
+    expect(userNotes(newNotes)).toEqual(['first comment', 'second comment']);
+    expect(systemNotes(newNotes)).toContain(`moved from source#${old.iid}`);
+    expect(moved.user_notes_count).toBe(2);
+
+    const after = (await s.get(`/projects/${source.id}/issues/${old.iid}`)).body;
+    expect(after.state).toBe('closed');
+    expect(after.moved_to_id).toBe(moved.id);
+    expect(systemNotes((await s.get(`/projects/${source.id}/issues/${old.iid}/notes`)).body)).toContain('moved to target#3');
+    // Both lists show them as they are now.
+    expect((await s.get(`/projects/${target.id}/issues?state=opened`)).body.map((i: { iid: number }) => i.iid)).toEqual([3, 2, 1]);
+    expect((await s.get(`/projects/${source.id}/issues?state=closed`)).body.map((i: { iid: number; moved_to_id: number }) => [i.iid, i.moved_to_id])).toEqual([[old.iid, moved.id]]);
+
+    // can_move?: an issue moved already cannot move again.
+    const again = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ message: 'Cannot move issue due to insufficient permissions!' });
+  });
+
+  it('names a project in another namespace by its full path', async () => {
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'far away' })).body;
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id })).body;
+    expect(moved.iid).toBe(1);
+    expect(moved.labels).toEqual([]);
+    expect(systemNotes((await s.get(`/projects/${elsewhere.id}/issues/1/notes`)).body)).toEqual([`moved from move-group/source#${old.iid}`]);
+    expect(systemNotes((await s.get(`/projects/${source.id}/issues/${old.iid}/notes`)).body)).toContain(`moved to ${elsewhere.path_with_namespace}#1`);
+  });
+
+  it('answers 400 for its own project, a missing parameter, or a caller who may not admin issues in both; 404 for a missing issue or project', async () => {
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'stays' })).body;
+    const same = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: source.id });
+    expect(same.status).toBe(400);
+    expect(same.body).toEqual({ message: 'Cannot move issue to project it originates from!' });
+    const missing = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, {});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ error: 'to_project_id is missing' });
+    expect((await s.post(`/projects/${source.id}/issues/9999/move`, { to_project_id: target.id })).status).toBe(404);
+    const noProject = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: 999999 });
+    expect(noProject.status).toBe(404);
+    expect(noProject.body).toEqual({ message: '404 Project Not Found' });
+
+    // A Reporter of the source who is a Guest of the target; a stranger to a private source.
+    const { user, token } = await s.createUser();
+    await s.addMember('projects', source.id, user.id, 20);
+    await s.addMember('projects', target.id, user.id, 10);
+    const guest = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id }, { token });
+    expect(guest.status).toBe(400);
+    expect(guest.body).toEqual({ message: 'Cannot move issue due to insufficient permissions!' });
+    const stranger = await s.createUser();
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id }, { token: stranger.token })).status).toBe(404);
+    // An archived target prevents admin_issue there.
+    await s.post(`/projects/${elsewhere.id}/archive`);
+    const archived = await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id });
+    expect(archived.status).toBe(400);
+    await s.post(`/projects/${elsewhere.id}/unarchive`);
+
+    // Nothing moved by any of them.
+    const still = (await s.get(`/projects/${source.id}/issues/${old.iid}`)).body;
+    expect([still.state, still.moved_to_id]).toEqual(['opened', null]);
+    expect((await s.get(`/projects/${target.id}/issues`)).body.map((i: { title: string }) => i.title)).not.toContain('stays');
+
+    // The Reporter made a Reporter of the target too moves it.
+    await s.put(`/projects/${target.id}/members/${user.id}`, { access_level: 20 });
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id }, { token })).status).toBe(201);
+  });
+});
+
+describe('cloning an issue', () => {
+  it('copies it to the target as the caller, without notes unless with_notes, and leaves the old one open', async () => {
+    const { user, token } = await s.createUser();
+    await s.addMember('projects', source.id, user.id, 20);
+    await s.addMember('projects', target.id, user.id, 20);
+    const old = await sourceIssue('to clone');
+    const res = await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id }, { token });
+    expect(res.status).toBe(201);
+    const clone = res.body;
+    expect(clone.project_id).toBe(target.id);
+    expect(clone.author.id).toBe(user.id);
+    expect([clone.title, clone.description, clone.labels, clone.created_at, clone.upvotes]).toEqual(['to clone', 'body text', ['bug'], old.created_at, 1]);
+    const cloneNotes = (await s.get(`/projects/${target.id}/issues/${clone.iid}/notes`)).body;
+    expect(userNotes(cloneNotes)).toEqual([]);
+    expect(systemNotes(cloneNotes)).toEqual([`cloned from source#${old.iid}`]);
+    const after = (await s.get(`/projects/${source.id}/issues/${old.iid}`)).body;
+    expect([after.state, after.moved_to_id]).toEqual(['opened', null]);
+    expect(systemNotes((await s.get(`/projects/${source.id}/issues/${old.iid}/notes`)).body)).toContain(`cloned to target#${clone.iid}`);
+
+    const withNotes = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id, with_notes: true })).body;
+    expect(userNotes((await s.get(`/projects/${target.id}/issues/${withNotes.iid}/notes?sort=asc`)).body)).toEqual(['first comment', 'second comment']);
+
+    // A clone into its own project is allowed; the permission error names the clone.
+    const here = await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: source.id });
+    expect(here.status).toBe(201);
+    expect(here.body.project_id).toBe(source.id);
+    const guest = await s.createUser();
+    await s.addMember('projects', source.id, guest.user.id, 10);
+    // (A Guest sees no confidential issue: find_project_issue's 404.)
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id }, { token: guest.token })).status).toBe(404);
+    const open = (await s.post(`/projects/${source.id}/issues`, { title: 'public one' })).body;
+    const refused = await s.post(`/projects/${source.id}/issues/${open.iid}/clone`, { to_project_id: target.id }, { token: guest.token });
+    expect(refused.body).toEqual({ message: 'Cannot clone issue due to insufficient permissions!' });
+    expect(refused.status).toBe(400);
+  });
+
+  it('refuses an archived source with can_move?\'s 400, nothing written', async () => {
+    const shut = await s.createProject({ name: 'shut', namespace_id: group.id });
+    const old = (await s.post(`/projects/${shut.id}/issues`, { title: 'frozen' })).body;
+    await s.post(`/projects/${shut.id}/archive`);
+    for (const kind of ['move', 'clone']) {
+      const res = await s.post(`/projects/${shut.id}/issues/${old.iid}/${kind}`, { to_project_id: target.id });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: `Cannot ${kind} issue due to insufficient permissions!` });
+    }
+    expect((await s.get(`/projects/${target.id}/issues?search=frozen`)).body).toEqual([]);
+  });
+});
