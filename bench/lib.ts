@@ -355,3 +355,38 @@ export async function load(url: string, headers: Record<string, string>, seconds
 
 /** The `p` percentile (0..1) of sorted values. */
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+
+/**
+ * Who a bench's timed reads act as (`--caller`): the administrator (`admin`), the first member of the
+ * manifest's group with a role (guest, reporter, developer) through Sudo on the administrator's token,
+ * or no one (`anonymous`). The writes between reads stay the administrator's.
+ */
+export function callerReads(caller: string) {
+  const access = ({ guest: 10, reporter: 20, developer: 30 } as Record<string, number>)[caller];
+  if (caller !== 'admin' && caller !== 'anonymous' && access === undefined) throw new Error(`--caller: admin, guest, reporter, developer or anonymous, not ${caller}`);
+  /** Each instance's (by its URL's origin) member the reads act as. */
+  const ids = new Map<string, number>();
+  return {
+    /** Finds the member on the instance at `url` (nothing to find for admin or anonymous). */
+    async resolve(url: string, m: { groupId: number; token: string }): Promise<void> {
+      if (access === undefined) return;
+      for (let page = 1; ; page++) {
+        const res = await fetch(`${url}/api/v4/groups/${m.groupId}/members?per_page=100&page=${page}`, { headers: { 'private-token': m.token } });
+        const members = (await res.json()) as { id: number; access_level: number }[];
+        const found = members.find((u) => u.access_level === access);
+        if (found) {
+          ids.set(new URL(url).origin, found.id);
+          console.log(`${url}: reading as user ${found.id} (${caller}, access ${access} in group ${m.groupId})`);
+          return;
+        }
+        if (!res.headers.get('x-next-page')) throw new Error(`no ${caller} in group ${m.groupId} at ${url}`);
+      }
+    },
+    /** The headers of a timed read at `url`: the token, and Sudo for a member; none for anonymous. */
+    headers(url: string, token: string): Record<string, string> {
+      if (caller === 'anonymous') return {};
+      const sudo = ids.get(new URL(url).origin);
+      return sudo === undefined ? { 'private-token': token } : { 'private-token': token, sudo: String(sudo) };
+    },
+  };
+}

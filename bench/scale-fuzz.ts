@@ -13,11 +13,12 @@
  * Run: npx tsx bench/scale-fuzz.ts --dir <scale data dir> [--count 200] [--others 60] [--seed 1] [--runs 3] [--top 25] [--cli old/out/main/cli.js]
  *   [--lists labels,epics] (the other lists drawn only among these, say on le17's million labels and epics;
  *   without it the draw is as before for every seed)
+ *   [--caller guest|reporter|developer|anonymous] (who reads, as bench/scale.ts's; the writes stay the administrator's)
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ScaleManifest, readScaleDirs } from './build-scale';
-import { ROOT, ensureBuilt, machineLine, mainThreadCpuMs, median, spawnSandlab, stop } from './lib';
+import { ROOT, callerReads, ensureBuilt, machineLine, mainThreadCpuMs, median, spawnSandlab, stop } from './lib';
 
 const { values: opts } = parseArgs({
   options: {
@@ -29,8 +30,11 @@ const { values: opts } = parseArgs({
     top: { type: 'string', default: '25' },
     cli: { type: 'string' },
     lists: { type: 'string' },
+    caller: { type: 'string', default: 'admin' },
   },
 });
+
+const reader = callerReads(opts.caller!);
 
 /** A small linear congruential generator: the same seed draws the same requests on every build. */
 function generator(seed: number) {
@@ -229,7 +233,7 @@ interface Sample {
 
 async function get(url: string, token: string, pid: number): Promise<Sample> {
   const c0 = mainThreadCpuMs(pid);
-  const res = await fetch(url, { headers: { 'private-token': token } });
+  const res = await fetch(url, { headers: reader.headers(url, token) });
   const body = await res.text();
   const cpu = mainThreadCpuMs(pid) - c0;
   let rows = -1;
@@ -256,7 +260,7 @@ interface Line {
 function report(what: string, lines: Line[], runs: number): void {
   const count = (f: (l: Line) => boolean) => lines.filter(f).length;
   console.log(
-    `${lines.length} ${what} (seed ${opts.seed}), server CPU ms: first time on big median ${median(lines.map((l) => l.firstBig)).toFixed(2)}, ` +
+    `${lines.length} ${what} (seed ${opts.seed}, ${opts.caller}), server CPU ms: first time on big median ${median(lines.map((l) => l.firstBig)).toFixed(2)}, ` +
       `over 10 ms ${count((l) => l.firstBig > 10)}, over 100 ms ${count((l) => l.firstBig > 100)}; ` +
       `after a write (median of ${runs}) over 10 ms ${count((l) => l.big > 10)}, within 2x of small ${count((l) => l.big <= 2 * l.small)}; 5xx ${count((l) => l.status >= 500)}`,
   );
@@ -317,6 +321,8 @@ async function main(): Promise<void> {
   const lines: Line[] = [];
   const others: Line[] = [];
   try {
+    await reader.resolve(bigServer.url, big);
+    await reader.resolve(smallServer.url, small);
     for (let i = 0; i < Number(opts.count); i++) {
       const req = draw(g);
       const path = req.path(req.scope === 'project' ? big.bigProjectId : big.groupId);

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readScaleDirs, type ScaleManifest } from './build-scale';
-import { ROOT, cpuMs, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, memoryProbeArgs, memorySplit, rssMb, spawnSandlab, stop } from './lib';
+import { ROOT, callerReads, cpuMs, ensureBuilt, fmt, machineLine, mainThreadCpuMs, median, memoryProbeArgs, memorySplit, rssMb, spawnSandlab, stop } from './lib';
 
 const { values: opts } = parseArgs({
   options: {
@@ -37,34 +37,7 @@ const { values: opts } = parseArgs({
     caller: { type: 'string', default: 'admin' },
   },
 });
-const CALLER_ACCESS: Record<string, number> = { guest: 10, reporter: 20, developer: 30 };
-if (opts.caller !== 'admin' && opts.caller !== 'anonymous' && !(opts.caller! in CALLER_ACCESS)) throw new Error(`--caller: admin, guest, reporter, developer or anonymous, not ${opts.caller}`);
-/** Each instance's (by its URL's origin) user the timed reads act as (`--caller`), when not the administrator. */
-const callerIds = new Map<string, number>();
-
-/** The first member of the manifest's group with the role `--caller` names, on the instance at `url`. */
-async function resolveCaller(url: string, m: ScaleManifest): Promise<void> {
-  const access = CALLER_ACCESS[opts.caller!];
-  if (access === undefined) return;
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${url}/api/v4/groups/${m.groupId}/members?per_page=100&page=${page}`, { headers: { 'private-token': m.token } });
-    const members = (await res.json()) as { id: number; access_level: number }[];
-    const found = members.find((u) => u.access_level === access);
-    if (found) {
-      callerIds.set(new URL(url).origin, found.id);
-      console.log(`${url}: reading as user ${found.id} (${opts.caller}, access ${access} in group ${m.groupId})`);
-      return;
-    }
-    if (!res.headers.get('x-next-page')) throw new Error(`no ${opts.caller} in group ${m.groupId} at ${url}`);
-  }
-}
-
-/** The headers of a timed read: the token, and Sudo for a member caller; none for an anonymous one. */
-function readHeaders(url: string, token: string): Record<string, string> {
-  if (opts.caller === 'anonymous') return {};
-  const sudo = callerIds.get(new URL(url).origin);
-  return sudo === undefined ? { 'private-token': token } : { 'private-token': token, sudo: String(sudo) };
-}
+const reader = callerReads(opts.caller!);
 const runs = Number(opts.runs);
 const cli = opts.cli ? resolve(opts.cli) : undefined;
 
@@ -81,7 +54,7 @@ interface Timed {
 async function timeGet(url: string, token: string, pid: number): Promise<Timed> {
   const c0 = mainThreadCpuMs(pid);
   const t0 = performance.now();
-  const res = await fetch(url, { headers: readHeaders(url, token) });
+  const res = await fetch(url, { headers: reader.headers(url, token) });
   const body = await res.text();
   const ms = performance.now() - t0;
   const cpu = mainThreadCpuMs(pid) - c0;
@@ -145,8 +118,8 @@ async function main(): Promise<void> {
   const startMs = performance.now() - t0;
   const smallServer = await spawnSandlab(join(dir, 'small'), small.token, { cli });
   try {
-    await resolveCaller(bigServer.url, big);
-    await resolveCaller(smallServer.url, small);
+    await reader.resolve(bigServer.url, big);
+    await reader.resolve(smallServer.url, small);
     const idleRss = rssMb(bigServer.child.pid!);
     const cpuBefore = cpuMs(bigServer.child.pid!);
     console.log(`big instance: listening after ${fmt(bigServer.startedMs, 0)} ms, first authenticated GET /projects/:id answered after ${fmt(startMs, 0)} ms (${firstAnswer.status})`);
