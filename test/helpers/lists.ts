@@ -1,5 +1,8 @@
 import { expect } from 'vitest';
 import type { ApiResult, TestService } from './service';
+import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
+import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
+import { DUE_DATE_LIMITS } from '../../src/main/service/areas/core/order-due-date';
 
 /** A counted list page: X-Total, X-Total-Pages and a rel="last" link. */
 export function expectCounted(res: ApiResult, total: number, perPage: number): void {
@@ -151,6 +154,13 @@ export async function expectAsReadAfresh(s: TestService, what: string, callers: 
 }
 
 /** As root: a public group of three public projects (one, two, three) and a public project outside it, for lists read per project (arms). */
+/** Puts back the limits a test of a scope's arms lowers (order-scope-arms.ts, order-due-date.ts) to their defaults. */
+export function restoreArmsLimits(): void {
+  SCOPE_ARMS_LIMITS.sortedUpTo = COUNT_LIMIT;
+  SCOPE_ARMS_LIMITS.walkPerRead = 2;
+  DUE_DATE_LIMITS.fewDated = 1_000;
+}
+
 export async function groupOfThree(s: TestService): Promise<{ group: number; projects: number[]; outside: number }> {
   const group = (await s.createGroup({ visibility: 'public' })).id as number;
   const projects: number[] = [];

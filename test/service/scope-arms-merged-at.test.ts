@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TestService, ok } from '../helpers/service';
-import { expectEveryPage, groupOfThree, pagedReads, queryPlan } from '../helpers/lists';
+import { expectEveryPage, groupOfThree, pagedReads, restoreArmsLimits, queryPlan } from '../helpers/lists';
 import { insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
-import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
 import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
 
 /**
@@ -69,10 +68,7 @@ beforeAll(async () => {
   })();
 }, 60_000);
 afterAll(async () => s.stop());
-afterEach(() => {
-  SCOPE_ARMS_LIMITS.sortedUpTo = COUNT_LIMIT;
-  SCOPE_ARMS_LIMITS.walkPerRead = 2;
-});
+afterEach(restoreArmsLimits);
 
 interface Row { id: number; project_id: number; state: string; author_id: number; assignee_ids: string; milestone_id: number | null; title: string; merged_at: string | null }
 

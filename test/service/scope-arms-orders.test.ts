@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResult, TestService } from '../helpers/service';
-import { groupOfThree, pagedReads, queryPlan } from '../helpers/lists';
+import { groupOfThree, pagedReads, restoreArmsLimits, queryPlan } from '../helpers/lists';
 import { insertImportedIssue, insertImportedMergeRequest } from '../../src/main/service/areas/core/imported';
-import { COUNT_LIMIT } from '../../src/main/service/http/pagination';
 import { SCOPE_ARMS_LIMITS } from '../../src/main/service/areas/core/order-scope-arms';
 import { DUE_DATE_LIMITS } from '../../src/main/service/areas/core/order-due-date';
 
@@ -62,11 +61,7 @@ beforeAll(async () => {
   })();
 }, 60_000);
 afterAll(async () => s.stop());
-afterEach(() => {
-  SCOPE_ARMS_LIMITS.sortedUpTo = COUNT_LIMIT;
-  SCOPE_ARMS_LIMITS.walkPerRead = 2;
-  DUE_DATE_LIMITS.fewDated = 1_000;
-});
+afterEach(restoreArmsLimits);
 
 const ids = (res: ApiResult): number[] => (res.body as { id: number }[]).map((x) => x.id);
 

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../http/route';
 import { COUNT_LIMIT, type SqlList, countInHand, countUpTo, limitSql, readPage } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
-import { ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters } from './workitems';
+import { ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters, authorFiltered } from './workitems';
 import { listCountAtLeast } from './count-versions';
 
 /**
@@ -196,7 +196,7 @@ function setArms(
 ): { project_id: number; inState: number }[] | undefined {
   if (Object.values(filters.dates).some(Boolean)) return undefined;
   // The caller's own records (created_by_me): fewer than the set's, so the walk would read more than counted.
-  if (where.some((w) => w.includes('x.author_id'))) return undefined;
+  if (authorFiltered(where)) return undefined;
   const rows = labelTitleRows(rc, type, scope, filters) ?? (filters.oneSet?.inProjects && !filters.requiredLabels.length ? filters.oneSet.inProjects(filters.state, SCOPE_ARMS) ?? null : undefined);
   if (!rows || rows.length > SCOPE_ARMS) return undefined;
   const matches = rows.reduce((a, r) => a + r.n, 0);
