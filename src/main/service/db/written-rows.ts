@@ -1,4 +1,4 @@
-import { readTableRows, type Db } from './connection';
+import { readTableRows, tableVersion, type Db } from './connection';
 import { MEMORY_BUDGET, deleteOldest } from '../memory';
 
 /**
@@ -84,6 +84,14 @@ function inOrder(ids: number[], rows: Row[]): Row[] {
     if (r) out.push(r);
   }
   return out;
+}
+
+/**
+ * A table with a version (core/099's table_versions) and no log of its own: its rows are kept
+ * until any of them is next written (writtenSince names none, so all are read again).
+ */
+export function versionLog(table: string): WriteLog {
+  return { table, last: (db) => tableVersion(db, table)!, writtenSince: () => null };
 }
 
 /**

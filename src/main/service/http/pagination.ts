@@ -264,8 +264,10 @@ export interface SqlList<T> {
    * `select` is the whole row of a table whose writes a log names (`x.*` of `FROM issues x`): a
    * page reads its ids (`idColumn`) in the list's order, and its rows by id, from memory while
    * the log shows them unwritten (db/written-rows.ts). The same rows in the same order.
+   * `columns`: more of the list's columns the ids' read selects: SQLite merges a FROM of UNION ALL
+   * legs in their indexes' order only when the order's terms are among the result columns.
    */
-  byId?: { log: WriteLog; idColumn: string };
+  byId?: { log: WriteLog; idColumn: string; columns?: string };
   /**
    * A page's rows stay while `version` holds, `key` naming what else decides them (the list's SQL,
    * arguments and order, the versions of the other tables it reads), however they are read (`rows`
@@ -538,7 +540,7 @@ function readList<T>(db: Db, list: SqlList<T>, where: { sql: string; args: unkno
 /** `SELECT <the list's rows> <tail>`: the rows themselves, or their ids and then the rows by id (SqlList.byId). */
 function selectRows<T>(db: Db, list: SqlList<T>, tail: string, args: unknown[]): T[] {
   if (!list.byId) return db.prepare(`SELECT ${list.select} ${tail}`).all(...args) as T[];
-  const ids = db.prepare(`SELECT ${list.byId.idColumn} AS id ${tail}`).all(...args) as { id: number }[];
+  const ids = db.prepare(`SELECT ${list.byId.idColumn} AS id${list.byId.columns ? `, ${list.byId.columns}` : ''} ${tail}`).all(...args) as { id: number }[];
   return rowsByIds<T>(db, list.byId.log, ids.map((r) => r.id));
 }
 

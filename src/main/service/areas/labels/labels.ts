@@ -9,6 +9,7 @@ import { isoTime } from '../core/time';
 import { normalizeColor } from './colors';
 import { rareTermCandidates } from '../../db/trigram';
 import { tableVersion } from '../../db/connection';
+import { versionLog } from '../../db/written-rows';
 import { type SqlList, limitSql } from '../../http/pagination';
 
 export interface LabelRow {
@@ -114,7 +115,8 @@ function availableLabelsFrom(svc: ServiceContext, parent: LabelParent, scope: La
 export function labelListSql(svc: ServiceContext, parent: LabelParent, scope: LabelScope, search: string | undefined): SqlList<LabelRow> {
   const { from, args, owners } = availableLabelsFrom(svc, parent, scope, searchSql(svc, search));
   // Directions spelled out: an anchored page that reads back from a later anchor flips them.
-  const list: SqlList<LabelRow> = { select: 'l.*', from: `FROM ${from}`, args, order: 'l.title asc, l.id asc' };
+  // A page's ids from the owners' title indexes alone, its rows by id (a deep page walked every row before it: le25 page 20000, 85 ms).
+  const list: SqlList<LabelRow> = { select: 'l.*', from: `FROM ${from}`, args, order: 'l.title asc, l.id asc', byId: { log: LABEL_WRITES, idColumn: 'l.id', columns: 'l.title' } };
   if (!owners) return list;
   const ofOwners = `FROM label_owner_counts WHERE (owner = 'project' AND owner_id IN (${marks(owners.projects)})) OR (owner = 'group' AND owner_id IN (${marks(owners.groups)}))`;
   const ownerArgs = [...owners.projects, ...owners.groups];
@@ -130,6 +132,9 @@ export function labelListSql(svc: ServiceContext, parent: LabelParent, scope: La
   };
   return list;
 }
+
+/** Label rows kept by id between label writes (SqlList.byId). */
+const LABEL_WRITES = versionLog('labels');
 
 export interface LabelSearch {
   sql: string;
