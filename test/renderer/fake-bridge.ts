@@ -46,7 +46,8 @@ export function thingsServer(count: number, opts: { totals?: boolean; nextPage?:
     if (opts.totals !== false) Object.assign(headers, { 'x-total': String(rows.length), 'x-total-pages': String(totalPages) });
     if (opts.nextPage !== false) {
       headers['x-next-page'] = page < totalPages ? String(page + 1) : '';
-      headers['x-prev-page'] = page > 1 ? String(page - 1) : '';
+      // Out of range past the last page (Kaminari): no previous page, as GitLab.
+      headers['x-prev-page'] = page > 1 && page <= totalPages ? String(page - 1) : '';
     }
     return { headers, body: rows.slice((page - 1) * perPage, page * perPage) };
   };

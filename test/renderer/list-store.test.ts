@@ -22,6 +22,16 @@ describe('the server-paginated list store', () => {
     expect(list.getState().rows).toHaveLength(5);
   });
 
+  it('a page past the end (its last row gone) still goes back one, where the server says no previous page', async () => {
+    const list = createListStore<Thing>(things, { bridge: fakeBridge(thingsServer(20)) });
+    await list.getState().setPage(2);
+    expect(list.getState().rows).toEqual([]);
+    expect(list.getState()).toMatchObject({ total: 20, totalPages: 1, nextPage: null, prevPage: 1 });
+    await list.getState().setPage(1);
+    expect(list.getState()).toMatchObject({ nextPage: null, prevPage: null });
+    expect(list.getState().rows).toHaveLength(20);
+  });
+
   it('pages without X-Total: X-Next-Page says whether there is more', async () => {
     const list = createListStore<Thing>(things, { bridge: fakeBridge(thingsServer(45, { totals: false })) });
     await list.getState().load();

@@ -55,7 +55,8 @@ export function readPageInfo(headers: Record<string, string>, query: ListQuery, 
   const totalPages = header(headers, 'x-total-pages');
   let nextPage = header(headers, 'x-next-page');
   if (!('x-next-page' in headers)) nextPage = rowCount >= query.perPage ? query.page + 1 : null;
-  const prevPage = 'x-prev-page' in headers ? header(headers, 'x-prev-page') : query.page > 1 ? query.page - 1 : null;
+  // A page past the end (its last row deleted) is out of range: GitLab sends no previous page there, the table still goes back one.
+  const prevPage = header(headers, 'x-prev-page') ?? (query.page > 1 && (!('x-prev-page' in headers) || rowCount === 0) ? query.page - 1 : null);
   return { total, totalPages, nextPage, prevPage };
 }
 
