@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context';
 import type { RequestContext } from '../../http/route';
 import { forbidden, notFound } from '../../http/errors';
+import { readUnremembered } from '../../db/connection';
 import type { User } from './users';
 import { type Namespace, findGroupByRef, findNamespaceById } from './namespaces';
 import { type Project, findProjectByRef } from './projects';
@@ -259,8 +260,17 @@ export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACC
     if (!rc.user) throw notFound('Project');
     if (effectiveProjectAccess(rc.svc, rc.user, project) < minLevel) throw forbidden();
   }
-  if (project.archived && rc.user && writesReadOnlyFeature(rc)) rc.refuseAfterChecks(forbidden(), findsRecordFirst(rc));
+  if (rc.user && writesReadOnlyFeature(rc) && archivedNow(rc.svc, project)) rc.refuseAfterChecks(forbidden(), findsRecordFirst(rc));
   return project;
+}
+
+/**
+ * Whether the project is archived as the database says now, for a write it may refuse: the row a
+ * lookup kept can be older than another connection's archive (a second Sandlab on the data dir, the
+ * sqlite3 shell), which this connection's caches learn of only at its own next write, the one asked.
+ */
+export function archivedNow(svc: ServiceContext, project: Project): boolean {
+  return readUnremembered<{ archived: number }>(svc.db, 'SELECT archived FROM projects WHERE id = ?', project.id)[0]?.archived === 1;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../http/route';
 import { apiError } from '../../http/errors';
 import { inTransaction } from '../../db/connection';
 import { findLabelByTitle } from '../labels/labels';
-import { Access, effectiveProjectAccess } from './access';
+import { Access, archivedNow, effectiveProjectAccess } from './access';
 import type { IssueRow } from './entities';
 import { recordEvent } from './events';
 import { featureAvailable } from './feature-access';
@@ -32,7 +32,7 @@ const PERMISSION_ERRORS: Record<CopyKind, string> = {
 
 /** admin_issue on a project: Planner and up with the issues feature on; an archived project prevents it. */
 function canAdminIssues(rc: RequestContext, project: Project): boolean {
-  return !project.archived && featureAvailable(rc.svc, rc.user, project, 'Issue') && effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
+  return !archivedNow(rc.svc, project) && featureAvailable(rc.svc, rc.user, project, 'Issue') && effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
 }
 
 /** Issue#can_move? (can_clone? is the same): admin_issue on both projects, and the issue not moved already. MoveError answers 400. */
