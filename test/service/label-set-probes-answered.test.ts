@@ -27,8 +27,8 @@ afterAll(async () => s?.stop());
 /** The label set's reads (its rows, the other titles probed by id on them). */
 const setReads = (sql: string): boolean => /FROM \(SELECT DISTINCT \+/.test(sql) && !sql.includes('json_group_array');
 /** A title asked of the record itself (labelProbe), not of the set's rows; `NOT` before it: not[labels], still asked. */
-const RECORD_PROBE = /(?<!NOT )EXISTS \(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = 'MergeRequest' AND il\.issuable_id = x\.id/;
-const WITHOUT_PROBE = /NOT EXISTS \(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = 'MergeRequest' AND il\.issuable_id = x\.id/;
+const RECORD_PROBE = /(?<!NOT )EXISTS \(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = 'MergeRequest' AND il\.issuable_id = \+x\.id/;
+const WITHOUT_PROBE = /NOT EXISTS \(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = 'MergeRequest' AND il\.issuable_id = \+x\.id/;
 
 type Row = { id: number; title: string; labels: string; state: string; created_at: string };
 

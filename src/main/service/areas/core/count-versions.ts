@@ -201,10 +201,10 @@ const MILESTONE_TITLES = /\(SELECT id FROM milestones WHERE title = \?\)/g;
 
 /**
  * A label filter's probe of a record's own label rows (`EXISTS (SELECT 1 FROM issuable_labels il WHERE
- * il.issuable_type = '...' AND il.issuable_id = x.id AND ...)`): the rows are the record's labels
+ * il.issuable_type = '...' AND il.issuable_id = +x.id AND ...)`, labelProbe): the rows are the record's labels
  * column as its triggers keep them, so they change only with a write to the record.
  */
-const OWN_LABEL_ROWS = /\(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = '(?:Issue|MergeRequest)' AND il\.issuable_id = x\.id AND [^()]*\)/g;
+const OWN_LABEL_ROWS = /\(SELECT 1 FROM issuable_labels il WHERE il\.issuable_type = '(?:Issue|MergeRequest)' AND il\.issuable_id = \+x\.id AND [^()]*\)/g;
 
 /**
  * Whether a scope holds more than COUNT_LIMIT records (its own condition alone, e.g. an

@@ -27,7 +27,7 @@ import { relativePositionOrder, relativePositionRows } from './order-relative-po
 import { milestoneDueOrder, milestoneDueRows } from './order-milestone-due';
 import { dueDateRows } from './order-due-date';
 import { scopeArmsRows } from './order-scope-arms';
-import { FILTERED_WALK, type IdWalk, filteredWalk, idWalk } from './order-walk';
+import { FILTERED_WALK, type IdWalk, type LabelRows, filteredWalk, idWalk } from './order-walk';
 import { idRangeOfDates } from './id-date-zones';
 import { type CountKnown, manyScopeRecords, projectRecordsAtLeast, recordsVersion, wideScopeVersion } from './count-versions';
 import { provablyEmpty } from './filter-plan';
@@ -540,7 +540,7 @@ export function computedOrderRows<T>(
 }
 
 /**
- * The label title whose rows a filtered walk that falls short reads (filteredWalk's `labelRows`),
+ * The label title (and its rows in the scope) whose rows a filtered walk that falls short reads (filteredWalk's `labelRows`),
  * each record looked up by id and checked, instead of sorting every match read by the conditions'
  * indexes: the rarest title the list requires, when its rows in the scope (and state) are fewer
  * than the records the sort reads, which the filter counters give (the scope's, in the state, the
@@ -557,7 +557,7 @@ export function computedOrderRows<T>(
  * page 500, sorted every match with bug (1.5-2 s).
  * Undefined when the filters are others; else asked only when the walk falls short.
  */
-function labelRowsFallback(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): (() => string | undefined) | undefined {
+function labelRowsFallback(rc: RequestContext, type: 'Issue' | 'MergeRequest', scope: Scope, filters: WorkItemFilters): (() => LabelRows | undefined) | undefined {
   if (!filters.requiredLabels.length || scope.idSets?.length) return undefined;
   const probe = labelProbe(type);
   const noMilestone = filters.milestoneHeld?.held === 'none';
@@ -577,7 +577,7 @@ function labelRowsFallback(rc: RequestContext, type: 'Issue' | 'MergeRequest', s
     const author = filters.authorId ?? scope.authorId ?? null;
     const counted = [`1 = 1${inState}`, ...(author !== null ? ['author = ?'] : []), ...(noMilestone ? ['milestone = 0'] : [])].join(' AND ');
     const sorted = countedInScope(rc, type === 'Issue' ? 'issue_filter_counts' : 'merge_request_filter_counts', counted, [...stateArgs, ...(author !== null ? [author] : [])], scope);
-    return rarest.n < sorted ? rarest.title : undefined;
+    return rarest.n < sorted ? { title: rarest.title, rows: rarest.n } : undefined;
   };
 }
 
