@@ -385,6 +385,14 @@ export async function runKeptDiff(o: KeptDiffOptions): Promise<KeptDiffResult> {
         const [p, iid] = chance(0.3) ? newestIssue() : issueOf();
         return ['DELETE', `/projects/${p}/issues/${iid}`];
       },
+      'issue move/clone': () => {
+        // An issue moved (closed where it was, with moved_to_id, and made anew in the other project with
+        // its notes) or cloned to another project: two projects' lists in one write. A second move of
+        // the same issue is can_move?'s 400.
+        const [p, iid] = chance(0.3) ? newestIssue() : issueOf();
+        const to = pick([bigProject, ...projects()].filter((x) => x !== p)) ?? bigProject;
+        return ['POST', `/projects/${p}/issues/${iid}/${pick(['move', 'clone'])}`, { to_project_id: to }];
+      },
       'issue award': () => {
         const [p, iid] = issueOf();
         return ['POST', `/projects/${p}/issues/${iid}/award_emoji`, { name: pick(['thumbsup', 'thumbsdown', 'smile']) }, pick(['admin', 'member'] as Actor[])];
