@@ -402,8 +402,10 @@ export function filteredWalk(
     const spanOf = (reach: number): number => Math.max(FILTERED_WALK.span, reach * FILTERED_WALK.spanPerRow);
     return {
       // A common term's segment counted up to `cap` within the span, its records checked (a segment
-      // before the page: popularity's rest, ascending); short of it, by the list's statement.
-      count: (cap) => (checkedFrom && plainSource && spanned(checkedFrom, spanOf(cap)).count(cap) >= cap ? cap : sorts.count(cap)),
+      // before the page: popularity's rest, ascending); short of it, by the title's rows as the page
+      // reads them (labelledFrom), else the list's statement (every match read: milestone_due's
+      // segments with bug and search=issue, 1.3 s).
+      count: (cap) => (checkedFrom && plainSource && spanned(checkedFrom, spanOf(cap)).count(cap) >= cap ? cap : (byLabel() ?? sorts).count(cap)),
       ids: (limit, offset) => {
         const reach = offset + limit;
         // The list's size known (its count): as the paginator's sortsFewer, the matches sorted when
