@@ -10,7 +10,7 @@ import { nextEpicIds } from '../../src/main/service/areas/epics/epics';
  * and deleted, a group label renamed and deleted, the author deleted): compared with the epics'
  * own lists after each. A list they count (one label, with a state or confidentiality) is then its
  * length past COUNT_LIMIT too: its first, last and past-the-end pages and their headers answer as
- * the records say, for the administrator and a Guest, and a page past the end reads no epic.
+ * the records say, for the administrator and a Guest, and a page past the end reads no page of epics.
  */
 let s: TestService;
 let group: number;
@@ -77,7 +77,7 @@ const CASES: { query: Record<string, string>; title: string; extra: string }[] =
 
 /**
  * The list's `pages` (of 20, by updated_at) in that order, each body and its headers against `want`
- * (counted up to an offset of 10,000 within 10,000 rows, else uncounted); the page `unread` reads no epic.
+ * (counted within 10,000 rows whatever the page, else uncounted); the page `unread` reads no page of epics.
  */
 async function expectPages(what: string, query: Record<string, string>, token: string | undefined, want: number[], pages: number[], unread: number): Promise<void> {
   const last = Math.max(1, Math.ceil(want.length / 20));
@@ -91,9 +91,11 @@ async function expectPages(what: string, query: Record<string, string>, token: s
     expect(res.headers.get('x-page'), at).toBe(String(page));
     // A page past the end is out of range (Kaminari): no previous page.
     expect(res.headers.get('x-prev-page'), at).toBe(page > 1 && page <= last ? String(page - 1) : '');
-    if (want.length <= 10_000 && (page - 1) * 20 <= 10_000) expectCounted(res, want.length, 20);
+    // GitLab counts the list (up to 10,001) whatever the page: a page past 10,000 of a shorter list is counted too.
+    if (want.length <= 10_000) expectCounted(res, want.length, 20);
     else expectUncounted(res, page < last ? String(page + 1) : '');
-    if (page === unread) expect(reads.filter((sql) => /\bFROM epics e\b|\bFROM issuable_labels il\b/.test(sql)), at).toEqual([]);
+    // No page of rows read there (a count, capped at 10,001, may be: GitLab counts that page too).
+    if (page === unread) expect(reads.filter((sql) => /\bFROM epics e\b|\bFROM issuable_labels il\b/.test(sql) && !/\bcount\(/i.test(sql)), at).toEqual([]);
   }
 }
 
@@ -137,7 +139,7 @@ describe('epic label counters after every kind of write', () => {
     }
   });
 
-  it('bound the lists of label filters they do not count: a page past the bound and past 10,000 reads no epic', async () => {
+  it('bound the lists of label filters they do not count: a page past the bound and past 10,000 reads no page of epics', async () => {
     /** The group's epics as `where` says (alias e, `has(title)` for a title carried exactly), updated_at desc, and the counters' bound. */
     const cases: { query: Record<string, string>; where: string; bound: string }[] = [
       { query: { labels: 'Any' }, where: "e.labels != '[]'", bound: '1' },

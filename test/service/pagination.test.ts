@@ -94,6 +94,35 @@ describe('offset pagination headers around 10,000 rows', () => {
     const opened = await s.get(`/projects/${p.id}/issues`, { query: { state: 'opened' } });
     expect(opened.headers.get('x-total')).toBe('9998');
   });
+
+  it('a page past an offset of 10,000 of a shorter list is still counted, as GitLab counts whatever the page', async () => {
+    // GitLab's paginate_with_limit_optimization counts the whole list (total_count_with_limit, up to 10,001) before
+    // the page is read: page 600 of 3 issues says X-Total 3 as page 1 does; out of range, no next or previous page.
+    const p = await s.createProject();
+    seedIssues(p.id, 3);
+    s.service.context.db.prepare(`UPDATE issues SET state = 'closed' WHERE project_id = ? AND iid = 1`).run(p.id);
+    for (const query of [{}, { state: 'opened' }, { state: 'closed', order_by: 'title' }, { search: 'Issue', sort: 'asc' }] as Record<string, string>[]) {
+      const want = query.state === 'opened' ? 2 : query.state === 'closed' ? 1 : 3;
+      for (const page of [501, 600, 2500]) {
+        const res = await s.get(`/projects/${p.id}/issues`, { query: { ...query, per_page: 20, page } });
+        const what = `${JSON.stringify(query)} page ${page}`;
+        expect(res.body, what).toEqual([]);
+        expect([res.headers.get('x-total'), res.headers.get('x-total-pages'), res.headers.get('x-next-page'), res.headers.get('x-prev-page')], what).toEqual([String(want), '1', '', '']);
+        const last = new URL(links(res.headers.get('link')).last);
+        expect(Object.fromEntries(last.searchParams), what).toEqual({ ...query, page: '1', per_page: '20' });
+      }
+    }
+    // Lists without counters of their own: users and groups.
+    await s.createGroup();
+    for (const path of ['/users', '/groups']) {
+      const first = await s.get(path);
+      const deep = await s.get(path, { query: { page: 600 } });
+      expect(deep.body, path).toEqual([]);
+      expect(deep.headers.get('x-total'), path).toBe(first.headers.get('x-total'));
+      expect(Number(deep.headers.get('x-total')), path).toBeGreaterThan(0);
+      expect(deep.headers.get('x-total-pages'), path).toBe(first.headers.get('x-total-pages'));
+    }
+  });
 });
 
 describe('ordering ties', () => {

@@ -177,20 +177,19 @@ export interface PageSource<T> {
  * exists, so a list of a million rows is never counted. The page is read first (with that extra
  * row): a row past COUNT_LIMIT already says "uncounted" and a short page ends the list, so only
  * a full page within the first COUNT_LIMIT rows (or an empty page past the end) pays for a count.
+ * GitLab counts the list (up to COUNT_LIMIT + 1) whatever the page: an empty page past an offset
+ * of COUNT_LIMIT is counted too when the list is no longer (page 600 of 3 rows: X-Total 3).
  */
 export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPerPage = 20): T[] {
   const page = readPage(rc.params, defaultPerPage);
   if (source.total && page.offset > 0 && page.offset >= source.total()) {
-    // Past the end: the empty page's headers as reading it would set them (an offset past
-    // COUNT_LIMIT reads as uncounted), without walking the list to find nothing.
-    const total = page.offset > COUNT_LIMIT ? page.offset : source.total();
-    if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
-    else setUncountedPaginationHeaders(rc, page, 0, false);
+    // Past the end: the empty page's headers without walking the list to find nothing.
+    setListPageHeaders(rc, page, source.total(), 0, false);
     return [];
   }
-  // Past COUNT_LIMIT an empty page's headers need no count (uncounted, no next page): only that the list ends before it.
+  // Past COUNT_LIMIT and past the counters' bound: nothing to read, only whether the list is counted.
   if (source.atMost && page.offset > COUNT_LIMIT && page.offset >= source.atMost()) {
-    setUncountedPaginationHeaders(rc, page, 0, false);
+    setListPageHeaders(rc, page, source.known ?? source.count(COUNT_LIMIT + 1), 0, false);
     return [];
   }
   // With the length known, the rows left from the offset: the answer is the same, headers included.
@@ -198,11 +197,17 @@ export function paginate<T>(rc: RequestContext, source: PageSource<T>, defaultPe
   const fetched = left > 0 ? source.rows(left, page.offset) : [];
   const hasNext = fetched.length > page.perPage;
   const rows = fetched.slice(0, page.perPage);
-  const pageSettlesTotal = page.offset + fetched.length > COUNT_LIMIT || (!hasNext && (fetched.length > 0 || page.offset === 0));
-  const total = pageSettlesTotal ? page.offset + fetched.length : source.count(COUNT_LIMIT + 1);
-  if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
-  else setUncountedPaginationHeaders(rc, page, rows.length, hasNext);
+  // An empty page past the first says neither: the list's length decides (known, or counted).
+  const pageSettlesTotal = fetched.length > 0 ? page.offset + fetched.length > COUNT_LIMIT || !hasNext : page.offset === 0;
+  const total = pageSettlesTotal ? page.offset + fetched.length : source.known ?? source.count(COUNT_LIMIT + 1);
+  setListPageHeaders(rc, page, total, rows.length, hasNext);
   return rows;
+}
+
+/** A page's headers by its list's length (counted up to COUNT_LIMIT + 1): counted up to COUNT_LIMIT, uncounted past it. */
+function setListPageHeaders(rc: RequestContext, page: Page, total: number, found: number, hasNext: boolean): void {
+  if (total <= COUNT_LIMIT) setPaginationHeaders(rc, page, total);
+  else setUncountedPaginationHeaders(rc, page, found, hasNext);
 }
 
 /** The count a list's countFrom holds in hand (capped at COUNT_LIMIT + 1 unless marked exact), if it holds one. */
