@@ -10,6 +10,7 @@ import type { Limits, ServiceContext } from './context';
 import { openDatabase } from './db/connection';
 import { bootstrapRoot } from './bootstrap';
 import { openGit } from './git';
+import { warmMarkdown } from './markdown/markdown';
 import { defaultGitCommand } from './git/runtime';
 import { JobRunner } from './jobs/runner';
 import { RateLimiter } from './http/throttle';
@@ -51,8 +52,11 @@ export interface Service {
   readonly routes: readonly RouteInfo[];
 }
 
-/** How long after listening git is looked for (`git --version`) unless a request needed it sooner. */
-const GIT_PROBE_DELAY_MS = 500;
+/**
+ * How long after listening git is looked for (`git --version`) and the Markdown renderer loaded,
+ * unless a request needed either sooner.
+ */
+const WARM_UP_DELAY_MS = 500;
 
 /** Only the desktop window and tests inject (tens of ms to load); `serve` never does. */
 const lightMyRequest = lazyRequire<typeof import('light-my-request')>('light-my-request');
@@ -110,7 +114,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   }
   let url = '';
   let closed = false;
-  let gitProbe: ReturnType<typeof setTimeout> | undefined;
+  let warmUp: ReturnType<typeof setTimeout> | undefined;
   return {
     get url() {
       return url;
@@ -123,20 +127,22 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : opts.port;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-      // git is looked for once the service answers, off the way to the first answer; said once:
-      // everything else works without git, repository endpoints answer 503.
-      gitProbe = setTimeout(() => {
+      // Once the service answers, off the way to the first answer: git is looked for (said once:
+      // everything else works without git, repository endpoints answer 503) and the Markdown
+      // renderer loaded, so the first read with a description does not pay for it.
+      warmUp = setTimeout(() => {
         void git.probe().then((found) => {
           if (!found.ok && !closed) process.stderr.write(`[sandlab] repositories are unavailable: ${found.reason}\n`);
         });
-      }, GIT_PROBE_DELAY_MS);
-      gitProbe.unref();
+        warmMarkdown();
+      }, WARM_UP_DELAY_MS);
+      warmUp.unref();
       return url;
     },
     async close() {
       if (closed) return;
       closed = true;
-      clearTimeout(gitProbe);
+      clearTimeout(warmUp);
       // A streamed reply can still be finishing when close() starts; its keep-alive socket turns
       // idle only afterwards and would hold close() until the keep-alive timeout. Keep sweeping.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);

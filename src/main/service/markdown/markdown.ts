@@ -179,6 +179,20 @@ export function renderMarkdown(text: string, opts: RenderOptions): string {
   return sanitizeRenderedHtml(md.render(text, env)).replace(/\n+$/, '');
 }
 
+/**
+ * Builds the renderers before any field needs them: loading markdown-it, its emoji list and
+ * sanitize-html is ~70 ms of CPU, paid otherwise by the first read with a description.
+ */
+export function warmMarkdown(): void {
+  renderMarkdown('*warm* :smile:', { gfm: true });
+  renderMarkdown('*warm*', { gfm: false });
+}
+
+/** Whether the renderers are built (warmMarkdown or a first render). */
+export function markdownWarm(): boolean {
+  return renderers !== null;
+}
+
 /** Rendered `*_html` fields by source text: without reference lookups the HTML depends on the text alone. */
 const renderedFields = new Map<string, string>();
 /** Bounds the memory they take: a few megabytes at most. */
