@@ -13,8 +13,11 @@ let source: { id: number; path: string };
 let target: { id: number; path: string };
 let elsewhere: { id: number; path_with_namespace: string };
 
+// The service's clock, moved on by a test to tell a copy's own times from the original's.
+let nowMs = Date.parse('2030-01-01T00:00:00Z');
+
 beforeAll(async () => {
-  s = await TestService.start();
+  s = await TestService.start({ clock: () => new Date(nowMs) });
   group = await s.createGroup({ path: 'move-group' });
   source = await s.createProject({ name: 'source', namespace_id: group.id });
   target = await s.createProject({ name: 'target', namespace_id: group.id });
@@ -140,7 +143,7 @@ describe('cloning an issue', () => {
     const clone = res.body;
     expect(clone.project_id).toBe(target.id);
     expect(clone.author.id).toBe(user.id);
-    expect([clone.title, clone.description, clone.labels, clone.created_at, clone.upvotes]).toEqual(['to clone', 'body text', ['bug'], old.created_at, 1]);
+    expect([clone.title, clone.description, clone.labels, clone.confidential, clone.weight, clone.due_date]).toEqual(['to clone', 'body text', ['bug'], true, 3, '2030-01-02']);
     const cloneNotes = (await s.get(`/projects/${target.id}/issues/${clone.iid}/notes`)).body;
     expect(userNotes(cloneNotes)).toEqual([]);
     expect(systemNotes(cloneNotes)).toEqual([`cloned from source#${old.iid}`]);
@@ -163,6 +166,32 @@ describe('cloning an issue', () => {
     const refused = await s.post(`/projects/${source.id}/issues/${open.iid}/clone`, { to_project_id: target.id }, { token: guest.token });
     expect(refused.body).toEqual({ message: 'Cannot clone issue due to insufficient permissions!' });
     expect(refused.status).toBe(400);
+  });
+
+  it('makes a new issue: created and updated now, opened, no award emoji, whatever the original (CloneService\'s overwritten_params)', async () => {
+    const old = await sourceIssue('closed then cloned');
+    await s.put(`/projects/${source.id}/issues/${old.iid}`, { state_event: 'close' });
+    const closed = (await s.get(`/projects/${source.id}/issues/${old.iid}`)).body;
+    nowMs += 3_600_000;
+    const stamp = new Date(nowMs).toISOString();
+    for (const with_notes of [false, true]) {
+      const res = await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id, with_notes });
+      expect(res.status).toBe(201);
+      const clone = res.body;
+      const read = (await s.get(`/projects/${target.id}/issues/${clone.iid}`)).body;
+      for (const c of [clone, read]) {
+        expect([c.created_at, c.updated_at, c.state, c.closed_at, c.closed_by, c.upvotes]).toEqual([stamp, stamp, 'opened', null, null, 0]);
+        expect([c.title, c.confidential, c.labels]).toEqual(['closed then cloned', true, ['bug']]);
+      }
+      expect((await s.get(`/projects/${target.id}/issues/${clone.iid}/award_emoji`)).body).toEqual([]);
+      expect((await s.get(`/projects/${target.id}/issues?state=opened&search=cloned`)).body.map((i: { iid: number }) => i.iid)).toContain(clone.iid);
+    }
+    // The original is as it was: closed, its award emoji kept.
+    const after = (await s.get(`/projects/${source.id}/issues/${old.iid}`)).body;
+    expect([after.state, after.closed_at, after.upvotes, after.moved_to_id]).toEqual(['closed', closed.closed_at, 1, null]);
+    // A move keeps them: the old issue's created_at, state and closing, and its award emoji.
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id })).body;
+    expect([moved.created_at, moved.state, moved.closed_at, moved.closed_by?.id, moved.upvotes]).toEqual([old.created_at, 'closed', closed.closed_at, closed.closed_by.id, 1]);
   });
 
   it('refuses an archived source with can_move?\'s 400, nothing written', async () => {

@@ -15,13 +15,13 @@ import { isoTime } from './time';
 import { nextIid } from './workitems';
 
 /**
- * POST .../issues/:iid/move and .../clone (Issues::MoveService, Issues::CloneService over
- * Issuable::Clone::BaseService): a new issue in the target project with the next iid, the
- * original's fields and created_at, its assignees, the target's labels and milestone of the same
- * titles (AttributesRewriter), its award emoji and (always for a move, with_notes for a clone) its
- * notes; a "moved/cloned from" note on the new issue and "moved/cloned to" on the old one. A move
- * keeps the author, closes the old issue and sets its moved_to_id, and points its links at the new
- * issue; a clone is authored by the caller and leaves the old issue as it was.
+ * POST .../issues/:iid/move and .../clone (WorkItems::DataSync::MoveService and CloneService): a
+ * new issue in the target project with the next iid, the original's fields, its assignees, the
+ * target's labels and milestone of the same titles (AttributesRewriter) and (always for a move,
+ * with_notes for a clone) its notes; a "moved/cloned from" note on the new issue and "moved/cloned
+ * to" on the old one. A move keeps the author, created_at, state and award emoji, closes the old
+ * issue and sets its moved_to_id, and points its links at the new issue; a clone is the caller's,
+ * created now and opened, without award emoji, and leaves the old issue as it was.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -56,6 +56,8 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     const now = isoTime(rc.svc.now());
     const labels = (JSON.parse(issue.labels) as string[]).filter((title) => findLabelByTitle(rc.svc, { kind: 'project', project: target }, title));
     const milestone = issue.milestone_id === null ? undefined : (db.prepare('SELECT title FROM milestones WHERE id = ?').get(issue.milestone_id) as { title: string } | undefined);
+    // A move keeps the issue's life (created, state, closing); a clone is a new issue, opened now (CloneService's overwritten_params).
+    const life = kind === 'move' ? issue : { state: 'opened', closed_at: null, closed_by_id: null, created_at: now };
     const info = db
       .prepare(
         `INSERT INTO issues (project_id, iid, title, description, state, author_id, assignee_ids, labels, confidential, discussion_locked, due_date, weight, issue_type,
@@ -67,7 +69,7 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
         nextIid(rc, 'issues', target.id),
         issue.title,
         issue.description,
-        issue.state,
+        life.state,
         kind === 'move' ? issue.author_id : user.id,
         issue.assignee_ids,
         JSON.stringify(labels),
@@ -77,18 +79,20 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
         issue.weight,
         issue.issue_type,
         (milestone && milestoneInScopeByTitle(rc.svc, target, milestone.title)?.id) ?? null,
-        issue.closed_at,
-        issue.closed_by_id,
-        issue.created_at,
+        life.closed_at,
+        life.closed_by_id,
+        life.created_at,
         now,
       );
     const copyId = Number(info.lastInsertRowid);
     const copy = db.prepare('SELECT * FROM issues WHERE id = ?').get(copyId) as IssueRow;
     recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: target.id, targetType: 'Issue', targetId: copy.id, targetIid: copy.iid, targetTitle: copy.title });
-    db.prepare(
-      `INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
-       SELECT name, user_id, awardable_type, ?, created_at, updated_at FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ? ORDER BY id`,
-    ).run(copyId, issue.id);
+    // Award emoji go with a move only (WorkItems::DataSync::Widgets::AwardEmoji).
+    if (kind === 'move')
+      db.prepare(
+        `INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
+         SELECT name, user_id, awardable_type, ?, created_at, updated_at FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ? ORDER BY id`,
+      ).run(copyId, issue.id);
     if (kind === 'move' || withNotes) copyNotes(rc, issue, copy);
     const verb = kind === 'move' ? 'moved' : 'cloned';
     const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
