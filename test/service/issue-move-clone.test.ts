@@ -194,6 +194,22 @@ describe('cloning an issue', () => {
     expect([moved.created_at, moved.state, moved.closed_at, moved.closed_by?.id, moved.upvotes]).toEqual([old.created_at, 'closed', closed.closed_at, closed.closed_by.id, 1]);
   });
 
+  it('moves and clones issues and incidents only (supports_move_and_clone?): a task or test case answers 400, nothing written', async () => {
+    const incident = (await s.post(`/projects/${source.id}/issues`, { title: 'an incident', issue_type: 'incident' })).body;
+    const cloned = await s.post(`/projects/${source.id}/issues/${incident.iid}/clone`, { to_project_id: target.id });
+    expect([cloned.status, cloned.body.issue_type]).toEqual([201, 'incident']);
+    for (const type of ['task', 'test_case']) {
+      const old = (await s.post(`/projects/${source.id}/issues`, { title: `a ${type} stays`, issue_type: type })).body;
+      for (const kind of ['move', 'clone']) {
+        const res = await s.post(`/projects/${source.id}/issues/${old.iid}/${kind}`, { to_project_id: target.id });
+        expect([res.status, res.body]).toEqual([400, { message: `Cannot ${kind} issues of '${type}' type.` }]);
+      }
+      const still = (await s.get(`/projects/${source.id}/issues/${old.iid}`)).body;
+      expect([still.state, still.moved_to_id]).toEqual(['opened', null]);
+      expect((await s.get(`/projects/${target.id}/issues`, { query: { search: `${type} stays` } })).body).toEqual([]);
+    }
+  });
+
   it('refuses an archived source with can_move?\'s 400, nothing written', async () => {
     const shut = await s.createProject({ name: 'shut', namespace_id: group.id });
     const old = (await s.post(`/projects/${shut.id}/issues`, { title: 'frozen' })).body;

@@ -35,8 +35,12 @@ function canAdminIssues(rc: RequestContext, project: Project): boolean {
   return !archivedNow(rc.svc, project) && featureAvailable(rc.svc, rc.user, project, 'Issue') && effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
 }
 
-/** Issue#can_move? (can_clone? is the same): admin_issue on both projects, and the issue not moved already. MoveError answers 400. */
+/** IssueAvailableFeatures' move_and_clone: the issue types a move or clone takes. */
+const MOVABLE_TYPES = new Set(['issue', 'incident']);
+
+/** supports_move_and_clone?, then Issue#can_move? (can_clone? is the same): admin_issue on both projects, and the issue not moved already. MoveError answers 400. */
 export function checkCopy(rc: RequestContext, kind: CopyKind, project: Project, issue: IssueRow, target: Project): void {
+  if (!MOVABLE_TYPES.has(issue.issue_type)) throw apiError(400, `Cannot ${kind} issues of '${issue.issue_type}' type.`);
   if (issue.moved_to_id !== null || !canAdminIssues(rc, project) || !canAdminIssues(rc, target)) throw apiError(400, PERMISSION_ERRORS[kind]);
   if (kind === 'move' && project.id === target.id) throw apiError(400, 'Cannot move issue to project it originates from!');
 }
