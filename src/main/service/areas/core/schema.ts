@@ -2561,6 +2561,24 @@ ALTER TABLE merge_requests ADD COLUMN updated_by_id INTEGER;`,
     name: 'core/350_issue_moved_to',
     sql: 'ALTER TABLE issues ADD COLUMN moved_to_id INTEGER;',
   },
+  {
+    // A deleted note, issue or merge request takes its events with it, as GitLab's
+    // `has_many :events, as: :target, dependent:` on Note, Issue and MergeRequest: a comment deleted
+    // (or gone with its issue, merge request, snippet or epic) leaves no "commented on" event with a
+    // null note. (A milestone's events stay: Milestones::DestroyService keeps them, target_id nulled.)
+    // Triggers, so every delete path does it; the index finds a target's events among millions.
+    name: 'core/375_events_go_with_their_target',
+    sql: `CREATE INDEX events_target_id ON events (target_id, target_type) WHERE target_id IS NOT NULL;
+CREATE TRIGGER notes_events_delete AFTER DELETE ON notes BEGIN
+  DELETE FROM events WHERE target_id = OLD.id AND target_type IN ('Note', 'DiffNote', 'DiscussionNote');
+END;
+CREATE TRIGGER issues_events_delete AFTER DELETE ON issues BEGIN
+  DELETE FROM events WHERE target_id = OLD.id AND target_type = 'Issue';
+END;
+CREATE TRIGGER merge_requests_events_delete AFTER DELETE ON merge_requests BEGIN
+  DELETE FROM events WHERE target_id = OLD.id AND target_type = 'MergeRequest';
+END;`,
+  },
 ];
 
 /** core/295: the issue as it was (OLD) logged at the version its write just gave `project` (when `when`), and that project's entries past the last 100 dropped. */
