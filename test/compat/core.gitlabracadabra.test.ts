@@ -125,5 +125,67 @@ print(json.dumps({"merge_method": p.merge_method, "wiki": p.wiki_access_level, "
     const second = runRacadabra(served, settingsConfig);
     expect(second).not.toMatch(/Changing|Creating|Adding|Deleting|NOT Changing/i);
   });
-});
 
+  // Group labels, the seed's area gitlabracadabra manages: it lists them (ancestors' too, as GitLab's
+  // include_ancestor_groups defaults to true), creates, edits through the deprecated PUT with `name`
+  // and deletes by name. A CSS color name reads back as hex (Gitlab::Color.of), so against GitLab too
+  // it shows a change on every run.
+  it('manages group labels: creates, finds nothing to change, edits and deletes unknown ones', () => {
+    const labels = (extra: string): string => `
+labelled/:
+  create_object: true
+  name: Labelled
+${extra}
+labelled/team/:
+  create_object: true
+  name: Team
+  labels:
+    - name: team-only
+      color: '#0000ff'
+      description: Team label
+`;
+    const first = `  labels:
+    - name: bug
+      color: '#ff0000'
+      description: Something is broken
+    - name: feature request
+      color: '#00ff00'
+    - name: stale
+      color: '#cccccc'
+    - name: named
+      color: lightblue`;
+    const created = runRacadabra(served, labels(first));
+    expect(created).toMatch(/\[labelled\] Adding label feature request/);
+    expect(created).toMatch(/\[labelled\/team\] NOT Removing label: bug/);
+    const again = runRacadabra(served, labels(first));
+    expect(again.match(/^INFO.*(Changing|Adding|Removing).*$/gm)).toEqual([expect.stringContaining('[labelled] Changing label named color: #ADD8E6 -> lightblue')]);
+    const edited = runRacadabra(
+      served,
+      labels(`  unknown_labels: delete
+  labels:
+    - name: bug
+      color: '#aa0000'
+      description: Broken, really
+    - name: feature request
+      color: '#00ff00'
+      description: Wanted`),
+    );
+    expect(edited).toMatch(/\[labelled\] Removing label stale/);
+    const out = runPython(
+      served,
+      `
+g = gl.groups.get("labelled")
+t = gl.groups.get("labelled/team")
+print(json.dumps({"group": sorted((l.name, l.color, l.description) for l in g.labels.list()),
+  "team": sorted(l.name for l in t.labels.list()), "team_only": [l.name for l in t.labels.list(include_ancestor_groups=False)]}))`,
+    );
+    expect(out).toEqual({
+      group: [
+        ['bug', '#aa0000', 'Broken, really'],
+        ['feature request', '#00ff00', 'Wanted'],
+      ],
+      team: ['bug', 'feature request', 'team-only'],
+      team_only: ['team-only'],
+    });
+  });
+});
