@@ -84,6 +84,25 @@ describe('moving an issue', () => {
     expect(again.body).toEqual({ message: 'Cannot move issue due to insufficient permissions!' });
   });
 
+  it('keeps the milestone itself where the target reaches it, else takes the target\'s of its title (the milestone by id, then by title)', async () => {
+    // A subgroup's milestone and then its parent's of the same title (each group's titles are its own).
+    const sub = await s.createGroup({ path: 'move-sub', parent_id: group.id });
+    const near = (await s.post(`/groups/${sub.id}/milestones`, { title: 'shared' })).body;
+    const far = (await s.post(`/groups/${group.id}/milestones`, { title: 'shared' })).body;
+    expect(far.id).toBeGreaterThan(near.id);
+    const from = await s.createProject({ name: 'sub-source', namespace_id: sub.id });
+    const to = await s.createProject({ name: 'sub-target', namespace_id: sub.id });
+    const onFar = (await s.post(`/projects/${from.id}/issues`, { title: 'on the parent milestone', milestone_id: far.id })).body;
+    const onNear = (await s.post(`/projects/${from.id}/issues`, { title: 'on the subgroup milestone', milestone_id: near.id })).body;
+    const inPlace = (await s.post(`/projects/${from.id}/issues/${onFar.iid}/clone`, { to_project_id: from.id })).body;
+    const cloned = (await s.post(`/projects/${from.id}/issues/${onFar.iid}/clone`, { to_project_id: to.id })).body;
+    const moved = (await s.post(`/projects/${from.id}/issues/${onNear.iid}/move`, { to_project_id: to.id })).body;
+    expect([inPlace.milestone.id, cloned.milestone.id, moved.milestone.id]).toEqual([far.id, far.id, near.id]);
+    expect((await s.get(`/groups/${group.id}/milestones/${far.id}/issues`)).body.map((i: { id: number }) => i.id).sort()).toEqual([onFar.id, inPlace.id, cloned.id].sort());
+    // Out of the subgroup, in the parent: the subgroup's is out of reach, the parent's of its title taken.
+    expect((await s.post(`/projects/${to.id}/issues/${moved.iid}/move`, { to_project_id: target.id })).body.milestone.id).toBe(far.id);
+  });
+
   it('names a project in another namespace by its full path', async () => {
     const old = (await s.post(`/projects/${source.id}/issues`, { title: 'far away' })).body;
     const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id })).body;

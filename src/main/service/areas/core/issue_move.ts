@@ -7,7 +7,7 @@ import type { IssueRow } from './entities';
 import { recordEvent } from './events';
 import { featureAvailable } from './feature-access';
 import { afterIssuableWrite } from './issuable_events';
-import { milestoneInScopeByTitle } from './milestones';
+import { findMilestoneById, milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { createNote, newDiscussionId } from './notes';
 import { findNamespaceById } from './namespaces';
 import type { Project } from './projects';
@@ -17,11 +17,12 @@ import { nextIid } from './workitems';
 /**
  * POST .../issues/:iid/move and .../clone (WorkItems::DataSync::MoveService and CloneService): a
  * new issue in the target project with the next iid, the original's fields, its assignees, the
- * target's labels and milestone of the same titles (AttributesRewriter) and (always for a move,
- * with_notes for a clone) its notes; a "moved/cloned from" note on the new issue and "moved/cloned
- * to" on the old one. A move keeps the author, created_at, state and award emoji, closes the old
- * issue and sets its moved_to_id, and points its links at the new issue; a clone is the caller's,
- * created now and opened, without award emoji, and leaves the old issue as it was.
+ * target's labels of the same titles, its milestone where the target reaches it (else the target's
+ * of its title) and (always for a move, with_notes for a clone) its notes; a "moved/cloned from"
+ * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
+ * state and award emoji, closes the old issue and sets its moved_to_id, and points its links at the
+ * new issue; a clone is the caller's, created now and opened, without award emoji, and leaves the
+ * old issue as it was.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -59,7 +60,9 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
   return inTransaction(db, () => {
     const now = isoTime(rc.svc.now());
     const labels = (JSON.parse(issue.labels) as string[]).filter((title) => findLabelByTitle(rc.svc, { kind: 'project', project: target }, title));
-    const milestone = issue.milestone_id === null ? undefined : (db.prepare('SELECT title FROM milestones WHERE id = ?').get(issue.milestone_id) as { title: string } | undefined);
+    // The milestone itself where the target reaches it, else the target's of its title (WorkItems::DataSync::Widgets::Milestone).
+    const milestone = issue.milestone_id === null ? undefined : findMilestoneById(rc.svc, issue.milestone_id);
+    const milestoneId = milestone && (milestoneInScope(rc.svc, target, milestone.id) ?? milestoneInScopeByTitle(rc.svc, target, milestone.title))?.id;
     // A move keeps the issue's life (created, state, closing); a clone is a new issue, opened now (CloneService's overwritten_params).
     const life = kind === 'move' ? issue : { state: 'opened', closed_at: null, closed_by_id: null, created_at: now };
     const info = db
@@ -82,7 +85,7 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
         issue.due_date,
         issue.weight,
         issue.issue_type,
-        (milestone && milestoneInScopeByTitle(rc.svc, target, milestone.title)?.id) ?? null,
+        milestoneId ?? null,
         life.closed_at,
         life.closed_by_id,
         life.created_at,
