@@ -120,7 +120,8 @@ export function labelListSql(svc: ServiceContext, parent: LabelParent, scope: La
   if (!owners) return list;
   const ofOwners = `FROM label_owner_counts WHERE (owner = 'project' AND owner_id IN (${marks(owners.projects)})) OR (owner = 'group' AND owner_id IN (${marks(owners.groups)}))`;
   const ownerArgs = [...owners.projects, ...owners.groups];
-  if (!search) list.countFrom = svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted ${ofOwners}`).get(...ownerArgs) as { counted: number };
+  // The owners' counters count their labels exactly (deep pages near the end read back from it).
+  if (!search) list.countFrom = { ...(svc.db.prepare(`SELECT coalesce(sum(n), 0) AS counted ${ofOwners}`).get(...ownerArgs) as { counted: number }), exact: true };
   list.anchors = {
     key: JSON.stringify(['Label', list.from, args]),
     version: () => (svc.db.prepare(`SELECT coalesce(sum(version), 0) AS v ${ofOwners}`).get(...ownerArgs) as { v: number }).v,

@@ -218,7 +218,8 @@ export function projectSnippetList(svc: ServiceContext, user: User | null, proje
     // snippets/003's version moves on every write to the project's snippets; the caller's view is in the key.
     rowsAtVersion: true,
   };
-  return { select: 's.*', from, args, order, countFrom: counted, anchors };
+  // The counters' keys are the reader's view: the list's exact length (deep pages near the end read back from it).
+  return { select: 's.*', from, args, order, countFrom: { ...counted, exact: true }, anchors };
 }
 
 /** `update_snippet` / `admin_snippet`: the author, a project Maintainer, or an admin. */
