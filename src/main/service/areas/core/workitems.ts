@@ -2000,7 +2000,10 @@ export function idSetLists(
         projectsHold: !!scope.projects && !!smallest.size && smallest.size() === countedInScope(rc, 'label_counts', 'issuable_type = ? AND title = ? COLLATE NOCASE', [type, smallest.args[0]], { where: '1 = 1', args: [], instance: true }),
       })
     : undefined;
-  const count = indexed
+  // With an author beside it, SQLite reads the author's (author_id, created_at) index for the
+  // indexed condition's count: a set counted whole in the scope (under the bound) is counted through
+  // its rows instead (the administrator's incidents, of none, created_after: 951,002 issues walked, 274 ms).
+  const count = indexed && !(matches < bound && authorFiltered(where))
     ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
     : rowsOnly ?? bySetCount;
   if (matches < bound || pairedRead || sortsScope) {
