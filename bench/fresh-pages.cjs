@@ -21,14 +21,11 @@
  * pages once before timing it: pages never read since the copy was made cost cold disk reads in the
  * rows statement. `--young-mb`/`--old-growth`: boundHeap's budget instead of MEMORY_BUDGET's, to try one.)
  */
-const { readdirSync, readFileSync } = require('node:fs');
-const { join, resolve } = require('node:path');
+const { readFileSync } = require('node:fs');
 const { spawnSync } = require('node:child_process');
 const { parseArgs } = require('node:util');
-const { EventEmitter } = require('node:events');
-const http = require('node:http');
+const { openService } = require('./in-process-service.cjs');
 
-const TOKEN = 'glpat-bench-root-token-00000001';
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
   options: {
@@ -46,36 +43,12 @@ const { values: opts, positionals } = parseArgs({
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-class Res extends EventEmitter {
-  writableEnded = false; headersSent = false; destroyed = false; status = 0; body = undefined;
-  writeHead(status) { this.status = status; this.headersSent = true; return this; }
-  setHeader() {}
-  end(body) { this.writableEnded = true; this.body = body; }
-}
-
 /** In the child: one build, its big/ data dir, the pages in turn; prints one JSON line. */
 async function child(spec) {
   const [out, dir] = spec.split(':');
-  const handlers = [];
-  const createServer = http.createServer;
-  http.createServer = (listener) => (handlers.push(listener), createServer(listener));
-  const chunks = join(resolve(out), 'main/chunks');
-  const service = require(join(chunks, readdirSync(chunks).find((f) => f.startsWith('service-'))));
   const budget = opts['young-mb'] || opts['old-growth'] ? { youngGenerationMb: Number(opts['young-mb'] ?? 8), oldGenerationGrowthPercent: Number(opts['old-growth'] ?? 20) } : undefined;
-  service.boundHeap?.(budget);
-  const m = JSON.parse(readFileSync(join(dir, 'big/bench-manifest.json'), 'utf8'));
-  const svc = await service.createService({ dataDir: join(dir, 'big'), rootToken: TOKEN });
-  await svc.listen();
-  const handle = handlers[handlers.length - 1];
-  const socket = { remoteAddress: '127.0.0.1', encrypted: false };
-  const headers = { host: '127.0.0.1', 'private-token': TOKEN };
-  const get = (project, page) => {
-    const res = new Res();
-    handle({ url: '/api/v4' + opts.path.replace(':big', project).replace(':page', String(page)), method: 'GET', headers, socket }, res);
-    if (!res.writableEnded) throw new Error('answered asynchronously');
-    if (res.status !== 200) throw new Error(`status ${res.status}`);
-    return res;
-  };
+  const { svc, manifest: m, get: read } = await openService(out, dir, budget);
+  const get = (project, page) => read(opts.path.replace(':big', project).replace(':page', String(page)));
   const from = Number(opts.from);
   const pages = Number(opts.pages);
   // Warm the JIT on pages before FROM (read once each, so FROM on stays unread).

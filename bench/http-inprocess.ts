@@ -34,7 +34,6 @@ const CHILD = `
 const { mkdtempSync, rmSync, readdirSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { EventEmitter } = require('node:events');
 const http = require('node:http');
 // The service's request handler, caught as it creates its server.
 let handler = null;
@@ -44,12 +43,7 @@ const [out, count, only, heads] = process.argv.slice(1);
 const chunks = join(out, 'main/chunks');
 const { createService } = require(join(chunks, readdirSync(chunks).find((f) => f.startsWith('service-'))));
 const TOKEN = 'glpat-bench-root-token-00000001';
-class Res extends EventEmitter {
-  writableEnded = false; headersSent = false; destroyed = false; status = 0; body = undefined;
-  writeHead(status) { this.status = status; this.headersSent = true; return this; }
-  setHeader() {}
-  end(body) { this.writableEnded = true; this.body = body; }
-}
+const { Res } = require(${JSON.stringify(resolve(__dirname, 'in-process-service.cjs'))});
 (async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandlab-inprocess-'));
   const svc = await createService({ dataDir: dir, rootToken: TOKEN });
