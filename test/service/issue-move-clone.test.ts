@@ -103,6 +103,26 @@ describe('moving an issue', () => {
     expect((await s.post(`/projects/${to.id}/issues/${moved.iid}/move`, { to_project_id: target.id })).body.milestone.id).toBe(far.id);
   });
 
+  it('carries its subscriptions to the moved issue, not to a clone (WorkItems::DataSync::Widgets::Notifications)', async () => {
+    const watcher = await s.createUser();
+    const assignee = await s.createUser();
+    for (const p of [source, target]) for (const u of [watcher, assignee]) await s.addMember('projects', p.id, u.user.id, 20);
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'watched', assignee_ids: [assignee.user.id] })).body;
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/subscribe`, {}, { token: watcher.token })).status).toBe(201);
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/unsubscribe`, {}, { token: assignee.token })).status).toBe(201);
+    const subscribed = async (p: number, iid: number) => {
+      const out: boolean[] = [];
+      for (const u of [watcher, assignee]) out.push((await s.get(`/projects/${p}/issues/${iid}`, { token: u.token })).body.subscribed);
+      return out;
+    };
+    const clone = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id })).body;
+    // A clone starts afresh: the watcher is nobody there, the assignee a participant.
+    expect(await subscribed(target.id, clone.iid)).toEqual([false, true]);
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id })).body;
+    expect(await subscribed(target.id, moved.iid)).toEqual([true, false]);
+    expect(await subscribed(source.id, old.iid)).toEqual([true, false]);
+  });
+
   it('names a project in another namespace by its full path', async () => {
     const old = (await s.post(`/projects/${source.id}/issues`, { title: 'far away' })).body;
     const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id })).body;

@@ -20,9 +20,9 @@ import { nextIid } from './workitems';
  * target's labels of the same titles, its milestone where the target reaches it (else the target's
  * of its title) and (always for a move, with_notes for a clone) its notes; a "moved/cloned from"
  * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
- * state and award emoji, closes the old issue and sets its moved_to_id, and points its links at the
- * new issue; a clone is the caller's, created now and opened, without award emoji, and leaves the
- * old issue as it was.
+ * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, and points
+ * its links at the new issue; a clone is the caller's, created now and opened, without award emoji
+ * or subscriptions, and leaves the old issue as it was.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -94,12 +94,17 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     const copyId = Number(info.lastInsertRowid);
     const copy = db.prepare('SELECT * FROM issues WHERE id = ?').get(copyId) as IssueRow;
     recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: target.id, targetType: 'Issue', targetId: copy.id, targetIid: copy.iid, targetTitle: copy.title });
-    // Award emoji go with a move only (WorkItems::DataSync::Widgets::AwardEmoji).
-    if (kind === 'move')
+    // Award emoji and (un)subscriptions go with a move only (WorkItems::DataSync::Widgets::AwardEmoji, ::Notifications).
+    if (kind === 'move') {
       db.prepare(
         `INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
          SELECT name, user_id, awardable_type, ?, created_at, updated_at FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ? ORDER BY id`,
       ).run(copyId, issue.id);
+      db.prepare(
+        `INSERT INTO subscriptions (subscribable_type, subscribable_id, user_id, subscribed, created_at, updated_at)
+         SELECT subscribable_type, ?, user_id, subscribed, created_at, updated_at FROM subscriptions WHERE subscribable_type = 'Issue' AND subscribable_id = ?`,
+      ).run(copyId, issue.id);
+    }
     if (kind === 'move' || withNotes) copyNotes(rc, issue, copy);
     const verb = kind === 'move' ? 'moved' : 'cloned';
     const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
