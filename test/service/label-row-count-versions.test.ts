@@ -25,6 +25,8 @@ beforeAll(async () => {
   big = (await s.createProject({ name: 'big', namespace_id: group })).id;
   small = (await s.createProject({ name: 'small', namespace_id: group })).id;
   ok(await s.post(`/projects/${small}/merge_requests`, { title: 'Elsewhere', source_branch: 'x', target_branch: 'main', labels: 'bug' }));
+  // One of the group's a draft (not in the lists): wip=no is a filter there (noneInScope leaves it out otherwise).
+  ok(await s.post(`/projects/${small}/merge_requests`, { title: 'Draft: elsewhere', source_branch: 'y', target_branch: 'main' }));
   const ctx = s.service.context;
   ctx.db.transaction(() => {
     for (let i = 1; i <= N; i++) {

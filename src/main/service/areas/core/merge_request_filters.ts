@@ -2,7 +2,7 @@ import { addFilter } from '../../db/filter';
 import { declared, requireMutuallyExclusive, t } from '../../http/params';
 import type { RequestContext } from '../../http/route';
 import { draftTitleSql090 } from './schema';
-import { type IdSet, userIdByUsername } from './workitems';
+import { type IdSet, type Scope, noneInScope, userIdByUsername } from './workitems';
 import type { Complement } from './issue_filters';
 
 /**
@@ -17,7 +17,7 @@ import type { Complement } from './issue_filters';
  * own source project, the usual case, walk the list. Returns wip=no's complement (its drafts' rows in
  * a project), null without it.
  */
-export function addMergeRequestFilters(rc: RequestContext, where: string[], args: unknown[], idSets: IdSet[]): Complement | null {
+export function addMergeRequestFilters(rc: RequestContext, scope: Scope, where: string[], args: unknown[], idSets: IdSet[]): Complement | null {
   const q = declared(rc.params, {
     wip: t.string().values(['yes', 'no']),
     source_project_id: t.integer(),
@@ -29,24 +29,27 @@ export function addMergeRequestFilters(rc: RequestContext, where: string[], args
     deployed_before: t.string(),
   });
   requireMutuallyExclusive(rc.params, ['merge_user_id', 'merge_user_username']);
+  // INDEXED BY: for a project's drafts SQLite took (project_id, title), which holds the titles, and read every title of the project.
+  const drafts = `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')}`;
+  // wip=no where no record of the scope is a draft: every one meets it, no filter (noneInScope).
+  const wipNo = q.wip === 'no' && !noneInScope(rc, drafts, [], 'dr.project_id', scope);
   if (q.wip === 'yes') {
     const probe = draftTitleSql090('x.title');
     where.push(probe);
-    // INDEXED BY: for a project's drafts SQLite took (project_id, title), which holds the titles, and read every title of the project.
     idSets.push({
       probe,
       id: 'dr.id',
-      rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')}`,
+      rows: drafts,
       args: [],
       projectColumn: 'dr.project_id',
       covering: `FROM merge_requests c INDEXED BY merge_requests_drafts_order WHERE ${draftTitleSql090('c.title')}`,
     });
-  } else if (q.wip === 'no') {
+  } else if (wipNo) {
     where.push(`NOT ${draftTitleSql090('x.title')}`);
   }
   // wip=no's complement: a project's drafts (complementBoundCount).
-  const complement = q.wip === 'no' ? {
-          rows: `FROM merge_requests dr INDEXED BY merge_requests_drafts WHERE ${draftTitleSql090('dr.title')} AND dr.project_id = ?`,
+  const complement = wipNo ? {
+          rows: `${drafts} AND dr.project_id = ?`,
           walk: `FROM merge_requests c INDEXED BY merge_requests_drafts_order WHERE ${draftTitleSql090('c.title')} AND c.project_id = ?`,
         } : null;
   if (q.source_project_id != null) {

@@ -208,6 +208,29 @@ function reactsTo(rc: RequestContext, type: 'Issue' | 'MergeRequest', userId: nu
   return rc.svc.db.prepare('SELECT 1 FROM award_emoji WHERE user_id = ? AND awardable_type = ? LIMIT 1').get(userId, type) !== undefined;
 }
 
+/**
+ * No record of `scope` has a row of `rows` (`FROM ... WHERE ...`, `args`; `projectColumn` the rows'
+ * project): none of the type anywhere, else none in the scope's project or projects (the instance's
+ * other scopes: not proven). A filter every record then meets is left out, as my_reaction_emoji=None
+ * and a date bound every record meets are, and the list keeps the readers of its other filters:
+ * assignee_id=None where no record names an assignee (core/066's rows: every list written is a JSON
+ * list of user ids, so a list other than '[]' has a row, as labelBoundCount counts them), wip=no where
+ * none is a draft. /merge_requests?labels=label-2&assignee_id=None page 500 read label-2's rows'
+ * records one by one for their assignees, where its label rows alone answer it.
+ */
+export function noneInScope(rc: RequestContext, rows: string, args: unknown[], projectColumn: string, scope: Scope): boolean {
+  const has = (sql: string, a: unknown[]): boolean => rc.svc.db.prepare(`SELECT 1 ${sql} LIMIT 1`).get(...a) !== undefined;
+  if (!has(rows, args)) return true;
+  if (scope.projectId !== undefined) return !has(`${rows} AND ${projectColumn} = ?`, [...args, scope.projectId]);
+  return !!scope.projects && !has(`${rows} AND ${projectColumn} IN (${scope.projects})`, [...args, ...scope.args]);
+}
+
+/** A user filter's value (assignee_id, reviewer_id), but None undefined where no record of `scope` names anyone in the role (noneInScope). */
+function unlessNoneInRole(rc: RequestContext, type: 'Issue' | 'MergeRequest', role: 'assignee' | 'reviewer', value: number | 'none' | 'any' | undefined, scope: Scope): number | 'none' | 'any' | undefined {
+  if (value !== 'none') return value;
+  return noneInScope(rc, `FROM issuable_users u WHERE u.issuable_type = '${type}' AND u.role = '${role}'`, [], 'u.project_id', scope) ? undefined : value;
+}
+
 /** `my_reaction_emoji`: the caller reacted with that emoji, with anything (Any), or not at all (None). */
 function reactionCondition(type: 'Issue' | 'MergeRequest', userId: number, value: string): { sql: string; args: unknown[]; set?: IdSet } {
   const mine = 'SELECT 1 FROM award_emoji a WHERE a.user_id = ? AND a.awardable_type = ? AND a.awardable_id = x.id';
@@ -656,7 +679,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   if (q.author_id !== undefined) addFilter(where, args, 'x.author_id = ?', q.author_id);
   if (q.author_username) addFilter(where, args, 'x.author_id = (SELECT id FROM users WHERE lower(username) = lower(?))', q.author_username);
-  const assignee = integerNoneAny(rc.params, 'assignee_id');
+  const assignee = unlessNoneInRole(rc, type, 'assignee', integerNoneAny(rc.params, 'assignee_id'), scope);
   if (assignee !== undefined) addUserRoleFilter(type, 'assignee', assignee, scope, where, args, idSets);
   // assignee_username: assigned to every user named (a name no user has: none), as assignee_id.
   requireMutuallyExclusive(rc.params, ['assignee_id', 'assignee_username']);
@@ -667,7 +690,7 @@ export function workItemFilters(rc: RequestContext, states: readonly string[], t
   }
   // Merge requests' reviewers: reviewer_id as assignee_id; reviewer_username one user's name (a
   // name no user has, None and Any among them, matches nothing, as in MergeRequestsFinder).
-  const reviewer = type === 'MergeRequest' ? integerNoneAny(rc.params, 'reviewer_id') : undefined;
+  const reviewer = type === 'MergeRequest' ? unlessNoneInRole(rc, type, 'reviewer', integerNoneAny(rc.params, 'reviewer_id'), scope) : undefined;
   if (type === 'MergeRequest') {
     const r = declared(rc.params, { reviewer_id: t.string(), reviewer_username: t.string() });
     requireMutuallyExclusive(rc.params, ['reviewer_id', 'reviewer_username']);

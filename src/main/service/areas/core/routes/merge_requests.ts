@@ -83,7 +83,7 @@ function mergeRequestRows(rc: RequestContext, scope: Scope): MergeRequestRow[] {
   const filtered = where.length;
   if (q.source_branch) addFilter(where, args, 'x.source_branch = ?', q.source_branch);
   if (q.target_branch) addFilter(where, args, 'x.target_branch = ?', q.target_branch);
-  const complement = addMergeRequestFilters(rc, where, args, filters.idSets);
+  const complement = addMergeRequestFilters(rc, scope, where, args, filters.idSets);
   const noMoreFilters = where.length === filtered;
   // wip=no and perhaps a state, nothing else: counted by its few drafts (complementBoundCount).
   const wipOnly = complement !== null && where.length === filtered + 1 && filters.counted !== null && filters.counted.authorId === null && filters.counted.milestone === null;
