@@ -123,6 +123,28 @@ describe('moving an issue', () => {
     expect(await subscribed(source.id, old.iid)).toEqual([true, false]);
   });
 
+  it('takes the old issue\'s place in its epic where the mover may update the epic (EE::Issues::MoveService#rewrite_epic_issue)', async () => {
+    const epic = (await s.post(`/groups/${group.id}/epics`, { title: 'the epic' })).body;
+    const linked = async (title: string) => {
+      const issue = (await s.post(`/projects/${source.id}/issues`, { title })).body;
+      expect((await s.post(`/groups/${group.id}/epics/${epic.iid}/issues/${issue.id}`)).status).toBe(201);
+      return issue;
+    };
+    const epicIssues = async () => (await s.get(`/groups/${group.id}/epics/${epic.iid}/issues`)).body.map((i: { id: number }) => i.id).sort((x: number, y: number) => x - y);
+    const first = await linked('in the epic');
+    const second = await linked('in the epic too');
+    const moved = (await s.post(`/projects/${source.id}/issues/${first.iid}/move`, { to_project_id: target.id })).body;
+    expect(await epicIssues()).toEqual([second.id, moved.id].sort((x, y) => x - y));
+    for (const p of [source, target]) expect((await s.get(`/projects/${p.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([p === source ? second.id : moved.id]);
+    // A Planner of both projects but not of the epic's group may not update the epic: the link stays.
+    const { user, token } = await s.createUser();
+    await s.addMember('projects', source.id, user.id, 15);
+    await s.addMember('projects', target.id, user.id, 15);
+    const movedByPlanner = await s.post(`/projects/${source.id}/issues/${second.iid}/move`, { to_project_id: target.id }, { token });
+    expect(movedByPlanner.status).toBe(201);
+    expect(await epicIssues()).toEqual([second.id, moved.id].sort((x, y) => x - y));
+  });
+
   it('names a project in another namespace by its full path', async () => {
     const old = (await s.post(`/projects/${source.id}/issues`, { title: 'far away' })).body;
     const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id })).body;

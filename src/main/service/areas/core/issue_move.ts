@@ -2,6 +2,7 @@ import type { RequestContext } from '../../http/route';
 import { apiError } from '../../http/errors';
 import { inTransaction } from '../../db/connection';
 import { findLabelByTitle } from '../labels/labels';
+import { canAdminGroupEpics } from '../epics/epics';
 import { Access, archivedNow, effectiveProjectAccess } from './access';
 import type { IssueRow } from './entities';
 import { recordEvent } from './events';
@@ -21,8 +22,8 @@ import { nextIid } from './workitems';
  * of its title) and (always for a move, with_notes for a clone) its notes; a "moved/cloned from"
  * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
  * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, and points
- * its links at the new issue; a clone is the caller's, created now and opened, without award emoji
- * or subscriptions, and leaves the old issue as it was.
+ * its links and its epic's link at the new issue; a clone is the caller's, created now and opened,
+ * without award emoji or subscriptions, and leaves the old issue as it was.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -115,6 +116,9 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     systemNote(issue, project, 'to', copy, target);
     if (kind === 'move') {
       // Its links now join the new issue (rewrite_related_issues); the old one is closed and points at it.
+      // Its place in an epic too, where the caller may update the epic (EE's rewrite_epic_issue).
+      const inEpic = db.prepare('SELECT ei.id, e.group_id FROM epic_issues ei JOIN epics e ON e.id = ei.epic_id WHERE ei.issue_id = ?').get(issue.id) as { id: number; group_id: number } | undefined;
+      if (inEpic && canAdminGroupEpics(rc.svc, user, inEpic.group_id)) db.prepare('UPDATE epic_issues SET issue_id = ? WHERE id = ?').run(copyId, inEpic.id);
       db.prepare('UPDATE OR IGNORE issue_links SET source_id = ? WHERE source_id = ?').run(copyId, issue.id);
       db.prepare('UPDATE OR IGNORE issue_links SET target_id = ? WHERE target_id = ?').run(copyId, issue.id);
       const closing = issue.state === 'opened';
