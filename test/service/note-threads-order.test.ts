@@ -169,3 +169,72 @@ describe('a record\'s threads, participants and subscribed without every note re
     }
   });
 });
+
+describe('a record\'s threads and participants after comments are deleted through the API', () => {
+  /** Every read that may keep a page: the threads (Planner and Guest), the participants, the notes' count. */
+  async function expectAsTheNotes(kind: string, type: string, iid: number, id: number, where: string): Promise<void> {
+    await expectThreads(kind, iid, threadsTruth(type, id, true));
+    await expectThreads(kind, iid, threadsTruth(type, id, false), guestToken);
+    for (const token of [undefined, guestToken]) {
+      const res = ok(await s.get(`/projects/${project}/${kind}/${iid}/participants`, { token }));
+      expect(res.map((u: any) => u.id), `${where}: ${kind} participants ${token ? 'guest' : 'root'}`).toEqual(participantsTruth(type, id, !token));
+    }
+    const notes = await s.get(`/projects/${project}/${kind}/${iid}/notes`, { query: { per_page: '2' } });
+    const count = s.service.context.db.prepare('SELECT count(*) AS n FROM notes WHERE noteable_type = ? AND noteable_id = ?').get(type, id) as { n: number };
+    expect(notes.headers.get('x-total'), where).toBe(String(count.n));
+  }
+
+  it('moves a thread to its next note, a commenter to their next note, and drops both with their last', async () => {
+    const [a, b, c] = users;
+    for (const kind of ['issues', 'merge_requests']) {
+      const type = kind === 'issues' ? 'Issue' : 'MergeRequest';
+      const record = ok(await s.api('POST', `/projects/${project}/${kind}`, { body: kind === 'issues' ? { title: 'Deletes' } : { title: 'Deletes', source_branch: 'g', target_branch: 'main' } }));
+      const base = `/projects/${project}/${kind}/${record.iid}`;
+      const post = async (u: (typeof users)[number], body: Record<string, unknown>, thread?: string): Promise<any> =>
+        ok(await s.api('POST', thread ? `${base}/discussions/${thread}/notes` : `${base}/discussions`, { body, token: u.token }));
+      // a, b, a (internal: a Guest sees a from the fifth), c, a; a thread of b's with replies by a and c; a thread opened internal.
+      const n1 = (await post(a, { body: 'one' })).notes[0].id;
+      await post(b, { body: 'two' });
+      const n3 = (await post(a, { body: 'three', internal: true })).notes[0].id;
+      await post(c, { body: 'four' });
+      await post(a, { body: 'five' });
+      const thread = await post(b, { body: 'six' });
+      const reply = (await post(a, { body: 'seven' }, thread.id)).id;
+      await post(c, { body: 'eight' }, thread.id);
+      const hidden = await post(b, { body: 'nine', internal: true });
+      const shown = (await post(c, { body: 'ten' }, hidden.id)).id;
+      await expectAsTheNotes(kind, type, record.iid, record.id, 'before');
+      // a's first note: a follows b (and, for a Guest, c); the thread of one note goes.
+      // The thread's first note: it starts at a's reply. The internal thread's first public note: a Guest no longer sees it.
+      // Then the rest of a's notes: a is no commenter.
+      const deletes: [string, number][] = [['a\'s first', n1], ['a thread\'s first', thread.notes[0].id], ['an internal thread\'s public reply', shown], ['a\'s internal', n3]];
+      for (const [what, note] of deletes) {
+        expect((await s.api('DELETE', `${base}/notes/${note}`)).status, what).toBe(204);
+        await expectAsTheNotes(kind, type, record.iid, record.id, `after ${what}`);
+      }
+      const left = s.service.context.db.prepare('SELECT id FROM notes WHERE noteable_type = ? AND noteable_id = ? AND author_id = ?').all(type, record.id, a.id) as { id: number }[];
+      expect(left.map((n) => n.id)).toContain(reply);
+      for (const n of left) expect((await s.api('DELETE', `${base}/notes/${n.id}`)).status).toBe(204);
+      await expectAsTheNotes(kind, type, record.iid, record.id, 'after all of a\'s');
+      expect(ok(await s.get(`${base}/participants`)).map((u: any) => u.id)).not.toContain(a.id);
+    }
+  });
+
+  it('recomputes a deleted note\'s thread and commenter by their own indexes, not the record\'s notes', () => {
+    const db = s.service.context.db;
+    const body = (trigger: string): string => (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(trigger) as { sql: string }).sql;
+    // The triggers' SELECTs, with OLD's values as parameters (a record of 260 notes, an author with 130 of them).
+    const select = (trigger: string, end: RegExp): string => {
+      const sql = body(trigger);
+      const start = sql.indexOf('SELECT', sql.indexOf('INSERT INTO'));
+      return sql.slice(start, sql.search(end) + sql.match(end)![0].length).replace(/OLD\.\w+/g, (m) => `@${m.slice(4)}`);
+    };
+    const old = { noteable_type: 'Issue', noteable_id: issueId, discussion_id: 'x', author_id: users[0].id };
+    const discussion = select('note_discussions_delete', /GROUP BY noteable_type, noteable_id, discussion_id/);
+    expect(queryPlan(db, discussion, old)).toContain('SEARCH notes USING INDEX notes_discussion (discussion_id=?)');
+    const author = select('note_authors_delete', /ORDER BY n\.id LIMIT 1/);
+    const plan = queryPlan(db, author, old);
+    expect(plan).toContain('SEARCH n USING COVERING INDEX notes_author_noteable (author_id=? AND noteable_type=? AND noteable_id=?)');
+    expect(plan).not.toMatch(/TEMP B-TREE|CO-ROUTINE/);
+  });
+});
