@@ -32,6 +32,10 @@ interface Server {
   pid: number;
   token: string;
   groupId: number;
+  /** The big and small projects of the big instance (a move goes from one to the other). */
+  projects: [number, number];
+  /** The big project's issue with 200,000 notes (bench/scale-busy.ts), if the data has one. */
+  busyIssueIid?: number;
 }
 interface Sample {
   cpu: number;
@@ -73,14 +77,65 @@ const newIssue = async (s: Server, p: number) => (await call(s, 'POST', `/projec
 const newMergeRequest = async (s: Server, p: number) =>
   (await call(s, 'POST', `/projects/${p}/merge_requests`, { title: unique('mr'), source_branch: unique('src'), target_branch: 'main' })).json;
 
+const newIssueWithNotes = async (s: Server, p: number) => {
+  const i = await newIssue(s, p);
+  for (let n = 0; n < 3; n++) await call(s, 'POST', `/projects/${p}/issues/${i.iid}/notes`, { body: unique('note') });
+  return i;
+};
+const labelled = async (s: Server, p: number) =>
+  (await call(s, 'POST', `/projects/${p}/issues`, { title: unique('issue'), labels: 'bug,label-1' })).json;
+/** A comment of the busy issue (the big project's 200,000-note #2; on the small project an issue of a few notes), made and then deleted by the write. */
+const busyNote = async (s: Server, p: number) => {
+  const iid = p === s.projects[0] && s.busyIssueIid ? s.busyIssueIid : (await newIssueWithNotes(s, p)).iid;
+  const n = (await call(s, 'POST', `/projects/${p}/issues/${iid}/notes`, { body: unique('note') })).json;
+  return { iid, id: n.id };
+};
+/** The other project of the instance: an issue moves from the big project to the small one and back. */
+const otherProject = (s: Server, p: number): number => (p === s.projects[0] ? s.projects[1] : s.projects[0]);
+/** A label (or milestone) of the project on `count` of its new issues. */
+const usedLabel = async (s: Server, p: number) => {
+  const name = unique('used');
+  await call(s, 'POST', `/projects/${p}/labels`, { name, color: '#336699' });
+  for (let n = 0; n < 20; n++) await call(s, 'POST', `/projects/${p}/issues`, { title: unique('issue'), labels: name });
+  return name;
+};
+const usedMilestone = async (s: Server, p: number) => {
+  const m = (await call(s, 'POST', `/projects/${p}/milestones`, { title: unique('milestone') })).json;
+  for (let n = 0; n < 20; n++) await call(s, 'POST', `/projects/${p}/issues`, { title: unique('issue'), milestone_id: m.id });
+  return m;
+};
+const newEpic = async (s: Server) => (await call(s, 'POST', `/groups/${s.groupId}/epics`, { title: unique('epic'), labels: 'bug' })).json;
+
 const projectWrites: Write[] = [
   { name: 'POST issue', write: (_s, p) => ['POST', `/projects/${p}/issues`, { title: unique('issue'), labels: 'bug' }] },
   { name: 'PUT issue title', prepare: newIssue, write: (_s, p, i) => ['PUT', `/projects/${p}/issues/${i.iid}`, { title: unique('retitled') }] },
   { name: 'PUT issue add_labels', prepare: newIssue, write: (_s, p, i) => ['PUT', `/projects/${p}/issues/${i.iid}`, { add_labels: 'bug,label-1' }] },
   { name: 'PUT issue state_event=close', prepare: newIssue, write: (_s, p, i) => ['PUT', `/projects/${p}/issues/${i.iid}`, { state_event: 'close' }] },
+  {
+    name: 'PUT issue state_event=reopen',
+    prepare: async (s, p) => {
+      const i = await newIssue(s, p);
+      await call(s, 'PUT', `/projects/${p}/issues/${i.iid}`, { state_event: 'close' });
+      return i;
+    },
+    write: (_s, p, i) => ['PUT', `/projects/${p}/issues/${i.iid}`, { state_event: 'reopen' }],
+  },
+  { name: 'PUT issue labels', prepare: labelled, write: (_s, p, i) => ['PUT', `/projects/${p}/issues/${i.iid}`, { labels: 'label-2,label-3' }] },
+  { name: 'PUT issue remove_labels', prepare: labelled, write: (_s, p, i) => ['PUT', `/projects/${p}/issues/${i.iid}`, { remove_labels: 'bug' }] },
+  { name: 'POST issue move', prepare: newIssueWithNotes, write: (s, p, i) => ['POST', `/projects/${p}/issues/${i.iid}/move`, { to_project_id: otherProject(s, p) }] },
   { name: 'POST issue note', prepare: newIssue, write: (_s, p, i) => ['POST', `/projects/${p}/issues/${i.iid}/notes`, { body: unique('note') }] },
   { name: 'POST issue award emoji', prepare: newIssue, write: (_s, p, i) => ['POST', `/projects/${p}/issues/${i.iid}/award_emoji`, { name: 'thumbsup' }] },
+  {
+    name: 'DELETE issue award emoji',
+    prepare: async (s, p) => {
+      const i = await newIssue(s, p);
+      return { iid: i.iid, award: (await call(s, 'POST', `/projects/${p}/issues/${i.iid}/award_emoji`, { name: 'thumbsup' })).json.id };
+    },
+    write: (_s, p, a) => ['DELETE', `/projects/${p}/issues/${a.iid}/award_emoji/${a.award}`],
+  },
   { name: 'DELETE issue', prepare: newIssue, write: (_s, p, i) => ['DELETE', `/projects/${p}/issues/${i.iid}`] },
+  { name: 'DELETE issue with notes', prepare: newIssueWithNotes, write: (_s, p, i) => ['DELETE', `/projects/${p}/issues/${i.iid}`] },
+  { name: 'DELETE busy issue note', prepare: busyNote, write: (_s, p, n) => ['DELETE', `/projects/${p}/issues/${n.iid}/notes/${n.id}`] },
   {
     name: 'POST merge request',
     write: (_s, p) => ['POST', `/projects/${p}/merge_requests`, { title: unique('mr'), source_branch: unique('src'), target_branch: 'main' }],
@@ -88,12 +143,18 @@ const projectWrites: Write[] = [
   { name: 'PUT merge request title', prepare: newMergeRequest, write: (_s, p, m) => ['PUT', `/projects/${p}/merge_requests/${m.iid}`, { title: unique('retitled') }] },
   { name: 'PUT merge request close', prepare: newMergeRequest, write: (_s, p, m) => ['PUT', `/projects/${p}/merge_requests/${m.iid}`, { state_event: 'close' }] },
   { name: 'POST merge request note', prepare: newMergeRequest, write: (_s, p, m) => ['POST', `/projects/${p}/merge_requests/${m.iid}/notes`, { body: unique('note') }] },
+  { name: 'DELETE label on 20 issues', prepare: usedLabel, write: (_s, p, name) => ['DELETE', `/projects/${p}/labels/${encodeURIComponent(name)}`] },
+  { name: 'DELETE milestone on 20 issues', prepare: usedMilestone, write: (_s, p, m) => ['DELETE', `/projects/${p}/milestones/${m.id}`] },
   { name: 'POST label', write: (_s, p) => ['POST', `/projects/${p}/labels`, { name: unique('label'), color: '#336699' }] },
   { name: 'POST milestone', write: (_s, p) => ['POST', `/projects/${p}/milestones`, { title: unique('milestone') }] },
   { name: 'POST snippet', write: (_s, p) => ['POST', `/projects/${p}/snippets`, { title: unique('snippet'), file_name: 'a.txt', content: 'x', visibility: 'private' }] },
 ];
 
-const groupWrites: Write[] = [{ name: 'POST epic', write: (s) => ['POST', `/groups/${s.groupId}/epics`, { title: unique('epic'), labels: 'bug' }] }];
+const groupWrites: Write[] = [
+  { name: 'POST epic', write: (s) => ['POST', `/groups/${s.groupId}/epics`, { title: unique('epic'), labels: 'bug' }] },
+  { name: 'PUT epic labels', prepare: newEpic, write: (s, _p, e) => ['PUT', `/groups/${s.groupId}/epics/${e.iid}`, { labels: 'label-2,label-3' }] },
+  { name: 'PUT epic add_labels', prepare: newEpic, write: (s, _p, e) => ['PUT', `/groups/${s.groupId}/epics/${e.iid}`, { add_labels: 'label-1' }] },
+];
 
 const instanceWrites: Write[] = [
   { name: 'POST project', write: () => ['POST', '/projects', { name: unique('project') }] },
@@ -127,8 +188,16 @@ async function main(): Promise<void> {
   const cli = opts.cli ? resolve(opts.cli) : undefined;
   const bigProc = await spawnSandlab(join(dir, 'big'), big.token, { cli });
   const smallProc = await spawnSandlab(join(dir, 'small'), small.token, { cli });
-  const bigServer = { url: bigProc.url, pid: bigProc.child.pid!, token: big.token, groupId: big.groupId };
-  const smallServer = { url: smallProc.url, pid: smallProc.child.pid!, token: small.token, groupId: small.groupId };
+  const serverOf = (proc: typeof bigProc, m: typeof big): Server => ({
+    url: proc.url,
+    pid: proc.child.pid!,
+    token: m.token,
+    groupId: m.groupId,
+    projects: [m.bigProjectId, m.smallProjectId],
+    busyIssueIid: m.busyIssueIid,
+  });
+  const bigServer = serverOf(bigProc, big);
+  const smallServer = serverOf(smallProc, small);
   try {
     const header = `${'write'.padEnd(34)} ${'CPU big'.padStart(9)} ${'small'.padStart(7)} ${'ratio'.padStart(7)} ${'wall big'.padStart(9)} ${'small'.padStart(7)}`;
     console.log(header);
