@@ -145,6 +145,20 @@ describe('moving an issue', () => {
     expect(await epicIssues()).toEqual([second.id, moved.id].sort((x, y) => x - y));
   });
 
+  it('copies each note\'s award emoji with it (Notes::CopyService#copy_notes_emoji), a move\'s and a clone\'s with notes', async () => {
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'with a liked note' })).body;
+    const note = (await s.post(`/projects/${source.id}/issues/${old.iid}/notes`, { body: 'liked' })).body;
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/notes/${note.id}/award_emoji`, { name: 'heart' })).status).toBe(201);
+    const emojiOfLiked = async (p: number, iid: number) => {
+      const notes = (await s.get(`/projects/${p}/issues/${iid}/notes`)).body as { id: number; body: string }[];
+      const liked = notes.find((n) => n.body === 'liked')!;
+      return (await s.get(`/projects/${p}/issues/${iid}/notes/${liked.id}/award_emoji`)).body.map((e: { name: string; user: { id: number } }) => [e.name, e.user.id]);
+    };
+    const clone = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id, with_notes: true })).body;
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id })).body;
+    for (const [p, iid] of [[target.id, clone.iid], [target.id, moved.iid], [source.id, old.iid]]) expect(await emojiOfLiked(p, iid)).toEqual([['heart', 1]]);
+  });
+
   it('names a project in another namespace by its full path', async () => {
     const old = (await s.post(`/projects/${source.id}/issues`, { title: 'far away' })).body;
     const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: elsewhere.id })).body;

@@ -97,10 +97,7 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: target.id, targetType: 'Issue', targetId: copy.id, targetIid: copy.iid, targetTitle: copy.title });
     // Award emoji and (un)subscriptions go with a move only (WorkItems::DataSync::Widgets::AwardEmoji, ::Notifications).
     if (kind === 'move') {
-      db.prepare(
-        `INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
-         SELECT name, user_id, awardable_type, ?, created_at, updated_at FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ? ORDER BY id`,
-      ).run(copyId, issue.id);
+      copyAwardEmoji(rc, 'Issue', issue.id, copyId);
       db.prepare(
         `INSERT INTO subscriptions (subscribable_type, subscribable_id, user_id, subscribed, created_at, updated_at)
          SELECT subscribable_type, ?, user_id, subscribed, created_at, updated_at FROM subscriptions WHERE subscribable_type = 'Issue' AND subscribable_id = ?`,
@@ -135,7 +132,7 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
   });
 }
 
-/** Notes::CopyService: every note of the issue, system ones too, with its author and times, each thread a new discussion id. */
+/** Notes::CopyService: every note of the issue, system ones too, with its author, times and award emoji, each thread a new discussion id. */
 function copyNotes(rc: RequestContext, from: IssueRow, to: IssueRow): void {
   const db = rc.svc.db;
   const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('notes') as { name: string }[])
@@ -150,6 +147,17 @@ function copyNotes(rc: RequestContext, from: IssueRow, to: IssueRow): void {
   for (const n of notes) {
     let discussion = discussions.get(n.discussion_id);
     if (!discussion) discussions.set(n.discussion_id, (discussion = newDiscussionId()));
-    insert.run(to.project_id, to.id, discussion, n.id);
+    // A note's award emoji go with it (copy_notes_emoji).
+    copyAwardEmoji(rc, 'Note', n.id, Number(insert.run(to.project_id, to.id, discussion, n.id).lastInsertRowid));
   }
+}
+
+/** The award emoji of one issue or note, given to its copy as they were. */
+function copyAwardEmoji(rc: RequestContext, type: 'Issue' | 'Note', fromId: number, toId: number): void {
+  rc.svc.db
+    .prepare(
+      `INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
+       SELECT name, user_id, awardable_type, ?, created_at, updated_at FROM award_emoji WHERE awardable_type = ? AND awardable_id = ? ORDER BY id`,
+    )
+    .run(toId, type, fromId);
 }
