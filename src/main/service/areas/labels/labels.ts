@@ -327,12 +327,15 @@ function relabel(svc: ServiceContext, label: LabelRow, newTitle: string | null):
     });
   }
   for (const { table, scope } of targets) {
+    // The label's rows first (by project where they have one): `project_id IN (?)` alone led SQLite
+    // through every issue of the project (~1 s a delete on a million-issue project).
+    const byProject = table !== 'epics';
     const rows = svc.db
       .prepare(
-        `SELECT id, labels FROM ${table} WHERE ${scope.sql}
-           AND id IN (SELECT issuable_id FROM issuable_labels WHERE issuable_type = ? AND title = ? COLLATE NOCASE AND title = ?)`,
+        `SELECT id, labels FROM ${table} WHERE ${byProject ? '+' : ''}${scope.sql}
+           AND id IN (SELECT issuable_id FROM issuable_labels WHERE issuable_type = ?${byProject ? ` AND ${scope.sql}` : ''} AND title = ? COLLATE NOCASE AND title = ?)`,
       )
-      .all(...scope.args, ISSUABLE_TYPE[table], label.title, label.title) as { id: number; labels: string }[];
+      .all(...scope.args, ISSUABLE_TYPE[table], ...(byProject ? scope.args : []), label.title, label.title) as { id: number; labels: string }[];
     const update = svc.db.prepare(`UPDATE ${table} SET labels = ? WHERE id = ?`);
     for (const row of rows) {
       const names = (JSON.parse(row.labels) as string[]).flatMap((n) => (n === label.title ? (newTitle === null ? [] : [newTitle]) : [n]));
