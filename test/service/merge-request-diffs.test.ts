@@ -210,6 +210,26 @@ describe('PUT /merge', () => {
     expect((await s.get(`${path}/commits`)).body).toEqual([]);
     expect((await s.put(`${path}/merge`)).status).toBe(405);
   });
+
+  it('a push to the target branch leaves a merge request on branches the repository never had as it was made, and checks those on real branches again', async () => {
+    const project = await newProject();
+    const ghost = await openMr(project, 'nowhere');
+    await commit(project, 'real', [{ action: 'create', file_path: 'r.txt', content: 'mine\n' }], { start_branch: 'main' });
+    const real = await openMr(project, 'real');
+    expect(real).toMatchObject({ merge_status: 'can_be_merged', has_conflicts: false });
+    const ghostPath = `/projects/${project.id}/merge_requests/${ghost.iid}`;
+    const made = (await s.get(ghostPath)).body;
+    await commit(project, 'main', [{ action: 'create', file_path: 'r.txt', content: 'theirs\n' }]);
+    expect((await s.get(`${ghostPath}/versions`)).body).toEqual([]);
+    const after = (await s.get(ghostPath)).body;
+    expect(after).toMatchObject({ diff_refs: made.diff_refs, merge_status: made.merge_status, detailed_merge_status: made.detailed_merge_status, has_conflicts: made.has_conflicts });
+    expect((await s.get(`/projects/${project.id}/merge_requests/${real.iid}`)).body).toMatchObject({ merge_status: 'cannot_be_merged', has_conflicts: true });
+    // Its branch pushed at last, it gets its first version.
+    const pushed = await commit(project, 'nowhere', [{ action: 'create', file_path: 'n.txt', content: 'n\n' }], { start_branch: 'main' });
+    const versions = (await s.get(`${ghostPath}/versions`)).body;
+    expect(versions).toHaveLength(1);
+    expect(versions[0].head_commit_sha).toBe(pushed.id);
+  });
 });
 
 describe('diff positions on a merge request with real branches', () => {

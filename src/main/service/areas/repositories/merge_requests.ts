@@ -123,13 +123,12 @@ async function keepAround(repo: Repository, sha: string): Promise<void> {
  * their target branch are marked merged, and every open one on a moved branch is checked again.
  */
 export async function refreshMergeRequestsAfterPush(svc: ServiceContext, project: Project, repo: Repository, userId: number, changes: RefUpdate[]): Promise<void> {
+  let branches: string[] | undefined;
   for (const u of changes) {
     if (!u.ref.startsWith('refs/heads/')) continue;
     const branch = u.ref.slice('refs/heads/'.length);
-    const open = svc.db
-      .prepare("SELECT * FROM merge_requests WHERE project_id = ? AND state = 'opened' AND (source_branch = ? OR target_branch = ?) ORDER BY id")
-      .all(project.id, branch, branch) as MergeRequestRow[];
-    for (const mr of open) {
+    branches ??= (await repo.listRefs('heads')).map((r) => r.name);
+    for (const mr of pushedMergeRequests(svc, project.id, branch, branches)) {
       if (u.newSha === ZERO_SHA && mr.source_branch === branch) {
         closeMergeRequest(svc, project, mr, userId);
         continue;
@@ -141,6 +140,27 @@ export async function refreshMergeRequestsAfterPush(svc: ServiceContext, project
       await refreshMergeRequest(svc, repo, mr);
     }
   }
+}
+
+/**
+ * The open merge requests a push to `branch` concerns: those from it, and those into it whose
+ * source branch is in the repository or that have a version. One into it whose branches never
+ * were in the repository keeps the diff_refs it was made with and no version, as on creation
+ * (syncMergeRequestWithBranches). Read by the source branches' index: a project's million merge
+ * requests into `main` made without branches each got an empty version on a push to main (hours
+ * of git, gigabytes of rows), and the target's index read them all (0.7 s).
+ */
+function pushedMergeRequests(svc: ServiceContext, projectId: number, branch: string, branches: string[]): MergeRequestRow[] {
+  return svc.db
+    .prepare(
+      `SELECT * FROM merge_requests WHERE id IN (
+         SELECT id FROM merge_requests WHERE project_id = @project AND source_branch = @branch
+         UNION SELECT id FROM merge_requests INDEXED BY merge_requests_project_source_branch
+           WHERE project_id = @project AND source_branch IN (SELECT value FROM json_each(@branches)) AND target_branch = @branch
+         UNION SELECT m.id FROM merge_request_diffs d CROSS JOIN merge_requests m ON m.id = d.merge_request_id WHERE m.project_id = @project AND m.target_branch = @branch
+       ) AND state = 'opened' ORDER BY id`,
+    )
+    .all({ project: projectId, branch, branches: JSON.stringify(branches) }) as MergeRequestRow[];
 }
 
 /** post_merge_manually_merged: the push brought the merge request's (non-empty) head into its target. */
