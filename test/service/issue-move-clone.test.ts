@@ -297,3 +297,72 @@ describe('cloning an issue', () => {
     expect((await s.get(`/projects/${target.id}/issues?search=frozen`)).body).toEqual([]);
   });
 });
+
+describe('a moved or cloned issue\'s history, to-dos and epic', () => {
+  type LabelEvent = { label: { id: number } | null; action: string; created_at: string; user: { id: number } };
+  type MilestoneEvent = { milestone: { id: number }; action: string; state: string; created_at: string; user: { id: number } };
+  const labelEvents = async (p: number, iid: number) =>
+    (await s.get(`/projects/${p}/issues/${iid}/resource_label_events`)).body.map((e: LabelEvent) => [e.label?.id, e.action, e.created_at, e.user.id]);
+  const milestoneEvents = async (p: number, iid: number) =>
+    (await s.get(`/projects/${p}/issues/${iid}/resource_milestone_events`)).body.map((e: MilestoneEvent) => [e.milestone.id, e.action, e.state, e.created_at, e.user.id]);
+  const stateEvents = async (p: number, iid: number) =>
+    (await s.get(`/projects/${p}/issues/${iid}/resource_state_events`)).body.map((e: { state: string; created_at: string; user: { id: number } }) => [e.state, e.created_at, e.user.id]);
+  const weightEvents = async (p: number, iid: number) =>
+    (await s.get(`/projects/${p}/issues/${iid}/resource_weight_events`)).body.map((e: { weight: number; created_at: string; user: { id: number } }) => [e.weight, e.created_at, e.user.id]);
+  const labelId = async (p: number, name: string) => (await s.get(`/projects/${p}/labels/${name}`)).body.id as number;
+  const milestoneId = async (p: number, title: string) => (await s.get(`/projects/${p}/milestones`, { query: { title } })).body[0].id as number;
+  const tick = () => (nowMs += 60_000);
+
+  it('carries its label, milestone, state and weight events where its notes go (CopyResourceEventsService), and relabels it as the labels widget does', async () => {
+    await s.post(`/groups/${group.id}/labels`, { name: 'shared', color: '#0000ff' });
+    const writer = await s.createUser();
+    await s.addMember('groups', group.id, writer.user.id, 30);
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'with a past', labels: 'bug,source-only,shared', weight: 1 }, { token: writer.token })).body;
+    tick();
+    await s.put(`/projects/${source.id}/issues/${old.iid}`, { milestone_id: await milestoneId(source.id, 'v1'), weight: 2 }, { token: writer.token });
+    tick();
+    await s.put(`/projects/${source.id}/issues/${old.iid}`, { state_event: 'close' });
+    tick();
+    await s.put(`/projects/${source.id}/issues/${old.iid}`, { state_event: 'reopen', milestone_id: 0 });
+    tick();
+    await s.put(`/projects/${source.id}/issues/${old.iid}`, { milestone_id: await milestoneId(source.id, 'v1') });
+    const was = {
+      labels: await labelEvents(source.id, old.iid),
+      milestones: await milestoneEvents(source.id, old.iid),
+      states: await stateEvents(source.id, old.iid),
+      weights: await weightEvents(source.id, old.iid),
+    };
+    expect(was.labels.map((e: unknown[]) => e[1])).toEqual(['add', 'add', 'add']);
+    expect(was.milestones.map((e: unknown[]) => e[1])).toEqual(['add', 'remove', 'add']);
+    expect(was.states.map((e: unknown[]) => e[0])).toEqual(['closed', 'reopened']);
+    expect(was.weights.map((e: unknown[]) => e[0])).toEqual([2]);
+
+    const [bug, onlyHere, targetBug, shared] = [await labelId(source.id, 'bug'), await labelId(source.id, 'source-only'), await labelId(target.id, 'bug'), await labelId(source.id, 'shared')];
+    const targetV1 = await milestoneId(target.id, 'v1');
+    tick();
+    const stamp = new Date(nowMs).toISOString();
+    // The shared group label is the same label there: nothing to say of it. The others are the caller's change, now.
+    const relabelled = [[targetBug, 'add', stamp, 1], [bug, 'remove', stamp, 1], [onlyHere, 'remove', stamp, 1]];
+    // Milestone adds follow the title into the target; the remove, copied without a milestone, shows nowhere.
+    const milestonesThere = was.milestones.filter((e: unknown[]) => e[1] === 'add').map((e: unknown[]) => [targetV1, ...e.slice(1)]);
+
+    const withNotes = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id, with_notes: true })).body;
+    const plain = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id })).body;
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id })).body;
+    expect([withNotes.labels, plain.labels, moved.labels]).toEqual([['bug', 'shared'], ['bug', 'shared'], ['bug', 'shared']]);
+    for (const copy of [withNotes, moved]) {
+      expect(await labelEvents(target.id, copy.iid)).toEqual([...was.labels, ...relabelled]);
+      expect(await milestoneEvents(target.id, copy.iid)).toEqual(milestonesThere);
+      expect(await stateEvents(target.id, copy.iid)).toEqual(was.states);
+      expect(await weightEvents(target.id, copy.iid)).toEqual(was.weights);
+    }
+    // Without notes a clone has no past: the relabelling, and its milestone set by the caller as a new issue's.
+    expect(await labelEvents(target.id, plain.iid)).toEqual(relabelled);
+    expect(await milestoneEvents(target.id, plain.iid)).toEqual([[targetV1, 'add', 'opened', stamp, 1]]);
+    expect([await stateEvents(target.id, plain.iid), await weightEvents(target.id, plain.iid)]).toEqual([[], []]);
+    // The old issue keeps its own, and the move's close.
+    expect(await labelEvents(source.id, old.iid)).toEqual(was.labels);
+    expect(await stateEvents(source.id, old.iid)).toEqual([...was.states, ['closed', stamp, 1]]);
+    expect(shared).toBe(await labelId(target.id, 'shared'));
+  });
+});

@@ -26,18 +26,19 @@ export function recordLabelChanges(
   userId: number,
 ): void {
   const parent = { kind: 'project' as const, project };
+  const added = after.filter((t) => !before.includes(t)).map((title) => (findLabelByTitle(svc, parent, title) ?? createLabel(svc, parent, { title, color: DEFAULT_LABEL_COLOR })).id);
+  const removed = before.filter((t) => !after.includes(t)).flatMap((title) => findLabelByTitle(svc, parent, title)?.id ?? []);
+  recordLabelEvents(svc, type, issuableId, added, removed, userId);
+}
+
+/** One label change's resource label events by label id: the added, then the removed (ResourceEvents::ChangeLabelsService). */
+export function recordLabelEvents(svc: ServiceContext, type: IssuableType, issuableId: number, added: number[], removed: number[], userId: number): void {
   const now = isoTime(svc.now());
   const insert = svc.db.prepare(
     'INSERT INTO resource_label_events (issuable_type, issuable_id, user_id, label_id, action, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  for (const title of after.filter((t) => !before.includes(t))) {
-    const label = findLabelByTitle(svc, parent, title) ?? createLabel(svc, parent, { title, color: DEFAULT_LABEL_COLOR });
-    insert.run(type, issuableId, userId, label.id, 'add', now);
-  }
-  for (const title of before.filter((t) => !after.includes(t))) {
-    const label = findLabelByTitle(svc, parent, title);
-    if (label) insert.run(type, issuableId, userId, label.id, 'remove', now);
-  }
+  for (const id of added) insert.run(type, issuableId, userId, id, 'add', now);
+  for (const id of removed) insert.run(type, issuableId, userId, id, 'remove', now);
 }
 
 /** A resource state event: closed, reopened, merged (ResourceEvents::ChangeStateService). */

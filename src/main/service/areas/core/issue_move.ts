@@ -7,13 +7,13 @@ import { Access, archivedNow, effectiveProjectAccess } from './access';
 import type { IssueRow } from './entities';
 import { recordEvent } from './events';
 import { featureAvailable } from './feature-access';
-import { afterIssuableWrite } from './issuable_events';
+import { afterIssuableWrite, recordLabelEvents } from './issuable_events';
 import { findMilestoneById, milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { createNote, newDiscussionId } from './notes';
 import { findNamespaceById } from './namespaces';
 import type { Project } from './projects';
 import { isoTime } from './time';
-import { nextIid } from './workitems';
+import { nextIid, setIssuableMilestone } from './workitems';
 
 /**
  * POST .../issues/:iid/move and .../clone (WorkItems::DataSync::MoveService and CloneService): a
@@ -23,7 +23,8 @@ import { nextIid } from './workitems';
  * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
  * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, and points
  * its links and its epic's link at the new issue; a clone is the caller's, created now and opened,
- * without award emoji or subscriptions, and leaves the old issue as it was.
+ * without award emoji or subscriptions, and leaves the old issue as it was. Resource events go where
+ * the notes go.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -66,6 +67,8 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     const milestoneId = milestone && (milestoneInScope(rc.svc, target, milestone.id) ?? milestoneInScopeByTitle(rc.svc, target, milestone.title))?.id;
     // A move keeps the issue's life (created, state, closing); a clone is a new issue, opened now (CloneService's overwritten_params).
     const life = kind === 'move' ? issue : { state: 'opened', closed_at: null, closed_by_id: null, created_at: now };
+    // The notes and resource events go together (WorkItems::DataSync::Widgets::Notes); without them the copy is a new issue.
+    const copiesHistory = kind === 'move' || withNotes;
     const info = db
       .prepare(
         `INSERT INTO issues (project_id, iid, title, description, state, author_id, assignee_ids, labels, confidential, discussion_locked, due_date, weight, issue_type,
@@ -86,13 +89,15 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
         issue.due_date,
         issue.weight,
         issue.issue_type,
-        milestoneId ?? null,
+        copiesHistory ? (milestoneId ?? null) : null,
         life.closed_at,
         life.closed_by_id,
         life.created_at,
         now,
       );
     const copyId = Number(info.lastInsertRowid);
+    // Without history, the new issue's milestone is set as on create, with its event (the create's system notes).
+    if (!copiesHistory && milestoneId !== undefined) setIssuableMilestone(rc, 'Issue', { id: copyId, state: 'opened', milestone_id: null }, milestoneId, user.id);
     const copy = db.prepare('SELECT * FROM issues WHERE id = ?').get(copyId) as IssueRow;
     recordEvent(rc.svc, { action: 'created', authorId: user.id, projectId: target.id, targetType: 'Issue', targetId: copy.id, targetIid: copy.iid, targetTitle: copy.title });
     // Award emoji and (un)subscriptions go with a move only (WorkItems::DataSync::Widgets::AwardEmoji, ::Notifications).
@@ -103,7 +108,11 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
          SELECT subscribable_type, ?, user_id, subscribed, created_at, updated_at FROM subscriptions WHERE subscribable_type = 'Issue' AND subscribable_id = ?`,
       ).run(copyId, issue.id);
     }
-    if (kind === 'move' || withNotes) copyNotes(rc, issue, copy);
+    if (copiesHistory) {
+      copyResourceEvents(rc, issue, copy, target);
+      copyNotes(rc, issue, copy);
+    }
+    relabelEvents(rc, project, issue, target, copy, user.id);
     const verb = kind === 'move' ? 'moved' : 'cloned';
     const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
       const body = `${verb} ${direction} ${issueReference(rc, onProject, otherProject, other.iid)}`;
@@ -130,6 +139,56 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     }
     return db.prepare('SELECT * FROM issues WHERE id = ?').get(copyId) as IssueRow;
   });
+}
+
+/**
+ * Gitlab::Issuable::Clone::CopyResourceEventsService (with EE's weight events): the old issue's
+ * label, state and weight events as they were, and its milestone `add` events where the target
+ * project or its group has a milestone of that title. A `remove` event is copied there without a
+ * milestone, which no list shows (ResourceMilestoneEventFinder reads readable milestones' events), so
+ * it is left out.
+ */
+function copyResourceEvents(rc: RequestContext, from: IssueRow, to: IssueRow, target: Project): void {
+  const db = rc.svc.db;
+  db.prepare(
+    `INSERT INTO resource_label_events (issuable_type, issuable_id, user_id, label_id, action, created_at)
+     SELECT issuable_type, ?, user_id, label_id, action, created_at FROM resource_label_events WHERE issuable_type = 'Issue' AND issuable_id = ? ORDER BY id`,
+  ).run(to.id, from.id);
+  db.prepare(
+    `INSERT INTO resource_state_events (issuable_type, issuable_id, user_id, state, source_commit, source_merge_request_id, created_at)
+     SELECT issuable_type, ?, user_id, state, source_commit, source_merge_request_id, created_at FROM resource_state_events WHERE issuable_type = 'Issue' AND issuable_id = ? ORDER BY id`,
+  ).run(to.id, from.id);
+  db.prepare(
+    `INSERT INTO resource_weight_events (issue_id, user_id, weight, created_at)
+     SELECT ?, user_id, weight, created_at FROM resource_weight_events WHERE issue_id = ? ORDER BY id`,
+  ).run(to.id, from.id);
+  // matching_milestone: MilestonesFinder by title in the target project and its own group, first by due date.
+  db.prepare(
+    `INSERT INTO resource_milestone_events (issuable_type, issuable_id, user_id, milestone_id, action, state, created_at)
+     SELECT e.issuable_type, ?, e.user_id, m.id, e.action, e.state, e.created_at
+     FROM resource_milestone_events e JOIN milestones was ON was.id = e.milestone_id
+     JOIN milestones m ON m.id = (SELECT t.id FROM milestones t WHERE t.title = was.title AND (t.project_id = ? OR t.group_id = ?)
+                                  ORDER BY t.due_date IS NULL, t.due_date, t.title, t.id LIMIT 1)
+     WHERE e.issuable_type = 'Issue' AND e.issuable_id = ? AND e.action = 'add' ORDER BY e.id`,
+  ).run(to.id, target.id, target.namespace_id, from.id);
+}
+
+/**
+ * WorkItems::DataSync::Widgets::Labels: where the new issue's label of a title is not the old
+ * issue's own label, the caller adds the new one and removes the old one, now; a label the target
+ * lacks is only removed.
+ */
+function relabelEvents(rc: RequestContext, project: Project, from: IssueRow, target: Project, to: IssueRow, userId: number): void {
+  const added: number[] = [];
+  const removed: number[] = [];
+  for (const title of JSON.parse(from.labels) as string[]) {
+    const was = findLabelByTitle(rc.svc, { kind: 'project', project }, title);
+    const now = findLabelByTitle(rc.svc, { kind: 'project', project: target }, title);
+    if (was && now && was.id === now.id) continue;
+    if (now) added.push(now.id);
+    if (was) removed.push(was.id);
+  }
+  recordLabelEvents(rc.svc, 'Issue', to.id, added, removed, userId);
 }
 
 /** Notes::CopyService: every note of the issue, system ones too, with its author, times and award emoji, each thread a new discussion id. */
