@@ -365,4 +365,26 @@ describe('a moved or cloned issue\'s history, to-dos and epic', () => {
     expect(await stateEvents(source.id, old.iid)).toEqual([...was.states, ['closed', stamp, 1]]);
     expect(shared).toBe(await labelId(target.id, 'shared'));
   });
+
+  it('gives the new issue a new issue\'s to-dos: its assignees\' and those it mentions, from the caller (NewIssueWorker)', async () => {
+    const assignee = await s.createUser();
+    const mentioned = await s.createUser();
+    for (const u of [assignee, mentioned]) await s.addMember('groups', group.id, u.user.id, 20);
+    const todosOf = async (token: string) =>
+      (await s.get('/todos', { token })).body.map((t: { target: { id: number }; action_name: string; author: { id: number } }) => [t.target.id, t.action_name, t.author.id]);
+    const writer = await s.createUser();
+    await s.addMember('groups', group.id, writer.user.id, 30);
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'owed', assignee_ids: [assignee.user.id], description: `for @${mentioned.user.username} to read` }, { token: writer.token })).body;
+    const before = { assignee: await todosOf(assignee.token), mentioned: await todosOf(mentioned.token) };
+    expect(before).toEqual({ assignee: [[old.id, 'assigned', writer.user.id]], mentioned: [[old.id, 'mentioned', writer.user.id]] });
+    const clone = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id })).body;
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id })).body;
+    // The old issue's to-dos stay with it, done once the move closes it.
+    expect(await todosOf(assignee.token)).toEqual([[moved.id, 'assigned', 1], [clone.id, 'assigned', 1]]);
+    expect(await todosOf(mentioned.token)).toEqual([[moved.id, 'mentioned', 1], [clone.id, 'mentioned', 1]]);
+    // The caller's own assignment makes none.
+    const mine = (await s.post(`/projects/${source.id}/issues`, { title: 'mine', assignee_ids: [1] })).body;
+    await s.post(`/projects/${source.id}/issues/${mine.iid}/clone`, { to_project_id: target.id });
+    expect((await s.get('/todos')).body.filter((t: { target: { title: string } }) => t.target.title === 'mine')).toEqual([]);
+  });
 });

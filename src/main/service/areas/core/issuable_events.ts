@@ -115,30 +115,37 @@ export function afterIssuableWrite(
   after: IssuableSnapshot,
   userId: number,
 ): void {
-  const list = (json: string | undefined): number[] => JSON.parse(json ?? '[]') as number[];
   recordLabelChanges(svc, project, type, after.id, before ? (JSON.parse(before.labels) as string[]) : [], JSON.parse(after.labels) as string[], userId);
   if (before && before.state !== after.state) {
     recordStateEvent(svc, type, after.id, after.state === 'opened' ? 'reopened' : (after.state as 'closed' | 'merged'), userId);
   }
   if (type === 'Issue' && before && before.weight !== after.weight) recordWeightEvent(svc, after.id, after.weight ?? null, userId);
-  const target = { type, id: after.id, projectId: project.id, groupId: null };
   if (before) markTodosDoneFor(svc, userId, type, after.id);
   if (after.state === 'closed' || after.state === 'merged') markAllTodosDone(svc, type, after.id);
-  else {
-    const oldAssignees = before ? list(before.assignee_ids) : [];
-    createAssignmentTodos(svc, target, userId, list(after.assignee_ids).filter((id) => !oldAssignees.includes(id)), 'assigned');
-    if (type === 'MergeRequest') {
-      const oldReviewers = before ? list(before.reviewer_ids) : [];
-      createAssignmentTodos(svc, target, userId, list(after.reviewer_ids).filter((id) => !oldReviewers.includes(id)), 'review_requested');
-    }
-    const oldMentions = new Set(mentionedUsernames(before?.description));
-    for (const name of mentionedUsernames(after.description)) {
-      if (oldMentions.has(name)) continue;
-      const u = svc.db.prepare("SELECT * FROM users WHERE lower(username) = ? AND state = 'active'").get(name) as User | undefined;
-      if (!u || u.id === userId || !canReadProject(svc, u, project)) continue;
-      const directly = new RegExp(`^@${name}\\b`, 'i').test(after.description ?? '');
-      createTodo(svc, target, u.id, userId, directly ? 'directly_addressed' : 'mentioned');
-    }
-  }
+  else createNewTodos(svc, project, type, before, after, userId);
   if (type === 'MergeRequest') refreshClosingIssues(svc, after as unknown as MergeRequestRow);
+}
+
+/**
+ * The to-dos a write makes on an open record (TodoService#new_issuable, #update_issuable): assigned
+ * and review requested for those added, mentioned or directly addressed for new @mentions in the
+ * description. `before` is null for a new record.
+ */
+export function createNewTodos(svc: ServiceContext, project: Project, type: IssuableType, before: IssuableSnapshot | null, after: IssuableSnapshot, userId: number): void {
+  const list = (json: string | undefined): number[] => JSON.parse(json ?? '[]') as number[];
+  const target = { type, id: after.id, projectId: project.id, groupId: null };
+  const oldAssignees = before ? list(before.assignee_ids) : [];
+  createAssignmentTodos(svc, target, userId, list(after.assignee_ids).filter((id) => !oldAssignees.includes(id)), 'assigned');
+  if (type === 'MergeRequest') {
+    const oldReviewers = before ? list(before.reviewer_ids) : [];
+    createAssignmentTodos(svc, target, userId, list(after.reviewer_ids).filter((id) => !oldReviewers.includes(id)), 'review_requested');
+  }
+  const oldMentions = new Set(mentionedUsernames(before?.description));
+  for (const name of mentionedUsernames(after.description)) {
+    if (oldMentions.has(name)) continue;
+    const u = svc.db.prepare("SELECT * FROM users WHERE lower(username) = ? AND state = 'active'").get(name) as User | undefined;
+    if (!u || u.id === userId || !canReadProject(svc, u, project)) continue;
+    const directly = new RegExp(`^@${name}\\b`, 'i').test(after.description ?? '');
+    createTodo(svc, target, u.id, userId, directly ? 'directly_addressed' : 'mentioned');
+  }
 }

@@ -7,7 +7,7 @@ import { Access, archivedNow, effectiveProjectAccess } from './access';
 import type { IssueRow } from './entities';
 import { recordEvent } from './events';
 import { featureAvailable } from './feature-access';
-import { afterIssuableWrite, recordLabelEvents } from './issuable_events';
+import { afterIssuableWrite, createNewTodos, recordLabelEvents } from './issuable_events';
 import { findMilestoneById, milestoneInScope, milestoneInScopeByTitle } from './milestones';
 import { createNote, newDiscussionId } from './notes';
 import { findNamespaceById } from './namespaces';
@@ -24,7 +24,7 @@ import { nextIid, setIssuableMilestone } from './workitems';
  * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, and points
  * its links and its epic's link at the new issue; a clone is the caller's, created now and opened,
  * without award emoji or subscriptions, and leaves the old issue as it was. Resource events go where
- * the notes go.
+ * the notes go; the new issue's to-dos are a new issue's.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -113,6 +113,8 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
       copyNotes(rc, issue, copy);
     }
     relabelEvents(rc, project, issue, target, copy, user.id);
+    // NewIssueWorker's Issues::AfterCreateService: the caller's assignment and mention to-dos, as for a new issue.
+    createNewTodos(rc.svc, target, 'Issue', null, copy, user.id);
     const verb = kind === 'move' ? 'moved' : 'cloned';
     const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
       const body = `${verb} ${direction} ${issueReference(rc, onProject, otherProject, other.iid)}`;
