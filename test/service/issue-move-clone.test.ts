@@ -387,4 +387,22 @@ describe('a moved or cloned issue\'s history, to-dos and epic', () => {
     await s.post(`/projects/${source.id}/issues/${mine.iid}/clone`, { to_project_id: target.id });
     expect((await s.get('/todos')).body.filter((t: { target: { title: string } }) => t.target.title === 'mine')).toEqual([]);
   });
+
+  it('puts a clone in its original\'s epic beside it, where it stands (the hierarchy widget\'s handle_parent)', async () => {
+    const epic = (await s.post(`/groups/${group.id}/epics`, { title: 'the clones\' epic' })).body;
+    const inEpic = (await s.post(`/projects/${source.id}/issues`, { title: 'in an epic' })).body;
+    const alone = (await s.post(`/projects/${source.id}/issues`, { title: 'in no epic' })).body;
+    expect((await s.post(`/groups/${group.id}/epics/${epic.iid}/issues/${inEpic.id}`)).status).toBe(201);
+    // Read once before, so what a list keeps must learn of the clone.
+    expect((await s.get(`/projects/${target.id}/issues?epic_id=${epic.id}`)).body).toEqual([]);
+    expect((await s.get(`/groups/${group.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([inEpic.id]);
+    const clone = (await s.post(`/projects/${source.id}/issues/${inEpic.iid}/clone`, { to_project_id: target.id })).body;
+    const loneClone = (await s.post(`/projects/${source.id}/issues/${alone.iid}/clone`, { to_project_id: target.id })).body;
+    const links = (await s.get(`/groups/${group.id}/epics/${epic.iid}/issues`)).body as { id: number; relative_position: number }[];
+    expect(links.map((i) => i.id)).toEqual([inEpic.id, clone.id]);
+    expect(links[1].relative_position).toBe(links[0].relative_position);
+    expect((await s.get(`/projects/${target.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([clone.id]);
+    expect((await s.get(`/groups/${group.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([clone.id, inEpic.id]);
+    expect((await s.get(`/projects/${target.id}/issues?epic_id=None&search=in no epic`)).body.map((i: { id: number }) => i.id)).toEqual([loneClone.id]);
+  });
 });

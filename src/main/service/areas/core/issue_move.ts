@@ -23,8 +23,8 @@ import { nextIid, setIssuableMilestone } from './workitems';
  * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
  * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, and points
  * its links and its epic's link at the new issue; a clone is the caller's, created now and opened,
- * without award emoji or subscriptions, and leaves the old issue as it was. Resource events go where
- * the notes go; the new issue's to-dos are a new issue's.
+ * without award emoji or subscriptions, joins the old issue's epic, and leaves the old issue as it was.
+ * Resource events go where the notes go; the new issue's to-dos are a new issue's.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -115,6 +115,10 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     relabelEvents(rc, project, issue, target, copy, user.id);
     // NewIssueWorker's Issues::AfterCreateService: the caller's assignment and mention to-dos, as for a new issue.
     createNewTodos(rc.svc, target, 'Issue', null, copy, user.id);
+    // The hierarchy widget gives a clone its original's parent: the clone joins the epic as it is there (EE copy_issue_parent).
+    if (kind === 'clone') {
+      db.prepare('INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at) SELECT epic_id, ?, relative_position, created_at FROM epic_issues WHERE issue_id = ?').run(copyId, issue.id);
+    }
     const verb = kind === 'move' ? 'moved' : 'cloned';
     const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
       const body = `${verb} ${direction} ${issueReference(rc, onProject, otherProject, other.iid)}`;
