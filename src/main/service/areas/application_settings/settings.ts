@@ -153,14 +153,16 @@ const lastBuilt = new WeakMap<ServiceContext['db'], { row: Row; settings: Applic
  * reused while it is unchanged (and with them what is memoized per settings object).
  */
 export function applicationSettings(svc: ServiceContext): ApplicationSettings {
-  return cachedLookup(svc.db, 'application_settings', 0, () => {
-    const row = readRow(svc);
-    const last = lastBuilt.get(svc.db);
-    if (last && last.row.overrides === row.overrides && last.row.created_at === row.created_at && last.row.updated_at === row.updated_at) return last.settings;
-    const settings = build(row);
-    lastBuilt.set(svc.db, { row, settings });
-    return settings;
-  })!;
+  return cachedLookup(svc.db, 'application_settings', 0, loadSettings, undefined, svc)!;
+}
+
+function loadSettings(svc: ServiceContext): ApplicationSettings {
+  const row = readRow(svc);
+  const last = lastBuilt.get(svc.db);
+  if (last && last.row.overrides === row.overrides && last.row.created_at === row.created_at && last.row.updated_at === row.updated_at) return last.settings;
+  const settings = build(row);
+  lastBuilt.set(svc.db, { row, settings });
+  return settings;
 }
 
 /**

@@ -32,8 +32,11 @@ export const capVisibility = (v: Visibility, ceiling: Visibility | null): Visibi
 const NAMESPACES_TABLE = ['namespaces'] as const;
 
 export function findNamespaceById(svc: ServiceContext, id: number): Namespace | undefined {
-  return cachedLookup(svc.db, 'namespace', id, () => svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined, NAMESPACES_TABLE);
+  return cachedLookup(svc.db, 'namespace', id, loadNamespace, NAMESPACES_TABLE, svc);
 }
+
+const loadNamespace = (svc: ServiceContext, id: number): Namespace | undefined =>
+  svc.db.prepare('SELECT * FROM namespaces WHERE id = ?').get(id) as Namespace | undefined;
 
 export function findNamespaceByFullPath(svc: ServiceContext, fullPath: string): Namespace | undefined {
   return svc.db.prepare('SELECT * FROM namespaces WHERE lower(full_path) = lower(?)').get(fullPath) as Namespace | undefined;

@@ -38,8 +38,10 @@ const PROJECTS_TABLE = ['projects'] as const;
  * the same frozen object while unchanged.
  */
 export function findProjectById(svc: ServiceContext, id: number): Project | undefined {
-  return cachedLookup(svc.db, 'project', id, () => rowsByIds<Project>(svc.db, PROJECT_WRITES, [id])[0], PROJECTS_TABLE);
+  return cachedLookup(svc.db, 'project', id, loadProject, PROJECTS_TABLE, svc);
 }
+
+const loadProject = (svc: ServiceContext, id: number): Project | undefined => rowsByIds<Project>(svc.db, PROJECT_WRITES, [id])[0];
 
 /** A project by numeric id or full path (`group/sub/project`), case-insensitively. */
 export function findProjectByRef(svc: ServiceContext, ref: string): Project | undefined {

@@ -54,8 +54,10 @@ const TOKEN_TABLES = ['personal_access_tokens'] as const;
 const IDENTITY_TABLES = ['personal_access_tokens', 'users'] as const;
 
 export function findUserById(svc: ServiceContext, id: number): User | undefined {
-  return cachedLookup(svc.db, 'user', id, () => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined, USERS_TABLE);
+  return cachedLookup(svc.db, 'user', id, loadUser, USERS_TABLE, svc);
 }
+
+const loadUser = (svc: ServiceContext, id: number): User | undefined => svc.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as User | undefined;
 
 /**
  * Reads the users of a page in one query and remembers each as findUserById does, so the page's
@@ -160,10 +162,12 @@ export interface TokenIdentity {
  * clock and is checked by the caller on every request.
  */
 export function findIdentityByTokenValue(svc: ServiceContext, value: string): TokenIdentity | undefined {
-  return cachedLookup(svc.db, 'identity', value, () => {
-    const token = findTokenByValue(svc, value);
-    return token && { token, user: findUserById(svc, token.user_id), scopes: tokenScopes(token) };
-  }, IDENTITY_TABLES);
+  return cachedLookup(svc.db, 'identity', value, loadIdentity, IDENTITY_TABLES, svc);
+}
+
+function loadIdentity(svc: ServiceContext, value: string): TokenIdentity | undefined {
+  const token = findTokenByValue(svc, value);
+  return token && { token, user: findUserById(svc, token.user_id), scopes: tokenScopes(token) };
 }
 
 export interface NewToken {
