@@ -17,11 +17,11 @@ beforeAll(async () => {
 afterAll(async () => s.stop());
 
 /** Sends one HTTP/1.1 request on a fresh socket and returns the raw answer, the Date header masked. */
-function raw(request: string): Promise<string> {
+function raw(request: string, encoding: BufferEncoding = 'utf8'): Promise<string> {
   const { port } = new URL(s.url);
   return new Promise((resolve, reject) => {
     // Written, not ended: the server closes the connection after its answer (Connection: close).
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request, encoding));
     let out = '';
     socket.setEncoding('latin1');
     socket.on('data', (d) => (out += d));
@@ -201,6 +201,17 @@ describe('answers byte for byte', () => {
         ]),
       ),
     );
+  });
+
+  it('a head with characters past ASCII (a Host byte of 0xe9 in the Link) and a body of ASCII: the head in UTF-8, as node joins it to a text body', async () => {
+    // Sent as Latin-1: node reads each byte of a header value as one character.
+    const res = await raw(`GET /api/v4/projects/${projectId}/badges?per_page=1 HTTP/1.1\r\nHost: h\u00e9\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`, 'latin1');
+    const text = Buffer.from(res, 'latin1').toString('utf8');
+    const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+    expect(Buffer.byteLength(body)).toBe(body.length);
+    const link = `<http://h\u00e9/api/v4/projects/${projectId}/badges?page=1&per_page=1>`;
+    const head = ['x-total: 1', 'x-total-pages: 1', 'x-per-page: 1', 'x-page: 1', 'x-next-page: ', 'x-prev-page: ', `link: ${link}; rel="first", ${link}; rel="last"`];
+    expect(text).toBe(answer('200 OK', ...routeJson(JSON.parse(body), head)));
   });
 
   it("a route's own error after its security headers were set: they keep their place, the error's body headers follow", async () => {
