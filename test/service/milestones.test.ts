@@ -202,6 +202,30 @@ describe('milestones on issues and merge requests', () => {
     expect((await s.get(`/projects/${project.id}/issues/${issue.iid}/resource_milestone_events`)).body).toEqual([]);
   });
 
+  it('deleting a milestone takes its events along: its resource events, and its activity events\' target (Milestones::DestroyService)', async () => {
+    type Ev = { action_name: string; target_id: number | null; target_iid: number | null; target_title: string | null; target_type: string };
+    const milestoneEvents = async (title: string | null, id: number | null) =>
+      ((await s.get('/users/1/events', { query: { target_type: 'milestone', per_page: '100' } })).body as Ev[])
+        .filter((e) => e.target_title === title && e.target_id === id)
+        .map((e) => [e.action_name, e.target_iid, e.target_type]);
+    const doomed = (await s.post(`/projects/${project.id}/milestones`, { title: 'doomed with a past' })).body;
+    await s.put(`/projects/${project.id}/milestones/${doomed.id}`, { state_event: 'close' });
+    await s.put(`/projects/${project.id}/milestones/${doomed.id}`, { state_event: 'activate' });
+    const issue = (await s.post(`/projects/${project.id}/issues`, { title: 'loses it', milestone_id: doomed.id })).body;
+    const mr = (await s.post(`/projects/${project.id}/merge_requests`, { title: 'loses it too', source_branch: 'doomed', target_branch: 'main', milestone_id: doomed.id })).body;
+    expect(await milestoneEvents('doomed with a past', doomed.id)).toEqual([['opened', doomed.iid, 'Milestone'], ['closed', doomed.iid, 'Milestone'], ['opened', doomed.iid, 'Milestone']]);
+    expect((await s.get(`/projects/${project.id}/merge_requests/${mr.iid}/resource_milestone_events`)).body.map((e: { action: string }) => e.action)).toEqual(['add']);
+    expect((await s.del(`/projects/${project.id}/milestones/${doomed.id}`)).status).toBe(204);
+    // Its events lose their target: no id, iid or title to show (Event#target_iid, #target_title without a target).
+    expect(await milestoneEvents('doomed with a past', doomed.id)).toEqual([]);
+    expect((await milestoneEvents(null, null)).slice(0, 4)).toEqual([['destroyed', null, 'Milestone'], ['opened', null, 'Milestone'], ['closed', null, 'Milestone'], ['opened', null, 'Milestone']]);
+    // The issue and merge request lose it, and its resource events (add and remove) go with it (on_delete: :cascade).
+    for (const [kind, iid] of [['issues', issue.iid], ['merge_requests', mr.iid]]) {
+      expect((await s.get(`/projects/${project.id}/${kind}/${iid}`)).body.milestone).toBeNull();
+      expect((await s.get(`/projects/${project.id}/${kind}/${iid}/resource_milestone_events`)).body).toEqual([]);
+    }
+  });
+
   it("promotes a project milestone to its group's, taking its issues along", async () => {
     const local = (await s.post(`/projects/${project.id}/milestones`, { title: 'promote me' })).body;
     const issue = (await s.post(`/projects/${project.id}/issues`, { title: 'promoted issue', milestone_id: local.id })).body;

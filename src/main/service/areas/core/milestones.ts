@@ -131,8 +131,25 @@ export function sanitizeTitle(value: string): string {
 const parentColumns = (parent: MilestoneParent) =>
   parent.kind === 'project' ? { column: 'project_id', id: parent.project.id } : { column: 'group_id', id: parent.group.id };
 
-function eventScope(parent: MilestoneParent): { projectId: number | null; groupId: number | null } {
-  return parent.kind === 'project' ? { projectId: parent.project.id, groupId: null } : { projectId: null, groupId: parent.group.id };
+/**
+ * The activity event of a milestone's create, close, reopen or destroy: a project milestone's only,
+ * as Milestones::CreateService, CloseService, ReopenService and DestroyService record (a group has
+ * no milestone events). Call inside the write's transaction.
+ */
+export function recordMilestoneEvent(rc: RequestContext, parent: MilestoneParent, action: 'created' | 'closed' | 'reopened' | 'destroyed', m: MilestoneRow): void {
+  if (parent.kind !== 'project') return;
+  recordEvent(rc.svc, { action, authorId: rc.requireUser().id, projectId: parent.project.id, targetType: 'Milestone', targetId: m.id, targetIid: m.iid, targetTitle: m.title });
+}
+
+/**
+ * Milestones::DestroyService#log_destroy_event_for: the `destroyed` event, then every event of the
+ * milestone loses its target (Event#target_iid and #target_title read nil without one). Call inside
+ * the transaction, before the row goes.
+ */
+export function recordMilestoneDestroyed(rc: RequestContext, parent: MilestoneParent, m: MilestoneRow): void {
+  if (parent.kind !== 'project') return;
+  recordMilestoneEvent(rc, parent, 'destroyed', m);
+  rc.svc.db.prepare("UPDATE events SET target_id = NULL, target_iid = NULL, target_title = NULL WHERE target_type = 'Milestone' AND target_id = ?").run(m.id);
 }
 
 /** Milestones::CreateService; validation failures answer 400 "Failed to create milestone {...}". Call inside a transaction. */
@@ -152,7 +169,7 @@ export function createMilestone(rc: RequestContext, parent: MilestoneParent, inp
     .prepare(`INSERT INTO milestones (iid, ${column}, title, description, start_date, due_date, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
     .run(iid, id, fields.title, fields.description, fields.start_date, fields.due_date, now, now);
   const row = findMilestoneById(rc.svc, Number(info.lastInsertRowid))!;
-  recordEvent(rc.svc, { action: 'created', authorId: rc.requireUser().id, ...eventScope(parent), targetType: 'Milestone', targetId: row.id, targetIid: row.iid, targetTitle: row.title });
+  recordMilestoneEvent(rc, parent, 'created', row);
   return row;
 }
 
@@ -187,18 +204,9 @@ export function updateMilestone(
   rc.svc.db
     .prepare('UPDATE milestones SET title = ?, description = ?, start_date = ?, due_date = ?, state = ?, updated_at = ? WHERE id = ?')
     .run(fields.title, fields.description, fields.start_date, fields.due_date, state, isoTime(rc.svc.now()), current.id);
-  if (state !== current.state) {
-    recordEvent(rc.svc, {
-      action: state === 'closed' ? 'closed' : 'reopened',
-      authorId: rc.requireUser().id,
-      ...eventScope(parent),
-      targetType: 'Milestone',
-      targetId: current.id,
-      targetIid: current.iid,
-      targetTitle: fields.title,
-    });
-  }
-  return findMilestoneById(rc.svc, current.id)!;
+  const updated = findMilestoneById(rc.svc, current.id)!;
+  if (state !== current.state) recordMilestoneEvent(rc, parent, state === 'closed' ? 'closed' : 'reopened', updated);
+  return updated;
 }
 
 /** Is the milestone past its due date (Milestoneish#expired?). */

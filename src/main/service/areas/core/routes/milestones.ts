@@ -13,10 +13,10 @@ import {
   createMilestone,
   findMilestoneById,
   findParentMilestone,
+  recordMilestoneDestroyed,
   updateMilestone,
 } from '../milestones';
 import { type Namespace, ancestorsOf, findNamespaceById, selfAndDescendantIds } from '../namespaces';
-import { recordEvent } from '../events';
 import { ISSUE_WRITES, MERGE_REQUEST_WRITES, idOrderAnchors, labelPriorityRows, milestoneRecordsCount, projectScope, setIssuableMilestone } from '../workitems';
 import { confidentialSql, seesConfidential } from './issues';
 import { likeEscape } from './users';
@@ -112,16 +112,7 @@ export function registerMilestoneRoutes(r: Router): void {
           const rows = rc.svc.db.prepare(`SELECT * FROM ${table} WHERE milestone_id = ?`).all(current.id) as (IssueRow | MergeRequestRow)[];
           for (const row of rows) setIssuableMilestone(rc, table === 'issues' ? 'Issue' : 'MergeRequest', row, null, user.id);
         }
-        recordEvent(rc.svc, {
-          action: 'destroyed',
-          authorId: user.id,
-          projectId: parent.kind === 'project' ? parent.project.id : null,
-          groupId: parent.kind === 'group' ? parent.group.id : null,
-          targetType: 'Milestone',
-          targetId: current.id,
-          targetIid: current.iid,
-          targetTitle: current.title,
-        });
+        recordMilestoneDestroyed(rc, parent, current);
         rc.svc.db.prepare('DELETE FROM milestones WHERE id = ?').run(current.id);
       });
       return undefined;
