@@ -388,6 +388,30 @@ describe('a moved or cloned issue\'s history, to-dos and epic', () => {
     expect((await s.get('/todos')).body.filter((t: { target: { title: string } }) => t.target.title === 'mine')).toEqual([]);
   });
 
+  it('lists a copied label event only to those who may read its label, counted in the headers all the same (visible_to_user? after paginate)', async () => {
+    const hidden = await s.createProject({ name: 'hidden-labels', visibility: 'private' });
+    const open = await s.createProject({ name: 'open-target', visibility: 'public' });
+    await s.post(`/projects/${hidden.id}/labels`, { name: 'secret', color: '#123456' });
+    await s.post(`/projects/${open.id}/labels`, { name: 'plain', color: '#654321' });
+    const old = (await s.post(`/projects/${hidden.id}/issues`, { title: 'out of hiding', labels: 'secret' })).body;
+    const moved = (await s.post(`/projects/${hidden.id}/issues/${old.iid}/move`, { to_project_id: open.id })).body;
+    await s.put(`/projects/${open.id}/issues/${moved.iid}`, { add_labels: 'plain' });
+    const [secret, plain] = [await labelId(hidden.id, 'secret'), await labelId(open.id, 'plain')];
+    const path = `/projects/${open.id}/issues/${moved.iid}/resource_label_events`;
+    const mine = (await s.get(path)).body as { id: number; label: { id: number }; action: string }[];
+    expect(mine.map((e) => [e.label.id, e.action])).toEqual([[secret, 'add'], [secret, 'remove'], [plain, 'add']]);
+    // An outsider reads the public issue, not the private project's label: its events are left out of the page, not the count.
+    const outsider = await s.createUser();
+    const theirs = await s.get(path, { token: outsider.token });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.map((e: { label: { id: number } }) => e.label.id)).toEqual([plain]);
+    expect(theirs.headers.get('x-total')).toBe('3');
+    const one = await s.get(`${path}/${mine[0].id}`, { token: outsider.token });
+    expect([one.status, one.body]).toEqual([404, { message: '404 ResourceLabelEvent Not Found' }]);
+    expect((await s.get(`${path}/${mine[2].id}`, { token: outsider.token })).body.label.id).toBe(plain);
+    expect((await s.get(`${path}/${mine[0].id}`)).body.label.id).toBe(secret);
+  });
+
   it('puts a clone in its original\'s epic beside it, where it stands (the hierarchy widget\'s handle_parent)', async () => {
     const epic = (await s.post(`/groups/${group.id}/epics`, { title: 'the clones\' epic' })).body;
     const inEpic = (await s.post(`/projects/${source.id}/issues`, { title: 'in an epic' })).body;

@@ -2,6 +2,7 @@ import type { RequestContext, Router } from '../../../http/route';
 import { paginate, limitSql } from '../../../http/pagination';
 import { notFound, recordNotFound } from '../../../http/errors';
 import { canReadGroup, canReadProject } from '../access';
+import { issuablesAvailable } from '../feature-access';
 import { type EntityContext, milestone, userBasicById } from '../entities';
 import { type MilestoneRow, findMilestoneById } from '../milestones';
 import { findNamespaceById } from '../namespaces';
@@ -72,6 +73,22 @@ interface WeightEventRow {
   created_at: string;
 }
 
+/**
+ * ResourceLabelEventPolicy's can_read_label: a label gone, or one the caller may read (its group's
+ * read_group; its project's with issues or merge requests available). A moved or cloned issue
+ * carries events of the old project's labels, which a reader of the new one may not see.
+ */
+function labelEventReadable(rc: RequestContext, e: LabelEventRow): boolean {
+  const l = e.label_id === null ? undefined : findLabelById(rc.svc, e.label_id);
+  if (!l) return true;
+  if (l.project_id !== null) {
+    const project = findProjectById(rc.svc, l.project_id);
+    return !!project && canReadProject(rc.svc, rc.user, project) && issuablesAvailable(rc.svc, rc.user, project);
+  }
+  const group = findNamespaceById(rc.svc, l.group_id!);
+  return !!group && canReadGroup(rc.svc, rc.user, group);
+}
+
 /** Entities::ResourceLabelEvent: `label` is null once the label is gone. */
 function labelEvent(ec: EntityContext, e: LabelEventRow): Record<string, unknown> {
   const l = e.label_id === null ? undefined : findLabelById(ec.svc, e.label_id);
@@ -113,6 +130,8 @@ function eventRoutes<Row extends { id: number }>(
   table: string,
   where: (type: string) => { sql: string; args: (id: number) => unknown[] },
   render: (ec: EntityContext, row: Row) => Record<string, unknown>,
+  /** Events the caller may not read though the issuable is readable (the entity's name for the 404). */
+  hidden?: { name: string; readable: (rc: RequestContext, row: Row) => boolean },
 ): void {
   const load = (rc: RequestContext) => {
     rc.requireUser();
@@ -124,12 +143,16 @@ function eventRoutes<Row extends { id: number }>(
     return paginate(rc, {
       count: () => (rc.svc.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${cond.sql}`).get(...cond.args(id)) as { n: number }).n,
       rows: (limit, offset) => rc.svc.db.prepare(`SELECT * FROM ${table} WHERE ${cond.sql} ORDER BY id ${limitSql(limit)} OFFSET ?`).all(...cond.args(id), offset) as Row[],
-    }).map((e) => render(rc, e));
+    })
+      // The page is cut and counted first, then what the caller may not read is left out of it (as the API's visible_to_user?).
+      .filter((e) => !hidden || hidden.readable(rc, e))
+      .map((e) => render(rc, e));
   });
   r.get(`${base}/:event_id`, (rc) => {
     const { cond, id } = load(rc);
     const row = rc.svc.db.prepare(`SELECT * FROM ${table} WHERE ${cond.sql} AND id = ?`).get(...cond.args(id), Number(rc.path.event_id) || 0) as Row | undefined;
     if (!row) throw recordNotFound();
+    if (hidden && !hidden.readable(rc, row)) throw notFound(hidden.name);
     return render(rc, row);
   });
 }
@@ -139,7 +162,7 @@ export function registerResourceEventRoutes(r: Router): void {
   for (const kind of ['issues', 'merge_requests'] as const) {
     const base = `/projects/:id/${kind}/:eventable_id`;
     const byIssuable = (type: string) => ({ sql: 'issuable_type = ? AND issuable_id = ?', args: (id: number) => [type, id] });
-    eventRoutes<LabelEventRow>(r, `${base}/resource_label_events`, kind, 'resource_label_events', byIssuable, labelEvent);
+    eventRoutes<LabelEventRow>(r, `${base}/resource_label_events`, kind, 'resource_label_events', byIssuable, labelEvent, { name: 'ResourceLabelEvent', readable: labelEventReadable });
     eventRoutes<StateEventRow>(r, `${base}/resource_state_events`, kind, 'resource_state_events', byIssuable, stateEvent);
     if (kind === 'issues') {
       eventRoutes<WeightEventRow>(r, `${base}/resource_weight_events`, kind, 'resource_weight_events', () => ({ sql: 'issue_id = ?', args: (id: number) => [id] }), weightEvent);
