@@ -227,6 +227,36 @@ describe('answers byte for byte', () => {
     expect(res.endsWith('\r\n\r\nhello again')).toBe(true);
   });
 
+  it("a handler's header names with capitals go out lower-cased, each once, in the order set", async () => {
+    const readme = await s.createProject({ name: 'raw-files', initialize_with_readme: true });
+    const path = `/api/v4/projects/${readme.id}/repository/files/README.md?ref=main`;
+    const res = await raw(`HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`);
+    const names = res
+      .slice(0, res.indexOf('\r\n\r\n'))
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.slice(0, line.indexOf(':')));
+    expect(names).toEqual([
+      'x-frame-options',
+      'x-content-type-options',
+      'x-gitlab-file-name',
+      'x-gitlab-file-path',
+      'x-gitlab-size',
+      'x-gitlab-encoding',
+      'x-gitlab-content-sha256',
+      'x-gitlab-ref',
+      'x-gitlab-blob-id',
+      'x-gitlab-commit-id',
+      'x-gitlab-last-commit-id',
+      'x-gitlab-execute-filemode',
+      'content-type',
+      'content-length',
+      'Date',
+      'Connection',
+    ]);
+    expect(res).toContain('\r\nx-gitlab-file-path: README.md\r\n');
+  });
+
   it('a delete without a body', async () => {
     const id = (await s.post(`/projects/${projectId}/badges`, { link_url: 'https://example.com/a', image_url: 'https://example.com/b' })).body.id;
     const res = await raw(`DELETE /api/v4/projects/${projectId}/badges/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`);

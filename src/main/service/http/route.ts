@@ -106,7 +106,7 @@ export class RequestContext {
  * 3.12 compares the header for equality and treats anything else (even with a charset) as raw.
  */
 export function sendJson(reply: Reply, status: number, body: unknown): Reply {
-  return withSecurityHeaders(reply.code(status).header('content-type', 'application/json')).send(jsonBody(body));
+  return withSecurityHeaders(reply.code(status).lowerCaseHeader('content-type', 'application/json')).send(jsonBody(body));
 }
 
 /**
@@ -115,7 +115,7 @@ export function sendJson(reply: Reply, status: number, body: unknown): Reply {
  * hook every request would pay for.
  */
 export function withSecurityHeaders(reply: Reply): Reply {
-  return reply.header('x-frame-options', 'SAMEORIGIN').header('x-content-type-options', 'nosniff');
+  return reply.lowerCaseHeader('x-frame-options', 'SAMEORIGIN').lowerCaseHeader('x-content-type-options', 'nosniff');
 }
 
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;

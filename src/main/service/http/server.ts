@@ -157,6 +157,15 @@ export class Reply {
     return this;
   }
 
+  /**
+   * header() for a name already lower-case (Sandlab's own: the security headers, content-type),
+   * not lower-cased again: toLowerCase builds a copy per call (~400 instructions), five a JSON answer.
+   */
+  lowerCaseHeader(name: Lowercase<string>, value: HeaderValue): this {
+    this.setField(name, value);
+    return this;
+  }
+
   headers(values: Record<string, HeaderValue>): this {
     for (const name of Object.keys(values)) this.header(name, values[name]);
     return this;
