@@ -392,7 +392,7 @@ describe('JobRunner', () => {
     expect(chunks).toBe(50);
   });
 
-  it('writes in short slices while requests are being answered, long ones once they are quiet', () => {
+  it('writes in short slices while requests are being answered, long ones once they are quiet', async () => {
     const { db } = openDb();
     const r = runner(db);
     expect(BUSY_SLICE_MS).toBeLessThan(SLICE_MS);
@@ -402,6 +402,9 @@ describe('JobRunner', () => {
     // A client's next request is on its way a moment after the last answer: still traffic.
     r.requestEnded();
     expect(r.sliceMs()).toBe(BUSY_SLICE_MS);
+    // Quiet for longer than TRAFFIC_QUIET_MS (100 ms) on the runner's clock: long slices again.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(r.sliceMs()).toBe(SLICE_MS);
   });
 
   it('never starves a job under a constant stream of requests: its records all land', async () => {

@@ -1,3 +1,5 @@
+// From its module: node's global `Buffer` is a getter, called on every use (Reply.send uses it each answer).
+import { Buffer } from 'node:buffer';
 import { type IncomingHttpHeaders, IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Readable, finished } from 'node:stream';
 import { RouteTable, badUrl } from './router';
