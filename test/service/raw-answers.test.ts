@@ -106,6 +106,18 @@ describe('answers byte for byte', () => {
     }
   });
 
+  it('a path only another method has, and a path no method has, with any method', async () => {
+    // POST-only: a GET or PUT is told what it allows.
+    for (const method of ['GET', 'PUT', 'GET']) {
+      const res = await raw(`${method} /api/v4/todos/1/mark_as_done HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      expect(res).toBe(answer('405 Method Not Allowed', ...json({ error: '405 Not Allowed' }, ['allow: POST'])));
+    }
+    for (const method of ['GET', 'DELETE', 'POST', 'GET']) {
+      const res = await raw(`${method} /api/v4/todos/1/no_such_action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      expect(res).toBe(answer('404 Not Found', ...json({ error: '404 Not Found' })));
+    }
+  });
+
   it('a badge of a project', async () => {
     const badge = {
       name: null,

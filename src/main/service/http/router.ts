@@ -133,44 +133,19 @@ interface Prepared {
 export class RouteTable<T> {
   private readonly trees = new Map<string, Tree<T>>();
 
+  /**
+   * Every method's patterns in one tree: a path it does not match has no route for any method, so
+   * an unknown path's 404 asks one tree (methodsMatching) instead of each method's in turn.
+   */
+  private readonly anyMethod = new Tree<true>();
+
   /** Adds `pattern` (`/api/v4/projects/:id/badges/:badge_id`) for `method`; a duplicate throws. */
   add(method: string, pattern: string, route: T): void {
     let tree = this.trees.get(method);
     if (!tree) this.trees.set(method, (tree = new Tree<T>()));
-    // A path resolved before may resolve to the new route now.
-    tree.memo.clear();
-    let node = tree.root;
-    const names: string[] = [];
-    const segments = splitSegments(trimPath(pattern));
-    for (let i = 0; i < segments.length; i++) {
-      const seg = segments[i];
-      if (seg === '*') {
-        if (i !== segments.length - 1) throw new Error(`route ${pattern}: '*' must end the pattern`);
-        if (node.wildcard) throw duplicate(method, pattern);
-        node.wildcard = { route, names: [...names, '*'], params: null };
-        return;
-      }
-      const colon = seg.indexOf(':');
-      if (colon === 0) {
-        names.push(seg.slice(1));
-        node = node.param ??= new Node<T>();
-      } else if (colon > 0) {
-        const prefix = seg.slice(0, colon);
-        names.push(seg.slice(colon + 1));
-        node.prefixParams ??= [];
-        let entry = node.prefixParams.find((p) => p.prefix === prefix);
-        if (!entry) node.prefixParams.push((entry = { prefix, node: new Node<T>() }));
-        node = entry.node;
-      } else {
-        node.statics ??= new Map();
-        let next = node.statics.get(seg);
-        if (!next) node.statics.set(seg, (next = new Node<T>()));
-        node = next;
-      }
-    }
-    if (node.route) throw duplicate(method, pattern);
-    // Compiled at the route's first request, not at start (~1,000 routes registered).
-    node.route = { route, names, params: null };
+    insert(tree, pattern, route, () => duplicate(method, pattern));
+    // Another method's route may have the pattern already: it stays.
+    insert(this.anyMethod, pattern, true, null);
   }
 
   /** Whether any route is registered for `method`. */
@@ -197,6 +172,7 @@ export class RouteTable<T> {
    * as it did for fastify's 405 check).
    */
   methodsMatching(url: string, methods: readonly string[]): string[] {
+    if (this.anyMethod.match(url) === null) return [];
     return methods.filter((method) => {
       const tree = this.trees.get(method);
       return tree !== undefined && tree.match(url) !== null;
@@ -208,6 +184,50 @@ export class RouteTable<T> {
 export function badUrl(url: string): { kind: 'badUrl'; path: string } | null {
   const prepared = prepare(url);
   return 'segments' in prepared ? null : prepared;
+}
+
+/** Adds `pattern`'s route to `tree`; a pattern already there throws `duplicate()`'s error, or keeps its route without one. */
+function insert<T>(tree: Tree<T>, pattern: string, route: T, duplicate: (() => Error) | null): void {
+  // A path resolved before may resolve to the new route now.
+  tree.memo.clear();
+  let node = tree.root;
+  const names: string[] = [];
+  const segments = splitSegments(trimPath(pattern));
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    if (seg === '*') {
+      if (i !== segments.length - 1) throw new Error(`route ${pattern}: '*' must end the pattern`);
+      if (node.wildcard) {
+        if (duplicate) throw duplicate();
+        return;
+      }
+      node.wildcard = { route, names: [...names, '*'], params: null };
+      return;
+    }
+    const colon = seg.indexOf(':');
+    if (colon === 0) {
+      names.push(seg.slice(1));
+      node = node.param ??= new Node<T>();
+    } else if (colon > 0) {
+      const prefix = seg.slice(0, colon);
+      names.push(seg.slice(colon + 1));
+      node.prefixParams ??= [];
+      let entry = node.prefixParams.find((p) => p.prefix === prefix);
+      if (!entry) node.prefixParams.push((entry = { prefix, node: new Node<T>() }));
+      node = entry.node;
+    } else {
+      node.statics ??= new Map();
+      let next = node.statics.get(seg);
+      if (!next) node.statics.set(seg, (next = new Node<T>()));
+      node = next;
+    }
+  }
+  if (node.route) {
+    if (duplicate) throw duplicate();
+    return;
+  }
+  // Compiled at the route's first request, not at start (~1,000 routes registered).
+  node.route = { route, names, params: null };
 }
 
 function duplicate(method: string, pattern: string): Error {
