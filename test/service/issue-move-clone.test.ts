@@ -145,6 +145,26 @@ describe('moving an issue', () => {
     expect(await epicIssues()).toEqual([second.id, moved.id].sort((x, y) => x - y));
   });
 
+  it('gives the moved issue copies of its links and leaves them on the old one; a clone gets none (Widgets::LinkedItems, move only)', async () => {
+    const old = (await s.post(`/projects/${source.id}/issues`, { title: 'linked both ways' })).body;
+    const relates = (await s.post(`/projects/${target.id}/issues`, { title: 'related to it' })).body;
+    const blocker = (await s.post(`/projects/${source.id}/issues`, { title: 'blocks it' })).body;
+    expect((await s.post(`/projects/${source.id}/issues/${old.iid}/links`, { target_project_id: target.id, target_issue_iid: relates.iid })).status).toBe(201);
+    expect((await s.post(`/projects/${source.id}/issues/${blocker.iid}/links`, { target_project_id: source.id, target_issue_iid: old.iid, link_type: 'blocks' })).status).toBe(201);
+    const links = async (p: number, iid: number) =>
+      (await s.get(`/projects/${p}/issues/${iid}/links`)).body.map((l: { id: number; link_type: string }) => [l.id, l.link_type]);
+    const before = await links(source.id, old.iid);
+    expect(before).toEqual([[relates.id, 'relates_to'], [blocker.id, 'is_blocked_by']]);
+    expect(await links(target.id, relates.iid)).toEqual([[old.id, 'relates_to']]);
+    const clone = (await s.post(`/projects/${source.id}/issues/${old.iid}/clone`, { to_project_id: target.id })).body;
+    expect(await links(target.id, clone.iid)).toEqual([]);
+    const moved = (await s.post(`/projects/${source.id}/issues/${old.iid}/move`, { to_project_id: target.id })).body;
+    expect(await links(target.id, moved.iid)).toEqual(before);
+    expect(await links(source.id, old.iid)).toEqual(before);
+    expect(await links(target.id, relates.iid)).toEqual([[old.id, 'relates_to'], [moved.id, 'relates_to']]);
+    expect(await links(source.id, blocker.iid)).toEqual([[old.id, 'blocks'], [moved.id, 'blocks']]);
+  });
+
   it('copies each note\'s award emoji with it (Notes::CopyService#copy_notes_emoji), a move\'s and a clone\'s with notes', async () => {
     const old = (await s.post(`/projects/${source.id}/issues`, { title: 'with a liked note' })).body;
     const note = (await s.post(`/projects/${source.id}/issues/${old.iid}/notes`, { body: 'liked' })).body;

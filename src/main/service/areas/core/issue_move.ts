@@ -21,10 +21,11 @@ import { nextIid, setIssuableMilestone } from './workitems';
  * target's labels of the same titles, its milestone where the target reaches it (else the target's
  * of its title) and (always for a move, with_notes for a clone) its notes; a "moved/cloned from"
  * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
- * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, and points
- * its links and its epic's link at the new issue; a clone is the caller's, created now and opened,
- * without award emoji or subscriptions, joins the old issue's epic, and leaves the old issue as it was.
- * Resource events go where the notes go; the new issue's to-dos are a new issue's.
+ * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, gives the new
+ * issue copies of its links, and points its epic's link at the new issue; a clone is the caller's,
+ * created now and opened, without award emoji or subscriptions, joins the old issue's epic, and
+ * leaves the old issue as it was. Resource events go where the notes go; the new issue's to-dos are
+ * a new issue's.
  */
 export type CopyKind = 'move' | 'clone';
 
@@ -127,12 +128,20 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     systemNote(copy, target, 'from', issue, project);
     systemNote(issue, project, 'to', copy, target);
     if (kind === 'move') {
-      // Its links now join the new issue (rewrite_related_issues); the old one is closed and points at it.
-      // Its place in an epic too, where the caller may update the epic (EE's rewrite_epic_issue).
+      // The old one is closed and points at the new one. Its place in an epic goes to the new one where
+      // the caller may update the epic (EE's rewrite_epic_issue).
       const inEpic = db.prepare('SELECT ei.id, e.group_id FROM epic_issues ei JOIN epics e ON e.id = ei.epic_id WHERE ei.issue_id = ?').get(issue.id) as { id: number; group_id: number } | undefined;
       if (inEpic && canAdminGroupEpics(rc.svc, user, inEpic.group_id)) db.prepare('UPDATE epic_issues SET issue_id = ? WHERE id = ?').run(copyId, inEpic.id);
-      db.prepare('UPDATE OR IGNORE issue_links SET source_id = ? WHERE source_id = ?').run(copyId, issue.id);
-      db.prepare('UPDATE OR IGNORE issue_links SET target_id = ? WHERE target_id = ?').run(copyId, issue.id);
+      // Its links are copied to the new issue, both ways, and stay on the old one (Widgets::LinkedItems; their
+      // removal from the old issue waits behind cleanup_data_source_work_item_data, off by default).
+      db.prepare(
+        `INSERT OR IGNORE INTO issue_links (source_id, target_id, link_type, created_at, updated_at)
+         SELECT ?, target_id, link_type, created_at, updated_at FROM issue_links WHERE source_id = ? ORDER BY id`,
+      ).run(copyId, issue.id);
+      db.prepare(
+        `INSERT OR IGNORE INTO issue_links (source_id, target_id, link_type, created_at, updated_at)
+         SELECT source_id, ?, link_type, created_at, updated_at FROM issue_links WHERE target_id = ? ORDER BY id`,
+      ).run(copyId, issue.id);
       const closing = issue.state === 'opened';
       db.prepare(
         `UPDATE issues SET moved_to_id = ?, state = 'closed', closed_at = CASE WHEN state = 'opened' THEN ? ELSE closed_at END,
