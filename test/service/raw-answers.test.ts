@@ -187,6 +187,36 @@ describe('answers byte for byte', () => {
     expect(Buffer.from(await get(`/api/v4/projects/${projectId}/issues/${issue.iid}`), 'latin1').toString('utf8')).toBe(first);
   });
 
+  it('a list of remembered entities, with text beyond ASCII: the same bytes and length on every read (the length summed from theirs)', async () => {
+    const { id } = await s.createProject({ name: 'listed-raw' });
+    for (const title of ['Ünïcode 😄 one', 'plain two', 'Größe three']) await s.post(`/projects/${id}/issues`, { title });
+    const utf8 = (text: string): string => Buffer.from(text, 'latin1').toString('utf8');
+    const reads: string[] = [];
+    // The first read sends the page as one text; later ones join the entities' own texts (db/connection.ts entityList).
+    for (let i = 0; i < 3; i++) reads.push(utf8(await get(`/api/v4/projects/${id}/issues?per_page=3`)));
+    const body = JSON.parse(reads[0].slice(reads[0].indexOf('\r\n\r\n') + 4));
+    expect(body.map((x: { title: string }) => x.title)).toEqual(['Größe three', 'plain two', 'Ünïcode 😄 one']);
+    const text = JSON.stringify(body);
+    expect(reads[0]).toContain(`\r\ncontent-length: ${Buffer.byteLength(text)}\r\n`);
+    expect(reads[0].endsWith(`\r\n\r\n${text}`)).toBe(true);
+    expect(reads[1]).toBe(reads[0]);
+    expect(reads[2]).toBe(reads[0]);
+  });
+
+  it('a remembered entity longer than node writes with its head (16 KiB), of ASCII and beyond: the same bytes on every read', async () => {
+    const { id } = await s.createProject({ name: 'long-raw' });
+    for (const description of ['a'.repeat(17_000), `${'ü'.repeat(17_000)} 😄`]) {
+      const { iid } = (await s.post(`/projects/${id}/issues`, { title: 'long', description })).body;
+      const first = await get(`/api/v4/projects/${id}/issues/${iid}`);
+      const text = Buffer.from(first, 'latin1').toString('utf8');
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      expect(body.description).toBe(description);
+      expect(text).toBe(answer('200 OK', ...routeJson(body)));
+      expect(await get(`/api/v4/projects/${id}/issues/${iid}`)).toBe(first);
+      expect(await get(`/api/v4/projects/${id}/issues/${iid}`)).toBe(first);
+    }
+  });
+
   it('no credentials where they are required', async () => {
     expect(await get('/api/v4/user', null)).toBe(answer('401 Unauthorized', ...json({ message: '401 Unauthorized' })));
   });

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { Migration } from './migrations';
 import { applyMigrations } from './migrations';
 import { MEMORY_BUDGET, deleteOldest } from '../memory';
+import { MeasuredText } from '../http/server';
 
 export type Db = Database.Database;
 
@@ -1060,12 +1061,12 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The JSON text of each entity cachedEntity handed out, made on its first answer (null until
- * then; false once sent in a list made as one text, unsentList). The entity is frozen and no
- * longer handed out after the next write, so its text gives way with it; objects not in here
- * (anything built for one request) are serialized each time.
+ * The JSON text of each entity cachedEntity handed out, with its length in bytes, made on its first
+ * answer (null until then; false once sent in a list made as one text, unsentList). The entity is
+ * frozen and no longer handed out after the next write, so its text gives way with it; objects not
+ * in here (anything built for one request) are serialized each time.
  */
-const entityJson = new WeakMap<object, string | null | false>();
+const entityJson = new WeakMap<object, MeasuredText | null | false>();
 
 /**
  * `value` as the JSON text of an answer: a remembered entity's text is made once, and a list of
@@ -1073,7 +1074,7 @@ const entityJson = new WeakMap<object, string | null | false>();
  * string together with its head, in one write, where a Buffer body costs a second chunk (writev)
  * and its own allocation (bench/RESULTS.md, hot path round 5).
  */
-export function jsonBody(value: unknown): string | Buffer {
+export function jsonBody(value: unknown): string | Buffer | MeasuredText {
   if (typeof value === 'object' && value !== null) {
     const known = entityJson.get(value);
     if (known) return known;
@@ -1083,10 +1084,10 @@ export function jsonBody(value: unknown): string | Buffer {
   return JSON.stringify(value);
 }
 
-function entityText(value: object): string {
+function entityText(value: object): MeasuredText {
   const known = entityJson.get(value);
   if (known) return known;
-  const text = JSON.stringify(value);
+  const text = MeasuredText.of(JSON.stringify(value));
   entityJson.set(value, text);
   return text;
 }
@@ -1095,26 +1096,26 @@ function entityText(value: object): string {
 const LONG_LIST = 16_384;
 
 /**
- * A list of remembered entities joined from their texts. A long one is written straight into one
- * Buffer: joined into a text first, the answer was copied once more to flatten the joined text
- * and once more to encode it. Same bytes as the joined text encoded as UTF-8.
+ * A list of remembered entities joined from their texts, its length in bytes the sum of theirs. A
+ * long one is written straight into one Buffer: joined into a text first, the answer was copied
+ * once more to flatten the joined text and once more to encode it. Same bytes as the joined text
+ * encoded as UTF-8.
  */
-function entityList(value: object[]): string | Buffer {
+function entityList(value: object[]): string | Buffer | MeasuredText {
   const n = value.length;
   const known = recentBodies.get(value[0]);
   if (known && known.entities.length === n && known.entities.every((e, i) => e === value[i])) return known.body;
   if (value.every((v) => entityJson.get(v) === null)) return unsentList(value);
   const texts = new Array<string>(n);
   let chars = n + 1;
-  for (let i = 0; i < n; i++) chars += (texts[i] = entityText(value[i])).length;
-  if (chars <= LONG_LIST) return `[${texts.join(',')}]`;
   let bytes = n + 1;
-  let ascii = true;
   for (let i = 0; i < n; i++) {
-    const b = Buffer.byteLength(texts[i]);
-    if (b !== texts[i].length) ascii = false;
-    bytes += b;
+    const kept = entityText(value[i]);
+    chars += (texts[i] = kept.text).length;
+    bytes += kept.bytes;
   }
+  if (chars <= LONG_LIST) return new MeasuredText(`[${texts.join(',')}]`, bytes);
+  const ascii = bytes === chars;
   const out = Buffer.allocUnsafe(bytes);
   let at = 0;
   out[at++] = 0x5b; // [
