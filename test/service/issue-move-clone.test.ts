@@ -123,7 +123,7 @@ describe('moving an issue', () => {
     expect(await subscribed(source.id, old.iid)).toEqual([true, false]);
   });
 
-  it('takes the old issue\'s place in its epic where the mover may update the epic (EE::Issues::MoveService#rewrite_epic_issue)', async () => {
+  it('takes the old issue\'s place in its epic, whoever moves it (the hierarchy widget: handle_parent, then post_move_cleanup)', async () => {
     const epic = (await s.post(`/groups/${group.id}/epics`, { title: 'the epic' })).body;
     const linked = async (title: string) => {
       const issue = (await s.post(`/projects/${source.id}/issues`, { title })).body;
@@ -133,16 +133,21 @@ describe('moving an issue', () => {
     const epicIssues = async () => (await s.get(`/groups/${group.id}/epics/${epic.iid}/issues`)).body.map((i: { id: number }) => i.id).sort((x: number, y: number) => x - y);
     const first = await linked('in the epic');
     const second = await linked('in the epic too');
+    const positions = async () => (await s.get(`/groups/${group.id}/epics/${epic.iid}/issues`)).body.map((i: { id: number; relative_position: number }) => [i.id, i.relative_position]);
+    const [[, firstAt], [, secondAt]] = await positions();
     const moved = (await s.post(`/projects/${source.id}/issues/${first.iid}/move`, { to_project_id: target.id })).body;
     expect(await epicIssues()).toEqual([second.id, moved.id].sort((x, y) => x - y));
+    // Where the old one stood (the epic_issues row copied but its id).
+    expect(await positions()).toEqual([[moved.id, firstAt], [second.id, secondAt]]);
     for (const p of [source, target]) expect((await s.get(`/projects/${p.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([p === source ? second.id : moved.id]);
-    // A Planner of both projects but not of the epic's group may not update the epic: the link stays.
+    // A Planner of both projects but not of the epic's group moves it too: DataSync asks no permission of the epic.
     const { user, token } = await s.createUser();
     await s.addMember('projects', source.id, user.id, 15);
     await s.addMember('projects', target.id, user.id, 15);
     const movedByPlanner = await s.post(`/projects/${source.id}/issues/${second.iid}/move`, { to_project_id: target.id }, { token });
     expect(movedByPlanner.status).toBe(201);
-    expect(await epicIssues()).toEqual([second.id, moved.id].sort((x, y) => x - y));
+    expect(await epicIssues()).toEqual([moved.id, movedByPlanner.body.id].sort((x, y) => x - y));
+    expect((await s.get(`/projects/${source.id}/issues?epic_id=${epic.id}`)).body).toEqual([]);
   });
 
   it('gives the moved issue copies of its links and leaves them on the old one; a clone gets none (Widgets::LinkedItems, move only)', async () => {

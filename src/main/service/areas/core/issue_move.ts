@@ -2,7 +2,6 @@ import type { RequestContext } from '../../http/route';
 import { apiError } from '../../http/errors';
 import { inTransaction } from '../../db/connection';
 import { findLabelByTitle } from '../labels/labels';
-import { canAdminGroupEpics } from '../epics/epics';
 import { Access, archivedNow, effectiveProjectAccess } from './access';
 import type { IssueRow } from './entities';
 import { recordEvent } from './events';
@@ -22,7 +21,7 @@ import { nextIid, setIssuableMilestone } from './workitems';
  * of its title) and (always for a move, with_notes for a clone) its notes; a "moved/cloned from"
  * note on the new issue and "moved/cloned to" on the old one. A move keeps the author, created_at,
  * state, award emoji and subscriptions, closes the old issue and sets its moved_to_id, gives the new
- * issue copies of its links, and points its epic's link at the new issue; a clone is the caller's,
+ * issue copies of its links, and takes the old issue's place in its epic; a clone is the caller's,
  * created now and opened, without award emoji or subscriptions, joins the old issue's epic, and
  * leaves the old issue as it was. Resource events go where the notes go; the new issue's to-dos are
  * a new issue's.
@@ -116,10 +115,9 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     relabelEvents(rc, project, issue, target, copy, user.id);
     // NewIssueWorker's Issues::AfterCreateService: the caller's assignment and mention to-dos, as for a new issue.
     createNewTodos(rc.svc, target, 'Issue', null, copy, user.id);
-    // The hierarchy widget gives a clone its original's parent: the clone joins the epic as it is there (EE copy_issue_parent).
-    if (kind === 'clone') {
-      db.prepare('INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at) SELECT epic_id, ?, relative_position, created_at FROM epic_issues WHERE issue_id = ?').run(copyId, issue.id);
-    }
+    // The hierarchy widget gives the new issue its original's parent, asking no permission: it joins the epic
+    // as the original is there (EE copy_issue_parent); a move then takes the original out (post_move_cleanup).
+    db.prepare('INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at) SELECT epic_id, ?, relative_position, created_at FROM epic_issues WHERE issue_id = ?').run(copyId, issue.id);
     const verb = kind === 'move' ? 'moved' : 'cloned';
     const systemNote = (on: IssueRow, onProject: Project, direction: 'to' | 'from', other: IssueRow, otherProject: Project): void => {
       const body = `${verb} ${direction} ${issueReference(rc, onProject, otherProject, other.iid)}`;
@@ -128,10 +126,8 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     systemNote(copy, target, 'from', issue, project);
     systemNote(issue, project, 'to', copy, target);
     if (kind === 'move') {
-      // The old one is closed and points at the new one. Its place in an epic goes to the new one where
-      // the caller may update the epic (EE's rewrite_epic_issue).
-      const inEpic = db.prepare('SELECT ei.id, e.group_id FROM epic_issues ei JOIN epics e ON e.id = ei.epic_id WHERE ei.issue_id = ?').get(issue.id) as { id: number; group_id: number } | undefined;
-      if (inEpic && canAdminGroupEpics(rc.svc, user, inEpic.group_id)) db.prepare('UPDATE epic_issues SET issue_id = ? WHERE id = ?').run(copyId, inEpic.id);
+      // The old one leaves its epic, is closed and points at the new one.
+      db.prepare('DELETE FROM epic_issues WHERE issue_id = ?').run(issue.id);
       // Its links are copied to the new issue, both ways, and stay on the old one (Widgets::LinkedItems; their
       // removal from the old issue waits behind cleanup_data_source_work_item_data, off by default).
       db.prepare(
