@@ -2603,6 +2603,13 @@ ${noteRecomputeTriggers()}`,
     name: 'core/383_merge_requests_project_labels',
     sql: `CREATE INDEX merge_requests_project_labels ON merge_requests (project_id, labels);`,
   },
+  {
+    // core/383's idea for one author's merge requests: author_id=N&labels=Any (or None) counted
+    // each of the author's records by merge_requests_project_author_created for its labels (mr25,
+    // author 3's 970,000: 90-105 ms a count). Answered from this index alone (0.8 ms).
+    name: 'core/384_merge_requests_project_author_labels',
+    sql: `CREATE INDEX merge_requests_project_author_labels ON merge_requests (project_id, author_id, labels);`,
+  },
 ];
 
 /** core/295: the issue as it was (OLD) logged at the version its write just gave `project` (when `when`), and that project's entries past the last 100 dropped. */
