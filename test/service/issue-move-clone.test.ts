@@ -437,6 +437,28 @@ describe('a moved or cloned issue\'s history, to-dos and epic', () => {
     expect((await s.get(`${path}/${mine[0].id}`)).body.label.id).toBe(secret);
   });
 
+  it('takes the target\'s milestone of its title as MilestonesFinder orders them: the earliest due date (none last), then the newest', async () => {
+    const far = await s.createGroup({ path: 'far-group' });
+    const near = await s.createGroup({ path: 'near-group' });
+    const sub = await s.createGroup({ path: 'sub', parent_id: near.id });
+    const from = await s.createProject({ name: 'far-source', namespace_id: far.id });
+    const to = await s.createProject({ name: 'near-target', namespace_id: sub.id });
+    // In the target's reach (its own and its groups' above: titles are unique only beside the project's own group):
+    // its own v7, then the top group's, neither due; its own v8 due after the top group's.
+    const ownV7 = (await s.post(`/projects/${to.id}/milestones`, { title: 'v7' })).body;
+    const topV7 = (await s.post(`/groups/${near.id}/milestones`, { title: 'v7' })).body;
+    const ownV8 = (await s.post(`/projects/${to.id}/milestones`, { title: 'v8', due_date: '2031-01-01' })).body;
+    const topV8 = (await s.post(`/groups/${near.id}/milestones`, { title: 'v8', due_date: '2030-06-01' })).body;
+    for (const [title, found, ownId] of [['v7', topV7.id, ownV7.id], ['v8', topV8.id, ownV8.id]]) {
+      const was = (await s.post(`/projects/${from.id}/milestones`, { title })).body;
+      const old = (await s.post(`/projects/${from.id}/issues`, { title: `on ${title}`, milestone_id: was.id })).body;
+      const moved = (await s.post(`/projects/${from.id}/issues/${old.iid}/move`, { to_project_id: to.id })).body;
+      expect([title, moved.milestone.id]).toEqual([title, found]);
+      // Its event's milestone is looked for in the project and its own group only (CopyResourceEventsService#matching_milestone).
+      expect((await milestoneEvents(to.id, moved.iid)).map((e: unknown[]) => [e[0], e[1]])).toEqual([[ownId, 'add']]);
+    }
+  });
+
   it('puts a clone in its original\'s epic beside it, where it stands (the hierarchy widget\'s handle_parent)', async () => {
     const epic = (await s.post(`/groups/${group.id}/epics`, { title: 'the clones\' epic' })).body;
     const inEpic = (await s.post(`/projects/${source.id}/issues`, { title: 'in an epic' })).body;

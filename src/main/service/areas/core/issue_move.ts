@@ -7,7 +7,7 @@ import type { IssueRow } from './entities';
 import { recordEvent } from './events';
 import { featureAvailable } from './feature-access';
 import { afterIssuableWrite, createNewTodos, recordLabelEvents } from './issuable_events';
-import { findMilestoneById, milestoneInScope, milestoneInScopeByTitle } from './milestones';
+import { MILESTONES_FINDER_ORDER, findMilestoneById, milestoneFoundByTitle, milestoneInScope } from './milestones';
 import { createNote, newDiscussionId } from './notes';
 import { findNamespaceById } from './namespaces';
 import type { Project } from './projects';
@@ -64,7 +64,7 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
     const labels = (JSON.parse(issue.labels) as string[]).filter((title) => findLabelByTitle(rc.svc, { kind: 'project', project: target }, title));
     // The milestone itself where the target reaches it, else the target's of its title (WorkItems::DataSync::Widgets::Milestone).
     const milestone = issue.milestone_id === null ? undefined : findMilestoneById(rc.svc, issue.milestone_id);
-    const milestoneId = milestone && (milestoneInScope(rc.svc, target, milestone.id) ?? milestoneInScopeByTitle(rc.svc, target, milestone.title))?.id;
+    const milestoneId = milestone && (milestoneInScope(rc.svc, target, milestone.id) ?? milestoneFoundByTitle(rc.svc, target, milestone.title))?.id;
     // A move keeps the issue's life (created, state, closing); a clone is a new issue, opened now (CloneService's overwritten_params).
     const life = kind === 'move' ? issue : { state: 'opened', closed_at: null, closed_by_id: null, created_at: now };
     // The notes and resource events go together (WorkItems::DataSync::Widgets::Notes); without them the copy is a new issue.
@@ -179,7 +179,7 @@ function copyResourceEvents(rc: RequestContext, from: IssueRow, to: IssueRow, ta
      SELECT e.issuable_type, ?, e.user_id, m.id, e.action, e.state, e.created_at
      FROM resource_milestone_events e JOIN milestones was ON was.id = e.milestone_id
      JOIN milestones m ON m.id = (SELECT t.id FROM milestones t WHERE t.title = was.title AND (t.project_id = ? OR t.group_id = ?)
-                                  ORDER BY t.due_date IS NULL, t.due_date, t.title, t.id LIMIT 1)
+                                  ORDER BY ${MILESTONES_FINDER_ORDER} LIMIT 1)
      WHERE e.issuable_type = 'Issue' AND e.issuable_id = ? AND e.action = 'add' ORDER BY e.id`,
   ).run(to.id, target.id, target.namespace_id, from.id);
 }

@@ -56,15 +56,28 @@ export function milestoneInScope(svc: ServiceContext, project: Project, id: numb
   return m.group_id !== null && projectGroupIds(svc, project).includes(m.group_id) ? m : undefined;
 }
 
-/** A milestone of the project or its groups by title (`milestone` on issue create/update). */
-export function milestoneInScopeByTitle(svc: ServiceContext, project: Project, title: string): MilestoneRow | undefined {
+/** The project's or its groups' milestone of this title, first in `order`. */
+function milestoneOfTitle(svc: ServiceContext, project: Project, title: string, order: string): MilestoneRow | undefined {
   const groups = projectGroupIds(svc, project);
   return svc.db
-    .prepare(
-      `SELECT * FROM milestones WHERE title = ? AND (project_id = ? OR group_id IN (${groups.map(() => '?').join(',') || 'NULL'}))
-       ORDER BY project_id IS NULL, id LIMIT 1`,
-    )
+    .prepare(`SELECT * FROM milestones WHERE title = ? AND (project_id = ? OR group_id IN (${groups.map(() => '?').join(',') || 'NULL'})) ORDER BY ${order} LIMIT 1`)
     .get(title, project.id, ...groups) as MilestoneRow | undefined;
+}
+
+/**
+ * MilestonesFinder's default order (due_date_asc, then with_order_id_desc): the earliest due date,
+ * none last, then the newest.
+ */
+export const MILESTONES_FINDER_ORDER = 'due_date IS NULL, due_date, id DESC';
+
+/** A milestone of the project or its groups by title (`milestone` on issue create/update). */
+export function milestoneInScopeByTitle(svc: ServiceContext, project: Project, title: string): MilestoneRow | undefined {
+  return milestoneOfTitle(svc, project, title, 'project_id IS NULL, id');
+}
+
+/** MilestonesFinder by title among the project's and its groups' (a moved or cloned issue's: WorkItems::DataSync::Widgets::Milestone#by_title). */
+export function milestoneFoundByTitle(svc: ServiceContext, project: Project, title: string): MilestoneRow | undefined {
+  return milestoneOfTitle(svc, project, title, MILESTONES_FINDER_ORDER);
 }
 
 export interface MilestoneFields {
