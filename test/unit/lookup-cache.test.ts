@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cachedEntity, cachedLookup, constantJson, inTransaction, jsonBody, openDatabase, readTableRows, readUnremembered, rememberedRowsHeld, unchangedEntity, unchangedPage, type Db } from '../../src/main/service/db/connection';
 import { rowsByIds, sequenceLog } from '../../src/main/service/db/written-rows';
+import { MeasuredText } from '../../src/main/service/http/server';
 import { MEMORY_BUDGET } from '../../src/main/service/memory';
 
 let dir: string;
@@ -492,14 +493,23 @@ describe('remembered reads', () => {
   });
 });
 
+/** The text of an answer jsonBody gives as text; a measured one's length in bytes checked too (Reply.send sends that many). */
+function textOf(body: string | Buffer | MeasuredText): string {
+  if (typeof body === 'string') return body;
+  expect(body).toBeInstanceOf(MeasuredText);
+  const { text, bytes } = body as MeasuredText;
+  expect(bytes).toBe(Buffer.byteLength(text));
+  return text;
+}
+
 describe('constant answer bodies', () => {
   it('serialize as JSON.stringify does, once, and cannot be changed', () => {
     const body = constantJson({ error: '404 Not Found', detail: ['é', 1, null] });
-    expect(jsonBody(body)).toBe('{"error":"404 Not Found","detail":["é",1,null]}');
+    expect(textOf(jsonBody(body))).toBe('{"error":"404 Not Found","detail":["é",1,null]}');
     expect(jsonBody(body)).toBe(jsonBody(body));
     expect(Object.isFrozen(body)).toBe(true);
     // A list holding one is joined like any remembered entity's.
-    expect(jsonBody([body, body])).toBe(JSON.stringify([body, body]));
+    expect(textOf(jsonBody([body, body]))).toBe(JSON.stringify([body, body]));
   });
 });
 
@@ -528,7 +538,7 @@ describe('long lists of remembered entities', () => {
       expect((body as Buffer).equals(Buffer.from(JSON.stringify(list)))).toBe(true);
       // Asked again (the texts remembered), the same bytes.
       expect((jsonBody(list) as Buffer).equals(body as Buffer)).toBe(true);
-      expect(jsonBody(list.slice(0, 3))).toBe(JSON.stringify(list.slice(0, 3)));
+      expect(textOf(jsonBody(list.slice(0, 3)))).toBe(JSON.stringify(list.slice(0, 3)));
     }
   });
 
@@ -550,13 +560,13 @@ describe('long lists of remembered entities', () => {
       stringify.mockClear();
       const again = [...moved].reverse();
       expect((jsonBody(again) as Buffer).equals(Buffer.from(JSON.stringify(again)))).toBe(true);
-      expect(jsonBody(list[0])).toBe(JSON.stringify(list[0]));
+      expect(textOf(jsonBody(list[0]))).toBe(JSON.stringify(list[0]));
       // Only the two checks above stringified anything: every text was kept.
       expect(stringify.mock.calls.length).toBe(2);
       // Short lists too.
       stringify.mockClear();
       const short = [made('a', 'a'), made('b', 'b')];
-      expect(jsonBody(short)).toBe('[' + short.map((e) => JSON.stringify(e)).join(',') + ']');
+      expect(textOf(jsonBody(short))).toBe('[' + short.map((e) => JSON.stringify(e)).join(',') + ']');
       expect(stringify.mock.calls.map(([v]) => v)).toEqual([short, short[0], short[1]]);
     } finally {
       stringify.mockRestore();
