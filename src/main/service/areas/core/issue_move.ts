@@ -108,11 +108,13 @@ export function copyIssue(rc: RequestContext, kind: CopyKind, project: Project, 
          SELECT subscribable_type, ?, user_id, subscribed, created_at, updated_at FROM subscriptions WHERE subscribable_type = 'Issue' AND subscribable_id = ?`,
       ).run(copyId, issue.id);
     }
+    // The widgets run in their type's order: Labels (the relabelling) before Notes (the copied history), so the
+    // relabelling's events take the lower ids and a list by id shows them first.
+    relabelEvents(rc, project, issue, target, copy, user.id);
     if (copiesHistory) {
       copyResourceEvents(rc, issue, copy, target);
       copyNotes(rc, issue, copy);
     }
-    relabelEvents(rc, project, issue, target, copy, user.id);
     // NewIssueWorker's Issues::AfterCreateService: the caller's assignment and mention to-dos, as for a new issue.
     createNewTodos(rc.svc, target, 'Issue', null, copy, user.id);
     // The hierarchy widget gives the new issue its original's parent, asking no permission: it joins the epic
