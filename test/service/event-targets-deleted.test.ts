@@ -98,3 +98,50 @@ describe('events of deleted targets', () => {
     expect(await lists(p.id, u)).toEqual({ project: expected, mine: expected, theirs: expected, total: '1' });
   });
 });
+
+// Event#target_title is target.try(:title), read live (a note's title is its noteable's): a renamed
+// issue, merge request or milestone shows its new title on its events and its comments' events.
+describe('events of renamed targets', () => {
+  it('show the issue, merge request and milestone as now named, their comments too, in every list', async () => {
+    const u = await s.createUser();
+    const p = await s.createProject({ initialize_with_readme: true }, u.token);
+    const issue = (await s.post(`/projects/${p.id}/issues`, { title: 'Bug' }, { token: u.token })).body;
+    const other = (await s.post(`/projects/${p.id}/issues`, { title: 'Other' }, { token: u.token })).body;
+    await s.post(`/projects/${p.id}/issues/${issue.iid}/notes`, { body: 'on bug' }, { token: u.token });
+    await s.post(`/projects/${p.id}/issues/${other.iid}/notes`, { body: 'on other' }, { token: u.token });
+    const branch = { branch: 'f', start_branch: 'main', commit_message: 'Add f', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] };
+    expect((await s.post(`/projects/${p.id}/repository/commits`, branch, { token: u.token })).status).toBe(201);
+    const mr = (await s.post(`/projects/${p.id}/merge_requests`, { source_branch: 'f', target_branch: 'main', title: 'Feature' }, { token: u.token })).body;
+    await s.post(`/projects/${p.id}/merge_requests/${mr.iid}/discussions`, { body: 'thread' }, { token: u.token });
+    const milestone = (await s.post(`/projects/${p.id}/milestones`, { title: 'v1' }, { token: u.token })).body;
+    await s.put(`/projects/${p.id}/milestones/${milestone.id}`, { state_event: 'close' }, { token: u.token });
+    const titled = (bug: string, feature: string, v1: string): Row[] => [
+      ['created', null, null],
+      ['pushed new', null, null],
+      ['opened', 'Issue', bug],
+      ['opened', 'Issue', 'Other'],
+      ['commented on', 'Note', bug],
+      ['commented on', 'Note', 'Other'],
+      ['pushed new', null, null],
+      ['opened', 'MergeRequest', feature],
+      ['commented on', 'DiscussionNote', feature],
+      ['opened', 'Milestone', v1],
+      ['closed', 'Milestone', v1],
+    ];
+    const before = titled('Bug', 'Feature', 'v1');
+    expect(await lists(p.id, u)).toEqual({ project: before, mine: before, theirs: before, total: '11' });
+    // Read once before: what a list kept must learn of each rename. A write without a new title changes nothing.
+    await s.put(`/projects/${p.id}/issues/${issue.iid}`, { title: 'Bug', description: 'same title' }, { token: u.token });
+    expect((await lists(p.id, u)).project).toEqual(before);
+    await s.put(`/projects/${p.id}/issues/${issue.iid}`, { title: 'Bug, renamed' }, { token: u.token });
+    const afterIssue = titled('Bug, renamed', 'Feature', 'v1');
+    expect(await lists(p.id, u)).toEqual({ project: afterIssue, mine: afterIssue, theirs: afterIssue, total: '11' });
+    await s.put(`/projects/${p.id}/merge_requests/${mr.iid}`, { title: 'Feature, renamed' }, { token: u.token });
+    await s.put(`/projects/${p.id}/milestones/${milestone.id}`, { title: 'v2' }, { token: u.token });
+    const after = titled('Bug, renamed', 'Feature, renamed', 'v2');
+    expect(await lists(p.id, u)).toEqual({ project: after, mine: after, theirs: after, total: '11' });
+    // The filtered lists and a single project's page of one target type read the same rows.
+    expect(rows((await s.get(`/projects/${p.id}/events`, { token: u.token, query: { target_type: 'merge_request' } })).body)).toEqual([['opened', 'MergeRequest', 'Feature, renamed']]);
+    expect(rows((await s.get('/events', { token: u.token, query: { action: 'commented', sort: 'asc' } })).body).map((r) => r[2])).toEqual(['Bug, renamed', 'Other', 'Feature, renamed']);
+  });
+});

@@ -2610,7 +2610,31 @@ ${noteRecomputeTriggers()}`,
     name: 'core/384_merge_requests_project_author_labels',
     sql: `CREATE INDEX merge_requests_project_author_labels ON merge_requests (project_id, author_id, labels);`,
   },
+  {
+    // GitLab's Event#target_title reads the target's title live (target.try(:title); a note's is its
+    // noteable's), so an event shows its issue, merge request or milestone as now named. The events
+    // keep their title (the lists read no other table) and a rename writes it to the target's
+    // events and its notes' (system notes write none), found by core/375's events_target_id.
+    name: 'core/390_event_target_titles',
+    sql: `
+${retitleEventsTrigger('issues', 'Issue', true)}
+${retitleEventsTrigger('merge_requests', 'MergeRequest', true)}
+${retitleEventsTrigger('milestones', 'Milestone', false)}
+`,
+  },
 ];
+
+/** core/390: a rename of a `table` record (events' target_type `type`) retitles its events and, where it has notes, its notes' events. */
+function retitleEventsTrigger(table: string, type: string, noted: boolean): string {
+  const notes = noted
+    ? `UPDATE events SET target_title = NEW.title WHERE target_id IN (SELECT id FROM notes WHERE noteable_type = '${type}' AND noteable_id = NEW.id AND system = 0)
+    AND target_type IN ('Note', 'DiffNote', 'DiscussionNote');`
+    : '';
+  return `CREATE TRIGGER ${table}_retitle_events AFTER UPDATE OF title ON ${table} WHEN NEW.title IS NOT OLD.title BEGIN
+  UPDATE events SET target_title = NEW.title WHERE target_id = NEW.id AND target_type = '${type}';
+  ${notes}
+END;`;
+}
 
 /** core/295: the issue as it was (OLD) logged at the version its write just gave `project` (when `when`), and that project's entries past the last 100 dropped. */
 function orderLeave(project: string, when: string): string {
