@@ -129,3 +129,58 @@ describe("a project's deep page in a state its records are few in", () => {
     }
   });
 });
+
+describe("a project's deep page in a state whose created_at index the walk reads in order", () => {
+  /** The list by created_at (unique here), then id, in `sort`'s direction. */
+  const byCreated = (list: Seed[], sort: 'asc' | 'desc'): number[] => {
+    const up = list.map((x) => x.id).sort((a, b) => a - b);
+    return sort === 'asc' ? up : up.reverse();
+  };
+  const after = '2024-01-01T00:30:00.000Z';
+  // Issue i was created i minutes into 2024 (ids in the same order).
+  const createdFrom = (x: Seed): boolean => issues.indexOf(x) + 1 >= 30;
+  const lists: [string, Record<string, string>, (x: Seed) => boolean][] = [
+    ['closed', { state: 'closed' }, (x) => x.state === 'closed'],
+    ['closed created_after', { state: 'closed', created_after: after }, (x) => x.state === 'closed' && createdFrom(x)],
+  ];
+  const pages: [number, number][] = [[100, 2], [100, 100], [100, 101], [100, 103], [100, 104], [100, 105], [100, 106], [100, 110], [20, 500], [20, 501], [20, 514], [20, 515], [20, 520], [20, 525], [20, 526], [20, 527], [20, 600]];
+
+  const expectLists = async (when: string): Promise<void> => {
+    for (const [name, filter, keep] of lists) {
+      for (const sort of ['desc', 'asc'] as const) {
+        const want = byCreated(issues.filter(keep), sort);
+        for (const [perPage, page] of pages) {
+          const res = await s.get(`/projects/${project}/issues`, { query: { ...filter, order_by: 'created_at', sort, per_page: String(perPage), page: String(page) } });
+          expectPage(res, want, page, perPage, `${name} ${sort} ${perPage}/${page} ${when}`);
+        }
+      }
+    }
+  };
+
+  it('reads the page without counting the list to it first: the walk reads what that count would', async () => {
+    // created_after: no counter holds the list's length (a closed list alone is read from its end).
+    const query = { query: { state: 'closed', created_after: after, order_by: 'created_at', sort: 'asc', per_page: '100', page: '105' } };
+    const counts = await statementReads(s, (sql) => /^SELECT count\(\*\) AS n FROM \(SELECT 1 FROM issues x WHERE/.test(sql), async () => {
+      const reads = await pagedReads(s, async () => void (await s.get(`/projects/${project}/issues`, query)));
+      expect(reads.map((r) => r.args.at(-1))).toEqual([10_400]);
+    }, 'get');
+    expect(counts).toEqual([]);
+  });
+
+  it('answers every page past COUNT_LIMIT as the records say, both ways, before and after writes', async () => {
+    await expectLists('before writes');
+    // Through the API: an issue closed, one reopened, a new one closed.
+    const reopened = issues.find((x) => x.state === 'closed')!;
+    const closed = issues.find((x) => x.state === 'opened')!;
+    for (const [x, event] of [[reopened, 'reopen'], [closed, 'close']] as const) {
+      const iid = issues.indexOf(x) + 1;
+      expect((await s.put(`/projects/${project}/issues/${iid}`, { state_event: event })).status).toBe(200);
+      x.state = event === 'close' ? 'closed' : 'opened';
+    }
+    const created = await s.post(`/projects/${project}/issues`, { title: 'Item new', created_at: '2024-06-01T00:00:00Z' });
+    expect(created.status).toBe(201);
+    expect((await s.put(`/projects/${project}/issues/${created.body.iid}`, { state_event: 'close' })).status).toBe(200);
+    issues.push({ id: created.body.id, state: 'closed', labels: [], due: null });
+    await expectLists('after writes');
+  });
+});

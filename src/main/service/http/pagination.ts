@@ -254,7 +254,7 @@ export interface SqlList<T> {
    * one more), where counting it costs less than walking the list to the page; undefined where it
    * does not. A list that ends before the page then reads nothing, a shorter last page stops at its end.
    */
-  countToPage?: (from: string, args: unknown[], cap: number) => number | undefined;
+  countToPage?: (from: string, args: unknown[], cap: number, walk: { sql: string; args: unknown[] }) => number | undefined;
   /** The rows of an offset page read another way than from `from` by LIMIT and OFFSET: the same rows in the same order. */
   rows?: (limit: number, offset: number) => T[];
   /**
@@ -545,8 +545,13 @@ function readList<T>(db: Db, list: SqlList<T>, where: { sql: string; args: unkno
 /** `SELECT <the list's rows> <tail>`: the rows themselves, or their ids and then the rows by id (SqlList.byId). */
 function selectRows<T>(db: Db, list: SqlList<T>, tail: string, args: unknown[]): T[] {
   if (!list.byId) return db.prepare(`SELECT ${list.select} ${tail}`).all(...args) as T[];
-  const ids = db.prepare(`SELECT ${list.byId.idColumn} AS id${list.byId.columns ? `, ${list.byId.columns}` : ''} ${tail}`).all(...args) as { id: number }[];
+  const ids = db.prepare(`SELECT ${selected(list)} ${tail}`).all(...args) as { id: number }[];
   return rowsByIds<T>(db, list.byId.log, ids.map((r) => r.id));
+}
+
+/** What selectRows reads of each row: the list's rows, or their ids (and `columns`) to read the rows by id after. */
+function selected<T>(list: SqlList<T>): string {
+  return list.byId ? `${list.byId.idColumn} AS id${list.byId.columns ? `, ${list.byId.columns}` : ''}` : list.select;
 }
 
 /**
@@ -782,6 +787,31 @@ function countSql(from: string, cap: number): string {
   return sql;
 }
 
+/** Per database: a walk's statement and its count's FROM -> whether SQLite reads both alike (walkReadsAsCount). */
+const walksAsCounts = new WeakMap<Db, Map<string, boolean>>();
+
+/**
+ * Whether SQLite reads `walk` (a list's statement with its ORDER BY) by the same index and range
+ * as the count of `from`, in order (no sort): each entry the count reads to a cap, the walk reads
+ * to the same row, so counting first doubles the reads. The plans change only with the schema.
+ */
+export function walkReadsAsCount(db: Db, walk: { sql: string; args: unknown[] }, count: { from: string; args: unknown[] }): boolean {
+  let known = walksAsCounts.get(db);
+  if (!known) walksAsCounts.set(db, (known = new Map()));
+  const key = `${walk.sql}\u0000${count.from}`;
+  let alike = known.get(key);
+  if (alike === undefined) {
+    const plan = (sql: string, args: unknown[]): string[] => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+    const outer = (details: string[]): string[] => details.filter((d) => /^(SEARCH|SCAN) x\b/.test(d));
+    const walked = plan(walk.sql, walk.args);
+    const counted = outer(plan(`SELECT 1 ${count.from}`, count.args));
+    alike = !walked.some((d) => d.includes('TEMP B-TREE')) && counted.length === 1 && outer(walked).join() === counted[0];
+    if (known.size >= MEMORY_BUDGET.countSqls) known.clear();
+    known.set(key, alike);
+  }
+  return alike;
+}
+
 /** Lists of more than COUNT_LIMIT rows per database: their key -> the version they were counted at. */
 const largeLists = new WeakMap<Db, Map<string, number>>();
 /** Lists remembered per database (beyond, all are let go and counted again). */
@@ -935,7 +965,7 @@ export function paginateSql<T>(rc: RequestContext, db: Db, list: SqlList<T>, def
   // Not where the anchors already know the list ends before the page (a read or a count at this version).
   const anchored = countsToPage && list.anchors && offset >= ANCHORED_FROM_OFFSET ? anchorsOf(db, list, list.anchors) : undefined;
   const endKnown = anchored?.endsBy !== undefined && offset >= anchored.endsBy;
-  const toPage = countsToPage && !endKnown ? countsToPage(deepFrom.from, deepFrom.args, offset + perPage + 1) : undefined;
+  const toPage = countsToPage && !endKnown ? countsToPage(deepFrom.from, deepFrom.args, offset + perPage + 1, { sql: `SELECT ${selected(list)} ${list.from} ORDER BY ${list.order}`, args: list.args }) : undefined;
   // Up to the page's end it is the list's length; past it, more than the paginator asks of a count.
   const ends = toPage !== undefined && toPage <= offset + perPage ? toPage : undefined;
   // Inside a transaction the version may yet roll back under the count.

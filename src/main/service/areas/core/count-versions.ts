@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../http/route';
-import { COUNT_LIMIT, type SqlList, countUpTo } from '../../http/pagination';
+import { COUNT_LIMIT, type SqlList, countUpTo, walkReadsAsCount } from '../../http/pagination';
 import { type Db, tableVersion } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
 import { PROJECTS_LISTED_VERSION, readsListedProjectsOnly } from './project-list-version';
@@ -76,12 +76,15 @@ export function issuableCountToPage(rc: RequestContext, type: 'Issue' | 'MergeRe
   if (scope.projectId === undefined) return undefined;
   const projectId = scope.projectId;
   const pastLimit = issuableCountPastLimit(rc, type, scope);
-  return (from, args, cap) => {
+  return (from, args, cap, walk) => {
     const db = rc.svc.db;
     const inState = (which: string | null): number =>
       (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM issuable_state_counts WHERE issuable_type = ? AND project_id = ?${which ? ' AND state = ?' : ''}`).get(type, projectId, ...(which ? [which] : [])) as { n: number }).n;
     const matchesAtMost = inState(state);
     if (matchesAtMost * matchesAtMost > cap * (state ? inState(null) : matchesAtMost)) return undefined;
+    // Not where the walk reads the state's records in order as the count does (the state's created_at
+    // index): closed issues created_after by created_at, page 500 of 100, counted 50,001 then walked them.
+    if (walkReadsAsCount(db, walk, { from, args })) return undefined;
     return pastLimit(from, args, cap) ?? countUpTo(db, from, args, cap);
   };
 }
