@@ -357,6 +357,28 @@ describe('epics: update, delete, to-do, notes', () => {
     const after = await s.get(`/groups/${g.id}/epics/${e.id}/resource_label_events`);
     expect(after.body.map((ev: any) => ev.label?.name ?? null)).toEqual([null, 'two', null]);
   });
+
+  it('lists a label event only to those who may read its label, counted all the same (visible_to_user? after paginate)', async () => {
+    // An epic of a subgroup carries its private parent's label; the subgroup then leaves for the top level and opens up.
+    const parent = await s.createGroup({ visibility: 'private' });
+    const sub = await s.createGroup({ parent_id: parent.id, visibility: 'private' });
+    const inherited = (await s.post(`/groups/${parent.id}/labels`, { name: 'inherited', color: '#123456' })).body;
+    const own = (await s.post(`/groups/${sub.id}/labels`, { name: 'own', color: '#654321' })).body;
+    const e = (await s.post(`/groups/${sub.id}/epics`, { title: 'moved along', labels: 'inherited' })).body;
+    await s.put(`/groups/${sub.id}/epics/${e.iid}`, { add_labels: 'own' });
+    expect((await s.post(`/groups/${sub.id}/transfer`, {})).status).toBe(201);
+    expect((await s.put(`/groups/${sub.id}`, { visibility: 'public' })).status).toBe(200);
+    const path = `/groups/${sub.id}/epics/${e.id}/resource_label_events`;
+    const mine = (await s.get(path)).body as { id: number; label: { id: number } }[];
+    expect(mine.map((ev) => ev.label.id)).toEqual([inherited.id, own.id]);
+    const outsider = await s.createUser();
+    const theirs = await s.get(path, { token: outsider.token });
+    expect([theirs.status, theirs.headers.get('x-total')]).toEqual([200, '2']);
+    expect(theirs.body.map((ev: { label: { id: number } }) => ev.label.id)).toEqual([own.id]);
+    const hidden = await s.get(`${path}/${mine[0].id}`, { token: outsider.token });
+    expect([hidden.status, hidden.body]).toEqual([404, { message: '404 ResourceLabelEvent Not Found' }]);
+    expect((await s.get(`${path}/${mine[1].id}`, { token: outsider.token })).body.label.id).toBe(own.id);
+  });
 });
 
 describe('epic issues', () => {

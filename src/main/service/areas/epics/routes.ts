@@ -8,6 +8,7 @@ import type { Namespace } from '../core/namespaces';
 import { type NoteRow, note, notes as noteEntities } from '../core/entities';
 import { type Noteable, createNote, findNote, findNoteOn, validateNoteBody } from '../core/notes';
 import { isoTime } from '../core/time';
+import { labelEventReadable } from '../core/routes/resource_events';
 import { awardEmoji, epic, epics, labelEvent, todo } from './entities';
 import {
   ADMIN_EPIC,
@@ -293,7 +294,10 @@ export function registerEpicRoutes(r: Router): void {
         const { noteable } = loadEpicNoteable(rc);
         const e = findEpicById(rc.svc, noteable.id)!;
         const sql = 'FROM epic_label_events WHERE epic_id = ?';
-        return paginateSql<LabelEventRow>(rc, rc.svc.db, { select: '*', from: sql, args: [e.id], order: 'id' }).map((ev) => labelEvent(rc, ev, e));
+        // Cut and counted first, then left out where the caller may not read the label (the API's visible_to_user?).
+        return paginateSql<LabelEventRow>(rc, rc.svc.db, { select: '*', from: sql, args: [e.id], order: 'id' })
+          .filter((ev) => labelEventReadable(rc, ev))
+          .map((ev) => labelEvent(rc, ev, e));
       },
       { auth: 'optional' },
     );
@@ -306,6 +310,7 @@ export function registerEpicRoutes(r: Router): void {
         const id = /^\d+$/.test(rc.path.event_id) ? Number(rc.path.event_id) : 0;
         const ev = rc.svc.db.prepare('SELECT * FROM epic_label_events WHERE id = ? AND epic_id = ?').get(id, e.id) as LabelEventRow | undefined;
         if (!ev) throw recordNotFound();
+        if (!labelEventReadable(rc, ev)) throw notFound('ResourceLabelEvent');
         return labelEvent(rc, ev, e);
       },
       { auth: 'optional' },

@@ -76,9 +76,10 @@ interface WeightEventRow {
 /**
  * ResourceLabelEventPolicy's can_read_label: a label gone, or one the caller may read (its group's
  * read_group; its project's with issues or merge requests available). A moved or cloned issue
- * carries events of the old project's labels, which a reader of the new one may not see.
+ * carries events of the old project's labels, which a reader of the new one may not see; an epic
+ * of a group moved elsewhere, events of its old ancestors' labels.
  */
-function labelEventReadable(rc: RequestContext, e: LabelEventRow): boolean {
+export function labelEventReadable(rc: RequestContext, e: { label_id: number | null }): boolean {
   const l = e.label_id === null ? undefined : findLabelById(rc.svc, e.label_id);
   if (!l) return true;
   if (l.project_id !== null) {
