@@ -25,7 +25,8 @@ const HASH_BYTES = 32;
  * code cache in `root/.code-cache`. Returns the module's exports and how each file's cache went
  * (`used`, `missing`, `stale` or `rejected`). Caches that were not used are written once, when the
  * process has run `saveAfterMs` (its start and first requests: what the next start needs) or at a
- * clean exit before that, whichever comes first.
+ * clean exit before that, whichever comes first; under the V8 flags the process started with when
+ * the entry exports `withStartFlags(fn)` (fn run under them), as V8 accepts a cache only there.
  */
 function requireWithCodeCache(entry, { root = dirname(entry), saveAfterMs = 2000 } = {}) {
   // Node names a module by its real path: a symlinked checkout or out/ is still under the root.
@@ -81,7 +82,10 @@ function requireWithCodeCache(entry, { root = dirname(entry), saveAfterMs = 2000
       const partial = `${cacheFile}.${process.pid}.tmp`;
       try {
         mkdirSync(cacheDir, { recursive: true });
-        writeFileSync(partial, Buffer.concat([hash, script.createCachedData()]));
+        // V8 rejects a cache made under other flags than the next start's: one the entry changed
+        // since (src/main/service/memory.ts boundHeap) is set back while the cache is made.
+        const data = typeof exports?.withStartFlags === 'function' ? exports.withStartFlags(() => script.createCachedData()) : script.createCachedData();
+        writeFileSync(partial, Buffer.concat([hash, data]));
         renameSync(partial, cacheFile);
       } catch {
         // A read-only install keeps compiling from source.

@@ -4,6 +4,9 @@ import { createService } from './service';
 import { boundHeap } from './service/memory';
 import { defaultUiRoot, registerUi } from './ui-static';
 
+// scripts/code-cache.cjs makes V8's code cache of this bundle under the flags the process started with.
+export { withStartFlags } from './service/memory';
+
 /**
  * Headless entry: `serve --port <n|0> --data-dir <dir> [--host 127.0.0.1] [--ui]`. Prints exactly
  * one line when the API accepts requests. SIGTERM/SIGINT close the database cleanly. `--ui` also

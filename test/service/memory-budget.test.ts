@@ -69,10 +69,10 @@ describe("V8's heap", () => {
    * the bound: objects allocated a turn of the event loop at a time (~2 MB, as a server's request),
    * a tenth of them kept for a few turns (they reach the old generation, then are garbage there).
    */
-  const largestHeap = (bounded: boolean): { young: number; old: number } => {
+  const largestHeap = (bounded: boolean, { cacheMadeAt = -1 } = {}): { young: number; old: number } => {
     const script = `
       const v8 = require('node:v8');
-      const { boundHeap } = require(${JSON.stringify(join(__dirname, '../../src/main/service/memory.ts'))});
+      const { boundHeap, withStartFlags } = require(${JSON.stringify(join(__dirname, '../../src/main/service/memory.ts'))});
       if (${bounded}) boundHeap({ youngGenerationMb: 8, oldGenerationGrowthPercent: 20 });
       const size = (space) => v8.getHeapSpaceStatistics().find((x) => x.space_name === space).space_size / 2 ** 20;
       const live = [];
@@ -91,6 +91,7 @@ describe("V8's heap", () => {
         if (kept.length > 8) kept.shift();
         young = Math.max(young, size('new_space'));
         old = Math.max(old, size('old_space'));
+        if (turn === ${cacheMadeAt}) withStartFlags(() => new (require('node:vm').Script)('1').createCachedData());
         if (++turn < 300) setImmediate(step);
         else console.log(JSON.stringify({ young, old }));
       };
@@ -105,6 +106,14 @@ describe("V8's heap", () => {
     const bounded = largestHeap(true);
     expect(free.young).toBeGreaterThan(8);
     expect(bounded.young).toBeGreaterThan(2);
+    expect(bounded.young).toBeLessThanOrEqual(8);
+    expect(bounded.old).toBeLessThan(free.old * 0.7);
+  });
+
+  it('keeps both bounds after a code cache is made under the flags the process started with (withStartFlags)', () => {
+    const free = largestHeap(false);
+    // Early, while the young generation still grows, as scripts/code-cache.cjs makes its cache.
+    const bounded = largestHeap(true, { cacheMadeAt: 3 });
     expect(bounded.young).toBeLessThanOrEqual(8);
     expect(bounded.old).toBeLessThan(free.old * 0.7);
   });

@@ -170,6 +170,15 @@ describe('the built main process code', () => {
       const file = realpathSync(join(out, 'main/chunks', service));
       expect(cache.subarray(0, 32)).toEqual(createHash('sha256').update(file).update('\0').update(readFileSync(file)).digest());
       expect(cache.length).toBeGreaterThan(100_000);
+      // The next start compiles from it: the warm start made it under the flags a start has, not
+      // those the service sets for its heap once it runs (V8 rejects a cache made under other flags).
+      const statuses = spawnSync(
+        process.execPath,
+        ['-e', `process.stdout.write(JSON.stringify(require(${JSON.stringify(join(checkout, 'scripts/code-cache.cjs'))}).requireWithCodeCache(${JSON.stringify(join(checkout, 'out/main/cli.js'))}).statuses))`, 'serve', '--help'],
+        { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(root, 'node_modules') }, timeout: 30_000 },
+      );
+      // stdout: the usage line (--help: the entry prints it and returns), then the statuses.
+      expect(Object.values(JSON.parse(statuses.stdout.slice(statuses.stdout.indexOf('{'))))).toEqual(['used', 'used']);
     } finally {
       rmSync(checkout, { recursive: true, force: true });
     }

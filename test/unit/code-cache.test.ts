@@ -92,6 +92,20 @@ describe('the code cache of the built bundle', () => {
     expect(start().statuses['lib.js']).toBe('used');
   });
 
+  it("makes the cache under the V8 flags the process started with, through the entry's withStartFlags", () => {
+    // V8 stamps a cache with a hash of the flags set when it is made and rejects it at a start with
+    // other flags: an entry that changes a flag as it runs (the service bounds its heap so) lends
+    // the start's back while the cache is made.
+    const changesFlags = `const v8 = require('node:v8');\nv8.setFlagsFromString('--heap-growing-percent=20');\n`;
+    writeFileSync(join(root, 'lib.js'), `${changesFlags}exports.word = 'apple';\n`);
+    start();
+    expect(start().statuses).toEqual({ 'entry.js': 'rejected', 'lib.js': 'rejected' });
+    const lendsStartFlags = `const v8 = require('node:v8');\nexports.withStartFlags = (fn) => {\n  v8.setFlagsFromString('--heap-growing-percent=0');\n  try { return fn(); } finally { v8.setFlagsFromString('--heap-growing-percent=20'); }\n};\n`;
+    writeFileSync(join(root, 'entry.js'), `${lendsStartFlags}${readFileSync(join(root, 'entry.js'), 'utf8')}`);
+    expect(start().statuses).toEqual({ 'entry.js': 'stale', 'lib.js': 'rejected' });
+    expect(start()).toEqual({ value: 'APPLE true', statuses: { 'entry.js': 'used', 'lib.js': 'used' }, status: 0 });
+  });
+
   it('writes the cache while a long-lived process runs, whatever its exit', () => {
     expect(start(1, { saveAfterMs: 50, liveMs: 1000 })).toMatchObject({ value: 'APPLE true', status: 1 });
     expect(start().statuses).toEqual({ 'entry.js': 'used', 'lib.js': 'used' });

@@ -89,7 +89,18 @@ export const MEMORY_BUDGET = {
   rateLimitWindows: 10_000,
 } as const;
 
+/** V8's own value of each flag boundHeap sets (its flag-definitions.h): what a process starts with. */
+const V8_DEFAULTS: Record<string, number> = { 'heap-growing-percent': 0, 'semi-space-growth-factor': 2 };
+
 let bounded = false;
+
+/** The flags boundHeap has set, by name, with the value each has now. */
+const heapFlags = new Map<string, number>();
+
+function setHeapFlag(name: string, value: number): void {
+  heapFlags.set(name, value);
+  v8.setFlagsFromString(`--${name}=${value}`);
+}
 
 /**
  * Keeps V8's heap within MEMORY_BUDGET: the young generation at youngGenerationMb, the old one
@@ -111,7 +122,7 @@ let bounded = false;
 export function boundHeap(budget: { youngGenerationMb: number; oldGenerationGrowthPercent: number } = MEMORY_BUDGET): void {
   if (bounded) return;
   bounded = true;
-  v8.setFlagsFromString(`--heap-growing-percent=${budget.oldGenerationGrowthPercent}`);
+  setHeapFlag('heap-growing-percent', budget.oldGenerationGrowthPercent);
   let growing = true;
   const check = (): void => {
     const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
@@ -119,10 +130,26 @@ export function boundHeap(budget: { youngGenerationMb: number; oldGenerationGrow
     const grow = young.space_size * 4 <= budget.youngGenerationMb * 2 ** 20;
     if (grow === growing) return;
     growing = grow;
-    v8.setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
+    setHeapFlag('semi-space-growth-factor', grow ? 2 : 1);
   };
   check();
   new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * Runs `fn` under the V8 flags the process started with, those boundHeap set back to V8's own
+ * values meanwhile. V8 stamps its code cache with a hash of the flags set when it is made and
+ * rejects it at a start whose flags differ: the cache of the bundle (scripts/code-cache.cjs, which
+ * calls this through the entry's exports) made after boundHeap was rejected by every next start.
+ */
+export function withStartFlags<T>(fn: () => T): T {
+  if (heapFlags.size === 0) return fn();
+  v8.setFlagsFromString([...heapFlags.keys()].map((name) => `--${name}=${V8_DEFAULTS[name]}`).join(' '));
+  try {
+    return fn();
+  } finally {
+    v8.setFlagsFromString([...heapFlags].map(([name, value]) => `--${name}=${value}`).join(' '));
+  }
 }
 
 /** Each bounded cache's walk through its own keys, oldest first (deleteOldest). */
