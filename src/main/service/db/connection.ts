@@ -1178,7 +1178,8 @@ function remembered<T, A, K extends LookupKey>(db: Db, store: 'entries' | 'entit
     if (!state.tableKinds.has(kind)) state.tableKinds.set(kind, tables);
     checkTableKind(db, state, kind);
   }
-  const kinds = state[store];
+  // Not state[store]: one keyed load seeing both names went megamorphic, a generic lookup on every hit.
+  const kinds = store === 'entries' ? state.entries : state.entities;
   let entries = kinds.get(kind);
   if (entries === undefined) kinds.set(kind, (entries = new Map()));
   const key = typeof id === 'object' ? id[id.length - 1] : id;
