@@ -91,6 +91,50 @@ describe('credentials from the request head', () => {
   });
 });
 
+describe('credentials from the parameters', () => {
+  /** What /user answers, by status and username. */
+  const who = async (path: string, fields: string[]): Promise<[number, string | undefined]> => {
+    const res = await one(path, ['Host: 127.0.0.1', ...fields]);
+    return [res.status, res.status === 200 ? JSON.parse(res.body).username : res.body];
+  };
+
+  it('takes private_token, access_token, job_token and sudo from the query, each under its own name', async () => {
+    const { user } = await s.createUser({ username: 'param-sudo' });
+    const job = (await s.post('/sandlab/job_tokens', { project_id: projectId })).body.token as string;
+    expect(await who(`/user?private_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
+    expect(await who(`/user?access_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
+    expect(await who(`/user?job_token=${job}`, [])).toEqual([200, 'root']);
+    expect(await who(`/user?private_token=${ROOT_TOKEN}&sudo=param-sudo`, [])).toEqual([200, 'param-sudo']);
+    expect(await who(`/user?sudo=${user.id}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'param-sudo']);
+    // Another parameter's name is no credential.
+    for (const name of ['private-token', 'token', 'accesstoken', 'job-token', 'PRIVATE_TOKEN']) {
+      expect([name, ...(await who(`/user?${name}=${ROOT_TOKEN}`, []))]).toEqual([name, 401, UNAUTHORIZED]);
+    }
+    expect(await who(`/user?sudo=param-sudo`, [])).toEqual([401, UNAUTHORIZED]);
+  });
+
+  it('reads the head first, then private_token, Bearer and access_token, and skips empty values', async () => {
+    const { token } = await s.createUser({ username: 'param-order' });
+    expect(await who(`/user?private_token=${token}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'root']);
+    expect(await who(`/user?private_token=${token}&access_token=${ROOT_TOKEN}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'param-order']);
+    expect(await who(`/user?access_token=${token}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'root']);
+    expect(await who(`/user?private_token=&access_token=${token}`, [])).toEqual([200, 'param-order']);
+    expect(await who(`/user?private_token=${token}`, ['PRIVATE-TOKEN: '])).toEqual([200, 'param-order']);
+    expect(await who(`/user?sudo=&private_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
+    // A parameter that is not one text (private_token[]=...) is no token.
+    expect(await who(`/user?private_token[]=${ROOT_TOKEN}`, [])).toEqual([401, UNAUTHORIZED]);
+  });
+
+  it('takes private_token and sudo from a JSON body too', async () => {
+    await s.createUser({ username: 'body-sudo' });
+    const body = JSON.stringify({ private_token: ROOT_TOKEN, sudo: 'body-sudo', name: 'by-body' });
+    const res = await exchange([
+      `POST /api/v4/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
+    expect([res[0].status, JSON.parse(res[0].body).owner?.username]).toEqual([201, 'body-sudo']);
+  });
+});
+
 describe('Host', () => {
   it('makes web_url from each request own Host, on one connection and across connections', async () => {
     const token = `PRIVATE-TOKEN: ${ROOT_TOKEN}`;
