@@ -481,5 +481,10 @@ describe('a moved or cloned issue\'s history, to-dos and epic', () => {
     expect((await s.get(`/projects/${target.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([clone.id]);
     expect((await s.get(`/groups/${group.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([clone.id, inEpic.id]);
     expect((await s.get(`/projects/${target.id}/issues?epic_id=None&search=in no epic`)).body.map((i: { id: number }) => i.id)).toEqual([loneClone.id]);
+    // Into a project outside the epic's group too: the epic-issue hierarchy restriction allows a child across
+    // hierarchies (cross_hierarchy_enabled), so the parent link is valid and the clone joins the epic.
+    const far = (await s.post(`/projects/${source.id}/issues/${inEpic.iid}/clone`, { to_project_id: elsewhere.id })).body;
+    expect((await s.get(`/groups/${group.id}/epics/${epic.iid}/issues`)).body.map((i: { id: number }) => i.id)).toEqual([inEpic.id, clone.id, far.id]);
+    expect((await s.get(`/projects/${elsewhere.id}/issues?epic_id=${epic.id}`)).body.map((i: { id: number }) => i.id)).toEqual([far.id]);
   });
 });
