@@ -217,6 +217,25 @@ describe('answers byte for byte', () => {
     }
   });
 
+  it('a remembered entity of a few KiB (sent as the bytes it keeps), of ASCII and beyond: the same bytes on every read, and HEAD its head', async () => {
+    const { id } = await s.createProject({ name: 'kept-bytes-raw' });
+    // 6 KB of ASCII; ~6 KB of UTF-8 in ~3,000 characters: both past KEPT_BYTES (4 KiB), under LONG_TEXT (16 Ki characters).
+    for (const description of ['a'.repeat(6_000), `${'ü'.repeat(3_000)} 😄`]) {
+      const { iid } = (await s.post(`/projects/${id}/issues`, { title: 'kept', description })).body;
+      const path = `/api/v4/projects/${id}/issues/${iid}`;
+      const first = await get(path);
+      const text = Buffer.from(first, 'latin1').toString('utf8');
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      expect(body.description).toBe(description);
+      expect(text).toBe(answer('200 OK', ...routeJson(body)));
+      expect(await get(path)).toBe(first);
+      expect(await get(path)).toBe(first);
+      const head = await raw(`HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nConnection: close\r\n\r\n`);
+      expect(head).toBe(first.slice(0, first.indexOf('\r\n\r\n') + 4));
+      expect(await get(path)).toBe(first);
+    }
+  });
+
   it('no credentials where they are required', async () => {
     expect(await get('/api/v4/user', null)).toBe(answer('401 Unauthorized', ...json({ message: '401 Unauthorized' })));
   });

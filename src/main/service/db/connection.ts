@@ -1087,7 +1087,7 @@ export function jsonBody(value: unknown): string | Buffer | MeasuredText {
 function entityText(value: object): MeasuredText {
   const known = entityJson.get(value);
   if (known) return known;
-  const text = MeasuredText.of(JSON.stringify(value));
+  const text = MeasuredText.kept(JSON.stringify(value));
   entityJson.set(value, text);
   return text;
 }
