@@ -10,3 +10,19 @@ export function lazyRequire<T>(id: string): () => T {
   let loaded: T | undefined;
   return () => (loaded ??= nodeRequire(id) as T);
 }
+
+/**
+ * Loads a module before its package needs it, resolved through a chain of packages
+ * (`['sanitize-html', 'postcss']`: postcss as sanitize-html requires it, whatever version that
+ * is): a warm-up loads a package's heavier dependencies one per turn of the event loop, then the
+ * package itself. A chain that no longer resolves is left to the package's own require.
+ */
+export function preload(chain: readonly string[]): void {
+  try {
+    let from = nodeRequire;
+    for (const id of chain.slice(0, -1)) from = createRequire(from.resolve(id));
+    from(chain[chain.length - 1]);
+  } catch {
+    // The package's own require loads what it needs, or says what is missing.
+  }
+}
