@@ -791,9 +791,12 @@ function countSql(from: string, cap: number): string {
 const walksAsCounts = new WeakMap<Db, Map<string, boolean>>();
 
 /**
- * Whether SQLite reads `walk` (a list's statement with its ORDER BY) by the same index and range
- * as the count of `from`, in order (no sort): each entry the count reads to a cap, the walk reads
- * to the same row, so counting first doubles the reads. The plans change only with the schema.
+ * Whether SQLite reads `walk` (a list's statement with its ORDER BY) in order (no sort) through
+ * the same range as the count of `from`: the same constraints on an index (perhaps another index
+ * of the same columns' values: (project_id, state, id) for the count, (project_id, state,
+ * created_at, id) for the walk), covering or not alike. Both then read the range's entries to
+ * the cap's row, or all of them for a list that ends before it, so counting first doubles the
+ * reads. The plans change only with the schema.
  */
 export function walkReadsAsCount(db: Db, walk: { sql: string; args: unknown[] }, count: { from: string; args: unknown[] }): boolean {
   let known = walksAsCounts.get(db);
@@ -802,10 +805,19 @@ export function walkReadsAsCount(db: Db, walk: { sql: string; args: unknown[] },
   let alike = known.get(key);
   if (alike === undefined) {
     const plan = (sql: string, args: unknown[]): string[] => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
-    const outer = (details: string[]): string[] => details.filter((d) => /^(SEARCH|SCAN) x\b/.test(d));
+    // The outer loop's reads of the list's table: the index, and its kind and constraints.
+    const outer = (details: string[]): { index: string; read: string }[] =>
+      details.flatMap((d) => {
+        const m = /^SEARCH x USING (COVERING )?INDEX (\S+) (\(.*)$/.exec(d);
+        return m ? [{ index: m[2], read: `${m[1] ?? ''}${m[3]}` }] : [];
+      });
+    // A partial index holds fewer entries than another of the same constraints.
+    const partial = (index: string): boolean => /\bWHERE\b/i.test((db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(index) as { sql: string | null } | undefined)?.sql ?? '');
     const walked = plan(walk.sql, walk.args);
+    const [w, ...more] = outer(walked);
     const counted = outer(plan(`SELECT 1 ${count.from}`, count.args));
-    alike = !walked.some((d) => d.includes('TEMP B-TREE')) && counted.length === 1 && outer(walked).join() === counted[0];
+    const c = counted.length === 1 ? counted[0] : undefined;
+    alike = !walked.some((d) => d.includes('TEMP B-TREE')) && !!w && !more.length && !!c && w.read === c.read && (w.index === c.index || (!partial(w.index) && !partial(c.index)));
     if (known.size >= MEMORY_BUDGET.countSqls) known.clear();
     known.set(key, alike);
   }
