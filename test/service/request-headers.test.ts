@@ -113,9 +113,14 @@ describe('credentials from the parameters', () => {
     expect(await who(`/user?sudo=param-sudo`, [])).toEqual([401, UNAUTHORIZED]);
   });
 
-  it('reads the head first, then private_token, Bearer and access_token, and skips empty values', async () => {
+  // GitLab's AuthFinders#find_personal_access_token: params[:private_token].presence || env['HTTP_PRIVATE_TOKEN'].presence
+  // || parsed_oauth_token; find_user_from_job_token and sudo_identifier read the parameter before the header too.
+  it('reads private_token, then the head, Bearer and access_token, and skips empty values', async () => {
     const { token } = await s.createUser({ username: 'param-order' });
-    expect(await who(`/user?private_token=${token}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'root']);
+    expect(await who(`/user?private_token=${token}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'param-order']);
+    expect(await who(`/user?private_token=${token}`, ['PRIVATE-TOKEN: nope'])).toEqual([200, 'param-order']);
+    expect(await who(`/user?private_token=nope`, [`PRIVATE-TOKEN: ${token}`])).toEqual([401, UNAUTHORIZED]);
+    expect(await who(`/user?access_token=${token}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'root']);
     expect(await who(`/user?private_token=${token}&access_token=${ROOT_TOKEN}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'param-order']);
     expect(await who(`/user?access_token=${token}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'root']);
     expect(await who(`/user?private_token=&access_token=${token}`, [])).toEqual([200, 'param-order']);
@@ -123,6 +128,17 @@ describe('credentials from the parameters', () => {
     expect(await who(`/user?sudo=&private_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
     // A parameter that is not one text (private_token[]=...) is no token.
     expect(await who(`/user?private_token[]=${ROOT_TOKEN}`, [])).toEqual([401, UNAUTHORIZED]);
+  });
+
+  it('reads job_token and sudo from the parameters before their heads', async () => {
+    await s.createUser({ username: 'sudo-by-param' });
+    await s.createUser({ username: 'sudo-by-header' });
+    const job = (await s.post('/sandlab/job_tokens', { project_id: projectId })).body.token as string;
+    expect(await who(`/user?job_token=${job}`, ['JOB-TOKEN: nope'])).toEqual([200, 'root']);
+    expect(await who(`/user?job_token=nope`, [`JOB-TOKEN: ${job}`])).toEqual([401, UNAUTHORIZED]);
+    expect(await who(`/user?job_token=`, [`JOB-TOKEN: ${job}`])).toEqual([200, 'root']);
+    expect(await who(`/user?sudo=sudo-by-param`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`, 'Sudo: sudo-by-header'])).toEqual([200, 'sudo-by-param']);
+    expect(await who(`/user?private_token=${ROOT_TOKEN}`, ['Sudo: sudo-by-header'])).toEqual([200, 'sudo-by-header']);
   });
 
   it('takes private_token and sudo from a JSON body too', async () => {

@@ -23,17 +23,19 @@ export interface Credentials {
 }
 
 /**
- * Reads credentials from headers and parameters, as GitLab's APIGuard does. Each parameter is read
- * by its literal name, each read with feedback of its own: one `params[name]` shared by the four
- * went megamorphic (a generic keyed load a read, on every authenticated request).
+ * Reads credentials from parameters and headers, as GitLab's APIGuard does: each parameter before
+ * its header (AuthFinders' `params[:private_token].presence || env['HTTP_PRIVATE_TOKEN'].presence ||
+ * parsed_oauth_token`, the same for job_token, and sudo_identifier's `params[:sudo] || env['HTTP_SUDO']`).
+ * Each parameter is read by its literal name, each read with feedback of its own: one `params[name]`
+ * shared by the four went megamorphic (a generic keyed load a read, on every authenticated request).
  */
 export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): Credentials {
   const authz = header(req, 'authorization');
   const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
   return {
-    privateToken: header(req, 'private-token') ?? text(params.private_token) ?? bearer ?? text(params.access_token),
-    jobToken: header(req, 'job-token') ?? text(params.job_token),
-    sudo: header(req, 'sudo') ?? text(params.sudo),
+    privateToken: text(params.private_token) ?? header(req, 'private-token') ?? bearer ?? text(params.access_token),
+    jobToken: text(params.job_token) ?? header(req, 'job-token'),
+    sudo: text(params.sudo) ?? header(req, 'sudo'),
   };
 }
 
