@@ -128,6 +128,60 @@ describe('routing', () => {
   });
 });
 
+describe('the route table, built at its first lookups (http/router.ts)', () => {
+  /** A path of a route's pattern: each parameter a value no static segment is, the wildcard a file path. */
+  const pathOf = (pattern: string): string => pattern.replace(/:[^/]*/g, 'z9').replace(/\*$/, 'a/b');
+  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  /** The paths `pattern` routes, as the table matches them (a static, a parameter, a prefix and a parameter, a trailing *). */
+  const matcherOf = (pattern: string): RegExp =>
+    new RegExp(`^${pattern.split('/').map((seg) => (seg === '*' ? '.+' : seg.includes(':') ? `${escape(seg.slice(0, seg.indexOf(':')))}[^/]+` : escape(seg))).join('/')}$`);
+  const ROUTER_404 = '{"error":"404 Not Found"}';
+
+  it('routes every registered route, and every other method at an API path is 405 with the methods it has, from a fresh start', async () => {
+    // A fresh service: its first request is a 405 (the table of every method's paths first), then
+    // one method's routes after another, each method's table built by its first request.
+    const fresh = await TestService.start();
+    try {
+      const { hostname, port } = new URL(fresh.url);
+      const call = (method: string, path: string): Promise<RawAnswer> =>
+        new Promise((resolve, reject) => {
+          const req = request({ host: hostname, port, method, path, agent: false }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      const routes = fresh.service.routes;
+      const matchers = routes.map((r) => ({ method: r.method, matches: matcherOf(r.url) }));
+      const methodsAt = (path: string): Set<string> => new Set(matchers.filter((m) => m.matches.test(path)).map((m) => m.method));
+      const apiPaths = [...new Set(routes.map((r) => pathOf(r.url)))].filter((p) => p.startsWith('/api/v4/'));
+      const refusals: string[] = [];
+      for (const path of apiPaths) {
+        const has = methodsAt(path);
+        const other = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].find((m) => !has.has(m));
+        if (!other) continue;
+        const a = await call(other, path);
+        const allow = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => has.has(m));
+        if (has.has('GET')) allow.push('HEAD');
+        if (a.status !== 405 || a.headers.allow !== allow.join(', ') || a.text !== '{"error":"405 Not Allowed"}') refusals.push(`${other} ${path}: ${a.status} ${String(a.headers.allow)}`);
+      }
+      const byMethod = ['DELETE', 'PUT', 'GET', 'PATCH', 'POST'].flatMap((m) => routes.filter((r) => r.method === m));
+      for (const r of [...byMethod, ...routes.filter((x) => x.method === 'GET').map((x) => ({ ...x, method: 'HEAD' }))]) {
+        const a = await call(r.method, pathOf(r.url));
+        // Without credentials: a route that requires them is routed exactly when it answers 401.
+        const routed = r.auth === 'required' ? a.status === 401 : a.status !== 405 && !(a.status === 404 && a.text === ROUTER_404) && !(r.method === 'HEAD' && a.status === 404 && a.headers['content-length'] === String(ROUTER_404.length));
+        if (!routed) refusals.push(`${r.method} ${r.url}: ${a.status} ${a.text}`);
+      }
+      expect(refusals).toEqual([]);
+      expect(routes.length).toBeGreaterThan(700);
+    } finally {
+      await fresh.stop();
+    }
+  }, 120_000);
+});
+
 describe('request bodies', () => {
   const T = { 'private-token': ROOT_TOKEN };
 

@@ -87,3 +87,28 @@ describe("the route table's memory of paths", () => {
     expect(remembered(t, 'GET')).toBe(before);
   });
 });
+
+describe('the route table refusing what it cannot hold, as each route is added', () => {
+  it('throws for a pattern already added for the method, whatever its parameters are named, before any lookup', () => {
+    const t = new RouteTable<string>();
+    t.add('GET', '/projects/:id/badges/:badge_id', 'badge');
+    t.add('GET', '/projects/:id/archive.:format', 'archive');
+    t.add('GET', '/files/:id/*', 'rest');
+    t.add('POST', '/projects/:id/badges/:badge_id', 'another method');
+    t.add('GET', '/projects/:id/badges/all', 'a static beside the parameter');
+    t.add('GET', '/projects/:id/archive', 'no prefix');
+    expect(() => t.add('GET', '/projects/:project_id/badges/:id', 'again')).toThrow("Method 'GET' already declared for route '/projects/:project_id/badges/:id'");
+    expect(() => t.add('GET', '//projects/:p/badges/:b/', 'again')).toThrow('already declared');
+    expect(() => t.add('GET', '/projects/:x/archive.:y', 'again')).toThrow('already declared');
+    expect(() => t.add('GET', '/files/:x/*', 'again')).toThrow('already declared');
+    expect(() => t.add('GET', '/files/:x/a/*/b', 'misplaced')).toThrow("route /files/:x/a/*/b: '*' must end the pattern");
+    // The first of each stays; the refused ones left nothing behind.
+    expect(found(t, 'GET', '/projects/7/badges/8')).toEqual({ route: 'badge', params: { id: '7', badge_id: '8' } });
+    expect(found(t, 'GET', '/projects/7/badges/all')).toEqual({ route: 'a static beside the parameter', params: { id: '7' } });
+    expect(found(t, 'GET', '/projects/7/archive.zip')).toEqual({ route: 'archive', params: { id: '7', format: 'zip' } });
+    expect(found(t, 'GET', '/projects/7/archive')).toEqual({ route: 'no prefix', params: { id: '7' } });
+    expect(found(t, 'GET', '/files/7/a/b')).toEqual({ route: 'rest', params: { id: '7', '*': 'a/b' } });
+    expect(found(t, 'GET', '/files/7/a/x/b')).toEqual({ route: 'rest', params: { id: '7', '*': 'a/x/b' } });
+    expect(t.methodsMatching('/projects/7/badges/8', ['GET', 'POST', 'PUT'])).toEqual(['GET', 'POST']);
+  });
+});

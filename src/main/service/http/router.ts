@@ -88,9 +88,21 @@ const MEMO_MAX_PATH = MEMORY_BUDGET.routePathMaxLength;
 class Tree<T> {
   readonly root = new Node<T>();
   readonly memo = new Map<string, Outcome<T>>();
+  /**
+   * Routes added since the last lookup, in order, inserted at the next: a start registers ~2,000
+   * (every area's, GET's again as HEAD, all of them in the any-method tree), where its first
+   * requests read one or two methods' (~12 ms of a start's CPU when each was inserted at once).
+   */
+  private pending: [pattern: string, route: T][] | null = null;
+
+  /** Queues `pattern`'s route; checked as inserting it would be (RouteTable.add) before it comes here. */
+  add(pattern: string, route: T): void {
+    (this.pending ??= []).push([pattern, route]);
+  }
 
   /** `url`'s outcome: from the memo when its path (before `?`) was resolved before. */
   match(url: string): Outcome<T> {
+    if (this.pending !== null) this.insertPending();
     // Only origin-form targets: an absolute URL's or a malformed escape's 400 names the whole target, query included.
     const q = url.indexOf('?');
     const key = q < 0 ? url : url.slice(0, q);
@@ -102,6 +114,13 @@ class Tree<T> {
     if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
     this.memo.set(key, outcome);
     return outcome;
+  }
+
+  private insertPending(): void {
+    const pending = this.pending!;
+    this.pending = null;
+    // Another method's route may have the pattern already (the any-method tree): the first stays.
+    for (const [pattern, route] of pending) insert(this, pattern, route);
   }
 }
 
@@ -139,13 +158,21 @@ export class RouteTable<T> {
    */
   private readonly anyMethod = new Tree<true>();
 
+  /**
+   * Each method's patterns by where they end in its tree (routeShape), so that a duplicate throws
+   * here, as the route is registered, though the trees are built only at their first lookups.
+   */
+  private readonly shapes = new Set<string>();
+
   /** Adds `pattern` (`/api/v4/projects/:id/badges/:badge_id`) for `method`; a duplicate throws. */
   add(method: string, pattern: string, route: T): void {
+    const shape = `${method} ${routeShape(pattern)}`;
+    if (this.shapes.has(shape)) throw new Error(`Method '${method}' already declared for route '${pattern}'`);
+    this.shapes.add(shape);
     let tree = this.trees.get(method);
     if (!tree) this.trees.set(method, (tree = new Tree<T>()));
-    insert(tree, pattern, route, () => duplicate(method, pattern));
-    // Another method's route may have the pattern already: it stays.
-    insert(this.anyMethod, pattern, true, null);
+    tree.add(pattern, route);
+    this.anyMethod.add(pattern, true);
   }
 
   /** Whether any route is registered for `method`. */
@@ -186,8 +213,19 @@ export function badUrl(url: string): { kind: 'badUrl'; path: string } | null {
   return 'segments' in prepared ? null : prepared;
 }
 
-/** Adds `pattern`'s route to `tree`; a pattern already there throws `duplicate()`'s error, or keeps its route without one. */
-function insert<T>(tree: Tree<T>, pattern: string, route: T, duplicate: (() => Error) | null): void {
+/**
+ * Where `pattern` ends in a method's tree, as text: a parameter's name is no part of it
+ * (`/projects/:id` and `/projects/:project_id` are one route; `archive.:format` keeps its prefix).
+ * Throws for a pattern the tree cannot hold.
+ */
+function routeShape(pattern: string): string {
+  const shape = trimPath(pattern).replace(/:[^/]*/g, ':');
+  if (/\/\*\//.test(shape)) throw new Error(`route ${pattern}: '*' must end the pattern`);
+  return shape || '/';
+}
+
+/** Adds `pattern`'s route to `tree`; a pattern already there keeps its route (RouteTable.add refused duplicates). */
+function insert<T>(tree: Tree<T>, pattern: string, route: T): void {
   // A path resolved before may resolve to the new route now.
   tree.memo.clear();
   let node = tree.root;
@@ -196,12 +234,7 @@ function insert<T>(tree: Tree<T>, pattern: string, route: T, duplicate: (() => E
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i];
     if (seg === '*') {
-      if (i !== segments.length - 1) throw new Error(`route ${pattern}: '*' must end the pattern`);
-      if (node.wildcard) {
-        if (duplicate) throw duplicate();
-        return;
-      }
-      node.wildcard = { route, names: [...names, '*'], params: null };
+      node.wildcard ??= { route, names: [...names, '*'], params: null };
       return;
     }
     const colon = seg.indexOf(':');
@@ -222,16 +255,8 @@ function insert<T>(tree: Tree<T>, pattern: string, route: T, duplicate: (() => E
       node = next;
     }
   }
-  if (node.route) {
-    if (duplicate) throw duplicate();
-    return;
-  }
   // Compiled at the route's first request, not at start (~1,000 routes registered).
-  node.route = { route, names, params: null };
-}
-
-function duplicate(method: string, pattern: string): Error {
-  return new Error(`Method '${method}' already declared for route '${pattern}'`);
+  node.route ??= { route, names, params: null };
 }
 
 function walk<T>(node: Node<T>, p: Prepared, i: number, values: string[], state: { tooLong: boolean }): Leaf<T> | null {
