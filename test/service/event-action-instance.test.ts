@@ -41,6 +41,9 @@ async function expectEveryList(): Promise<void> {
       const both = ids('e.action = ? AND e.target_type = ?', action, stored);
       await expectEveryPage(s, '/events', { scope: 'all', action, target_type: type }, both, 2);
       await expectEveryPage(s, '/events', { scope: 'all', action, target_type: type, sort: 'asc' }, [...both].reverse(), 3);
+      const authors = ids('e.author_id = 1 AND e.action = ? AND e.target_type = ?', action, stored);
+      await expectEveryPage(s, '/users/1/events', { action, target_type: type }, authors, 2);
+      await expectEveryPage(s, '/events', { action, target_type: type, sort: 'asc' }, [...authors].reverse(), 3);
     }
   }
 }
@@ -112,7 +115,8 @@ describe("every project's events by action, read from their own index", () => {
     const plans = reads.map((read) => queryPlan(db(), read.sql, ...read.args));
     // core/180: an author's entries of the action (before, their events in projects, each action compared).
     expect(plans[0]).toContain('USING INDEX events_author_action (author_id=? AND action=?)');
-    expect(plans[1]).toContain('USING INDEX events_author_action (author_id=? AND action=?)');
+    // core/391: with a target type, the author's entries of the pair (before, each of the action's compared by type).
+    expect(plans[1]).toContain('USING INDEX events_author_action_target (author_id=? AND action=? AND target_type=?)');
     expect(plans[2]).toContain('USING INDEX events_project_action (project_id=? AND action=?)');
     expect(plans[3]).toContain('USING INDEX events_target_project (target_type=? AND project_id=?)');
     for (const plan of plans) expect(plan).not.toContain('TEMP B-TREE');
