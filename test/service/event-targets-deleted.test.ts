@@ -144,4 +144,26 @@ describe('events of renamed targets', () => {
     expect(rows((await s.get(`/projects/${p.id}/events`, { token: u.token, query: { target_type: 'merge_request' } })).body)).toEqual([['opened', 'MergeRequest', 'Feature, renamed']]);
     expect(rows((await s.get('/events', { token: u.token, query: { action: 'commented', sort: 'asc' } })).body).map((r) => r[2])).toEqual(['Bug, renamed', 'Other', 'Feature, renamed']);
   });
+
+  it("show a project snippet's comments under the snippet's new title after a rename", async () => {
+    const u = await s.createUser();
+    const p = await s.createProject({}, u.token);
+    const snippet = (await s.post(`/projects/${p.id}/snippets`, { title: 'Notes', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] }, { token: u.token })).body;
+    const other = (await s.post(`/projects/${p.id}/snippets`, { title: 'Other', visibility: 'private', files: [{ file_path: 'b.txt', content: 'b' }] }, { token: u.token })).body;
+    await s.post(`/projects/${p.id}/snippets/${snippet.id}/notes`, { body: 'first' }, { token: u.token });
+    await s.post(`/projects/${p.id}/snippets/${other.id}/notes`, { body: 'second' }, { token: u.token });
+    const titled = (notes: string): Row[] => [
+      ['created', null, null],
+      ['commented on', 'Note', notes],
+      ['commented on', 'Note', 'Other'],
+    ];
+    expect(await lists(p.id, u)).toEqual({ project: titled('Notes'), mine: titled('Notes'), theirs: titled('Notes'), total: '3' });
+    // A write that keeps the title changes nothing; a rename shows in every list read before it.
+    expect((await s.put(`/projects/${p.id}/snippets/${snippet.id}`, { title: 'Notes', description: 'same title' }, { token: u.token })).status).toBe(200);
+    expect((await lists(p.id, u)).project).toEqual(titled('Notes'));
+    expect((await s.put(`/projects/${p.id}/snippets/${snippet.id}`, { title: 'Notes, renamed' }, { token: u.token })).status).toBe(200);
+    const after = titled('Notes, renamed');
+    expect(await lists(p.id, u)).toEqual({ project: after, mine: after, theirs: after, total: '3' });
+    expect(rows((await s.get(`/projects/${p.id}/events`, { token: u.token, query: { target_type: 'note', sort: 'asc' } })).body)).toEqual(after.slice(1));
+  });
 });

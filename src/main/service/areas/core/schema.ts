@@ -2636,7 +2636,7 @@ CREATE INDEX events_author_action_target ON events (author_id, action, target_ty
 ];
 
 /** core/390: a rename of a `table` record (events' target_type `type`) retitles its events and, where it has notes, its notes' events. */
-function retitleEventsTrigger(table: string, type: string, noted: boolean): string {
+export function retitleEventsTrigger(table: string, type: string, noted: boolean): string {
   const notes = noted
     ? `UPDATE events SET target_title = NEW.title WHERE target_id IN (SELECT id FROM notes WHERE noteable_type = '${type}' AND noteable_id = NEW.id AND system = 0)
     AND target_type IN ('Note', 'DiffNote', 'DiscussionNote');`

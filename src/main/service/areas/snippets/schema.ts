@@ -1,4 +1,5 @@
 import type { Migration } from '../../db/migrations';
+import { retitleEventsTrigger } from '../core/schema';
 
 /**
  * Snippets keep every version, as GitLab's snippet repositories do: each change to the files is a
@@ -199,5 +200,11 @@ CREATE TRIGGER ${t}_table_version_insert AFTER INSERT ON ${t} BEGIN UPDATE table
 CREATE TRIGGER ${t}_table_version_update AFTER UPDATE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;
 CREATE TRIGGER ${t}_table_version_delete AFTER DELETE ON ${t} BEGIN UPDATE table_versions SET version = version + 1 WHERE name = '${t}'; END;`).join('\n')}
 `,
+  },
+  {
+    // core/390 for snippets (their table is made after core's migrations): a snippet's comments
+    // show it as now named in the event lists (a note's title is its noteable's, read live).
+    name: 'core/397_snippet_event_titles',
+    sql: retitleEventsTrigger('snippets', 'Snippet', true),
   },
 ];
