@@ -122,10 +122,15 @@ describe('credentials from the parameters', () => {
     expect(await who(`/user?private_token=nope`, [`PRIVATE-TOKEN: ${token}`])).toEqual([401, UNAUTHORIZED]);
     expect(await who(`/user?access_token=${token}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'root']);
     expect(await who(`/user?private_token=${token}&access_token=${ROOT_TOKEN}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'param-order']);
-    expect(await who(`/user?access_token=${token}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'root']);
+    // GitLab's access_token_methods: ?access_token=, then Authorization: Bearer, then ?bearer_token=.
+    expect(await who(`/user?access_token=${token}`, [`Authorization: Bearer ${ROOT_TOKEN}`])).toEqual([200, 'param-order']);
+    expect(await who(`/user?bearer_token=${token}`, [])).toEqual([200, 'param-order']);
+    expect(await who(`/user?bearer_token=${token}`, ['Authorization: Bearer nope'])).toEqual([401, UNAUTHORIZED]);
+    expect(await who(`/user?access_token=%20&bearer_token=${token}`, [])).toEqual([200, 'param-order']);
     expect(await who(`/user?private_token=&access_token=${token}`, [])).toEqual([200, 'param-order']);
     expect(await who(`/user?private_token=${token}`, ['PRIVATE-TOKEN: '])).toEqual([200, 'param-order']);
-    expect(await who(`/user?sudo=&private_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
+    // A blank parameter is no token (`.presence`).
+    expect(await who(`/user?private_token=%20%20`, [`PRIVATE-TOKEN: ${token}`])).toEqual([200, 'param-order']);
     // A parameter that is not one text (private_token[]=...) is no token.
     expect(await who(`/user?private_token[]=${ROOT_TOKEN}`, [])).toEqual([401, UNAUTHORIZED]);
   });
@@ -139,6 +144,34 @@ describe('credentials from the parameters', () => {
     expect(await who(`/user?job_token=`, [`JOB-TOKEN: ${job}`])).toEqual([200, 'root']);
     expect(await who(`/user?sudo=sudo-by-param`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`, 'Sudo: sudo-by-header'])).toEqual([200, 'sudo-by-param']);
     expect(await who(`/user?private_token=${ROOT_TOKEN}`, ['Sudo: sudo-by-header'])).toEqual([200, 'sudo-by-header']);
+  });
+
+  // Doorkeeper's from_bearer_authorization cuts off exactly /^Bearer /i; what follows is the token as sent.
+  it('takes the Bearer token as sent after one space', async () => {
+    const { token } = await s.createUser({ username: 'bearer-spaces' });
+    expect(await who('/user', [`Authorization: bearer ${token}`])).toEqual([200, 'bearer-spaces']);
+    expect(await who('/user', [`Authorization: Bearer   ${token}`])).toEqual([401, UNAUTHORIZED]);
+    expect(await who('/user', [`Authorization: Bearer\t${token}`])).toEqual([401, UNAUTHORIZED]);
+    expect(await who('/user', [`Authorization: Bearer  ${ROOT_TOKEN}`, `PRIVATE-TOKEN: ${token}`])).toEqual([200, 'bearer-spaces']);
+  });
+
+  // sudo_identifier is `params[:sudo] || env['HTTP_SUDO']`, with no `.presence`; sudo! answers 401 without a user on any route.
+  it('asks for sudo with an empty sudo parameter or head, and refuses it without an access token', async () => {
+    const { token } = await s.createUser({ username: 'sudo-edges' });
+    const noUser = (name: string): [number, string] => [404, JSON.stringify({ message: `404 User with ID or username '${name}' Not Found` })];
+    expect(await who(`/user?sudo=&private_token=${ROOT_TOKEN}`, [])).toEqual(noUser(''));
+    expect(await who('/user', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`, 'Sudo:'])).toEqual(noUser(''));
+    expect(await who(`/user?sudo=%20sudo-edges`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual(noUser(' sudo-edges'));
+    expect(await who('/user?sudo=', [`PRIVATE-TOKEN: ${token}`])).toEqual([403, JSON.stringify({ message: '403 Forbidden - Must be admin to use sudo' })]);
+    const job = (await s.post('/sandlab/job_tokens', { project_id: projectId })).body.token as string;
+    expect(await who('/user?sudo=sudo-edges', [`JOB-TOKEN: ${job}`])).toEqual([
+      403,
+      JSON.stringify({ message: '403 Forbidden - Must be authenticated using an OAuth or personal access token to use sudo' }),
+    ]);
+    // A public list read anonymously: Sudo alone is refused.
+    expect((await one('/projects', ['Host: 127.0.0.1'])).status).toBe(200);
+    expect(await who('/projects', ['Sudo: sudo-edges'])).toEqual([401, UNAUTHORIZED]);
+    expect(await who('/projects?sudo=', [])).toEqual([401, UNAUTHORIZED]);
   });
 
   it('takes private_token and sudo from a JSON body too', async () => {

@@ -30,13 +30,21 @@ export interface Credentials {
  * shared by the four went megamorphic (a generic keyed load a read, on every authenticated request).
  */
 export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): Credentials {
-  const authz = header(req, 'authorization');
-  const bearer = authz && /^Bearer\s+(.+)$/i.exec(authz)?.[1]?.trim();
   return {
-    privateToken: text(params.private_token) ?? header(req, 'private-token') ?? bearer ?? text(params.access_token),
-    jobToken: text(params.job_token) ?? header(req, 'job-token'),
-    sudo: text(params.sudo) ?? header(req, 'sudo'),
+    privateToken: present(params.private_token) ?? header(req, 'private-token') ?? present(params.access_token) ?? bearer(req) ?? present(params.bearer_token),
+    jobToken: present(params.job_token) ?? header(req, 'job-token'),
+    // No `.presence` here: an empty sudo parameter or head still asks for sudo (and finds no user '').
+    sudo: typeof params.sudo === 'string' ? params.sudo : sudoHeader(req),
   };
+}
+
+/**
+ * Doorkeeper's from_bearer_authorization, the second of GitLab's access_token_methods (after
+ * ?access_token=, before ?bearer_token=): only `Bearer ` is cut off, so spaces after it stay in the token.
+ */
+function bearer(req: Pick<HttpRequest, 'header'>): string | null {
+  const authz = header(req, 'authorization');
+  return authz && /^Bearer /i.test(authz) ? present(authz.slice(7)) : null;
 }
 
 function header(req: Pick<HttpRequest, 'header'>, name: string): string | null {
@@ -44,9 +52,15 @@ function header(req: Pick<HttpRequest, 'header'>, name: string): string | null {
   return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
 }
 
-/** A parameter's value when it is a non-empty string. */
-function text(v: unknown): string | null {
-  return typeof v === 'string' && v ? v : null;
+/** The Sudo head as sent, empty too (env['HTTP_SUDO'] with no `.presence`). */
+function sudoHeader(req: Pick<HttpRequest, 'header'>): string | null {
+  const v = req.header('sudo');
+  return typeof v === 'string' ? v : Array.isArray(v) && v.length ? v[0] : null;
+}
+
+/** A parameter's value when it is a string that is not blank (Ruby's `.presence`). */
+function present(v: unknown): string | null {
+  return typeof v === 'string' && /\S/.test(v) ? v : null;
 }
 
 /**
@@ -100,8 +114,10 @@ export function checkScopes(auth: Auth, accepted: readonly string[]): void {
 /** `Sudo: <id|username>`: an admin token with the sudo scope acts as another user. */
 export function applySudo(svc: ServiceContext, auth: Auth, target: string): Auth {
   if (!auth.tokenUser.admin) throw forbidden('Must be admin to use sudo');
+  // A job token is no access token (AuthFinders#access_token finds none for it).
+  if (!auth.token) throw forbidden('Must be authenticated using an OAuth or personal access token to use sudo');
   if (!auth.scopes.includes('sudo')) throw insufficientScope('sudo');
-  const user = findUserByIdOrUsername(svc, target.trim());
+  const user = findUserByIdOrUsername(svc, target);
   if (!user) throw new ApiError(404, { message: `404 User with ID or username '${target}' Not Found` });
   return { ...auth, user };
 }

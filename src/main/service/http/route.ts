@@ -211,10 +211,11 @@ function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: Rout
       throw err;
     }
     if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, reply)) return reply;
-    if (!auth && route.auth === 'required') throw unauthorized();
+    // APIGuard's sudo! refuses a request without a user whatever the route reads (unauthorized! unless initial_current_user).
+    if (!auth && (route.auth === 'required' || creds.sudo !== null)) throw unauthorized();
     if (auth) {
       checkScopes(auth, route.scopes);
-      if (creds.sudo) auth = applySudo(svc, auth, creds.sudo);
+      if (creds.sudo !== null) auth = applySudo(svc, auth, creds.sudo);
     }
   }
   const rc = new RequestContext(svc, req, reply, params, req.params, queryPairs, auth);
