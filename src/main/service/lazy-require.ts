@@ -19,10 +19,24 @@ export function lazyRequire<T>(id: string): () => T {
  */
 export function preload(chain: readonly string[]): void {
   try {
-    let from = nodeRequire;
-    for (const id of chain.slice(0, -1)) from = createRequire(from.resolve(id));
-    from(chain[chain.length - 1]);
+    requireThrough(chain)(chain[chain.length - 1]);
   } catch {
     // The package's own require loads what it needs, or says what is missing.
+  }
+}
+
+/** The require that resolves a chain's last package as the package before it does. */
+function requireThrough(chain: readonly string[]): NodeJS.Require {
+  let from = nodeRequire;
+  for (const id of chain.slice(0, -1)) from = createRequire(from.resolve(id));
+  return from;
+}
+
+/** The file a chain loads (preload), or null where it no longer resolves. */
+export function resolveChain(chain: readonly string[]): string | null {
+  try {
+    return requireThrough(chain).resolve(chain[chain.length - 1]);
+  } catch {
+    return null;
   }
 }
