@@ -9,6 +9,8 @@
  *
  * Run: npx tsx bench/http.ts [--seconds 5] [--connections 32] [--rounds 3] [--writes-only|--reads-only]
  *      [--cpu-prof DIR]   (profile the Sandlab process with node --cpu-prof)
+ *      [--node-args='--flag ...']   (node and V8 flags for the first build's process only, not --compare's:
+ *      a flag's effect beside the same build without it, in the same rounds)
  *      [--cli out/main/cli.js of another build] [--only REGEX of request names]
  *      [--compare out/main/cli.js of another build]   (that build too, in the same rounds: before/after
  *      figures from the same minutes, each beside the same bare runs)
@@ -46,6 +48,7 @@ const { values: opts } = parseArgs({
     'writes-only': { type: 'boolean', default: false },
     'reads-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const seconds = Number(opts.seconds);
@@ -61,7 +64,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${machineLine()}`);
   console.log(`wrk -t1 -c${connections} -d${seconds}s, ${rounds} rounds, Sandlab, bare node:http and the fastify floor in turn\n`);
   const dataDir = mkdtempSync(join(tmpdir(), 'sandlab-bench-'));
-  const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
+  const nodeArgs = [...opts['node-args']!.split(' ').filter(Boolean), ...(opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [])];
   const sandlab = await spawnSandlab(dataDir, TOKEN, { nodeArgs, cli: opts.cli });
   const compareDir = opts.compare ? mkdtempSync(join(tmpdir(), 'sandlab-bench-')) : null;
   const before = opts.compare ? await spawnSandlab(compareDir!, TOKEN, { cli: opts.compare }) : null;
