@@ -193,4 +193,21 @@ describe('resource label, state and weight events', () => {
     expect((await s.get(`/projects/${project.id}/merge_requests/${mr.iid}/resource_label_events`)).body.map((e: any) => e.label.name)).toEqual(['bug']);
     expect((await s.get(`/projects/${project.id}/issues/${i.iid}/resource_label_events`, { token: outsider.token })).status).toBe(404);
   });
+
+  // EE CommonSystemNotesService#handle_weight_change runs on create too (is_update false): its spec's
+  // 'on issuable create' expects a ResourceWeightEvent for a new issue with a weight.
+  it('records a weight event for an issue created with a weight, zero too, and none without one', async () => {
+    const weights = async (iid: number) =>
+      (await s.get(`/projects/${project.id}/issues/${iid}/resource_weight_events`)).body.map((e: any) => [e.weight, e.user.id]);
+    const heavy = await s.post(`/projects/${project.id}/issues`, { title: 'heavy', weight: 5 }, { token: dev.token });
+    expect(await weights(heavy.body.iid)).toEqual([[5, dev.user.id]]);
+    const zero = await newIssue('zero', { weight: 0 });
+    expect((await weights(zero.iid)).map((e: unknown[]) => e[0])).toEqual([0]);
+    const none = await newIssue('none');
+    expect(await weights(none.iid)).toEqual([]);
+    await s.put(`/projects/${project.id}/issues/${heavy.body.iid}`, { weight: 8 });
+    await s.put(`/projects/${project.id}/issues/${none.iid}`, { weight: 2 });
+    expect((await weights(heavy.body.iid)).map((e: unknown[]) => e[0])).toEqual([5, 8]);
+    expect((await weights(none.iid)).map((e: unknown[]) => e[0])).toEqual([2]);
+  });
 });

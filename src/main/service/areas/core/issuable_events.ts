@@ -119,7 +119,8 @@ export function afterIssuableWrite(
   if (before && before.state !== after.state) {
     recordStateEvent(svc, type, after.id, after.state === 'opened' ? 'reopened' : (after.state as 'closed' | 'merged'), userId);
   }
-  if (type === 'Issue' && before && before.weight !== after.weight) recordWeightEvent(svc, after.id, after.weight ?? null, userId);
+  // EE CommonSystemNotesService#handle_weight_change is not gated by is_update: a create with a weight records it too.
+  if (type === 'Issue' && (before ? before.weight !== after.weight : after.weight != null)) recordWeightEvent(svc, after.id, after.weight ?? null, userId);
   if (before) markTodosDoneFor(svc, userId, type, after.id);
   if (after.state === 'closed' || after.state === 'merged') markAllTodosDone(svc, type, after.id);
   else createNewTodos(svc, project, type, before, after, userId);
