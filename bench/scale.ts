@@ -256,10 +256,21 @@ async function main(): Promise<void> {
         await measure(deep(big.bigProjectId, 2500), big.token, bigPid, newIssue(big.bigProjectId)),
         await measure(deep(big.smallProjectId, 2500), big.token, bigPid, newIssue(big.smallProjectId)),
       );
-      for (const [projectId, iid] of created) {
-        const res = await fetch(`${bigServer.url}/api/v4/projects/${projectId}/issues/${iid}`, { method: 'DELETE', headers: { 'private-token': big.token } });
-        if (!res.ok) throw new Error(`delete issue: ${res.status}`);
-      }
+    }
+    // The same against the 1,000-issue project's last page: 20 rows moved along on both sides,
+    // where the line above compares them with the small project's empty page.
+    const fairNew = 'issues last page after a new issue vs a 1,000-issue project';
+    if (chosen([fairNew, null])) {
+      const mid = await midProject(bigServer.url, big);
+      row(
+        fairNew,
+        await measure(deep(big.bigProjectId, 2500), big.token, bigPid, newIssue(big.bigProjectId)),
+        await measure(deep(mid, MID_ISSUES / 20), big.token, bigPid, newIssue(mid)),
+      );
+    }
+    for (const [projectId, iid] of created) {
+      const res = await fetch(`${bigServer.url}/api/v4/projects/${projectId}/issues/${iid}`, { method: 'DELETE', headers: { 'private-token': big.token } });
+      if (!res.ok) throw new Error(`delete issue: ${res.status}`);
     }
     // The project's search count is remembered until its issues are next written: after an issue write it is counted again.
     const searched = (id: number): string => `${bigServer.url}/api/v4/projects/${id}/issues?search=crash`;
