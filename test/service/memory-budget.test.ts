@@ -64,6 +64,16 @@ describe("the service's memory budget", () => {
 });
 
 describe("V8's heap", () => {
+  /** A turn of the child scripts below: ~2 MB allocated, a tenth of it kept in `kept` for 8 turns. */
+  const ALLOCATION_TURN = `
+    const batch = [];
+    for (let i = 0; i < 20000; i++) {
+      const o = { a: i, b: 'x' + i, c: [i, i + 1] };
+      if (i % 10 === 0) batch.push(o);
+    }
+    kept.push(batch);
+    if (kept.length > 8) kept.shift();`;
+
   /**
    * The largest V8's young and old generations grew (MB) in a fresh node process, with or without
    * the bound: objects allocated a turn of the event loop at a time (~2 MB, as a server's request),
@@ -82,13 +92,7 @@ describe("V8's heap", () => {
       const kept = [];
       let turn = 0;
       const step = () => {
-        const batch = [];
-        for (let i = 0; i < 20000; i++) {
-          const o = { a: i, b: 'x' + i, c: [i, i + 1] };
-          if (i % 10 === 0) batch.push(o);
-        }
-        kept.push(batch);
-        if (kept.length > 8) kept.shift();
+        ${ALLOCATION_TURN}
         young = Math.max(young, size('new_space'));
         old = Math.max(old, size('old_space'));
         if (turn === ${cacheMadeAt}) withStartFlags(() => new (require('node:vm').Script)('1').createCachedData());
@@ -108,6 +112,76 @@ describe("V8's heap", () => {
     expect(bounded.young).toBeGreaterThan(2);
     expect(bounded.young).toBeLessThanOrEqual(8);
     expect(bounded.old).toBeLessThan(free.old * 0.7);
+  });
+
+  /**
+   * boundHeap in a fresh node process, counting its looks at the heap (getHeapSpaceStatistics)
+   * and the collections: 300 turns of ~2 MB, then (`shrinkAfter`) V8 is made to report a young
+   * generation of 1 MB, as after an idle shrink, and 100 turns more.
+   */
+  const watchedHeap = (youngRecheckMs: number, shrinkAfter: boolean) => {
+    const script = `
+      const v8 = require('node:v8');
+      const { PerformanceObserver } = require('node:perf_hooks');
+      const stats = v8.getHeapSpaceStatistics;
+      let looks = 0;
+      let small = false;
+      v8.getHeapSpaceStatistics = () => {
+        looks++;
+        const all = stats();
+        return small ? all.map((s) => (s.space_name === 'new_space' ? { ...s, space_size: 2 ** 20 } : s)) : all;
+      };
+      const set = v8.setFlagsFromString;
+      const flags = [];
+      v8.setFlagsFromString = (f) => { flags.push(f); return set(f); };
+      const { boundHeap } = require(${JSON.stringify(join(__dirname, '../../src/main/service/memory.ts'))});
+      boundHeap({ youngGenerationMb: 8, oldGenerationGrowthPercent: 20, youngRecheckMs: ${youngRecheckMs} });
+      let gcs = 0;
+      new PerformanceObserver((list) => { gcs += list.getEntries().length; }).observe({ entryTypes: ['gc'] });
+      const kept = [];
+      const turns = (n, done) => {
+        const step = () => {
+          ${ALLOCATION_TURN}
+          if (--n > 0) setImmediate(step);
+          else setTimeout(done, 100);
+        };
+        step();
+      };
+      const out = {};
+      turns(200, () => {
+        const [looks0, gcs0] = [looks, gcs];
+        turns(100, () => {
+          Object.assign(out, { looks: looks - looks0, gcs: gcs - gcs0, flags: [...flags] });
+          if (!${shrinkAfter}) return console.log(JSON.stringify(out));
+          small = true;
+          setTimeout(() => {
+            small = false;
+            const [looks1, gcs1] = [looks, gcs];
+            turns(100, () => {
+              Object.assign(out, { flagsAfter: flags.slice(out.flags.length), looksAfter: looks - looks1, gcsAfter: gcs - gcs1 });
+              console.log(JSON.stringify(out));
+            });
+          }, 200);
+        });
+      });`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', cwd: join(__dirname, '../..') });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return JSON.parse(run.stdout.trim()) as { looks: number; gcs: number; flags: string[]; flagsAfter?: string[]; looksAfter?: number; gcsAfter?: number };
+  };
+
+  it('stops watching the collections once the young generation is at its budget (node charges ~50 us an observed collection)', () => {
+    const r = watchedHeap(60_000, false);
+    expect(r.flags).toContain('--semi-space-growth-factor=1');
+    expect(r.gcs).toBeGreaterThan(10);
+    expect(r.looks).toBe(0);
+  });
+
+  it('lets the young generation grow again after it shrank, and watches its collections again', () => {
+    const r = watchedHeap(20, true);
+    expect(r.flags.at(-1)).toBe('--semi-space-growth-factor=1');
+    expect(r.flagsAfter![0]).toBe('--semi-space-growth-factor=2');
+    expect(r.gcsAfter).toBeGreaterThan(10);
+    expect(r.looksAfter).toBeGreaterThan(0);
   });
 
   it('keeps both bounds after a code cache is made under the flags the process started with (withStartFlags)', () => {
