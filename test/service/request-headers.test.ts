@@ -182,6 +182,42 @@ describe('credentials from the parameters', () => {
     ]);
     expect([res[0].status, JSON.parse(res[0].body).owner?.username]).toEqual([201, 'body-sudo']);
   });
+
+  // Sudo is the API's (API::Helpers#sudo!); GitLab's web pages (Rails controllers: raw snippets,
+  // uploads, avatars) read no sudo parameter or head, so neither refuses nor switches the user there.
+  it('reads no sudo on the web routes outside /api/v4', async () => {
+    const snippet = (await s.post('/snippets', { title: 'web', file_name: 'w.txt', content: 'web sudo', visibility: 'public' })).body as { id: number };
+    const raw = async (query: string, fields: string[]): Promise<Answer> =>
+      (await exchange([`GET /-/snippets/${snippet.id}/raw${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields.map((f) => `${f}\r\n`).join('')}Connection: close\r\n\r\n`]))[0];
+    for (const [query, fields] of [
+      ['', ['Sudo: root']],
+      ['?sudo=', []],
+      ['?sudo=root', []],
+      ['', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`, 'Sudo: no-such-user']],
+      ['?sudo=', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`]],
+    ] as [string, string[]][]) {
+      const res = await raw(query, fields);
+      expect([query, ...fields, res.status, res.body]).toEqual([query, ...fields, 200, 'web sudo']);
+    }
+    // The API still asks for the user.
+    expect(await who(`/user?sudo=no-such-user`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([404, JSON.stringify({ message: "404 User with ID or username 'no-such-user' Not Found" })]);
+  });
+
+  // Grape's params[:sudo] keeps a JSON number, and UserFinder#find_by_id_or_username takes an Integer as an id.
+  it('takes a JSON body sudo given as a number as a user id', async () => {
+    const { user } = await s.createUser({ username: 'body-sudo-id' });
+    const body = JSON.stringify({ private_token: ROOT_TOKEN, sudo: user.id, name: 'by-body-id' });
+    const res = await exchange([
+      `POST /api/v4/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
+    expect([res[0].status, JSON.parse(res[0].body).owner?.username]).toEqual([201, 'body-sudo-id']);
+    const none = JSON.stringify({ private_token: ROOT_TOKEN, sudo: 987654, name: 'by-body-none' });
+    const refused = await exchange([
+      `POST /api/v4/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${none.length}\r\nConnection: close\r\n\r\n${none}`,
+    ]);
+    expect([refused[0].status, refused[0].body]).toEqual([404, JSON.stringify({ message: "404 User with ID or username '987654' Not Found" })]);
+    expect((await s.get('/projects?search=by-body-none')).body).toEqual([]);
+  });
 });
 
 describe('Host', () => {

@@ -34,7 +34,8 @@ export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record
     privateToken: present(params.private_token) ?? header(req, 'private-token') ?? present(params.access_token) ?? bearer(req) ?? present(params.bearer_token),
     jobToken: present(params.job_token) ?? header(req, 'job-token'),
     // No `.presence` here: an empty sudo parameter or head still asks for sudo (and finds no user '').
-    sudo: typeof params.sudo === 'string' ? params.sudo : sudoHeader(req),
+    // A JSON body's number is an id, as Grape keeps it for UserFinder.
+    sudo: typeof params.sudo === 'string' ? params.sudo : typeof params.sudo === 'number' ? String(params.sudo) : sudoHeader(req),
   };
 }
 

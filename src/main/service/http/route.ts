@@ -144,6 +144,8 @@ interface RouteSpec {
   scopes: readonly string[];
   /** The status of a JSON answer when the handler sets none. */
   status: number;
+  /** Whether Sudo is read: an API route's (API::Helpers#sudo!), not a web page's (GitLab's Rails controllers read none). */
+  sudo: boolean;
 }
 
 const READ_SCOPES: readonly string[] = Object.freeze(['read_api']);
@@ -158,6 +160,7 @@ export function createRouter(app: HttpApp, svc: ServiceContext, routes: RouteInf
       auth: opts.auth ?? 'required',
       scopes: opts.scopes ?? (method === 'GET' ? READ_SCOPES : NO_SCOPES),
       status: method === 'POST' ? 201 : 200,
+      sudo: url.startsWith(`${API_PREFIX}/`),
     };
     app.route(method, url, (req, reply) => runHandler(svc, req, reply, spec));
     routes.push({ method, url, auth: spec.auth });
@@ -203,6 +206,7 @@ function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: Rout
   let auth: Auth | null = null;
   if (route.auth !== 'none') {
     const creds = readCredentials(req, params);
+    const sudo = route.sudo ? creds.sudo : null;
     try {
       auth = authenticate(svc, creds, req);
     } catch (err) {
@@ -212,10 +216,10 @@ function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: Rout
     }
     if (svc.rateLimits && svc.rateLimiter.refuse(svc.rateLimits(), auth?.tokenUser.id ?? null, reply)) return reply;
     // APIGuard's sudo! refuses a request without a user whatever the route reads (unauthorized! unless initial_current_user).
-    if (!auth && (route.auth === 'required' || creds.sudo !== null)) throw unauthorized();
+    if (!auth && (route.auth === 'required' || sudo !== null)) throw unauthorized();
     if (auth) {
       checkScopes(auth, route.scopes);
-      if (creds.sudo !== null) auth = applySudo(svc, auth, creds.sudo);
+      if (sudo !== null) auth = applySudo(svc, auth, sudo);
     }
   }
   const rc = new RequestContext(svc, req, reply, params, req.params, queryPairs, auth);
