@@ -62,12 +62,15 @@ export function registerNoteRoutes(r: Router): void {
           sort: t.string().values(['asc', 'desc']).default('desc'),
           activity_filter: t.string().values(['all_notes', 'only_comments', 'only_activity']),
         });
-        const where = ['noteable_type = ?', 'noteable_id = ?', notesVisibleSql(rc, noteable.projectId!)];
+        const visible = notesVisibleSql(rc, noteable.projectId!);
+        const where = ['noteable_type = ?', 'noteable_id = ?', visible];
         if (q.activity_filter === 'only_comments') where.push('system = 0');
         if (q.activity_filter === 'only_activity') where.push('system = 1');
         // The order's index, for the count too: SQLite, asked only to count, took core/087's
-        // (noteable, author) index and read 200,000 notes in author order (2 -> 190 ms).
-        const sql = `FROM notes INDEXED BY ${q.order_by === 'updated_at' ? 'notes_noteable_updated' : 'notes_noteable_created'} WHERE ${where.join(' AND ')}`;
+        // (noteable, author) index and read 200,000 notes in author order (2 -> 190 ms). Without
+        // internal notes, core/393's partial one: its entries are the notes shown, no row read to skip.
+        const index = `${q.order_by === 'updated_at' ? 'notes_noteable_updated' : 'notes_noteable_created'}${visible === 'internal = 0' ? '_shown' : ''}`;
+        const sql = `FROM notes INDEXED BY ${index} WHERE ${where.join(' AND ')}`;
         const args = [noteable.type, noteable.id];
         const sort = q.sort as SortDirection;
         // Deep pages start after a row an earlier page read while the record's notes are unwritten
