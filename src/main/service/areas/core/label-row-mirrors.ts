@@ -93,6 +93,14 @@ export const labelProbe = (type: 'Issue' | 'MergeRequest'): string =>
 export const labelProbeById = (type: 'Issue' | 'MergeRequest', id: string): string =>
   `EXISTS (SELECT 1 FROM issuable_labels p WHERE p.issuable_type = '${type}' AND p.issuable_id = ${id} AND p.title = ? COLLATE NOCASE)`;
 
+/**
+ * A label row `il` that is its record's lowest spelling of the title (a record carrying the title in
+ * two spellings, differing in case, has two rows), as a condition to append; only needed where the
+ * label counters know two spellings.
+ */
+export const lowestSpelling = (type: 'Issue' | 'MergeRequest'): string =>
+  ` AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = il.title COLLATE NOCASE AND d.title < il.title)`;
+
 /** What a label title's rows (alias `alias`) are and how the list's conditions are asked of them (see labelRowConditions). */
 export interface LabelRows {
   alias: string;

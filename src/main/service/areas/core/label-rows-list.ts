@@ -3,7 +3,7 @@ import { limitSql } from '../../http/pagination';
 import { rowsByIds } from '../../db/written-rows';
 import { dateLag } from '../../db/date-lag';
 import { type IdSetLists, ISSUE_WRITES, MERGE_REQUEST_WRITES, type Scope, type WorkItemFilters, callerSetFewer } from './workitems';
-import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowConditions } from './label-row-mirrors';
+import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowConditions, lowestSpelling } from './label-row-mirrors';
 
 /**
  * Label rows a list's walk reads at most (its titles' rows in the index it walks, from the counters):
@@ -75,7 +75,7 @@ export function labelRowsList<T>(
   // The order's column is in each partial index's condition (the author's holds created_at too).
   const inIndex = ` AND il.${col} IS NOT NULL${author !== undefined && col !== 'created_at' ? ' AND il.created_at IS NOT NULL' : ''}`;
   const rows = `FROM issuable_labels il INDEXED BY ${index} WHERE il.issuable_type = '${type}'${project !== undefined ? ` AND il.project_id = ${Number(project)}` : ''} AND il.title = ? COLLATE NOCASE${inIndex}${asked.sql}`;
-  const lowest = spellings > 1 ? ` AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : '';
+  const lowest = spellings > 1 ? lowestSpelling(type) : '';
   const from = `${rows}${before !== undefined ? ' AND il.created_at <= ?' : ''}${lowest}`;
   // The count keeps no order: past the cap from updated_before, the title's rows in that range by
   // update (every label row carries its record's creation time, core/030), not all its rows by

@@ -5,6 +5,7 @@ import type { Db } from '../../db/connection';
 import { MEMORY_BUDGET } from '../../memory';
 import { SCOPE_ARMS_LIMITS } from './order-scope-arms';
 import { ISSUE_WRITES, MERGE_REQUEST_WRITES, RECORD_CHECK_PER_MATCH, countersInScope, issueOrderVersion, listVersion, type Scope, type WorkItemFilters } from './workitems';
+import { lowestSpelling } from './label-row-mirrors';
 
 /**
  * Lists in an order computed from other tables (popularity, milestone_due) or in id order
@@ -373,7 +374,7 @@ export function filteredWalk(
         ? {
             from:
               `FROM issuable_labels il INDEXED BY issuable_labels_title CROSS JOIN ${labelledWhere[1]} x WHERE il.issuable_type = '${type}' AND il.title = ? COLLATE NOCASE AND x.id = il.issuable_id` +
-              ` AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id AND d.title = il.title COLLATE NOCASE AND d.title < il.title) AND (${labelledWhere[2]})`,
+              `${lowestSpelling(type)} AND (${labelledWhere[2]})`,
             args: [label.title, ...labelledSource.args],
             rows: label.rows,
           }

@@ -33,7 +33,7 @@ import { type CountKnown, manyScopeRecords, projectRecordsAtLeast, recordsVersio
 import { provablyEmpty } from './filter-plan';
 import { scopedDateBounds } from './date-bounds';
 import { type PriorityOrder, priorityOrder, priorityOrderSql } from './order-label-priority';
-import { MILESTONE_BY_ID, labelProbe, labelProbeById, labelRowConditions, labelRowsIndexed, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
+import { MILESTONE_BY_ID, labelProbe, lowestSpelling, labelProbeById, labelRowConditions, labelRowsIndexed, labelRowsOnlyCount, mirroredConditions } from './label-row-mirrors';
 
 /** Next per-project iid for a table of project-scoped records (issues, merge requests, ...). */
 export function nextIid(rc: RequestContext, table: 'issues' | 'merge_requests', projectId: number): number {
@@ -1148,8 +1148,7 @@ export function labelRowsPage<T extends { id: number }>(
     from: `FROM issuable_labels il INDEXED BY ${labelIndex}
       ${joined ? `CROSS JOIN ${table} x ON x.id = il.issuable_id` : ''}
       WHERE il.issuable_type = '${type}'${inProject ? ' AND il.project_id = ?' : ''}${onMilestone} AND il.title = ? COLLATE NOCASE AND il.${col} IS NOT NULL${state ? ' AND il.state = ?' : ''}
-        ${spellings > 1 ? `AND NOT EXISTS (SELECT 1 FROM issuable_labels d WHERE d.issuable_type = '${type}' AND d.issuable_id = il.issuable_id
-          AND d.title = il.title COLLATE NOCASE AND d.title < il.title)` : ''}${byScope ? ` AND ${scope.where}` : ''}${view.sql}`,
+        ${spellings > 1 ? lowestSpelling(type) : ''}${byScope ? ` AND ${scope.where}` : ''}${view.sql}`,
     args: [...(inProject ? [scope.projectId] : []), ...(milestoneId !== null ? [milestoneId] : []), title, ...(state ? [state] : []), ...(byScope ? scope.args : []), ...extra.args],
     order: `il.${col} ${sort}, il.issuable_id ${sort}`,
   };
