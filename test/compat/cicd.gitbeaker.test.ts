@@ -27,6 +27,21 @@ describe('@gitbeaker/rest 43 against the CI/CD areas', () => {
     expect(await api.ProjectJobTokenScopes.showGroupsAllowList(p.id)).toEqual([]);
   });
 
+  // gitbeaker's `jobToken` sends JOB-TOKEN: read where GitLab marks a route job_token_allowed, anonymous elsewhere.
+  it('a job token client reads merge requests, and is anonymous on other routes', async () => {
+    const p = await api.Projects.create({ name: 'job-client', visibility: 'private' });
+    const minted = await fetch(`${served.url}/api/v4/sandlab/job_tokens`, {
+      method: 'POST',
+      headers: { 'private-token': served.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: p.id }),
+    });
+    const job = new Gitlab({ host: served.url, jobToken: ((await minted.json()) as { token: string }).token });
+    expect(await job.MergeRequests.all({ projectId: p.id })).toEqual([]);
+    const statusOf = (call: Promise<unknown>) => call.then(() => 200, (e: any) => e?.cause?.response?.status);
+    expect(await statusOf(job.Projects.show(p.id))).toBe(404);
+    expect(await statusOf(job.Users.showCurrentUser())).toBe(401);
+  });
+
   it('FeatureFlags and FeatureFlagUserLists', async () => {
     const p = await api.Projects.create({ name: 'ff-compat' });
     const list = await api.FeatureFlagUserLists.create(p.id, 'testers', 'a,b');

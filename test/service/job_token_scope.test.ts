@@ -222,12 +222,14 @@ describe('CI job tokens', () => {
     expect(res.body).toMatchObject({ project_id: p.id, user_id: user.user.id });
   });
 
+  // A job token is read on job_token_allowed routes only (job-token-routes.test.ts): the merge request list is one, /user is not.
   it('authenticates with the JOB-TOKEN header and the job_token parameter as the triggering user', async () => {
-    const p = await s.createProject();
+    const p = await s.createProject({ visibility: 'private' });
     const token = await mint(p.id);
-    expect((await s.get('/user', { token: null, headers: { 'job-token': token } })).body.username).toBe('root');
-    expect((await s.get(`/projects/${p.id}`, { token: null, query: { job_token: token } })).status).toBe(200);
-    expect((await s.get('/user', { token: null, headers: { 'job-token': 'glcbt-nope' } })).status).toBe(401);
+    expect((await s.get(`/projects/${p.id}/merge_requests`, { token: null, headers: { 'job-token': token } })).status).toBe(200);
+    expect((await s.get(`/projects/${p.id}/merge_requests`, { token: null, query: { job_token: token } })).status).toBe(200);
+    expect((await s.get(`/projects/${p.id}/merge_requests`, { token: null, headers: { 'job-token': 'glcbt-nope' } })).status).toBe(401);
+    expect((await s.get('/user', { token: null, headers: { 'job-token': token } })).status).toBe(401);
   });
 
   it('stops authenticating once the job token is revoked', async () => {
@@ -245,21 +247,22 @@ describe('CI job tokens', () => {
     await s.addMember('projects', target.id, dev.user.id, 30);
     const token = await mint(source.id, dev.user.id);
     const headers = { 'job-token': token };
-    expect((await s.get(`/projects/${source.id}`, { token: null, headers })).status).toBe(200);
-    const refused = await s.get(`/projects/${target.id}`, { token: null, headers });
+    expect((await s.get(`/projects/${source.id}/merge_requests`, { token: null, headers })).status).toBe(200);
+    const refused = await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers });
     expect(refused.status).toBe(404);
     expect(refused.body).toEqual({ message: '404 Project Not Found' });
-    expect((await s.get(`/projects/${target.id}/issues`, { token: null, headers })).status).toBe(404);
+    expect((await s.get(`/projects/${target.id}/merge_requests/1`, { token: null, headers })).body).toEqual({ message: '404 Project Not Found' });
 
     await s.post(`/projects/${target.id}/job_token_scope/allowlist`, { target_project_id: source.id });
-    expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(200);
-    expect((await s.get(`/projects/${target.id}/issues`, { token: null, headers })).status).toBe(200);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(200);
+    // The project is reached; it has no merge request !1.
+    expect((await s.get(`/projects/${target.id}/merge_requests/1`, { token: null, headers })).body).toEqual({ message: '404 Not found' });
 
     await s.del(`/projects/${target.id}/job_token_scope/allowlist/${source.id}`);
-    expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(404);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(404);
     // With the scope off, every project's jobs may reach it (the user's own role still applies).
     await s.patch(`/projects/${target.id}/job_token_scope`, { enabled: false });
-    expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(200);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(200);
   });
 
   it('is not accepted by the job token scope endpoints themselves', async () => {
@@ -282,9 +285,9 @@ describe('CI job tokens', () => {
     const source = await s.createProject({ namespace_id: sub.id });
     const target = await s.createProject({ visibility: 'private' });
     const headers = { 'job-token': await mint(source.id) };
-    expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(404);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(404);
     await s.post(`/projects/${target.id}/job_token_scope/groups_allowlist`, { target_group_id: group.id });
-    expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(200);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(200);
   });
 
   it('does not widen the triggering user\'s own access', async () => {
@@ -293,6 +296,6 @@ describe('CI job tokens', () => {
     const target = await s.createProject({ visibility: 'private' });
     await s.post(`/projects/${target.id}/job_token_scope/allowlist`, { target_project_id: source.id });
     const headers = { 'job-token': await mint(source.id, user.user.id) };
-    expect((await s.get(`/projects/${target.id}`, { token: null, headers })).status).toBe(404);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(404);
   });
 });

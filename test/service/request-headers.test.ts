@@ -103,7 +103,9 @@ describe('credentials from the parameters', () => {
     const job = (await s.post('/sandlab/job_tokens', { project_id: projectId })).body.token as string;
     expect(await who(`/user?private_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
     expect(await who(`/user?access_token=${ROOT_TOKEN}`, [])).toEqual([200, 'root']);
-    expect(await who(`/user?job_token=${job}`, [])).toEqual([200, 'root']);
+    // A job token is read only where GitLab takes one (job_token_allowed); /user is not such a route.
+    expect(await who(`/projects/${projectId}/merge_requests?job_token=${job}`, [])).toEqual([200, undefined]);
+    expect(await who(`/user?job_token=${job}`, [])).toEqual([401, UNAUTHORIZED]);
     expect(await who(`/user?private_token=${ROOT_TOKEN}&sudo=param-sudo`, [])).toEqual([200, 'param-sudo']);
     expect(await who(`/user?sudo=${user.id}`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'param-sudo']);
     // Another parameter's name is no credential.
@@ -139,9 +141,10 @@ describe('credentials from the parameters', () => {
     await s.createUser({ username: 'sudo-by-param' });
     await s.createUser({ username: 'sudo-by-header' });
     const job = (await s.post('/sandlab/job_tokens', { project_id: projectId })).body.token as string;
-    expect(await who(`/user?job_token=${job}`, ['JOB-TOKEN: nope'])).toEqual([200, 'root']);
-    expect(await who(`/user?job_token=nope`, [`JOB-TOKEN: ${job}`])).toEqual([401, UNAUTHORIZED]);
-    expect(await who(`/user?job_token=`, [`JOB-TOKEN: ${job}`])).toEqual([200, 'root']);
+    const mrs = `/projects/${projectId}/merge_requests`;
+    expect(await who(`${mrs}?job_token=${job}`, ['JOB-TOKEN: nope'])).toEqual([200, undefined]);
+    expect(await who(`${mrs}?job_token=nope`, [`JOB-TOKEN: ${job}`])).toEqual([401, UNAUTHORIZED]);
+    expect(await who(`${mrs}?job_token=`, [`JOB-TOKEN: ${job}`])).toEqual([200, undefined]);
     expect(await who(`/user?sudo=sudo-by-param`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`, 'Sudo: sudo-by-header'])).toEqual([200, 'sudo-by-param']);
     expect(await who(`/user?private_token=${ROOT_TOKEN}`, ['Sudo: sudo-by-header'])).toEqual([200, 'sudo-by-header']);
   });
@@ -164,7 +167,7 @@ describe('credentials from the parameters', () => {
     expect(await who(`/user?sudo=%20sudo-edges`, [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual(noUser(' sudo-edges'));
     expect(await who('/user?sudo=', [`PRIVATE-TOKEN: ${token}`])).toEqual([403, JSON.stringify({ message: '403 Forbidden - Must be admin to use sudo' })]);
     const job = (await s.post('/sandlab/job_tokens', { project_id: projectId })).body.token as string;
-    expect(await who('/user?sudo=sudo-edges', [`JOB-TOKEN: ${job}`])).toEqual([
+    expect(await who(`/projects/${projectId}/merge_requests?sudo=sudo-edges`, [`JOB-TOKEN: ${job}`])).toEqual([
       403,
       JSON.stringify({ message: '403 Forbidden - Must be authenticated using an OAuth or personal access token to use sudo' }),
     ]);
@@ -172,6 +175,23 @@ describe('credentials from the parameters', () => {
     expect((await one('/projects', ['Host: 127.0.0.1'])).status).toBe(200);
     expect(await who('/projects', ['Sudo: sudo-edges'])).toEqual([401, UNAUTHORIZED]);
     expect(await who('/projects?sudo=', [])).toEqual([401, UNAUTHORIZED]);
+  });
+
+  // sudo_identifier is `params[:sudo] || env['HTTP_SUDO']`: a structured parameter (`sudo[]=`) is
+  // truthy, so it asks for sudo in place of the head, and the refusals before the user lookup stand.
+  // GitLab's UserFinder then raises on it (Array has no =~ since Ruby 3.2: a 500); Sandlab finds no
+  // user, with the identifier shown as Ruby's `#{}` shows it.
+  it('asks for sudo with an array or hash parameter, before the head, and finds no user by it', async () => {
+    const { token } = await s.createUser({ username: 'sudo-array' });
+    const noUser = (name: string): [number, string] => [404, JSON.stringify({ message: `404 User with ID or username '${name}' Not Found` })];
+    expect(await who('/user?sudo[]=sudo-array', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual(noUser('["sudo-array"]'));
+    expect(await who('/user?sudo[]=sudo-array', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`, 'Sudo: sudo-array'])).toEqual(noUser('["sudo-array"]'));
+    expect(await who('/user?sudo[]=a&sudo[]=', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual(noUser('["a", ""]'));
+    expect(await who('/user?sudo[id]=1', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual(noUser('{"id"=>"1"}'));
+    expect(await who('/user?sudo[]=sudo-array', [`PRIVATE-TOKEN: ${token}`])).toEqual([403, JSON.stringify({ message: '403 Forbidden - Must be admin to use sudo' })]);
+    expect(await who('/projects?sudo[]=sudo-array', [])).toEqual([401, UNAUTHORIZED]);
+    // The plain parameter still switches the user.
+    expect(await who('/user?sudo=sudo-array', [`PRIVATE-TOKEN: ${ROOT_TOKEN}`])).toEqual([200, 'sudo-array']);
   });
 
   it('takes private_token and sudo from a JSON body too', async () => {

@@ -28,13 +28,13 @@ function expected(row: Row, who: Identity, method: string, auth: string): Expect
   if (who === 'expiredToken') return 401;
   // GitLab's API guard: a blocked account's token is refused before any route runs.
   if (who === 'blocked') return 403;
-  if (who === 'anonymous') {
+  // A job token is read only where GitLab allows one; elsewhere the request is anonymous.
+  if (who === 'anonymous' || (who === 'jobToken' && !row.jobToken)) {
     if (auth === 'required') return 401;
     if (row.kind === 'anyone') return 'allowed';
     return row.kind === 'member' ? (row.nonMember ?? 404) : 401;
   }
   if (who === 'readApiToken' && method !== 'GET' && row.readApi !== 'allowed') return 403;
-  if (who === 'jobToken' && row.jobToken) return row.jobToken;
   if (row.kind === 'outsiders') return who === 'nonMember' ? 404 : 403;
   if (who === 'admin') return 'allowed';
   // The read_api token and the job token belong to the Maintainer.

@@ -34,10 +34,12 @@ export type Rule =
  * (which runs before any permission check, in GitLab as here) lets the request reach the guard.
  * String values `$<name>` are the world's user ids (`$nonMember`), `$group` its private group's id.
  * `query`: a query string the route needs to reach its guard.
- * `jobToken`: where GitLab refuses job tokens outright. `readApi`: a POST that `read_api` allows.
+ * `jobToken`: a route GitLab marks `job_token_allowed` (doc/ci/jobs/ci_job_token.md), where a job token
+ * reads as its user; elsewhere it is no credential and the request is anonymous.
+ * `readApi`: a POST that `read_api` allows.
  * `path`: path parameters to use instead of the world's usual records (`$<name>` as in `body`).
  */
-export type Row = Rule & { jobToken?: 401; body?: Record<string, unknown>; readApi?: 'allowed'; query?: string; path?: Record<string, string> };
+export type Row = Rule & { jobToken?: true; body?: Record<string, unknown>; readApi?: 'allowed'; query?: string; path?: Record<string, string> };
 
 const anyone: Row = { kind: 'anyone' };
 const signedIn: Row = { kind: 'signedIn' };
@@ -64,8 +66,8 @@ const project = (min: Role | 'author', belowMin: 401 | 403 | 404 = 403): Row => 
 const group = (min: Role | 'author', belowMin: 401 | 403 | 404 = 403): Row => ({ kind: 'member', on: 'group', min, belowMin });
 const withBody = (row: Row, body: Record<string, unknown>): Row => ({ ...row, body });
 const samlLinks: Row = { kind: 'member', on: 'group', min: 'owner', belowMin: 401, nonMember: 401 };
-/** GitLab accepts no job token here (the job token scope endpoints themselves). */
-const noJobToken = (row: Row): Row => ({ ...row, jobToken: 401 });
+/** GitLab takes a job token here (`route_setting :authentication, job_token_allowed: true`). */
+const jobToken = (row: Row): Row => ({ ...row, jobToken: true });
 
 /** Rows for both `/projects/:id/...` and `/groups/:id/...` forms of an endpoint. */
 function both(suffix: string, rows: Record<string, [Role, Role?, Record<string, unknown>?]>): Record<string, Row> {
@@ -137,8 +139,8 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'GET /api/v4/sidekiq/compound_metrics': admin,
   'GET /api/v4/sandlab/spam_logs': admin,
   'GET /api/v4/sandlab/spam_logs/:spam_log_id': admin,
-  'POST /api/v4/sandlab/job_tokens': noJobToken(admin),
-  'DELETE /api/v4/sandlab/job_tokens/:token_id': noJobToken(admin),
+  'POST /api/v4/sandlab/job_tokens': admin,
+  'DELETE /api/v4/sandlab/job_tokens/:token_id': admin,
   'POST /api/v4/ci/lint': anyone,
   'POST /api/v4/markdown': { ...anyone, readApi: 'allowed' },
   'GET /api/v4/service_accounts': admin,
@@ -225,8 +227,8 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // No authorize!: MoveService's can_move? answers a caller without admin_issue 400 (issue-move-clone.test.ts).
   'POST /api/v4/projects/:id/issues/:issue_iid/move': signedIn,
   'POST /api/v4/projects/:id/issues/:issue_iid/clone': signedIn,
-  'GET /api/v4/projects/:id/merge_requests': project('guest'),
-  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': project('guest'),
+  'GET /api/v4/projects/:id/merge_requests': jobToken(project('guest')),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': jobToken(project('guest')),
   'POST /api/v4/projects/:id/merge_requests': withBody(project('developer'), { title: 'x', source_branch: 'a', target_branch: 'main' }),
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid': withBody(project('developer'), { title: 'changed' }),
   // `unauthorized! unless merge_request.can_be_merged_by?(current_user)`: 401 below Developer.
@@ -244,6 +246,9 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/rebase': { ...project('developer'), path: { ':merge_request_iid': '2' } },
   ...notesRows('/projects/:id/issues/:noteable_iid'),
   ...notesRows('/projects/:id/merge_requests/:noteable_iid'),
+  // A job token reads a merge request's notes (not an issue's).
+  'GET /api/v4/projects/:id/merge_requests/:noteable_iid/notes': jobToken(project('guest')),
+  'GET /api/v4/projects/:id/merge_requests/:noteable_iid/notes/:note_id': jobToken(project('guest')),
   ...discussionRows('/projects/:id/issues/:noteable_iid'),
   ...discussionRows('/projects/:id/merge_requests/:noteable_iid'),
   'GET /api/v4/projects/:id/merge_requests/:noteable_iid/draft_notes': project('guest'),
@@ -296,14 +301,14 @@ export const ROLE_MATRIX: Record<string, Row> = {
   'PUT /api/v4/projects/:id/labels/promote': project('reporter'),
 
   // --- job token scope (seed: Maintainer; job tokens never) ---------------------------------
-  'GET /api/v4/projects/:id/job_token_scope': noJobToken(project('maintainer')),
-  'PATCH /api/v4/projects/:id/job_token_scope': noJobToken(project('maintainer')),
-  'GET /api/v4/projects/:id/job_token_scope/allowlist': noJobToken(project('maintainer')),
-  'POST /api/v4/projects/:id/job_token_scope/allowlist': noJobToken(project('maintainer')),
-  'DELETE /api/v4/projects/:id/job_token_scope/allowlist/:target_project_id': noJobToken(project('maintainer')),
-  'GET /api/v4/projects/:id/job_token_scope/groups_allowlist': noJobToken(project('maintainer')),
-  'POST /api/v4/projects/:id/job_token_scope/groups_allowlist': noJobToken(project('maintainer')),
-  'DELETE /api/v4/projects/:id/job_token_scope/groups_allowlist/:target_group_id': noJobToken(project('maintainer')),
+  'GET /api/v4/projects/:id/job_token_scope': project('maintainer'),
+  'PATCH /api/v4/projects/:id/job_token_scope': project('maintainer'),
+  'GET /api/v4/projects/:id/job_token_scope/allowlist': project('maintainer'),
+  'POST /api/v4/projects/:id/job_token_scope/allowlist': project('maintainer'),
+  'DELETE /api/v4/projects/:id/job_token_scope/allowlist/:target_project_id': project('maintainer'),
+  'GET /api/v4/projects/:id/job_token_scope/groups_allowlist': project('maintainer'),
+  'POST /api/v4/projects/:id/job_token_scope/groups_allowlist': project('maintainer'),
+  'DELETE /api/v4/projects/:id/job_token_scope/groups_allowlist/:target_group_id': project('maintainer'),
 
   // --- feature flags (seed: Developer) ------------------------------------------------------
   'GET /api/v4/projects/:id/feature_flags': project('developer'),
@@ -422,12 +427,12 @@ export const ROLE_MATRIX: Record<string, Row> = {
 
   // --- repository: reading code is :download_code (Reporter on a private project), writing it
   // is :push_code (Developer); tags are :admin_tag (Developer).
-  'GET /api/v4/projects/:id/repository/branches': project('reporter'),
+  'GET /api/v4/projects/:id/repository/branches': jobToken(project('reporter')),
   'GET /api/v4/projects/:id/repository/branches/:branch': project('reporter'),
   'POST /api/v4/projects/:id/repository/branches': withBody(project('developer'), { branch: 'another', ref: 'main' }),
   'DELETE /api/v4/projects/:id/repository/branches/:branch': project('developer'),
   'DELETE /api/v4/projects/:id/repository/merged_branches': project('developer'),
-  'GET /api/v4/projects/:id/repository/tags': project('reporter'),
+  'GET /api/v4/projects/:id/repository/tags': jobToken(project('reporter')),
   'GET /api/v4/projects/:id/repository/tags/:tag_name': project('reporter'),
   'POST /api/v4/projects/:id/repository/tags': withBody(project('developer'), { tag_name: 'v2', ref: 'main' }),
   'DELETE /api/v4/projects/:id/repository/tags/:tag_name': project('developer'),
@@ -437,11 +442,11 @@ export const ROLE_MATRIX: Record<string, Row> = {
     commit_message: 'add',
     actions: [{ action: 'create', file_path: 'added.txt', content: 'x' }],
   }),
-  'GET /api/v4/projects/:id/repository/commits/:sha': project('reporter'),
+  'GET /api/v4/projects/:id/repository/commits/:sha': jobToken(project('reporter')),
   'GET /api/v4/projects/:id/repository/commits/:sha/diff': project('reporter'),
   'GET /api/v4/projects/:id/repository/commits/:sha/refs': project('reporter'),
   'GET /api/v4/projects/:id/repository/files/:file_path': { ...project('reporter'), query: 'ref=main' },
-  'GET /api/v4/projects/:id/repository/files/:file_path/raw': project('reporter'),
+  'GET /api/v4/projects/:id/repository/files/:file_path/raw': jobToken(project('reporter')),
   'GET /api/v4/projects/:id/repository/files/:file_path/blame': { ...project('reporter'), query: 'ref=main' },
   'POST /api/v4/projects/:id/repository/files/:file_path': withBody(project('developer'), { branch: 'main', content: 'x', commit_message: 'add' }),
   'PUT /api/v4/projects/:id/repository/files/:file_path': withBody(project('developer'), { branch: 'main', content: 'y', commit_message: 'change' }),
@@ -458,7 +463,7 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // Cherry-pick and revert are pushes (authorize_push_to_branch!); statuses are :create_commit_status (Developer).
   'POST /api/v4/projects/:id/repository/commits/:sha/cherry_pick': withBody(project('developer'), { branch: 'topic' }),
   'POST /api/v4/projects/:id/repository/commits/:sha/revert': withBody(project('developer'), { branch: 'topic' }),
-  'GET /api/v4/projects/:id/repository/commits/:sha/merge_requests': project('reporter'),
+  'GET /api/v4/projects/:id/repository/commits/:sha/merge_requests': jobToken(project('reporter')),
   'GET /api/v4/projects/:id/repository/commits/:sha/signature': project('reporter'),
   'GET /api/v4/projects/:id/repository/commits/:sha/statuses': project('reporter'),
   'POST /api/v4/projects/:id/statuses/:sha': withBody(project('developer'), { state: 'success' }),

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context';
+import type { JobTokenIdentity, ServiceContext } from '../context';
 import type { PersonalAccessToken, User } from '../areas/core/users';
 import { findIdentityByTokenValue, findUserByIdOrUsername, tokenExpired, touchToken } from '../areas/core/users';
 import type { HttpRequest } from './server';
@@ -18,6 +18,8 @@ export interface Auth {
 
 export interface Credentials {
   privateToken: string | null;
+  /** Doorkeeper's token (?access_token=, Bearer, ?bearer_token=), read as a job token first: set only where job tokens are. */
+  jobBearer: string | null;
   jobToken: string | null;
   sudo: string | null;
 }
@@ -25,38 +27,59 @@ export interface Credentials {
 /**
  * Reads credentials from parameters and headers, as GitLab's APIGuard does: each parameter before
  * its header (AuthFinders' `params[:private_token].presence || env['HTTP_PRIVATE_TOKEN'].presence ||
- * parsed_oauth_token`, the same for job_token, and sudo_identifier's `params[:sudo] || env['HTTP_SUDO']`).
+ * parsed_oauth_token`, job_token's likewise, and sudo_identifier's `params[:sudo] || env['HTTP_SUDO']`).
+ * A job token is read only on a route that takes one (`job_token_allowed`): find_user_from_job_token
+ * and find_user_from_job_bearer_token return nil elsewhere, so it is no credential there at all.
  * Each parameter is read by its literal name, each read with feedback of its own: one `params[name]`
  * shared by the four went megamorphic (a generic keyed load a read, on every authenticated request).
  */
-export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): Credentials {
+export function readCredentials(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>, jobTokenAllowed = false): Credentials {
+  const jobBearer = jobTokenAllowed ? oauthToken(req, params) : null;
   return {
-    privateToken: present(params.private_token) ?? header(req, 'private-token') ?? present(params.access_token) ?? bearer(req) ?? present(params.bearer_token),
-    jobToken: present(params.job_token) ?? header(req, 'job-token'),
-    // No `.presence` here: an empty sudo parameter or head still asks for sudo (and finds no user '').
-    // A JSON body's number is an id, as Grape keeps it for UserFinder.
-    sudo: typeof params.sudo === 'string' ? params.sudo : typeof params.sudo === 'number' ? String(params.sudo) : sudoHeader(req),
+    privateToken: present(params.private_token) ?? header(req, 'private-token', false) ?? (jobTokenAllowed ? jobBearer : oauthToken(req, params)),
+    jobBearer,
+    // find_user_from_job_token_query_params_or_header: job_token, then the runner's `token`, then the head.
+    jobToken: jobTokenAllowed ? (present(params.job_token) ?? present(params.token) ?? header(req, 'job-token', false)) : null,
+    // `params[:sudo] || env['HTTP_SUDO']`, no `.presence`: an empty sudo parameter or head still asks for
+    // sudo (and finds no user ''), and so does an array or hash (`sudo[]=x`) instead of the head.
+    sudo: params.sudo === undefined || params.sudo === null || params.sudo === false ? header(req, 'sudo', true) : sudoIdentifier(params.sudo),
   };
 }
 
+/** Doorkeeper's parsed_oauth_token in GitLab's access_token_methods order: ?access_token=, Bearer, ?bearer_token=. */
+function oauthToken(req: Pick<HttpRequest, 'header'>, params: Record<string, unknown>): string | null {
+  return present(params.access_token) ?? bearer(req) ?? present(params.bearer_token);
+}
+
 /**
- * Doorkeeper's from_bearer_authorization, the second of GitLab's access_token_methods (after
- * ?access_token=, before ?bearer_token=): only `Bearer ` is cut off, so spaces after it stay in the token.
+ * Doorkeeper's from_bearer_authorization: only `Bearer ` is cut off, so spaces after it stay in the token.
  */
 function bearer(req: Pick<HttpRequest, 'header'>): string | null {
-  const authz = header(req, 'authorization');
+  const authz = header(req, 'authorization', false);
   return authz && /^Bearer /i.test(authz) ? present(authz.slice(7)) : null;
 }
 
-function header(req: Pick<HttpRequest, 'header'>, name: string): string | null {
+/** A head's value (the first when repeated); an empty one only when `empty` (env['HTTP_SUDO'] has no `.presence`). */
+function header(req: Pick<HttpRequest, 'header'>, name: string, empty: boolean): string | null {
   const v = req.header(name);
-  return typeof v === 'string' && v.length ? v : Array.isArray(v) && v.length ? v[0] : null;
+  return typeof v === 'string' && (empty || v.length) ? v : Array.isArray(v) && v.length ? v[0] : null;
 }
 
-/** The Sudo head as sent, empty too (env['HTTP_SUDO'] with no `.presence`). */
-function sudoHeader(req: Pick<HttpRequest, 'header'>): string | null {
-  const v = req.header('sudo');
-  return typeof v === 'string' ? v : Array.isArray(v) && v.length ? v[0] : null;
+/**
+ * The sudo parameter as sudo! shows it: a string as sent, a JSON number as its digits, an array or
+ * hash (`?sudo[]=x`) as Ruby's `#{}` shows it. That one still asks for sudo, and names no user: no
+ * username holds `[` or `"` (GitLab's own UserFinder raises on it, a 500 Sandlab does not copy).
+ */
+function sudoIdentifier(v: unknown): string {
+  return typeof v === 'number' ? String(v) : rubyInspect(v, true);
+}
+
+/** Ruby's `to_s` (`top`) or `inspect` of a Rack parameter: strings, arrays and hashes of them. */
+function rubyInspect(v: unknown, top = false): string {
+  if (typeof v === 'string') return top ? v : JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map((x) => rubyInspect(x)).join(', ')}]`;
+  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}=>${rubyInspect(x)}`).join(', ')}}`;
+  return String(v);
 }
 
 /** A parameter's value when it is a string that is not blank (Ruby's `.presence`). */
@@ -69,6 +92,9 @@ function present(v: unknown): string | null {
  * tokens answer 401 whatever the route, as GitLab does.
  */
 export function authenticate(svc: ServiceContext, creds: Credentials, req: Pick<HttpRequest, 'baseUrl'> | null = null): Auth | null {
+  // find_user_from_bearer_token: the OAuth token as a job's first, then as an access token.
+  const job = creds.jobBearer ? (svc.resolveJobToken?.(creds.jobBearer) ?? null) : null;
+  if (job) return jobAuth(job);
   if (creds.privateToken) {
     const identity = findIdentityByTokenValue(svc, creds.privateToken);
     if (!identity) throw unauthorized();
@@ -85,9 +111,13 @@ export function authenticate(svc: ServiceContext, creds: Credentials, req: Pick<
   if (creds.jobToken) {
     const identity = svc.resolveJobToken?.(creds.jobToken) ?? null;
     if (!identity) throw unauthorized();
-    return { user: identity.user, tokenUser: identity.user, token: null, scopes: ['api'], jobTokenProjectId: identity.projectId };
+    return jobAuth(identity);
   }
   return null;
+}
+
+function jobAuth(identity: JobTokenIdentity): Auth {
+  return { user: identity.user, tokenUser: identity.user, token: null, scopes: ['api'], jobTokenProjectId: identity.projectId };
 }
 
 /**

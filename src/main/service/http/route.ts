@@ -30,6 +30,13 @@ export interface RouteOptions {
   scopes?: readonly string[];
   /** Keep the raw request body on `rc.rawBody` (webhook receivers). */
   rawBody?: boolean;
+  /**
+   * GitLab's `route_setting :authentication, job_token_allowed: true`: the route takes a CI job token
+   * (JOB-TOKEN, ?job_token=, ?token=, or as the Bearer / access_token). Elsewhere none is read, so a
+   * request with only a job token is anonymous (401 where a user is required). The routes are
+   * doc/ci/jobs/ci_job_token.md's "Job token access" list (each marked in lib/api/*.rb).
+   */
+  jobToken?: boolean;
 }
 
 /** A refusal decided before the request's own checks have run (RequestContext.refuseAfterChecks). */
@@ -146,6 +153,8 @@ interface RouteSpec {
   status: number;
   /** Whether Sudo is read: an API route's (API::Helpers#sudo!), not a web page's (GitLab's Rails controllers read none). */
   sudo: boolean;
+  /** Whether a CI job token is read (RouteOptions.jobToken). */
+  jobToken: boolean;
 }
 
 const READ_SCOPES: readonly string[] = Object.freeze(['read_api']);
@@ -161,6 +170,7 @@ export function createRouter(app: HttpApp, svc: ServiceContext, routes: RouteInf
       scopes: opts.scopes ?? (method === 'GET' ? READ_SCOPES : NO_SCOPES),
       status: method === 'POST' ? 201 : 200,
       sudo: url.startsWith(`${API_PREFIX}/`),
+      jobToken: opts.jobToken === true,
     };
     app.route(method, url, (req, reply) => runHandler(svc, req, reply, spec));
     routes.push({ method, url, auth: spec.auth });
@@ -205,7 +215,7 @@ async function runWithUploads(svc: ServiceContext, req: HttpRequest, reply: Repl
 function answer(svc: ServiceContext, req: HttpRequest, reply: Reply, route: RouteSpec, queryPairs: [string, string][], params: Params): unknown {
   let auth: Auth | null = null;
   if (route.auth !== 'none') {
-    const creds = readCredentials(req, params);
+    const creds = readCredentials(req, params, route.jobToken);
     const sudo = route.sudo ? creds.sudo : null;
     try {
       auth = authenticate(svc, creds, req);

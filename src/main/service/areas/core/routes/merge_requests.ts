@@ -183,7 +183,7 @@ export function registerMergeRequestRoutes(r: Router): void {
       if (!featureAvailable(rc.svc, rc.user, project, 'MergeRequest')) throw forbidden();
       return listMergeRequests(rc, projectScope(project), project);
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.get('/groups/:id/merge_requests', (rc) => listScopeMergeRequests(rc, () => groupScope(rc, leavesArchivedOut(rc), 'MergeRequest')), { auth: 'optional' });
@@ -211,7 +211,7 @@ export function registerMergeRequestRoutes(r: Router): void {
         ...(q.include_rebase_in_progress ? { rebase_in_progress: false } : {}),
       };
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.post('/projects/:id/merge_requests', async (rc) => {

@@ -52,6 +52,8 @@ export function checkNoteBody(body: string, prefix: string): void {
 export function registerNoteRoutes(r: Router): void {
   for (const kind of ['issues', 'merge_requests'] as const) {
     const base = `/projects/:id/${kind}/:noteable_iid/notes`;
+    // A job token reads a merge request's notes, not an issue's (doc/ci/jobs/ci_job_token.md).
+    const reads = { auth: 'optional', jobToken: kind === 'merge_requests' } as const;
 
     r.get(
       base,
@@ -88,7 +90,7 @@ export function registerNoteRoutes(r: Router): void {
         };
         return notes(rc, paginateSql<NoteRow>(rc, rc.svc.db, { select: '*', from: sql, args, order: `${q.order_by} ${q.sort}, id ${q.sort}`, anchors }), noteable.iid);
       },
-      { auth: 'optional' },
+      reads,
     );
 
     r.get(
@@ -100,7 +102,7 @@ export function registerNoteRoutes(r: Router): void {
         if (n.internal && effectiveProjectAccess(rc.svc, rc.user, loadProject(rc)) < Access.PLANNER) throw notFound('Note');
         return note(rc, n, noteable.iid);
       },
-      { auth: 'optional' },
+      reads,
     );
 
     r.post(base, (rc) => {

@@ -57,7 +57,7 @@ export function registerBranchRoutes(r: Router): void {
       }
       return presentBranches(rc, project, repo, paginateArray(rc, branches));
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.get(

@@ -153,7 +153,7 @@ export function registerCommitRoutes(r: Router): void {
       const { project, repo } = await loadRepository(rc);
       return presentDetail(rc, project, repo, await commitOr404(repo, rc.path.sha), q.stats);
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.get(
@@ -233,7 +233,7 @@ export function registerCommitRoutes(r: Router): void {
         .filter((m) => !states || states.includes(m.state));
       return mergeRequests(rc, paginateArray(rc, rows));
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.get(

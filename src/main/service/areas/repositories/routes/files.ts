@@ -106,7 +106,7 @@ export function registerFileRoutes(r: Router): void {
       setFileHeaders(rc, f.fields);
       return sendRaw(rc, f.path.slice(f.path.lastIndexOf('/') + 1), f.content.length, f.content);
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.get(

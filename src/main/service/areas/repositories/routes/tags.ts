@@ -53,7 +53,7 @@ export function registerTagRoutes(r: Router): void {
       for (const tag of paginateArray(rc, page)) out.push(await presentTag(rc, project, repo, tag));
       return out;
     },
-    { auth: 'optional' },
+    { auth: 'optional', jobToken: true },
   );
 
   r.get(
