@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context';
 import { isoTime } from '../core/time';
+import { toSentence } from '../core/sentence';
 import { isEmojiName, normalizeEmojiName } from './emoji';
 
 export type AwardableType = 'Issue' | 'MergeRequest' | 'Snippet' | 'Note';
@@ -44,10 +45,4 @@ export function addAward(svc: ServiceContext, awardable: Awardable, name: string
     .prepare('INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
     .run(canonical, userId, awardable.type, awardable.id, now, now);
   return svc.db.prepare('SELECT * FROM award_emoji WHERE id = ?').get(Number(info.lastInsertRowid)) as AwardRow;
-}
-
-/** Ruby's Array#to_sentence. */
-function toSentence(parts: string[]): string {
-  if (parts.length <= 2) return parts.join(' and ');
-  return `${parts.slice(0, -1).join(', ')}, and ${parts[parts.length - 1]}`;
 }

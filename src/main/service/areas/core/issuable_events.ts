@@ -8,6 +8,7 @@ import { canReadProject } from './access';
 import { refreshClosingIssues } from './closing';
 import { createAssignmentTodos, createTodo, markAllTodosDone, markTodosDoneFor, mentionedUsernames } from './todos';
 import { isoTime } from './time';
+import { type SystemNoteSnapshot, writeSystemNotes } from './system_notes';
 
 export type IssuableType = 'Issue' | 'MergeRequest';
 
@@ -89,21 +90,14 @@ export function keepUpdatedAtUnlessChanged(
 /** Whether a PUT's declared parameters go beyond state_event (which the close and reopen services take away first). */
 export const touchesRecord = (p: Record<string, unknown>): boolean => Object.keys(p).some((k) => k !== 'state_event');
 
-interface IssuableSnapshot {
-  id: number;
-  iid: number;
-  title: string;
-  description: string | null;
+interface IssuableSnapshot extends SystemNoteSnapshot {
   state: string;
   labels: string;
-  assignee_ids: string;
-  reviewer_ids?: string;
   weight?: number | null;
-  confidential?: number;
 }
 
 /**
- * What GitLab's Issues/MergeRequests create and update services do besides saving: resource label,
+ * What GitLab's Issues/MergeRequests create and update services do besides saving: system notes, resource label,
  * state and weight events, assignment, review and mention to-dos, settling to-dos, and (for merge
  * requests) the closing-issue links. `before` is null on create. Call inside the write's transaction.
  */
@@ -115,6 +109,7 @@ export function afterIssuableWrite(
   after: IssuableSnapshot,
   userId: number,
 ): void {
+  writeSystemNotes(svc, type, before, after, userId);
   recordLabelChanges(svc, project, type, after.id, before ? (JSON.parse(before.labels) as string[]) : [], JSON.parse(after.labels) as string[], userId);
   if (before && before.state !== after.state) {
     recordStateEvent(svc, type, after.id, after.state === 'opened' ? 'reopened' : (after.state as 'closed' | 'merged'), userId);

@@ -40,8 +40,8 @@ export function validateNoteBody(body: string): void {
   if (body.length > NOTE_MAX_LENGTH) throw validationError({ note: [`is too long (maximum is ${NOTE_MAX_LENGTH} characters)`] });
 }
 
-/** Inserts a note and its "commented on" event. Call inside a transaction. */
-export function createNote(rc: RequestContext, noteable: Noteable, n: NewNote): NoteRow {
+/** Inserts a note and its "commented on" event. Call inside a transaction. Only the service is needed (system notes come from services). */
+export function createNote(rc: Pick<RequestContext, 'svc'>, noteable: Noteable, n: NewNote): NoteRow {
   validateNoteBody(n.body);
   const now = isoTime(rc.svc.now());
   const info = rc.svc.db
@@ -83,7 +83,7 @@ export function createNote(rc: RequestContext, noteable: Noteable, n: NewNote): 
   return row;
 }
 
-export function findNote(rc: RequestContext, id: number): NoteRow | undefined {
+export function findNote(rc: Pick<RequestContext, 'svc'>, id: number): NoteRow | undefined {
   return rc.svc.db.prepare('SELECT * FROM notes WHERE id = ?').get(id) as NoteRow | undefined;
 }
 

@@ -10,6 +10,7 @@ import { afterIssuableWrite, recordStateEvent } from '../core/issuable_events';
 import { findNamespaceById } from '../core/namespaces';
 import { type Project, findProjectById } from '../core/projects';
 import { isoTime } from '../core/time';
+import { toSentence } from '../core/sentence';
 import { markAllTodosDone } from '../core/todos';
 import { findUserById, type User } from '../core/users';
 import { committerOf } from './people';
@@ -38,11 +39,6 @@ function reload(svc: ServiceContext, id: number): MergeRequestRow {
   return svc.db.prepare('SELECT * FROM merge_requests WHERE id = ?').get(id) as MergeRequestRow;
 }
 
-/** Issue references as GitLab writes them in a sentence: `#1`, `#1 and #2`, `#1, #2, and #3`. */
-function toSentence(items: string[]): string {
-  if (items.length <= 2) return items.join(' and ');
-  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
-}
 
 /** Open issues this merge request closes that `user` may close (visible_closing_issues_for). */
 function closingIssues(svc: ServiceContext, mr: MergeRequestRow, user: User): { id: number; iid: number; title: string; project_id: number }[] {

@@ -44,6 +44,15 @@ function loadMergeRequestRoute(rc: RequestContext): { project: Project; mr: Merg
 const planner = (rc: RequestContext, project: Project) => effectiveProjectAccess(rc.svc, rc.user, project) >= Access.PLANNER;
 
 /** Issue and merge request sub-resources: participants, closing and related merge requests, subscriptions, to-dos. */
+/**
+ * A merge request's comments whose references count: not its system notes ("changed title from ..."), for which
+ * Notes::PostProcessService makes no cross references.
+ */
+const commentBodies = (rc: RequestContext, mergeRequestId: number): string[] =>
+  (rc.svc.db.prepare("SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ? AND system = 0 ORDER BY id").all(mergeRequestId) as { body: string }[]).map(
+    (n) => n.body,
+  );
+
 export function registerIssuableRelationRoutes(r: Router): void {
   const issue = '/projects/:id/issues/:issue_iid';
   const mr = '/projects/:id/merge_requests/:merge_request_iid';
@@ -107,7 +116,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
       const related = candidates.filter((m) => {
         if (!canReadFeature(rc.svc, rc.user, findProjectById(rc.svc, m.project_id)!, 'MergeRequest')) return false;
         if (closing.has(m.id)) return true;
-        const notes = (rc.svc.db.prepare("SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ?").all(m.id) as { body: string }[]).map((n) => n.body);
+        const notes = commentBodies(rc, m.id);
         return [m.title, m.description, ...notes].some((text) => referencedIssueIds(rc.svc, m.project_id, text).includes(i.id));
       });
       return paginateArray(rc, related).map((m) => {
@@ -139,7 +148,7 @@ export function registerIssuableRelationRoutes(r: Router): void {
     `${mr}/related_issues`,
     (rc) => {
       const { mr: m } = loadMergeRequestRoute(rc);
-      const notes = (rc.svc.db.prepare("SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ? ORDER BY id").all(m.id) as { body: string }[]).map((n) => n.body);
+      const notes = commentBodies(rc, m.id);
       const ids = [...new Set([m.title, m.description, ...notes].flatMap((text) => referencedIssueIds(rc.svc, m.project_id, text)))];
       const issues = ids.map((id) => issueById(rc, id)).filter((i) => issueReadable(rc, findProjectById(rc.svc, i.project_id)!, i));
       return issueBasics(rc, paginateArray(rc, issues));

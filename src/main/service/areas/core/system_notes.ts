@@ -1,0 +1,132 @@
+import type { ServiceContext } from '../../context';
+import { createNote } from './notes';
+import { isDraftTitle } from './entities';
+import { toSentence } from './sentence';
+
+/** The columns of an issue or merge request row the system notes compare (IssuableSnapshot's superset). */
+export interface SystemNoteSnapshot {
+  id: number;
+  iid: number;
+  project_id?: number;
+  title: string;
+  description: string | null;
+  assignee_ids: string;
+  reviewer_ids?: string;
+  confidential?: number;
+  due_date?: string | null;
+  discussion_locked?: number | null;
+  target_branch?: string;
+}
+
+/**
+ * The system notes GitLab writes for a create or update of an issue or merge request, in its order:
+ * Issuable::CommonSystemNotesService (draft status and title, description or task items, discussion
+ * lock, due date), then the update services' handle_changes (assignees, confidentiality, reviewers,
+ * target branch). Labels, milestones, weights and state are resource events, not notes. `before` is
+ * null on create (only the due date is written then). System notes make no event, do not count in
+ * user_notes_count and leave the record's updated_at alone (no_touching). Call inside the write's transaction.
+ */
+export function writeSystemNotes(svc: ServiceContext, type: 'Issue' | 'MergeRequest', before: SystemNoteSnapshot | null, after: SystemNoteSnapshot, userId: number): void {
+  const bodies: string[] = [];
+  if (before) {
+    if (before.title !== after.title) {
+      if (type === 'MergeRequest' && isDraftTitle(before.title) !== isDraftTitle(after.title)) {
+        bodies.push(`marked this merge request as **${isDraftTitle(after.title) ? 'draft' : 'ready'}**`);
+      }
+      const changed = type === 'MergeRequest' ? draftlessTitle(before.title) !== draftlessTitle(after.title) : true;
+      if (changed) bodies.push(titleChangeBody(before.title, after.title));
+    }
+    if ((before.description ?? null) !== (after.description ?? null)) {
+      const tasks = updatedTasks(before.description, after.description);
+      if (tasks.length) bodies.push(...tasks.map((t) => `marked the task **${t.source}** as ${t.complete ? 'completed' : 'incomplete'}`));
+      else bodies.push('changed the description');
+    }
+    if (before.discussion_locked !== after.discussion_locked) {
+      bodies.push(`${after.discussion_locked ? 'locked' : 'unlocked'} this ${type === 'Issue' ? 'issue' : 'merge request'}`);
+    }
+  }
+  if (type === 'Issue' && (before ? before.due_date !== after.due_date : after.due_date != null)) {
+    bodies.push(after.due_date ? `changed due date to ${longDate(after.due_date)}` : `removed due date ${longDate(before!.due_date!)}`);
+  }
+  if (before) {
+    const assignees = membershipChange(svc, before.assignee_ids, after.assignee_ids, 'assigned to', 'unassigned');
+    if (assignees) bodies.push(assignees);
+    if (type === 'Issue' && before.confidential !== after.confidential) {
+      bodies.push(after.confidential ? 'made the issue confidential' : 'made the issue visible to everyone');
+    }
+    if (type === 'MergeRequest') {
+      const reviewers = membershipChange(svc, before.reviewer_ids ?? '[]', after.reviewer_ids ?? '[]', 'requested review from', 'removed review request for');
+      if (reviewers) bodies.push(reviewers);
+      if (before.target_branch !== after.target_branch) bodies.push(`changed target branch from \`${before.target_branch}\` to \`${after.target_branch}\``);
+    }
+  }
+  if (!bodies.length) return;
+  const projectId = after.project_id ?? (svc.db.prepare(`SELECT project_id FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} WHERE id = ?`).get(after.id) as { project_id: number }).project_id;
+  const noteable = { type, id: after.id, iid: after.iid, title: after.title, projectId };
+  for (const body of bodies) createNote({ svc }, noteable, { body, authorId: userId, system: true });
+}
+
+/** MergeRequest.draftless_title: the title less its draft prefixes. */
+const draftlessTitle = (title: string): string => title.replace(/^\s*(?:\[draft\]|\(draft\)|draft:|draft\s-\s)+\s*/i, '');
+
+/**
+ * SystemNotes::IssuablesService#change_title: "changed title from **{-old-}** to **{+new+}**", the changed
+ * middle marked as Gitlab::Diff::InlineDiffMarkdownMarker marks it. The middle is taken between the common
+ * prefix and suffix (by code point, as Ruby indexes), which is what diff_match_patch's semantic cleanup
+ * gives for one edited stretch.
+ */
+export function titleChangeBody(oldTitle: string, newTitle: string): string {
+  const a = Array.from(oldTitle);
+  const b = Array.from(newTitle);
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const mark = (chars: string[], sign: string): string => {
+    const mid = chars.slice(pre, chars.length - suf).join('');
+    return chars.slice(0, pre).join('') + (mid ? `{${sign}${mid}${sign}}` : '') + chars.slice(chars.length - suf).join('');
+  };
+  return `changed title from **${mark(a, '-')}** to **${mark(b, '+')}**`;
+}
+
+/** Taskable::ITEM_PATTERN: a list item with a checkbox and some text. */
+const TASK_ITEM = /^(?:(?:>\s{0,4})*)(?:(?:\s*(?:[-+*]|(?:\d+\.)))+)\s+(\[\s\]|\[[xX]\])(\s.+)/gm;
+
+function taskItems(text: string | null): { source: string; complete: boolean }[] {
+  return [...(text ?? '').matchAll(TASK_ITEM)].map((m) => ({ source: m[2].trim(), complete: /\[[xX]\]/.test(m[1]) }));
+}
+
+/** Taskable.get_updated_tasks: the new description's task items that kept their text and flipped their box. */
+function updatedTasks(oldText: string | null, newText: string | null): { source: string; complete: boolean }[] {
+  const old = taskItems(oldText);
+  return taskItems(newText).filter((t, i) => old[i] !== undefined && old[i].source === t.source && old[i].complete !== t.complete);
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** Date#to_fs(:long): "November 5, 2026". */
+function longDate(iso: string): string {
+  const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
+  return `${MONTHS[m - 1]} ${d}, ${y}`;
+}
+
+/**
+ * change_issuable_assignees / change_issuable_reviewers: "assigned to @a and @b and unassigned @c", with
+ * Array#to_sentence's serial comma ("@a, @b, and @c"); null when the set did not change.
+ */
+function membershipChange(svc: ServiceContext, beforeJson: string, afterJson: string, addedVerb: string, removedVerb: string): string | null {
+  const before = JSON.parse(beforeJson || '[]') as number[];
+  const after = JSON.parse(afterJson || '[]') as number[];
+  const added = after.filter((id) => !before.includes(id));
+  const removed = before.filter((id) => !after.includes(id));
+  if (!added.length && !removed.length) return null;
+  const refs = (ids: number[]): string =>
+    toSentence(ids.flatMap((id) => {
+      const u = svc.db.prepare('SELECT username FROM users WHERE id = ?').get(id) as { username: string } | undefined;
+      return u ? [`@${u.username}`] : [];
+    }));
+  const parts: string[] = [];
+  if (added.length) parts.push(`${addedVerb} ${refs(added)}`);
+  if (removed.length) parts.push(`${removedVerb} ${refs(removed)}`);
+  return parts.join(' and ');
+}
