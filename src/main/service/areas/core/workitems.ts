@@ -2062,10 +2062,12 @@ export function idSetLists(
   // A set that holds nearly every record (denseMatches: no due date) is no narrower than the scope:
   // the count reads the list's own conditions by whichever index SQLite finds (author 3's issues
   // with labels=Any&due_date=0 counted through a million due-date-less ids, each looked up: 600-1,000 ms).
+  // Either counts the records' own conditions, the scope's by its index (not the page's unindexed form).
+  const countedOn = (condition: (w: string) => string) => ({ from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : condition(w))).join(' AND ')}`, args });
   const count = indexed && !(matches < bound && authorFiltered(where))
-    ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w.split(smallest.probe).join(indexed))).join(' AND ')}`, args }
+    ? countedOn((w) => w.split(smallest.probe).join(indexed))
     : dense
-    ? { from: `FROM ${table} x WHERE ${where.map((w) => (w === scope.unindexed ? scope.where : w)).join(' AND ')}`, args }
+    ? countedOn((w) => w)
     : rowsOnly ?? bySetCount;
   if (matches < bound || pairedRead || sortsScope) {
     const covered = coveredSet(smallest, sets.length, scope, filters, where);

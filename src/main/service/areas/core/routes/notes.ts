@@ -26,12 +26,16 @@ export function loadNoteable(rc: RequestContext, kind: Kind, iid = rc.path.notea
   return { type: 'MergeRequest', id: m.id, iid: m.iid, title: m.title, projectId: project.id };
 }
 
-/** Internal notes are for Reporters (Planners) and up. */
-function notesVisibleSql(rc: RequestContext, projectId: number): string {
+/**
+ * Internal notes are for Reporters (Planners) and up: the condition on the notes the caller reads,
+ * and the suffix of the order's index whose entries are exactly those notes (core/393's partial
+ * `_shown` indexes hold `WHERE internal = 0`: the condition below that says so, not its wording).
+ */
+function notesVisible(rc: RequestContext, projectId: number): { sql: string; indexSuffix: '' | '_shown' } {
   const user = rc.user;
   // The project's row as every request finds it (kept by id across other projects' writes), not a statement of its own.
   const project = findProjectById(rc.svc, projectId)!;
-  return effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER ? '1 = 1' : 'internal = 0';
+  return effectiveProjectAccess(rc.svc, user, project) >= Access.PLANNER ? { sql: '1 = 1', indexSuffix: '' } : { sql: 'internal = 0', indexSuffix: '_shown' };
 }
 
 /**
@@ -64,14 +68,14 @@ export function registerNoteRoutes(r: Router): void {
           sort: t.string().values(['asc', 'desc']).default('desc'),
           activity_filter: t.string().values(['all_notes', 'only_comments', 'only_activity']),
         });
-        const visible = notesVisibleSql(rc, noteable.projectId!);
-        const where = ['noteable_type = ?', 'noteable_id = ?', visible];
+        const visible = notesVisible(rc, noteable.projectId!);
+        const where = ['noteable_type = ?', 'noteable_id = ?', visible.sql];
         if (q.activity_filter === 'only_comments') where.push('system = 0');
         if (q.activity_filter === 'only_activity') where.push('system = 1');
         // The order's index, for the count too: SQLite, asked only to count, took core/087's
         // (noteable, author) index and read 200,000 notes in author order (2 -> 190 ms). Without
         // internal notes, core/393's partial one: its entries are the notes shown, no row read to skip.
-        const index = `${q.order_by === 'updated_at' ? 'notes_noteable_updated' : 'notes_noteable_created'}${visible === 'internal = 0' ? '_shown' : ''}`;
+        const index = `${q.order_by === 'updated_at' ? 'notes_noteable_updated' : 'notes_noteable_created'}${visible.indexSuffix}`;
         const sql = `FROM notes INDEXED BY ${index} WHERE ${where.join(' AND ')}`;
         const args = [noteable.type, noteable.id];
         const sort = q.sort as SortDirection;
