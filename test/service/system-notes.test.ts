@@ -39,7 +39,7 @@ describe('issue system notes', () => {
     expect(await systemBodies(path)).toEqual([
       'changed title from **{-Old-} title** to **{+New+} title**',
       'changed the description',
-      'locked this issue',
+      'locked the discussion in this issue',
       'changed due date to November 5, 2026',
       'assigned to @alice and @bob',
       'made the issue confidential',
@@ -72,7 +72,7 @@ describe('issue system notes', () => {
     expect((await systemBodies(path)).slice(1)).toEqual([
       'unassigned @alice and @bob',
       'assigned to @alice',
-      'unlocked this issue',
+      'unlocked the discussion in this issue',
       'removed due date January 31, 2026',
       'made the issue visible to everyone',
     ]);
@@ -103,7 +103,14 @@ describe('issue system notes', () => {
     const path = `${p}/issues/${issue.iid}`;
     await s.put(path, { description: '- [x] one\n- [ ] two\n- [ ] three' });
     await s.put(path, { description: '- [x] one\n- [ ] two\n- [ ] three and more' });
-    expect(await systemBodies(path)).toEqual(['marked the task **one** as completed', 'marked the task **two** as incomplete', 'changed the description']);
+    expect(await systemBodies(path)).toEqual(['marked the checklist item **one** as completed', 'marked the checklist item **two** as incomplete', 'changed the description']);
+  });
+
+  it('reads checklist items of ordered lists numbered with a dot or a parenthesis (Taskable::ITEM_PATTERN)', async () => {
+    const issue = (await s.post(`${p}/issues`, { title: 'ordered tasks', description: '1. [ ] dot\n2) [ ] paren' })).body;
+    const path = `${p}/issues/${issue.iid}`;
+    await s.put(path, { description: '1. [x] dot\n2) [x] paren' });
+    expect(await systemBodies(path)).toEqual(['marked the checklist item **dot** as completed', 'marked the checklist item **paren** as completed']);
   });
 });
 
@@ -125,12 +132,12 @@ describe('merge request system notes', () => {
       'changed title from **Draft: Add f** to **Draft: Add {+the +}f**',
       'marked this merge request as **ready**',
       'changed the description',
-      'locked this merge request',
+      'locked the discussion in this merge request',
       'assigned to @bob and unassigned @alice',
       'requested review from @carol and @alice',
       'removed review request for @carol and @alice',
       'changed target branch from `main` to `other`',
-      'unlocked this merge request',
+      'unlocked the discussion in this merge request',
       'changed target branch from `other` to `main`',
     ]);
     expect((await s.get(path)).body.user_notes_count).toBe(0);

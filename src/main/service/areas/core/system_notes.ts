@@ -38,11 +38,13 @@ export function writeSystemNotes(svc: ServiceContext, type: 'Issue' | 'MergeRequ
     }
     if ((before.description ?? null) !== (after.description ?? null)) {
       const tasks = updatedTasks(before.description, after.description);
-      if (tasks.length) bodies.push(...tasks.map((t) => `marked the task **${t.source}** as ${t.complete ? 'completed' : 'incomplete'}`));
+      // change_task_status: "checklist item" since GitLab 15.x ("task" before).
+      if (tasks.length) bodies.push(...tasks.map((t) => `marked the checklist item **${t.source}** as ${t.complete ? 'completed' : 'incomplete'}`));
       else bodies.push('changed the description');
     }
     if (before.discussion_locked !== after.discussion_locked) {
-      bodies.push(`${after.discussion_locked ? 'locked' : 'unlocked'} this ${type === 'Issue' ? 'issue' : 'merge request'}`);
+      // IssuablesService#discussion_lock: "the discussion in this" since GitLab 16.x ("locked this issue" before).
+      bodies.push(`${after.discussion_locked ? 'locked' : 'unlocked'} the discussion in this ${type === 'Issue' ? 'issue' : 'merge request'}`);
     }
   }
   if (type === 'Issue' && (before ? before.due_date !== after.due_date : after.due_date != null)) {
@@ -90,7 +92,7 @@ export function titleChangeBody(oldTitle: string, newTitle: string): string {
 }
 
 /** Taskable::ITEM_PATTERN: a list item with a checkbox and some text. */
-const TASK_ITEM = /^(?:(?:>\s{0,4})*)(?:(?:\s*(?:[-+*]|(?:\d+\.)))+)\s+(\[\s\]|\[[xX]\])(\s.+)/gm;
+const TASK_ITEM = /^(?:(?:>\s{0,4})*)(?:(?:\s*(?:[-+*]|(?:\d+[.)])))+)\s+(\[\s\]|\[[xX]\])(\s.+)/gm;
 
 function taskItems(text: string | null): { source: string; complete: boolean }[] {
   return [...(text ?? '').matchAll(TASK_ITEM)].map((m) => ({ source: m[2].trim(), complete: /\[[xX]\]/.test(m[1]) }));
