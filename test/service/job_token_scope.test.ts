@@ -248,10 +248,12 @@ describe('CI job tokens', () => {
     const token = await mint(source.id, dev.user.id);
     const headers = { 'job-token': token };
     expect((await s.get(`/projects/${source.id}/merge_requests`, { token: null, headers })).status).toBe(200);
+    // API::Helpers#find_project!'s handle_job_token_failure!: a 403 naming both projects, not a 404.
+    const notAllowed = { message: `403 Forbidden - Authentication by CI/CD job token not allowed from ${source.path} to ${target.path}.` };
     const refused = await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers });
-    expect(refused.status).toBe(404);
-    expect(refused.body).toEqual({ message: '404 Project Not Found' });
-    expect((await s.get(`/projects/${target.id}/merge_requests/1`, { token: null, headers })).body).toEqual({ message: '404 Project Not Found' });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual(notAllowed);
+    expect((await s.get(`/projects/${target.id}/merge_requests/1`, { token: null, headers })).body).toEqual(notAllowed);
 
     await s.post(`/projects/${target.id}/job_token_scope/allowlist`, { target_project_id: source.id });
     expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(200);
@@ -259,7 +261,7 @@ describe('CI job tokens', () => {
     expect((await s.get(`/projects/${target.id}/merge_requests/1`, { token: null, headers })).body).toEqual({ message: '404 Not found' });
 
     await s.del(`/projects/${target.id}/job_token_scope/allowlist/${source.id}`);
-    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(404);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).body).toEqual(notAllowed);
     // With the scope off, every project's jobs may reach it (the user's own role still applies).
     await s.patch(`/projects/${target.id}/job_token_scope`, { enabled: false });
     expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(200);
@@ -285,7 +287,7 @@ describe('CI job tokens', () => {
     const source = await s.createProject({ namespace_id: sub.id });
     const target = await s.createProject({ visibility: 'private' });
     const headers = { 'job-token': await mint(source.id) };
-    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(404);
+    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(403);
     await s.post(`/projects/${target.id}/job_token_scope/groups_allowlist`, { target_group_id: group.id });
     expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(200);
   });
@@ -296,6 +298,10 @@ describe('CI job tokens', () => {
     const target = await s.createProject({ visibility: 'private' });
     await s.post(`/projects/${target.id}/job_token_scope/allowlist`, { target_project_id: source.id });
     const headers = { 'job-token': await mint(source.id, user.user.id) };
-    expect((await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers })).status).toBe(404);
+    // The user is no member: refused as a job token's failure (find_project! asks can? :read_project first).
+    const refused = await s.get(`/projects/${target.id}/merge_requests`, { token: null, headers });
+    expect([refused.status, refused.body]).toEqual([403, { message: `403 Forbidden - Authentication by CI/CD job token not allowed from ${source.path} to ${target.path}.` }]);
+    // A project that does not exist is still 404.
+    expect((await s.get('/projects/999999/merge_requests', { token: null, headers })).body).toEqual({ message: '404 Project Not Found' });
   });
 });

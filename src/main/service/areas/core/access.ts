@@ -1,10 +1,10 @@
 import type { ServiceContext } from '../../context';
 import type { RequestContext } from '../../http/route';
-import { forbidden, notFound } from '../../http/errors';
+import { type ApiError, forbidden, notFound } from '../../http/errors';
 import { readUnremembered } from '../../db/connection';
 import type { User } from './users';
 import { type Namespace, findGroupByRef, findNamespaceById } from './namespaces';
-import { type Project, findProjectByRef } from './projects';
+import { type Project, findProjectById, findProjectByRef } from './projects';
 import { today } from './time';
 import { groupShareLevel, projectShareLevel, sharedGroupRoots, sharedProjectIds } from './group-links';
 
@@ -252,16 +252,26 @@ export function groupsFinderSql(svc: ServiceContext, user: User, set: { owned?: 
  */
 export function loadProject(rc: RequestContext, minLevel: number = Access.NO_ACCESS, ref = rc.path.id): Project {
   const project = findProjectByRef(rc.svc, ref);
-  if (!project || !canReadProject(rc.svc, rc.user, project)) throw notFound('Project');
+  if (!project) throw notFound('Project');
   // A CI job token reaches another project only through that project's inbound allowlist.
   const jobProject = rc.auth?.jobTokenProjectId;
-  if (jobProject != null && rc.svc.jobTokenCanAccess && !rc.svc.jobTokenCanAccess(jobProject, project)) throw notFound('Project');
+  const readable = canReadProject(rc.svc, rc.user, project) && (jobProject == null || !rc.svc.jobTokenCanAccess || rc.svc.jobTokenCanAccess(jobProject, project));
+  if (!readable) throw jobProject == null ? notFound('Project') : jobTokenRefused(rc.svc, jobProject, project);
   if (minLevel > Access.NO_ACCESS) {
     if (!rc.user) throw notFound('Project');
     if (effectiveProjectAccess(rc.svc, rc.user, project) < minLevel) throw forbidden();
   }
   if (rc.user && writesReadOnlyFeature(rc) && archivedNow(rc.svc, project)) rc.refuseAfterChecks(forbidden(), findsRecordFirst(rc));
   return project;
+}
+
+/**
+ * find_project!'s handle_job_token_failure!: a project a job token's user may not read (not a member,
+ * or the job's project not on its allowlist) is named, with the job's project, in a 403.
+ */
+function jobTokenRefused(svc: ServiceContext, sourceProjectId: number, target: Project): ApiError {
+  const source = findProjectById(svc, sourceProjectId);
+  return forbidden(`Authentication by CI/CD job token not allowed from ${source?.path ?? ''} to ${target.path}.`);
 }
 
 /**
