@@ -1167,7 +1167,7 @@ export function labelRowsPage<T extends { id: number }>(
  * arguments stay the view's) holds with no record read, the others are checked on their record.
  * Joining each row's issue read a Guest's label page 500 as 10,000 scattered issues (~190 ms first).
  */
-function labelRowsView(type: 'Issue' | 'MergeRequest', scope: Scope, extra: { sql: string; args: unknown[] }): { sql: string; joined: boolean } {
+export function labelRowsView(type: 'Issue' | 'MergeRequest', scope: Scope, extra: { sql: string; args: unknown[] }): { sql: string; joined: boolean } {
   if (extra.sql === '1 = 1') return { sql: '', joined: false };
   if (type !== 'Issue' || scope.projectId === undefined) return { sql: ` AND ${extra.sql}`, joined: true };
   const confidential = `SELECT c.id FROM issues c WHERE c.project_id = ${Number(scope.projectId)} AND c.confidential = 1`;
