@@ -112,6 +112,22 @@ describe('issue system notes', () => {
     await s.put(path, { description: '1. [x] dot\n2) [x] paren' });
     expect(await systemBodies(path)).toEqual(['marked the checklist item **dot** as completed', 'marked the checklist item **paren** as completed']);
   });
+
+  it('leaves out checklist items in code blocks and HTML comments (Taskable::REGEX)', async () => {
+    const text = (a: string, b: string, c: string, d: string) =>
+      `intro\n\n\`\`\`\n- [${a}] in code\n\`\`\`\n<!-- a comment line -->\n- [${b}] between\n<!--\n- [${c}] in a comment block\n-->\n- [${d}] outside`;
+    const issue = (await s.post(`${p}/issues`, { title: 'code tasks', description: text(' ', ' ', ' ', ' ') })).body;
+    const path = `${p}/issues/${issue.iid}`;
+    // Only items inside code or a comment block flipped: no checklist item changed, so the description note.
+    await s.put(path, { description: text('x', ' ', 'x', ' ') });
+    // The items outside flipped (one after a comment line, which closes on its own line): their notes alone.
+    await s.put(path, { description: text('x', 'x', 'x', 'x') });
+    expect(await systemBodies(path)).toEqual([
+      'changed the description',
+      'marked the checklist item **between** as completed',
+      'marked the checklist item **outside** as completed',
+    ]);
+  });
 });
 
 describe('merge request system notes', () => {
