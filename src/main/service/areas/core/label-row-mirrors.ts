@@ -36,7 +36,8 @@ const MIRRORED: Record<string, (a: string, project: boolean) => string> = {
  * or the primary key) for a title with a state, a project list, an author plus a project list or
  * milestone=None, where the title's own index holds a few thousand. An author's rows by core/148's
  * index; a creation or update bound by the title's rows in that order (a project's, or all); a
- * project's milestone by its (project, milestone, title) index; else the project's, or the title's.
+ * project's milestone by its (project, milestone, title) index, its rows without one (milestone=None)
+ * by core/405's; else the project's, or the title's.
  * Each partial index's condition is implied by the condition that names it.
  */
 export function labelRowsIndexed(rows: string, asked: string, alias: string, project: boolean): string {
@@ -49,6 +50,8 @@ export function labelRowsIndexed(rows: string, asked: string, alias: string, pro
     ? project ? 'issuable_labels_updated' : 'issuable_labels_title_updated'
     : project && has('milestone = ?')
     ? 'issuable_labels_milestone'
+    : project && has('milestone IS NULL')
+    ? 'issuable_labels_no_milestone'
     : project ? 'issuable_labels_project'
     // A state (and the title) alone: the title's rows in creation order hold it, so no row is read from
     // the table for it (the title's own index would read each of label-1's 111,000 rows for its state).

@@ -2652,6 +2652,18 @@ CREATE INDEX notes_noteable_created_shown ON notes (noteable_type, noteable_id, 
 CREATE INDEX notes_noteable_updated_shown ON notes (noteable_type, noteable_id, updated_at, id) WHERE internal = 0;
 `,
   },
+  {
+    // A project's label title with milestone=None (label-row-mirrors.ts labelRowsIndexed): its rows
+    // by (project, title, state) held no milestone, so each was read from the table to ask it (mr25,
+    // a project's merge requests labels=bug&milestone=None counted to 11,001 through 15,000 rows:
+    // 120-240 ms a first count). These are the rows without one, answered by the index alone (the
+    // milestone a column too: SQLite asks the table for a condition its index does not hold, implied or not).
+    name: 'core/405_issuable_labels_no_milestone',
+    sql: `
+CREATE INDEX issuable_labels_no_milestone ON issuable_labels (issuable_type, project_id, title COLLATE NOCASE, state, issuable_id, milestone)
+  WHERE milestone IS NULL;
+`,
+  },
 ];
 
 /** core/390: a rename of a `table` record (events' target_type `type`) retitles its events and, where it has notes, its notes' events. */
