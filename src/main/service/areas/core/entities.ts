@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context';
+import { type TimeTracked, timeStats } from './time_tracking';
 import { cachedEntity, cachedLookup, readUnremembered, sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
@@ -789,7 +790,7 @@ export { projectAccessLevel };
 
 // --- issues, merge requests, notes -------------------------------------------------------------
 
-export interface IssueRow {
+export interface IssueRow extends TimeTracked {
   id: number;
   project_id: number;
   iid: number;
@@ -815,7 +816,7 @@ export interface IssueRow {
   moved_to_id: number | null;
 }
 
-export interface MergeRequestRow {
+export interface MergeRequestRow extends TimeTracked {
   id: number;
   project_id: number;
   iid: number;
@@ -1134,7 +1135,6 @@ const NO_VOTES = { upvotes: 0, downvotes: 0 };
 /** The request's entity context as plain values, read once for a page of rows (the base URL is computed from the request). */
 const pageContext = (ec: EntityContext): EntityContext => ({ svc: ec.svc, baseUrl: ec.baseUrl, user: ec.user });
 
-const timeStats = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
 const noTasks = { count: 0, completed_count: 0 };
 
 /**
@@ -1259,7 +1259,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
     discussion_locked: i.discussion_locked === null ? null : !!i.discussion_locked,
     issue_type: i.issue_type,
     web_url: `${webUrl}/-/issues/${i.iid}`,
-    time_stats: timeStats,
+    time_stats: timeStats(i),
     task_completion_status: noTasks,
     weight: i.weight,
     blocking_issues_count: 0,
@@ -1419,7 +1419,7 @@ function buildMergeRequest(m: MergeRequestRow, parts: MergeRequestParts): Record
     reference,
     references: { short: reference, relative: reference, full: `${fullPath}${reference}` },
     web_url: `${webUrl}/-/merge_requests/${m.iid}`,
-    time_stats: timeStats,
+    time_stats: timeStats(m),
     squash: !!m.squash,
     squash_on_merge: !!m.squash,
     task_completion_status: noTasks,

@@ -12,6 +12,7 @@ import { registerMilestoneRoutes } from './routes/milestones';
 import { registerResourceEventRoutes } from './routes/resource_events';
 import { registerIssueLinkRoutes } from './routes/issue_links';
 import { registerIssuableRelationRoutes } from './routes/issuable_relations';
+import { registerTimeTrackingRoutes } from './routes/time_tracking';
 import { registerTodoRoutes } from './routes/todos';
 import { registerTopicRoutes } from './routes/topics';
 import { registerCustomAttributeRoutes } from './routes/custom_attributes';
@@ -40,6 +41,7 @@ export const coreArea: Area = {
     registerResourceEventRoutes(router);
     registerIssueLinkRoutes(router);
     registerIssuableRelationRoutes(router);
+    registerTimeTrackingRoutes(router);
     registerTodoRoutes(router);
     registerTopicRoutes(router);
     registerCustomAttributeRoutes(router);

@@ -2651,6 +2651,32 @@ CREATE INDEX events_author_action_target ON events (author_id, action, target_ty
 CREATE INDEX notes_noteable_created_shown ON notes (noteable_type, noteable_id, created_at, id) WHERE internal = 0;
 CREATE INDEX notes_noteable_updated_shown ON notes (noteable_type, noteable_id, updated_at, id) WHERE internal = 0;
 `,
+  },  {
+    // Time tracking (TimeTrackable): an issue's or merge request's estimate on its record, its time
+    // spent as GitLab's timelogs rows (one per add, subtraction or reset) and their sum on the record,
+    // so a list's entities read time_stats from the row they have. ADD COLUMN with a constant default
+    // leaves the existing rows unwritten.
+    name: 'core/394_time_tracking',
+    sql: `
+ALTER TABLE issues ADD COLUMN time_estimate INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE issues ADD COLUMN total_time_spent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE merge_requests ADD COLUMN time_estimate INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE merge_requests ADD COLUMN total_time_spent INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE timelogs (
+  id INTEGER PRIMARY KEY,
+  issue_id INTEGER REFERENCES issues (id) ON DELETE CASCADE,
+  merge_request_id INTEGER REFERENCES merge_requests (id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL,
+  time_spent INTEGER NOT NULL,
+  spent_at TEXT NOT NULL,
+  summary TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  CHECK ((issue_id IS NULL) != (merge_request_id IS NULL))
+);
+CREATE INDEX timelogs_issue ON timelogs (issue_id) WHERE issue_id IS NOT NULL;
+CREATE INDEX timelogs_merge_request ON timelogs (merge_request_id) WHERE merge_request_id IS NOT NULL;
+`,
   },
   {
     // A project's label title with milestone=None (label-row-mirrors.ts labelRowsIndexed): its rows

@@ -62,10 +62,19 @@ export function writeSystemNotes(svc: ServiceContext, type: 'Issue' | 'MergeRequ
       if (before.target_branch !== after.target_branch) bodies.push(`changed target branch from \`${before.target_branch}\` to \`${after.target_branch}\``);
     }
   }
-  if (!bodies.length) return;
-  const projectId = after.project_id ?? (svc.db.prepare(`SELECT project_id FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} WHERE id = ?`).get(after.id) as { project_id: number }).project_id;
-  const noteable = { type, id: after.id, iid: after.iid, title: after.title, projectId };
-  for (const body of bodies) createNote({ svc }, noteable, { body, authorId: userId, system: true });
+  for (const body of bodies) writeSystemNote(svc, type, after, body, userId);
+}
+
+/** One system note on an issue or merge request, by `userId`: its own individual discussion, no event. Call inside the write's transaction. */
+export function writeSystemNote(
+  svc: ServiceContext,
+  type: 'Issue' | 'MergeRequest',
+  record: { id: number; iid: number; title: string; project_id?: number },
+  body: string,
+  userId: number,
+): void {
+  const projectId = record.project_id ?? (svc.db.prepare(`SELECT project_id FROM ${type === 'Issue' ? 'issues' : 'merge_requests'} WHERE id = ?`).get(record.id) as { project_id: number }).project_id;
+  createNote({ svc }, { type, id: record.id, iid: record.iid, title: record.title, projectId }, { body, authorId: userId, system: true });
 }
 
 /** MergeRequest.draftless_title: the title less its draft prefixes. */
