@@ -139,6 +139,8 @@ describe('merge request system notes', () => {
     expect(await systemBodies(path)).toEqual([]);
     await s.put(path, { title: 'Draft: Add f' });
     await s.put(path, { title: 'Draft: Add the f' });
+    await s.put(path, { title: 'Draft: Fix bug in login' });
+    await s.put(path, { title: 'Draft: Fix crash in logout' });
     await s.put(path, { title: 'Add the f', description: 'why', discussion_locked: true });
     await s.put(path, { assignee_ids: [bob.user.id], reviewer_ids: [carol.user.id, alice.user.id] });
     await s.put(path, { reviewer_ids: [], target_branch: 'other' });
@@ -146,7 +148,11 @@ describe('merge request system notes', () => {
     expect(await systemBodies(path)).toEqual([
       'marked this merge request as **draft**',
       'changed title from **Draft: Add f** to **Draft: Add {+the +}f**',
+      // CharDiff marks every changed stretch, not one span between a common prefix and suffix.
+      'changed title from **Draft: {-Add the f-}** to **Draft: {+Fix bug in login+}**',
+      'changed title from **Draft: Fix {-bug-} in log{-in-}** to **Draft: Fix {+crash+} in log{+out+}**',
       'marked this merge request as **ready**',
+      'changed title from **{-Draft: Fix crash in logout-}** to **{+Add the f+}**',
       'changed the description',
       'locked the discussion in this merge request',
       'assigned to @bob and unassigned @alice',

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context';
+import DiffMatchPatch from 'diff-match-patch';
 import { createNote } from './notes';
 import { isDraftTitle } from './entities';
 import { toSentence } from './sentence';
@@ -81,24 +82,26 @@ export function writeSystemNote(
 const draftlessTitle = (title: string): string => title.replace(/^\s*(?:\[draft\]|\(draft\)|draft:|draft\s-\s)+\s*/i, '');
 
 /**
- * SystemNotes::IssuablesService#change_title: "changed title from **{-old-}** to **{+new+}**", the changed
- * middle marked as Gitlab::Diff::InlineDiffMarkdownMarker marks it. The middle is taken between the common
- * prefix and suffix (by code point, as Ruby indexes), which is what diff_match_patch's semantic cleanup
- * gives for one edited stretch.
+ * SystemNotes::IssuablesService#change_title: "changed title from **{-old-}** to **{+new+}**", every changed
+ * stretch marked as Gitlab::Diff::InlineDiffMarkdownMarker marks the ranges of Gitlab::Diff::CharDiff
+ * (diff_match_patch's diff_main, then diff_cleanupSemantic).
  */
 export function titleChangeBody(oldTitle: string, newTitle: string): string {
-  const a = Array.from(oldTitle);
-  const b = Array.from(newTitle);
-  let pre = 0;
-  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
-  let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-  const mark = (chars: string[], sign: string): string => {
-    const mid = chars.slice(pre, chars.length - suf).join('');
-    return chars.slice(0, pre).join('') + (mid ? `{${sign}${mid}${sign}}` : '') + chars.slice(chars.length - suf).join('');
-  };
-  return `changed title from **${mark(a, '-')}** to **${mark(b, '+')}**`;
+  const diffs = charDiff.diff_main(oldTitle, newTitle);
+  charDiff.diff_cleanupSemantic(diffs);
+  let markedOld = '';
+  let markedNew = '';
+  for (const [op, text] of diffs) {
+    if (op === DiffMatchPatch.DIFF_EQUAL) {
+      markedOld += text;
+      markedNew += text;
+    } else if (op === DiffMatchPatch.DIFF_DELETE) markedOld += `{-${text}-}`;
+    else markedNew += `{+${text}+}`;
+  }
+  return `changed title from **${markedOld}** to **${markedNew}**`;
 }
+
+const charDiff = new DiffMatchPatch();
 
 /** Taskable::ITEM_PATTERN: a list item with a checkbox and some text. */
 const TASK_ITEM = /^(?:(?:>\s{0,4})*)(?:(?:\s*(?:[-+*]|(?:\d+[.)])))+)\s+(\[\s\]|\[[xX]\])(\s.+)/gm;
