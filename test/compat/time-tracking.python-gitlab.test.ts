@@ -48,7 +48,7 @@ print(json.dumps(out))
       ],
       entity: stats(12600, 1800, '3h 30m', '30m'),
       bad: [400, "{'time_estimate': ['must have a valid format and be greater than or equal to zero.']}"],
-      notes: ['changed time estimate to 3h 30m', 'added 1h of time spent', 'subtracted 30m of time spent', 'removed time spent', 'removed time estimate'],
+      notes: ['added time estimate of 3h 30m', 'added 1h of time spent', 'subtracted 30m of time spent', 'removed time spent', 'removed time estimate of 3h 30m'],
     };
     expect(out).toEqual({ issue: expected, mr: expected });
   });

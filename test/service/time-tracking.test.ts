@@ -87,13 +87,13 @@ describe.each(kinds)('%s time tracking', (kind, create) => {
     expect(again.find((x) => path.endsWith(`/${x.iid}`)).time_stats).toEqual(NONE);
 
     expect(await systemBodies(path)).toEqual([
-      'changed time estimate to 1w',
-      'changed time estimate to 3w 1h',
+      'added time estimate of 1w',
+      'changed time estimate to 3w 1h from 1w',
       'added 2h of time spent',
       'subtracted 1h of time spent',
       'added 1mo 2d 30m of time spent',
       'removed time spent',
-      'removed time estimate',
+      'removed time estimate of 3w 1h',
     ]);
     const notes = (await s.get(`${path}/notes`)).body as any[];
     for (const n of notes) expect(n).toMatchObject({ system: true, author: { username: 'dev' } });

@@ -28,8 +28,14 @@ function setTimeEstimate(svc: ServiceContext, type: TimeTrackedType, record: Tim
   if (estimate === (record.time_estimate ?? 0)) return;
   inTransaction(svc.db, () => {
     svc.db.prepare(`UPDATE ${tableOf(type)} SET time_estimate = ?, updated_at = ?, updated_by_id = ? WHERE id = ?`).run(estimate, isoTime(svc.now()), userId, record.id);
-    // SystemNotes::TimeTrackingService#change_time_estimate.
-    writeSystemNote(svc, type, record, estimate ? `changed time estimate to ${formatDuration(estimate)}` : 'removed time estimate', userId);
+    // SystemNotes::TimeTrackingService#change_time_estimate (time_estimate_system_note: the previous estimate named).
+    const previous = record.time_estimate ?? 0;
+    const body = !previous
+      ? `added time estimate of ${formatDuration(estimate)}`
+      : estimate
+        ? `changed time estimate to ${formatDuration(estimate)} from ${formatDuration(previous)}`
+        : `removed time estimate of ${formatDuration(previous)}`;
+    writeSystemNote(svc, type, record, body, userId);
   });
 }
 
