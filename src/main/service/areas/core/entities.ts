@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context';
 import { type TimeTracked, timeStats } from './time_tracking';
+import { taskCompletionStatus, taskStatus } from './tasks';
 import { cachedEntity, cachedLookup, readUnremembered, sameTableVersions, tableVersionsOf, unchangedEntity, unchangedPage } from '../../db/connection';
 import { markdownField } from '../../markdown/markdown';
 import type { User, PersonalAccessToken } from './users';
@@ -1135,15 +1136,13 @@ const NO_VOTES = { upvotes: 0, downvotes: 0 };
 /** The request's entity context as plain values, read once for a page of rows (the base URL is computed from the request). */
 const pageContext = (ec: EntityContext): EntityContext => ({ svc: ec.svc, baseUrl: ec.baseUrl, user: ec.user });
 
-const noTasks = { count: 0, completed_count: 0 };
-
 /**
  * What every issue or merge request of a page shares, made once for all of them rather than once
  * per record: a page's entities are kept between requests (unchangedPage, up to 1,000 a kind), and
  * each object or string of their own lived past several young-generation collections, to be
  * copied and promoted before dying old (bench/fresh-pages.cjs: a fresh page of 20 issues promoted
  * ~36 KB). The project's API URL (the last one asked: a page's records are mostly one project's),
- * the upper-cased issue types (a handful of values), timeStats and noTasks; within an entity, one
+ * the upper-cased issue types (a handful of values), timeStats and tasks.ts's status of no checklist items; within an entity, one
  * reference text for `short` and `relative`.
  */
 let projectApi = { baseUrl: '', projectId: -1, url: '' };
@@ -1232,6 +1231,7 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
   const api = projectApiUrl(ec.baseUrl, i.project_id);
   const reference = `#${i.iid}`;
   const { upvotes, downvotes } = parts.votes;
+  const tasks = taskCompletionStatus(i.description);
   return {
     id: i.id,
     iid: i.iid,
@@ -1260,10 +1260,11 @@ function buildIssue(ec: EntityContext, i: IssueRow, parts: IssueParts, subscribe
     issue_type: i.issue_type,
     web_url: `${webUrl}/-/issues/${i.iid}`,
     time_stats: timeStats(i),
-    task_completion_status: noTasks,
+    task_completion_status: tasks,
     weight: i.weight,
     blocking_issues_count: 0,
-    has_tasks: false,
+    has_tasks: tasks.count > 0,
+    ...(tasks.count > 0 ? { task_status: taskStatus(tasks) } : undefined),
     _links: {
       self: `${api}/issues/${i.iid}`,
       notes: `${api}/issues/${i.iid}/notes`,
@@ -1422,7 +1423,7 @@ function buildMergeRequest(m: MergeRequestRow, parts: MergeRequestParts): Record
     time_stats: timeStats(m),
     squash: !!m.squash,
     squash_on_merge: !!m.squash,
-    task_completion_status: noTasks,
+    task_completion_status: taskCompletionStatus(m.description),
     has_conflicts: m.merge_status === 'cannot_be_merged',
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
