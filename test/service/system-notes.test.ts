@@ -113,6 +113,17 @@ describe('issue system notes', () => {
     expect(await systemBodies(path)).toEqual(['marked the checklist item **dot** as completed', 'marked the checklist item **paren** as completed']);
   });
 
+  it('marks a changed emoji whole in a title change (GitLab diffs characters, not UTF-16 halves)', async () => {
+    const issue = (await s.post(`${p}/issues`, { title: 'Fix 😀 now' })).body;
+    const path = `${p}/issues/${issue.iid}`;
+    await s.put(path, { title: 'Fix 😃 now' });
+    await s.put(path, { title: 'Fix 😃 now 🎉' });
+    expect(await systemBodies(path)).toEqual([
+      'changed title from **Fix {-😀-} now** to **Fix {+😃+} now**',
+      'changed title from **Fix 😃 now** to **Fix 😃 now{+ 🎉+}**',
+    ]);
+  });
+
   it('leaves out checklist items in code blocks and HTML comments (Taskable::REGEX)', async () => {
     const text = (a: string, b: string, c: string, d: string) =>
       `intro\n\n\`\`\`\n- [${a}] in code\n\`\`\`\n<!-- a comment line -->\n- [${b}] between\n<!--\n- [${c}] in a comment block\n-->\n- [${d}] outside`;

@@ -88,11 +88,29 @@ const draftlessTitle = (title: string): string => title.replace(/^\s*(?:\[draft\
  * (diff_match_patch's diff_main, then diff_cleanupSemantic).
  */
 export function titleChangeBody(oldTitle: string, newTitle: string): string {
-  const diffs = charDiff.diff_main(oldTitle, newTitle);
+  // diff_match_patch diffs UTF-16 units, GitLab's Ruby port characters: a character beyond the BMP (an
+  // emoji) is diffed as one private-use unit found in neither title, so no mark splits its surrogate pair.
+  const units = new Map<string, string>();
+  const chars = new Map<string, string>();
+  let next = 0xe000;
+  const encode = (title: string): string =>
+    Array.from(title, (c) => {
+      if (c.length === 1) return c;
+      let unit = units.get(c);
+      if (unit === undefined) {
+        while (oldTitle.includes(String.fromCharCode(next)) || newTitle.includes(String.fromCharCode(next))) next++;
+        unit = String.fromCharCode(next++);
+        units.set(c, unit);
+        chars.set(unit, c);
+      }
+      return unit;
+    }).join('');
+  const diffs = charDiff.diff_main(encode(oldTitle), encode(newTitle));
   charDiff.diff_cleanupSemantic(diffs);
   let markedOld = '';
   let markedNew = '';
-  for (const [op, text] of diffs) {
+  for (const [op, encoded] of diffs) {
+    const text = chars.size ? Array.from(encoded, (u) => chars.get(u) ?? u).join('') : encoded;
     if (op === DiffMatchPatch.DIFF_EQUAL) {
       markedOld += text;
       markedNew += text;
