@@ -89,8 +89,9 @@ async function expectLists(): Promise<void> {
 }
 
 describe('merge requests counted by labels=Any and labels=None', () => {
-  it('counts a group by labels=Any and labels=None, a project by labels=Any, from a label index alone (core/383, 384)', async () => {
-    const lists = [[`/groups/${group}/merge_requests`, 'Any'], [`/groups/${group}/merge_requests`, 'None'], [`/projects/${big}/merge_requests`, 'Any']];
+  it('counts a group and a project by labels=Any from a label index alone (core/383, 384)', async () => {
+    // A group's labels=None past 10,000 is bounded by the label counters (256044f), not by this count.
+    const lists = [[`/groups/${group}/merge_requests`, 'Any'], [`/projects/${big}/merge_requests`, 'Any']];
     for (const [path, labels] of lists) {
       const counts = await statementReads(
         s,

@@ -227,6 +227,18 @@ export const ROLE_MATRIX: Record<string, Row> = {
   // No authorize!: MoveService's can_move? answers a caller without admin_issue 400 (issue-move-clone.test.ts).
   'POST /api/v4/projects/:id/issues/:issue_iid/move': signedIn,
   'POST /api/v4/projects/:id/issues/:issue_iid/clone': signedIn,
+  // Time tracking (API::TimeTrackingEndpoints): authorize! admin_issue (Planner; the world's nearest is Reporter) or
+  // admin_merge_request (Developer) to write, read_ to see time_stats; the duration is validated before the guard.
+  'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': withBody(project('reporter'), { duration: '1h' }),
+  'POST /api/v4/projects/:id/issues/:issue_iid/reset_time_estimate': project('reporter'),
+  'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': withBody(project('reporter'), { duration: '1h' }),
+  'POST /api/v4/projects/:id/issues/:issue_iid/reset_spent_time': project('reporter'),
+  'GET /api/v4/projects/:id/issues/:issue_iid/time_stats': project('guest'),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/time_estimate': withBody(project('developer'), { duration: '1h' }),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate': project('developer'),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/add_spent_time': withBody(project('developer'), { duration: '1h' }),
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_spent_time': project('developer'),
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/time_stats': project('guest'),
   'GET /api/v4/projects/:id/merge_requests': jobToken(project('guest')),
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': jobToken(project('guest')),
   'POST /api/v4/projects/:id/merge_requests': withBody(project('developer'), { title: 'x', source_branch: 'a', target_branch: 'main' }),
